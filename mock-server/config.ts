@@ -1,0 +1,209 @@
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/**
+ * Every setting of the mock, each with its flag, its environment variable and its default, so that
+ * `npm start -- --help` and the README list the same thing.
+ */
+export interface MockConfig {
+  host: string;
+  port: number;
+  /** Root the API is reached at from outside; empty until the server listens, then http://host:port. */
+  publicBaseUrl: string;
+  /** {storage_url}: where presigned part URLs point. */
+  storageUrl: string;
+  /** {share_base_url}: where public share pages live. */
+  shareBaseUrl: string;
+  seedFile: string;
+  /** Persistent data folder; empty means a temporary folder removed at exit. */
+  dataDir: string;
+  logLevel: string;
+  /** Guards the control plane under /__mock when set. */
+  adminToken: string;
+  /** Delay before a prediction moves SUBMITTED -> STARTED. */
+  predictionStartDelayMs: number;
+  /** Least time a prediction spends in STARTED before COMPLETED or FAILED. */
+  predictionRunDelayMs: number;
+  /** Worker threads running segmentations. */
+  workerThreads: number;
+  maxUploadBytes: number;
+  /** Largest image converted, in pixels per plane. */
+  maxImagePixels: number;
+  /** Smallest part of a resumable upload (S3's minimum is 5 MiB). */
+  minPartSize: number;
+  /** Lifetime of a presigned part URL. */
+  presignExpirySeconds: number;
+}
+
+export interface OptionSpec {
+  key: keyof MockConfig;
+  flag: string;
+  env: string;
+  type: 'string' | 'number';
+  description: string;
+  default: (partial: Partial<MockConfig>) => string | number;
+}
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const OPTIONS: OptionSpec[] = [
+  { key: 'host', flag: '--host', env: 'HOST', type: 'string', description: 'Interface to listen on', default: () => '127.0.0.1' },
+  { key: 'port', flag: '--port', env: 'PORT', type: 'number', description: 'Port to listen on (0 picks a free one)', default: () => 8000 },
+  {
+    key: 'publicBaseUrl',
+    flag: '--public-base-url',
+    env: 'PUBLIC_BASE_URL',
+    type: 'string',
+    description: 'Public root of the API ({base_url}) [http://HOST:PORT]',
+    default: () => '',
+  },
+  {
+    key: 'storageUrl',
+    flag: '--storage-url',
+    env: 'STORAGE_URL',
+    type: 'string',
+    description: 'Root of presigned part URLs ({storage_url}) [<base>/storage]',
+    default: () => '',
+  },
+  {
+    key: 'shareBaseUrl',
+    flag: '--share-base-url',
+    env: 'SHARE_BASE_URL',
+    type: 'string',
+    description: 'Root of public share pages ({share_base_url}) [<base>]',
+    default: () => '',
+  },
+  {
+    key: 'seedFile',
+    flag: '--seed',
+    env: 'SEED_FILE',
+    type: 'string',
+    description: 'Organizations, keys, plans and models to load',
+    default: () => path.join(repoRoot, 'fixtures', 'seed.json'),
+  },
+  {
+    key: 'dataDir',
+    flag: '--data-dir',
+    env: 'DATA_DIR',
+    type: 'string',
+    description: 'Folder for stored objects (empty: a temporary folder removed at exit)',
+    default: () => '',
+  },
+  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', type: 'string', description: 'pino level: fatal, error, warn, info, debug, silent', default: () => 'info' },
+  { key: 'adminToken', flag: '--admin-token', env: 'ADMIN_TOKEN', type: 'string', description: 'Bearer token required by /__mock when set', default: () => '' },
+  {
+    key: 'predictionStartDelayMs',
+    flag: '--prediction-start-delay-ms',
+    env: 'PREDICTION_START_DELAY_MS',
+    type: 'number',
+    description: 'Time a prediction stays SUBMITTED',
+    default: () => 1000,
+  },
+  {
+    key: 'predictionRunDelayMs',
+    flag: '--prediction-run-delay-ms',
+    env: 'PREDICTION_RUN_DELAY_MS',
+    type: 'number',
+    description: 'Least time a prediction stays STARTED',
+    default: () => 2000,
+  },
+  { key: 'workerThreads', flag: '--worker-threads', env: 'WORKER_THREADS', type: 'number', description: 'Segmentation worker threads', default: () => 2 },
+  {
+    key: 'maxUploadBytes',
+    flag: '--max-upload-bytes',
+    env: 'MAX_UPLOAD_BYTES',
+    type: 'number',
+    description: 'Largest file accepted (4 GB)',
+    default: () => 4 * 1024 ** 3,
+  },
+  {
+    key: 'maxImagePixels',
+    flag: '--max-image-pixels',
+    env: 'MAX_IMAGE_PIXELS',
+    type: 'number',
+    description: 'Largest plane converted, in pixels',
+    default: () => 400_000_000,
+  },
+  {
+    key: 'minPartSize',
+    flag: '--min-part-size',
+    env: 'MIN_PART_SIZE',
+    type: 'number',
+    description: 'Smallest part of a resumable upload, bytes',
+    default: () => 8 * 1024 * 1024,
+  },
+  {
+    key: 'presignExpirySeconds',
+    flag: '--presign-expiry-seconds',
+    env: 'PRESIGN_EXPIRY_SECONDS',
+    type: 'number',
+    description: 'Lifetime of a presigned part URL',
+    default: () => 24 * 3600,
+  },
+];
+
+export class ConfigError extends Error {}
+
+/** Flags win over environment variables, which win over defaults; later defaults see earlier values. */
+/** Fills the URL settings left empty from the address the server actually listens on. */
+export function resolveUrls(config: MockConfig, boundPort: number): MockConfig {
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const publicBaseUrl = stripSlash(config.publicBaseUrl || `http://${host}:${boundPort}`);
+  return {
+    ...config,
+    port: boundPort,
+    publicBaseUrl,
+    storageUrl: stripSlash(config.storageUrl || `${publicBaseUrl}/storage`),
+    shareBaseUrl: stripSlash(config.shareBaseUrl || publicBaseUrl),
+  };
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function loadConfig(
+  argv: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<MockConfig> = {},
+): MockConfig {
+  const flags = parseFlags(argv);
+  const config: Partial<MockConfig> = {};
+  for (const option of OPTIONS) {
+    const raw = overrides[option.key] ?? flags.get(option.flag) ?? env[option.env] ?? option.default(config);
+    (config as Record<string, unknown>)[option.key] = coerce(option, raw);
+  }
+  return config as MockConfig;
+}
+
+function parseFlags(argv: string[]): Map<string, string> {
+  const flags = new Map<string, string>();
+  const known = new Set(OPTIONS.map((o) => o.flag));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.split(/=(.*)/s, 2);
+    if (!known.has(flag)) throw new ConfigError(`unknown option '${arg}' (see --help)`);
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new ConfigError(`option ${flag} needs a value`);
+    flags.set(flag, value);
+  }
+  return flags;
+}
+
+function coerce(option: OptionSpec, raw: string | number | undefined): string | number {
+  if (option.type === 'string') return String(raw ?? '');
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    throw new ConfigError(`${option.flag} / ${option.env} must be a non-negative number, got '${raw}'`);
+  }
+  return value;
+}
+
+export function helpText(): string {
+  const lines = ['Usage: npm start -- [options]   (or: npx cellseg-mock start [options])', '', 'Options (flag, environment variable, default):'];
+  const defaults = loadConfig([], {});
+  for (const o of OPTIONS) {
+    lines.push(`  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${String(defaults[o.key]) || "''"}]`);
+  }
+  return lines.join('\n');
+}

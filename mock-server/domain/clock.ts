@@ -1,0 +1,36 @@
+/**
+ * The mock's clock: real time plus an offset the control plane can move, so a partner can jump to
+ * next month (and see the analysis quota reset) without waiting for it.
+ */
+export class MockClock {
+  private offsetMs = 0;
+
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+
+  nowIso(): string {
+    return this.now().toISOString();
+  }
+
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+
+  set(date: Date): void {
+    this.offsetMs = date.getTime() - Date.now();
+  }
+
+  reset(): void {
+    this.offsetMs = 0;
+  }
+}
+
+/** Calendar month in UTC, e.g. "2026-11": the unit of the monthly analysis cap. */
+export function monthOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export function firstDayOfNextMonth(date: Date): string {
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+}

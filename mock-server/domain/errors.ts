@@ -1,0 +1,24 @@
+/**
+ * Failures the domain reports, by kind. The HTTP layer maps each kind to a status code and an error
+ * body; nothing in the domain knows about status codes.
+ */
+export type DomainErrorKind =
+  | 'not_found'
+  | 'cap_reached'
+  | 'invalid_state'
+  | 'invalid_input'
+  | 'not_ready'
+  | 'too_large'
+  | 'forbidden';
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);

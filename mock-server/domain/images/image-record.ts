@@ -1,0 +1,39 @@
+export type UploadStatus = 'uploading' | 'processing' | 'ready' | 'failed';
+
+export interface ImageRecord {
+  id: string;
+  organizationId: string;
+  name: string;
+  imageType: 'TIFF';
+  size: number;
+  shape: number[] | null;
+  uploadStatus: UploadStatus;
+  uploadError: string | null;
+  createdAt: string;
+  processedAt: string | null;
+  metadata: Record<string, unknown>;
+  folderId: string | null;
+  /** Object-store key of the original TIFF. Never exposed. */
+  storageKey: string;
+  /** Open resumable upload, while `uploading`. */
+  multipartUploadId: string | null;
+  /** Set while complete is assembling parts, so a second complete is refused instead of racing. */
+  completing: boolean;
+  /** Local files derived by conversion. */
+  derived: { previewPath: string; thumbnailPath: string; width: number; height: number } | null;
+}
+
+/** The interface's Image resource. */
+export function toImageResource(image: ImageRecord) {
+  return {
+    id: image.id,
+    name: image.name,
+    image_type: image.imageType,
+    size: image.size,
+    shape: image.shape,
+    upload_status: image.uploadStatus,
+    ...(image.uploadStatus === 'failed' ? { upload_error: image.uploadError ?? 'upload failed' } : {}),
+    created_at: image.createdAt,
+    processed_at: image.processedAt,
+  };
+}

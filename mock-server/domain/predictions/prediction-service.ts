@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { SegmentationResult } from '../../engines/segmentation/types.js';
+import type { MockClock } from '../clock.js';
+import { DomainError, notFound } from '../errors.js';
+import type { ImageService } from '../images/image-service.js';
+import type { ModelRecord } from '../models/model-record.js';
+import { consumeAnalysis, type Organization } from '../organizations.js';
+import type { MockState } from '../state.js';
+import type { PredictionRecord, SegmentationRecord } from './prediction-record.js';
+
+/** Runs a model on a stored TIFF; a GPU worker or the CPU threshold segmenter stand behind it alike. */
+export interface SegmentationRunner {
+  run(model: ModelRecord, tiffPath: string, signal: AbortSignal): Promise<SegmentationResult>;
+}
+
+/** How long each state lasts, and any outcome forced from the control plane. */
+export interface ProgressPolicy {
+  delaysFor(prediction: PredictionRecord): { startDelayMs: number; runDelayMs: number };
+  /** A forced outcome for this prediction, consumed when it is read. */
+  takeForcedOutcome(prediction: PredictionRecord): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
+}
+
+export interface PredictionServiceOptions {
+  /** Where completed segmentations keep their copy of the image preview. */
+  segmentationsDir: string;
+}
+
+/**
+ * Predictions move SUBMITTED -> STARTED -> COMPLETED or FAILED on their own after `POST /predict`;
+ * clients only poll. Quota checks, the identical-prediction rule and the record they guard happen
+ * synchronously, so they are exact under concurrency.
+ */
+export class PredictionService {
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+  constructor(
+    private readonly state: MockState,
+    private readonly images: ImageService,
+    private readonly runner: SegmentationRunner,
+    private readonly policy: ProgressPolicy,
+    private readonly clock: MockClock,
+    private readonly options: PredictionServiceOptions,
+  ) {}
+
+  submit(org: Organization, imageId: string, modelId: string): { prediction: PredictionRecord; skipped: boolean } {
+    const image = this.images.get(org, imageId);
+    const model = this.state.models.getFor(org, modelId);
+    if (image.uploadStatus !== 'ready') {
+      throw new DomainError(
+        'not_ready',
+        `Image ${image.id} is not ready (upload_status is '${image.uploadStatus}'): ` +
+          (image.uploadStatus === 'failed'
+            ? 'upload a new image.'
+            : 'poll GET /api/v1/upload/{image_id} until upload_status is ready.'),
+      );
+    }
+    const inFlight = [...this.state.predictions.values()].find(
+      (p) =>
+        p.organizationId === org.id &&
+        p.imageId === imageId &&
+        p.modelId === modelId &&
+        (p.status === 'SUBMITTED' || p.status === 'STARTED'),
+    );
+    if (inFlight) return { prediction: inFlight, skipped: true };
+    consumeAnalysis(org, this.clock.now());
+    const prediction: PredictionRecord = {
+      id: randomUUID(),
+      organizationId: org.id,
+      imageId,
+      modelId,
+      status: 'SUBMITTED',
+      createdAt: this.clock.nowIso(),
+      startedAt: null,
+      finishedAt: null,
+      segmentationId: null,
+      cellCount: null,
+      error: null,
+    };
+    this.state.predictions.set(prediction.id, prediction);
+    const controller = new AbortController();
+    const done = this.drive(prediction, model, controller.signal).finally(() => this.running.delete(prediction.id));
+    this.running.set(prediction.id, { controller, done });
+    return { prediction, skipped: false };
+  }
+
+  get(org: Organization, id: string): PredictionRecord {
+    const prediction = this.state.predictions.get(id);
+    if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
+    return prediction;
+  }
+
+  /** A completed segmentation of the organization; anything else (missing, foreign, not completed) is a 404. */
+  segmentation(org: Organization, id: string): SegmentationRecord {
+    const segmentation = this.state.segmentations.get(id);
+    if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
+    return segmentation;
+  }
+
+  /** Stops every running job (reset, shutdown) and waits for them to settle. */
+  async cancelAll(): Promise<void> {
+    const jobs = [...this.running.values()];
+    for (const job of jobs) job.controller.abort();
+    await Promise.allSettled(jobs.map((j) => j.done));
+  }
+
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running.values()].map((j) => j.done));
+  }
+
+  async deleteSegmentationFiles(segmentation: SegmentationRecord): Promise<void> {
+    await rm(path.join(this.options.segmentationsDir, segmentation.id), { recursive: true, force: true });
+  }
+
+  private async drive(prediction: PredictionRecord, model: ModelRecord, signal: AbortSignal): Promise<void> {
+    const { startDelayMs, runDelayMs } = this.policy.delaysFor(prediction);
+    try {
+      await sleep(startDelayMs, signal);
+      prediction.status = 'STARTED';
+      prediction.startedAt = this.clock.nowIso();
+      const forced = this.policy.takeForcedOutcome(prediction);
+      const image = this.state.images.get(prediction.imageId);
+      if (!image || image.uploadStatus !== 'ready') throw new Error('The image was deleted while the prediction ran.');
+      const tiffPath = await this.images.localPathOf(image);
+      const preview = image.derived?.previewPath ?? null;
+      const [result] = await Promise.all([
+        forced?.status === 'FAILED' ? Promise.reject(new Error(forced.error)) : this.runner.run(model, tiffPath, signal),
+        sleep(runDelayMs, signal),
+      ]);
+      await this.complete(prediction, model, image.name, result, preview);
+    } catch (err) {
+      if (signal.aborted && !this.state.predictions.has(prediction.id)) return;
+      prediction.status = 'FAILED';
+      prediction.error = signal.aborted ? 'The prediction was cancelled.' : describe(err);
+      prediction.finishedAt = this.clock.nowIso();
+    }
+  }
+
+  private async complete(
+    prediction: PredictionRecord,
+    model: ModelRecord,
+    imageName: string,
+    result: SegmentationResult,
+    imagePreview: string | null,
+  ): Promise<void> {
+    const id = randomUUID();
+    let previewPath: string | null = null;
+    if (imagePreview) {
+      const dir = path.join(this.options.segmentationsDir, id);
+      await mkdir(dir, { recursive: true });
+      previewPath = path.join(dir, 'preview.png');
+      await copyFile(imagePreview, previewPath);
+    }
+    const segmentation: SegmentationRecord = {
+      id,
+      organizationId: prediction.organizationId,
+      predictionId: prediction.id,
+      imageId: prediction.imageId,
+      imageName,
+      modelId: model.id,
+      modelName: model.name,
+      source: `${model.engine.kind === 'remote' ? 'remote' : 'mock-threshold'}/${model.version}`,
+      result,
+      roiIds: result.objects.map(() => randomUUID()),
+      previewPath,
+      createdAt: this.clock.nowIso(),
+    };
+    // The segmentation becomes visible in the same tick as COMPLETED: never "completed but still being written".
+    this.state.segmentations.set(id, segmentation);
+    prediction.segmentationId = id;
+    prediction.cellCount = result.objects.length;
+    prediction.status = 'COMPLETED';
+    prediction.finishedAt = this.clock.nowIso();
+  }
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.startsWith('Segmentation failed') ? message : `Segmentation failed: ${message}`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

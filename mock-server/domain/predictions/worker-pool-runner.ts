@@ -1,0 +1,38 @@
+import { Piscina } from 'piscina';
+import type { ModelRecord } from '../models/model-record.js';
+import type { SegmentationRunner } from './prediction-service.js';
+import type { SegmentationResult } from '../../engines/segmentation/types.js';
+import type { ModelSpec, SegmentTask } from '../../engines/models/segment-task.js';
+
+/** Runs segmentations in worker threads so the event loop keeps answering polls while cells are traced. */
+export class WorkerPoolRunner implements SegmentationRunner {
+  private readonly pool: Piscina;
+
+  constructor(
+    threads: number,
+    private readonly maxPixels: number,
+  ) {
+    this.pool = new Piscina({
+      filename: new URL('../../engines/models/segment-worker.mjs', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: Math.max(1, threads),
+      idleTimeout: 30_000,
+    });
+  }
+
+  run(model: ModelRecord, tiffPath: string, signal: AbortSignal): Promise<SegmentationResult> {
+    const task: SegmentTask = { tiffPath, model: toSpec(model), maxPixels: this.maxPixels };
+    return this.pool.run(task, { signal });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close({ force: true });
+  }
+}
+
+export function toSpec(model: ModelRecord): ModelSpec {
+  const { name, version, engine } = model;
+  return engine.kind === 'remote'
+    ? { kind: 'remote', name, version, url: engine.url, timeoutMs: engine.timeoutMs, params: engine.params }
+    : { kind: 'threshold', name, version, params: engine.params };
+}

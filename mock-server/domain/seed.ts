@@ -1,0 +1,66 @@
+import { readFile } from 'node:fs/promises';
+import type { ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
+import type { ModelEngine, ModelRecord } from './models/model-record.js';
+import type { MockState } from './state.js';
+
+interface SeedModel {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  engine: 'threshold' | 'remote';
+  params?: Record<string, unknown>;
+  url?: string;
+  timeout_ms?: number;
+}
+
+interface SeedOrganization {
+  id: string;
+  name: string;
+  plan: { name: string; storage_cap_images: number; monthly_analysis_cap: number };
+  api_keys: string[];
+  custom_models?: SeedModel[];
+}
+
+export interface Seed {
+  base_models: SeedModel[];
+  organizations: SeedOrganization[];
+}
+
+export async function readSeed(file: string): Promise<Seed> {
+  const seed = JSON.parse(await readFile(file, 'utf8')) as Seed;
+  if (!Array.isArray(seed.organizations) || !Array.isArray(seed.base_models)) {
+    throw new Error(`seed file ${file}: expected "base_models" and "organizations" arrays`);
+  }
+  return seed;
+}
+
+export function applySeed(state: MockState, seed: Seed): void {
+  for (const m of seed.base_models) state.models.add(toModel(m, 'base'));
+  for (const o of seed.organizations) addOrganization(state, o);
+}
+
+export function addOrganization(state: MockState, o: SeedOrganization): void {
+  state.organizations.set(o.id, {
+    id: o.id,
+    name: o.name,
+    plan: {
+      name: o.plan.name,
+      storageCapImages: o.plan.storage_cap_images,
+      monthlyAnalysisCap: o.plan.monthly_analysis_cap,
+    },
+    apiKeys: [...o.api_keys],
+    analysesByMonth: new Map(),
+    reservedSlots: 0,
+  });
+  for (const key of o.api_keys) state.apiKeys.set(key, o.id);
+  for (const m of o.custom_models ?? []) state.models.add(toModel(m, 'custom', o.id));
+}
+
+export function toModel(m: SeedModel, scope: 'base' | 'custom', organizationId?: string): ModelRecord {
+  const engine: ModelEngine =
+    m.engine === 'remote'
+      ? { kind: 'remote', url: String(m.url), timeoutMs: m.timeout_ms ?? 60_000, params: m.params ?? {} }
+      : { kind: 'threshold', params: m.params as unknown as ThresholdParams };
+  return { id: m.id, name: m.name, version: m.version, description: m.description, scope, organizationId, engine };
+}

@@ -1,0 +1,54 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import type { Services } from '../services.js';
+import { sendDetail } from './error-responses.js';
+import { exportHandlers } from './handlers/export-handlers.js';
+import { imageHandlers } from './handlers/image-handlers.js';
+import { internalHandlers } from './handlers/internal-handlers.js';
+import { modelHandlers } from './handlers/model-handlers.js';
+import { predictionHandlers } from './handlers/prediction-handlers.js';
+import { sharePageHandlers } from './handlers/share-page-handlers.js';
+import { shareHandlers } from './handlers/share-handlers.js';
+import { uploadHandlers } from './handlers/upload-handlers.js';
+import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
+import { requestLog } from './request-log.js';
+import { createStorageRouter } from './storage/storage-router.js';
+
+export interface AppExtras {
+  /** Routes mounted before the API (the control plane), each at its own prefix. */
+  mounts?: Array<{ prefix: string; router: express.RequestHandler }>;
+}
+
+/** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
+export async function createApp(services: Services, logger: Logger, extras: AppExtras = {}): Promise<express.Express> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestLog(logger));
+  app.use(new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage', createStorageRouter(services.store));
+  for (const mount of extras.mounts ?? []) app.use(mount.prefix, mount.router);
+
+  const api = await createOpenApiBackend();
+  app.use(
+    createDispatcher(api, {
+      state: services.state,
+      streamingOperations: new Set(['uploadImage']),
+      handlers: {
+        ...uploadHandlers(services),
+        ...imageHandlers(services),
+        ...modelHandlers(services),
+        ...predictionHandlers(services),
+        ...exportHandlers(services),
+        ...shareHandlers(services),
+        ...sharePageHandlers(services),
+        ...internalHandlers,
+      },
+    }),
+  );
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    logger.error({ err, reqId: res.locals.requestId, path: req.path }, 'unhandled error');
+    sendDetail(res, 500, `Internal Server Error (request id ${String(res.locals.requestId)})`);
+  });
+  return app;
+}

@@ -1,0 +1,25 @@
+import type { Response } from 'express';
+import { DomainError, type DomainErrorKind } from '../domain/errors.js';
+
+/** The status each domain failure answers with. */
+const STATUS_OF: Record<DomainErrorKind, number> = {
+  not_found: 404,
+  cap_reached: 402,
+  invalid_state: 422,
+  invalid_input: 422,
+  not_ready: 409,
+  too_large: 413,
+  forbidden: 403,
+};
+
+export function sendDetail(res: Response, status: number, detail: unknown): void {
+  if (res.headersSent) return;
+  res.status(status).json({ detail });
+}
+
+/** Domain failures become `{detail: string}` with their status; anything else is the caller's to handle. */
+export function sendDomainError(res: Response, err: unknown): boolean {
+  if (!(err instanceof DomainError)) return false;
+  sendDetail(res, STATUS_OF[err.kind], err.message);
+  return true;
+}

@@ -1,0 +1,107 @@
+import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
+import type { Response } from 'express';
+import type { Services } from '../../services.js';
+import type { SegmentationRecord } from '../../domain/predictions/prediction-record.js';
+import type { ExportContext } from '../../engines/exporters/export-context.js';
+import { CSV_COLUMNS, measurementsCsv, unknownColumns } from '../../engines/exporters/measurements-csv.js';
+import { OverlayOptionError, overlayPng } from '../../engines/exporters/overlay-png.js';
+import { roisGeoJsonText } from '../../engines/exporters/rois-geojson.js';
+import { roisZip } from '../../engines/exporters/rois-zip.js';
+import { sendDetail } from '../error-responses.js';
+import type { OperationHandler } from '../operation-context.js';
+
+export function exportHandlers({ predictions }: Services): Record<string, OperationHandler> {
+  return {
+    exportMeasurementsCsv({ res, org, params, query }) {
+      const segmentation = predictions.segmentation(org, params.segmentation_id);
+      const requested = toList(query.columns);
+      const unknown = unknownColumns(requested);
+      if (unknown.length) {
+        return sendDetail(
+          res,
+          422,
+          `Unknown column(s): ${unknown.map((c) => `'${c}'`).join(', ')}. Valid columns: ${CSV_COLUMNS.join(', ')}`,
+        );
+      }
+      const csv = measurementsCsv(exportContext(segmentation), requested.length ? requested : CSV_COLUMNS);
+      sendAttachment(res, 'text/csv; charset=utf-8', segmentation, 'measurements.csv', Buffer.from(csv, 'utf8'));
+    },
+
+    exportRoisGeojson({ res, org, params }) {
+      const segmentation = predictions.segmentation(org, params.segmentation_id);
+      const text = roisGeoJsonText(exportContext(segmentation));
+      sendAttachment(res, 'application/geo+json', segmentation, 'rois.geojson', Buffer.from(text, 'utf8'));
+    },
+
+    async exportRoisZip({ res, org, params }) {
+      const segmentation = predictions.segmentation(org, params.segmentation_id);
+      sendAttachment(res, 'application/zip', segmentation, 'rois.zip', await roisZip(exportContext(segmentation)));
+    },
+
+    async exportOverlayPng({ res, org, params, query }) {
+      const segmentation = predictions.segmentation(org, params.segmentation_id);
+      const background = await previewPixels(segmentation);
+      try {
+        const png = await overlayPng(background, segmentation.result, {
+          outlineColor: query.outline_color === undefined ? undefined : `#${String(query.outline_color)}`,
+          fillOpacity: query.fill_opacity === undefined ? undefined : Number(query.fill_opacity),
+          maxSize: query.max_size === undefined ? undefined : Number(query.max_size),
+        });
+        sendAttachment(res, 'image/png', segmentation, 'overlay.png', png);
+      } catch (err) {
+        if (!(err instanceof OverlayOptionError)) throw err;
+        sendDetail(res, 422, [{ loc: ['query', queryName(err.parameter)], msg: err.message, type: 'value_error', input: err.value, ctx: {} }]);
+      }
+    },
+  };
+}
+
+export function exportContext(segmentation: SegmentationRecord): ExportContext {
+  return {
+    imageName: segmentation.imageName,
+    imageWidth: segmentation.result.width,
+    imageHeight: segmentation.result.height,
+    segmentationId: segmentation.id,
+    segmentationSource: segmentation.source,
+    modelName: segmentation.modelName,
+    result: segmentation.result,
+    roiIds: segmentation.roiIds,
+  };
+}
+
+/** The grey preview written at conversion; black when the image had none. */
+async function previewPixels(segmentation: SegmentationRecord) {
+  const { width, height } = segmentation.result;
+  if (!segmentation.previewPath) return { width, height, channels: 1 as const, data: new Uint8Array(width * height) };
+  const { data, info } = await sharp(await readFile(segmentation.previewPath))
+    .removeAlpha()
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, channels: 1 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+}
+
+/** `attachment; filename="<image name>_<export>"`, with an RFC 5987 `filename*` for non-ASCII names. */
+export function contentDisposition(imageName: string, exportName: string): string {
+  const base = imageName.replace(/\.(ome\.)?tiff?$/i, '');
+  const filename = `${base}_${exportName}`;
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+function sendAttachment(res: Response, type: string, segmentation: SegmentationRecord, exportName: string, bytes: Buffer): void {
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, exportName));
+  res.setHeader('Content-Length', String(bytes.length));
+  res.end(bytes);
+}
+
+function toList(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function queryName(parameter: string): string {
+  return { outlineColor: 'outline_color', fillOpacity: 'fill_opacity', maxSize: 'max_size' }[parameter] ?? parameter;
+}

@@ -1,0 +1,44 @@
+import type { Services } from '../../services.js';
+import { toImageResource } from '../../domain/images/image-record.js';
+import type { OperationHandler } from '../operation-context.js';
+import { toPlanResource } from './upload-handlers.js';
+
+interface CreateImageBody {
+  name: string;
+  size: number;
+  image_type?: 'TIFF';
+  metadata?: Record<string, unknown>;
+  folder_id?: string | null;
+  resumable?: boolean;
+}
+
+export function imageHandlers({ images }: Services): Record<string, OperationHandler> {
+  return {
+    async createImage({ res, org, body }) {
+      const fields = body as CreateImageBody;
+      if (fields.folder_id) {
+        // The mock has no folders: any folder id is outside the caller's organization.
+        return void res.status(404).json({ detail: 'Folder not found' });
+      }
+      const input = { name: fields.name, size: fields.size, metadata: fields.metadata, folderId: null };
+      if (fields.resumable) {
+        const { image, plan } = await images.openResumable(org, input);
+        return void res.json({ ...withRecordFields(image), upload: toPlanResource(plan) });
+      }
+      res.json({ ...withRecordFields(images.createRecord(org, input)), upload: null });
+    },
+
+    getImage({ res, org, params }) {
+      res.json(toImageResource(images.get(org, params.image_id)));
+    },
+
+    async deleteImage({ res, org, params }) {
+      await images.delete(org, params.image_id);
+      res.json({ success: true });
+    },
+  };
+}
+
+function withRecordFields(image: Parameters<typeof toImageResource>[0]) {
+  return { ...toImageResource(image), metadata: image.metadata, folder_id: image.folderId };
+}

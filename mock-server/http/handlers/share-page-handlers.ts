@@ -1,0 +1,39 @@
+import { createReadStream } from 'node:fs';
+import type { Response } from 'express';
+import type { Services } from '../../services.js';
+import type { OperationHandler } from '../operation-context.js';
+import { renderSharePage, renderUnavailablePage } from '../share-page/render-share-page.js';
+
+/** Public pages: no credential, and nothing served for a token that is not live. */
+export function sharePageHandlers({ shares, config }: Services): Record<string, OperationHandler> {
+  return {
+    viewSharePage({ res, params }) {
+      privateHeaders(res);
+      const live = shares.resolveToken(params.share_token);
+      if (!live) return void res.status(404).type('html').send(renderUnavailablePage());
+      shares.recordView(live.share);
+      res.type('html').send(
+        renderSharePage({
+          segmentation: live.segmentation,
+          imageUrl: `${config.shareBaseUrl}/share/${live.share.token}/image.png`,
+          signInUrl: `${config.publicBaseUrl}/login?next=${encodeURIComponent(`/share/${live.share.token}`)}`,
+        }),
+      );
+    },
+
+    viewShareImage({ res, params }) {
+      privateHeaders(res);
+      const live = shares.resolveToken(params.share_token);
+      if (!live || !live.segmentation.previewPath) return void res.status(404).json({ detail: 'Not Found' });
+      res.type('png');
+      createReadStream(live.segmentation.previewPath).on('error', () => res.destroy()).pipe(res);
+    },
+  };
+}
+
+/** The token is the secret: never cached by shared caches, never sent on as a referrer. */
+function privateHeaders(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Robots-Tag', 'noindex');
+}

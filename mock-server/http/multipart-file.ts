@@ -1,0 +1,69 @@
+import busboy from 'busboy';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Request } from 'express';
+
+export type ReceivedFile = { name: string; path: string; size: number };
+export type ReceiveFailure = { status: 413 | 422; detail: string; field?: string };
+
+/**
+ * Streams the `file` part of a multipart request to a temporary file, counting bytes as they pass:
+ * memory stays flat whatever the size, and a file over the limit is cut off as soon as it passes it.
+ */
+export function receiveFile(req: Request, tempDir: string, maxBytes: number): Promise<ReceivedFile | ReceiveFailure> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let sawFile = false;
+    const finish = (outcome: ReceivedFile | ReceiveFailure) => {
+      if (settled) return;
+      settled = true;
+      resolve(outcome);
+    };
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 } });
+    } catch (err) {
+      finish({ status: 422, detail: `Malformed multipart body: ${(err as Error).message}` });
+      return;
+    }
+    parser.on('file', (field, stream, info) => {
+      if (field !== 'file' || sawFile) {
+        stream.resume();
+        return;
+      }
+      sawFile = true;
+      const target = path.join(tempDir, `${randomUUID()}.upload`);
+      let size = 0;
+      let truncated = false;
+      stream.on('data', (chunk: Buffer) => (size += chunk.length));
+      stream.on('limit', () => (truncated = true));
+      pipeline(stream, createWriteStream(target))
+        .then(async () => {
+          if (truncated) {
+            await rm(target, { force: true });
+            finish({ status: 413, detail: `File too large: the limit is ${maxBytes} bytes.` });
+          } else {
+            finish({ name: safeName(info.filename), path: target, size });
+          }
+        })
+        .catch(async (err: Error) => {
+          await rm(target, { force: true });
+          finish({ status: 422, detail: `The upload was interrupted: ${err.message}` });
+        });
+    });
+    parser.on('error', (err: Error) => finish({ status: 422, detail: `Malformed multipart body: ${err.message}` }));
+    parser.on('close', () => {
+      if (!sawFile) finish({ status: 422, detail: "Field required: send the image in a multipart part named 'file'.", field: 'file' });
+    });
+    req.on('aborted', () => finish({ status: 422, detail: 'The client closed the connection before the upload finished.' }));
+    req.pipe(parser);
+  });
+}
+
+function safeName(filename: string | undefined): string {
+  const base = path.basename(String(filename ?? '').replace(/\\/g, '/')).trim();
+  return base || 'upload.tif';
+}

@@ -1,0 +1,156 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ErrorObject } from 'ajv';
+import type { NextFunction, Request, Response } from 'express';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { MockState } from '../domain/state.js';
+import { authenticate } from './bearer-auth.js';
+import { sendDetail, sendDomainError } from './error-responses.js';
+import { isJsonMediaType, mediaType, readJsonBody } from './json-body.js';
+import { openApiDocumentCopy, validationStyles, type ValidationStyle } from './openapi-document.js';
+import type { OperationHandler } from './operation-context.js';
+import { toValidationItems, toValidationSentence, type ValidationItem } from './validation-errors.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * openapi-backend, configured for OpenAPI 3.1: its built-in definition check only knows 3.0 and,
+ * when it fails, leaves the router empty (every route a silent 404), so it is replaced; and its
+ * validators are Ajv2020 with ajv-formats, so `format: uuid` and 2020-12 keywords are enforced.
+ */
+export async function createOpenApiBackend(): Promise<OpenAPIBackend> {
+  const api = new OpenAPIBackend({
+    definition: openApiDocumentCopy() as never,
+    strict: true,
+    quick: false,
+    validate: true,
+    ignoreTrailingSlashes: false,
+    customizeAjv: (_ajv, ajvOpts) => {
+      const ajv = new Ajv2020({ ...ajvOpts, strict: false, allErrors: true });
+      addFormats(ajv);
+      return ajv as never;
+    },
+  });
+  api.validateDefinition = () => api.document;
+  await api.init();
+  return api;
+}
+
+export interface DispatcherOptions {
+  state: MockState;
+  handlers: Record<string, OperationHandler>;
+  /** Operations whose body the handler streams itself (multipart uploads). */
+  streamingOperations: Set<string>;
+}
+
+/**
+ * The request pipeline of every operation in the document, in FastAPI's order: route (404/405),
+ * credentials (401), public surface (403), body and parameter validation (422 in the operation's
+ * style), then the operation's handler.
+ */
+export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions) {
+  const styles = validationStyles();
+  const operations = api.getOperations();
+  const missing = operations.filter((o) => !options.handlers[o.operationId ?? '']).map((o) => o.operationId);
+  if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
+
+  return async function dispatch(req: Request, res: Response, next: NextFunction): Promise<void> {
+    try {
+      const request = { method: req.method, path: req.path, headers: req.headers as never, query: req.query as never };
+      const operation = api.matchOperation(request);
+      if (!operation) return notRouted(api, req, res);
+      const operationId = operation.operationId as string;
+      const style = styles.get(operationId) ?? 'array';
+
+      const secured = operation.security ? operation.security.length > 0 : true;
+      const auth = secured ? authenticate(req, options.state) : undefined;
+      if (auth && !auth.ok) {
+        res.setHeader('WWW-Authenticate', 'Bearer');
+        return sendDetail(res, 401, auth.detail);
+      }
+      if (operation.tags?.includes('internal')) return sendDetail(res, 403, 'This endpoint is not part of the public API.');
+
+      let body: unknown = undefined;
+      const streaming = options.streamingOperations.has(operationId) && !isJsonMediaType(mediaType(req));
+      if (operation.requestBody && !streaming) {
+        const read = await readBody(req, operation);
+        if ('error' in read) return sendValidation(res, style, [read.error]);
+        body = read.value;
+      }
+
+      const params = (api.router.parseRequest({ ...request, body }, operation).params ?? {}) as Record<string, string>;
+      const result = api.validator.validateRequest({ ...request, body } as never, operation);
+      const errors = relevantErrors(result.errors ?? [], streaming);
+      if (errors.length) {
+        return sendValidation(res, style, toValidationItems(errors, { path: params, query: req.query as never, body }));
+      }
+      res.locals.operationId = operationId;
+      await options.handlers[operationId]({
+        operationId,
+        req,
+        res,
+        org: auth?.ok ? auth.org : (undefined as never),
+        params,
+        query: req.query as Record<string, unknown>,
+        body,
+      });
+    } catch (err) {
+      if (sendDomainError(res, err)) return;
+      next(err);
+    }
+  };
+}
+
+/** Unknown query parameters are ignored, as FastAPI does; a streamed body is checked by its handler. */
+function relevantErrors(errors: ErrorObject[], streaming: boolean): ErrorObject[] {
+  return errors.filter((e) => {
+    if (e.keyword === 'additionalProperties' && e.instancePath === '/query') return false;
+    if (streaming && (e.instancePath.startsWith('/requestBody') || (e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'requestBody'))) return false;
+    return true;
+  });
+}
+
+async function readBody(req: Request, operation: Operation): Promise<{ value: unknown } | { error: ValidationItem }> {
+  const type = mediaType(req);
+  const contentLength = Number(req.headers['content-length'] ?? 0);
+  const hasBody = contentLength > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return { value: undefined };
+  if (!isJsonMediaType(type)) {
+    req.resume();
+    return {
+      error: {
+        loc: ['body'],
+        msg: `Expected Content-Type application/json, got '${type || 'none'}'`,
+        type: 'model_attributes_type',
+        input: null,
+        ctx: { content_type: type },
+      },
+    };
+  }
+  const parsed = await readJsonBody(req, JSON_BODY_LIMIT);
+  switch (parsed.kind) {
+    case 'none':
+      return { value: undefined };
+    case 'json':
+      return { value: parsed.value };
+    case 'too_large':
+      req.resume();
+      return { error: { loc: ['body'], msg: `Body larger than ${JSON_BODY_LIMIT} bytes`, type: 'too_long', input: null, ctx: { max_length: JSON_BODY_LIMIT } } };
+    case 'invalid':
+      void operation;
+      return { error: { loc: ['body', '0'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: parsed.message } } };
+  }
+}
+
+function sendValidation(res: Response, style: ValidationStyle, items: ValidationItem[]): void {
+  sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
+}
+
+function notRouted(api: OpenAPIBackend, req: Request, res: Response): void {
+  const pathKnown = api
+    .getOperations()
+    .some((o) => api.router.matchOperation({ method: o.method, path: req.path, headers: {} } as never) !== undefined);
+  if (pathKnown) return sendDetail(res, 405, 'Method Not Allowed');
+  sendDetail(res, 404, 'Not Found');
+}

@@ -1,0 +1,63 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pino, type Logger } from 'pino';
+import { loadConfig, resolveUrls, type MockConfig } from './config.js';
+import { createControlRouter } from './control/control-router.js';
+import { createApp } from './http/app.js';
+import { createServices, type ServiceOverrides, type Services } from './services.js';
+
+export interface RunningMock {
+  url: string;
+  config: MockConfig;
+  services: Services;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the mock: listens first (so port 0 resolves to a real port and every URL the mock hands
+ * out names it), then wires services and routes. Used by `npm start`, the tests and the benchmarks.
+ */
+export async function startMockServer(
+  partial: Partial<MockConfig> = {},
+  options: ServiceOverrides & { logger?: Logger } = {},
+): Promise<RunningMock> {
+  const base = loadConfig([], {}, partial);
+  const temporaryData = !base.dataDir;
+  const dataDir = base.dataDir || (await mkdtemp(path.join(os.tmpdir(), 'cellseg-mock-')));
+  const server = http.createServer();
+  server.requestTimeout = 0; // multi-GB uploads take longer than Node's 5-minute default
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(base.port, base.host, () => resolve());
+  });
+  const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const services = await createServices(config, options);
+  const app = await createApp(services, logger, {
+    mounts: [{ prefix: '/__mock', router: createControlRouter(services) }],
+  });
+  server.on('request', app);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: config.publicBaseUrl,
+    config,
+    services,
+    server,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await services.close();
+        if (temporaryData) await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}

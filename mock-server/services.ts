@@ -1,0 +1,105 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { MockConfig } from './config.js';
+import { MockClock } from './domain/clock.js';
+import { ImageService } from './domain/images/image-service.js';
+import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
+import { ProgressControls } from './domain/predictions/progress-controls.js';
+import { WorkerPoolRunner } from './domain/predictions/worker-pool-runner.js';
+import { applySeed, readSeed } from './domain/seed.js';
+import { ShareService } from './domain/shares/share-service.js';
+import { MockState } from './domain/state.js';
+import { EmbeddedObjectStore } from './engines/object-store/embedded-store.js';
+import { convertImage } from './engines/raster/convert-image.js';
+
+export interface DataPaths {
+  root: string;
+  incoming: string;
+  derived: string;
+  segmentations: string;
+  objects: string;
+}
+
+/** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
+export interface Services {
+  config: MockConfig;
+  paths: DataPaths;
+  clock: MockClock;
+  state: MockState;
+  store: EmbeddedObjectStore;
+  images: ImageService;
+  predictions: PredictionService;
+  progress: ProgressControls;
+  shares: ShareService;
+  /** Reloads the seed into an empty state. */
+  reseed(): Promise<void>;
+  /** Waits for conversions and predictions in flight. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  runner?: SegmentationRunner & { close?: () => Promise<void> };
+}
+
+export async function createServices(config: MockConfig, overrides: ServiceOverrides = {}): Promise<Services> {
+  const paths = dataPaths(config.dataDir);
+  await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
+  const clock = new MockClock();
+  const state = new MockState();
+  const store = new EmbeddedObjectStore({ dataDir: paths.objects, storageUrl: config.storageUrl });
+  const images = new ImageService(state, store, clock, {
+    derivedDir: paths.derived,
+    minPartSize: config.minPartSize,
+    presignExpirySeconds: config.presignExpirySeconds,
+    convert: (tiffPath, outDir) => convertImage(tiffPath, outDir, { maxPixels: config.maxImagePixels }),
+    localPathOf: async (key) => store.objectPath(key),
+  });
+  const runner = overrides.runner ?? new WorkerPoolRunner(config.workerThreads, config.maxImagePixels);
+  const progress = new ProgressControls({
+    startDelayMs: config.predictionStartDelayMs,
+    runDelayMs: config.predictionRunDelayMs,
+  });
+  const predictions = new PredictionService(state, images, runner, progress, clock, { segmentationsDir: paths.segmentations });
+  const shares = new ShareService(state, clock);
+  const seed = await readSeed(config.seedFile);
+  applySeed(state, seed);
+
+  return {
+    config,
+    paths,
+    clock,
+    state,
+    store,
+    images,
+    predictions,
+    progress,
+    shares,
+    async reseed() {
+      await predictions.cancelAll();
+      await images.idle();
+      state.clear();
+      progress.clear();
+      applySeed(state, await readSeed(config.seedFile));
+    },
+    async idle() {
+      await images.idle();
+      await predictions.idle();
+    },
+    async close() {
+      await predictions.cancelAll();
+      await images.idle();
+      await runner.close?.();
+    },
+  };
+}
+
+export function dataPaths(root: string): DataPaths {
+  return {
+    root,
+    incoming: path.join(root, 'incoming'),
+    derived: path.join(root, 'derived'),
+    segmentations: path.join(root, 'segmentations'),
+    objects: path.join(root, 'store'),
+  };
+}
