@@ -2,9 +2,26 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['mock-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'openapi/**/*.test.ts', 'scripts/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['mock-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'openapi/**/*.test.ts', 'contract-tests/**/*.test.ts', 'scripts/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'contract',
+          include: ['contract-tests/checks/**/*.check.ts'],
+          globalSetup: ['test-support/contract-global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });

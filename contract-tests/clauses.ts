@@ -1,0 +1,80 @@
+/**
+ * Every testable statement of interface v1.1.0, with the section it comes from. `stated` clauses
+ * are the interface's own words; `assumed` ones are this project's choices where it says "not
+ * shown" (marked `x-assumed` in the document), reported apart.
+ */
+export interface Clause {
+  id: string;
+  area: string;
+  kind: 'stated' | 'assumed';
+  summary: string;
+}
+
+const c = (id: string, area: string, kind: Clause['kind'], summary: string): Clause => ({ id, area, kind, summary });
+
+export const CLAUSES: Clause[] = [
+  c('AUTH-01', 'Authentication', 'stated', 'A request without credentials answers 401.'),
+  c('AUTH-02', 'Authentication', 'stated', 'An unknown API key answers 401.'),
+  c('AUTH-03', 'Authentication', 'stated', 'An Authorization header that is not "Bearer <key>" answers 401.'),
+  c('AUTH-04', 'Authentication', 'stated', 'A valid key on an endpoint outside the public surface answers 403.'),
+  c('AUTH-05', 'Authentication', 'stated', 'Keys cannot be created through the API.'),
+  c('AUTH-06', 'Authentication', 'stated', 'Shared pages opened through a share url need no credential.'),
+  c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
+  c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
+  c('VAL-01', 'Errors', 'stated', 'A path id that is not a UUID answers 422, on every operation with a path id.'),
+  c('VAL-02', 'Errors', 'stated', '422 on upload, image and export routes carries a FastAPI-style detail array {loc, msg, type, input, ctx}.'),
+  c('VAL-03', 'Errors', 'stated', '422 on predict, prediction status and shares carries a string detail.'),
+  c('VAL-04', 'Errors', 'stated', 'A body id that is not a UUID answers 422 (predict, shares).'),
+  c('VAL-05', 'Errors', 'assumed', 'Malformed JSON, wrong types and missing required fields answer 422 in the operation\'s style, never 5xx.'),
+  c('ISO-01', 'Organization scoping', 'stated', 'Another organization\'s resource answers 404 on every operation that takes its id.'),
+  c('ISO-02', 'Organization scoping', 'stated', 'Another organization\'s custom models are not listed and answer 404 in predict.'),
+  c('UP-01', 'Uploads', 'stated', 'POST /upload multipart answers the image ready, upload null, success true.'),
+  c('UP-02', 'Uploads', 'stated', 'POST /upload JSON {name,size} answers the image uploading and a presigned plan.'),
+  c('UP-03', 'Uploads', 'stated', 'The plan\'s parts cover the declared size, numbered 1..n in order; the storage key is never exposed.'),
+  c('UP-04', 'Uploads', 'stated', 'Complete answers 202 {status: "processing"}; the image then becomes ready with shape.'),
+  c('UP-05', 'Uploads', 'stated', 'Complete with no body discovers the uploaded parts.'),
+  c('UP-06', 'Uploads', 'stated', 'Complete with parts assembles exactly that subset.'),
+  c('UP-07', 'Uploads', 'stated', 'A file that fails conversion ends failed with upload_error.'),
+  c('UP-08', 'Uploads', 'stated', 'Abort discards chunks and marks the image failed; the record stays readable.'),
+  c('UP-09', 'Uploads', 'stated', 'DELETE /upload/{id} removes the image (then 404), aborting an in-flight upload first.'),
+  c('UP-10', 'Uploads', 'stated', 'DELETE /image/{id} removes the image (then 404).'),
+  c('UP-11', 'Uploads', 'stated', 'GET /upload/{id} answers the Image.'),
+  c('UP-12', 'Uploads', 'assumed', 'Complete or abort on an image that is not uploading answers 422 with a string detail.'),
+  c('UP-13', 'Uploads', 'assumed', 'POST /image with resumable: true answers the record and a plan; GET /image/{id} answers the Image.'),
+  c('UP-14', 'Uploads', 'stated', 'Image-record creation refuses server-controlled fields (id, created_by, organization_id, upload_status).'),
+  c('UP-15', 'Uploads', 'assumed', 'A presigned part PUT answers 200 with a quoted ETag.'),
+  c('UP-16', 'Uploads', 'stated', 'Only a ready image can be passed to POST /predict.'),
+  c('CAP-01', 'Limits', 'stated', 'The storage cap answers 402 with a readable detail on both upload modes.'),
+  c('CAP-02', 'Limits', 'stated', 'The storage cap answers 402 on image-record creation, before any bytes.'),
+  c('CAP-03', 'Limits', 'stated', 'Failed and aborted images count against the storage cap until deleted; deleting frees the slot.'),
+  c('CAP-04', 'Limits', 'stated', 'The monthly analysis cap answers 402 with a readable detail on predict.'),
+  c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
+  c('PRED-01', 'Predictions', 'stated', 'POST /predict answers at once with prediction_id and status submitted.'),
+  c('PRED-02', 'Predictions', 'stated', 'Polling reaches COMPLETED with segmentation_id and cell_count.'),
+  c('PRED-03', 'Predictions', 'stated', 'segmentation_id and cell_count are absent before COMPLETED; status is one of the four states.'),
+  c('PRED-04', 'Predictions', 'stated', 'An identical prediction in flight answers skipped with the same prediction_id.'),
+  c('PRED-05', 'Predictions', 'stated', 'POST /predict answers 404 for a missing image or model.'),
+  c('PRED-06', 'Predictions', 'assumed', 'A FAILED prediction carries an error string.'),
+  c('EXP-01', 'Exports', 'stated', 'measurements.csv has the 20 columns in the interface\'s order and one row per ROI (cell_count rows).'),
+  c('EXP-02', 'Exports', 'stated', 'measurements.csv columns, repeated, selects and orders columns.'),
+  c('EXP-03', 'Exports', 'stated', 'An unknown CSV column answers an error whose detail names it and lists the valid ones.'),
+  c('EXP-04', 'Exports', 'stated', 'rois.geojson is a FeatureCollection with one Polygon per cell in pixel coordinates.'),
+  c('EXP-05', 'Exports', 'stated', 'rois.zip is a ZIP of ImageJ .roi files, one per cell.'),
+  c('EXP-06', 'Exports', 'stated', 'overlay.png is an RGB PNG.'),
+  c('EXP-07', 'Exports', 'stated', 'Exports are file attachments.'),
+  c('EXP-08', 'Exports', 'assumed', 'Export media types are text/csv, application/geo+json, application/zip, image/png.'),
+  c('EXP-09', 'Exports', 'assumed', 'The four exports agree: ROI ids, areas and bounds match across CSV, GeoJSON and ZIP.'),
+  c('EXP-10', 'Exports', 'stated', 'Exports answer 404 for an unknown segmentation.'),
+  c('SHR-01', 'Shares', 'stated', 'POST /shares answers 200 with a Share: access anyone_with_link, role viewer, view_count 0.'),
+  c('SHR-02', 'Shares', 'stated', 'POST /shares again answers the same share (one live link per segmentation).'),
+  c('SHR-03', 'Shares', 'stated', 'The share url is {share_base_url}/share/<token>.'),
+  c('SHR-04', 'Shares', 'stated', 'GET /shares/{id} answers the share with view_count.'),
+  c('SHR-05', 'Shares', 'stated', 'DELETE /shares/{id} revokes: revoked_at set, still readable.'),
+  c('SHR-06', 'Shares', 'stated', 'A revoked link no longer opens.'),
+  c('SHR-07', 'Shares', 'stated', 'After a revoke, POST /shares creates a new share with a new link.'),
+  c('SHR-08', 'Shares', 'stated', 'The public page opens without credentials and shows the cell count.'),
+  c('SHR-09', 'Shares', 'stated', 'Each open of the page counts one view.'),
+  c('SHR-10', 'Shares', 'stated', 'POST /shares answers 404 for a segmentation outside the organization or unknown.'),
+];
+
+export const CLAUSE_IDS = new Set(CLAUSES.map((x) => x.id));

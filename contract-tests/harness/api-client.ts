@@ -1,0 +1,107 @@
+import type { OpenApiContract } from './openapi-contract.js';
+import type { Target } from './target.js';
+
+export interface CallOptions {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | string[] | undefined>;
+  /** JSON body (serialised) unless `rawBody` is given. */
+  body?: unknown;
+  rawBody?: RequestInit['body'];
+  headers?: Record<string, string>;
+  /** The key to send; `null` sends no Authorization header; a string starting with "!" is sent as the raw header. */
+  key?: string | null;
+  /** Skip response validation: for checks that send requests the document cannot describe. */
+  unvalidated?: boolean;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  contentType: string | null;
+  body: T;
+  bytes: Buffer;
+  operationId: string;
+}
+
+export interface SeenCall {
+  operationId: string;
+  status: number;
+}
+
+/**
+ * HTTP client of one check: builds requests from the document's operations, validates every
+ * response against the document (status, media type, body schema) and keeps what it saw for the
+ * report. Violations are collected and fail the check at its end.
+ */
+export class ApiClient {
+  readonly seen: SeenCall[] = [];
+  readonly violations: string[] = [];
+  private lastRequestAt = 0;
+
+  constructor(
+    readonly contract: OpenApiContract,
+    readonly target: Target,
+    readonly key: string,
+  ) {}
+
+  async call<T = unknown>(operationId: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+    const op = this.contract.operation(operationId);
+    const url = new URL(this.target.baseUrl + fillPath(op.path, options.params ?? {}));
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(v));
+    }
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const key = options.key === undefined ? this.key : options.key;
+    if (key !== null) headers.authorization = key.startsWith('!') ? key.slice(1) : `Bearer ${key}`;
+    let body: RequestInit['body'] | undefined = options.rawBody;
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    await this.pace();
+    const response = await fetch(url, { method: op.method, headers, body, redirect: 'manual' });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const contentType = response.headers.get('content-type');
+    const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
+    this.seen.push({ operationId, status: response.status });
+    if (!options.unvalidated) {
+      for (const v of this.contract.validateResponse(operationId, response.status, contentType, parsed)) this.violations.push(v.message);
+    }
+    if (response.status >= 500) this.violations.push(`${operationId}: server error ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`);
+    return { status: response.status, headers: response.headers, contentType, body: parsed as T, bytes, operationId };
+  }
+
+  /** A request outside the document (unknown route, storage URL): recorded, not schema-checked. */
+  async raw(method: string, pathOrUrl: string, init: RequestInit & { key?: string | null } = {}): Promise<Response> {
+    const url = pathOrUrl.startsWith('http') ? pathOrUrl : this.target.baseUrl + pathOrUrl;
+    const headers = new Headers(init.headers);
+    const key = init.key === undefined ? this.key : init.key;
+    if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    await this.pace();
+    const response = await fetch(url, { ...init, method, headers, redirect: 'manual' });
+    if (response.status >= 500) this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
+    return response;
+  }
+
+  private async pace(): Promise<void> {
+    const wait = this.lastRequestAt + this.target.paceMs - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    this.lastRequestAt = Date.now();
+  }
+}
+
+export function fillPath(template: string, params: Record<string, string>): string {
+  return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    if (!(name in params)) throw new Error(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(params[name]);
+  });
+}
+
+function safeJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return bytes.toString('utf8');
+  }
+}

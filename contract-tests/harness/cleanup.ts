@@ -1,0 +1,47 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from './openapi-contract.js';
+
+export const LEDGER_FILE = path.join(REPO_ROOT, 'reports', 'contract-ledger.jsonl');
+
+export interface LedgerEntry {
+  kind: 'image' | 'share';
+  id: string;
+  /** Which key created it: 'main', 'other' or 'tiny'. */
+  owner: string;
+  baseUrl: string;
+  at: string;
+  done?: boolean;
+}
+
+/**
+ * What one check created, undone in reverse order when the check ends, pass or fail. Each
+ * creation is also written to a ledger first, so `--cleanup-only` can finish the job after an
+ * interrupted run (the interface has no listing endpoint to find leftovers by name).
+ */
+export class Cleanup {
+  private readonly steps: Array<{ entry?: LedgerEntry; undo: () => Promise<unknown> }> = [];
+
+  add(undo: () => Promise<unknown>, entry?: Omit<LedgerEntry, 'at'>): void {
+    const stamped = entry ? { ...entry, at: new Date().toISOString() } : undefined;
+    if (stamped) writeLedger(stamped);
+    this.steps.push({ entry: stamped, undo });
+  }
+
+  async run(): Promise<void> {
+    while (this.steps.length) {
+      const step = this.steps.pop()!;
+      try {
+        await step.undo();
+        if (step.entry) writeLedger({ ...step.entry, done: true });
+      } catch {
+        // left in the ledger for --cleanup-only
+      }
+    }
+  }
+}
+
+function writeLedger(entry: LedgerEntry): void {
+  mkdirSync(path.dirname(LEDGER_FILE), { recursive: true });
+  appendFileSync(LEDGER_FILE, `${JSON.stringify(entry)}\n`);
+}

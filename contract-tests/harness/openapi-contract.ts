@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const DOC_ID = 'https://contract.local/openapi.json';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const OPENAPI_FILE = path.join(REPO_ROOT, 'openapi', 'openapi.yaml');
+
+type Json = Record<string, unknown>;
+
+export interface OperationSpec {
+  operationId: string;
+  method: string;
+  /** Path template, e.g. /api/v1/upload/{image_id}. */
+  path: string;
+  tags: string[];
+  secured: boolean;
+  pathParams: string[];
+  /** Documented response codes. */
+  statuses: string[];
+  requestContentTypes: string[];
+  /** How the 422 body is documented: 'array', 'string' or 'either'. */
+  validationStyle: 'array' | 'string' | 'either' | 'none';
+  raw: Json;
+}
+
+export interface ResponseViolation {
+  message: string;
+}
+
+/**
+ * The document as the contract suite reads it: operations by id, and a validator of each
+ * response (status documented, media type documented, body valid against the schema).
+ * Built from openapi/ alone; nothing here knows how the target is implemented.
+ */
+export class OpenApiContract {
+  readonly doc: Json;
+  readonly operations = new Map<string, OperationSpec>();
+  private readonly ajv: Ajv2020;
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(file = OPENAPI_FILE) {
+    this.doc = parse(readFileSync(file, 'utf8')) as Json;
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema({ ...this.doc, $id: DOC_ID });
+    const paths = this.doc.paths as Record<string, Record<string, Json>>;
+    for (const [p, item] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
+        const responses = op.responses as Record<string, Json>;
+        const r422 = responses['422'];
+        const ref = String((r422 as Json | undefined)?.$ref ?? '');
+        const parameters = [...((item.parameters as unknown as Json[]) ?? []), ...((op.parameters as Json[]) ?? [])].map((x) => this.deref(x));
+        this.operations.set(String(op.operationId), {
+          operationId: String(op.operationId),
+          method: method.toUpperCase(),
+          path: p,
+          tags: (op.tags as string[]) ?? [],
+          secured: !(Array.isArray(op.security) && op.security.length === 0),
+          pathParams: parameters.filter((x) => x.in === 'path').map((x) => String(x.name)),
+          statuses: Object.keys(responses),
+          requestContentTypes: Object.keys(((op.requestBody as Json | undefined)?.content as Json) ?? {}),
+          validationStyle: !r422 ? 'none' : ref.endsWith('ValidationErrorString') ? 'string' : ref.endsWith('ValidationErrorArray') ? 'array' : 'either',
+          raw: op,
+        });
+      }
+    }
+  }
+
+  operation(operationId: string): OperationSpec {
+    const op = this.operations.get(operationId);
+    if (!op) throw new Error(`operation ${operationId} is not in the document`);
+    return op;
+  }
+
+  /** Every way the response breaks the document; empty when it conforms. */
+  validateResponse(operationId: string, status: number, contentType: string | null, body: unknown): ResponseViolation[] {
+    const op = this.operation(operationId);
+    const key = op.statuses.includes(String(status)) ? String(status) : op.statuses.includes(`${String(status)[0]}XX`) ? `${String(status)[0]}XX` : undefined;
+    if (!key) return [{ message: `${operationId}: status ${status} is not documented (documented: ${op.statuses.join(', ')})` }];
+    const response = this.deref((op.raw.responses as Json)[key] as Json);
+    const content = response.content as Record<string, Json> | undefined;
+    if (!content) return [];
+    const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (!(media in content)) {
+      return [{ message: `${operationId} ${status}: media type '${media || 'none'}' is not documented (documented: ${Object.keys(content).join(', ')})` }];
+    }
+    if (!media.includes('json')) return [];
+    const validate = this.validatorFor(operationId, key, media, content[media].schema as Json | undefined);
+    if (!validate || validate(body)) return [];
+    return (validate.errors ?? []).map((e) => ({ message: `${operationId} ${status} body${e.instancePath || ''}: ${e.message} ${JSON.stringify(e.params)}` }));
+  }
+
+  private validatorFor(operationId: string, status: string, media: string, schema: Json | undefined): ValidateFunction | undefined {
+    if (!schema) return undefined;
+    const cacheKey = `${operationId} ${status} ${media}`;
+    let validate = this.validators.get(cacheKey);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `${DOC_ID}#${this.schemaPointer(operationId, status, media)}` });
+      this.validators.set(cacheKey, validate);
+    }
+    return validate;
+  }
+
+  /** JSON pointer of a response's schema in the document, through a $ref'd response if there is one. */
+  private schemaPointer(operationId: string, status: string, media: string): string {
+    const op = this.operation(operationId);
+    const response = (op.raw.responses as Json)[status] as Json;
+    const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+    const base = typeof response.$ref === 'string'
+      ? response.$ref.slice(1)
+      : `/paths/${escape(op.path)}/${op.method.toLowerCase()}/responses/${status}`;
+    return `${base}/content/${escape(media)}/schema`;
+  }
+
+  deref(value: Json): Json {
+    let current = value;
+    while (typeof current.$ref === 'string') {
+      current = current.$ref
+        .slice(2)
+        .split('/')
+        .reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc) as Json;
+    }
+    return current;
+  }
+}

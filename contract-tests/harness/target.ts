@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from './openapi-contract.js';
+
+export type Profile = 'mock' | 'staging' | 'production';
+
+/**
+ * What a check may do to a target beyond reading and creating-then-deleting its own resources:
+ * - caps: fill an organization's storage cap or exhaust its monthly analyses (needs a tiny-plan key)
+ * - control: drive the mock through its control plane (/__mock)
+ * - load: send bursts of concurrent requests
+ */
+export type Capability = 'caps' | 'control' | 'load';
+export const CAPABILITIES: Capability[] = ['caps', 'control', 'load'];
+
+export interface Target {
+  baseUrl: string;
+  profile: Profile;
+  keys: { main: string; other?: string; tiny?: string };
+  /** Ids the checks may assume exist: a model of the main organization. */
+  capabilities: Set<Capability>;
+  pollTimeoutMs: number;
+  pollIntervalMs: number;
+  /** Least time between two requests of one check, to go easy on a shared target. */
+  paceMs: number;
+  runId: string;
+  /** Every resource a run creates is named with this prefix, so leftovers can be recognised. */
+  namePrefix: string;
+  adminToken?: string;
+}
+
+interface SeedFile {
+  organizations: Array<{ api_keys: string[]; plan: { storage_cap_images: number } }>;
+}
+
+/** Keys of the seeded organizations: the main one, another for isolation, and the tiny plan for caps. */
+export function mockKeys(): Target['keys'] {
+  const seed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'fixtures', 'seed.json'), 'utf8')) as SeedFile;
+  const byCap = [...seed.organizations].sort((a, b) => a.plan.storage_cap_images - b.plan.storage_cap_images);
+  return { main: seed.organizations[0].api_keys[0], other: seed.organizations[1].api_keys[0], tiny: byCap[0].api_keys[0] };
+}
+
+export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Target {
+  const baseUrl = (env.CONTRACT_BASE_URL || mockBaseUrl || '').replace(/\/+$/, '');
+  if (!baseUrl) throw new Error('No target: set CONTRACT_BASE_URL, or run through the suite\'s setup that starts the mock');
+  const profile = (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
+  if (!['mock', 'staging', 'production'].includes(profile)) throw new Error(`CONTRACT_PROFILE must be mock, staging or production, got '${profile}'`);
+  const keys = env.CONTRACT_BASE_URL
+    ? { main: required(env, 'CONTRACT_API_KEY'), other: env.CONTRACT_OTHER_ORG_API_KEY || undefined, tiny: env.CONTRACT_TINY_API_KEY || undefined }
+    : mockKeys();
+  const enabled = (env.CONTRACT_ENABLE ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const c of enabled) if (!CAPABILITIES.includes(c as Capability)) throw new Error(`CONTRACT_ENABLE: unknown capability '${c}' (known: ${CAPABILITIES.join(', ')})`);
+  const capabilities = new Set<Capability>(profile === 'mock' ? CAPABILITIES : (enabled as Capability[]));
+  const runId = env.CONTRACT_RUN_ID || new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14) + Math.random().toString(36).slice(2, 6);
+  return {
+    baseUrl,
+    profile,
+    keys,
+    capabilities,
+    pollTimeoutMs: number(env, 'CONTRACT_POLL_TIMEOUT_MS', profile === 'mock' ? 30_000 : 300_000),
+    pollIntervalMs: number(env, 'CONTRACT_POLL_INTERVAL_MS', profile === 'mock' ? 50 : 2_000),
+    paceMs: number(env, 'CONTRACT_PACE_MS', profile === 'mock' ? 0 : 100),
+    runId,
+    namePrefix: `contract-${runId}-`,
+    adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
+  };
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is required when CONTRACT_BASE_URL is set`);
+  return value;
+}
+
+function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+  return value;
+}
