@@ -1,0 +1,277 @@
+import * as fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  ListPartsCommand,
+  PutObjectCommand,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { ObjectStoreError } from './object-store.js';
+import { S3ObjectStore } from './s3-store.js';
+
+// These tests check the commands the adapter sends and how it maps answers, against a fake `send`.
+// No live S3 or MinIO is involved.
+
+type Handler = (command: { input: Record<string, unknown> }) => unknown;
+
+function s3Error(name: string, status: number, message = name): S3ServiceException {
+  return new S3ServiceException({ name, $fault: 'client', $metadata: { httpStatusCode: status }, message });
+}
+
+let sent: Array<{ name: string; input: Record<string, unknown> }>;
+type CommandClass = abstract new (...args: never[]) => unknown;
+let handlers: Map<CommandClass, Handler>;
+let tmpDir: string;
+
+function makeStore(prefix = 'tenant-a') {
+  return new S3ObjectStore(
+    {
+      region: 'us-east-1',
+      bucket: 'cells',
+      prefix,
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      tmpDir,
+    },
+    {
+      send: async (command) => {
+        const typed = command as { constructor: CommandClass; input: Record<string, unknown> };
+        sent.push({ name: typed.constructor.name, input: typed.input });
+        const handler = handlers.get(typed.constructor);
+        if (handler === undefined) throw new Error(`unexpected ${typed.constructor.name}`);
+        return handler(typed);
+      },
+    },
+  );
+}
+
+beforeEach(async () => {
+  sent = [];
+  handlers = new Map();
+  handlers.set(CreateMultipartUploadCommand, () => ({ UploadId: 'up-1' }));
+  tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 's3-store-'));
+});
+
+afterEach(async () => {
+  await fsp.rm(tmpDir, { recursive: true, force: true });
+});
+
+const plan = { totalSize: 25, partSize: 10, partCount: 3 };
+
+describe('multipart', () => {
+  it('creates the upload under the prefix and presigns UploadPart URLs without checksum parameters', async () => {
+    const store = makeStore('tenant-a/');
+    expect(await store.createMultipartUpload('images/x.tif', plan)).toEqual({ uploadId: 'up-1' });
+    expect(sent).toEqual([
+      {
+        name: 'CreateMultipartUploadCommand',
+        input: { Bucket: 'cells', Key: 'tenant-a/images/x.tif', ContentType: 'application/octet-stream' },
+      },
+    ]);
+    const url = new URL(await store.presignPart('up-1', 2, 600));
+    expect(url.origin + url.pathname).toBe('http://127.0.0.1:9000/cells/tenant-a/images/x.tif');
+    expect(url.searchParams.get('uploadId')).toBe('up-1');
+    expect(url.searchParams.get('partNumber')).toBe('2');
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
+    expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+    expect([...url.searchParams.keys()].filter((k) => /checksum/i.test(k))).toEqual([]);
+    await expect(store.presignPart('up-1', 4, 600)).rejects.toMatchObject({ code: 'InvalidArgument' });
+  });
+
+  it('lists parts across pages, quoting ETags', async () => {
+    const store = makeStore();
+    await store.createMultipartUpload('k', plan);
+    handlers.set(ListPartsCommand, ({ input }) =>
+      input.PartNumberMarker === undefined
+        ? { Parts: [{ PartNumber: 2, ETag: '"b"', Size: 10 }], IsTruncated: true, NextPartNumberMarker: '2' }
+        : { Parts: [{ PartNumber: 1, ETag: 'a', Size: 10 }], IsTruncated: false },
+    );
+    expect(await store.listParts('up-1')).toEqual([
+      { partNumber: 1, etag: '"a"', size: 10 },
+      { partNumber: 2, etag: '"b"', size: 10 },
+    ]);
+    const lists = sent.filter((c) => c.name === 'ListPartsCommand').map((c) => c.input);
+    expect(lists).toEqual([
+      { Bucket: 'cells', Key: 'tenant-a/k', UploadId: 'up-1' },
+      { Bucket: 'cells', Key: 'tenant-a/k', UploadId: 'up-1', PartNumberMarker: '2' },
+    ]);
+  });
+
+  it('completes with the parts that arrived, or exactly the listed ones, checking ETags first', async () => {
+    const store = makeStore();
+    await store.createMultipartUpload('k', plan);
+    handlers.set(ListPartsCommand, () => ({
+      Parts: [
+        { PartNumber: 1, ETag: '"a"', Size: 10 },
+        { PartNumber: 2, ETag: '"b"', Size: 10 },
+        { PartNumber: 3, ETag: '"c"', Size: 5 },
+      ],
+    }));
+    handlers.set(CompleteMultipartUploadCommand, () => ({ ETag: '"abc-2"' }));
+
+    const wrong = await store
+      .completeMultipartUpload('up-1', [{ partNumber: 3, etag: 'zzz' }])
+      .catch((error: unknown) => error);
+    expect(wrong).toMatchObject({ code: 'InvalidPart', partNumber: 3 });
+    expect(sent.some((c) => c.name === 'CompleteMultipartUploadCommand')).toBe(false);
+
+    const done = await store.completeMultipartUpload('up-1', [
+      { partNumber: 3, etag: 'c' },
+      { partNumber: 1, etag: '"a"' },
+    ]);
+    expect(done).toEqual({ key: 'k', size: 15, etag: '"abc-2"' });
+    const complete = sent.find((c) => c.name === 'CompleteMultipartUploadCommand')!;
+    expect(complete.input).toEqual({
+      Bucket: 'cells',
+      Key: 'tenant-a/k',
+      UploadId: 'up-1',
+      MultipartUpload: {
+        Parts: [
+          { PartNumber: 1, ETag: '"a"' },
+          { PartNumber: 3, ETag: '"c"' },
+        ],
+      },
+    });
+  });
+
+  it('maps S3 errors to ObjectStoreError codes', async () => {
+    const store = makeStore();
+    await store.createMultipartUpload('k', plan);
+    handlers.set(ListPartsCommand, () => ({ Parts: [{ PartNumber: 1, ETag: '"a"', Size: 10 }] }));
+    handlers.set(CompleteMultipartUploadCommand, () => {
+      throw s3Error('EntityTooSmall', 400, 'Your proposed upload is smaller than the minimum allowed size');
+    });
+    const error = await store.completeMultipartUpload('up-1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ObjectStoreError);
+    expect(error).toMatchObject({ code: 'EntityTooSmall', httpStatus: 400 });
+
+    handlers.set(AbortMultipartUploadCommand, () => {
+      throw s3Error('NoSuchUpload', 404);
+    });
+    await expect(store.abortMultipartUpload('up-1')).rejects.toMatchObject({
+      code: 'NoSuchUpload',
+      httpStatus: 404,
+    });
+
+    handlers.set(AbortMultipartUploadCommand, () => {
+      throw s3Error('SlowDown', 503);
+    });
+    await expect(store.abortMultipartUpload('up-1')).rejects.toMatchObject({ code: 'InternalError' });
+  });
+
+  it('finds an upload it did not open with ListMultipartUploads, and says NoSuchUpload when absent', async () => {
+    const store = makeStore();
+    handlers.set(ListMultipartUploadsCommand, ({ input }) =>
+      input.KeyMarker === undefined
+        ? {
+            Uploads: [{ UploadId: 'other', Key: 'tenant-a/z' }],
+            IsTruncated: true,
+            NextKeyMarker: 'tenant-a/z',
+            NextUploadIdMarker: 'other',
+          }
+        : { Uploads: [{ UploadId: 'old', Key: 'tenant-a/images/y.tif' }], IsTruncated: false },
+    );
+    handlers.set(AbortMultipartUploadCommand, () => ({}));
+    await store.abortMultipartUpload('old');
+    expect(sent.at(-1)).toEqual({
+      name: 'AbortMultipartUploadCommand',
+      input: { Bucket: 'cells', Key: 'tenant-a/images/y.tif', UploadId: 'old' },
+    });
+    await expect(store.listParts('never')).rejects.toMatchObject({ code: 'NoSuchUpload' });
+  });
+});
+
+describe('objects', () => {
+  it('puts a stream by spooling it, with a content length, and leaves no temp file', async () => {
+    const store = makeStore();
+    let body = '';
+    handlers.set(PutObjectCommand, async ({ input }) => {
+      for await (const chunk of input.Body as Readable) body += (chunk as Buffer).toString();
+      return {};
+    });
+    expect(await store.putObject('a/b', Readable.from([Buffer.from('hello')]))).toEqual({ size: 5 });
+    expect(body).toBe('hello');
+    expect(sent[0].input).toMatchObject({ Bucket: 'cells', Key: 'tenant-a/a/b', ContentLength: 5 });
+    expect(await fsp.readdir(tmpDir)).toEqual([]);
+  });
+
+  it('moves a file path source only when asked', async () => {
+    const store = makeStore();
+    handlers.set(PutObjectCommand, async ({ input }) => {
+      (input.Body as Readable).resume();
+      return {};
+    });
+    const file = path.join(tmpDir, 'f');
+    await fsp.writeFile(file, 'abc');
+    await store.putObject('k', file);
+    await expect(fsp.access(file)).resolves.toBeUndefined();
+    await store.putObject('k', file, { move: true });
+    await expect(fsp.access(file)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('head, exists, read, delete map NotFound and NoSuchKey', async () => {
+    const store = makeStore();
+    handlers.set(HeadObjectCommand, ({ input }) => {
+      if (input.Key === 'tenant-a/there') return { ContentLength: 42 };
+      throw s3Error('NotFound', 404);
+    });
+    handlers.set(GetObjectCommand, () => {
+      throw s3Error('NoSuchKey', 404);
+    });
+    handlers.set(DeleteObjectCommand, () => ({}));
+    expect(await store.headObject('there')).toEqual({ size: 42 });
+    expect(await store.exists('missing')).toBe(false);
+    await expect(store.readObject('missing')).rejects.toMatchObject({ code: 'NoSuchKey', httpStatus: 404 });
+    await store.deleteObject('there');
+    expect(sent.at(-1)).toEqual({
+      name: 'DeleteObjectCommand',
+      input: { Bucket: 'cells', Key: 'tenant-a/there' },
+    });
+  });
+
+  it('deletePrefix lists page by page and deletes in batches', async () => {
+    const store = makeStore();
+    handlers.set(ListObjectsV2Command, ({ input }) =>
+      input.ContinuationToken === undefined
+        ? {
+            Contents: [{ Key: 'tenant-a/img/1' }, { Key: 'tenant-a/img/2' }],
+            IsTruncated: true,
+            NextContinuationToken: 't',
+          }
+        : { Contents: [{ Key: 'tenant-a/img/3' }], IsTruncated: false },
+    );
+    handlers.set(DeleteObjectsCommand, () => ({}));
+    expect(await store.deletePrefix('img/')).toBe(3);
+    const deletes = sent.filter((c) => c.name === 'DeleteObjectsCommand').map((c) => c.input);
+    expect(deletes).toEqual([
+      {
+        Bucket: 'cells',
+        Delete: { Objects: [{ Key: 'tenant-a/img/1' }, { Key: 'tenant-a/img/2' }], Quiet: true },
+      },
+      { Bucket: 'cells', Delete: { Objects: [{ Key: 'tenant-a/img/3' }], Quiet: true } },
+    ]);
+    expect(sent.find((c) => c.name === 'ListObjectsV2Command')!.input).toEqual({
+      Bucket: 'cells',
+      Prefix: 'tenant-a/img/',
+    });
+
+    handlers.set(DeleteObjectsCommand, () => ({
+      Errors: [{ Key: 'tenant-a/img/1', Code: 'AccessDenied', Message: 'no' }],
+    }));
+    await expect(store.deletePrefix('img/')).rejects.toMatchObject({ code: 'InternalError' });
+  });
+});

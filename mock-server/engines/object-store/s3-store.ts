@@ -1,0 +1,391 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  type CompleteMultipartUploadCommandOutput,
+  CreateMultipartUploadCommand,
+  type CreateMultipartUploadCommandOutput,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  type DeleteObjectsCommandOutput,
+  GetObjectCommand,
+  type GetObjectCommandOutput,
+  HeadObjectCommand,
+  type HeadObjectCommandOutput,
+  ListMultipartUploadsCommand,
+  type ListMultipartUploadsCommandOutput,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  ListPartsCommand,
+  type ListPartsCommandOutput,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
+import {
+  checkObjectKey,
+  checkPartSizes,
+  type CompletedObject,
+  matchSelection,
+  type MultipartPlan,
+  type ObjectStore,
+  ObjectStoreError,
+  type ObjectStoreErrorCode,
+  OBJECT_STORE_ERROR_STATUS,
+  type PartSelection,
+  type PutObjectOptions,
+  quoteEtag,
+  type UploadedPart,
+  validateExpiry,
+  validatePlan,
+} from './object-store.js';
+
+/*
+ * The ObjectStore interface on an S3-compatible service (AWS S3, MinIO, ...).
+ *
+ * Honest status: this adapter has only been exercised against a fake `send` function (see
+ * s3-store.test.ts), which checks the commands it issues and how it maps answers and errors.
+ * Presigned URLs are produced by the real SDK signer (offline). It has NOT been run against a live
+ * S3 or MinIO; do that before relying on it.
+ *
+ * Differences from the embedded store a caller should know:
+ * - A presigned S3 URL carries the object key in its path, so use opaque keys (e.g.
+ *   `uploads/<uuid>`) if the key must not reveal anything.
+ * - S3 itself requires every part but the last to be at least 5 MiB (EntityTooSmall at completion).
+ * - The upload's key and plan are remembered in this process; after a restart the key is found
+ *   again with ListMultipartUploads, but the plan (for part-number range checks) is not.
+ * - PutObject needs a length: a stream source is first spooled to a temporary file.
+ * - Browsers PUTting to the presigned URLs need a CORS rule on the bucket exposing `ETag`.
+ */
+
+export interface S3ObjectStoreOptions {
+  /** e.g. `http://127.0.0.1:9000` for MinIO; omitted for AWS. */
+  endpoint?: string;
+  region: string;
+  bucket: string;
+  /** Prepended to every key; a `/` is added when missing. */
+  prefix?: string;
+  /** Path-style URLs (`endpoint/bucket/key`), which MinIO needs. */
+  forcePathStyle?: boolean;
+  /** Omitted: the SDK's default provider chain (environment, profile, instance role, ...). */
+  credentials?: S3ClientConfig['credentials'];
+  /** Where stream sources are spooled before PutObject; default: the OS temp folder. */
+  tmpDir?: string;
+}
+
+export type SendFn = (command: object) => Promise<unknown>;
+
+export interface S3ObjectStoreDeps {
+  /** A ready client; by default one is built from the options. Used for presigning. */
+  client?: S3Client;
+  /** Replaces `client.send` for every command (tests inject a fake here). */
+  send?: SendFn;
+}
+
+interface KnownUpload {
+  key: string;
+  plan?: MultipartPlan;
+}
+
+export class S3ObjectStore implements ObjectStore {
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly client: S3Client;
+  private readonly send: SendFn;
+  private readonly tmpDir: string;
+  private readonly uploads = new Map<string, KnownUpload>();
+
+  constructor(options: S3ObjectStoreOptions, deps: S3ObjectStoreDeps = {}) {
+    this.bucket = options.bucket;
+    this.prefix =
+      options.prefix === undefined || options.prefix === '' ? '' : options.prefix.replace(/\/*$/, '/');
+    this.client =
+      deps.client ??
+      new S3Client({
+        region: options.region,
+        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+        forcePathStyle: options.forcePathStyle ?? false,
+        ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+        // Otherwise the SDK adds a CRC32 checksum of an empty body to presigned UploadPart URLs,
+        // and every real PUT to them fails.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+    const client = this.client;
+    this.send = deps.send ?? ((command) => client.send(command as never));
+    this.tmpDir = options.tmpDir ?? os.tmpdir();
+  }
+
+  async createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }> {
+    checkObjectKey(key);
+    validatePlan(plan);
+    const out = (await this.call(
+      new CreateMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: this.fullKey(key),
+        ContentType: 'application/octet-stream',
+      }),
+    )) as CreateMultipartUploadCommandOutput;
+    if (!out.UploadId)
+      throw new ObjectStoreError('InternalError', 'CreateMultipartUpload answered no UploadId');
+    this.uploads.set(out.UploadId, { key, plan: { ...plan } });
+    return { uploadId: out.UploadId };
+  }
+
+  async presignPart(uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
+    const upload = await this.upload(uploadId);
+    const limit = upload.plan?.partCount ?? 10_000;
+    if (!Number.isSafeInteger(partNumber) || partNumber < 1 || partNumber > limit) {
+      throw new ObjectStoreError(
+        'InvalidArgument',
+        `Part number ${partNumber} is out of range: this upload has parts 1 to ${limit}`,
+      );
+    }
+    validateExpiry(expiresInSeconds);
+    const command = new UploadPartCommand({
+      Bucket: this.bucket,
+      Key: this.fullKey(upload.key),
+      UploadId: uploadId,
+      PartNumber: partNumber,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
+  }
+
+  async listParts(uploadId: string): Promise<UploadedPart[]> {
+    const upload = await this.upload(uploadId);
+    const parts: UploadedPart[] = [];
+    let marker: string | undefined;
+    do {
+      const out = (await this.call(
+        new ListPartsCommand({
+          Bucket: this.bucket,
+          Key: this.fullKey(upload.key),
+          UploadId: uploadId,
+          ...(marker === undefined ? {} : { PartNumberMarker: marker }),
+        }),
+      )) as ListPartsCommandOutput;
+      for (const part of out.Parts ?? []) {
+        if (part.PartNumber === undefined || part.ETag === undefined) continue;
+        parts.push({ partNumber: part.PartNumber, etag: quoteEtag(part.ETag), size: part.Size ?? 0 });
+      }
+      marker = out.IsTruncated ? String(out.NextPartNumberMarker ?? '') || undefined : undefined;
+    } while (marker !== undefined);
+    return parts.sort((a, b) => a.partNumber - b.partNumber);
+  }
+
+  async completeMultipartUpload(uploadId: string, parts?: PartSelection[]): Promise<CompletedObject> {
+    const upload = await this.upload(uploadId);
+    // Checked here first so the errors name the part, which S3's own InvalidPart does not.
+    const selected = matchSelection(await this.listParts(uploadId), parts);
+    if (upload.plan !== undefined) checkPartSizes(selected, upload.plan.partSize);
+    const out = (await this.call(
+      new CompleteMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: this.fullKey(upload.key),
+        UploadId: uploadId,
+        MultipartUpload: {
+          Parts: selected.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })),
+        },
+      }),
+    )) as CompleteMultipartUploadCommandOutput;
+    this.uploads.delete(uploadId);
+    return {
+      key: upload.key,
+      size: selected.reduce((sum, part) => sum + part.size, 0),
+      etag: quoteEtag(out.ETag ?? ''),
+    };
+  }
+
+  async abortMultipartUpload(uploadId: string): Promise<void> {
+    const upload = await this.upload(uploadId);
+    await this.call(
+      new AbortMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: this.fullKey(upload.key),
+        UploadId: uploadId,
+      }),
+    );
+    this.uploads.delete(uploadId);
+  }
+
+  async putObject(
+    key: string,
+    source: NodeJS.ReadableStream | string,
+    options: PutObjectOptions = {},
+  ): Promise<{ size: number }> {
+    checkObjectKey(key);
+    let file = typeof source === 'string' ? source : undefined;
+    let spooled = false;
+    if (file === undefined) {
+      file = path.join(this.tmpDir, `s3-put-${randomBytes(8).toString('hex')}.tmp`);
+      spooled = true;
+      try {
+        await pipeline(source as NodeJS.ReadableStream, createWriteStream(file, { flags: 'wx' }));
+      } catch (error) {
+        await fsp.rm(file, { force: true });
+        throw error;
+      }
+    }
+    try {
+      const { size } = await fsp.stat(file);
+      await this.call(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.fullKey(key),
+          Body: createReadStream(file),
+          ContentLength: size,
+        }),
+      );
+      if (options.move === true && !spooled) await fsp.rm(file, { force: true });
+      return { size };
+    } finally {
+      if (spooled) await fsp.rm(file, { force: true });
+    }
+  }
+
+  async readObject(key: string): Promise<NodeJS.ReadableStream> {
+    checkObjectKey(key);
+    const out = (await this.call(
+      new GetObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }),
+      key,
+    )) as GetObjectCommandOutput;
+    if (out.Body === undefined)
+      throw new ObjectStoreError('InternalError', `GetObject answered no body for ${key}`);
+    return out.Body as NodeJS.ReadableStream;
+  }
+
+  async headObject(key: string): Promise<{ size: number } | null> {
+    checkObjectKey(key);
+    try {
+      const out = (await this.call(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }),
+        key,
+      )) as HeadObjectCommandOutput;
+      return { size: out.ContentLength ?? 0 };
+    } catch (error) {
+      if (error instanceof ObjectStoreError && error.code === 'NoSuchKey') return null;
+      throw error;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await this.headObject(key)) !== null;
+  }
+
+  async deleteObject(key: string): Promise<void> {
+    checkObjectKey(key);
+    await this.call(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }), key);
+  }
+
+  async deletePrefix(prefix: string): Promise<number> {
+    if (prefix === '')
+      throw new ObjectStoreError('InvalidArgument', 'Refusing to delete with an empty prefix');
+    let deleted = 0;
+    let token: string | undefined;
+    do {
+      const page = (await this.call(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.prefix + prefix,
+          ...(token === undefined ? {} : { ContinuationToken: token }),
+        }),
+      )) as ListObjectsV2CommandOutput;
+      const keys = (page.Contents ?? []).flatMap((object) => (object.Key === undefined ? [] : [object.Key]));
+      if (keys.length > 0) {
+        const out = (await this.call(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true },
+          }),
+        )) as DeleteObjectsCommandOutput;
+        const failed = out.Errors ?? [];
+        if (failed.length > 0) {
+          const first = failed[0];
+          throw new ObjectStoreError(
+            'InternalError',
+            `DeleteObjects failed for ${failed.length} object(s), first ${first.Key}: ${first.Code} ${first.Message}`,
+          );
+        }
+        deleted += keys.length;
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return deleted;
+  }
+
+  private fullKey(key: string): string {
+    return this.prefix + key;
+  }
+
+  /** The upload's key: remembered, or found again among the bucket's open uploads. */
+  private async upload(uploadId: string): Promise<KnownUpload> {
+    const known = this.uploads.get(uploadId);
+    if (known !== undefined) return known;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const out = (await this.call(
+        new ListMultipartUploadsCommand({
+          Bucket: this.bucket,
+          ...(this.prefix === '' ? {} : { Prefix: this.prefix }),
+          ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
+          ...(uploadIdMarker === undefined ? {} : { UploadIdMarker: uploadIdMarker }),
+        }),
+      )) as ListMultipartUploadsCommandOutput;
+      const found = (out.Uploads ?? []).find((upload) => upload.UploadId === uploadId);
+      if (found?.Key !== undefined) {
+        const recovered: KnownUpload = { key: found.Key.slice(this.prefix.length) };
+        this.uploads.set(uploadId, recovered);
+        return recovered;
+      }
+      keyMarker = out.IsTruncated ? out.NextKeyMarker : undefined;
+      uploadIdMarker = out.IsTruncated ? out.NextUploadIdMarker : undefined;
+    } while (keyMarker !== undefined);
+    throw new ObjectStoreError(
+      'NoSuchUpload',
+      `The specified multipart upload does not exist (upload id ${uploadId})`,
+    );
+  }
+
+  private async call(command: object, key?: string): Promise<unknown> {
+    try {
+      return await this.send(command);
+    } catch (error) {
+      throw mapS3Error(error, key);
+    }
+  }
+}
+
+const PASSED_THROUGH = new Set<string>(Object.keys(OBJECT_STORE_ERROR_STATUS));
+
+/** The SDK's errors carry S3's code as `name`; HEAD answers have no body, so only a 404. */
+export function mapS3Error(error: unknown, key?: string): ObjectStoreError {
+  if (error instanceof ObjectStoreError) return error;
+  const name = (error as { name?: unknown } | undefined)?.name;
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata
+    ?.httpStatusCode;
+  const message = (error as { message?: unknown } | undefined)?.message;
+  const text = typeof message === 'string' && message !== '' ? message : String(name);
+  if (name === 'NotFound' || name === 'NoSuchKey' || (name === 'UnknownError' && status === 404)) {
+    return new ObjectStoreError(
+      'NoSuchKey',
+      key === undefined ? text : `The specified key does not exist: ${JSON.stringify(key)}`,
+      { cause: error },
+    );
+  }
+  if (typeof name === 'string' && PASSED_THROUGH.has(name)) {
+    return new ObjectStoreError(name as ObjectStoreErrorCode, text, { cause: error });
+  }
+  return new ObjectStoreError('InternalError', `S3 request failed (${String(name)}): ${text}`, {
+    cause: error,
+  });
+}

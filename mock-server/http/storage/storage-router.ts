@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+
+import type { EmbeddedObjectStore } from '../../engines/object-store/embedded-store.js';
+import { ObjectStoreError, type ObjectStoreErrorCode } from '../../engines/object-store/object-store.js';
+import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../engines/object-store/part-url-signer.js';
+
+/**
+ * The embedded store's S3-like HTTP face: presigned part PUTs. Mount it at the path of
+ * `storageUrl`, before any body parser (it reads the raw request stream):
+ *
+ *   app.use('/storage', createStorageRouter(store));
+ *
+ * PUT  /uploads/:uploadId/parts/:partNumber?expires=..&signature=..  -> 200, ETag: "<md5 hex>"
+ * OPTIONS (any path)                                                  -> 200, CORS preflight
+ * Errors are S3's XML (`<Error><Code/><Message/><RequestId/></Error>`) with S3's status codes.
+ */
+export function createStorageRouter(store: EmbeddedObjectStore): Router {
+  const router = express.Router();
+
+  router.use(cors);
+
+  router.put('/uploads/:uploadId/parts/:partNumber', (req, res) => {
+    void putPart(store, req, res);
+  });
+
+  router.all('/uploads/:uploadId/parts/:partNumber', (req, res) => {
+    res.setHeader('Allow', 'PUT, OPTIONS');
+    sendError(
+      req,
+      res,
+      new ObjectStoreError(
+        'MethodNotAllowed',
+        `The method ${req.method} is not allowed on a part URL; use PUT`,
+      ),
+    );
+  });
+
+  router.use((req, res) => {
+    sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
+  });
+
+  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    sendError(req, res, error);
+  });
+
+  return router;
+}
+
+const ALLOWED_HEADERS = 'Content-Type, Content-MD5, Content-Length, Content-Encoding, Authorization, x-amz-*';
+const HEADER_LIST = /^\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*\s*$/;
+
+/** Browsers PUT parts from another origin and must read the ETag to complete the upload. */
+function cors(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Access-Control-Expose-Headers', 'ETag, x-amz-request-id');
+  if (req.method !== 'OPTIONS') {
+    next();
+    return;
+  }
+  const requested = req.get('Access-Control-Request-Headers');
+  res.setHeader('Access-Control-Allow-Methods', 'PUT, OPTIONS');
+  res.setHeader(
+    'Access-Control-Allow-Headers',
+    requested !== undefined && HEADER_LIST.test(requested) ? requested.trim() : ALLOWED_HEADERS,
+  );
+  res.setHeader('Access-Control-Max-Age', '3000');
+  res.setHeader('Vary', 'Access-Control-Request-Headers');
+  res.status(200).setHeader('Content-Length', '0');
+  res.end();
+}
+
+async function putPart(store: EmbeddedObjectStore, req: Request, res: Response): Promise<void> {
+  // A client that goes away mid-body makes the request emit 'error'; it is handled through the
+  // store's stream, and this listener keeps a late one from ever becoming an uncaught exception.
+  req.on('error', () => undefined);
+  try {
+    const uploadId = String(req.params.uploadId);
+    const partNumber = String(req.params.partNumber);
+    store.verifyPartRequest('PUT', uploadId, partNumber, {
+      expires: req.query[EXPIRES_PARAM],
+      signature: req.query[SIGNATURE_PARAM],
+    });
+    const lengthHeader = req.get('Content-Length');
+    const contentLength =
+      lengthHeader !== undefined && /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
+    const { etag } = await store.putPart(uploadId, partNumber, req, {
+      contentMd5: req.get('Content-MD5'),
+      contentLength,
+    });
+    if (res.destroyed || res.headersSent) return;
+    res.setHeader('x-amz-request-id', requestId());
+    res.setHeader('ETag', etag);
+    res.status(200).setHeader('Content-Length', '0');
+    res.end();
+  } catch (error) {
+    sendError(req, res, error);
+  }
+}
+
+const DRAIN_LIMIT = 1024 * 1024;
+
+function sendError(req: Request, res: Response, error: unknown): void {
+  if (res.headersSent || res.destroyed || req.socket?.destroyed === true) return;
+  const storeError = toStoreError(error);
+  const id = requestId();
+  if (!req.complete) {
+    // The body was not read. A little of it is cheaper to drain than a new connection; a lot of it
+    // (a 4 GB part sent to the wrong URL) is not, so the connection closes after the answer.
+    const declared = Number(req.get('Content-Length') ?? NaN);
+    if (!(declared <= DRAIN_LIMIT)) res.setHeader('Connection', 'close');
+    req.resume();
+  }
+  const body = errorXml(storeError, id);
+  res.status(storeError.httpStatus);
+  res.setHeader('Content-Type', 'application/xml');
+  res.setHeader('x-amz-request-id', id);
+  res.setHeader('Content-Length', String(Buffer.byteLength(body)));
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function toStoreError(error: unknown): ObjectStoreError {
+  if (error instanceof ObjectStoreError) return error;
+  const status = (error as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // express's own refusals, e.g. a path with malformed percent-encoding.
+    return new ObjectStoreError('InvalidArgument', `Malformed request: ${(error as Error).message}`);
+  }
+  return new ObjectStoreError('InternalError', 'We encountered an internal error. Please try again.');
+}
+
+/** S3's error body, with the part number, upload id or size limit where S3 adds one. */
+export function errorXml(error: ObjectStoreError, requestIdValue: string): string {
+  const fields: Array<[string, string]> = [
+    ['Code', error.code satisfies ObjectStoreErrorCode],
+    ['Message', error.message],
+  ];
+  if (error.partNumber !== undefined) fields.push(['PartNumber', String(error.partNumber)]);
+  if (error.code === 'InvalidArgument' && /^Part number/.test(error.message)) {
+    fields.push(['ArgumentName', 'partNumber']);
+  }
+  fields.push(['RequestId', requestIdValue]);
+  const inner = fields.map(([name, value]) => `<${name}>${escapeXml(value)}</${name}>`).join('');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${inner}</Error>`;
+}
+
+// Characters XML 1.0 cannot carry at all (C0 controls except tab, LF, CR; lone surrogates).
+// eslint-disable-next-line no-control-regex
+const XML_FORBIDDEN = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(XML_FORBIDDEN, '');
+}
+
+function requestId(): string {
+  return randomBytes(8).toString('hex').toUpperCase();
+}
