@@ -1,0 +1,134 @@
+import { expect } from 'vitest';
+import type { ApiClient, ApiResponse } from './api-client.js';
+import type { CheckContext } from './check.js';
+
+export interface ImageBody {
+  id: string;
+  name: string;
+  upload_status: 'uploading' | 'processing' | 'ready' | 'failed';
+  shape?: number[] | null;
+  upload_error?: string | null;
+  size: number;
+}
+
+export interface PlanBody {
+  part_size: number;
+  upload_id: string;
+  urls: Array<{ part_number: number; url: string }>;
+}
+
+export interface UploadBody {
+  image: ImageBody;
+  success: boolean;
+  upload: PlanBody | null;
+}
+
+export interface PredictionBody {
+  prediction_id: string;
+  status: 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
+  segmentation_id?: string;
+  cell_count?: number;
+  error?: string;
+}
+
+type Owner = 'main' | 'other' | 'tiny';
+
+/** Deletes the image at the end of the check, and notes it in the ledger first. */
+export function trackImage(ctx: CheckContext, client: ApiClient, id: string, owner: Owner = 'main'): void {
+  ctx.cleanup.add(() => client.call('deleteImage', { params: { image_id: id }, unvalidated: true }), {
+    kind: 'image',
+    id,
+    owner,
+    baseUrl: ctx.target.baseUrl,
+  });
+}
+
+export async function uploadFile(
+  ctx: CheckContext,
+  bytes: Buffer,
+  name = 'cells.tif',
+  client: ApiClient = ctx.api,
+  owner: Owner = 'main',
+): Promise<ApiResponse<UploadBody>> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type: 'image/tiff' }), ctx.target.namePrefix + name);
+  const response = await client.call<UploadBody>('uploadImage', { rawBody: form });
+  if (response.status === 200) trackImage(ctx, client, response.body.image.id, owner);
+  return response;
+}
+
+export async function openResumable(
+  ctx: CheckContext,
+  size: number,
+  name = 'resumable.tif',
+  client: ApiClient = ctx.api,
+  owner: Owner = 'main',
+): Promise<ApiResponse<UploadBody>> {
+  const response = await client.call<UploadBody>('uploadImage', { body: { name: ctx.target.namePrefix + name, size } });
+  if (response.status === 200) trackImage(ctx, client, response.body.image.id, owner);
+  return response;
+}
+
+/** PUTs each chunk to its presigned URL, in part order; answers the ETags. */
+export async function putParts(client: ApiClient, plan: PlanBody, bytes: Buffer, only?: number[]): Promise<Map<number, string>> {
+  const etags = new Map<number, string>();
+  for (const { part_number, url } of plan.urls) {
+    if (only && !only.includes(part_number)) continue;
+    const chunk = bytes.subarray((part_number - 1) * plan.part_size, part_number * plan.part_size);
+    const response = await client.raw('PUT', url, { body: chunk, key: null });
+    expect(response.status, `PUT part ${part_number}`).toBe(200);
+    etags.set(part_number, response.headers.get('etag') ?? '');
+  }
+  return etags;
+}
+
+export async function pollImage(ctx: CheckContext, id: string, client: ApiClient = ctx.api): Promise<ImageBody> {
+  const deadline = Date.now() + ctx.target.pollTimeoutMs;
+  for (;;) {
+    const response = await client.call<ImageBody>('getUpload', { params: { image_id: id } });
+    expect(response.status).toBe(200);
+    const status = response.body.upload_status;
+    if (status === 'ready' || status === 'failed') return response.body;
+    if (Date.now() > deadline) throw new Error(`image ${id} still ${status} after ${ctx.target.pollTimeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, ctx.target.pollIntervalMs));
+  }
+}
+
+/** Uploads a small synthetic image in one request and answers its id (deleted at the end of the check). */
+export async function readyImage(ctx: CheckContext, bytes: Buffer, client: ApiClient = ctx.api, owner: Owner = 'main'): Promise<string> {
+  const response = await uploadFile(ctx, bytes, 'cells.tif', client, owner);
+  expect(response.status).toBe(200);
+  expect(response.body.image.upload_status).toBe('ready');
+  return response.body.image.id;
+}
+
+export async function firstModelId(client: ApiClient, kind: 'base' | 'custom' = 'base'): Promise<string> {
+  const response = await client.call<Array<{ id: string; kind: string; name: string }>>('listModels');
+  expect(response.status).toBe(200);
+  const model = response.body.find((m) => m.kind === kind) ?? response.body[0];
+  if (!model) throw new Error('the target lists no models');
+  return model.id;
+}
+
+export async function pollPrediction(ctx: CheckContext, id: string, client: ApiClient = ctx.api, seen?: Set<string>): Promise<PredictionBody> {
+  const deadline = Date.now() + ctx.target.pollTimeoutMs;
+  for (;;) {
+    const response = await client.call<PredictionBody>('getPrediction', { params: { prediction_id: id } });
+    expect(response.status).toBe(200);
+    seen?.add(response.body.status);
+    if (response.body.status === 'COMPLETED' || response.body.status === 'FAILED') return response.body;
+    if (Date.now() > deadline) throw new Error(`prediction ${id} still ${response.body.status} after ${ctx.target.pollTimeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, ctx.target.pollIntervalMs));
+  }
+}
+
+/** Upload, predict, poll: the segmentation id of a completed prediction of a synthetic image. */
+export async function completedSegmentation(ctx: CheckContext, bytes: Buffer, client: ApiClient = ctx.api): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
+  const imageId = await readyImage(ctx, bytes, client);
+  const modelId = await firstModelId(client);
+  const ack = await client.call<{ prediction_id: string }>('createPrediction', { body: { image_id: imageId, model_id: modelId } });
+  expect(ack.status).toBe(200);
+  const done = await pollPrediction(ctx, ack.body.prediction_id, client);
+  expect(done.status, done.error).toBe('COMPLETED');
+  return { segmentationId: done.segmentation_id!, cellCount: done.cell_count!, imageId, predictionId: done.prediction_id };
+}
