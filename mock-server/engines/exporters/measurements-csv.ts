@@ -1,0 +1,137 @@
+/**
+ * `measurements.csv`: one row per ROI, the interface's 20 columns (or a chosen subset, in the
+ * caller's order).
+ *
+ * Format: UTF-8 without a byte-order mark, RFC 4180 (CRLF line ends, header row always present, even
+ * with no ROIs; fields quoted by csv-stringify only when they contain a comma, a quote or a line
+ * break). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
+ * columns (confluency, perimeter_px, centroid_x, centroid_y) always with 4 decimals, so the same
+ * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type default as
+ * `export-context.ts` says (tags joined with ";").
+ */
+import { stringify } from 'csv-stringify/sync';
+import {
+  assertExportable,
+  cellTypeOf,
+  confluencyPercent,
+  entityTypeOf,
+  roiIndex,
+  tagsOf,
+  TAG_SEPARATOR,
+  type ExportContext,
+} from './export-context.js';
+
+export const CSV_COLUMNS = [
+  'image_name',
+  'image_width',
+  'image_height',
+  'segmentation_id',
+  'segmentation_source',
+  'model_name',
+  'confluency',
+  'roi_index',
+  'roi_id',
+  'cell_type',
+  'tags',
+  'entity_type',
+  'area_px',
+  'perimeter_px',
+  'centroid_x',
+  'centroid_y',
+  'bbox_x',
+  'bbox_y',
+  'bbox_w',
+  'bbox_h',
+] as const;
+
+export type CsvColumn = (typeof CSV_COLUMNS)[number];
+
+export const CSV_DECIMALS = 4;
+
+const KNOWN = new Set<string>(CSV_COLUMNS);
+
+/** The requested names that are not CSV columns, each once, in request order. */
+export function unknownColumns(requested: readonly string[]): string[] {
+  return [...new Set(requested.filter((name) => !KNOWN.has(name)))];
+}
+
+function integer(value: number, column: CsvColumn): string {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${column} must be an integer, got ${value}`);
+  return String(value);
+}
+
+function real(value: number, column: CsvColumn): string {
+  if (!Number.isFinite(value)) throw new RangeError(`${column} must be finite, got ${value}`);
+  const text = value.toFixed(CSV_DECIMALS);
+  // toFixed keeps the sign of tiny negatives ("-0.0000"); one spelling of zero keeps bytes stable.
+  return /^-0\.0+$/.test(text) ? text.slice(1) : text;
+}
+
+/**
+ * The CSV text. `columns` defaults to all of CSV_COLUMNS; a column may be requested more than once
+ * (it is then written more than once). Throws a RangeError naming unknown columns; the HTTP layer
+ * checks with `unknownColumns` first to build its 422.
+ */
+export function measurementsCsv(ctx: ExportContext, columns: readonly string[] = CSV_COLUMNS): string {
+  assertExportable(ctx);
+  const unknown = unknownColumns(columns);
+  if (unknown.length > 0) {
+    throw new RangeError(`unknown CSV column(s): ${unknown.join(', ')}; valid: ${CSV_COLUMNS.join(', ')}`);
+  }
+  const chosen = columns as readonly CsvColumn[];
+  const confluency = real(confluencyPercent(ctx), 'confluency');
+  const cellType = cellTypeOf(ctx);
+  const entityType = entityTypeOf(ctx);
+  const tags = tagsOf(ctx).join(TAG_SEPARATOR);
+
+  const rows = ctx.result.objects.map((object, position) => {
+    const m = object.measurements;
+    const cell = (column: CsvColumn): string => {
+      switch (column) {
+        case 'image_name':
+          return ctx.imageName;
+        case 'image_width':
+          return integer(ctx.imageWidth, column);
+        case 'image_height':
+          return integer(ctx.imageHeight, column);
+        case 'segmentation_id':
+          return ctx.segmentationId;
+        case 'segmentation_source':
+          return ctx.segmentationSource;
+        case 'model_name':
+          return ctx.modelName;
+        case 'confluency':
+          return confluency;
+        case 'roi_index':
+          return integer(roiIndex(position), column);
+        case 'roi_id':
+          return ctx.roiIds[position];
+        case 'cell_type':
+          return cellType;
+        case 'tags':
+          return tags;
+        case 'entity_type':
+          return entityType;
+        case 'area_px':
+          return integer(m.areaPx, column);
+        case 'perimeter_px':
+          return real(m.perimeterPx, column);
+        case 'centroid_x':
+          return real(m.centroidX, column);
+        case 'centroid_y':
+          return real(m.centroidY, column);
+        case 'bbox_x':
+          return integer(m.bbox.x, column);
+        case 'bbox_y':
+          return integer(m.bbox.y, column);
+        case 'bbox_w':
+          return integer(m.bbox.width, column);
+        case 'bbox_h':
+          return integer(m.bbox.height, column);
+      }
+    };
+    return chosen.map(cell);
+  });
+
+  return stringify([[...chosen], ...rows], { record_delimiter: 'windows', quoted_empty: false });
+}

@@ -1,0 +1,122 @@
+/**
+ * `rois.geojson`: a FeatureCollection with one Polygon feature per ROI, in image pixel coordinates
+ * (pixel corners, x right, y down; no CRS, as RFC 7946 allows for non-geographic data).
+ *
+ * Rings are closed (first vertex repeated) and the exterior ring has a positive shoelace sum on the
+ * raw y-down coordinates, which is RFC 7946's "counter-clockwise" when the numbers are read as
+ * x-east, y-north. Feature `id` is the ROI's UUID, which QuPath (0.4+) keeps as the object's id.
+ *
+ * Properties follow what QuPath's GeoJSON import reads (PathObjectTypeAdapters): `objectType:
+ * "detection"`, `name`, `classification: {name}` (the cell type) and `measurements` as a flat map
+ * of numbers. The remaining properties (`roi_index`, 1-based, `roi_id`, `cell_type`, `tags`,
+ * `entity_type`) are ours; QuPath ignores them.
+ */
+import type { Ring } from '../geometry/types.js';
+import {
+  assertExportable,
+  cellTypeOf,
+  entityTypeOf,
+  roiIndex,
+  tagsOf,
+  type ExportContext,
+} from './export-context.js';
+import { uniqueRoiNames } from './roi-names.js';
+
+export type Position = [x: number, y: number];
+
+export interface RoiMeasurementsMap {
+  area_px: number;
+  perimeter_px: number;
+  centroid_x: number;
+  centroid_y: number;
+  bbox_x: number;
+  bbox_y: number;
+  bbox_w: number;
+  bbox_h: number;
+}
+
+export interface RoiFeature {
+  type: 'Feature';
+  id: string;
+  geometry: { type: 'Polygon'; coordinates: Position[][] };
+  properties: {
+    objectType: 'detection';
+    name: string;
+    classification: { name: string };
+    roi_index: number;
+    roi_id: string;
+    cell_type: string;
+    tags: string[];
+    entity_type: string;
+    measurements: RoiMeasurementsMap;
+  };
+}
+
+export interface RoiFeatureCollection {
+  type: 'FeatureCollection';
+  features: RoiFeature[];
+}
+
+/** Twice the signed area; positive for the orientation the exports use. */
+export function shoelace2(ring: readonly (readonly [number, number])[]): number {
+  let sum = 0;
+  for (let i = 0; i < ring.length; i++) {
+    const [x0, y0] = ring[i];
+    const [x1, y1] = ring[(i + 1) % ring.length];
+    sum += x0 * y1 - x1 * y0;
+  }
+  return sum;
+}
+
+/** The ring as a closed GeoJSON linear ring with positive shoelace orientation. */
+export function closedPositiveRing(ring: Ring): Position[] {
+  if (ring.length < 3) throw new RangeError(`an outline needs at least 3 vertices, got ${ring.length}`);
+  const open: Position[] = ring.map(([x, y]) => [x, y]);
+  if (shoelace2(open) < 0) open.reverse();
+  return [...open, [open[0][0], open[0][1]]];
+}
+
+export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
+  assertExportable(ctx);
+  const { objects } = ctx.result;
+  const names = uniqueRoiNames(
+    objects.map((o) => o.outline),
+    ctx.imageHeight,
+  );
+  const cellType = cellTypeOf(ctx);
+  const entityType = entityTypeOf(ctx);
+  const features = objects.map((object, position): RoiFeature => {
+    const m = object.measurements;
+    return {
+      type: 'Feature',
+      id: ctx.roiIds[position],
+      geometry: { type: 'Polygon', coordinates: [closedPositiveRing(object.outline)] },
+      properties: {
+        objectType: 'detection',
+        name: names[position],
+        classification: { name: cellType },
+        roi_index: roiIndex(position),
+        roi_id: ctx.roiIds[position],
+        cell_type: cellType,
+        tags: tagsOf(ctx),
+        entity_type: entityType,
+        measurements: {
+          area_px: m.areaPx,
+          perimeter_px: m.perimeterPx,
+          centroid_x: m.centroidX,
+          centroid_y: m.centroidY,
+          bbox_x: m.bbox.x,
+          bbox_y: m.bbox.y,
+          bbox_w: m.bbox.width,
+          bbox_h: m.bbox.height,
+        },
+      },
+    };
+  });
+  return { type: 'FeatureCollection', features };
+}
+
+/** The document as compact JSON text (the bytes the HTTP layer sends). */
+export function roisGeoJsonText(ctx: ExportContext): string {
+  return JSON.stringify(roisGeoJson(ctx));
+}
