@@ -16,7 +16,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/mock-server/**', '../mock-server/*'], message: 'The contract suite speaks HTTP only.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/mock-server/**', '../mock-server/*'],
+              message: 'The contract suite speaks HTTP only.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -6,7 +6,13 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['mock-server/**/*.test.ts', 'fixtures/**/*.test.ts', 'openapi/**/*.test.ts', 'contract-tests/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: [
+            'mock-server/**/*.test.ts',
+            'fixtures/**/*.test.ts',
+            'openapi/**/*.test.ts',
+            'contract-tests/**/*.test.ts',
+            'scripts/**/*.test.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',

@@ -47,8 +47,22 @@ export interface OptionSpec {
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export const OPTIONS: OptionSpec[] = [
-  { key: 'host', flag: '--host', env: 'HOST', type: 'string', description: 'Interface to listen on', default: () => '127.0.0.1' },
-  { key: 'port', flag: '--port', env: 'PORT', type: 'number', description: 'Port to listen on (0 picks a free one)', default: () => 8000 },
+  {
+    key: 'host',
+    flag: '--host',
+    env: 'HOST',
+    type: 'string',
+    description: 'Interface to listen on',
+    default: () => '127.0.0.1',
+  },
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'PORT',
+    type: 'number',
+    description: 'Port to listen on (0 picks a free one)',
+    default: () => 8000,
+  },
   {
     key: 'publicBaseUrl',
     flag: '--public-base-url',
@@ -89,8 +103,22 @@ export const OPTIONS: OptionSpec[] = [
     description: 'Folder for stored objects (empty: a temporary folder removed at exit)',
     default: () => '',
   },
-  { key: 'logLevel', flag: '--log-level', env: 'LOG_LEVEL', type: 'string', description: 'pino level: fatal, error, warn, info, debug, silent', default: () => 'info' },
-  { key: 'adminToken', flag: '--admin-token', env: 'ADMIN_TOKEN', type: 'string', description: 'Bearer token required by /__mock when set', default: () => '' },
+  {
+    key: 'logLevel',
+    flag: '--log-level',
+    env: 'LOG_LEVEL',
+    type: 'string',
+    description: 'pino level: fatal, error, warn, info, debug, silent',
+    default: () => 'info',
+  },
+  {
+    key: 'adminToken',
+    flag: '--admin-token',
+    env: 'ADMIN_TOKEN',
+    type: 'string',
+    description: 'Bearer token required by /__mock when set',
+    default: () => '',
+  },
   {
     key: 'predictionStartDelayMs',
     flag: '--prediction-start-delay-ms',
@@ -107,7 +135,14 @@ export const OPTIONS: OptionSpec[] = [
     description: 'Least time a prediction stays STARTED',
     default: () => 2000,
   },
-  { key: 'workerThreads', flag: '--worker-threads', env: 'WORKER_THREADS', type: 'number', description: 'Segmentation worker threads', default: () => 2 },
+  {
+    key: 'workerThreads',
+    flag: '--worker-threads',
+    env: 'WORKER_THREADS',
+    type: 'number',
+    description: 'Segmentation worker threads',
+    default: () => 2,
+  },
   {
     key: 'maxUploadBytes',
     flag: '--max-upload-bytes',
@@ -200,10 +235,16 @@ function coerce(option: OptionSpec, raw: string | number | undefined): string | 
 }
 
 export function helpText(): string {
-  const lines = ['Usage: npm start -- [options]   (or: npx cellseg-mock start [options])', '', 'Options (flag, environment variable, default):'];
+  const lines = [
+    'Usage: npm start -- [options]   (or: npx cellseg-mock start [options])',
+    '',
+    'Options (flag, environment variable, default):',
+  ];
   const defaults = loadConfig([], {});
   for (const o of OPTIONS) {
-    lines.push(`  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${String(defaults[o.key]) || "''"}]`);
+    lines.push(
+      `  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${String(defaults[o.key]) || "''"}]`,
+    );
   }
   return lines.join('\n');
 }

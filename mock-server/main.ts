@@ -23,16 +23,29 @@ async function main(argv: string[]): Promise<void> {
 }
 
 function banner(url: string, services: Awaited<ReturnType<typeof startMockServer>>['services']): string {
-  const lines = [`Cell-segmentation mock (interface v1.1.0) listening on ${url}`, `  API:     ${url}/api/v1`, `  Storage: ${services.config.storageUrl}`, `  Data:    ${services.config.dataDir}`, ''];
+  const lines = [
+    `Cell-segmentation mock (interface v1.1.0) listening on ${url}`,
+    `  API:     ${url}/api/v1`,
+    `  Storage: ${services.config.storageUrl}`,
+    `  Data:    ${services.config.dataDir}`,
+    '',
+  ];
   const base = [...services.state.models.listFor({ id: '' } as never)];
   lines.push('Base models (every organization):');
   for (const m of base) lines.push(`  ${m.id}  ${m.name}`);
   for (const org of services.state.organizations.values()) {
-    lines.push('', `Organization "${org.name}" (${org.id}), plan ${org.plan.name}: ${org.plan.storageCapImages} images, ${org.plan.monthlyAnalysisCap} analyses/month`);
+    lines.push(
+      '',
+      `Organization "${org.name}" (${org.id}), plan ${org.plan.name}: ${org.plan.storageCapImages} images, ${org.plan.monthlyAnalysisCap} analyses/month`,
+    );
     for (const key of org.apiKeys) lines.push(`  API key:      ${key}`);
-    for (const m of services.state.models.listFor(org).filter((m) => m.scope === 'custom')) lines.push(`  Custom model: ${m.id}  ${m.name}`);
+    for (const m of services.state.models.listFor(org).filter((m) => m.scope === 'custom'))
+      lines.push(`  Custom model: ${m.id}  ${m.name}`);
   }
-  lines.push('', `Try: curl -H "Authorization: Bearer ${[...services.state.apiKeys.keys()][0] ?? '<key>'}" ${url}/api/v1/models`);
+  lines.push(
+    '',
+    `Try: curl -H "Authorization: Bearer ${[...services.state.apiKeys.keys()][0] ?? '<key>'}" ${url}/api/v1/models`,
+  );
   return lines.join('\n');
 }
 

@@ -42,7 +42,10 @@ export interface ServiceOverrides {
   runner?: SegmentationRunner & { close?: () => Promise<void> };
 }
 
-export async function createServices(config: MockConfig, overrides: ServiceOverrides = {}): Promise<Services> {
+export async function createServices(
+  config: MockConfig,
+  overrides: ServiceOverrides = {},
+): Promise<Services> {
   const paths = dataPaths(config.dataDir);
   await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
   const clock = new MockClock();
@@ -60,7 +63,9 @@ export async function createServices(config: MockConfig, overrides: ServiceOverr
     startDelayMs: config.predictionStartDelayMs,
     runDelayMs: config.predictionRunDelayMs,
   });
-  const predictions = new PredictionService(state, images, runner, progress, clock, { segmentationsDir: paths.segmentations });
+  const predictions = new PredictionService(state, images, runner, progress, clock, {
+    segmentationsDir: paths.segmentations,
+  });
   const shares = new ShareService(state, clock);
   const seed = await readSeed(config.seedFile);
   applySeed(state, seed);

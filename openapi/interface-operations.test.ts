@@ -17,10 +17,13 @@ export function interfaceOperations(markdown: string): string[] {
 }
 
 function documentOperations(): Set<string> {
-  const doc = parse(readFileSync(path.join(here, 'openapi.yaml'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const doc = parse(readFileSync(path.join(here, 'openapi.yaml'), 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const ops = new Set<string>();
   for (const [p, item] of Object.entries(doc.paths)) {
-    for (const method of Object.keys(item)) if (method !== 'parameters') ops.add(`${method.toUpperCase()} ${p}`);
+    for (const method of Object.keys(item))
+      if (method !== 'parameters') ops.add(`${method.toUpperCase()} ${p}`);
   }
   return ops;
 }
@@ -44,7 +47,10 @@ describe('the OpenAPI document covers the interface', () => {
     expect(documentOperations().has('POST /api/v1/image')).toBe(true);
   });
 
-  it.runIf(existsSync(sharedInterface))('keeps its copy of the interface identical to shared/api-interface.md', () => {
-    expect(readFileSync(interfaceCopy, 'utf8')).toBe(readFileSync(sharedInterface, 'utf8'));
-  });
+  it.runIf(existsSync(sharedInterface))(
+    'keeps its copy of the interface identical to shared/api-interface.md',
+    () => {
+      expect(readFileSync(interfaceCopy, 'utf8')).toBe(readFileSync(sharedInterface, 'utf8'));
+    },
+  );
 });

@@ -3,39 +3,64 @@ import { check } from '../harness/check.js';
 
 const NOT_A_UUID = 'not-a-uuid';
 
-check('a request without credentials answers 401 with a detail', { clauses: ['AUTH-01', 'ERR-01'] }, async ({ api }) => {
-  const response = await api.call('listModels', { key: null });
-  expect(response.status).toBe(401);
-  expect(typeof (response.body as { detail: unknown }).detail).toBe('string');
-});
+check(
+  'a request without credentials answers 401 with a detail',
+  { clauses: ['AUTH-01', 'ERR-01'] },
+  async ({ api }) => {
+    const response = await api.call('listModels', { key: null });
+    expect(response.status).toBe(401);
+    expect(typeof (response.body as { detail: unknown }).detail).toBe('string');
+  },
+);
 
 check('an unknown API key answers 401', { clauses: ['AUTH-02', 'ERR-01'] }, async ({ api }) => {
   const response = await api.call('listModels', { key: 'sk_test_this_key_does_not_exist_0000000000' });
   expect(response.status).toBe(401);
 });
 
-check('an Authorization header that is not Bearer answers 401', { clauses: ['AUTH-03'] }, async ({ api, target }) => {
-  for (const header of [`Basic ${Buffer.from('user:pass').toString('base64')}`, target.keys.main, 'Bearer', 'Bearer  ']) {
-    const response = await api.call('listModels', { key: `!${header}` });
-    expect(response.status, `Authorization: ${header.slice(0, 12)}...`).toBe(401);
-  }
-});
+check(
+  'an Authorization header that is not Bearer answers 401',
+  { clauses: ['AUTH-03'] },
+  async ({ api, target }) => {
+    for (const header of [
+      `Basic ${Buffer.from('user:pass').toString('base64')}`,
+      target.keys.main,
+      'Bearer',
+      'Bearer  ',
+    ]) {
+      const response = await api.call('listModels', { key: `!${header}` });
+      expect(response.status, `Authorization: ${header.slice(0, 12)}...`).toBe(401);
+    }
+  },
+);
 
-check('credentials are checked before anything else, even on a bad id', { clauses: ['AUTH-01'] }, async ({ api }) => {
-  const response = await api.call('getUpload', { key: null, params: { image_id: NOT_A_UUID } });
-  expect(response.status).toBe(401);
-});
+check(
+  'credentials are checked before anything else, even on a bad id',
+  { clauses: ['AUTH-01'] },
+  async ({ api }) => {
+    const response = await api.call('getUpload', { key: null, params: { image_id: NOT_A_UUID } });
+    expect(response.status).toBe(401);
+  },
+);
 
-check('a valid key on an endpoint outside the public surface answers 403', { clauses: ['AUTH-04', 'AUTH-05', 'ERR-01'] }, async ({ api }) => {
-  const keyCreation = await api.call('createApiKey', { body: { name: 'contract' } });
-  expect(keyCreation.status).toBe(403);
-  expect(typeof (keyCreation.body as { detail: unknown }).detail).toBe('string');
-  expect((await api.call('listOrganizations')).status).toBe(403);
-});
+check(
+  'a valid key on an endpoint outside the public surface answers 403',
+  { clauses: ['AUTH-04', 'AUTH-05', 'ERR-01'] },
+  async ({ api }) => {
+    const keyCreation = await api.call('createApiKey', { body: { name: 'contract' } });
+    expect(keyCreation.status).toBe(403);
+    expect(typeof (keyCreation.body as { detail: unknown }).detail).toBe('string');
+    expect((await api.call('listOrganizations')).status).toBe(403);
+  },
+);
 
-check('the non-public surface still answers 401 without credentials', { clauses: ['AUTH-01', 'AUTH-04'] }, async ({ api }) => {
-  expect((await api.call('createApiKey', { key: null })).status).toBe(401);
-});
+check(
+  'the non-public surface still answers 401 without credentials',
+  { clauses: ['AUTH-01', 'AUTH-04'] },
+  async ({ api }) => {
+    expect((await api.call('createApiKey', { key: null })).status).toBe(401);
+  },
+);
 
 check('an unknown route answers 404 with a detail', { clauses: ['ERR-02'] }, async ({ api }) => {
   const response = await api.raw('GET', '/api/v1/this-route-does-not-exist');

@@ -2,13 +2,22 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import type { ApiClient } from '../harness/api-client.js';
 import type { CheckContext } from '../harness/check.js';
-import { firstModelId, openResumable, pollPrediction, uploadFile, type UploadBody } from '../harness/flows.js';
+import {
+  firstModelId,
+  openResumable,
+  pollPrediction,
+  uploadFile,
+  type UploadBody,
+} from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 
 const MAX_FILL = 60;
 
 /** Opens resumable uploads on the tiny-plan organization until the storage cap answers 402. */
-async function fillStorage(ctx: CheckContext, tiny: ApiClient): Promise<{ created: string[]; refusal: { detail: string } }> {
+async function fillStorage(
+  ctx: CheckContext,
+  tiny: ApiClient,
+): Promise<{ created: string[]; refusal: { detail: string } }> {
   const created: string[] = [];
   for (let i = 0; i < MAX_FILL; i++) {
     const response = await openResumable(ctx, 1000, `fill-${i}.tif`, tiny, 'tiny');
@@ -19,53 +28,76 @@ async function fillStorage(ctx: CheckContext, tiny: ApiClient): Promise<{ create
   throw new Error(`no 402 after ${MAX_FILL} images: the tiny plan's cap is larger than this check allows`);
 }
 
-check('the storage cap answers 402 on both upload modes and on record creation; aborted images count; deleting frees a slot', { clauses: ['CAP-01', 'CAP-02', 'CAP-03', 'ERR-01'], requires: ['caps'], needs: ['tiny'] }, async (ctx) => {
-  const tiny = ctx.tiny!;
-  const { created, refusal } = await fillStorage(ctx, tiny);
-  expect(typeof refusal.detail).toBe('string');
-  expect(refusal.detail.length).toBeGreaterThan(20);
+check(
+  'the storage cap answers 402 on both upload modes and on record creation; aborted images count; deleting frees a slot',
+  { clauses: ['CAP-01', 'CAP-02', 'CAP-03', 'ERR-01'], requires: ['caps'], needs: ['tiny'] },
+  async (ctx) => {
+    const tiny = ctx.tiny!;
+    const { created, refusal } = await fillStorage(ctx, tiny);
+    expect(typeof refusal.detail).toBe('string');
+    expect(refusal.detail.length).toBeGreaterThan(20);
 
-  const single = await uploadFile(ctx, presetTiff().bytes, 'over-cap.tif', tiny, 'tiny');
-  expect(single.status).toBe(402);
-  const record = await tiny.call<{ detail: string }>('createImage', { body: { name: `${ctx.target.namePrefix}over.tif`, size: 10, resumable: true } });
-  expect(record.status).toBe(402);
-  expect(typeof record.body.detail).toBe('string');
+    const single = await uploadFile(ctx, presetTiff().bytes, 'over-cap.tif', tiny, 'tiny');
+    expect(single.status).toBe(402);
+    const record = await tiny.call<{ detail: string }>('createImage', {
+      body: { name: `${ctx.target.namePrefix}over.tif`, size: 10, resumable: true },
+    });
+    expect(record.status).toBe(402);
+    expect(typeof record.body.detail).toBe('string');
 
-  if (created.length === 0) ctx.skip('the tiny-plan organization was already full; cannot show that aborting and deleting change the count');
-  expect((await tiny.call('abortUpload', { params: { image_id: created[0] } })).status).toBe(200);
-  expect((await openResumable(ctx, 1000, 'after-abort.tif', tiny, 'tiny')).status).toBe(402);
-  expect((await tiny.call('deleteImage', { params: { image_id: created[0] } })).status).toBe(200);
-  const afterDelete = await openResumable(ctx, 1000, 'after-delete.tif', tiny, 'tiny');
-  expect(afterDelete.status).toBe(200);
-});
+    if (created.length === 0)
+      ctx.skip(
+        'the tiny-plan organization was already full; cannot show that aborting and deleting change the count',
+      );
+    expect((await tiny.call('abortUpload', { params: { image_id: created[0] } })).status).toBe(200);
+    expect((await openResumable(ctx, 1000, 'after-abort.tif', tiny, 'tiny')).status).toBe(402);
+    expect((await tiny.call('deleteImage', { params: { image_id: created[0] } })).status).toBe(200);
+    const afterDelete = await openResumable(ctx, 1000, 'after-delete.tif', tiny, 'tiny');
+    expect(afterDelete.status).toBe(200);
+  },
+);
 
-check('the storage cap holds under 50 simultaneous uploads', { clauses: ['CAP-01'], requires: ['caps', 'load'], needs: ['tiny'] }, async (ctx) => {
-  const tiny = ctx.tiny!;
-  const { created } = await fillStorage(ctx, tiny);
-  if (created.length === 0) ctx.skip('the tiny-plan organization was already full');
-  for (const id of created) expect((await tiny.call('deleteImage', { params: { image_id: id } })).status).toBe(200);
-  const free = created.length;
-  const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => openResumable(ctx, 1000, `burst-${i}.tif`, tiny, 'tiny')));
-  const statuses = responses.map((r) => r.status);
-  expect(statuses.filter((s) => s === 200)).toHaveLength(free);
-  expect(statuses.filter((s) => s === 402)).toHaveLength(50 - free);
-});
+check(
+  'the storage cap holds under 50 simultaneous uploads',
+  { clauses: ['CAP-01'], requires: ['caps', 'load'], needs: ['tiny'] },
+  async (ctx) => {
+    const tiny = ctx.tiny!;
+    const { created } = await fillStorage(ctx, tiny);
+    if (created.length === 0) ctx.skip('the tiny-plan organization was already full');
+    for (const id of created)
+      expect((await tiny.call('deleteImage', { params: { image_id: id } })).status).toBe(200);
+    const free = created.length;
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => openResumable(ctx, 1000, `burst-${i}.tif`, tiny, 'tiny')),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(free);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(50 - free);
+  },
+);
 
-check('the monthly analysis cap answers 402 with a readable detail', { clauses: ['CAP-04'], requires: ['caps'], needs: ['tiny'] }, async (ctx) => {
-  const tiny = ctx.tiny!;
-  const upload = await uploadFile(ctx, presetTiff().bytes, 'quota.tif', tiny, 'tiny');
-  if (upload.status === 402) ctx.skip('the tiny-plan organization has no free storage slot for the image to analyse');
-  const imageId = (upload.body as UploadBody).image.id;
-  const modelId = await firstModelId(tiny);
-  for (let i = 0; i < MAX_FILL; i++) {
-    const response = await tiny.call<{ prediction_id: string; detail: string }>('createPrediction', { body: { image_id: imageId, model_id: modelId } });
-    if (response.status === 402) {
-      expect(typeof response.body.detail).toBe('string');
-      expect(response.body.detail).toMatch(/month|analys|quota|cap|limit/i);
-      return;
+check(
+  'the monthly analysis cap answers 402 with a readable detail',
+  { clauses: ['CAP-04'], requires: ['caps'], needs: ['tiny'] },
+  async (ctx) => {
+    const tiny = ctx.tiny!;
+    const upload = await uploadFile(ctx, presetTiff().bytes, 'quota.tif', tiny, 'tiny');
+    if (upload.status === 402)
+      ctx.skip('the tiny-plan organization has no free storage slot for the image to analyse');
+    const imageId = (upload.body as UploadBody).image.id;
+    const modelId = await firstModelId(tiny);
+    for (let i = 0; i < MAX_FILL; i++) {
+      const response = await tiny.call<{ prediction_id: string; detail: string }>('createPrediction', {
+        body: { image_id: imageId, model_id: modelId },
+      });
+      if (response.status === 402) {
+        expect(typeof response.body.detail).toBe('string');
+        expect(response.body.detail).toMatch(/month|analys|quota|cap|limit/i);
+        return;
+      }
+      expect(response.status).toBe(200);
+      await pollPrediction(ctx, response.body.prediction_id, tiny);
     }
-    expect(response.status).toBe(200);
-    await pollPrediction(ctx, response.body.prediction_id, tiny);
-  }
-  throw new Error(`no 402 after ${MAX_FILL} analyses`);
-});
+    throw new Error(`no 402 after ${MAX_FILL} analyses`);
+  },
+);

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { firstModelId, openResumable, pollPrediction, readyImage, type PredictionBody } from '../harness/flows.js';
+import {
+  firstModelId,
+  openResumable,
+  pollPrediction,
+  readyImage,
+  type PredictionBody,
+} from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 
 interface Ack {
@@ -18,69 +24,113 @@ check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }
   expect(new Set(response.body.map((m) => m.id)).size).toBe(response.body.length);
 });
 
-check('a prediction is acknowledged at once and reaches COMPLETED with segmentation_id and cell_count', { clauses: ['PRED-01', 'PRED-02', 'PRED-03'] }, async (ctx) => {
-  const sample = presetTiff('easy-8bit-256');
-  const imageId = await readyImage(ctx, sample.bytes);
-  const modelId = await firstModelId(ctx.api);
-  const ack = await ctx.api.call<Ack>('createPrediction', { body: { image_id: imageId, model_id: modelId } });
-  expect(ack.status).toBe(200);
-  expect(ack.body.status).toBe('submitted');
-  const first = await ctx.api.call<PredictionBody>('getPrediction', { params: { prediction_id: ack.body.prediction_id } });
-  expect(['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED']).toContain(first.body.status);
-  if (first.body.status !== 'COMPLETED') {
-    expect(first.body.segmentation_id).toBeUndefined();
-    expect(first.body.cell_count).toBeUndefined();
-  }
-  const done = await pollPrediction(ctx, ack.body.prediction_id);
-  expect(done.status, done.error).toBe('COMPLETED');
-  expect(done.segmentation_id).toMatch(/^[0-9a-f-]{36}$/);
-  expect(done.cell_count).toBeGreaterThan(0);
-});
+check(
+  'a prediction is acknowledged at once and reaches COMPLETED with segmentation_id and cell_count',
+  { clauses: ['PRED-01', 'PRED-02', 'PRED-03'] },
+  async (ctx) => {
+    const sample = presetTiff('easy-8bit-256');
+    const imageId = await readyImage(ctx, sample.bytes);
+    const modelId = await firstModelId(ctx.api);
+    const ack = await ctx.api.call<Ack>('createPrediction', {
+      body: { image_id: imageId, model_id: modelId },
+    });
+    expect(ack.status).toBe(200);
+    expect(ack.body.status).toBe('submitted');
+    const first = await ctx.api.call<PredictionBody>('getPrediction', {
+      params: { prediction_id: ack.body.prediction_id },
+    });
+    expect(['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED']).toContain(first.body.status);
+    if (first.body.status !== 'COMPLETED') {
+      expect(first.body.segmentation_id).toBeUndefined();
+      expect(first.body.cell_count).toBeUndefined();
+    }
+    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    expect(done.status, done.error).toBe('COMPLETED');
+    expect(done.segmentation_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(done.cell_count).toBeGreaterThan(0);
+  },
+);
 
-check('an identical prediction in flight answers skipped with the same id', { clauses: ['PRED-04'] }, async (ctx) => {
-  const imageId = await readyImage(ctx, presetTiff('easy-16bit-512').bytes);
-  const modelId = await firstModelId(ctx.api);
-  const first = await ctx.api.call<Ack>('createPrediction', { body: { image_id: imageId, model_id: modelId } });
-  const second = await ctx.api.call<Ack>('createPrediction', { body: { image_id: imageId, model_id: modelId } });
-  expect(first.status).toBe(200);
-  expect(second.status).toBe(200);
-  const state = await ctx.api.call<PredictionBody>('getPrediction', { params: { prediction_id: first.body.prediction_id } });
-  if (state.body.status === 'SUBMITTED' || state.body.status === 'STARTED') {
-    expect(second.body.status).toBe('skipped');
-    expect(second.body.prediction_id).toBe(first.body.prediction_id);
-  } else {
-    ctx.skip('the first prediction finished before the second request; the target is too fast to observe the rule');
-  }
-  await pollPrediction(ctx, first.body.prediction_id);
-});
+check(
+  'an identical prediction in flight answers skipped with the same id',
+  { clauses: ['PRED-04'] },
+  async (ctx) => {
+    const imageId = await readyImage(ctx, presetTiff('easy-16bit-512').bytes);
+    const modelId = await firstModelId(ctx.api);
+    const first = await ctx.api.call<Ack>('createPrediction', {
+      body: { image_id: imageId, model_id: modelId },
+    });
+    const second = await ctx.api.call<Ack>('createPrediction', {
+      body: { image_id: imageId, model_id: modelId },
+    });
+    expect(first.status).toBe(200);
+    expect(second.status).toBe(200);
+    const state = await ctx.api.call<PredictionBody>('getPrediction', {
+      params: { prediction_id: first.body.prediction_id },
+    });
+    if (state.body.status === 'SUBMITTED' || state.body.status === 'STARTED') {
+      expect(second.body.status).toBe('skipped');
+      expect(second.body.prediction_id).toBe(first.body.prediction_id);
+    } else {
+      ctx.skip(
+        'the first prediction finished before the second request; the target is too fast to observe the rule',
+      );
+    }
+    await pollPrediction(ctx, first.body.prediction_id);
+  },
+);
 
-check('predict answers 404 for an unknown image or model', { clauses: ['PRED-05', 'ERR-01'] }, async (ctx) => {
-  const imageId = await readyImage(ctx, presetTiff().bytes);
-  const modelId = await firstModelId(ctx.api);
-  const noImage = await ctx.api.call<{ detail: unknown }>('createPrediction', { body: { image_id: randomUUID(), model_id: modelId } });
-  expect(noImage.status).toBe(404);
-  expect(typeof noImage.body.detail).toBe('string');
-  const noModel = await ctx.api.call('createPrediction', { body: { image_id: imageId, model_id: randomUUID() } });
-  expect(noModel.status).toBe(404);
-  expect((await ctx.api.call('getPrediction', { params: { prediction_id: randomUUID() } })).status).toBe(404);
-});
+check(
+  'predict answers 404 for an unknown image or model',
+  { clauses: ['PRED-05', 'ERR-01'] },
+  async (ctx) => {
+    const imageId = await readyImage(ctx, presetTiff().bytes);
+    const modelId = await firstModelId(ctx.api);
+    const noImage = await ctx.api.call<{ detail: unknown }>('createPrediction', {
+      body: { image_id: randomUUID(), model_id: modelId },
+    });
+    expect(noImage.status).toBe(404);
+    expect(typeof noImage.body.detail).toBe('string');
+    const noModel = await ctx.api.call('createPrediction', {
+      body: { image_id: imageId, model_id: randomUUID() },
+    });
+    expect(noModel.status).toBe(404);
+    expect((await ctx.api.call('getPrediction', { params: { prediction_id: randomUUID() } })).status).toBe(
+      404,
+    );
+  },
+);
 
 check('predict refuses an image that is not ready', { clauses: ['UP-16'] }, async (ctx) => {
   const opened = await openResumable(ctx, 1000);
   const modelId = await firstModelId(ctx.api);
-  const response = await ctx.api.call('createPrediction', { body: { image_id: opened.body.image.id, model_id: modelId } });
+  const response = await ctx.api.call('createPrediction', {
+    body: { image_id: opened.body.image.id, model_id: modelId },
+  });
   expect(response.status).toBeGreaterThanOrEqual(400);
   expect(response.status).toBeLessThan(500);
 });
 
-check('predict answers 422 with a string detail for non-UUID ids and bad bodies', { clauses: ['VAL-03', 'VAL-04', 'VAL-05'] }, async (ctx) => {
-  const bodies: unknown[] = [{ image_id: 'nope', model_id: randomUUID() }, { image_id: randomUUID(), model_id: 42 }, { image_id: randomUUID() }, {}];
-  for (const body of bodies) {
-    const response = await ctx.api.call<{ detail: unknown }>('createPrediction', { body });
-    expect(response.status, JSON.stringify(body)).toBe(422);
-    expect(typeof response.body.detail).toBe('string');
-  }
-  const malformed = await ctx.api.call<{ detail: unknown }>('createPrediction', { rawBody: '{"image_id":', headers: { 'content-type': 'application/json' } });
-  expect(malformed.status).toBe(422);
-  expect(typeof malformed.body.detail).toBe('string');
-});
+check(
+  'predict answers 422 with a string detail for non-UUID ids and bad bodies',
+  { clauses: ['VAL-03', 'VAL-04', 'VAL-05'] },
+  async (ctx) => {
+    const bodies: unknown[] = [
+      { image_id: 'nope', model_id: randomUUID() },
+      { image_id: randomUUID(), model_id: 42 },
+      { image_id: randomUUID() },
+      {},
+    ];
+    for (const body of bodies) {
+      const response = await ctx.api.call<{ detail: unknown }>('createPrediction', { body });
+      expect(response.status, JSON.stringify(body)).toBe(422);
+      expect(typeof response.body.detail).toBe('string');
+    }
+    const malformed = await ctx.api.call<{ detail: unknown }>('createPrediction', {
+      rawBody: '{"image_id":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(malformed.status).toBe(422);
+    expect(typeof malformed.body.detail).toBe('string');
+  },
+);

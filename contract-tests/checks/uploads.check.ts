@@ -1,83 +1,130 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { openResumable, pollImage, putParts, trackImage, uploadFile, type ImageBody, type UploadBody } from '../harness/flows.js';
+import {
+  openResumable,
+  pollImage,
+  putParts,
+  trackImage,
+  uploadFile,
+  type ImageBody,
+  type UploadBody,
+} from '../harness/flows.js';
 import { corpusFile, largeTiff, presetTiff } from '../harness/sample-images.js';
 
-check('a single-request upload answers the image ready, upload null', { clauses: ['UP-01', 'UP-11'] }, async (ctx) => {
-  const sample = presetTiff('easy-8bit-256');
-  const response = await uploadFile(ctx, sample.bytes);
-  expect(response.status).toBe(200);
-  expect(response.body.success).toBe(true);
-  expect(response.body.upload).toBeNull();
-  expect(response.body.image.upload_status).toBe('ready');
-  expect(response.body.image.size).toBe(sample.bytes.length);
-  expect(response.body.image.shape).toEqual([sample.height, sample.width]);
-  const read = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: response.body.image.id } });
-  expect(read.status).toBe(200);
-  expect(read.body).toMatchObject({ id: response.body.image.id, upload_status: 'ready', shape: [sample.height, sample.width] });
-});
+check(
+  'a single-request upload answers the image ready, upload null',
+  { clauses: ['UP-01', 'UP-11'] },
+  async (ctx) => {
+    const sample = presetTiff('easy-8bit-256');
+    const response = await uploadFile(ctx, sample.bytes);
+    expect(response.status).toBe(200);
+    expect(response.body.success).toBe(true);
+    expect(response.body.upload).toBeNull();
+    expect(response.body.image.upload_status).toBe('ready');
+    expect(response.body.image.size).toBe(sample.bytes.length);
+    expect(response.body.image.shape).toEqual([sample.height, sample.width]);
+    const read = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: response.body.image.id } });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      id: response.body.image.id,
+      upload_status: 'ready',
+      shape: [sample.height, sample.width],
+    });
+  },
+);
 
-check('a resumable upload opens with a plan that covers the size, and no storage key', { clauses: ['UP-02', 'UP-03'] }, async (ctx) => {
-  const size = 23 * 1024 * 1024 + 17;
-  const response = await openResumable(ctx, size);
-  expect(response.status).toBe(200);
-  const { image, upload, success } = response.body;
-  expect(success).toBe(true);
-  expect(image.upload_status).toBe('uploading');
-  expect(image.size).toBe(size);
-  expect(upload).not.toBeNull();
-  const plan = upload!;
-  expect(plan.urls.map((u) => u.part_number)).toEqual(Array.from({ length: Math.ceil(size / plan.part_size) }, (_, i) => i + 1));
-  const text = JSON.stringify(response.body);
-  expect(text).not.toMatch(/"(storage_)?key"\s*:/i);
-  for (const { url } of plan.urls) expect(url).not.toContain(image.id);
-});
+check(
+  'a resumable upload opens with a plan that covers the size, and no storage key',
+  { clauses: ['UP-02', 'UP-03'] },
+  async (ctx) => {
+    const size = 23 * 1024 * 1024 + 17;
+    const response = await openResumable(ctx, size);
+    expect(response.status).toBe(200);
+    const { image, upload, success } = response.body;
+    expect(success).toBe(true);
+    expect(image.upload_status).toBe('uploading');
+    expect(image.size).toBe(size);
+    expect(upload).not.toBeNull();
+    const plan = upload!;
+    expect(plan.urls.map((u) => u.part_number)).toEqual(
+      Array.from({ length: Math.ceil(size / plan.part_size) }, (_, i) => i + 1),
+    );
+    const text = JSON.stringify(response.body);
+    expect(text).not.toMatch(/"(storage_)?key"\s*:/i);
+    for (const { url } of plan.urls) expect(url).not.toContain(image.id);
+  },
+);
 
-check('a resumable upload completes without a body: 202 processing, then ready with shape', { clauses: ['UP-04', 'UP-05', 'UP-15'] }, async (ctx) => {
-  const bytes = largeTiff(9 * 1024 * 1024);
-  const opened = await openResumable(ctx, bytes.length);
-  expect(opened.status).toBe(200);
-  const etags = await putParts(ctx.api, opened.body.upload!, bytes);
-  for (const etag of etags.values()) expect(etag).toMatch(/^"[^"]+"$/);
-  const complete = await ctx.api.call<{ status: string }>('completeUpload', { params: { image_id: opened.body.image.id } });
-  expect(complete.status).toBe(202);
-  expect(complete.body).toEqual({ status: 'processing' });
-  const done = await pollImage(ctx, opened.body.image.id);
-  expect(done.upload_status).toBe('ready');
-  expect(done.shape?.length).toBeGreaterThanOrEqual(2);
-});
+check(
+  'a resumable upload completes without a body: 202 processing, then ready with shape',
+  { clauses: ['UP-04', 'UP-05', 'UP-15'] },
+  async (ctx) => {
+    const bytes = largeTiff(9 * 1024 * 1024);
+    const opened = await openResumable(ctx, bytes.length);
+    expect(opened.status).toBe(200);
+    const etags = await putParts(ctx.api, opened.body.upload!, bytes);
+    for (const etag of etags.values()) expect(etag).toMatch(/^"[^"]+"$/);
+    const complete = await ctx.api.call<{ status: string }>('completeUpload', {
+      params: { image_id: opened.body.image.id },
+    });
+    expect(complete.status).toBe(202);
+    expect(complete.body).toEqual({ status: 'processing' });
+    const done = await pollImage(ctx, opened.body.image.id);
+    expect(done.upload_status).toBe('ready');
+    expect(done.shape?.length).toBeGreaterThanOrEqual(2);
+  },
+);
 
-check('complete with an explicit parts list assembles exactly those parts', { clauses: ['UP-06'] }, async (ctx) => {
-  const bytes = largeTiff(9 * 1024 * 1024);
-  const opened = await openResumable(ctx, bytes.length);
-  const plan = opened.body.upload!;
-  const etags = await putParts(ctx.api, plan, bytes);
-  const parts = [...etags].map(([part_number, etag]) => ({ part_number, etag }));
-  const complete = await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id }, body: { parts } });
-  expect(complete.status).toBe(202);
-  expect((await pollImage(ctx, opened.body.image.id)).upload_status).toBe('ready');
-});
+check(
+  'complete with an explicit parts list assembles exactly those parts',
+  { clauses: ['UP-06'] },
+  async (ctx) => {
+    const bytes = largeTiff(9 * 1024 * 1024);
+    const opened = await openResumable(ctx, bytes.length);
+    const plan = opened.body.upload!;
+    const etags = await putParts(ctx.api, plan, bytes);
+    const parts = [...etags].map(([part_number, etag]) => ({ part_number, etag }));
+    const complete = await ctx.api.call('completeUpload', {
+      params: { image_id: opened.body.image.id },
+      body: { parts },
+    });
+    expect(complete.status).toBe(202);
+    expect((await pollImage(ctx, opened.body.image.id)).upload_status).toBe('ready');
+  },
+);
 
-check('complete with a wrong ETag is refused and leaves the upload open', { clauses: ['UP-06', 'UP-12'] }, async (ctx) => {
-  const bytes = presetTiff('easy-8bit-256').bytes;
-  const opened = await openResumable(ctx, bytes.length);
-  const etags = await putParts(ctx.api, opened.body.upload!, bytes);
-  const wrong = [...etags.keys()].map((part_number) => ({ part_number, etag: '"00000000000000000000000000000000"' }));
-  const refused = await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id }, body: { parts: wrong } });
-  expect(refused.status).toBeGreaterThanOrEqual(400);
-  expect(refused.status).toBeLessThan(500);
-  const still = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: opened.body.image.id } });
-  expect(still.body.upload_status).toBe('uploading');
-  const right = await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } });
-  expect(right.status).toBe(202);
-});
+check(
+  'complete with a wrong ETag is refused and leaves the upload open',
+  { clauses: ['UP-06', 'UP-12'] },
+  async (ctx) => {
+    const bytes = presetTiff('easy-8bit-256').bytes;
+    const opened = await openResumable(ctx, bytes.length);
+    const etags = await putParts(ctx.api, opened.body.upload!, bytes);
+    const wrong = [...etags.keys()].map((part_number) => ({
+      part_number,
+      etag: '"00000000000000000000000000000000"',
+    }));
+    const refused = await ctx.api.call('completeUpload', {
+      params: { image_id: opened.body.image.id },
+      body: { parts: wrong },
+    });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    const still = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: opened.body.image.id } });
+    expect(still.body.upload_status).toBe('uploading');
+    const right = await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } });
+    expect(right.status).toBe(202);
+  },
+);
 
 check('a file that is not a TIFF ends failed with a reason', { clauses: ['UP-07'] }, async (ctx) => {
   const bytes = corpusFile('png-renamed.tif');
   const opened = await openResumable(ctx, bytes.length, 'not-a-tiff.tif');
   await putParts(ctx.api, opened.body.upload!, bytes);
-  expect((await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } })).status).toBe(202);
+  expect((await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } })).status).toBe(
+    202,
+  );
   const done = await pollImage(ctx, opened.body.image.id);
   expect(done.upload_status).toBe('failed');
   expect(typeof done.upload_error).toBe('string');
@@ -90,37 +137,47 @@ check('a file that is not a TIFF ends failed with a reason', { clauses: ['UP-07'
   expect(single.body.image.upload_error).toMatch(/TIFF/i);
 });
 
-check('abort marks the image failed and keeps the record; a second abort or a complete is refused', { clauses: ['UP-08', 'UP-12'] }, async (ctx) => {
-  const opened = await openResumable(ctx, 1000);
-  const id = opened.body.image.id;
-  const abort = await ctx.api.call<{ status: string }>('abortUpload', { params: { image_id: id } });
-  expect(abort.status).toBe(200);
-  expect(typeof abort.body.status).toBe('string');
-  const read = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: id } });
-  expect(read.body.upload_status).toBe('failed');
-  for (const operationId of ['abortUpload', 'completeUpload']) {
-    const again = await ctx.api.call<{ detail: unknown }>(operationId, { params: { image_id: id } });
-    expect(again.status, operationId).toBe(422);
-    expect(typeof again.body.detail).toBe('string');
-  }
-});
+check(
+  'abort marks the image failed and keeps the record; a second abort or a complete is refused',
+  { clauses: ['UP-08', 'UP-12'] },
+  async (ctx) => {
+    const opened = await openResumable(ctx, 1000);
+    const id = opened.body.image.id;
+    const abort = await ctx.api.call<{ status: string }>('abortUpload', { params: { image_id: id } });
+    expect(abort.status).toBe(200);
+    expect(typeof abort.body.status).toBe('string');
+    const read = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: id } });
+    expect(read.body.upload_status).toBe('failed');
+    for (const operationId of ['abortUpload', 'completeUpload']) {
+      const again = await ctx.api.call<{ detail: unknown }>(operationId, { params: { image_id: id } });
+      expect(again.status, operationId).toBe(422);
+      expect(typeof again.body.detail).toBe('string');
+    }
+  },
+);
 
 check('complete on a ready image is refused with 422', { clauses: ['UP-12'] }, async (ctx) => {
   const uploaded = await uploadFile(ctx, presetTiff().bytes);
-  const response = await ctx.api.call<{ detail: unknown }>('completeUpload', { params: { image_id: uploaded.body.image.id } });
+  const response = await ctx.api.call<{ detail: unknown }>('completeUpload', {
+    params: { image_id: uploaded.body.image.id },
+  });
   expect(response.status).toBe(422);
   expect(typeof response.body.detail).toBe('string');
 });
 
-check('DELETE /upload/{id} removes an image, even one still uploading', { clauses: ['UP-09'] }, async (ctx) => {
-  const opened = await openResumable(ctx, 1000);
-  const id = opened.body.image.id;
-  const deleted = await ctx.api.call<{ success: boolean }>('deleteUpload', { params: { image_id: id } });
-  expect(deleted.status).toBe(200);
-  expect(deleted.body.success).toBe(true);
-  expect((await ctx.api.call('getUpload', { params: { image_id: id } })).status).toBe(404);
-  expect((await ctx.api.call('getImage', { params: { image_id: id } })).status).toBe(404);
-});
+check(
+  'DELETE /upload/{id} removes an image, even one still uploading',
+  { clauses: ['UP-09'] },
+  async (ctx) => {
+    const opened = await openResumable(ctx, 1000);
+    const id = opened.body.image.id;
+    const deleted = await ctx.api.call<{ success: boolean }>('deleteUpload', { params: { image_id: id } });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.success).toBe(true);
+    expect((await ctx.api.call('getUpload', { params: { image_id: id } })).status).toBe(404);
+    expect((await ctx.api.call('getImage', { params: { image_id: id } })).status).toBe(404);
+  },
+);
 
 check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx) => {
   const uploaded = await uploadFile(ctx, presetTiff().bytes);
@@ -132,46 +189,79 @@ check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx)
   expect((await ctx.api.call('deleteImage', { params: { image_id: id } })).status).toBe(404);
 });
 
-check('image-record creation with resumable: true answers the record and a plan; GET /image reads it', { clauses: ['UP-13'] }, async (ctx) => {
-  const bytes = presetTiff().bytes;
-  const created = await ctx.api.call<ImageBody & { upload: UploadBody['upload'] }>('createImage', {
-    body: { name: `${ctx.target.namePrefix}record.tif`, size: bytes.length, image_type: 'TIFF', metadata: { well: 'B3' }, resumable: true },
-  });
-  expect(created.status).toBe(200);
-  trackImage(ctx, ctx.api, created.body.id);
-  expect(created.body.upload_status).toBe('uploading');
-  expect(created.body.upload?.urls.length).toBeGreaterThanOrEqual(1);
-  await putParts(ctx.api, created.body.upload!, bytes);
-  expect((await ctx.api.call('completeUpload', { params: { image_id: created.body.id } })).status).toBe(202);
-  const read = await ctx.api.call<ImageBody>('getImage', { params: { image_id: created.body.id } });
-  expect(read.status).toBe(200);
-  expect(['processing', 'ready']).toContain(read.body.upload_status);
-  expect((await pollImage(ctx, created.body.id)).upload_status).toBe('ready');
-});
+check(
+  'image-record creation with resumable: true answers the record and a plan; GET /image reads it',
+  { clauses: ['UP-13'] },
+  async (ctx) => {
+    const bytes = presetTiff().bytes;
+    const created = await ctx.api.call<ImageBody & { upload: UploadBody['upload'] }>('createImage', {
+      body: {
+        name: `${ctx.target.namePrefix}record.tif`,
+        size: bytes.length,
+        image_type: 'TIFF',
+        metadata: { well: 'B3' },
+        resumable: true,
+      },
+    });
+    expect(created.status).toBe(200);
+    trackImage(ctx, ctx.api, created.body.id);
+    expect(created.body.upload_status).toBe('uploading');
+    expect(created.body.upload?.urls.length).toBeGreaterThanOrEqual(1);
+    await putParts(ctx.api, created.body.upload!, bytes);
+    expect((await ctx.api.call('completeUpload', { params: { image_id: created.body.id } })).status).toBe(
+      202,
+    );
+    const read = await ctx.api.call<ImageBody>('getImage', { params: { image_id: created.body.id } });
+    expect(read.status).toBe(200);
+    expect(['processing', 'ready']).toContain(read.body.upload_status);
+    expect((await pollImage(ctx, created.body.id)).upload_status).toBe('ready');
+  },
+);
 
-check('image-record creation refuses server-controlled fields', { clauses: ['UP-14', 'VAL-02'] }, async (ctx) => {
-  const base = { name: `${ctx.target.namePrefix}x.tif`, size: 100, image_type: 'TIFF' };
-  for (const [field, value] of Object.entries({ id: randomUUID(), created_by: 'someone', organization_id: randomUUID(), upload_status: 'ready' })) {
-    const response = await ctx.api.call<{ detail: Array<{ loc: string[] }> }>('createImage', { body: { ...base, [field]: value } });
-    expect(response.status, field).toBe(422);
-    expect(response.body.detail.some((item) => item.loc.includes(field)), `detail names ${field}`).toBe(true);
-  }
-});
+check(
+  'image-record creation refuses server-controlled fields',
+  { clauses: ['UP-14', 'VAL-02'] },
+  async (ctx) => {
+    const base = { name: `${ctx.target.namePrefix}x.tif`, size: 100, image_type: 'TIFF' };
+    for (const [field, value] of Object.entries({
+      id: randomUUID(),
+      created_by: 'someone',
+      organization_id: randomUUID(),
+      upload_status: 'ready',
+    })) {
+      const response = await ctx.api.call<{ detail: Array<{ loc: string[] }> }>('createImage', {
+        body: { ...base, [field]: value },
+      });
+      expect(response.status, field).toBe(422);
+      expect(
+        response.body.detail.some((item) => item.loc.includes(field)),
+        `detail names ${field}`,
+      ).toBe(true);
+    }
+  },
+);
 
-check('malformed uploads answer 4xx in the documented shape, never 5xx', { clauses: ['VAL-05', 'VAL-02'] }, async (ctx) => {
-  const cases: Array<[string, Parameters<typeof ctx.api.call>[1]]> = [
-    ['missing size', { body: { name: 'x.tif' } }],
-    ['size as string', { body: { name: 'x.tif', size: 'big' } }],
-    ['negative size', { body: { name: 'x.tif', size: -1 } }],
-    ['malformed JSON', { rawBody: '{"name": "x.tif", "size": ', headers: { 'content-type': 'application/json' } }],
-  ];
-  for (const [label, options] of cases) {
-    const response = await ctx.api.call<{ detail: unknown }>('uploadImage', options);
-    expect(response.status, label).toBe(422);
-    expect(Array.isArray(response.body.detail), label).toBe(true);
-  }
-  const noFile = new FormData();
-  noFile.append('other', 'value');
-  const missingFile = await ctx.api.call('uploadImage', { rawBody: noFile });
-  expect(missingFile.status).toBe(422);
-});
+check(
+  'malformed uploads answer 4xx in the documented shape, never 5xx',
+  { clauses: ['VAL-05', 'VAL-02'] },
+  async (ctx) => {
+    const cases: Array<[string, Parameters<typeof ctx.api.call>[1]]> = [
+      ['missing size', { body: { name: 'x.tif' } }],
+      ['size as string', { body: { name: 'x.tif', size: 'big' } }],
+      ['negative size', { body: { name: 'x.tif', size: -1 } }],
+      [
+        'malformed JSON',
+        { rawBody: '{"name": "x.tif", "size": ', headers: { 'content-type': 'application/json' } },
+      ],
+    ];
+    for (const [label, options] of cases) {
+      const response = await ctx.api.call<{ detail: unknown }>('uploadImage', options);
+      expect(response.status, label).toBe(422);
+      expect(Array.isArray(response.body.detail), label).toBe(true);
+    }
+    const noFile = new FormData();
+    noFile.append('other', 'value');
+    const missingFile = await ctx.api.call('uploadImage', { rawBody: noFile });
+    expect(missingFile.status).toBe(422);
+  },
+);

@@ -66,21 +66,37 @@ export class ApiClient {
     const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
     this.seen.push({ operationId, status: response.status });
     if (!options.unvalidated) {
-      for (const v of this.contract.validateResponse(operationId, response.status, contentType, parsed)) this.violations.push(v.message);
+      for (const v of this.contract.validateResponse(operationId, response.status, contentType, parsed))
+        this.violations.push(v.message);
     }
-    if (response.status >= 500) this.violations.push(`${operationId}: server error ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`);
-    return { status: response.status, headers: response.headers, contentType, body: parsed as T, bytes, operationId };
+    if (response.status >= 500)
+      this.violations.push(
+        `${operationId}: server error ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`,
+      );
+    return {
+      status: response.status,
+      headers: response.headers,
+      contentType,
+      body: parsed as T,
+      bytes,
+      operationId,
+    };
   }
 
   /** A request outside the document (unknown route, storage URL): recorded, not schema-checked. */
-  async raw(method: string, pathOrUrl: string, init: RequestInit & { key?: string | null } = {}): Promise<Response> {
+  async raw(
+    method: string,
+    pathOrUrl: string,
+    init: RequestInit & { key?: string | null } = {},
+  ): Promise<Response> {
     const url = pathOrUrl.startsWith('http') ? pathOrUrl : this.target.baseUrl + pathOrUrl;
     const headers = new Headers(init.headers);
     const key = init.key === undefined ? this.key : init.key;
     if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
     await this.pace();
     const response = await fetch(url, { ...init, method, headers, redirect: 'manual' });
-    if (response.status >= 500) this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
+    if (response.status >= 500)
+      this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
     return response;
   }
 

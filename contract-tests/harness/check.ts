@@ -46,38 +46,52 @@ export interface CheckOptions {
  * One contract check: names the clauses it verifies, runs against the configured target, fails on
  * any response that breaks the document, and deletes what it created even when it fails.
  */
-export function check(title: string, options: CheckOptions, body: (ctx: CheckContext) => Promise<void>): void {
-  for (const id of options.clauses) if (!CLAUSE_IDS.has(id)) throw new Error(`check "${title}" names unknown clause ${id}`);
-  test(`[${options.clauses.join(' ')}] ${title}`, { timeout: options.timeout ?? 120_000 }, async (testContext: TestContext) => {
-    const meta: CheckMeta = { clauses: options.clauses, calls: [] };
-    testContext.task.meta.contract = meta;
-    const skip = (reason: string): never => {
-      meta.skipReason = reason;
-      testContext.skip(reason);
-      throw new Error('unreachable');
-    };
-    const target = currentTarget();
-    contract ??= new OpenApiContract();
-    for (const capability of options.requires ?? []) {
-      if (!target.capabilities.has(capability)) {
-        skip(`needs '${capability}', not enabled for profile ${target.profile} (set CONTRACT_ENABLE=${capability} to allow it)`);
+export function check(
+  title: string,
+  options: CheckOptions,
+  body: (ctx: CheckContext) => Promise<void>,
+): void {
+  for (const id of options.clauses)
+    if (!CLAUSE_IDS.has(id)) throw new Error(`check "${title}" names unknown clause ${id}`);
+  test(
+    `[${options.clauses.join(' ')}] ${title}`,
+    { timeout: options.timeout ?? 120_000 },
+    async (testContext: TestContext) => {
+      const meta: CheckMeta = { clauses: options.clauses, calls: [] };
+      testContext.task.meta.contract = meta;
+      const skip = (reason: string): never => {
+        meta.skipReason = reason;
+        testContext.skip(reason);
+        throw new Error('unreachable');
+      };
+      const target = currentTarget();
+      contract ??= new OpenApiContract();
+      for (const capability of options.requires ?? []) {
+        if (!target.capabilities.has(capability)) {
+          skip(
+            `needs '${capability}', not enabled for profile ${target.profile} (set CONTRACT_ENABLE=${capability} to allow it)`,
+          );
+        }
       }
-    }
-    for (const need of options.needs ?? []) {
-      if (!target.keys[need]) skip(`needs a ${need === 'other' ? "second organization's key (CONTRACT_OTHER_ORG_API_KEY)" : "tiny-plan organization's key (CONTRACT_TINY_API_KEY)"}`);
-    }
-    const api = new ApiClient(contract, target, target.keys.main);
-    const other = target.keys.other ? new ApiClient(contract, target, target.keys.other) : undefined;
-    const tiny = target.keys.tiny ? new ApiClient(contract, target, target.keys.tiny) : undefined;
-    const clients = [api, other, tiny].filter((x): x is ApiClient => x !== undefined);
-    const cleanup = new Cleanup();
-    try {
-      await body({ target, contract, api, other, tiny, cleanup, skip });
-    } finally {
-      await cleanup.run();
-      meta.calls = clients.flatMap((client) => client.seen);
-    }
-    const violations = clients.flatMap((client) => client.violations);
-    if (violations.length) throw new Error(`responses broke the document:\n- ${violations.join('\n- ')}`);
-  });
+      for (const need of options.needs ?? []) {
+        if (!target.keys[need])
+          skip(
+            `needs a ${need === 'other' ? "second organization's key (CONTRACT_OTHER_ORG_API_KEY)" : "tiny-plan organization's key (CONTRACT_TINY_API_KEY)"}`,
+          );
+      }
+      const api = new ApiClient(contract, target, target.keys.main);
+      const other = target.keys.other ? new ApiClient(contract, target, target.keys.other) : undefined;
+      const tiny = target.keys.tiny ? new ApiClient(contract, target, target.keys.tiny) : undefined;
+      const clients = [api, other, tiny].filter((x): x is ApiClient => x !== undefined);
+      const cleanup = new Cleanup();
+      try {
+        await body({ target, contract, api, other, tiny, cleanup, skip });
+      } finally {
+        await cleanup.run();
+        meta.calls = clients.flatMap((client) => client.seen);
+      }
+      const violations = clients.flatMap((client) => client.violations);
+      if (violations.length) throw new Error(`responses broke the document:\n- ${violations.join('\n- ')}`);
+    },
+  );
 }

@@ -21,7 +21,12 @@ export function pngInfo(bytes: Buffer): PngInfo {
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   if (!bytes.subarray(0, 8).equals(signature)) throw new Error('not a PNG: bad signature');
   if (bytes.toString('latin1', 12, 16) !== 'IHDR') throw new Error('not a PNG: first chunk is not IHDR');
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20), bitDepth: bytes[24], colorType: bytes[25] };
+  return {
+    width: bytes.readUInt32BE(16),
+    height: bytes.readUInt32BE(20),
+    bitDepth: bytes[24],
+    colorType: bytes[25],
+  };
 }
 
 export interface RoiHeader {
@@ -38,7 +43,8 @@ export interface RoiHeader {
 /** The 64-byte header of an ImageJ .roi file (ij/io/RoiDecoder.java). */
 export function roiHeader(entryName: string, bytes: Uint8Array): RoiHeader {
   const view = Buffer.from(bytes);
-  if (view.toString('latin1', 0, 4) !== 'Iout') throw new Error(`${entryName}: not an ImageJ ROI (no "Iout" magic)`);
+  if (view.toString('latin1', 0, 4) !== 'Iout')
+    throw new Error(`${entryName}: not an ImageJ ROI (no "Iout" magic)`);
   return {
     name: entryName,
     version: view.readUInt16BE(4),

@@ -64,13 +64,20 @@ export async function openResumable(
   client: ApiClient = ctx.api,
   owner: Owner = 'main',
 ): Promise<ApiResponse<UploadBody>> {
-  const response = await client.call<UploadBody>('uploadImage', { body: { name: ctx.target.namePrefix + name, size } });
+  const response = await client.call<UploadBody>('uploadImage', {
+    body: { name: ctx.target.namePrefix + name, size },
+  });
   if (response.status === 200) trackImage(ctx, client, response.body.image.id, owner);
   return response;
 }
 
 /** PUTs each chunk to its presigned URL, in part order; answers the ETags. */
-export async function putParts(client: ApiClient, plan: PlanBody, bytes: Buffer, only?: number[]): Promise<Map<number, string>> {
+export async function putParts(
+  client: ApiClient,
+  plan: PlanBody,
+  bytes: Buffer,
+  only?: number[],
+): Promise<Map<number, string>> {
   const etags = new Map<number, string>();
   for (const { part_number, url } of plan.urls) {
     if (only && !only.includes(part_number)) continue;
@@ -82,20 +89,30 @@ export async function putParts(client: ApiClient, plan: PlanBody, bytes: Buffer,
   return etags;
 }
 
-export async function pollImage(ctx: CheckContext, id: string, client: ApiClient = ctx.api): Promise<ImageBody> {
+export async function pollImage(
+  ctx: CheckContext,
+  id: string,
+  client: ApiClient = ctx.api,
+): Promise<ImageBody> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
     const response = await client.call<ImageBody>('getUpload', { params: { image_id: id } });
     expect(response.status).toBe(200);
     const status = response.body.upload_status;
     if (status === 'ready' || status === 'failed') return response.body;
-    if (Date.now() > deadline) throw new Error(`image ${id} still ${status} after ${ctx.target.pollTimeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`image ${id} still ${status} after ${ctx.target.pollTimeoutMs} ms`);
     await new Promise((r) => setTimeout(r, ctx.target.pollIntervalMs));
   }
 }
 
 /** Uploads a small synthetic image in one request and answers its id (deleted at the end of the check). */
-export async function readyImage(ctx: CheckContext, bytes: Buffer, client: ApiClient = ctx.api, owner: Owner = 'main'): Promise<string> {
+export async function readyImage(
+  ctx: CheckContext,
+  bytes: Buffer,
+  client: ApiClient = ctx.api,
+  owner: Owner = 'main',
+): Promise<string> {
   const response = await uploadFile(ctx, bytes, 'cells.tif', client, owner);
   expect(response.status).toBe(200);
   expect(response.body.image.upload_status).toBe('ready');
@@ -110,25 +127,42 @@ export async function firstModelId(client: ApiClient, kind: 'base' | 'custom' = 
   return model.id;
 }
 
-export async function pollPrediction(ctx: CheckContext, id: string, client: ApiClient = ctx.api, seen?: Set<string>): Promise<PredictionBody> {
+export async function pollPrediction(
+  ctx: CheckContext,
+  id: string,
+  client: ApiClient = ctx.api,
+  seen?: Set<string>,
+): Promise<PredictionBody> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
     const response = await client.call<PredictionBody>('getPrediction', { params: { prediction_id: id } });
     expect(response.status).toBe(200);
     seen?.add(response.body.status);
     if (response.body.status === 'COMPLETED' || response.body.status === 'FAILED') return response.body;
-    if (Date.now() > deadline) throw new Error(`prediction ${id} still ${response.body.status} after ${ctx.target.pollTimeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`prediction ${id} still ${response.body.status} after ${ctx.target.pollTimeoutMs} ms`);
     await new Promise((r) => setTimeout(r, ctx.target.pollIntervalMs));
   }
 }
 
 /** Upload, predict, poll: the segmentation id of a completed prediction of a synthetic image. */
-export async function completedSegmentation(ctx: CheckContext, bytes: Buffer, client: ApiClient = ctx.api): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
+export async function completedSegmentation(
+  ctx: CheckContext,
+  bytes: Buffer,
+  client: ApiClient = ctx.api,
+): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
   const imageId = await readyImage(ctx, bytes, client);
   const modelId = await firstModelId(client);
-  const ack = await client.call<{ prediction_id: string }>('createPrediction', { body: { image_id: imageId, model_id: modelId } });
+  const ack = await client.call<{ prediction_id: string }>('createPrediction', {
+    body: { image_id: imageId, model_id: modelId },
+  });
   expect(ack.status).toBe(200);
   const done = await pollPrediction(ctx, ack.body.prediction_id, client);
   expect(done.status, done.error).toBe('COMPLETED');
-  return { segmentationId: done.segmentation_id!, cellCount: done.cell_count!, imageId, predictionId: done.prediction_id };
+  return {
+    segmentationId: done.segmentation_id!,
+    cellCount: done.cell_count!,
+    imageId,
+    predictionId: done.prediction_id,
+  };
 }

@@ -56,7 +56,10 @@ export class OpenApiContract {
         const responses = op.responses as Record<string, Json>;
         const r422 = responses['422'];
         const ref = String((r422 as Json | undefined)?.$ref ?? '');
-        const parameters = [...((item.parameters as unknown as Json[]) ?? []), ...((op.parameters as Json[]) ?? [])].map((x) => this.deref(x));
+        const parameters = [
+          ...((item.parameters as unknown as Json[]) ?? []),
+          ...((op.parameters as Json[]) ?? []),
+        ].map((x) => this.deref(x));
         this.operations.set(String(op.operationId), {
           operationId: String(op.operationId),
           method: method.toUpperCase(),
@@ -66,7 +69,13 @@ export class OpenApiContract {
           pathParams: parameters.filter((x) => x.in === 'path').map((x) => String(x.name)),
           statuses: Object.keys(responses),
           requestContentTypes: Object.keys(((op.requestBody as Json | undefined)?.content as Json) ?? {}),
-          validationStyle: !r422 ? 'none' : ref.endsWith('ValidationErrorString') ? 'string' : ref.endsWith('ValidationErrorArray') ? 'array' : 'either',
+          validationStyle: !r422
+            ? 'none'
+            : ref.endsWith('ValidationErrorString')
+              ? 'string'
+              : ref.endsWith('ValidationErrorArray')
+                ? 'array'
+                : 'either',
           raw: op,
         });
       }
@@ -80,24 +89,49 @@ export class OpenApiContract {
   }
 
   /** Every way the response breaks the document; empty when it conforms. */
-  validateResponse(operationId: string, status: number, contentType: string | null, body: unknown): ResponseViolation[] {
+  validateResponse(
+    operationId: string,
+    status: number,
+    contentType: string | null,
+    body: unknown,
+  ): ResponseViolation[] {
     const op = this.operation(operationId);
-    const key = op.statuses.includes(String(status)) ? String(status) : op.statuses.includes(`${String(status)[0]}XX`) ? `${String(status)[0]}XX` : undefined;
-    if (!key) return [{ message: `${operationId}: status ${status} is not documented (documented: ${op.statuses.join(', ')})` }];
+    const key = op.statuses.includes(String(status))
+      ? String(status)
+      : op.statuses.includes(`${String(status)[0]}XX`)
+        ? `${String(status)[0]}XX`
+        : undefined;
+    if (!key)
+      return [
+        {
+          message: `${operationId}: status ${status} is not documented (documented: ${op.statuses.join(', ')})`,
+        },
+      ];
     const response = this.deref((op.raw.responses as Json)[key] as Json);
     const content = response.content as Record<string, Json> | undefined;
     if (!content) return [];
     const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (!(media in content)) {
-      return [{ message: `${operationId} ${status}: media type '${media || 'none'}' is not documented (documented: ${Object.keys(content).join(', ')})` }];
+      return [
+        {
+          message: `${operationId} ${status}: media type '${media || 'none'}' is not documented (documented: ${Object.keys(content).join(', ')})`,
+        },
+      ];
     }
     if (!media.includes('json')) return [];
     const validate = this.validatorFor(operationId, key, media, content[media].schema as Json | undefined);
     if (!validate || validate(body)) return [];
-    return (validate.errors ?? []).map((e) => ({ message: `${operationId} ${status} body${e.instancePath || ''}: ${e.message} ${JSON.stringify(e.params)}` }));
+    return (validate.errors ?? []).map((e) => ({
+      message: `${operationId} ${status} body${e.instancePath || ''}: ${e.message} ${JSON.stringify(e.params)}`,
+    }));
   }
 
-  private validatorFor(operationId: string, status: string, media: string, schema: Json | undefined): ValidateFunction | undefined {
+  private validatorFor(
+    operationId: string,
+    status: string,
+    media: string,
+    schema: Json | undefined,
+  ): ValidateFunction | undefined {
     if (!schema) return undefined;
     const cacheKey = `${operationId} ${status} ${media}`;
     let validate = this.validators.get(cacheKey);
@@ -113,9 +147,10 @@ export class OpenApiContract {
     const op = this.operation(operationId);
     const response = (op.raw.responses as Json)[status] as Json;
     const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
-    const base = typeof response.$ref === 'string'
-      ? response.$ref.slice(1)
-      : `/paths/${escape(op.path)}/${op.method.toLowerCase()}/responses/${status}`;
+    const base =
+      typeof response.$ref === 'string'
+        ? response.$ref.slice(1)
+        : `/paths/${escape(op.path)}/${op.method.toLowerCase()}/responses/${status}`;
     return `${base}/content/${escape(media)}/schema`;
   }
 
@@ -125,7 +160,10 @@ export class OpenApiContract {
       current = current.$ref
         .slice(2)
         .split('/')
-        .reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc) as Json;
+        .reduce<unknown>(
+          (node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+          this.doc,
+        ) as Json;
     }
     return current;
   }

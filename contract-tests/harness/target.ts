@@ -37,21 +37,43 @@ interface SeedFile {
 export function mockKeys(): Target['keys'] {
   const seed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'fixtures', 'seed.json'), 'utf8')) as SeedFile;
   const byCap = [...seed.organizations].sort((a, b) => a.plan.storage_cap_images - b.plan.storage_cap_images);
-  return { main: seed.organizations[0].api_keys[0], other: seed.organizations[1].api_keys[0], tiny: byCap[0].api_keys[0] };
+  return {
+    main: seed.organizations[0].api_keys[0],
+    other: seed.organizations[1].api_keys[0],
+    tiny: byCap[0].api_keys[0],
+  };
 }
 
 export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Target {
   const baseUrl = (env.CONTRACT_BASE_URL || mockBaseUrl || '').replace(/\/+$/, '');
-  if (!baseUrl) throw new Error('No target: set CONTRACT_BASE_URL, or run through the suite\'s setup that starts the mock');
+  if (!baseUrl)
+    throw new Error(
+      "No target: set CONTRACT_BASE_URL, or run through the suite's setup that starts the mock",
+    );
   const profile = (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
-  if (!['mock', 'staging', 'production'].includes(profile)) throw new Error(`CONTRACT_PROFILE must be mock, staging or production, got '${profile}'`);
+  if (!['mock', 'staging', 'production'].includes(profile))
+    throw new Error(`CONTRACT_PROFILE must be mock, staging or production, got '${profile}'`);
   const keys = env.CONTRACT_BASE_URL
-    ? { main: required(env, 'CONTRACT_API_KEY'), other: env.CONTRACT_OTHER_ORG_API_KEY || undefined, tiny: env.CONTRACT_TINY_API_KEY || undefined }
+    ? {
+        main: required(env, 'CONTRACT_API_KEY'),
+        other: env.CONTRACT_OTHER_ORG_API_KEY || undefined,
+        tiny: env.CONTRACT_TINY_API_KEY || undefined,
+      }
     : mockKeys();
-  const enabled = (env.CONTRACT_ENABLE ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const c of enabled) if (!CAPABILITIES.includes(c as Capability)) throw new Error(`CONTRACT_ENABLE: unknown capability '${c}' (known: ${CAPABILITIES.join(', ')})`);
+  const enabled = (env.CONTRACT_ENABLE ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const c of enabled)
+    if (!CAPABILITIES.includes(c as Capability))
+      throw new Error(`CONTRACT_ENABLE: unknown capability '${c}' (known: ${CAPABILITIES.join(', ')})`);
   const capabilities = new Set<Capability>(profile === 'mock' ? CAPABILITIES : (enabled as Capability[]));
-  const runId = env.CONTRACT_RUN_ID || new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14) + Math.random().toString(36).slice(2, 6);
+  const runId =
+    env.CONTRACT_RUN_ID ||
+    new Date()
+      .toISOString()
+      .replace(/[-:T.Z]/g, '')
+      .slice(0, 14) + Math.random().toString(36).slice(2, 6);
   return {
     baseUrl,
     profile,
@@ -76,6 +98,7 @@ function number(env: NodeJS.ProcessEnv, name: string, fallback: number): number 
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got '${raw}'`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`${name} must be a non-negative number, got '${raw}'`);
   return value;
 }

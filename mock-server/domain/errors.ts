@@ -3,13 +3,7 @@
  * body; nothing in the domain knows about status codes.
  */
 export type DomainErrorKind =
-  | 'not_found'
-  | 'cap_reached'
-  | 'invalid_state'
-  | 'invalid_input'
-  | 'not_ready'
-  | 'too_large'
-  | 'forbidden';
+  'not_found' | 'cap_reached' | 'invalid_state' | 'invalid_input' | 'not_ready' | 'too_large' | 'forbidden';
 
 export class DomainError extends Error {
   constructor(

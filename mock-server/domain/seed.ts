@@ -62,5 +62,13 @@ export function toModel(m: SeedModel, scope: 'base' | 'custom', organizationId?:
     m.engine === 'remote'
       ? { kind: 'remote', url: String(m.url), timeoutMs: m.timeout_ms ?? 60_000, params: m.params ?? {} }
       : { kind: 'threshold', params: m.params as unknown as ThresholdParams };
-  return { id: m.id, name: m.name, version: m.version, description: m.description, scope, organizationId, engine };
+  return {
+    id: m.id,
+    name: m.name,
+    version: m.version,
+    description: m.description,
+    scope,
+    organizationId,
+    engine,
+  };
 }

@@ -20,12 +20,19 @@ export interface AppExtras {
 }
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
-export async function createApp(services: Services, logger: Logger, extras: AppExtras = {}): Promise<express.Express> {
+export async function createApp(
+  services: Services,
+  logger: Logger,
+  extras: AppExtras = {},
+): Promise<express.Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestLog(logger));
-  app.use(new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage', createStorageRouter(services.store));
+  app.use(
+    new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
+    createStorageRouter(services.store),
+  );
   for (const mount of extras.mounts ?? []) app.use(mount.prefix, mount.router);
 
   const api = await createOpenApiBackend();

@@ -1,6 +1,10 @@
 import type { Request } from 'express';
 
-export type JsonBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'invalid'; message: string } | { kind: 'too_large' };
+export type JsonBody =
+  | { kind: 'none' }
+  | { kind: 'json'; value: unknown }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'too_large' };
 
 /** Reads and parses a JSON body, up to `limit` bytes; an absent or empty body is `none`. */
 export async function readJsonBody(req: Request, limit: number): Promise<JsonBody> {

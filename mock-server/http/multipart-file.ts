@@ -13,7 +13,11 @@ export type ReceiveFailure = { status: 413 | 422; detail: string; field?: string
  * Streams the `file` part of a multipart request to a temporary file, counting bytes as they pass:
  * memory stays flat whatever the size, and a file over the limit is cut off as soon as it passes it.
  */
-export function receiveFile(req: Request, tempDir: string, maxBytes: number): Promise<ReceivedFile | ReceiveFailure> {
+export function receiveFile(
+  req: Request,
+  tempDir: string,
+  maxBytes: number,
+): Promise<ReceivedFile | ReceiveFailure> {
   return new Promise((resolve) => {
     let settled = false;
     let sawFile = false;
@@ -24,7 +28,10 @@ export function receiveFile(req: Request, tempDir: string, maxBytes: number): Pr
     };
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 },
+      });
     } catch (err) {
       finish({ status: 422, detail: `Malformed multipart body: ${(err as Error).message}` });
       return;
@@ -54,11 +61,20 @@ export function receiveFile(req: Request, tempDir: string, maxBytes: number): Pr
           finish({ status: 422, detail: `The upload was interrupted: ${err.message}` });
         });
     });
-    parser.on('error', (err: Error) => finish({ status: 422, detail: `Malformed multipart body: ${err.message}` }));
+    parser.on('error', (err: Error) =>
+      finish({ status: 422, detail: `Malformed multipart body: ${err.message}` }),
+    );
     parser.on('close', () => {
-      if (!sawFile) finish({ status: 422, detail: "Field required: send the image in a multipart part named 'file'.", field: 'file' });
+      if (!sawFile)
+        finish({
+          status: 422,
+          detail: "Field required: send the image in a multipart part named 'file'.",
+          field: 'file',
+        });
     });
-    req.on('aborted', () => finish({ status: 422, detail: 'The client closed the connection before the upload finished.' }));
+    req.on('aborted', () =>
+      finish({ status: 422, detail: 'The client closed the connection before the upload finished.' }),
+    );
     req.pipe(parser);
   });
 }

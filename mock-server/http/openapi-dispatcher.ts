@@ -57,7 +57,12 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
 
   return async function dispatch(req: Request, res: Response, next: NextFunction): Promise<void> {
     try {
-      const request = { method: req.method, path: req.path, headers: req.headers as never, query: req.query as never };
+      const request = {
+        method: req.method,
+        path: req.path,
+        headers: req.headers as never,
+        query: req.query as never,
+      };
       const operation = api.matchOperation(request);
       if (!operation) return notRouted(api, req, res);
       const operationId = operation.operationId as string;
@@ -69,7 +74,8 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         res.setHeader('WWW-Authenticate', 'Bearer');
         return sendDetail(res, 401, auth.detail);
       }
-      if (operation.tags?.includes('internal')) return sendDetail(res, 403, 'This endpoint is not part of the public API.');
+      if (operation.tags?.includes('internal'))
+        return sendDetail(res, 403, 'This endpoint is not part of the public API.');
 
       let body: unknown = undefined;
       const streaming = options.streamingOperations.has(operationId) && !isJsonMediaType(mediaType(req));
@@ -79,11 +85,18 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         body = read.value;
       }
 
-      const params = (api.router.parseRequest({ ...request, body }, operation).params ?? {}) as Record<string, string>;
+      const params = (api.router.parseRequest({ ...request, body }, operation).params ?? {}) as Record<
+        string,
+        string
+      >;
       const result = api.validator.validateRequest({ ...request, body } as never, operation);
       const errors = relevantErrors(result.errors ?? [], streaming);
       if (errors.length) {
-        return sendValidation(res, style, toValidationItems(errors, { path: params, query: req.query as never, body }));
+        return sendValidation(
+          res,
+          style,
+          toValidationItems(errors, { path: params, query: req.query as never, body }),
+        );
       }
       res.locals.operationId = operationId;
       await options.handlers[operationId]({
@@ -106,12 +119,21 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
 function relevantErrors(errors: ErrorObject[], streaming: boolean): ErrorObject[] {
   return errors.filter((e) => {
     if (e.keyword === 'additionalProperties' && e.instancePath === '/query') return false;
-    if (streaming && (e.instancePath.startsWith('/requestBody') || (e.keyword === 'required' && (e.params as { missingProperty?: string }).missingProperty === 'requestBody'))) return false;
+    if (
+      streaming &&
+      (e.instancePath.startsWith('/requestBody') ||
+        (e.keyword === 'required' &&
+          (e.params as { missingProperty?: string }).missingProperty === 'requestBody'))
+    )
+      return false;
     return true;
   });
 }
 
-async function readBody(req: Request, operation: Operation): Promise<{ value: unknown } | { error: ValidationItem }> {
+async function readBody(
+  req: Request,
+  operation: Operation,
+): Promise<{ value: unknown } | { error: ValidationItem }> {
   const type = mediaType(req);
   const contentLength = Number(req.headers['content-length'] ?? 0);
   const hasBody = contentLength > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -136,10 +158,26 @@ async function readBody(req: Request, operation: Operation): Promise<{ value: un
       return { value: parsed.value };
     case 'too_large':
       req.resume();
-      return { error: { loc: ['body'], msg: `Body larger than ${JSON_BODY_LIMIT} bytes`, type: 'too_long', input: null, ctx: { max_length: JSON_BODY_LIMIT } } };
+      return {
+        error: {
+          loc: ['body'],
+          msg: `Body larger than ${JSON_BODY_LIMIT} bytes`,
+          type: 'too_long',
+          input: null,
+          ctx: { max_length: JSON_BODY_LIMIT },
+        },
+      };
     case 'invalid':
       void operation;
-      return { error: { loc: ['body', '0'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: parsed.message } } };
+      return {
+        error: {
+          loc: ['body', '0'],
+          msg: 'JSON decode error',
+          type: 'json_invalid',
+          input: {},
+          ctx: { error: parsed.message },
+        },
+      };
   }
 }
 
@@ -150,7 +188,10 @@ function sendValidation(res: Response, style: ValidationStyle, items: Validation
 function notRouted(api: OpenAPIBackend, req: Request, res: Response): void {
   const pathKnown = api
     .getOperations()
-    .some((o) => api.router.matchOperation({ method: o.method, path: req.path, headers: {} } as never) !== undefined);
+    .some(
+      (o) =>
+        api.router.matchOperation({ method: o.method, path: req.path, headers: {} } as never) !== undefined,
+    );
   if (pathKnown) return sendDetail(res, 405, 'Method Not Allowed');
   sendDetail(res, 404, 'Not Found');
 }

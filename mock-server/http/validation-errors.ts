@@ -15,7 +15,12 @@ export interface RequestParts {
   body: unknown;
 }
 
-const LOCATION: Record<string, string> = { path: 'path', query: 'query', header: 'header', requestBody: 'body' };
+const LOCATION: Record<string, string> = {
+  path: 'path',
+  query: 'query',
+  header: 'header',
+  requestBody: 'body',
+};
 
 /**
  * Turns the validator's findings into the items FastAPI (pydantic 2) would report, so the mock's
@@ -29,12 +34,19 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
   const segments = error.instancePath.split('/').filter(Boolean).map(decodePointer);
   const [where = 'requestBody', ...rest] = segments;
   const loc = [LOCATION[where] ?? where, ...rest];
-  const root = where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
+  const root =
+    where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
   const input = rest.reduce<unknown>((value, key) => (isRecord(value) ? value[key] : undefined), root);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return { loc: [...loc, String(p.missingProperty)], msg: 'Field required', type: 'missing', input: input ?? null, ctx: {} };
+      return {
+        loc: [...loc, String(p.missingProperty)],
+        msg: 'Field required',
+        type: 'missing',
+        input: input ?? null,
+        ctx: {},
+      };
     case 'additionalProperties':
       return {
         loc: [...loc, String(p.additionalProperty)],
@@ -45,11 +57,29 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
       };
     case 'format':
       if (p.format === 'uuid') {
-        return { loc, msg: 'Input should be a valid UUID', type: 'uuid_parsing', input, ctx: { error: `'${String(input)}' is not a UUID` } };
+        return {
+          loc,
+          msg: 'Input should be a valid UUID',
+          type: 'uuid_parsing',
+          input,
+          ctx: { error: `'${String(input)}' is not a UUID` },
+        };
       }
-      return { loc, msg: `Input should be a valid ${String(p.format)}`, type: `${String(p.format)}_parsing`, input, ctx: {} };
+      return {
+        loc,
+        msg: `Input should be a valid ${String(p.format)}`,
+        type: `${String(p.format)}_parsing`,
+        input,
+        ctx: {},
+      };
     case 'type':
-      return { loc, msg: `Input should be a valid ${typeWord(String(p.type))}`, type: `${typeKey(String(p.type))}_type`, input, ctx: {} };
+      return {
+        loc,
+        msg: `Input should be a valid ${typeWord(String(p.type))}`,
+        type: `${typeKey(String(p.type))}_type`,
+        input,
+        ctx: {},
+      };
     case 'enum':
     case 'const': {
       const allowed = (p.allowedValues as unknown[] | undefined) ?? [p.allowedValue];
@@ -57,21 +87,69 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
       return { loc, msg: `Input should be ${expected}`, type: 'enum', input, ctx: { expected } };
     }
     case 'minimum':
-      return { loc, msg: `Input should be greater than or equal to ${p.limit}`, type: 'greater_than_equal', input, ctx: { ge: p.limit } };
+      return {
+        loc,
+        msg: `Input should be greater than or equal to ${p.limit}`,
+        type: 'greater_than_equal',
+        input,
+        ctx: { ge: p.limit },
+      };
     case 'maximum':
-      return { loc, msg: `Input should be less than or equal to ${p.limit}`, type: 'less_than_equal', input, ctx: { le: p.limit } };
+      return {
+        loc,
+        msg: `Input should be less than or equal to ${p.limit}`,
+        type: 'less_than_equal',
+        input,
+        ctx: { le: p.limit },
+      };
     case 'minLength':
-      return { loc, msg: `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`, type: 'string_too_short', input, ctx: { min_length: p.limit } };
+      return {
+        loc,
+        msg: `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`,
+        type: 'string_too_short',
+        input,
+        ctx: { min_length: p.limit },
+      };
     case 'maxLength':
-      return { loc, msg: `String should have at most ${p.limit} characters`, type: 'string_too_long', input, ctx: { max_length: p.limit } };
+      return {
+        loc,
+        msg: `String should have at most ${p.limit} characters`,
+        type: 'string_too_long',
+        input,
+        ctx: { max_length: p.limit },
+      };
     case 'minItems':
-      return { loc, msg: `List should have at least ${p.limit} items`, type: 'too_short', input, ctx: { min_length: p.limit } };
+      return {
+        loc,
+        msg: `List should have at least ${p.limit} items`,
+        type: 'too_short',
+        input,
+        ctx: { min_length: p.limit },
+      };
     case 'maxItems':
-      return { loc, msg: `List should have at most ${p.limit} items`, type: 'too_long', input, ctx: { max_length: p.limit } };
+      return {
+        loc,
+        msg: `List should have at most ${p.limit} items`,
+        type: 'too_long',
+        input,
+        ctx: { max_length: p.limit },
+      };
     case 'pattern':
-      return { loc, msg: `String should match pattern '${p.pattern}'`, type: 'string_pattern_mismatch', input, ctx: { pattern: p.pattern } };
+      return {
+        loc,
+        msg: `String should match pattern '${p.pattern}'`,
+        type: 'string_pattern_mismatch',
+        input,
+        ctx: { pattern: p.pattern },
+      };
     case 'parse':
-      return { loc: ['body', '0'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: error.message ?? '' } };
+      return {
+        loc: ['body', '0'],
+        msg: 'JSON decode error',
+        type: 'json_invalid',
+        input: {},
+        ctx: { error: error.message ?? '' },
+      };
     default:
       return { loc, msg: error.message ?? 'Invalid input', type: error.keyword, input, ctx: {} };
   }
@@ -89,11 +167,24 @@ export function toValidationSentence(items: ValidationItem[]): string {
 }
 
 function typeWord(type: string): string {
-  return { integer: 'integer', number: 'number', string: 'string', boolean: 'boolean', object: 'dictionary', array: 'list' }[type] ?? type;
+  return (
+    {
+      integer: 'integer',
+      number: 'number',
+      string: 'string',
+      boolean: 'boolean',
+      object: 'dictionary',
+      array: 'list',
+    }[type] ?? type
+  );
 }
 
 function typeKey(type: string): string {
-  return { integer: 'int', number: 'float', string: 'string', boolean: 'bool', object: 'dict', array: 'list' }[type] ?? type;
+  return (
+    { integer: 'int', number: 'float', string: 'string', boolean: 'bool', object: 'dict', array: 'list' }[
+      type
+    ] ?? type
+  );
 }
 
 function decodePointer(segment: string): string {

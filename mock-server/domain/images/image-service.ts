@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ObjectStoreError, type ObjectStore, type PartSelection } from '../../engines/object-store/object-store.js';
+import {
+  ObjectStoreError,
+  type ObjectStore,
+  type PartSelection,
+} from '../../engines/object-store/object-store.js';
 import type { MockClock } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
@@ -106,7 +110,10 @@ export class ImageService {
   }
 
   /** Mode B and image-record creation with `resumable: true`: a record in `uploading` and its part plan. */
-  async openResumable(org: Organization, fields: NewImageFields): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
+  async openResumable(
+    org: Organization,
+    fields: NewImageFields,
+  ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
     this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
     this.state.images.set(image.id, image);
@@ -119,7 +126,10 @@ export class ImageService {
       image.multipartUploadId = uploadId;
       const urls = [];
       for (let n = 1; n <= layout.partCount; n++) {
-        urls.push({ partNumber: n, url: await this.store.presignPart(uploadId, n, this.options.presignExpirySeconds) });
+        urls.push({
+          partNumber: n,
+          url: await this.store.presignPart(uploadId, n, this.options.presignExpirySeconds),
+        });
       }
       return { image, plan: { partSize: layout.partSize, uploadId, urls } };
     } catch (err) {
@@ -140,13 +150,20 @@ export class ImageService {
    * Assembles the parts (all that arrived, or exactly `parts`) and starts conversion. Every check
    * happens before anything changes: a refused complete leaves the upload open and its parts intact.
    */
-  async complete(org: Organization, id: string, parts?: Array<{ part_number: number; etag: string }>): Promise<void> {
+  async complete(
+    org: Organization,
+    id: string,
+    parts?: Array<{ part_number: number; etag: string }>,
+  ): Promise<void> {
     const image = this.get(org, id);
     this.assertUploading(image, 'completed');
     if (image.completing) throw new DomainError('invalid_state', 'This upload is already being completed.');
     const uploadId = image.multipartUploadId;
     if (!uploadId) {
-      throw new DomainError('invalid_state', 'This image record has no resumable upload: create it with "resumable": true.');
+      throw new DomainError(
+        'invalid_state',
+        'This image record has no resumable upload: create it with "resumable": true.',
+      );
     }
     image.completing = true;
     try {
@@ -168,7 +185,8 @@ export class ImageService {
   async abort(org: Organization, id: string): Promise<void> {
     const image = this.get(org, id);
     this.assertUploading(image, 'aborted');
-    if (image.completing) throw new DomainError('invalid_state', 'This upload is being completed and can no longer be aborted.');
+    if (image.completing)
+      throw new DomainError('invalid_state', 'This upload is being completed and can no longer be aborted.');
     const uploadId = image.multipartUploadId;
     image.multipartUploadId = null;
     image.uploadStatus = 'failed';
@@ -181,7 +199,8 @@ export class ImageService {
   async delete(org: Organization, id: string): Promise<void> {
     const image = this.get(org, id);
     this.state.images.delete(id);
-    if (image.multipartUploadId) await this.store.abortMultipartUpload(image.multipartUploadId).catch(() => undefined);
+    if (image.multipartUploadId)
+      await this.store.abortMultipartUpload(image.multipartUploadId).catch(() => undefined);
     await this.store.deletePrefix(imagePrefix(image));
     await rm(this.derivedDirOf(image), { recursive: true, force: true });
   }
@@ -223,7 +242,8 @@ export class ImageService {
 
   private assertSlotFree(org: Organization): void {
     const stored = this.state.imagesOf(org.id).length + org.reservedSlots;
-    if (stored >= org.plan.storageCapImages) throw new DomainError('cap_reached', storageCapMessage(org, stored));
+    if (stored >= org.plan.storageCapImages)
+      throw new DomainError('cap_reached', storageCapMessage(org, stored));
   }
 
   private assertUploading(image: ImageRecord, verb: string): void {
@@ -235,17 +255,26 @@ export class ImageService {
     }
   }
 
-  private async assertSizeMatches(image: ImageRecord, uploadId: string, selection?: PartSelection[]): Promise<void> {
+  private async assertSizeMatches(
+    image: ImageRecord,
+    uploadId: string,
+    selection?: PartSelection[],
+  ): Promise<void> {
     const arrived = await this.store.listParts(uploadId);
     if (arrived.length === 0) {
-      throw new DomainError('invalid_input', 'No parts were uploaded: PUT each chunk to its presigned url before completing.');
+      throw new DomainError(
+        'invalid_input',
+        'No parts were uploaded: PUT each chunk to its presigned url before completing.',
+      );
     }
     const chosen = selection ? new Set(selection.map((p) => p.partNumber)) : null;
     const missing = selection?.filter((p) => !arrived.some((a) => a.partNumber === p.partNumber)) ?? [];
     if (missing.length) {
       throw new DomainError('invalid_input', `Part ${missing[0].partNumber} was not uploaded.`);
     }
-    const total = arrived.filter((p) => !chosen || chosen.has(p.partNumber)).reduce((sum, p) => sum + p.size, 0);
+    const total = arrived
+      .filter((p) => !chosen || chosen.has(p.partNumber))
+      .reduce((sum, p) => sum + p.size, 0);
     if (total !== image.size) {
       throw new DomainError(
         'invalid_input',

@@ -20,7 +20,9 @@ export class ModelRegistry {
 
   listFor(org: Organization): ModelRecord[] {
     const visible = [...this.models.values()].filter((m) => isVisible(m, org));
-    return visible.sort((a, b) => (a.scope === b.scope ? a.name.localeCompare(b.name) : a.scope === 'base' ? -1 : 1));
+    return visible.sort((a, b) =>
+      a.scope === b.scope ? a.name.localeCompare(b.name) : a.scope === 'base' ? -1 : 1,
+    );
   }
 
   /** Another organization's custom model is reported as missing. */

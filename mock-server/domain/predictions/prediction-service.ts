@@ -19,7 +19,9 @@ export interface SegmentationRunner {
 export interface ProgressPolicy {
   delaysFor(prediction: PredictionRecord): { startDelayMs: number; runDelayMs: number };
   /** A forced outcome for this prediction, consumed when it is read. */
-  takeForcedOutcome(prediction: PredictionRecord): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
+  takeForcedOutcome(
+    prediction: PredictionRecord,
+  ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
 }
 
 export interface PredictionServiceOptions {
@@ -44,7 +46,11 @@ export class PredictionService {
     private readonly options: PredictionServiceOptions,
   ) {}
 
-  submit(org: Organization, imageId: string, modelId: string): { prediction: PredictionRecord; skipped: boolean } {
+  submit(
+    org: Organization,
+    imageId: string,
+    modelId: string,
+  ): { prediction: PredictionRecord; skipped: boolean } {
     const image = this.images.get(org, imageId);
     const model = this.state.models.getFor(org, modelId);
     if (image.uploadStatus !== 'ready') {
@@ -80,7 +86,9 @@ export class PredictionService {
     };
     this.state.predictions.set(prediction.id, prediction);
     const controller = new AbortController();
-    const done = this.drive(prediction, model, controller.signal).finally(() => this.running.delete(prediction.id));
+    const done = this.drive(prediction, model, controller.signal).finally(() =>
+      this.running.delete(prediction.id),
+    );
     this.running.set(prediction.id, { controller, done });
     return { prediction, skipped: false };
   }
@@ -121,11 +129,14 @@ export class PredictionService {
       prediction.startedAt = this.clock.nowIso();
       const forced = this.policy.takeForcedOutcome(prediction);
       const image = this.state.images.get(prediction.imageId);
-      if (!image || image.uploadStatus !== 'ready') throw new Error('The image was deleted while the prediction ran.');
+      if (!image || image.uploadStatus !== 'ready')
+        throw new Error('The image was deleted while the prediction ran.');
       const tiffPath = await this.images.localPathOf(image);
       const preview = image.derived?.previewPath ?? null;
       const [result] = await Promise.all([
-        forced?.status === 'FAILED' ? Promise.reject(new Error(forced.error)) : this.runner.run(model, tiffPath, signal),
+        forced?.status === 'FAILED'
+          ? Promise.reject(new Error(forced.error))
+          : this.runner.run(model, tiffPath, signal),
         sleep(runDelayMs, signal),
       ]);
       await this.complete(prediction, model, image.name, result, preview);

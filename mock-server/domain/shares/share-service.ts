@@ -18,7 +18,9 @@ export class ShareService {
 
   /** The live share of the segmentation, created if there is none. */
   createOrGet(org: Organization, segmentation: SegmentationRecord): ShareRecord {
-    const live = [...this.state.shares.values()].find((s) => s.segmentationId === segmentation.id && !s.revokedAt);
+    const live = [...this.state.shares.values()].find(
+      (s) => s.segmentationId === segmentation.id && !s.revokedAt,
+    );
     if (live) return live;
     const share: ShareRecord = {
       id: randomUUID(),

@@ -8,7 +8,14 @@ import { ThresholdModel } from './threshold-model.js';
 
 export type ModelSpec =
   | { kind: 'threshold'; name: string; version: string; params: ThresholdParams }
-  | { kind: 'remote'; name: string; version: string; url: string; timeoutMs: number; params: Record<string, unknown> };
+  | {
+      kind: 'remote';
+      name: string;
+      version: string;
+      url: string;
+      timeoutMs: number;
+      params: Record<string, unknown>;
+    };
 
 export interface SegmentTask {
   tiffPath: string;
@@ -23,7 +30,10 @@ export function buildModel(spec: ModelSpec): SegmentationModel {
 }
 
 /** One job: decode the stored TIFF to a plane and run the model on it. Runs in a worker thread. */
-export async function segmentStoredImage(task: SegmentTask, signal: AbortSignal = new AbortController().signal): Promise<SegmentationResult> {
+export async function segmentStoredImage(
+  task: SegmentTask,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<SegmentationResult> {
   const info = await inspectTiff(task.tiffPath, { maxPixels: task.maxPixels });
   const plane = await decodePlane(task.tiffPath, info);
   return buildModel(task.model).segment(plane, signal);

@@ -25,7 +25,13 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
         );
       }
       const csv = measurementsCsv(exportContext(segmentation), requested.length ? requested : CSV_COLUMNS);
-      sendAttachment(res, 'text/csv; charset=utf-8', segmentation, 'measurements.csv', Buffer.from(csv, 'utf8'));
+      sendAttachment(
+        res,
+        'text/csv; charset=utf-8',
+        segmentation,
+        'measurements.csv',
+        Buffer.from(csv, 'utf8'),
+      );
     },
 
     exportRoisGeojson({ res, org, params }) {
@@ -36,7 +42,13 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
 
     async exportRoisZip({ res, org, params }) {
       const segmentation = predictions.segmentation(org, params.segmentation_id);
-      sendAttachment(res, 'application/zip', segmentation, 'rois.zip', await roisZip(exportContext(segmentation)));
+      sendAttachment(
+        res,
+        'application/zip',
+        segmentation,
+        'rois.zip',
+        await roisZip(exportContext(segmentation)),
+      );
     },
 
     async exportOverlayPng({ res, org, params, query }) {
@@ -51,7 +63,15 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
         sendAttachment(res, 'image/png', segmentation, 'overlay.png', png);
       } catch (err) {
         if (!(err instanceof OverlayOptionError)) throw err;
-        sendDetail(res, 422, [{ loc: ['query', queryName(err.parameter)], msg: err.message, type: 'value_error', input: err.value, ctx: {} }]);
+        sendDetail(res, 422, [
+          {
+            loc: ['query', queryName(err.parameter)],
+            msg: err.message,
+            type: 'value_error',
+            input: err.value,
+            ctx: {},
+          },
+        ]);
       }
     },
   };
@@ -73,13 +93,19 @@ export function exportContext(segmentation: SegmentationRecord): ExportContext {
 /** The grey preview written at conversion; black when the image had none. */
 async function previewPixels(segmentation: SegmentationRecord) {
   const { width, height } = segmentation.result;
-  if (!segmentation.previewPath) return { width, height, channels: 1 as const, data: new Uint8Array(width * height) };
+  if (!segmentation.previewPath)
+    return { width, height, channels: 1 as const, data: new Uint8Array(width * height) };
   const { data, info } = await sharp(await readFile(segmentation.previewPath))
     .removeAlpha()
     .toColourspace('b-w')
     .raw()
     .toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, channels: 1 as const, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+  return {
+    width: info.width,
+    height: info.height,
+    channels: 1 as const,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+  };
 }
 
 /** `attachment; filename="<image name>_<export>"`, with an RFC 5987 `filename*` for non-ASCII names. */
@@ -90,7 +116,13 @@ export function contentDisposition(imageName: string, exportName: string): strin
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-function sendAttachment(res: Response, type: string, segmentation: SegmentationRecord, exportName: string, bytes: Buffer): void {
+function sendAttachment(
+  res: Response,
+  type: string,
+  segmentation: SegmentationRecord,
+  exportName: string,
+  bytes: Buffer,
+): void {
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, exportName));
   res.setHeader('Content-Length', String(bytes.length));
@@ -103,5 +135,8 @@ function toList(value: unknown): string[] {
 }
 
 function queryName(parameter: string): string {
-  return { outlineColor: 'outline_color', fillOpacity: 'fill_opacity', maxSize: 'max_size' }[parameter] ?? parameter;
+  return (
+    { outlineColor: 'outline_color', fillOpacity: 'fill_opacity', maxSize: 'max_size' }[parameter] ??
+    parameter
+  );
 }

@@ -3,7 +3,13 @@ import type { ModelRecord } from '../../domain/models/model-record.js';
 import type { OperationHandler } from '../operation-context.js';
 
 export function toModelResource(model: ModelRecord) {
-  return { id: model.id, name: model.name, kind: model.scope, version: model.version, description: model.description };
+  return {
+    id: model.id,
+    name: model.name,
+    kind: model.scope,
+    version: model.version,
+    description: model.description,
+  };
 }
 
 export function modelHandlers({ state }: Services): Record<string, OperationHandler> {

@@ -3,10 +3,14 @@ import { toShareResource } from '../../domain/shares/share-record.js';
 import type { OperationHandler } from '../operation-context.js';
 
 export function shareHandlers({ shares, predictions, config }: Services): Record<string, OperationHandler> {
-  const resource = (share: Parameters<typeof toShareResource>[0]) => toShareResource(share, config.shareBaseUrl);
+  const resource = (share: Parameters<typeof toShareResource>[0]) =>
+    toShareResource(share, config.shareBaseUrl);
   return {
     createShare({ res, org, body }) {
-      const segmentation = predictions.segmentation(org, (body as { segmentation_id: string }).segmentation_id);
+      const segmentation = predictions.segmentation(
+        org,
+        (body as { segmentation_id: string }).segmentation_id,
+      );
       res.json(resource(shares.createOrGet(org, segmentation)));
     },
     getShare({ res, org, params }) {

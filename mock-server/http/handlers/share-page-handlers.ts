@@ -26,7 +26,9 @@ export function sharePageHandlers({ shares, config }: Services): Record<string, 
       const live = shares.resolveToken(params.share_token);
       if (!live || !live.segmentation.previewPath) return void res.status(404).json({ detail: 'Not Found' });
       res.type('png');
-      createReadStream(live.segmentation.previewPath).on('error', () => res.destroy()).pipe(res);
+      createReadStream(live.segmentation.previewPath)
+        .on('error', () => res.destroy())
+        .pipe(res);
     },
   };
 }

@@ -21,7 +21,11 @@ export function uploadHandlers(services: Services): Record<string, OperationHand
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > config.maxUploadBytes + 64 * 1024) {
       res.setHeader('Connection', 'close');
-      return sendDetail(res, 413, `File too large: ${declared} bytes sent, the limit is ${config.maxUploadBytes} bytes (4 GB).`);
+      return sendDetail(
+        res,
+        413,
+        `File too large: ${declared} bytes sent, the limit is ${config.maxUploadBytes} bytes (4 GB).`,
+      );
     }
     const reservation = images.reserveSlot(org);
     try {
@@ -30,7 +34,13 @@ export function uploadHandlers(services: Services): Record<string, OperationHand
         if (received.status === 413) res.setHeader('Connection', 'close');
         if (received.status === 422) {
           return sendDetail(res, 422, [
-            { loc: ['body', received.field ?? 'file'], msg: received.detail, type: received.field ? 'missing' : 'value_error', input: null, ctx: {} },
+            {
+              loc: ['body', received.field ?? 'file'],
+              msg: received.detail,
+              type: received.field ? 'missing' : 'value_error',
+              input: null,
+              ctx: {},
+            },
           ]);
         }
         return sendDetail(res, received.status, received.detail);
