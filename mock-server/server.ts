@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig, resolveUrls, type MockConfig } from './config.js';
-import { createControlRouter } from './control/control-router.js';
 import { createApp } from './http/app.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
 
@@ -37,9 +36,7 @@ export async function startMockServer(
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
   const logger = options.logger ?? pino({ level: config.logLevel });
   const services = await createServices(config, options);
-  const app = await createApp(services, logger, {
-    mounts: [{ prefix: '/__mock', router: createControlRouter(services) }],
-  });
+  const app = await createApp(services, logger);
   server.on('request', app);
 
   let closing: Promise<void> | undefined;

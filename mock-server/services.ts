@@ -7,6 +7,9 @@ import { PredictionService, type SegmentationRunner } from './domain/predictions
 import { ProgressControls } from './domain/predictions/progress-controls.js';
 import { WorkerPoolRunner } from './domain/predictions/worker-pool-runner.js';
 import { applySeed, readSeed } from './domain/seed.js';
+import { OrganizationAdmin } from './domain/organization-admin.js';
+import { FaultRegistry } from './control/fault-registry.js';
+import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
 import { MockState } from './domain/state.js';
 import { EmbeddedObjectStore } from './engines/object-store/embedded-store.js';
@@ -31,6 +34,11 @@ export interface Services {
   predictions: PredictionService;
   progress: ProgressControls;
   shares: ShareService;
+  admin: OrganizationAdmin;
+  faults: FaultRegistry;
+  journal: RequestJournal;
+  /** Every operationId of the document, for validating fault targets. */
+  operationIds: Set<string>;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
   /** Waits for conversions and predictions in flight. */
@@ -67,6 +75,7 @@ export async function createServices(
     segmentationsDir: paths.segmentations,
   });
   const shares = new ShareService(state, clock);
+  const admin = new OrganizationAdmin(state, images, predictions, clock);
   const seed = await readSeed(config.seedFile);
   applySeed(state, seed);
 
@@ -80,9 +89,14 @@ export async function createServices(
     predictions,
     progress,
     shares,
+    admin,
+    faults: new FaultRegistry(),
+    journal: new RequestJournal(),
+    operationIds: new Set(),
     async reseed() {
       await predictions.cancelAll();
       await images.idle();
+      for (const org of state.organizations.values()) await admin.resetOrganization(org.id);
       state.clear();
       progress.clear();
       applySeed(state, await readSeed(config.seedFile));

@@ -5,7 +5,11 @@ import { OpenApiContract } from '../harness/openapi-contract.js';
 /** Every operation of the document that takes a UUID in its path, found by reading the document. */
 const contract = new OpenApiContract();
 const withPathIds = [...contract.operations.values()].filter(
-  (op) => op.secured && op.pathParams.length > 0 && !op.tags.includes('internal'),
+  (op) =>
+    op.secured &&
+    op.pathParams.length > 0 &&
+    !op.tags.includes('internal') &&
+    !op.tags.includes('mock-control'),
 );
 
 for (const op of withPathIds) {

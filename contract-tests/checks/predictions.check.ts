@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { ApiClient } from '../harness/api-client.js';
 import { check } from '../harness/check.js';
 import {
   firstModelId,
@@ -132,5 +133,41 @@ check(
     });
     expect(malformed.status).toBe(422);
     expect(typeof malformed.body.detail).toBe('string');
+  },
+);
+
+check(
+  'a FAILED prediction carries an error string',
+  { clauses: ['PRED-06'], requires: ['control'] },
+  async (ctx) => {
+    // A throw-away organization, so the forced failure cannot land on another check's prediction.
+    const admin = { key: ctx.target.adminToken ?? null, headers: { 'content-type': 'application/json' } };
+    const created = await ctx.api.raw('POST', '/__mock/organizations', {
+      ...admin,
+      body: JSON.stringify({
+        name: `${ctx.target.namePrefix}failing`,
+        plan: { storage_cap_images: 5, monthly_analysis_cap: 5 },
+      }),
+    });
+    expect(created.status).toBe(200);
+    const org = (await created.json()) as { id: string; api_keys: string[] };
+    ctx.cleanup.add(() =>
+      ctx.api.raw('POST', '/__mock/reset', { ...admin, body: JSON.stringify({ organization_id: org.id }) }),
+    );
+    const client = new ApiClient(ctx.contract, ctx.target, org.api_keys[0]);
+    const forced = await ctx.api.raw('POST', '/__mock/predictions/outcomes', {
+      ...admin,
+      body: JSON.stringify({ organization_id: org.id, status: 'FAILED', error: 'GPU worker out of memory' }),
+    });
+    expect(forced.status).toBe(200);
+    const imageId = await readyImage(ctx, presetTiff().bytes, client);
+    const ack = await client.call<Ack>('createPrediction', {
+      body: { image_id: imageId, model_id: await firstModelId(client) },
+    });
+    const done = await pollPrediction(ctx, ack.body.prediction_id, client);
+    expect(done.status).toBe('FAILED');
+    expect(done.error).toBe('GPU worker out of memory');
+    expect(done.segmentation_id).toBeUndefined();
+    expect(client.violations).toEqual([]);
   },
 );

@@ -3,26 +3,30 @@
  * next month (and see the analysis quota reset) without waiting for it.
  */
 export class MockClock {
-  private offsetMs = 0;
+  private offset = 0;
 
   now(): Date {
-    return new Date(Date.now() + this.offsetMs);
+    return new Date(Date.now() + this.offset);
   }
 
   nowIso(): string {
     return this.now().toISOString();
   }
 
+  offsetMs(): number {
+    return this.offset;
+  }
+
   advance(ms: number): void {
-    this.offsetMs += ms;
+    this.offset += ms;
   }
 
   set(date: Date): void {
-    this.offsetMs = date.getTime() - Date.now();
+    this.offset = date.getTime() - Date.now();
   }
 
   reset(): void {
-    this.offsetMs = 0;
+    this.offset = 0;
   }
 }
 

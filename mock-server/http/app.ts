@@ -13,32 +13,26 @@ import { uploadHandlers } from './handlers/upload-handlers.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
 import { createStorageRouter } from './storage/storage-router.js';
-
-export interface AppExtras {
-  /** Routes mounted before the API (the control plane), each at its own prefix. */
-  mounts?: Array<{ prefix: string; router: express.RequestHandler }>;
-}
+import { controlHandlers } from '../control/control-handlers.js';
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
-export async function createApp(
-  services: Services,
-  logger: Logger,
-  extras: AppExtras = {},
-): Promise<express.Express> {
+export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, services.journal));
   app.use(
     new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
     createStorageRouter(services.store),
   );
-  for (const mount of extras.mounts ?? []) app.use(mount.prefix, mount.router);
 
   const api = await createOpenApiBackend();
+  for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);
   app.use(
     createDispatcher(api, {
       state: services.state,
+      adminToken: services.config.adminToken,
+      faults: services.faults,
       streamingOperations: new Set(['uploadImage']),
       handlers: {
         ...uploadHandlers(services),
@@ -49,6 +43,7 @@ export async function createApp(
         ...shareHandlers(services),
         ...sharePageHandlers(services),
         ...internalHandlers,
+        ...controlHandlers(services),
       },
     }),
   );

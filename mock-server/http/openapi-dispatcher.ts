@@ -4,6 +4,7 @@ import type { ErrorObject } from 'ajv';
 import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import type { MockState } from '../domain/state.js';
+import type { Fault, FaultRegistry } from '../control/fault-registry.js';
 import { authenticate } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
 import { isJsonMediaType, mediaType, readJsonBody } from './json-body.js';
@@ -39,6 +40,9 @@ export async function createOpenApiBackend(): Promise<OpenAPIBackend> {
 
 export interface DispatcherOptions {
   state: MockState;
+  /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
+  adminToken: string;
+  faults: FaultRegistry;
   handlers: Record<string, OperationHandler>;
   /** Operations whose body the handler streams itself (multipart uploads). */
   streamingOperations: Set<string>;
@@ -68,12 +72,24 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
       const operationId = operation.operationId as string;
       const style = styles.get(operationId) ?? 'array';
 
-      const secured = operation.security ? operation.security.length > 0 : true;
-      const auth = secured ? authenticate(req, options.state) : undefined;
+      const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
+        Object.keys(requirement),
+      );
+      if (schemes.includes('mockAdmin')) {
+        if (options.adminToken && req.headers.authorization !== `Bearer ${options.adminToken}`) {
+          res.setHeader('WWW-Authenticate', 'Bearer');
+          return sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
+        }
+      }
+      const auth = schemes.includes('bearerAuth') ? authenticate(req, options.state) : undefined;
       if (auth && !auth.ok) {
         res.setHeader('WWW-Authenticate', 'Bearer');
         return sendDetail(res, 401, auth.detail);
       }
+      res.locals.operationId = operationId;
+      res.locals.organizationId = auth?.ok ? auth.org.id : undefined;
+      const fault = options.faults.take(operationId, res.locals.organizationId);
+      if (fault && (await applyFault(fault, req, res))) return;
       if (operation.tags?.includes('internal'))
         return sendDetail(res, 403, 'This endpoint is not part of the public API.');
 
@@ -83,6 +99,7 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         const read = await readBody(req, operation);
         if ('error' in read) return sendValidation(res, style, [read.error]);
         body = read.value;
+        res.locals.requestBody = body;
       }
 
       const params = (api.router.parseRequest({ ...request, body }, operation).params ?? {}) as Record<
@@ -98,7 +115,6 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
           toValidationItems(errors, { path: params, query: req.query as never, body }),
         );
       }
-      res.locals.operationId = operationId;
       await options.handlers[operationId]({
         operationId,
         req,
@@ -179,6 +195,22 @@ async function readBody(
         },
       };
   }
+}
+
+/** Answers for the fault, or waits its latency and lets the request go on; true when answered. */
+async function applyFault(fault: Fault, req: Request, res: Response): Promise<boolean> {
+  res.locals.fault = fault.id;
+  if (fault.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  if (fault.dropConnection) {
+    req.socket.destroy();
+    return true;
+  }
+  if (fault.status) {
+    req.resume();
+    sendDetail(res, fault.status, fault.detail ?? `Injected fault: ${fault.status}`);
+    return true;
+  }
+  return false;
 }
 
 function sendValidation(res: Response, style: ValidationStyle, items: ValidationItem[]): void {

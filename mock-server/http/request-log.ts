@@ -1,29 +1,47 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import type { RequestJournal } from '../control/request-journal.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** One JSON log line per request, tied to an id that is echoed in `X-Request-Id` (the client's, if it sent one). */
-export function requestLog(logger: Logger) {
+/**
+ * One JSON log line per request, tied to an id that is echoed in `X-Request-Id` (the client's, if
+ * it sent one), and an entry in the journal the control plane serves.
+ */
+export function requestLog(logger: Logger, journal: RequestJournal) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
-    res.on('finish', () => {
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      res.locals.responseBody = body;
+      return json(body);
+    };
+    res.on('close', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const status = res.writableFinished ? res.statusCode : 0;
       logger.info(
-        {
-          reqId: id,
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-          operationId: res.locals.operationId,
-        },
+        { reqId: id, method: req.method, path: req.path, status, ms, operationId: res.locals.operationId },
         'request',
       );
+      if (String(res.locals.operationId ?? '').startsWith('mock')) return;
+      journal.record({
+        at: new Date().toISOString(),
+        request_id: id,
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        operation_id: res.locals.operationId ?? null,
+        organization_id: res.locals.organizationId ?? null,
+        status,
+        duration_ms: ms,
+        request_body: res.locals.requestBody,
+        response_body: res.locals.responseBody,
+        fault: res.locals.fault ?? null,
+      });
     });
     next();
   };

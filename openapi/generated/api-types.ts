@@ -429,10 +429,286 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness of the mock. */
+        get: operations["mockHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset everything to the seed, or one organization to empty.
+         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file. With `organization_id`, only that organization's images, predictions, shares and usage are removed.
+         */
+        post: operations["mockReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Organizations with their plans, keys and usage. */
+        get: operations["mockListOrganizations"];
+        put?: never;
+        /** Create an organization with a plan and keys (the stand-in for the dashboard). */
+        post: operations["mockCreateOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/organizations/{organization_id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add an API key to an organization. */
+        post: operations["mockCreateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/organizations/{organization_id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Change an organization's plan (its caps). */
+        put: operations["mockSetPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/organizations/{organization_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the analyses counted this month (by the mock's clock). */
+        put: operations["mockSetUsage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/organizations/{organization_id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a custom model to an organization (threshold or remote worker). */
+        post: operations["mockCreateModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mock's clock (real time plus an offset). */
+        get: operations["mockGetClock"];
+        put?: never;
+        /** Move the clock; a new month resets the analysis quota. */
+        post: operations["mockSetClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/predictions/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * How predictions progress, for everyone or one organization.
+         * @description Delays in milliseconds; `complete_after_polls` holds a prediction until it has been polled that many times. Send `organization_id` with no other field to go back to the defaults for it.
+         */
+        put: operations["mockSetProgress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/predictions/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Force the outcome of the next prediction of an organization, or of a given prediction. */
+        post: operations["mockForceOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Faults in force. */
+        get: operations["mockListFaults"];
+        put?: never;
+        /**
+         * Inject a fault on an operation of the API.
+         * @description A status code with a `{detail}` body, a latency before the real answer, or a dropped connection; `times` times, or with `probability` on each matching request, until cleared.
+         */
+        post: operations["mockAddFault"];
+        /** Clear every fault. */
+        delete: operations["mockClearFaults"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent requests and responses, newest first, for debugging a client. */
+        get: operations["mockJournal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        MockPlan: {
+            name?: string;
+            storage_cap_images: number;
+            monthly_analysis_cap: number;
+        };
+        MockOrganization: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            plan: components["schemas"]["MockPlan"];
+            api_keys: string[];
+            usage: {
+                images: number;
+                analyses_this_month: number;
+                month: string;
+            };
+        };
+        MockProgress: {
+            organization_id?: string | null;
+            start_delay_ms: number;
+            run_delay_ms: number;
+            complete_after_polls?: number;
+        };
+        MockFault: {
+            id: string;
+            operation_id: string;
+            status?: number;
+            detail?: string;
+            latency_ms?: number;
+            drop_connection?: boolean;
+            times?: number | null;
+            probability?: number | null;
+            organization_id?: string | null;
+            hits?: number;
+        };
+        MockJournalEntry: {
+            /** Format: date-time */
+            at: string;
+            request_id: string;
+            method: string;
+            path: string;
+            operation_id?: string | null;
+            organization_id?: string | null;
+            status: number;
+            duration_ms?: number;
+            /** @description The JSON body, truncated; absent for files. */
+            request_body?: unknown;
+            /** @description The JSON body, truncated; absent for files. */
+            response_body?: unknown;
+            fault?: string | null;
+        };
         /** @description A handled error. */
         ErrorString: {
             /** @description Human-readable explanation. */
@@ -663,6 +939,27 @@ export interface components {
         };
     };
     responses: {
+        /** @description The clock. */
+        MockClock: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "now": "2026-12-01T00:00:00.000Z",
+                 *       "offset_ms": 755000000,
+                 *       "month": "2026-12"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    now: string;
+                    offset_ms: number;
+                    month: string;
+                };
+            };
+        };
         /** @description Missing or invalid credentials. */
         Unauthorized: {
             headers: {
@@ -864,6 +1161,7 @@ export interface components {
         };
     };
     parameters: {
+        OrganizationId: string;
         ImageId: string;
         PredictionId: string;
         /** @description The `segmentation_id` of a COMPLETED prediction. */
@@ -1625,6 +1923,600 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+        };
+    };
+    mockHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The mock is up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "version": "1.1.0"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        version?: string;
+                    };
+                };
+            };
+        };
+    };
+    mockReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    organization_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reset done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reset": "all"
+                     *     }
+                     */
+                    "application/json": {
+                        reset: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockListOrganizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every organization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "fe75ac17-bdfa-4153-8bbc-232496a78d14",
+                     *         "name": "Tiny Trial",
+                     *         "plan": {
+                     *           "name": "trial",
+                     *           "storage_cap_images": 2,
+                     *           "monthly_analysis_cap": 2
+                     *         },
+                     *         "api_keys": [
+                     *           "sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b"
+                     *         ],
+                     *         "usage": {
+                     *           "images": 0,
+                     *           "analyses_this_month": 0,
+                     *           "month": "2026-11"
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MockOrganization"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    mockCreateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Partner QA",
+                 *       "plan": {
+                 *         "name": "trial",
+                 *         "storage_cap_images": 5,
+                 *         "monthly_analysis_cap": 3
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    id?: string;
+                    name: string;
+                    plan: components["schemas"]["MockPlan"];
+                    api_keys?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The organization, with a generated key when none was given. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "5c3683b8-e82a-4179-9546-161bbdf6440b",
+                     *       "name": "Partner QA",
+                     *       "plan": {
+                     *         "name": "trial",
+                     *         "storage_cap_images": 5,
+                     *         "monthly_analysis_cap": 3
+                     *       },
+                     *       "api_keys": [
+                     *         "sk_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+                     *       ],
+                     *       "usage": {
+                     *         "images": 0,
+                     *         "analyses_this_month": 0,
+                     *         "month": "2026-11"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MockOrganization"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The id or a key is already in use. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API key already in use"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorString"];
+                };
+            };
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockCreateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "api_key": "sk_test_0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+                     *     }
+                     */
+                    "application/json": {
+                        api_key: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockSetPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "trial",
+                 *       "storage_cap_images": 1,
+                 *       "monthly_analysis_cap": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["MockPlan"];
+            };
+        };
+        responses: {
+            /** @description The organization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockOrganization"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockSetUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "analyses_this_month": 2
+                 *     }
+                 */
+                "application/json": {
+                    analyses_this_month: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The organization. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockOrganization"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockCreateModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "partner-cellpose",
+                 *       "engine": "remote",
+                 *       "url": "http://127.0.0.1:9000/segment"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    id?: string;
+                    name: string;
+                    version?: string;
+                    description?: string;
+                    /** @enum {string} */
+                    engine: "threshold" | "remote";
+                    /** @description Threshold parameters (sigma, polarity, minAreaPx, maxAreaPx, splitTouching, excludeBorderObjects) or parameters passed to a remote worker. */
+                    params?: Record<string, never>;
+                    /** @description For `remote`, the worker's address. */
+                    url?: string;
+                    timeout_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The model as GET /api/v1/models lists it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockGetClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MockClock"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    mockSetClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "now": "2026-12-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    advance_ms?: number;
+                    /** Format: date-time */
+                    now?: string;
+                    reset?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["MockClock"];
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockSetProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
+                 *       "start_delay_ms": 0,
+                 *       "run_delay_ms": 0,
+                 *       "complete_after_polls": 3
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    organization_id?: string;
+                    start_delay_ms?: number;
+                    run_delay_ms?: number;
+                    complete_after_polls?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The progress now in force for that scope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockProgress"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockForceOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
+                 *       "status": "FAILED",
+                 *       "error": "GPU worker out of memory"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    organization_id?: string;
+                    /** Format: uuid */
+                    prediction_id?: string;
+                    /** @enum {string} */
+                    status: "COMPLETED" | "FAILED";
+                    error?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The outcome is queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": true
+                     *     }
+                     */
+                    "application/json": {
+                        queued: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockListFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The faults. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockFault"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    mockAddFault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operation_id": "getPrediction",
+                 *       "status": 503,
+                 *       "detail": "Service temporarily unavailable",
+                 *       "times": 2
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An operationId of this document, e.g. getPrediction. */
+                    operation_id: string;
+                    status?: number;
+                    detail?: string;
+                    latency_ms?: number;
+                    drop_connection?: boolean;
+                    times?: number;
+                    probability?: number;
+                    /** Format: uuid */
+                    organization_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The fault. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockFault"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockClearFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cleared": 1
+                     *     }
+                     */
+                    "application/json": {
+                        cleared: number;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    mockJournal: {
+        parameters: {
+            query?: {
+                operation_id?: string;
+                status?: number;
+                organization_id?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Journal entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockJournalEntry"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationErrorString"];
         };
     };
 }

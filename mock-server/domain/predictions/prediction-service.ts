@@ -17,7 +17,11 @@ export interface SegmentationRunner {
 
 /** How long each state lasts, and any outcome forced from the control plane. */
 export interface ProgressPolicy {
-  delaysFor(prediction: PredictionRecord): { startDelayMs: number; runDelayMs: number };
+  delaysFor(prediction: PredictionRecord): {
+    startDelayMs: number;
+    runDelayMs: number;
+    completeAfterPolls?: number;
+  };
   /** A forced outcome for this prediction, consumed when it is read. */
   takeForcedOutcome(
     prediction: PredictionRecord,
@@ -36,6 +40,9 @@ export interface PredictionServiceOptions {
  */
 export class PredictionService {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Polls seen per prediction, and the waiters held until enough polls arrive. */
+  private readonly polls = new Map<string, number>();
+  private readonly pollWaiters = new Map<string, { needed: number; release: () => void }>();
 
   constructor(
     private readonly state: MockState,
@@ -96,7 +103,37 @@ export class PredictionService {
   get(org: Organization, id: string): PredictionRecord {
     const prediction = this.state.predictions.get(id);
     if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
+    this.countPoll(id);
     return prediction;
+  }
+
+  private countPoll(id: string): void {
+    const count = (this.polls.get(id) ?? 0) + 1;
+    this.polls.set(id, count);
+    const waiter = this.pollWaiters.get(id);
+    if (waiter && count >= waiter.needed) {
+      this.pollWaiters.delete(id);
+      waiter.release();
+    }
+  }
+
+  /** Resolves once the prediction has been polled `needed` times (the control plane's "after N polls"). */
+  private waitForPolls(id: string, needed: number, signal: AbortSignal): Promise<void> {
+    if ((this.polls.get(id) ?? 0) >= needed) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.pollWaiters.delete(id);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pollWaiters.set(id, {
+        needed,
+        release: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      });
+    });
   }
 
   /** A completed segmentation of the organization; anything else (missing, foreign, not completed) is a 404. */
@@ -113,6 +150,14 @@ export class PredictionService {
     await Promise.allSettled(jobs.map((j) => j.done));
   }
 
+  async cancelOrganization(orgId: string): Promise<void> {
+    const jobs = [...this.running.entries()].filter(
+      ([id]) => this.state.predictions.get(id)?.organizationId === orgId,
+    );
+    for (const [, job] of jobs) job.controller.abort();
+    await Promise.allSettled(jobs.map(([, job]) => job.done));
+  }
+
   async idle(): Promise<void> {
     while (this.running.size) await Promise.allSettled([...this.running.values()].map((j) => j.done));
   }
@@ -122,7 +167,7 @@ export class PredictionService {
   }
 
   private async drive(prediction: PredictionRecord, model: ModelRecord, signal: AbortSignal): Promise<void> {
-    const { startDelayMs, runDelayMs } = this.policy.delaysFor(prediction);
+    const { startDelayMs, runDelayMs, completeAfterPolls } = this.policy.delaysFor(prediction);
     try {
       await sleep(startDelayMs, signal);
       prediction.status = 'STARTED';
@@ -133,15 +178,19 @@ export class PredictionService {
         throw new Error('The image was deleted while the prediction ran.');
       const tiffPath = await this.images.localPathOf(image);
       const preview = image.derived?.previewPath ?? null;
-      const [result] = await Promise.all([
+      const work =
         forced?.status === 'FAILED'
-          ? Promise.reject(new Error(forced.error))
-          : this.runner.run(model, tiffPath, signal),
-        sleep(runDelayMs, signal),
-      ]);
+          ? Promise.reject(new ForcedFailure(forced.error))
+          : this.runner.run(model, tiffPath, signal);
+      work.catch(() => undefined); // settled below, after the least running time
+      await sleep(runDelayMs, signal);
+      const result = await work;
+      if (completeAfterPolls) await this.waitForPolls(prediction.id, completeAfterPolls, signal);
       await this.complete(prediction, model, image.name, result, preview);
     } catch (err) {
       if (signal.aborted && !this.state.predictions.has(prediction.id)) return;
+      if (completeAfterPolls && !signal.aborted)
+        await this.waitForPolls(prediction.id, completeAfterPolls, signal).catch(() => undefined);
       prediction.status = 'FAILED';
       prediction.error = signal.aborted ? 'The prediction was cancelled.' : describe(err);
       prediction.finishedAt = this.clock.nowIso();
@@ -186,7 +235,11 @@ export class PredictionService {
   }
 }
 
+/** A failure the control plane asked for: reported in its own words. */
+class ForcedFailure extends Error {}
+
 function describe(err: unknown): string {
+  if (err instanceof ForcedFailure) return err.message;
   const message = err instanceof Error ? err.message : String(err);
   return message.startsWith('Segmentation failed') ? message : `Segmentation failed: ${message}`;
 }

@@ -4,6 +4,8 @@ import type { ProgressPolicy } from './prediction-service.js';
 export interface Delays {
   startDelayMs: number;
   runDelayMs: number;
+  /** Hold COMPLETED/FAILED until the prediction has been polled this many times. */
+  completeAfterPolls?: number;
 }
 
 export type ForcedOutcome = { status: 'FAILED'; error: string } | { status: 'COMPLETED' };
@@ -15,6 +17,7 @@ export type ForcedOutcome = { status: 'FAILED'; error: string } | { status: 'COM
 export class ProgressControls implements ProgressPolicy {
   private readonly delaysByOrg = new Map<string, Delays>();
   private readonly forcedNext = new Map<string, ForcedOutcome[]>();
+  private readonly forcedById = new Map<string, ForcedOutcome>();
 
   constructor(private defaults: Delays) {}
 
@@ -34,11 +37,26 @@ export class ProgressControls implements ProgressPolicy {
     this.forcedNext.set(orgId, queue);
   }
 
+  /** This prediction (if it has not finished yet) ends with this outcome. */
+  forceOutcomeOf(predictionId: string, outcome: ForcedOutcome): void {
+    this.forcedById.set(predictionId, outcome);
+  }
+
+  delaysOf(orgId?: string): Delays {
+    return (orgId && this.delaysByOrg.get(orgId)) || this.defaults;
+  }
+
   delaysFor(prediction: PredictionRecord): Delays {
     return this.delaysByOrg.get(prediction.organizationId) ?? this.defaults;
   }
 
+  /** Consumed once, when the prediction starts: its own forced outcome first, then its organization's next. */
   takeForcedOutcome(prediction: PredictionRecord): ForcedOutcome | undefined {
+    const own = this.forcedById.get(prediction.id);
+    if (own) {
+      this.forcedById.delete(prediction.id);
+      return own;
+    }
     return this.forcedNext.get(prediction.organizationId)?.shift();
   }
 
@@ -46,6 +64,7 @@ export class ProgressControls implements ProgressPolicy {
     if (orgId === undefined) {
       this.delaysByOrg.clear();
       this.forcedNext.clear();
+      this.forcedById.clear();
     } else {
       this.delaysByOrg.delete(orgId);
       this.forcedNext.delete(orgId);
