@@ -71,6 +71,7 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
       if (!operation) return notRouted(api, req, res);
       const operationId = operation.operationId as string;
       const style = styles.get(operationId) ?? 'array';
+      res.locals.operationId = operationId;
 
       const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
         Object.keys(requirement),
@@ -86,7 +87,6 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         res.setHeader('WWW-Authenticate', 'Bearer');
         return sendDetail(res, 401, auth.detail);
       }
-      res.locals.operationId = operationId;
       res.locals.organizationId = auth?.ok ? auth.org.id : undefined;
       const fault = options.faults.take(operationId, res.locals.organizationId);
       if (fault && (await applyFault(fault, req, res))) return;

@@ -117,9 +117,20 @@ export class PredictionService {
     }
   }
 
-  /** Resolves once the prediction has been polled `needed` times (the control plane's "after N polls"). */
-  private waitForPolls(id: string, needed: number, signal: AbortSignal): Promise<void> {
-    if ((this.polls.get(id) ?? 0) >= needed) return Promise.resolve();
+  /**
+   * The control plane's "after N polls": `onRelease` runs synchronously inside the Nth poll, so that
+   * very poll already answers the final state.
+   */
+  private waitForPolls(
+    id: string,
+    needed: number,
+    signal: AbortSignal,
+    onRelease: () => void,
+  ): Promise<void> {
+    if ((this.polls.get(id) ?? 0) >= needed) {
+      onRelease();
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.pollWaiters.delete(id);
@@ -130,6 +141,7 @@ export class PredictionService {
         needed,
         release: () => {
           signal.removeEventListener('abort', onAbort);
+          onRelease();
           resolve();
         },
       });
@@ -168,6 +180,7 @@ export class PredictionService {
 
   private async drive(prediction: PredictionRecord, model: ModelRecord, signal: AbortSignal): Promise<void> {
     const { startDelayMs, runDelayMs, completeAfterPolls } = this.policy.delaysFor(prediction);
+    let publish: () => void;
     try {
       await sleep(startDelayMs, signal);
       prediction.status = 'STARTED';
@@ -184,26 +197,30 @@ export class PredictionService {
           : this.runner.run(model, tiffPath, signal);
       work.catch(() => undefined); // settled below, after the least running time
       await sleep(runDelayMs, signal);
-      const result = await work;
-      if (completeAfterPolls) await this.waitForPolls(prediction.id, completeAfterPolls, signal);
-      await this.complete(prediction, model, image.name, result, preview);
+      const segmentation = await this.prepareSegmentation(prediction, model, image.name, await work, preview);
+      publish = () => this.publishCompleted(prediction, segmentation);
     } catch (err) {
       if (signal.aborted && !this.state.predictions.has(prediction.id)) return;
-      if (completeAfterPolls && !signal.aborted)
-        await this.waitForPolls(prediction.id, completeAfterPolls, signal).catch(() => undefined);
-      prediction.status = 'FAILED';
-      prediction.error = signal.aborted ? 'The prediction was cancelled.' : describe(err);
-      prediction.finishedAt = this.clock.nowIso();
+      const error = signal.aborted ? 'The prediction was cancelled.' : describe(err);
+      publish = () => this.publishFailed(prediction, error);
+    }
+    if (completeAfterPolls && !signal.aborted) {
+      await this.waitForPolls(prediction.id, completeAfterPolls, signal, publish).catch(() =>
+        this.publishFailed(prediction, 'The prediction was cancelled.'),
+      );
+    } else {
+      publish();
     }
   }
 
-  private async complete(
+  /** Everything a completed prediction needs, written before it is announced. */
+  private async prepareSegmentation(
     prediction: PredictionRecord,
     model: ModelRecord,
     imageName: string,
     result: SegmentationResult,
     imagePreview: string | null,
-  ): Promise<void> {
+  ): Promise<SegmentationRecord> {
     const id = randomUUID();
     let previewPath: string | null = null;
     if (imagePreview) {
@@ -212,7 +229,7 @@ export class PredictionService {
       previewPath = path.join(dir, 'preview.png');
       await copyFile(imagePreview, previewPath);
     }
-    const segmentation: SegmentationRecord = {
+    return {
       id,
       organizationId: prediction.organizationId,
       predictionId: prediction.id,
@@ -226,11 +243,20 @@ export class PredictionService {
       previewPath,
       createdAt: this.clock.nowIso(),
     };
-    // The segmentation becomes visible in the same tick as COMPLETED: never "completed but still being written".
-    this.state.segmentations.set(id, segmentation);
-    prediction.segmentationId = id;
-    prediction.cellCount = result.objects.length;
+  }
+
+  /** Synchronous: the segmentation appears in the same tick as COMPLETED, never "completed but still being written". */
+  private publishCompleted(prediction: PredictionRecord, segmentation: SegmentationRecord): void {
+    this.state.segmentations.set(segmentation.id, segmentation);
+    prediction.segmentationId = segmentation.id;
+    prediction.cellCount = segmentation.result.objects.length;
     prediction.status = 'COMPLETED';
+    prediction.finishedAt = this.clock.nowIso();
+  }
+
+  private publishFailed(prediction: PredictionRecord, error: string): void {
+    prediction.status = 'FAILED';
+    prediction.error = error;
     prediction.finishedAt = this.clock.nowIso();
   }
 }

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startMockServer, type RunningMock } from '../server.js';
+
+const ACME = 'bf4d51a1-7a32-4109-b955-46a2a3ad11f0';
+const ACME_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
+const TINY = 'fe75ac17-bdfa-4153-8bbc-232496a78d14';
+const TINY_KEY = 'sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b';
+const ADMIN = 'admin-secret-token';
+
+let mock: RunningMock;
+
+async function call(method: string, path: string, body?: unknown, key: string | null = ADMIN) {
+  const response = await fetch(mock.url + path, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+beforeAll(async () => {
+  mock = await startMockServer({
+    port: 0,
+    logLevel: 'silent',
+    adminToken: ADMIN,
+    predictionStartDelayMs: 0,
+    predictionRunDelayMs: 0,
+  });
+});
+afterAll(() => mock.close());
+beforeEach(async () => {
+  expect((await call('POST', '/__mock/reset')).status).toBe(200);
+});
+
+describe('the control plane', () => {
+  it('refuses requests without the admin token when one is configured', async () => {
+    expect((await call('GET', '/__mock/organizations', undefined, null)).status).toBe(401);
+    expect((await call('GET', '/__mock/organizations', undefined, ACME_KEY)).status).toBe(401);
+    expect((await call('GET', '/__mock/health', undefined, null)).status).toBe(200);
+  });
+
+  it('creates an organization whose generated key works on the API', async () => {
+    const created = await call('POST', '/__mock/organizations', {
+      name: 'QA',
+      plan: { storage_cap_images: 1, monthly_analysis_cap: 1 },
+    });
+    expect(created.status).toBe(200);
+    const key = created.body.api_keys[0];
+    expect(key).toMatch(/^sk_test_[0-9a-f]{32}$/);
+    expect((await call('GET', '/api/v1/models', undefined, key)).status).toBe(200);
+    const extra = await call('POST', `/__mock/organizations/${created.body.id}/keys`);
+    expect((await call('GET', '/api/v1/models', undefined, extra.body.api_key)).status).toBe(200);
+  });
+
+  it('sets a plan, and the storage cap follows it', async () => {
+    expect(
+      (
+        await call('PUT', `/__mock/organizations/${TINY}/plan`, {
+          storage_cap_images: 0,
+          monthly_analysis_cap: 5,
+        })
+      ).status,
+    ).toBe(200);
+    const refused = await call('POST', '/api/v1/upload', { name: 'a.tif', size: 10 }, TINY_KEY);
+    expect(refused.status).toBe(402);
+    expect(refused.body.detail).toContain('allows 0 images');
+  });
+
+  it('counts usage by the mock clock: a new month resets the analysis quota', async () => {
+    await call('PUT', `/__mock/organizations/${TINY}/usage`, { analyses_this_month: 2 });
+    const before = (await call('GET', '/__mock/organizations')).body.find(
+      (o: { id: string }) => o.id === TINY,
+    );
+    expect(before.usage.analyses_this_month).toBe(2);
+    const now = new Date((await call('GET', '/__mock/clock')).body.now);
+    const nextMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 2));
+    const moved = await call('POST', '/__mock/clock', { now: nextMonth.toISOString() });
+    expect(moved.body.month).toBe(nextMonth.toISOString().slice(0, 7));
+    const after = (await call('GET', '/__mock/organizations')).body.find(
+      (o: { id: string }) => o.id === TINY,
+    );
+    expect(after.usage.analyses_this_month).toBe(0);
+  });
+
+  it('injects a status fault a given number of times, then clears it', async () => {
+    const fault = await call('POST', '/__mock/faults', {
+      operation_id: 'listModels',
+      status: 503,
+      detail: 'maintenance',
+      times: 2,
+    });
+    expect(fault.status).toBe(200);
+    expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(503);
+    expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).body).toEqual({
+      detail: 'maintenance',
+    });
+    expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(200);
+    expect((await call('GET', '/__mock/faults')).body).toEqual([]);
+  });
+
+  it('drops the connection when asked', async () => {
+    await call('POST', '/__mock/faults', { operation_id: 'listModels', drop_connection: true, times: 1 });
+    await expect(call('GET', '/api/v1/models', undefined, ACME_KEY)).rejects.toThrow();
+    expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(200);
+  });
+
+  it('refuses a fault on an operation the document does not have', async () => {
+    const response = await call('POST', '/__mock/faults', { operation_id: 'noSuchOperation', status: 500 });
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toContain('noSuchOperation');
+  });
+
+  it('keeps a journal of API requests, filterable by operation and status', async () => {
+    await call('GET', '/api/v1/models', undefined, ACME_KEY);
+    await call('GET', '/api/v1/models', undefined, null);
+    const unauthorized = await call('GET', '/__mock/journal?operation_id=listModels&status=401');
+    expect(unauthorized.body).toHaveLength(1);
+    expect(unauthorized.body[0]).toMatchObject({ method: 'GET', path: '/api/v1/models', status: 401 });
+    const all = await call('GET', '/__mock/journal?operation_id=listModels');
+    expect(all.body[0].organization_id).toBeNull();
+    expect(all.body[1].organization_id).toBe(ACME);
+  });
+
+  it('resets one organization without touching the others', async () => {
+    const mine = await call('POST', '/api/v1/upload', { name: 'a.tif', size: 10 }, ACME_KEY);
+    const theirs = await call('POST', '/api/v1/upload', { name: 'b.tif', size: 10 }, TINY_KEY);
+    await call('POST', '/__mock/reset', { organization_id: TINY });
+    expect((await call('GET', `/api/v1/upload/${mine.body.image.id}`, undefined, ACME_KEY)).status).toBe(200);
+    expect((await call('GET', `/api/v1/upload/${theirs.body.image.id}`, undefined, TINY_KEY)).status).toBe(
+      404,
+    );
+  });
+
+  it('holds a prediction until it has been polled N times', async () => {
+    await call('PUT', '/__mock/predictions/progress', {
+      organization_id: ACME,
+      start_delay_ms: 0,
+      run_delay_ms: 0,
+      complete_after_polls: 3,
+    });
+    const image = await uploadSmallTiff();
+    const models = await call('GET', '/api/v1/models', undefined, ACME_KEY);
+    const ack = await call(
+      'POST',
+      '/api/v1/predict',
+      { image_id: image, model_id: models.body[0].id },
+      ACME_KEY,
+    );
+    // let the segmentation finish, so only the polls hold the prediction back
+    await new Promise((r) => setTimeout(r, 2500));
+    const statuses: string[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY)).body.status,
+      );
+    expect(statuses).toEqual(['STARTED', 'STARTED', 'COMPLETED', 'COMPLETED']);
+  });
+});
+
+async function uploadSmallTiff(): Promise<string> {
+  const { encodeTiff } = await import('../../fixtures/generator/tiff-writer.js');
+  const { renderPreset } = await import('../../fixtures/generator/synthetic.js');
+  const { plane } = renderPreset('easy-8bit-256');
+  const bytes = encodeTiff([
+    { width: plane.width, height: plane.height, bitsPerSample: 8, data: plane.data },
+  ]);
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), 'cells.tif');
+  const response = await fetch(`${mock.url}/api/v1/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ACME_KEY}` },
+    body: form,
+  });
+  return ((await response.json()) as { image: { id: string } }).image.id;
+}
