@@ -2,6 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    reporters: [
+      'default',
+      './contract-tests/report/conformance-reporter.ts',
+      ['junit', { outputFile: 'reports/junit.xml' }],
+    ],
     projects: [
       {
         test: {

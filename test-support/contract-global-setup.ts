@@ -20,6 +20,7 @@ export async function setup(project: TestProject): Promise<void> {
     predictionRunDelayMs: 50,
   });
   project.provide('mockBaseUrl', mock.url);
+  process.env.CONTRACT_MOCK_URL = mock.url; // for the conformance reporter, in this process
 }
 
 export async function teardown(): Promise<void> {

@@ -1,0 +1,107 @@
+import { CLAUSES, type Clause } from '../clauses.js';
+import type { OpenApiContract } from '../harness/openapi-contract.js';
+
+export type Outcome = 'pass' | 'fail' | 'skipped';
+
+/** One check as the run saw it. */
+export interface CheckResult {
+  title: string;
+  file: string;
+  clauses: string[];
+  outcome: Outcome;
+  durationMs: number;
+  error?: string;
+  skipReason?: string;
+  calls: Array<{ operationId: string; status: number }>;
+}
+
+export interface ClauseResult extends Clause {
+  outcome: Outcome | 'not-run';
+  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason'>>;
+}
+
+export interface OperationResult {
+  operationId: string;
+  method: string;
+  path: string;
+  documented: string[];
+  /** status -> number of responses seen. */
+  seen: Record<string, number>;
+  undocumented: string[];
+}
+
+export interface ConformanceReport {
+  target: { baseUrl: string; profile: string; capabilities: string[] };
+  startedAt: string;
+  finishedAt: string;
+  totals: { checks: Record<Outcome, number>; clauses: Record<Outcome | 'not-run', number> };
+  clauses: ClauseResult[];
+  operations: OperationResult[];
+  checks: CheckResult[];
+}
+
+/** Folds check results into the per-clause and per-operation view the owners of the interface read. */
+export function buildReport(
+  checks: CheckResult[],
+  contract: OpenApiContract,
+  target: ConformanceReport['target'],
+  times: { startedAt: string; finishedAt: string },
+): ConformanceReport {
+  const clauses: ClauseResult[] = CLAUSES.map((clause) => {
+    const covering = checks.filter((c) => c.clauses.includes(clause.id));
+    return {
+      ...clause,
+      outcome: clauseOutcome(covering.map((c) => c.outcome)),
+      checks: covering.map(({ title, outcome, error, skipReason }) => ({
+        title,
+        outcome,
+        error,
+        skipReason,
+      })),
+    };
+  });
+  const operations: OperationResult[] = [...contract.operations.values()].map((op) => {
+    const seen: Record<string, number> = {};
+    for (const check of checks)
+      for (const call of check.calls)
+        if (call.operationId === op.operationId) seen[call.status] = (seen[call.status] ?? 0) + 1;
+    return {
+      operationId: op.operationId,
+      method: op.method,
+      path: op.path,
+      documented: op.statuses,
+      seen,
+      undocumented: Object.keys(seen).filter((status) => !op.statuses.includes(status)),
+    };
+  });
+  return {
+    target,
+    ...times,
+    totals: {
+      checks: count(
+        checks.map((c) => c.outcome),
+        ['pass', 'fail', 'skipped'],
+      ),
+      clauses: count(
+        clauses.map((c) => c.outcome),
+        ['pass', 'fail', 'skipped', 'not-run'],
+      ),
+    },
+    clauses,
+    operations,
+    checks,
+  };
+}
+
+function clauseOutcome(outcomes: Outcome[]): ClauseResult['outcome'] {
+  if (outcomes.length === 0) return 'not-run';
+  if (outcomes.includes('fail')) return 'fail';
+  if (outcomes.includes('pass')) return 'pass';
+  return 'skipped';
+}
+
+function count<K extends string>(values: K[], keys: K[]): Record<K, number> {
+  const result = Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+  for (const v of values) result[v]++;
+  return result;
+}

@@ -1,0 +1,64 @@
+import type { ConformanceReport } from './conformance-model.js';
+
+/** A self-contained HTML page (no external assets) with the same content as the Markdown report. */
+export function renderHtml(report: ConformanceReport): string {
+  const { checks, clauses } = report.totals;
+  const clauseRows = (kind: 'stated' | 'assumed') =>
+    report.clauses
+      .filter((c) => c.kind === kind)
+      .map((c) => {
+        const notes = c.checks
+          .filter((k) => k.outcome !== 'pass')
+          .map(
+            (k) =>
+              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}</div>`,
+          )
+          .join('');
+        return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${c.outcome}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
+      })
+      .join('\n');
+  const operationRows = report.operations
+    .map((op) => {
+      const seen =
+        Object.entries(op.seen)
+          .map(([s, n]) => `${s}&times;${n}`)
+          .join(', ') || '<span class="muted">none</span>';
+      return `<tr class="${op.undocumented.length ? 'fail' : ''}"><td>${op.operationId}</td><td><code>${op.method} ${esc(op.path)}</code></td><td>${op.documented.join(', ')}</td><td>${seen}</td><td>${op.undocumented.join(', ')}</td></tr>`;
+    })
+    .join('\n');
+  const failures = report.checks
+    .filter((c) => c.outcome === 'fail')
+    .map(
+      (f) =>
+        `<details open><summary>${esc(f.title)} <span class="muted">(${f.clauses.join(', ')})</span></summary><pre>${esc((f.error ?? '').slice(0, 5000))}</pre></details>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Conformance report · ${esc(report.target.baseUrl)}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:1200px;padding:0 1rem;line-height:1.4}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 2rem;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
+tr.pass .result{color:#137333}tr.fail{background:#fce8e6}tr.fail .result{color:#a50e0e;font-weight:bold}tr.skipped .result,tr.not-run .result{color:#777}
+.totals span{display:inline-block;margin-right:1rem;padding:.3rem .6rem;border-radius:4px;background:#f1f3f4}.muted{color:#777}pre{white-space:pre-wrap;background:#f8f9fa;padding:.5rem}
+</style></head><body>
+<h1>Conformance report: interface v1.1.0</h1>
+<p>Target <code>${esc(report.target.baseUrl)}</code>, profile <code>${esc(report.target.profile)}</code>, enabled: ${esc(report.target.capabilities.join(', ') || 'none')}. Run ${esc(report.startedAt)} to ${esc(report.finishedAt)}.</p>
+<p class="totals"><span>Clauses: ${clauses.pass} pass</span><span>${clauses.fail} fail</span><span>${clauses.skipped} skipped</span><span>${clauses['not-run']} not run</span><span>Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.skipped} skipped</span></p>
+<h2>Stated by the interface</h2>
+<table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('stated')}</tbody></table>
+<h2>Assumed where the interface says "not shown"</h2>
+<table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('assumed')}</tbody></table>
+<h2>Operations: statuses seen against statuses documented</h2>
+<table><thead><tr><th>operation</th><th>method and path</th><th>documented</th><th>seen</th><th>not documented</th></tr></thead><tbody>${operationRows}</tbody></table>
+${failures ? `<h2>Failures</h2>${failures}` : ''}
+</body></html>
+`;
+}
+
+function esc(text: string): string {
+  return text.replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string,
+  );
+}

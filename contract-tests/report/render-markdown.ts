@@ -1,0 +1,72 @@
+import type { ConformanceReport } from './conformance-model.js';
+
+const MARK = { pass: 'pass', fail: '**FAIL**', skipped: 'skipped', 'not-run': 'not run' } as const;
+
+/** The report for people, as Markdown: totals, then stated and assumed clauses apart, then operations. */
+export function renderMarkdown(report: ConformanceReport): string {
+  const lines: string[] = [];
+  const { checks, clauses } = report.totals;
+  lines.push('# Conformance report: interface v1.1.0', '');
+  lines.push(
+    `Target: \`${report.target.baseUrl}\` · profile \`${report.target.profile}\` · enabled: ${report.target.capabilities.join(', ') || 'none'}`,
+  );
+  lines.push(`Run: ${report.startedAt} to ${report.finishedAt}`, '');
+  lines.push(
+    `Clauses: ${clauses.pass} pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run.`,
+  );
+  lines.push(`Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.skipped} skipped.`, '');
+  for (const kind of ['stated', 'assumed'] as const) {
+    lines.push(
+      `## ${kind === 'stated' ? 'Stated by the interface' : 'Assumed where the interface says "not shown"'}`,
+      '',
+    );
+    lines.push('| clause | area | result | statement | notes |', '|---|---|---|---|---|');
+    for (const c of report.clauses.filter((x) => x.kind === kind)) {
+      const notes = c.checks
+        .filter((k) => k.outcome !== 'pass')
+        .map((k) =>
+          k.outcome === 'fail'
+            ? `${k.title}: ${firstLine(k.error)}`
+            : `${k.title}: ${k.skipReason ?? 'skipped'}`,
+        )
+        .join('<br>');
+      lines.push(`| ${c.id} | ${c.area} | ${MARK[c.outcome]} | ${escape(c.summary)} | ${escape(notes)} |`);
+    }
+    lines.push('');
+  }
+  lines.push('## Operations: statuses seen against statuses documented', '');
+  lines.push('| operation | method and path | documented | seen | not documented |', '|---|---|---|---|---|');
+  for (const op of report.operations) {
+    const seen =
+      Object.entries(op.seen)
+        .map(([s, n]) => `${s} x${n}`)
+        .join(', ') || 'none';
+    lines.push(
+      `| ${op.operationId} | \`${op.method} ${op.path}\` | ${op.documented.join(', ')} | ${seen} | ${op.undocumented.join(', ') || ''} |`,
+    );
+  }
+  const failed = report.checks.filter((c) => c.outcome === 'fail');
+  if (failed.length) {
+    lines.push('', '## Failures', '');
+    for (const f of failed)
+      lines.push(
+        `### ${f.title}`,
+        '',
+        `Clauses: ${f.clauses.join(', ')} · ${f.file}`,
+        '',
+        '```',
+        (f.error ?? '').slice(0, 3000),
+        '```',
+        '',
+      );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function firstLine(text = ''): string {
+  return text.split('\n')[0].slice(0, 200);
+}
+
+function escape(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
