@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import sharp from 'sharp';
 import path from 'node:path';
 import type { MockConfig } from './config.js';
 import { MockClock } from './domain/clock.js';

@@ -97,7 +97,10 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
       const streaming = options.streamingOperations.has(operationId) && !isJsonMediaType(mediaType(req));
       if (operation.requestBody && !streaming) {
         const read = await readBody(req, operation);
-        if ('error' in read) return sendValidation(res, style, [read.error]);
+        if ('error' in read) {
+          if (!req.complete) res.setHeader('Connection', 'close');
+          return sendValidation(res, style, [read.error]);
+        }
         body = read.value;
         res.locals.requestBody = body;
       }
@@ -173,7 +176,6 @@ async function readBody(
     case 'json':
       return { value: parsed.value };
     case 'too_large':
-      req.resume();
       return {
         error: {
           loc: ['body'],

@@ -22,25 +22,27 @@ export function renderSharePage({ segmentation, imageUrl, signInUrl }: SharePage
     `${count} cells · shared segmentation`,
     `<header>
   <h1>Shared segmentation</h1>
-  <p class="meta"><span data-testid="cell-count">${count}</span> cell${count === 1 ? '' : 's'} ·
-  model <span data-testid="model-name">${escapeHtml(segmentation.modelName)}</span> ·
-  <time datetime="${escapeHtml(segmentation.createdAt)}">${date}</time></p>
+  <p class="meta"><span class="nowrap"><strong data-testid="cell-count">${count}</strong> cell${count === 1 ? '' : 's'}</span> ·
+  <span class="nowrap">model <span data-testid="model-name">${escapeHtml(segmentation.modelName)}</span></span> ·
+  <time class="nowrap" datetime="${escapeHtml(segmentation.createdAt)}">${date}</time></p>
 </header>
 <main>
   <figure>
-    <div class="stage" style="aspect-ratio: ${width} / ${height}">
-      <img src="${escapeHtml(imageUrl)}" alt="Segmented microscopy image" width="${width}" height="${height}">
-      <svg data-testid="outlines" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" aria-label="${count} cell outlines">${outlines}</svg>
+    <div class="stage" style="aspect-ratio: ${width} / ${height}; max-width: max(16rem, calc((100svh - 8rem) * ${width} / ${height}))">
+      <img src="${escapeHtml(imageUrl)}" alt="Microscopy image ${escapeHtml(segmentation.imageName)}" width="${width}" height="${height}">
+      <svg data-testid="outlines" role="img" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" aria-label="${count} cell outline${count === 1 ? '' : 's'} drawn over the image">${outlines}</svg>
     </div>
     <figcaption>${escapeHtml(segmentation.imageName)} · ${width} × ${height} px · view only</figcaption>
   </figure>
   <section class="downloads" aria-label="Downloads">
     <h2>Downloads</h2>
     <p>Measurements, ROIs and the overlay can be downloaded by signed-in members.</p>
-    <button type="button" data-download="measurements.csv">Measurements (CSV)</button>
-    <button type="button" data-download="rois.zip">ImageJ ROIs (ZIP)</button>
-    <button type="button" data-download="rois.geojson">GeoJSON ROIs</button>
-    <button type="button" data-download="overlay.png">Overlay (PNG)</button>
+    <div class="buttons">
+      <button type="button" aria-haspopup="dialog" data-download="measurements.csv">Measurements (CSV)</button>
+      <button type="button" aria-haspopup="dialog" data-download="rois.zip">ImageJ ROIs (ZIP)</button>
+      <button type="button" aria-haspopup="dialog" data-download="rois.geojson">GeoJSON ROIs</button>
+      <button type="button" aria-haspopup="dialog" data-download="overlay.png">Overlay (PNG)</button>
+    </div>
   </section>
   <dialog id="sign-in" aria-labelledby="sign-in-title">
     <h2 id="sign-in-title">Sign in to download</h2>
@@ -77,17 +79,29 @@ function page(title: string, body: string): string {
   :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
   body { margin: 0 auto; max-width: 1100px; padding: 1rem; line-height: 1.4; }
   h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
-  .meta { margin: 0 0 1rem; color: #666; }
-  .stage { position: relative; width: 100%; background: #000; }
+  h2 { font-size: 1.1rem; margin: 0 0 .5rem; }
+  .meta { margin: 0 0 1rem; color: GrayText; }
+  .meta strong { color: CanvasText; }
+  .nowrap { white-space: nowrap; }
+  .stage { position: relative; width: 100%; margin: 0 auto; background: #000; }
   .stage img, .stage svg { position: absolute; inset: 0; width: 100%; height: 100%; }
   .stage img { image-rendering: pixelated; }
   .stage svg polygon { fill: rgba(255, 255, 0, .12); stroke: #ff0; stroke-width: 1; vector-effect: non-scaling-stroke; }
   figure { margin: 0; }
-  figcaption { font-size: .9rem; color: #666; margin-top: .5rem; overflow-wrap: anywhere; }
-  .downloads button { margin: .25rem .5rem .25rem 0; padding: .5rem .8rem; font: inherit; }
-  dialog { max-width: 28rem; }
-  .gone { text-align: center; padding-top: 4rem; }
-  @media (min-width: 900px) { main { display: grid; grid-template-columns: 3fr 1fr; gap: 1.5rem; } }
+  figcaption { font-size: .9rem; color: GrayText; margin-top: .5rem; overflow-wrap: anywhere; }
+  .downloads { margin-top: 1.5rem; }
+  .downloads p { margin: 0 0 .75rem; }
+  .buttons { display: flex; flex-wrap: wrap; gap: .5rem; }
+  .downloads button { padding: .6rem .9rem; min-height: 2.75rem; font: inherit; cursor: pointer; }
+  button:focus-visible, a:focus-visible { outline: 3px solid Highlight; outline-offset: 2px; }
+  dialog { max-width: min(28rem, calc(100vw - 2rem)); box-sizing: border-box; }
+  dialog form { margin: 0; }
+  .gone { text-align: center; padding-top: 4rem; max-width: 34rem; margin: 0 auto; }
+  @media (min-width: 900px) {
+    main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 1fr); gap: 2rem; align-items: start; }
+    .downloads { margin-top: 0; }
+    .buttons { flex-direction: column; align-items: stretch; }
+  }
 </style>
 </head>
 <body>

@@ -1,0 +1,565 @@
+/**
+ * Reads a TIFF's structure without reading its pixels.
+ *
+ *   inspectTiff(path, limits?) -> Promise<TiffInfo>     throws TiffError
+ *
+ * Only the byte ranges it needs are read (header, each IFD, out-of-line tag values), through a
+ * file handle, so a 4 GB upload costs a few kilobytes of I/O. It parses classic TIFF (magic 42)
+ * and BigTIFF (43) in either byte order, walks the whole IFD chain (a loop is an error), checks the
+ * first page's geometry against `limits.maxPixels`, and checks that every strip or tile of every
+ * counted page (offset + byte count) lies inside the file.
+ *
+ * Pages. `pages` counts the IFDs of the main chain that are full-resolution images of the same
+ * width, height and samples per pixel as the first (reduced-resolution IFDs, NewSubfileType bit 0,
+ * such as embedded thumbnails, and IFDs of another size are not counted). Decoding uses page 1.
+ *
+ * Shape convention (`TiffInfo.shape`, copied to the image's `shape`):
+ *   [height, width]                       one page, one sample per pixel
+ *   [pages, height, width]                several pages (leading page count)
+ *   [height, width, samplesPerPixel]      several samples per pixel (trailing channel count,
+ *                                         alpha and other extra samples included)
+ *   [pages, height, width, samplesPerPixel]
+ * e.g. [512, 512], [3, 512, 512], [512, 512, 3].
+ *
+ * Supported samples: unsigned 8, 16 and 32-bit integers, signed 8, 16 and 32-bit integers, 32-bit
+ * IEEE float, all samples of a pixel the same. Anything else is "unsupported" (1-bit, 12-bit,
+ * 64-bit, complex, mixed depths).
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { TiffError, formatCount } from './tiff-error.js';
+
+export { TiffError, type TiffErrorKind } from './tiff-error.js';
+
+export const DEFAULT_MAX_PIXELS = 400_000_000;
+/** IFDs walked at most; a chain longer than this is treated as corrupt. */
+const MAX_IFDS = 100_000;
+
+export interface TiffLimits {
+  /** Largest width x height of a page accepted. Default 400 megapixels. */
+  maxPixels?: number;
+}
+
+export interface TiffInfo {
+  bigTiff: boolean;
+  littleEndian: boolean;
+  /** Full-resolution pages of the first page's geometry (see module docs). */
+  pages: number;
+  width: number;
+  height: number;
+  samplesPerPixel: number;
+  /** Colour samples (samplesPerPixel minus ExtraSamples such as alpha), at least 1. */
+  colorSamples: number;
+  bitsPerSample: number;
+  sampleFormat: 'uint' | 'int' | 'float';
+  /** TIFF Compression tag value: 1 none, 5 LZW, 7 JPEG, 8/32946 deflate, 32773 PackBits, ... */
+  compression: number;
+  photometric: number;
+  planarConfig: 1 | 2;
+  predictor: number;
+  tiled: boolean;
+  /** Strip (or tile) offsets and byte counts of the first page, in file order of the tags. */
+  chunkOffsets: number[];
+  chunkByteCounts: number[];
+  rowsPerStrip: number;
+  tileWidth?: number;
+  tileHeight?: number;
+  fileSize: number;
+  shape: number[];
+}
+
+/** Optional observer of reads, for tests that prove the file is never read whole. */
+export interface InspectIo {
+  onRead?: (position: number, length: number) => void;
+}
+
+const MAGIC_NAMES: Array<[number[], string]> = [
+  [[0x89, 0x50, 0x4e, 0x47], 'PNG'],
+  [[0xff, 0xd8, 0xff], 'JPEG'],
+  [[0x47, 0x49, 0x46, 0x38], 'GIF'],
+  [[0x42, 0x4d], 'BMP'],
+  [[0x25, 0x50, 0x44, 0x46], 'PDF'],
+  [[0x50, 0x4b, 0x03, 0x04], 'ZIP'],
+  [[0x50, 0x4b, 0x05, 0x06], 'ZIP'],
+  [[0x1f, 0x8b], 'gzip'],
+  [[0x00, 0x00, 0x00, 0x0c, 0x6a, 0x50], 'JPEG 2000'],
+  [[0x52, 0x49, 0x46, 0x46], 'RIFF/WebP'],
+  [[0x7b], 'JSON or text'],
+  [[0x3c], 'HTML or XML'],
+];
+
+const TAG_NAMES: Record<number, string> = {
+  256: 'ImageWidth',
+  257: 'ImageLength',
+  258: 'BitsPerSample',
+  259: 'Compression',
+  273: 'StripOffsets',
+  279: 'StripByteCounts',
+  324: 'TileOffsets',
+  325: 'TileByteCounts',
+  339: 'SampleFormat',
+};
+
+const TYPE_SIZES: Record<number, number> = {
+  1: 1,
+  2: 1,
+  3: 2,
+  4: 4,
+  5: 8,
+  6: 1,
+  7: 1,
+  8: 2,
+  9: 4,
+  10: 8,
+  11: 4,
+  12: 8,
+  13: 4,
+  16: 8,
+  17: 8,
+  18: 8,
+};
+
+const hex = (b: Uint8Array) =>
+  Array.from(b)
+    .map((x) => x.toString(16).toUpperCase().padStart(2, '0'))
+    .join(' ');
+
+function describeMagic(head: Buffer): string {
+  const first = head.subarray(0, 4);
+  for (const [magic, name] of MAGIC_NAMES) {
+    if (head.length >= magic.length && magic.every((m, i) => head[i] === m)) {
+      return `not a TIFF: the file starts with bytes ${hex(first)} (${name}); upload a TIFF image (.tif, .tiff)`;
+    }
+  }
+  return `not a TIFF: the file starts with bytes ${hex(first)}, but a TIFF starts with 49 49 2A 00 ("II*") or 4D 4D 00 2A ("MM*")`;
+}
+
+class Reader {
+  constructor(
+    private readonly fh: FileHandle,
+    readonly size: number,
+    private readonly io: InspectIo,
+    public le = true,
+    public big = false,
+  ) {}
+
+  async bytes(position: number, length: number, what: string): Promise<Buffer> {
+    if (position < 0 || position + length > this.size) {
+      throw new TiffError(
+        'truncated',
+        `truncated: ${what} lies past the end of the file (needs ${formatCount(length)} bytes at offset ${formatCount(position)}; the file has ${formatCount(this.size)})`,
+      );
+    }
+    const buf = Buffer.alloc(length);
+    this.io.onRead?.(position, length);
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await this.fh.read(buf, done, length - done, position + done);
+      if (bytesRead === 0)
+        throw new TiffError('truncated', `truncated: the file ended while reading ${what}`);
+      done += bytesRead;
+    }
+    return buf;
+  }
+
+  u16(b: Buffer, o: number) {
+    return this.le ? b.readUInt16LE(o) : b.readUInt16BE(o);
+  }
+  u32(b: Buffer, o: number) {
+    return this.le ? b.readUInt32LE(o) : b.readUInt32BE(o);
+  }
+  u64(b: Buffer, o: number) {
+    const v = this.le ? b.readBigUInt64LE(o) : b.readBigUInt64BE(o);
+    return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+  }
+  offset(b: Buffer, o: number) {
+    return this.big ? this.u64(b, o) : this.u32(b, o);
+  }
+}
+
+interface Entry {
+  tag: number;
+  type: number;
+  count: number;
+  /** Raw 4 or 8 value bytes of the entry. */
+  inline: Buffer;
+}
+
+interface Ifd {
+  offset: number;
+  next: number;
+  entries: Map<number, Entry>;
+}
+
+async function readIfd(r: Reader, offset: number, pageNo: number): Promise<Ifd> {
+  const countSize = r.big ? 8 : 2;
+  const entrySize = r.big ? 20 : 12;
+  const head = await r.bytes(
+    offset,
+    countSize,
+    `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`,
+  );
+  const n = r.big ? r.u64(head, 0) : r.u16(head, 0);
+  if (n === 0)
+    throw new TiffError(
+      'corrupt',
+      `corrupt: the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)} has no entries`,
+    );
+  if (n > 100_000)
+    throw new TiffError(
+      'corrupt',
+      `corrupt: the directory (IFD) of page ${pageNo} claims ${formatCount(n)} entries`,
+    );
+  const body = await r.bytes(
+    offset + countSize,
+    n * entrySize + (r.big ? 8 : 4),
+    `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`,
+  );
+  const entries = new Map<number, Entry>();
+  for (let i = 0; i < n; i++) {
+    const o = i * entrySize;
+    const tag = r.u16(body, o);
+    const type = r.u16(body, o + 2);
+    const count = r.big ? r.u64(body, o + 4) : r.u32(body, o + 4);
+    const inline = body.subarray(o + (r.big ? 12 : 8), o + entrySize);
+    if (!entries.has(tag)) entries.set(tag, { tag, type, count, inline });
+  }
+  return { offset, next: r.offset(body, n * entrySize), entries };
+}
+
+/** Numeric values of a tag (integers and floats; rationals as num/den). */
+async function values(r: Reader, ifd: Ifd, tag: number, pageNo: number): Promise<number[] | undefined> {
+  const e = ifd.entries.get(tag);
+  if (!e) return undefined;
+  const size = TYPE_SIZES[e.type];
+  const name = TAG_NAMES[tag] ?? `tag ${tag}`;
+  if (!size)
+    throw new TiffError('corrupt', `corrupt: ${name} of page ${pageNo} has unknown field type ${e.type}`);
+  const total = size * e.count;
+  const buf =
+    total <= e.inline.length
+      ? e.inline
+      : await r.bytes(r.offset(e.inline, 0), total, `the ${name} values of page ${pageNo}`);
+  const out = new Array<number>(e.count);
+  for (let i = 0; i < e.count; i++) {
+    const o = i * size;
+    switch (e.type) {
+      case 1:
+      case 2:
+      case 7:
+        out[i] = buf[o];
+        break;
+      case 6:
+        out[i] = buf.readInt8(o);
+        break;
+      case 3:
+        out[i] = r.u16(buf, o);
+        break;
+      case 8:
+        out[i] = r.le ? buf.readInt16LE(o) : buf.readInt16BE(o);
+        break;
+      case 4:
+      case 13:
+        out[i] = r.u32(buf, o);
+        break;
+      case 9:
+        out[i] = r.le ? buf.readInt32LE(o) : buf.readInt32BE(o);
+        break;
+      case 5:
+        out[i] = r.u32(buf, o) / (r.u32(buf, o + 4) || 1);
+        break;
+      case 10:
+        out[i] =
+          (r.le ? buf.readInt32LE(o) : buf.readInt32BE(o)) /
+          ((r.le ? buf.readInt32LE(o + 4) : buf.readInt32BE(o + 4)) || 1);
+        break;
+      case 11:
+        out[i] = r.le ? buf.readFloatLE(o) : buf.readFloatBE(o);
+        break;
+      case 12:
+        out[i] = r.le ? buf.readDoubleLE(o) : buf.readDoubleBE(o);
+        break;
+      default:
+        out[i] = r.u64(buf, o);
+    }
+  }
+  return out;
+}
+
+async function one(r: Reader, ifd: Ifd, tag: number, pageNo: number): Promise<number | undefined> {
+  const v = await values(r, ifd, tag, pageNo);
+  return v?.[0];
+}
+
+interface PageGeometry {
+  width: number;
+  height: number;
+  spp: number;
+  reduced: boolean;
+}
+
+async function geometry(r: Reader, ifd: Ifd, pageNo: number): Promise<PageGeometry> {
+  const width = await one(r, ifd, 256, pageNo);
+  const height = await one(r, ifd, 257, pageNo);
+  if (!width || !height) {
+    throw new TiffError(
+      'corrupt',
+      `corrupt: page ${pageNo} has no image size (ImageWidth and ImageLength tags missing or zero)`,
+    );
+  }
+  const spp = (await one(r, ifd, 277, pageNo)) ?? 1;
+  const subfile = (await one(r, ifd, 254, pageNo)) ?? 0;
+  return { width, height, spp, reduced: (subfile & 1) === 1 };
+}
+
+/** Checks that every strip or tile of a page lies inside the file; returns offsets and counts. */
+async function checkChunks(
+  r: Reader,
+  ifd: Ifd,
+  g: PageGeometry,
+  pageNo: number,
+  compression: number,
+  bits: number,
+) {
+  const tileWidth = await one(r, ifd, 322, pageNo);
+  const tileHeight = await one(r, ifd, 323, pageNo);
+  const tiled = tileWidth !== undefined || tileHeight !== undefined || ifd.entries.has(324);
+  const planar = ((await one(r, ifd, 284, pageNo)) ?? 1) === 2 ? 2 : 1;
+  const planes = planar === 2 ? g.spp : 1;
+  const unit = tiled ? 'tile' : 'strip';
+  let expected: number;
+  let rowsPerStrip = g.height;
+  let chunkBytes: number;
+  if (tiled) {
+    if (!tileWidth || !tileHeight)
+      throw new TiffError(
+        'corrupt',
+        `corrupt: page ${pageNo} is tiled but its TileWidth or TileLength is missing or zero`,
+      );
+    expected = Math.ceil(g.width / tileWidth) * Math.ceil(g.height / tileHeight) * planes;
+    chunkBytes = Math.ceil((tileWidth * tileHeight * bits * (planar === 2 ? 1 : g.spp)) / 8);
+  } else {
+    const rps = await one(r, ifd, 278, pageNo);
+    rowsPerStrip = rps && rps > 0 ? Math.min(rps, g.height) : g.height;
+    expected = Math.ceil(g.height / rowsPerStrip) * planes;
+    chunkBytes = Math.ceil((g.width * bits * (planar === 2 ? 1 : g.spp)) / 8) * rowsPerStrip;
+  }
+  const offTag = tiled ? 324 : 273;
+  const cntTag = tiled ? 325 : 279;
+  const offsets = await values(r, ifd, offTag, pageNo);
+  if (!offsets || offsets.length === 0)
+    throw new TiffError(
+      'corrupt',
+      `corrupt: page ${pageNo} has no ${TAG_NAMES[offTag]} tag, so its pixels cannot be found`,
+    );
+  if (offsets.length < expected) {
+    throw new TiffError(
+      'corrupt',
+      `corrupt: page ${pageNo} lists ${formatCount(offsets.length)} ${unit}s but its size needs ${formatCount(expected)}`,
+    );
+  }
+  let counts = await values(r, ifd, cntTag, pageNo);
+  if (!counts) {
+    if (compression !== 1)
+      throw new TiffError('corrupt', `corrupt: page ${pageNo} has no ${TAG_NAMES[cntTag]} tag`);
+    counts = offsets.map(() => chunkBytes); // libtiff estimates them the same way for uncompressed data
+  }
+  if (counts.length < expected) {
+    throw new TiffError(
+      'corrupt',
+      `corrupt: page ${pageNo} lists ${formatCount(counts.length)} ${unit} byte counts but its size needs ${formatCount(expected)}`,
+    );
+  }
+  const where = (i: number) =>
+    `${unit} ${formatCount(i + 1)} of ${formatCount(expected)}${pageNo > 1 ? ` on page ${pageNo}` : ''}`;
+  for (let i = 0; i < expected; i++) {
+    const end = offsets[i] + counts[i];
+    if (end > r.size) {
+      throw new TiffError(
+        'truncated',
+        `truncated: ${where(i)} ends past the end of the file (needs ${formatCount(counts[i])} bytes at offset ${formatCount(offsets[i])}; the file has ${formatCount(r.size)}). The upload may have been cut short; upload the complete file`,
+      );
+    }
+  }
+  if (compression === 1) {
+    for (let i = 0; i < expected; i++) {
+      // The last strip may be short; every other uncompressed chunk must hold its pixels.
+      const need =
+        !tiled && i % (expected / planes) === expected / planes - 1
+          ? Math.ceil((g.width * bits * (planar === 2 ? 1 : g.spp)) / 8) *
+            (g.height - rowsPerStrip * (expected / planes - 1))
+          : chunkBytes;
+      if (counts[i] < need) {
+        throw new TiffError(
+          'truncated',
+          `truncated: ${where(i)} holds ${formatCount(counts[i])} bytes but its uncompressed pixels need ${formatCount(need)}`,
+        );
+      }
+    }
+  }
+  return {
+    tiled,
+    planar: planar as 1 | 2,
+    rowsPerStrip,
+    tileWidth,
+    tileHeight,
+    offsets: offsets.slice(0, expected),
+    counts: counts.slice(0, expected),
+  };
+}
+
+export async function inspectTiff(
+  path: string,
+  limits: TiffLimits = {},
+  io: InspectIo = {},
+): Promise<TiffInfo> {
+  const maxPixels = limits.maxPixels ?? DEFAULT_MAX_PIXELS;
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    if (size === 0) throw new TiffError('empty', 'empty file: 0 bytes were received; upload the TIFF again');
+    const r = new Reader(fh, size, io);
+    const head = await r.bytes(0, Math.min(16, size), 'the header');
+    const order = head.subarray(0, 2).toString('latin1');
+    if (order !== 'II' && order !== 'MM') throw new TiffError('not-tiff', describeMagic(head));
+    r.le = order === 'II';
+    if (head.length < 8)
+      throw new TiffError(
+        'truncated',
+        `truncated: the file is only ${size} bytes, too short for a TIFF header`,
+      );
+    const magic = r.u16(head, 2);
+    if (magic !== 42 && magic !== 43) throw new TiffError('not-tiff', describeMagic(head));
+    r.big = magic === 43;
+    let first: number;
+    if (r.big) {
+      if (head.length < 16)
+        throw new TiffError(
+          'truncated',
+          `truncated: the file is only ${size} bytes, too short for a BigTIFF header`,
+        );
+      if (r.u16(head, 4) !== 8)
+        throw new TiffError(
+          'corrupt',
+          `corrupt: BigTIFF header declares offsets of ${r.u16(head, 4)} bytes (expected 8)`,
+        );
+      first = r.u64(head, 8);
+    } else {
+      first = r.u32(head, 4);
+    }
+    if (first === 0)
+      throw new TiffError(
+        'corrupt',
+        'corrupt: the header points to no image directory (first IFD offset is 0)',
+      );
+    if (first >= size) {
+      throw new TiffError(
+        'truncated',
+        `truncated: the first image directory is at offset ${formatCount(first)}, past the end of the file (${formatCount(size)} bytes)`,
+      );
+    }
+
+    // First page: everything.
+    const ifd0 = await readIfd(r, first, 1);
+    const g = await geometry(r, ifd0, 1);
+    if (g.width * g.height > maxPixels) {
+      throw new TiffError(
+        'too-large',
+        `too large: ${formatCount(g.width)} x ${formatCount(g.height)} pixels declared, above this server's limit of ${formatCount(maxPixels / 1e6)} megapixels`,
+      );
+    }
+    const bitsList = (await values(r, ifd0, 258, 1)) ?? [1];
+    const bits = bitsList[0];
+    if (bitsList.some((b) => b !== bits)) {
+      throw new TiffError(
+        'unsupported',
+        `unsupported: samples of different bit depths in one pixel (${bitsList.join(', ')} bits)`,
+      );
+    }
+    const fmtCode = (await one(r, ifd0, 339, 1)) ?? 1;
+    const sampleFormat =
+      fmtCode === 1 || fmtCode === 4 ? 'uint' : fmtCode === 2 ? 'int' : fmtCode === 3 ? 'float' : undefined;
+    const supported =
+      sampleFormat === 'float'
+        ? bits === 32
+        : sampleFormat !== undefined && (bits === 8 || bits === 16 || bits === 32);
+    if (!supported) {
+      const what =
+        fmtCode === 5 || fmtCode === 6
+          ? `complex ${bits}-bit samples`
+          : sampleFormat === undefined
+            ? `sample format ${fmtCode}`
+            : `${bits}-bit ${sampleFormat === 'float' ? 'floating-point' : sampleFormat === 'int' ? 'signed integer' : 'integer'} samples`;
+      throw new TiffError(
+        'unsupported',
+        `unsupported: ${what}; this server reads 8-, 16- and 32-bit integer and 32-bit float images`,
+      );
+    }
+    const compression = (await one(r, ifd0, 259, 1)) ?? 1;
+    const photometric = (await one(r, ifd0, 262, 1)) ?? 1;
+    const predictor = (await one(r, ifd0, 317, 1)) ?? 1;
+    const extra = (await values(r, ifd0, 338, 1))?.length ?? 0;
+    const chunks = await checkChunks(r, ifd0, g, 1, compression, bits);
+
+    // Rest of the chain: count pages, check their data, detect loops.
+    const seen = new Set<number>([first]);
+    let pages = 1;
+    let prev = first;
+    let next = ifd0.next;
+    let index = 1;
+    while (next !== 0) {
+      index++;
+      if (next === prev)
+        throw new TiffError(
+          'corrupt',
+          `corrupt: IFD at offset ${formatCount(prev)} points back to itself (the page chain loops)`,
+        );
+      if (seen.has(next)) {
+        throw new TiffError(
+          'corrupt',
+          `corrupt: the page chain loops: IFD at offset ${formatCount(prev)} points back to the earlier IFD at offset ${formatCount(next)}`,
+        );
+      }
+      if (index > MAX_IFDS)
+        throw new TiffError('corrupt', `corrupt: more than ${formatCount(MAX_IFDS)} image directories`);
+      seen.add(next);
+      const ifd = await readIfd(r, next, index);
+      const gi = await geometry(r, ifd, index);
+      if (!gi.reduced && gi.width === g.width && gi.height === g.height && gi.spp === g.spp) {
+        pages++;
+        const bi = (await one(r, ifd, 258, index)) ?? 1;
+        await checkChunks(r, ifd, gi, index, (await one(r, ifd, 259, index)) ?? 1, bi);
+      }
+      prev = next;
+      next = ifd.next;
+    }
+
+    const shape = [g.height, g.width];
+    if (pages > 1) shape.unshift(pages);
+    if (g.spp > 1) shape.push(g.spp);
+    return {
+      bigTiff: r.big,
+      littleEndian: r.le,
+      pages,
+      width: g.width,
+      height: g.height,
+      samplesPerPixel: g.spp,
+      colorSamples: Math.max(1, g.spp - extra),
+      bitsPerSample: bits,
+      sampleFormat: sampleFormat!,
+      compression,
+      photometric,
+      planarConfig: chunks.planar,
+      predictor,
+      tiled: chunks.tiled,
+      chunkOffsets: chunks.offsets,
+      chunkByteCounts: chunks.counts,
+      rowsPerStrip: chunks.rowsPerStrip,
+      tileWidth: chunks.tileWidth,
+      tileHeight: chunks.tileHeight,
+      fileSize: size,
+      shape,
+    };
+  } finally {
+    await fh.close();
+  }
+}
