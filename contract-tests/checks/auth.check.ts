@@ -5,7 +5,7 @@ const NOT_A_UUID = 'not-a-uuid';
 
 check(
   'a request without credentials answers 401 with a detail',
-  { clauses: ['AUTH-01', 'ERR-01'] },
+  { clauses: ['AUTH-01', 'ERR-01'], prismAnswersItself: true },
   async ({ api }) => {
     const response = await api.call('listModels', { key: null });
     expect(response.status).toBe(401);
@@ -20,7 +20,7 @@ check('an unknown API key answers 401', { clauses: ['AUTH-02', 'ERR-01'] }, asyn
 
 check(
   'an Authorization header that is not Bearer answers 401',
-  { clauses: ['AUTH-03'] },
+  { clauses: ['AUTH-03'], prismAnswersItself: true },
   async ({ api, target }) => {
     for (const header of [
       `Basic ${Buffer.from('user:pass').toString('base64')}`,
@@ -36,7 +36,7 @@ check(
 
 check(
   'credentials are checked before anything else, even on a bad id',
-  { clauses: ['AUTH-01'] },
+  { clauses: ['AUTH-01'], prismAnswersItself: true },
   async ({ api }) => {
     const response = await api.call('getUpload', { key: null, params: { image_id: NOT_A_UUID } });
     expect(response.status).toBe(401);
@@ -56,7 +56,7 @@ check(
 
 check(
   'the non-public surface still answers 401 without credentials',
-  { clauses: ['AUTH-01', 'AUTH-04'] },
+  { clauses: ['AUTH-01', 'AUTH-04'], prismAnswersItself: true },
   async ({ api }) => {
     expect((await api.call('createApiKey', { key: null })).status).toBe(401);
   },

@@ -114,7 +114,7 @@ check('predict refuses an image that is not ready', { clauses: ['UP-16'] }, asyn
 
 check(
   'predict answers 422 with a string detail for non-UUID ids and bad bodies',
-  { clauses: ['VAL-03', 'VAL-04', 'VAL-05'] },
+  { clauses: ['VAL-03', 'VAL-04', 'VAL-05'], prismAnswersItself: true },
   async (ctx) => {
     const bodies: unknown[] = [
       { image_id: 'nope', model_id: randomUUID() },
@@ -141,8 +141,9 @@ check(
   { clauses: ['PRED-06'], requires: ['control'] },
   async (ctx) => {
     // A throw-away organization, so the forced failure cannot land on another check's prediction.
+    // The control plane is the mock's own, not the interface's: it is always called directly.
     const admin = { key: ctx.target.adminToken ?? null, headers: { 'content-type': 'application/json' } };
-    const created = await ctx.api.raw('POST', '/__mock/organizations', {
+    const created = await ctx.api.raw('POST', `${ctx.target.directBaseUrl}/__mock/organizations`, {
       ...admin,
       body: JSON.stringify({
         name: `${ctx.target.namePrefix}failing`,
@@ -152,10 +153,13 @@ check(
     expect(created.status).toBe(200);
     const org = (await created.json()) as { id: string; api_keys: string[] };
     ctx.cleanup.add(() =>
-      ctx.api.raw('POST', '/__mock/reset', { ...admin, body: JSON.stringify({ organization_id: org.id }) }),
+      ctx.api.raw('POST', `${ctx.target.directBaseUrl}/__mock/reset`, {
+        ...admin,
+        body: JSON.stringify({ organization_id: org.id }),
+      }),
     );
     const client = new ApiClient(ctx.contract, ctx.target, org.api_keys[0]);
-    const forced = await ctx.api.raw('POST', '/__mock/predictions/outcomes', {
+    const forced = await ctx.api.raw('POST', `${ctx.target.directBaseUrl}/__mock/predictions/outcomes`, {
       ...admin,
       body: JSON.stringify({ organization_id: org.id, status: 'FAILED', error: 'GPU worker out of memory' }),
     });

@@ -243,7 +243,7 @@ check(
 
 check(
   'malformed uploads answer 4xx in the documented shape, never 5xx',
-  { clauses: ['VAL-05', 'VAL-02'] },
+  { clauses: ['VAL-05', 'VAL-02'], prismAnswersItself: true },
   async (ctx) => {
     const cases: Array<[string, Parameters<typeof ctx.api.call>[1]]> = [
       ['missing size', { body: { name: 'x.tif' } }],

@@ -12,6 +12,8 @@ export interface CallOptions {
   key?: string | null;
   /** Skip response validation: for checks that send requests the document cannot describe. */
   unvalidated?: boolean;
+  /** Send to this root instead of the target's (around Prism's proxy, which corrupts binary multipart bodies). */
+  baseUrl?: string;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -46,7 +48,7 @@ export class ApiClient {
 
   async call<T = unknown>(operationId: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const op = this.contract.operation(operationId);
-    const url = new URL(this.target.baseUrl + fillPath(op.path, options.params ?? {}));
+    const url = new URL((options.baseUrl ?? this.target.baseUrl) + fillPath(op.path, options.params ?? {}));
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(v));

@@ -40,6 +40,11 @@ export interface CheckOptions {
   /** Keys the check needs besides the main one. */
   needs?: Array<'other' | 'tiny'>;
   timeout?: number;
+  /**
+   * Set when Prism's proxy answers these requests itself (missing or malformed credentials,
+   * malformed JSON), so through `--via-prism` the check would judge Prism, not the target.
+   */
+  prismAnswersItself?: boolean;
 }
 
 /**
@@ -72,6 +77,11 @@ export function check(
             `needs '${capability}', not enabled for profile ${target.profile} (set CONTRACT_ENABLE=${capability} to allow it)`,
           );
         }
+      }
+      if (options.prismAnswersItself && target.viaPrism) {
+        skip(
+          'through --via-prism, Prism answers these requests itself (credentials or JSON syntax) before the target sees them',
+        );
       }
       for (const need of options.needs ?? []) {
         if (!target.keys[need])

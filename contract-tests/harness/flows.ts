@@ -52,7 +52,11 @@ export async function uploadFile(
 ): Promise<ApiResponse<UploadBody>> {
   const form = new FormData();
   form.append('file', new Blob([bytes], { type: 'image/tiff' }), ctx.target.namePrefix + name);
-  const response = await client.call<UploadBody>('uploadImage', { rawBody: form });
+  // Prism 5.14's proxy re-encodes binary multipart bodies and corrupts the file: this request goes around it.
+  const response = await client.call<UploadBody>('uploadImage', {
+    rawBody: form,
+    baseUrl: ctx.target.directBaseUrl,
+  });
   if (response.status === 200) trackImage(ctx, client, response.body.image.id, owner);
   return response;
 }

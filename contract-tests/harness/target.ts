@@ -27,6 +27,10 @@ export interface Target {
   /** Every resource a run creates is named with this prefix, so leftovers can be recognised. */
   namePrefix: string;
   adminToken?: string;
+  /** Prism's proxy stands in front of the target (`--via-prism`). */
+  viaPrism: boolean;
+  /** The target itself, behind Prism when `viaPrism`; otherwise `baseUrl`. */
+  directBaseUrl: string;
 }
 
 interface SeedFile {
@@ -85,6 +89,8 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
     runId,
     namePrefix: `contract-${runId}-`,
     adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
+    viaPrism: env.CONTRACT_VIA_PRISM === '1',
+    directBaseUrl: (env.CONTRACT_VIA_PRISM === '1' && env.CONTRACT_TARGET_LABEL) || baseUrl,
   };
 }
 

@@ -38,7 +38,7 @@ export default class ConformanceReporter implements Reporter {
           outcome,
           durationMs: test.diagnostic()?.duration ?? 0,
           error: result.state === 'failed' ? result.errors?.map((e) => e.message).join('\n') : undefined,
-          skipReason: outcome === 'skipped' ? (meta.skipReason ?? result.note ?? 'skipped') : undefined,
+          skipReason: outcome === 'skipped' ? (meta.skipReason ?? 'skipped') : undefined,
           calls: meta.calls,
         });
       }
@@ -48,7 +48,13 @@ export default class ConformanceReporter implements Reporter {
     const report = buildReport(
       checks,
       new OpenApiContract(),
-      { baseUrl: target.baseUrl, profile: target.profile, capabilities: [...target.capabilities] },
+      {
+        baseUrl: process.env.CONTRACT_VIA_PRISM
+          ? `${process.env.CONTRACT_TARGET_LABEL} (through prism proxy --errors)`
+          : target.baseUrl,
+        profile: target.profile,
+        capabilities: [...target.capabilities],
+      },
       { startedAt: this.startedAt, finishedAt: new Date().toISOString() },
     );
     mkdirSync(REPORT_DIR, { recursive: true });

@@ -1,0 +1,180 @@
+/**
+ * `npm run contract -- [options]`: the contract suite against any target, with its report.
+ *
+ *   (no --base-url)        start the mock as a separate process and check it (profile mock)
+ *   --base-url URL         check this target; keys from CONTRACT_API_KEY, CONTRACT_OTHER_ORG_API_KEY, CONTRACT_TINY_API_KEY
+ *   --profile P            mock | staging | production (default: staging with --base-url)
+ *   --enable LIST          caps,control,load: allow these outside the mock profile
+ *   --via-prism            put `prism proxy --errors` in front of the target, so Prism judges every response too
+ *   --against-prism-mock   check Prism's spec-only mock of our own document
+ *   --poll-timeout-ms N, --poll-interval-ms N, --pace-ms N
+ *   --report-dir DIR       where the reports go (default reports/)
+ *   --cleanup-only         delete what an interrupted run left behind (from reports/contract-ledger.jsonl), and stop
+ */
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startVitest } from 'vitest/node';
+import { startMockProcess, startPrism, type Running } from './harness/child-processes.js';
+import { LEDGER_FILE, type LedgerEntry } from './harness/cleanup.js';
+import { REPO_ROOT } from './harness/openapi-contract.js';
+import { mockKeys } from './harness/target.js';
+
+interface Options {
+  baseUrl?: string;
+  profile?: string;
+  enable?: string;
+  viaPrism: boolean;
+  againstPrismMock: boolean;
+  cleanupOnly: boolean;
+  reportDir?: string;
+  env: Record<string, string>;
+}
+
+const VALUE_FLAGS: Record<string, string> = {
+  '--poll-timeout-ms': 'CONTRACT_POLL_TIMEOUT_MS',
+  '--poll-interval-ms': 'CONTRACT_POLL_INTERVAL_MS',
+  '--pace-ms': 'CONTRACT_PACE_MS',
+};
+
+function parse(argv: string[]): Options {
+  const options: Options = { viaPrism: false, againstPrismMock: false, cleanupOnly: false, env: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
+    if (flag === '--base-url') options.baseUrl = value();
+    else if (flag === '--profile') options.profile = value();
+    else if (flag === '--enable') options.enable = value();
+    else if (flag === '--report-dir') options.reportDir = path.resolve(value());
+    else if (flag === '--via-prism') options.viaPrism = true;
+    else if (flag === '--against-prism-mock') options.againstPrismMock = true;
+    else if (flag === '--cleanup-only') options.cleanupOnly = true;
+    else if (flag in VALUE_FLAGS) options.env[VALUE_FLAGS[flag]] = value();
+    else if (flag === '--help' || flag === '-h') {
+      console.log(
+        readFileSync(new URL(import.meta.url), 'utf8')
+          .split('*/')[0]
+          .replace(/^\/\*\*?\n?/, '')
+          .replace(/^ \* ?/gm, ''),
+      );
+      process.exit(0);
+    } else fail(`unknown option '${argv[i]}' (see --help)`);
+  }
+  return options;
+}
+
+function fail(message: string): never {
+  console.error(`error: ${message}`);
+  process.exit(2);
+}
+
+async function cleanupOnly(): Promise<number> {
+  if (!existsSync(LEDGER_FILE)) {
+    console.log('Nothing to clean: no ledger at', path.relative(process.cwd(), LEDGER_FILE));
+    return 0;
+  }
+  const latest = new Map<string, LedgerEntry>();
+  for (const line of readFileSync(LEDGER_FILE, 'utf8').split('\n').filter(Boolean)) {
+    const entry = JSON.parse(line) as LedgerEntry;
+    latest.set(`${entry.kind}:${entry.id}`, entry);
+  }
+  const keys: Record<string, string | undefined> = {
+    main: process.env.CONTRACT_API_KEY,
+    other: process.env.CONTRACT_OTHER_ORG_API_KEY,
+    tiny: process.env.CONTRACT_TINY_API_KEY,
+  };
+  const left = [...latest.values()].filter((e) => !e.done);
+  console.log(`${left.length} leftover resource(s) in the ledger`);
+  const remaining: LedgerEntry[] = [];
+  for (const entry of left) {
+    const key = keys[entry.owner];
+    const url =
+      entry.kind === 'image'
+        ? `${entry.baseUrl}/api/v1/image/${entry.id}`
+        : `${entry.baseUrl}/api/v1/shares/${entry.id}`;
+    if (!key) {
+      console.log(`  keep ${entry.kind} ${entry.id}: no key for '${entry.owner}' in the environment`);
+      remaining.push(entry);
+      continue;
+    }
+    try {
+      const response = await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+      const gone = response.ok || response.status === 404;
+      console.log(`  ${gone ? 'deleted' : `kept (${response.status})`} ${entry.kind} ${entry.id}`);
+      if (!gone) remaining.push(entry);
+    } catch (err) {
+      console.log(`  kept ${entry.kind} ${entry.id}: ${(err as Error).message}`);
+      remaining.push(entry);
+    }
+  }
+  writeFileSync(
+    LEDGER_FILE,
+    remaining.map((e) => JSON.stringify(e)).join('\n') + (remaining.length ? '\n' : ''),
+  );
+  return remaining.length ? 1 : 0;
+}
+
+async function main(): Promise<number> {
+  const options = parse(process.argv.slice(2));
+  Object.assign(process.env, options.env);
+  if (options.reportDir) process.env.CONTRACT_REPORT_DIR = options.reportDir;
+  if (options.cleanupOnly) return cleanupOnly();
+
+  const started: Running[] = [];
+  try {
+    let baseUrl = options.baseUrl;
+    if (options.againstPrismMock) {
+      const prism = await startPrism('mock');
+      started.push(prism);
+      baseUrl = prism.url;
+      const keys = mockKeys();
+      Object.assign(process.env, {
+        CONTRACT_API_KEY: keys.main,
+        CONTRACT_OTHER_ORG_API_KEY: keys.other,
+        CONTRACT_TINY_API_KEY: keys.tiny,
+      });
+      process.env.CONTRACT_PROFILE = options.profile ?? 'mock';
+      console.log(`Checking Prism's spec-only mock of openapi/openapi.yaml at ${baseUrl}`);
+    } else if (!baseUrl) {
+      console.log('Starting the mock...');
+      const mock = await startMockProcess();
+      started.push(mock);
+      baseUrl = mock.url;
+      const keys = mockKeys();
+      Object.assign(process.env, {
+        CONTRACT_API_KEY: keys.main,
+        CONTRACT_OTHER_ORG_API_KEY: keys.other,
+        CONTRACT_TINY_API_KEY: keys.tiny,
+      });
+      process.env.CONTRACT_PROFILE = options.profile ?? 'mock';
+    } else if (options.profile) {
+      process.env.CONTRACT_PROFILE = options.profile;
+    }
+    if (options.enable) process.env.CONTRACT_ENABLE = options.enable;
+    process.env.CONTRACT_TARGET_LABEL = baseUrl;
+    if (options.viaPrism) {
+      const prism = await startPrism('proxy', baseUrl);
+      started.push(prism);
+      console.log(`Prism ${prism.url} -> ${baseUrl}: every response is also judged by Prism (--errors)`);
+      baseUrl = prism.url;
+      process.env.CONTRACT_VIA_PRISM = '1';
+    }
+    process.env.CONTRACT_BASE_URL = baseUrl;
+    console.log(
+      `Contract suite against ${process.env.CONTRACT_TARGET_LABEL} (profile ${process.env.CONTRACT_PROFILE ?? 'staging'})`,
+    );
+    const vitest = await startVitest('test', [], { root: REPO_ROOT, project: ['contract'], watch: false });
+    const failed = vitest?.state.getCountOfFailedTests() ?? 1;
+    await vitest?.close();
+    return failed > 0 || process.exitCode ? 1 : 0;
+  } finally {
+    for (const process_ of started.reverse()) await process_.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
