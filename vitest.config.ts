@@ -17,6 +17,7 @@ export default defineConfig({
             'openapi/**/*.test.ts',
             'contract-tests/**/*.test.ts',
             'scripts/**/*.test.ts',
+            'test-support/**/*.test.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,

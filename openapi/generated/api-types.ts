@@ -336,7 +336,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The opaque token at the end of a share `url`. */
+                /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
                 share_token: components["parameters"]["ShareToken"];
             };
             cookie?: never;
@@ -361,7 +361,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The opaque token at the end of a share `url`. */
+                /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
                 share_token: components["parameters"]["ShareToken"];
             };
             cookie?: never;
@@ -1168,7 +1168,7 @@ export interface components {
         SegmentationId: string;
         ShareId: string;
         ModelId: string;
-        /** @description The opaque token at the end of a share `url`. */
+        /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
         ShareToken: string;
     };
     requestBodies: never;
@@ -1833,7 +1833,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The opaque token at the end of a share `url`. */
+                /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
                 share_token: components["parameters"]["ShareToken"];
             };
             cookie?: never;
@@ -1865,7 +1865,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The opaque token at the end of a share `url`. */
+                /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
                 share_token: components["parameters"]["ShareToken"];
             };
             cookie?: never;

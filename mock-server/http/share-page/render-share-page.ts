@@ -28,7 +28,7 @@ export function renderSharePage({ segmentation, imageUrl, signInUrl }: SharePage
 </header>
 <main>
   <figure>
-    <div class="stage" style="aspect-ratio: ${width} / ${height}; max-width: max(16rem, calc((100svh - 8rem) * ${width} / ${height}))">
+    <div class="stage" style="aspect-ratio: ${width} / ${height}; max-width: max(16rem, calc((100svh - 10rem) * ${width} / ${height}))">
       <img src="${escapeHtml(imageUrl)}" alt="Microscopy image ${escapeHtml(segmentation.imageName)}" width="${width}" height="${height}">
       <svg data-testid="outlines" role="img" viewBox="0 0 ${width} ${height}" preserveAspectRatio="none" aria-label="${count} cell outline${count === 1 ? '' : 's'} drawn over the image">${outlines}</svg>
     </div>
@@ -45,15 +45,20 @@ export function renderSharePage({ segmentation, imageUrl, signInUrl }: SharePage
     </div>
   </section>
   <dialog id="sign-in" aria-labelledby="sign-in-title">
-    <h2 id="sign-in-title">Sign in to download</h2>
+    <h2 id="sign-in-title">Sign in to download <span id="sign-in-file"></span></h2>
     <p>Downloading from a shared link needs an account. Sign in, or ask the person who shared this link to send you the file.</p>
-    <p><a data-testid="sign-in-link" href="${escapeHtml(signInUrl)}">Sign in</a></p>
-    <form method="dialog"><button>Close</button></form>
+    <div class="dialog-actions">
+      <a class="primary" data-testid="sign-in-link" href="${escapeHtml(signInUrl)}">Sign in</a>
+      <form method="dialog"><button>Close</button></form>
+    </div>
   </dialog>
 </main>
 <script>
   for (const button of document.querySelectorAll('[data-download]')) {
-    button.addEventListener('click', () => document.getElementById('sign-in').showModal());
+    button.addEventListener('click', () => {
+      document.getElementById('sign-in-file').textContent = button.textContent;
+      document.getElementById('sign-in').showModal();
+    });
   }
 </script>`,
   );
@@ -83,7 +88,7 @@ function page(title: string, body: string): string {
   .meta { margin: 0 0 1rem; color: GrayText; }
   .meta strong { color: CanvasText; }
   .nowrap { white-space: nowrap; }
-  .stage { position: relative; width: 100%; margin: 0 auto; background: #000; }
+  .stage { position: relative; width: 100%; margin: 0; background: #000; }
   .stage img, .stage svg { position: absolute; inset: 0; width: 100%; height: 100%; }
   .stage img { image-rendering: pixelated; }
   .stage svg polygon { fill: rgba(255, 255, 0, .12); stroke: #ff0; stroke-width: 1; vector-effect: non-scaling-stroke; }
@@ -95,7 +100,12 @@ function page(title: string, body: string): string {
   .downloads button { padding: .6rem .9rem; min-height: 2.75rem; font: inherit; cursor: pointer; }
   button:focus-visible, a:focus-visible { outline: 3px solid Highlight; outline-offset: 2px; }
   dialog { max-width: min(28rem, calc(100vw - 2rem)); box-sizing: border-box; }
+  dialog { border: 1px solid GrayText; border-radius: 6px; padding: 1.25rem; }
+  dialog::backdrop { background: rgb(0 0 0 / .55); }
   dialog form { margin: 0; }
+  .dialog-actions { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; margin-top: 1rem; }
+  .dialog-actions a, .dialog-actions button { padding: .6rem 1rem; min-height: 2.75rem; box-sizing: border-box; font: inherit; border-radius: 4px; }
+  .dialog-actions a.primary { display: inline-flex; align-items: center; background: #1a5fb4; color: #fff; text-decoration: none; font-weight: 600; }
   .gone { text-align: center; padding-top: 4rem; max-width: 34rem; margin: 0 auto; }
   @media (min-width: 900px) {
     main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(14rem, 1fr); gap: 2rem; align-items: start; }
