@@ -35,7 +35,7 @@ export async function startMockServer(
   });
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const services = await createServices(config, options);
+  const services = await createServices(config, { persistent: !temporaryData, ...options });
   const app = await createApp(services, logger);
   server.on('request', app);
 

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import path from 'node:path';
 import type { MockConfig } from './config.js';
@@ -14,6 +15,8 @@ import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
 import { MockState } from './domain/state.js';
 import { EmbeddedObjectStore } from './engines/object-store/embedded-store.js';
+import { SnapshotFile } from './persistence/snapshot-file.js';
+import { restoreSnapshot, takeSnapshot } from './persistence/state-snapshot.js';
 import { convertImage } from './engines/raster/convert-image.js';
 
 export interface DataPaths {
@@ -49,7 +52,11 @@ export interface Services {
 
 export interface ServiceOverrides {
   runner?: SegmentationRunner & { close?: () => Promise<void> };
+  /** Keep state in the data folder across restarts (set when --data-dir is given). */
+  persistent?: boolean;
 }
+
+const AUTOSAVE_INTERVAL_MS = 250;
 
 export async function createServices(
   config: MockConfig,
@@ -59,7 +66,14 @@ export async function createServices(
   await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
   const clock = new MockClock();
   const state = new MockState();
-  const store = new EmbeddedObjectStore({ dataDir: paths.objects, storageUrl: config.storageUrl });
+  const store = new EmbeddedObjectStore({
+    dataDir: paths.objects,
+    storageUrl: config.storageUrl,
+    // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.
+    signingSecret: overrides.persistent
+      ? await persistentSecret(path.join(config.dataDir, 'signing-secret'))
+      : undefined,
+  });
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
     minPartSize: config.minPartSize,
@@ -77,8 +91,21 @@ export async function createServices(
   });
   const shares = new ShareService(state, clock);
   const admin = new OrganizationAdmin(state, images, predictions, clock);
-  const seed = await readSeed(config.seedFile);
-  applySeed(state, seed);
+  const snapshots = overrides.persistent
+    ? new SnapshotFile(path.join(config.dataDir, 'state.json'))
+    : undefined;
+  const saved = await snapshots?.load();
+  if (saved) {
+    await restoreSnapshot(state, clock, saved, (id) => predictions.loadResult(id));
+    images.resumeConversions();
+    predictions.resumeInFlight();
+  } else {
+    applySeed(state, await readSeed(config.seedFile));
+  }
+  const save = () => snapshots?.save(takeSnapshot(state, clock)) ?? Promise.resolve();
+  const autosave = snapshots
+    ? setInterval(() => void save().catch(() => undefined), AUTOSAVE_INTERVAL_MS).unref()
+    : undefined;
 
   return {
     config,
@@ -107,6 +134,8 @@ export async function createServices(
       await predictions.idle();
     },
     async close() {
+      clearInterval(autosave);
+      await save(); // before cancelling, so predictions in flight resume after a restart
       await predictions.cancelAll();
       await images.idle();
       await runner.close?.();
@@ -122,4 +151,14 @@ export function dataPaths(root: string): DataPaths {
     segmentations: path.join(root, 'segmentations'),
     objects: path.join(root, 'store'),
   };
+}
+
+async function persistentSecret(file: string): Promise<Buffer> {
+  try {
+    return Buffer.from(await readFile(file, 'utf8'), 'hex');
+  } catch {
+    const secret = randomBytes(32);
+    await writeFile(file, secret.toString('hex'), { mode: 0o600 });
+    return secret;
+  }
 }

@@ -205,6 +205,13 @@ export class ImageService {
     await rm(this.derivedDirOf(image), { recursive: true, force: true });
   }
 
+  /** After a restart: conversions that were running start again. */
+  resumeConversions(): void {
+    for (const image of this.state.images.values()) {
+      if (image.uploadStatus === 'processing') this.track(this.convert(image));
+    }
+  }
+
   /** Resolves when every conversion started so far has finished. */
   async idle(): Promise<void> {
     while (this.pending.size) await Promise.allSettled([...this.pending]);

@@ -32,6 +32,10 @@ export class ModelRegistry {
     return model;
   }
 
+  all(): ModelRecord[] {
+    return [...this.models.values()];
+  }
+
   get(id: string): ModelRecord | undefined {
     return this.models.get(id);
   }

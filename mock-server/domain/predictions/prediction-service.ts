@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { MockClock } from '../clock.js';
@@ -27,6 +27,8 @@ export interface ProgressPolicy {
     prediction: PredictionRecord,
   ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
 }
+
+export const RESULT_FILE = 'result.json';
 
 export interface PredictionServiceOptions {
   /** Where completed segmentations keep their copy of the image preview. */
@@ -162,6 +164,30 @@ export class PredictionService {
     await Promise.allSettled(jobs.map((j) => j.done));
   }
 
+  /** After a restart: predictions that were in flight run again from SUBMITTED. */
+  resumeInFlight(): void {
+    for (const prediction of this.state.predictions.values()) {
+      if (prediction.status !== 'SUBMITTED' && prediction.status !== 'STARTED') continue;
+      const model = this.state.models.get(prediction.modelId);
+      if (!model) {
+        this.publishFailed(prediction, 'The model no longer exists.');
+        continue;
+      }
+      prediction.status = 'SUBMITTED';
+      const controller = new AbortController();
+      const done = this.drive(prediction, model, controller.signal).finally(() =>
+        this.running.delete(prediction.id),
+      );
+      this.running.set(prediction.id, { controller, done });
+    }
+  }
+
+  async loadResult(segmentationId: string): Promise<SegmentationResult> {
+    return JSON.parse(
+      await readFile(path.join(this.options.segmentationsDir, segmentationId, RESULT_FILE), 'utf8'),
+    ) as SegmentationResult;
+  }
+
   async cancelOrganization(orgId: string): Promise<void> {
     const jobs = [...this.running.entries()].filter(
       ([id]) => this.state.predictions.get(id)?.organizationId === orgId,
@@ -222,10 +248,12 @@ export class PredictionService {
     imagePreview: string | null,
   ): Promise<SegmentationRecord> {
     const id = randomUUID();
+    const dir = path.join(this.options.segmentationsDir, id);
+    await mkdir(dir, { recursive: true });
+    // Written once, never changed: the persisted state refers to it instead of carrying every outline.
+    await writeFile(path.join(dir, RESULT_FILE), JSON.stringify(result));
     let previewPath: string | null = null;
     if (imagePreview) {
-      const dir = path.join(this.options.segmentationsDir, id);
-      await mkdir(dir, { recursive: true });
       previewPath = path.join(dir, 'preview.png');
       await copyFile(imagePreview, previewPath);
     }
