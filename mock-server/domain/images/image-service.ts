@@ -305,7 +305,8 @@ export class ImageService {
       processedAt: null,
       metadata: fields.metadata ?? {},
       folderId: fields.folderId ?? null,
-      storageKey: `orgs/${org.id}/images/${id}/original.tif`,
+      // Opaque, unrelated to the image or organization: with an S3 store the key appears in part URLs.
+      storageKey: `objects/${randomUUID()}/original.tif`,
       multipartUploadId: null,
       completing: false,
       derived: null,
@@ -318,7 +319,7 @@ export class ImageService {
 }
 
 function imagePrefix(image: ImageRecord): string {
-  return `orgs/${image.organizationId}/images/${image.id}/`;
+  return image.storageKey.slice(0, image.storageKey.lastIndexOf('/') + 1);
 }
 
 /** Object-store refusals (missing part, wrong ETag) are the client's to fix: report them as such. */
