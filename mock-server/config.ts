@@ -33,6 +33,15 @@ export interface MockConfig {
   minPartSize: number;
   /** Lifetime of a presigned part URL. */
   presignExpirySeconds: number;
+  /** 'embedded' serves part URLs itself; 's3' uses an S3-compatible store (AWS, MinIO). */
+  objectStore: string;
+  s3Bucket: string;
+  s3Region: string;
+  /** e.g. http://127.0.0.1:9000 for MinIO; empty for AWS. */
+  s3Endpoint: string;
+  s3Prefix: string;
+  /** 'true' for path-style URLs (MinIO). */
+  s3ForcePathStyle: string;
 }
 
 export interface OptionSpec {
@@ -174,6 +183,26 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Lifetime of a presigned part URL',
     default: () => 24 * 3600,
+  },
+  {
+    key: 'objectStore',
+    flag: '--object-store',
+    env: 'OBJECT_STORE',
+    type: 'string',
+    description: "Where uploads go: 'embedded' (serves part URLs itself) or 's3'",
+    default: () => 'embedded',
+  },
+  { key: 's3Bucket', flag: '--s3-bucket', env: 'S3_BUCKET', type: 'string', description: 'S3 bucket (with --object-store s3)', default: () => '' },
+  { key: 's3Region', flag: '--s3-region', env: 'S3_REGION', type: 'string', description: 'S3 region', default: () => 'us-east-1' },
+  { key: 's3Endpoint', flag: '--s3-endpoint', env: 'S3_ENDPOINT', type: 'string', description: 'S3-compatible endpoint, e.g. MinIO (empty: AWS)', default: () => '' },
+  { key: 's3Prefix', flag: '--s3-prefix', env: 'S3_PREFIX', type: 'string', description: 'Key prefix in the bucket', default: () => 'cellseg-mock/' },
+  {
+    key: 's3ForcePathStyle',
+    flag: '--s3-force-path-style',
+    env: 'S3_FORCE_PATH_STYLE',
+    type: 'string',
+    description: "'true' for path-style URLs (MinIO)",
+    default: () => 'false',
   },
 ];
 

@@ -1,5 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import path from 'node:path';
 import type { MockConfig } from './config.js';
@@ -14,7 +16,9 @@ import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
 import { MockState } from './domain/state.js';
+import { createObjectStore } from './engines/object-store/create-object-store.js';
 import { EmbeddedObjectStore } from './engines/object-store/embedded-store.js';
+import type { ObjectStore } from './engines/object-store/object-store.js';
 import { SnapshotFile } from './persistence/snapshot-file.js';
 import { restoreSnapshot, takeSnapshot } from './persistence/state-snapshot.js';
 import { convertImage } from './engines/raster/convert-image.js';
@@ -25,6 +29,8 @@ export interface DataPaths {
   derived: string;
   segmentations: string;
   objects: string;
+  /** Local copies of objects kept in a remote store, for decoding. */
+  cache: string;
 }
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
@@ -33,7 +39,7 @@ export interface Services {
   paths: DataPaths;
   clock: MockClock;
   state: MockState;
-  store: EmbeddedObjectStore;
+  store: ObjectStore;
   images: ImageService;
   predictions: PredictionService;
   progress: ProgressControls;
@@ -79,7 +85,7 @@ export async function createServices(
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
     convert: (tiffPath, outDir) => convertImage(tiffPath, outDir, { maxPixels: config.maxImagePixels }),
-    localPathOf: async (key) => store.objectPath(key),
+    localPathOf: (key) => localPathOf(store, key, paths.cache),
   });
   const runner = overrides.runner ?? new WorkerPoolRunner(config.workerThreads, config.maxImagePixels);
   const progress = new ProgressControls({
@@ -150,6 +156,7 @@ export function dataPaths(root: string): DataPaths {
     derived: path.join(root, 'derived'),
     segmentations: path.join(root, 'segmentations'),
     objects: path.join(root, 'store'),
+    cache: path.join(root, 'cache'),
   };
 }
 
@@ -160,5 +167,43 @@ async function persistentSecret(file: string): Promise<Buffer> {
     const secret = randomBytes(32);
     await writeFile(file, secret.toString('hex'), { mode: 0o600 });
     return secret;
+  }
+}
+
+async function createStore(config: MockConfig, paths: DataPaths, persistent: boolean): Promise<ObjectStore> {
+  if (config.objectStore === 's3') {
+    if (!config.s3Bucket) throw new Error('--object-store s3 needs --s3-bucket (S3_BUCKET)');
+    return createObjectStore({
+      kind: 's3',
+      bucket: config.s3Bucket,
+      region: config.s3Region,
+      endpoint: config.s3Endpoint || undefined,
+      prefix: config.s3Prefix,
+      forcePathStyle: config.s3ForcePathStyle === 'true',
+      tmpDir: paths.cache,
+    });
+  }
+  if (config.objectStore !== 'embedded') throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
+  return createObjectStore({
+    kind: 'embedded',
+    dataDir: paths.objects,
+    storageUrl: config.storageUrl,
+    // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.
+    signingSecret: persistent ? await persistentSecret(path.join(config.dataDir, 'signing-secret')) : undefined,
+  });
+}
+
+/** The embedded store's own file, or a local copy of a remote object, made once. */
+async function localPathOf(store: ObjectStore, key: string, cacheDir: string): Promise<string> {
+  if (store instanceof EmbeddedObjectStore) return store.objectPath(key);
+  const target = path.join(cacheDir, createHash('sha256').update(key).digest('hex'));
+  try {
+    await access(target);
+    return target;
+  } catch {
+    const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
+    await pipeline(await store.readObject(key), createWriteStream(temporary));
+    await rename(temporary, target);
+    return target;
   }
 }

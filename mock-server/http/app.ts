@@ -13,6 +13,7 @@ import { uploadHandlers } from './handlers/upload-handlers.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
 import { createStorageRouter } from './storage/storage-router.js';
+import { EmbeddedObjectStore } from '../engines/object-store/embedded-store.js';
 import { controlHandlers } from '../control/control-handlers.js';
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
@@ -21,10 +22,9 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestLog(logger, services.journal));
-  app.use(
-    new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
-    createStorageRouter(services.store),
-  );
+  if (services.store instanceof EmbeddedObjectStore) {
+    app.use(new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage', createStorageRouter(services.store));
+  }
 
   const api = await createOpenApiBackend();
   for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);

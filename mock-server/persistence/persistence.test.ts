@@ -42,13 +42,13 @@ async function api(base: string, method: string, route: string, body?: unknown) 
 async function dayOfWork(base: string) {
   const form = new FormData();
   form.append('file', new Blob([tiff()]), 'cells.tif');
-  const upload = await (
+  const upload = (await (
     await fetch(`${base}/api/v1/upload`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}` },
       body: form,
     })
-  ).json();
+  ).json()) as { image: { id: string } };
   const models = await api(base, 'GET', '/models');
   const ack = await api(base, 'POST', '/predict', { image_id: upload.image.id, model_id: models.body[0].id });
   let prediction;

@@ -1,0 +1,103 @@
+/**
+ * Object measurements with ImageJ's definitions (DESIGN.md, "Geometry and measurement conventions").
+ *
+ * References: ImageJ ij/gui/PolygonRoi.java getTracedPerimeter (perimeter of a traced ROI:
+ * sum|dx| + sum|dy| - corners * (2 - sqrt 2), where "corners" is counted by ImageJ's own loop, which
+ * depends on the start vertex); ij/process/ImageStatistics (area = pixel count, centroid = mean of
+ * pixel centres, i.e. mean pixel index + 0.5; bounding rectangle BX, BY, Width, Height); the
+ * shoelace formula for polygon area.
+ */
+import type { LabelImage } from '../segmentation/types.js';
+import type { Measurements, Ring } from './types.js';
+
+/** Signed shoelace area, sum(x_i * y_(i+1) - x_(i+1) * y_i) / 2; positive for our ring orientation. */
+export function shoelaceArea(ring: Ring): number {
+  const n = ring.length;
+  let twice = 0;
+  for (let i = 0; i < n; i++) {
+    const a = ring[i];
+    const b = ring[i + 1 === n ? 0 : i + 1];
+    twice += a[0] * b[1] - b[0] * a[1];
+  }
+  return twice / 2;
+}
+
+/** ImageJ's corner count and edge sums of getTracedPerimeter, transcribed loop for loop. */
+export function tracedPerimeterParts(ring: Ring): { sumDx: number; sumDy: number; corners: number } {
+  const n = ring.length;
+  if (n < 4) return { sumDx: 0, sumDy: 0, corners: 0 };
+  let sumDx = 0;
+  let sumDy = 0;
+  let corners = 0;
+  let dx1 = ring[0][0] - ring[n - 1][0];
+  let dy1 = ring[0][1] - ring[n - 1][1];
+  let side1 = Math.abs(dx1) + Math.abs(dy1);
+  let corner = false;
+  for (let i = 0; i < n; i++) {
+    const next = i + 1 === n ? 0 : i + 1;
+    const dx2 = ring[next][0] - ring[i][0];
+    const dy2 = ring[next][1] - ring[i][1];
+    sumDx += Math.abs(dx1);
+    sumDy += Math.abs(dy1);
+    const side2 = Math.abs(dx2) + Math.abs(dy2);
+    if (side1 > 1 || !corner) {
+      corner = true;
+      corners++;
+    } else {
+      corner = false;
+    }
+    dx1 = dx2;
+    dy1 = dy2;
+    side1 = side2;
+  }
+  return { sumDx, sumDy, corners };
+}
+
+/** ImageJ's traced perimeter in pixels (uncalibrated). */
+export function tracedPerimeter(ring: Ring): number {
+  const { sumDx, sumDy, corners } = tracedPerimeterParts(ring);
+  return sumDx + sumDy - corners * (2 - Math.SQRT2);
+}
+
+/**
+ * Measurements of labels 1..count (index label - 1) from one pass over the label image;
+ * `outlines[label - 1]` gives the perimeter.
+ */
+export function measureObjects(image: LabelImage, outlines: readonly Ring[]): Measurements[] {
+  const { width, height, labels, count } = image;
+  if (outlines.length !== count)
+    throw new Error(`measureObjects: ${outlines.length} outlines for ${count} labels`);
+  const area = new Float64Array(count + 1);
+  const sumX = new Float64Array(count + 1);
+  const sumY = new Float64Array(count + 1);
+  const minX = new Int32Array(count + 1).fill(width);
+  const minY = new Int32Array(count + 1).fill(height);
+  const maxX = new Int32Array(count + 1).fill(-1);
+  const maxY = new Int32Array(count + 1).fill(-1);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const l = labels[row + x];
+      if (l === 0) continue;
+      area[l]++;
+      sumX[l] += x;
+      sumY[l] += y;
+      if (x < minX[l]) minX[l] = x;
+      if (x > maxX[l]) maxX[l] = x;
+      if (y < minY[l]) minY[l] = y;
+      maxY[l] = y;
+    }
+  }
+  const result: Measurements[] = new Array(count);
+  for (let l = 1; l <= count; l++) {
+    const a = area[l];
+    result[l - 1] = {
+      areaPx: a,
+      perimeterPx: tracedPerimeter(outlines[l - 1]),
+      centroidX: sumX[l] / a + 0.5,
+      centroidY: sumY[l] / a + 0.5,
+      bbox: { x: minX[l], y: minY[l], width: maxX[l] - minX[l] + 1, height: maxY[l] - minY[l] + 1 },
+    };
+  }
+  return result;
+}

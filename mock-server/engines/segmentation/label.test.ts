@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { labelComponents, labelEqualValueComponents } from './label.js';
+import { maskFromPicture, prng, randomMask } from './test-helpers.js';
+
+/** Flood-fill reference labelling, 4-connected, raster order. */
+function referenceLabels(mask: Uint8Array, width: number, height: number): Int32Array {
+  const out = new Int32Array(mask.length);
+  let next = 0;
+  for (let s = 0; s < mask.length; s++) {
+    if (!mask[s] || out[s]) continue;
+    out[s] = ++next;
+    const stack = [s];
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % width;
+      const y = (i - x) / width;
+      const nb = [
+        x > 0 ? i - 1 : -1,
+        x < width - 1 ? i + 1 : -1,
+        y > 0 ? i - width : -1,
+        y < height - 1 ? i + width : -1,
+      ];
+      for (const j of nb) {
+        if (j >= 0 && mask[j] && !out[j]) {
+          out[j] = next;
+          stack.push(j);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+describe('labelComponents', () => {
+  it('labels a 5x5 mask 4-connected, in raster order of first pixel', () => {
+    const { mask, width, height } = maskFromPicture(`
+      ##..#
+      .#.#.
+      .##..
+      ....#
+      #..##`);
+    const { labels, count } = labelComponents(mask, width, height);
+    expect(count).toBe(5);
+    expect([...labels]).toEqual([
+      1,
+      1,
+      0,
+      0,
+      2, //
+      0,
+      1,
+      0,
+      3,
+      0,
+      0,
+      1,
+      1,
+      0,
+      0,
+      0,
+      0,
+      0,
+      0,
+      4,
+      5,
+      0,
+      0,
+      4,
+      4,
+    ]);
+  });
+
+  it('merges a U shape whose arms are joined late (union-find)', () => {
+    const { mask, width, height } = maskFromPicture(`
+      #.#.#
+      #.#.#
+      #####`);
+    const { labels, count } = labelComponents(mask, width, height);
+    expect(count).toBe(1);
+    expect(new Set(labels.filter((v) => v > 0))).toEqual(new Set([1]));
+  });
+
+  it('agrees with a flood-fill reference on random masks', () => {
+    const rand = prng(11);
+    for (let k = 0; k < 50; k++) {
+      const w = 5 + Math.floor(rand() * 40);
+      const h = 5 + Math.floor(rand() * 40);
+      const mask = randomMask(rand, w, h, 0.3 + rand() * 0.4);
+      const { labels, count } = labelComponents(mask, w, h);
+      const ref = referenceLabels(mask, w, h);
+      expect([...labels]).toEqual([...ref]);
+      expect(count).toBe(Math.max(0, ...ref));
+    }
+  });
+});
+
+describe('labelEqualValueComponents', () => {
+  it('gives every pixel, background included, a 4-connected component of equal value', () => {
+    const values = Int32Array.of(
+      0,
+      0,
+      2, //
+      1,
+      0,
+      2,
+      1,
+      2,
+      0,
+    );
+    const { components, count } = labelEqualValueComponents(values, 3, 3);
+    expect(count).toBe(5);
+    expect([...components]).toEqual([0, 0, 1, 2, 0, 1, 2, 3, 4]);
+  });
+});

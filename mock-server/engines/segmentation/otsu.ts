@@ -1,0 +1,59 @@
+/**
+ * Otsu's threshold on the full integer histogram.
+ *
+ * Reference: N. Otsu, "A threshold selection method from gray-level histograms", IEEE Trans. SMC
+ * 9(1), 1979; implemented as skimage.filters.threshold_otsu (scikit-image 0.19) computes it for
+ * integer images: one bin per integer value from min to max, the between-class variance
+ * w1 * w2 * (m1 - m2)^2 evaluated with the same operation order, first maximum wins. The returned
+ * threshold t is a pixel value; objects are the pixels with value > t (see threshold.ts). A
+ * constant image returns its value.
+ */
+
+export function otsuThreshold(data: Uint8Array | Uint16Array): number {
+  const n = data.length;
+  if (n === 0) throw new Error('otsuThreshold: empty image');
+  // One pass: the full histogram (256 or 65536 bins), then the occupied range [min, max].
+  const full = new Int32Array(data instanceof Uint8Array ? 256 : 65536);
+  for (let i = 0; i < n; i++) full[data[i]]++;
+  let min = 0;
+  while (full[min] === 0) min++;
+  let max = full.length - 1;
+  while (full[max] === 0) max--;
+  if (min === max) return min;
+  const bins = max - min + 1;
+  const counts = new Float64Array(bins);
+  for (let i = 0; i < bins; i++) counts[i] = full[min + i];
+
+  // weight1/mean1 over bins [0..i], weight2/mean2 over bins [i..end]; all sums are exact integers.
+  const weight1 = new Float64Array(bins);
+  const sum1 = new Float64Array(bins);
+  let w = 0;
+  let s = 0;
+  for (let i = 0; i < bins; i++) {
+    w += counts[i];
+    s += counts[i] * (i + min);
+    weight1[i] = w;
+    sum1[i] = s;
+  }
+  const weight2 = new Float64Array(bins);
+  const sum2 = new Float64Array(bins);
+  w = 0;
+  s = 0;
+  for (let i = bins - 1; i >= 0; i--) {
+    w += counts[i];
+    s += counts[i] * (i + min);
+    weight2[i] = w;
+    sum2[i] = s;
+  }
+  let best = -1;
+  let bestIndex = 0;
+  for (let i = 0; i < bins - 1; i++) {
+    const d = sum1[i] / weight1[i] - sum2[i + 1] / weight2[i + 1];
+    const variance = weight1[i] * weight2[i + 1] * (d * d);
+    if (variance > best) {
+      best = variance;
+      bestIndex = i;
+    }
+  }
+  return bestIndex + min;
+}
