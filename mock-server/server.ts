@@ -35,8 +35,17 @@ export async function startMockServer(
   });
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const services = await createServices(config, { persistent: !temporaryData, ...options });
-  const app = await createApp(services, logger);
+  let services: Services;
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    services = await createServices(config, { persistent: !temporaryData, ...options });
+    app = await createApp(services, logger);
+  } catch (err) {
+    // a bad setting must not leave a port held or a temporary folder behind
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (temporaryData) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   server.on('request', app);
 
   let closing: Promise<void> | undefined;

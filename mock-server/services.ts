@@ -68,18 +68,13 @@ export async function createServices(
   config: MockConfig,
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
+  // libvips caches decoded files by path; a deleted and re-uploaded image must never be served from it.
+  sharp.cache(false);
   const paths = dataPaths(config.dataDir);
   await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
   const clock = new MockClock();
   const state = new MockState();
-  const store = new EmbeddedObjectStore({
-    dataDir: paths.objects,
-    storageUrl: config.storageUrl,
-    // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.
-    signingSecret: overrides.persistent
-      ? await persistentSecret(path.join(config.dataDir, 'signing-secret'))
-      : undefined,
-  });
+  const store = await createStore(config, paths, overrides.persistent ?? false);
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
     minPartSize: config.minPartSize,
@@ -183,13 +178,16 @@ async function createStore(config: MockConfig, paths: DataPaths, persistent: boo
       tmpDir: paths.cache,
     });
   }
-  if (config.objectStore !== 'embedded') throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
+  if (config.objectStore !== 'embedded')
+    throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
   return createObjectStore({
     kind: 'embedded',
     dataDir: paths.objects,
     storageUrl: config.storageUrl,
     // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.
-    signingSecret: persistent ? await persistentSecret(path.join(config.dataDir, 'signing-secret')) : undefined,
+    signingSecret: persistent
+      ? await persistentSecret(path.join(config.dataDir, 'signing-secret'))
+      : undefined,
   });
 }
 

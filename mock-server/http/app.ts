@@ -23,7 +23,10 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
   app.set('etag', false);
   app.use(requestLog(logger, services.journal));
   if (services.store instanceof EmbeddedObjectStore) {
-    app.use(new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage', createStorageRouter(services.store));
+    app.use(
+      new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
+      createStorageRouter(services.store),
+    );
   }
 
   const api = await createOpenApiBackend();

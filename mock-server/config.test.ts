@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, helpText, loadConfig, OPTIONS, resolveUrls } from './config.js';
+import { startMockServer } from './server.js';
+
+describe('configuration', () => {
+  it('takes flags over environment over defaults', () => {
+    expect(loadConfig([], {}).port).toBe(8000);
+    expect(loadConfig([], { PORT: '9001' }).port).toBe(9001);
+    expect(loadConfig(['--port', '9002'], { PORT: '9001' }).port).toBe(9002);
+    expect(loadConfig(['--port=9003']).port).toBe(9003);
+  });
+
+  it('names the bad option or value', () => {
+    expect(() => loadConfig(['--prot', '1'])).toThrow(ConfigError);
+    expect(() => loadConfig(['--prot', '1'])).toThrow(/unknown option '--prot'/);
+    expect(() => loadConfig([], { PORT: 'eighty' })).toThrow(
+      /--port \/ PORT must be a non-negative number, got 'eighty'/,
+    );
+    expect(() => loadConfig(['--port'])).toThrow(/--port needs a value/);
+  });
+
+  it('derives the public, storage and share URLs from the bound port unless given', () => {
+    const derived = resolveUrls(loadConfig([], {}), 4321);
+    expect(derived).toMatchObject({
+      publicBaseUrl: 'http://127.0.0.1:4321',
+      storageUrl: 'http://127.0.0.1:4321/storage',
+      shareBaseUrl: 'http://127.0.0.1:4321',
+    });
+    const given = resolveUrls(loadConfig(['--public-base-url', 'https://mock.example.com/']), 4321);
+    expect(given.shareBaseUrl).toBe('https://mock.example.com');
+  });
+
+  it('lists every option with its environment variable in --help', () => {
+    const help = helpText();
+    for (const option of OPTIONS) {
+      expect(help).toContain(option.flag);
+      expect(help).toContain(option.env);
+    }
+  });
+
+  it('refuses an S3 store without a bucket, and an unknown store', async () => {
+    await expect(startMockServer({ port: 0, logLevel: 'silent', objectStore: 's3' })).rejects.toThrow(
+      /--s3-bucket/,
+    );
+    await expect(startMockServer({ port: 0, logLevel: 'silent', objectStore: 'ftp' })).rejects.toThrow(
+      /'embedded' or 's3'/,
+    );
+  });
+});
