@@ -1,32 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
+import { OpenApiContract } from '../harness/openapi-contract.js';
 import { csvRecords, pngInfo, signedArea2, zipRois } from '../harness/file-formats.js';
 import { completedSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 
-const COLUMNS = [
-  'image_name',
-  'image_width',
-  'image_height',
-  'segmentation_id',
-  'segmentation_source',
-  'model_name',
-  'confluency',
-  'roi_index',
-  'roi_id',
-  'cell_type',
-  'tags',
-  'entity_type',
-  'area_px',
-  'perimeter_px',
-  'centroid_x',
-  'centroid_y',
-  'bbox_x',
-  'bbox_y',
-  'bbox_w',
-  'bbox_h',
-];
+/** The CSV columns, as the document lists them for the `columns` parameter. */
+const COLUMNS = csvColumnsOf(new OpenApiContract());
 
 /**
  * Prism 5.14's proxy re-encodes binary bodies as text; through --via-prism, Prism judges the
@@ -167,3 +148,13 @@ check('exports answer 404 for an unknown segmentation', { clauses: ['EXP-10'] },
     expect(typeof response.body.detail).toBe('string');
   }
 });
+
+function csvColumnsOf(contract: OpenApiContract): string[] {
+  const parameters = (contract.operation('exportMeasurementsCsv').raw.parameters ?? []) as Array<{
+    name: string;
+    schema: { items: { enum: string[] } };
+  }>;
+  const columns = parameters.find((p) => p.name === 'columns')?.schema.items.enum;
+  if (!columns?.length) throw new Error('the document lists no CSV columns for exportMeasurementsCsv');
+  return columns;
+}

@@ -110,7 +110,7 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         string
       >;
       const result = api.validator.validateRequest({ ...request, body } as never, operation);
-      const errors = relevantErrors(result.errors ?? [], streaming);
+      const errors = relevantErrors(result.errors ?? [], streaming, handlerValidated(operation));
       if (errors.length) {
         return sendValidation(
           res,
@@ -134,9 +134,27 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
   };
 }
 
-/** Unknown query parameters are ignored, as FastAPI does; a streamed body is checked by its handler. */
-function relevantErrors(errors: ErrorObject[], streaming: boolean): ErrorObject[] {
+/** Query parameters the document marks `x-validated-by-handler`: their handler words the error itself. */
+function handlerValidated(operation: Operation): Set<string> {
+  const names = (operation.parameters ?? [])
+    .filter(
+      (p) =>
+        'in' in p &&
+        p.in === 'query' &&
+        (p as unknown as Record<string, unknown>)['x-validated-by-handler'] === true,
+    )
+    .map((p) => `/query/${(p as { name: string }).name}`);
+  return new Set(names);
+}
+
+/**
+ * Unknown query parameters are ignored, as FastAPI does; a streamed body and parameters marked
+ * `x-validated-by-handler` are checked by their handler.
+ */
+function relevantErrors(errors: ErrorObject[], streaming: boolean, byHandler: Set<string>): ErrorObject[] {
   return errors.filter((e) => {
+    if ([...byHandler].some((prefix) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`)))
+      return false;
     if (e.keyword === 'additionalProperties' && e.instancePath === '/query') return false;
     if (
       streaming &&

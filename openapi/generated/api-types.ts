@@ -1591,7 +1591,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Repeated once per column, in the order wanted. Omitted means all columns. */
-                columns?: string[];
+                columns?: ("image_name" | "image_width" | "image_height" | "segmentation_id" | "segmentation_source" | "model_name" | "confluency" | "roi_index" | "roi_id" | "cell_type" | "tags" | "entity_type" | "area_px" | "perimeter_px" | "centroid_x" | "centroid_y" | "bbox_x" | "bbox_y" | "bbox_w" | "bbox_h")[];
             };
             header?: never;
             path: {

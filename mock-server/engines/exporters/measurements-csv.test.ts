@@ -1,35 +1,31 @@
-import { parse } from 'csv-parse/sync';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, measurementsCsv, unknownColumns } from './measurements-csv.js';
 import { contextFor, HAND_RESULT } from './testing/fixtures.js';
 import { randomResult } from './testing/random-result.js';
 
-const rowsOf = (csv: string): string[][] => parse(csv, { relax_column_count: false }) as string[][];
+const rowsOf = (csv: string): string[][] => parseCsv(csv, { relax_column_count: false }) as string[][];
 
 describe('measurementsCsv', () => {
-  it('has the 20 interface columns in the interface order', () => {
-    expect(CSV_COLUMNS).toEqual([
-      'image_name',
-      'image_width',
-      'image_height',
-      'segmentation_id',
-      'segmentation_source',
-      'model_name',
-      'confluency',
-      'roi_index',
-      'roi_id',
-      'cell_type',
-      'tags',
-      'entity_type',
-      'area_px',
-      'perimeter_px',
-      'centroid_x',
-      'centroid_y',
-      'bbox_x',
-      'bbox_y',
-      'bbox_w',
-      'bbox_h',
-    ]);
+  it('has the 20 columns of the interface, in its order, as the document lists them', () => {
+    const interfaceText = readFileSync(path.resolve('openapi/interface/api-interface.md'), 'utf8');
+    const section = interfaceText.split('### CSV measurement columns')[1].split('##')[0];
+    const stated = [...section.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    expect(stated).toHaveLength(20);
+    expect([...CSV_COLUMNS]).toEqual(stated);
+    const doc = parse(readFileSync(path.resolve('openapi/openapi.yaml'), 'utf8')) as {
+      paths: Record<
+        string,
+        { get: { parameters: Array<{ name: string; schema: { items: { enum: string[] } } }> } }
+      >;
+    };
+    const columns = doc.paths['/api/v1/export/{segmentation_id}/measurements.csv'].get.parameters.find(
+      (p) => p.name === 'columns',
+    );
+    expect(columns?.schema.items.enum).toEqual(stated);
   });
 
   it('writes a header and one row per ROI that parse back to the measurements', () => {

@@ -4,17 +4,12 @@
  */
 import type { Ring } from '../geometry/types.js';
 import type { LabelImage } from './types.js';
+import { mulberry32 } from '../../../fixtures/generator/prng.js';
 
-/** mulberry32: small, seeded, deterministic. */
+/** The fixture generator's mulberry32, as floats in [0, 1). */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
+  return () => next() / 4294967296;
 }
 
 /** Mask from a string picture: '#' or 'X' = 1, anything else 0; rows separated by newlines. */

@@ -5,6 +5,7 @@
  * pixel in raster order), ImageJ's traced perimeter, and a seeded generator of random label images.
  * Not used by production code.
  */
+import { mulberry32 as uint32Generator } from '../../../../fixtures/generator/prng.js';
 import type { Point, Ring } from '../../geometry/types.js';
 import type { LabelImage, SegmentationResult, SegmentedObject } from '../../segmentation/types.js';
 import type { ExportContext } from '../export-context.js';
@@ -245,15 +246,10 @@ export const HAND_RESULT: SegmentationResult = {
   ],
 };
 
+/** The fixture generator's mulberry32, as floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = uint32Generator(seed);
+  return () => next() / 4294967296;
 }
 
 /**
