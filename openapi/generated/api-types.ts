@@ -663,6 +663,25 @@ export interface components {
             storage_cap_images: number;
             monthly_analysis_cap: number;
         };
+        /**
+         * @example {
+         *       "id": "fe75ac17-bdfa-4153-8bbc-232496a78d14",
+         *       "name": "Tiny Trial",
+         *       "plan": {
+         *         "name": "trial",
+         *         "storage_cap_images": 2,
+         *         "monthly_analysis_cap": 2
+         *       },
+         *       "api_keys": [
+         *         "sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b"
+         *       ],
+         *       "usage": {
+         *         "images": 1,
+         *         "analyses_this_month": 2,
+         *         "month": "2026-11"
+         *       }
+         *     }
+         */
         MockOrganization: {
             /** Format: uuid */
             id: string;
@@ -675,12 +694,32 @@ export interface components {
                 month: string;
             };
         };
+        /**
+         * @example {
+         *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
+         *       "start_delay_ms": 0,
+         *       "run_delay_ms": 0,
+         *       "complete_after_polls": 3
+         *     }
+         */
         MockProgress: {
             organization_id?: string | null;
             start_delay_ms: number;
             run_delay_ms: number;
             complete_after_polls?: number;
         };
+        /**
+         * @example {
+         *       "id": "8e1f3c52-6a7b-4c9d-9e0f-1a2b3c4d5e6f",
+         *       "operation_id": "getPrediction",
+         *       "status": 503,
+         *       "detail": "Service temporarily unavailable",
+         *       "times": 2,
+         *       "probability": null,
+         *       "organization_id": null,
+         *       "hits": 0
+         *     }
+         */
         MockFault: {
             id: string;
             operation_id: string;
@@ -693,6 +732,26 @@ export interface components {
             organization_id?: string | null;
             hits?: number;
         };
+        /**
+         * @example {
+         *       "at": "2026-11-22T10:00:00.000Z",
+         *       "request_id": "4f1d2c3b-5a6e-4f70-8b9c-0d1e2f3a4b5c",
+         *       "method": "POST",
+         *       "path": "/api/v1/predict",
+         *       "operation_id": "createPrediction",
+         *       "organization_id": "fe75ac17-bdfa-4153-8bbc-232496a78d14",
+         *       "status": 402,
+         *       "duration_ms": 3.2,
+         *       "request_body": {
+         *         "image_id": "3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11",
+         *         "model_id": "078e62ee-4b5a-4a1e-8322-01910425db58"
+         *       },
+         *       "response_body": {
+         *         "detail": "Monthly analysis cap reached: the trial plan allows 2 analyses per month and 2 were used in 2026-11. The quota resets on 2026-12-01."
+         *       },
+         *       "fault": null
+         *     }
+         */
         MockJournalEntry: {
             /** Format: date-time */
             at: string;
@@ -831,6 +890,15 @@ export interface components {
             folder_id?: string | null;
             upload: components["schemas"]["UploadPlan"] | null;
         };
+        /**
+         * @example {
+         *       "id": "b310fb1f-1bc0-4c2e-a85b-e498e13dc8a1",
+         *       "name": "acme-hela-nuclei-v2",
+         *       "kind": "custom",
+         *       "version": "2.0.0",
+         *       "description": "Acme's HeLa nuclei model (custom)."
+         *     }
+         */
         Model: {
             /**
              * Format: uuid
@@ -1173,7 +1241,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description `attachment; filename="<image name>_<export>"` */
+        /**
+         * @description `attachment; filename="<image name>_<export>"`
+         * @example attachment; filename="plate1_well_B3_measurements.csv"
+         */
         ContentDisposition: string;
     };
     pathItems: never;
@@ -2413,6 +2484,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "8e1f3c52-6a7b-4c9d-9e0f-1a2b3c4d5e6f",
+                     *         "operation_id": "getPrediction",
+                     *         "status": 503,
+                     *         "times": 2,
+                     *         "probability": null,
+                     *         "organization_id": null,
+                     *         "hits": 1
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["MockFault"][];
                 };
             };
@@ -2512,6 +2596,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "at": "2026-11-22T10:00:00.000Z",
+                     *         "request_id": "4f1d2c3b-5a6e-4f70-8b9c-0d1e2f3a4b5c",
+                     *         "method": "GET",
+                     *         "path": "/api/v1/models",
+                     *         "operation_id": "listModels",
+                     *         "organization_id": null,
+                     *         "status": 401,
+                     *         "duration_ms": 1.4,
+                     *         "response_body": {
+                     *           "detail": "Invalid API key"
+                     *         },
+                     *         "fault": null
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["MockJournalEntry"][];
                 };
             };

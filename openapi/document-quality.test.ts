@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+type Json = Record<string, unknown>;
+const doc = parse(readFileSync(path.join(here, 'openapi.yaml'), 'utf8')) as Json;
+
+function deref(value: Json): Json {
+  let current = value;
+  while (typeof current.$ref === 'string') {
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/')], doc) as Json;
+  }
+  return current;
+}
+
+function operations(): Array<{ id: string; op: Json }> {
+  const out: Array<{ id: string; op: Json }> = [];
+  for (const item of Object.values(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const [method, op] of Object.entries(item))
+      if (method !== 'parameters') out.push({ id: String(op.operationId), op });
+  }
+  return out;
+}
+
+describe('the OpenAPI document', () => {
+  it('is OpenAPI 3.1.0 describing interface v1.1.0', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect((doc.info as Json).version).toBe('1.1.0');
+  });
+
+  it('gives every JSON, CSV and GeoJSON response an example, so a spec-only mock answers plausibly', () => {
+    const missing: string[] = [];
+    for (const { id, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        const content = (deref(response).content ?? {}) as Record<string, Json>;
+        for (const [media, body] of Object.entries(content)) {
+          if (!/json|csv/.test(media)) continue;
+          const schema = body.schema ? deref(body.schema as Json) : {};
+          if (body.example === undefined && body.examples === undefined && schema.example === undefined)
+            missing.push(`${id} ${status} ${media}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('marks every choice where the interface is silent with a reason', () => {
+    const unexplained: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      const record = node as Json;
+      if (record['x-assumed'] === true && typeof record['x-assumed-reason'] !== 'string')
+        unexplained.push(where);
+      for (const [key, value] of Object.entries(record)) walk(value, `${where}/${key}`);
+    };
+    walk(doc, '#');
+    expect(unexplained).toEqual([]);
+  });
+
+  it('lets responses carry extra fields but refuses server-controlled fields on image creation', () => {
+    const schemas = (doc.components as Json).schemas as Record<string, Json>;
+    for (const name of [
+      'Image',
+      'Prediction',
+      'PredictionAck',
+      'Share',
+      'UploadResponse',
+      'UploadPlan',
+      'Model',
+    ]) {
+      expect(schemas[name].additionalProperties, name).not.toBe(false);
+    }
+    expect(schemas.CreateImageRequest.additionalProperties).toBe(false);
+  });
+});
