@@ -1,3 +1,4 @@
+import type { ApiSchemas } from '../../http/api-schemas.js';
 export type UploadStatus = 'uploading' | 'processing' | 'ready' | 'failed';
 
 export interface ImageRecord {
@@ -24,7 +25,7 @@ export interface ImageRecord {
 }
 
 /** The interface's Image resource. */
-export function toImageResource(image: ImageRecord) {
+export function toImageResource(image: ImageRecord): ApiSchemas['Image'] {
   return {
     id: image.id,
     name: image.name,

@@ -1,3 +1,4 @@
+import type { ApiSchemas } from '../../http/api-schemas.js';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 
 export type PredictionStatus = 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
@@ -35,14 +36,16 @@ export interface SegmentationRecord {
   createdAt: string;
 }
 
-export function toPredictionResource(p: PredictionRecord) {
+export function toPredictionResource(p: PredictionRecord): ApiSchemas['Prediction'] {
   return {
     prediction_id: p.id,
     status: p.status,
     image_id: p.imageId,
     model_id: p.modelId,
     created_at: p.createdAt,
-    ...(p.status === 'COMPLETED' ? { segmentation_id: p.segmentationId, cell_count: p.cellCount } : {}),
+    ...(p.status === 'COMPLETED' && p.segmentationId !== null && p.cellCount !== null
+      ? { segmentation_id: p.segmentationId, cell_count: p.cellCount }
+      : {}),
     ...(p.status === 'FAILED' ? { error: p.error ?? 'prediction failed' } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { ApiSchemas } from '../../http/api-schemas.js';
 export interface ShareRecord {
   id: string;
   organizationId: string;
@@ -10,7 +11,7 @@ export interface ShareRecord {
   revokedAt: string | null;
 }
 
-export function toShareResource(share: ShareRecord, shareBaseUrl: string) {
+export function toShareResource(share: ShareRecord, shareBaseUrl: string): ApiSchemas['Share'] {
   return {
     id: share.id,
     segmentation_id: share.segmentationId,

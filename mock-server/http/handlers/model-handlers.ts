@@ -1,8 +1,9 @@
+import type { ApiSchemas } from '../api-schemas.js';
 import type { Services } from '../../services.js';
 import type { ModelRecord } from '../../domain/models/model-record.js';
 import type { OperationHandler } from '../operation-context.js';
 
-export function toModelResource(model: ModelRecord) {
+export function toModelResource(model: ModelRecord): ApiSchemas['Model'] {
   return {
     id: model.id,
     name: model.name,

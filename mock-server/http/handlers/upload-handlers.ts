@@ -1,3 +1,4 @@
+import type { ApiSchemas } from '../api-schemas.js';
 import type { Services } from '../../services.js';
 import { toImageResource } from '../../domain/images/image-record.js';
 import type { UploadPlanView } from '../../domain/images/image-service.js';
@@ -6,7 +7,7 @@ import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
 
-export function toPlanResource(plan: UploadPlanView) {
+export function toPlanResource(plan: UploadPlanView): ApiSchemas['UploadPlan'] {
   return {
     part_size: plan.partSize,
     upload_id: plan.uploadId,
