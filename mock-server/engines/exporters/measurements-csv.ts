@@ -73,6 +73,17 @@ function real(value: number, column: CsvColumn): string {
  * checks with `unknownColumns` first to build its 422.
  */
 export function measurementsCsv(ctx: ExportContext, columns: readonly string[] = CSV_COLUMNS): string {
+  return [...measurementsCsvChunks(ctx, columns)].join('');
+}
+
+/** Rows stringified per chunk of this many ROIs: a large export is sent while it is written. */
+export const CSV_CHUNK_ROWS = 1000;
+
+/** The same bytes as `measurementsCsv`, in chunks (header first), so the HTTP layer can stream them. */
+export function* measurementsCsvChunks(
+  ctx: ExportContext,
+  columns: readonly string[] = CSV_COLUMNS,
+): Generator<string> {
   assertExportable(ctx);
   const unknown = unknownColumns(columns);
   if (unknown.length > 0) {
@@ -84,8 +95,8 @@ export function measurementsCsv(ctx: ExportContext, columns: readonly string[] =
   const entityType = entityTypeOf(ctx);
   const tags = tagsOf(ctx).join(TAG_SEPARATOR);
 
-  const rows = ctx.result.objects.map((object, position) => {
-    const m = object.measurements;
+  const row = (position: number): string[] => {
+    const m = ctx.result.objects[position].measurements;
     const cell = (column: CsvColumn): string => {
       switch (column) {
         case 'image_name':
@@ -131,7 +142,15 @@ export function measurementsCsv(ctx: ExportContext, columns: readonly string[] =
       }
     };
     return chosen.map(cell);
-  });
+  };
 
-  return stringify([[...chosen], ...rows], { record_delimiter: 'windows', quoted_empty: false });
+  const options = { record_delimiter: 'windows', quoted_empty: false } as const;
+  yield stringify([[...chosen]], options);
+  const count = ctx.result.objects.length;
+  for (let start = 0; start < count; start += CSV_CHUNK_ROWS) {
+    const rows: string[][] = [];
+    for (let position = start; position < Math.min(count, start + CSV_CHUNK_ROWS); position++)
+      rows.push(row(position));
+    yield stringify(rows, options);
+  }
 }

@@ -77,6 +77,15 @@ export function closedPositiveRing(ring: Ring): Position[] {
 }
 
 export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
+  const featureAt = featureBuilder(ctx);
+  return {
+    type: 'FeatureCollection',
+    features: ctx.result.objects.map((_, position) => featureAt(position)),
+  };
+}
+
+/** Builds feature by feature, so a large collection never has to exist whole. */
+function featureBuilder(ctx: ExportContext): (position: number) => RoiFeature {
   assertExportable(ctx);
   const { objects } = ctx.result;
   const names = uniqueRoiNames(
@@ -85,7 +94,8 @@ export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
   );
   const cellType = cellTypeOf(ctx);
   const entityType = entityTypeOf(ctx);
-  const features = objects.map((object, position): RoiFeature => {
+  return (position: number): RoiFeature => {
+    const object = objects[position];
     const m = object.measurements;
     return {
       type: 'Feature',
@@ -112,11 +122,27 @@ export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
         },
       },
     };
-  });
-  return { type: 'FeatureCollection', features };
+  };
 }
 
 /** The document as compact JSON text (the bytes the HTTP layer sends). */
 export function roisGeoJsonText(ctx: ExportContext): string {
-  return JSON.stringify(roisGeoJson(ctx));
+  return [...roisGeoJsonChunks(ctx)].join('');
+}
+
+export const GEOJSON_CHUNK_FEATURES = 500;
+
+/** The same bytes as `JSON.stringify(roisGeoJson(ctx))`, in chunks, so the HTTP layer can stream them. */
+export function* roisGeoJsonChunks(ctx: ExportContext): Generator<string> {
+  const featureAt = featureBuilder(ctx);
+  const count = ctx.result.objects.length;
+  yield '{"type":"FeatureCollection","features":[';
+  for (let start = 0; start < count; start += GEOJSON_CHUNK_FEATURES) {
+    const parts: string[] = [];
+    for (let position = start; position < Math.min(count, start + GEOJSON_CHUNK_FEATURES); position++) {
+      parts.push(JSON.stringify(featureAt(position)));
+    }
+    yield (start === 0 ? '' : ',') + parts.join(',');
+  }
+  yield ']}';
 }

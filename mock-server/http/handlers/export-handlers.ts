@@ -1,19 +1,25 @@
 import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import type { Response } from 'express';
 import type { Services } from '../../services.js';
 import type { SegmentationRecord } from '../../domain/predictions/prediction-record.js';
 import type { ExportContext } from '../../engines/exporters/export-context.js';
-import { CSV_COLUMNS, measurementsCsv, unknownColumns } from '../../engines/exporters/measurements-csv.js';
+import {
+  CSV_COLUMNS,
+  measurementsCsvChunks,
+  unknownColumns,
+} from '../../engines/exporters/measurements-csv.js';
 import { OverlayOptionError, overlayPng } from '../../engines/exporters/overlay-png.js';
-import { roisGeoJsonText } from '../../engines/exporters/rois-geojson.js';
+import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
 import { roisZip } from '../../engines/exporters/rois-zip.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
 
 export function exportHandlers({ predictions }: Services): Record<string, OperationHandler> {
   return {
-    exportMeasurementsCsv({ res, org, params, query }) {
+    async exportMeasurementsCsv({ res, org, params, query }) {
       const segmentation = predictions.segmentation(org, params.segmentation_id);
       const requested = toList(query.columns);
       const unknown = unknownColumns(requested);
@@ -24,20 +30,22 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
           `Unknown column(s): ${unknown.map((c) => `'${c}'`).join(', ')}. Valid columns: ${CSV_COLUMNS.join(', ')}`,
         );
       }
-      const csv = measurementsCsv(exportContext(segmentation), requested.length ? requested : CSV_COLUMNS);
-      sendAttachment(
-        res,
-        'text/csv; charset=utf-8',
-        segmentation,
-        'measurements.csv',
-        Buffer.from(csv, 'utf8'),
+      const chunks = measurementsCsvChunks(
+        exportContext(segmentation),
+        requested.length ? requested : CSV_COLUMNS,
       );
+      await streamAttachment(res, 'text/csv; charset=utf-8', segmentation, 'measurements.csv', chunks);
     },
 
-    exportRoisGeojson({ res, org, params }) {
+    async exportRoisGeojson({ res, org, params }) {
       const segmentation = predictions.segmentation(org, params.segmentation_id);
-      const text = roisGeoJsonText(exportContext(segmentation));
-      sendAttachment(res, 'application/geo+json', segmentation, 'rois.geojson', Buffer.from(text, 'utf8'));
+      await streamAttachment(
+        res,
+        'application/geo+json',
+        segmentation,
+        'rois.geojson',
+        roisGeoJsonChunks(exportContext(segmentation)),
+      );
     },
 
     async exportRoisZip({ res, org, params }) {
@@ -127,6 +135,25 @@ function sendAttachment(
   res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, exportName));
   res.setHeader('Content-Length', String(bytes.length));
   res.end(bytes);
+}
+
+/** Text exports go out chunk by chunk as they are written, with backpressure; memory stays bounded by a chunk. */
+async function streamAttachment(
+  res: Response,
+  type: string,
+  segmentation: SegmentationRecord,
+  exportName: string,
+  chunks: Iterable<string>,
+): Promise<void> {
+  const iterator = chunks[Symbol.iterator]();
+  const first = iterator.next(); // errors of the first chunk still become a normal error response
+  res.setHeader('Content-Type', type);
+  res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, exportName));
+  const rest = (function* () {
+    if (!first.done) yield first.value;
+    for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;
+  })();
+  await pipeline(Readable.from(rest, { objectMode: false }), res);
 }
 
 function toList(value: unknown): string[] {
