@@ -1,0 +1,239 @@
+/**
+ * `npm run bench [-- --only http,uploads] [-- --quick] [-- --profile]`
+ *
+ * Runs the chosen sections, each against a fresh mock in a child process (bench/support/mock-child.ts),
+ * prints progress, writes every number to reports/bench.json and one table to README.md between
+ * the bench markers. Every figure sits beside a peer measured in the same run: the machine is shared
+ * and noisy, so only ratios compare across runs. Nothing here is a test assertion.
+ *
+ * --quick     smaller sizes and shorter runs, for a smoke run; writes reports/bench-quick.json and
+ *             leaves README.md alone.
+ * --profile   runs the mock with --cpu-prof (profiles in reports/profiles/<section>/), summarizes
+ *             where its time went, writes reports/bench-profile.json; README.md is left alone
+ *             because profiling slows the mock.
+ * --render    runs nothing: rewrites the README table from reports/bench.json.
+ * --only a,b  sections: http, uploads, exports, load, limits, segmentation. The README table keeps
+ *             the rows of sections not run this time from the previous reports/bench.json.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { runExportBench } from './sections/exports.js';
+import { runHttpBench } from './sections/http.js';
+import { runLimitsBench } from './sections/limits.js';
+import { runLoadBench } from './sections/load.js';
+import { runUploadBench } from './sections/uploads.js';
+import { repoRoot, startTsChild, type Child } from './support/processes.js';
+import { summarizeProfiles, type ProfileSummary } from './support/profile-summary.js';
+import { renderReadmeSection, writeReadmeSection } from './support/readme.js';
+import type { BenchContext, Row, SectionResult } from './support/report.js';
+
+type MockSection = (ctx: BenchContext, mock: Child) => Promise<SectionResult>;
+
+const MOCK_SECTIONS: Record<string, MockSection> = {
+  http: runHttpBench,
+  uploads: runUploadBench,
+  exports: runExportBench,
+  load: runLoadBench,
+  limits: runLimitsBench,
+};
+const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation'];
+
+export interface SectionRecord {
+  measuredAt: string;
+  seconds: number;
+  rows: Row[];
+  data: Record<string, unknown>;
+  error?: string;
+  profile?: ProfileSummary[];
+}
+
+export interface BenchReport {
+  quick: boolean;
+  machine: { node: string; cpus: number; cpuModel: string; memoryGB: number; loadavg: number[] };
+  sections: Record<string, SectionRecord>;
+}
+
+function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
+  let only = ALL;
+  let quick = false;
+  let profile = false;
+  let render = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') quick = true;
+    else if (a === '--profile') profile = true;
+    else if (a === '--render') render = true;
+    else if (a === '--only' || a.startsWith('--only=')) {
+      const value = a.includes('=') ? a.slice('--only='.length) : argv[++i];
+      only = (value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const unknown = only.filter((s) => !ALL.includes(s));
+      if (unknown.length)
+        throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}`);
+    } else if (a === '--help' || a === '-h') {
+      console.log('npm run bench -- [--only ' + ALL.join(',') + '] [--quick] [--profile] [--render]');
+      process.exit(0);
+    } else throw new Error(`unknown option ${a} (try --help)`);
+  }
+  return { only, quick, profile, render };
+}
+
+async function runSegmentationOwnerBench(log: (m: string) => void): Promise<SectionResult | undefined> {
+  const file = path.join(repoRoot, 'bench', 'segmentation', 'run.ts');
+  if (!existsSync(file)) {
+    log('segmentation: bench/segmentation/run.ts does not exist yet; skipped');
+    return undefined;
+  }
+  const mod = (await import(pathToFileURL(file).href)) as { runSegmentationBench?: () => Promise<object> };
+  if (typeof mod.runSegmentationBench !== 'function') {
+    log('segmentation: bench/segmentation/run.ts exports no runSegmentationBench(); skipped');
+    return undefined;
+  }
+  const result = (await mod.runSegmentationBench()) as { rows?: unknown };
+  const rows: Row[] =
+    Array.isArray(result.rows) && result.rows.every((r) => r && typeof r === 'object' && 'metric' in r)
+      ? (result.rows as Row[])
+      : segmentationRows(result as SegmentationOwnerResult);
+  return { rows, data: result as Record<string, unknown> };
+}
+
+/** The fields of bench/segmentation's result this table reads, all optional: its owner may change them. */
+interface SegmentationOwnerResult {
+  image?: { width?: number; height?: number; cells?: number };
+  pipeline?: { withoutSplit?: { medianMs?: number }; withSplit?: { medianMs?: number } };
+  peers?: Record<string, { peer?: string; version?: string; medianMs?: number }>;
+}
+
+function segmentationRows(r: SegmentationOwnerResult): Row[] {
+  const ours = r.pipeline?.withoutSplit?.medianMs;
+  const split = r.pipeline?.withSplit?.medianMs;
+  if (ours === undefined || !r.peers) return [];
+  const size = `${r.image?.width}x${r.image?.height}, ${r.image?.cells} cells`;
+  return Object.values(r.peers)
+    .filter((p) => typeof p.medianMs === 'number')
+    .map((p) => ({
+      section: 'Segmentation',
+      metric: `threshold pipeline in-process, ${size} (bench/segmentation)`,
+      ours: `${ours.toFixed(0)} ms; with watershed split ${split?.toFixed(0) ?? '?'} ms`,
+      peer: `${p.peer} ${p.version ?? ''} ${p.medianMs!.toFixed(0)} ms`.replace(/\s+/g, ' '),
+      ratio: `${(p.medianMs! / ours).toFixed(2)}x (peer time / ours)`,
+      target: 'see bench/segmentation',
+      ok: null,
+    }));
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.render) {
+    const saved = JSON.parse(
+      readFileSync(path.join(repoRoot, 'reports', 'bench.json'), 'utf8'),
+    ) as BenchReport;
+    await writeReadmeSection(path.join(repoRoot, 'README.md'), renderReadmeSection(saved));
+    console.log('README.md table rewritten from reports/bench.json');
+    return;
+  }
+  const started = Date.now();
+  const log = (m: string) =>
+    console.log(`[bench +${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
+  const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'cellseg-bench-'));
+  const ctx: BenchContext = { quick: args.quick, profile: args.profile, tmpDir, log };
+  const reportsDir = path.join(repoRoot, 'reports');
+  await mkdir(reportsDir, { recursive: true });
+  // Quick and profiled runs keep their own files, so they never overwrite the numbers behind the README.
+  const jsonPath = path.join(
+    reportsDir,
+    args.profile ? 'bench-profile.json' : args.quick ? 'bench-quick.json' : 'bench.json',
+  );
+
+  let previous: BenchReport | undefined;
+  try {
+    previous = JSON.parse(readFileSync(jsonPath, 'utf8')) as BenchReport;
+    if (previous.quick !== args.quick) previous = undefined;
+  } catch {
+    previous = undefined;
+  }
+  const report: BenchReport = {
+    quick: args.quick,
+    machine: {
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? '',
+      memoryGB: Math.round(os.totalmem() / 1024 ** 3),
+      loadavg: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    },
+    sections: { ...(previous?.sections ?? {}) },
+  };
+  log(
+    `sections ${args.only.join(', ')}${args.quick ? ' (quick)' : ''}${args.profile ? ' (profiling the mock)' : ''}; ` +
+      `${report.machine.cpus} CPUs, load average ${report.machine.loadavg.join(' ')}`,
+  );
+
+  try {
+    for (const name of ALL.filter((s) => args.only.includes(s))) {
+      const t = Date.now();
+      log(`== ${name}`);
+      const record: SectionRecord = { measuredAt: new Date().toISOString(), seconds: 0, rows: [], data: {} };
+      try {
+        if (name === 'segmentation') {
+          const result = await runSegmentationOwnerBench(log);
+          if (!result) continue;
+          Object.assign(record, result);
+        } else {
+          const profileDir = path.join(reportsDir, 'profiles', name);
+          if (args.profile) {
+            await rm(profileDir, { recursive: true, force: true });
+            await mkdir(profileDir, { recursive: true });
+          }
+          const mock = await startTsChild('bench/support/mock-child.ts', [], {
+            nodeArgs: args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          });
+          try {
+            Object.assign(record, await MOCK_SECTIONS[name](ctx, mock));
+          } finally {
+            await mock.stop();
+          }
+          if (args.profile) {
+            record.profile = summarizeProfiles(profileDir);
+            for (const p of record.profile) {
+              log(`profile ${name}/${p.file}: ${p.durationMs.toFixed(0)} ms, busy ${p.busyPercent}%`);
+              for (const m of p.byModule.slice(0, 8))
+                log(`   module ${m.percent.toFixed(1).padStart(5)}%  ${m.name}`);
+              for (const f of p.topFunctions.slice(0, 10))
+                log(`   self   ${f.percent.toFixed(1).padStart(5)}%  ${f.name}`);
+            }
+          }
+        }
+      } catch (err) {
+        record.error = (err as Error).stack ?? String(err);
+        log(`${name} FAILED: ${(err as Error).message}`);
+      }
+      record.seconds = (Date.now() - t) / 1000;
+      report.sections[name] = record;
+      for (const r of record.rows) {
+        log(
+          `${r.ok === false ? 'MISS' : r.ok ? ' ok ' : '    '} ${r.metric}: ${r.ours} | ${r.peer} | ${r.ratio}`,
+        );
+      }
+    }
+  } finally {
+    await rm(tmpDir, { recursive: true, force: true });
+  }
+
+  await writeFile(jsonPath, JSON.stringify(report, null, 2) + '\n');
+  log(`wrote ${path.relative(repoRoot, jsonPath)}`);
+  if (args.quick || args.profile) {
+    log('README.md left alone (quick or profiled run)');
+    console.log(renderReadmeSection(report));
+  } else {
+    await writeReadmeSection(path.join(repoRoot, 'README.md'), renderReadmeSection(report));
+    log('wrote the table to README.md');
+  }
+  if (Object.values(report.sections).some((s) => s.error)) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,86 @@
+/**
+ * Section 3, exports: the four exports of the 2048 x 2048, ~900-cell segmentation, median time over
+ * several runs and the mock's peak RSS while they run. Peer: the same bytes, saved once, served as
+ * a static file by the bare express child, so the ratio is what computing the export costs over
+ * merely sending it.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Api, ACME_KEY } from '../support/api.js';
+import { presetTiff } from '../support/fixtures.js';
+import { rssWatch, startTsChild, type Child } from '../support/processes.js';
+import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+
+const EXPORTS = [
+  { name: 'measurements.csv', file: 'measurements.csv' },
+  { name: 'rois.geojson', file: 'rois.geojson' },
+  { name: 'rois.zip', file: 'rois.zip' },
+  { name: 'overlay.png', file: 'overlay.png' },
+];
+
+async function timedGet(url: string, key?: string): Promise<{ ms: number; bytes: Buffer }> {
+  const t = performance.now();
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${bytes.toString('utf8', 0, 300)}`);
+  return { ms: performance.now() - t, bytes };
+}
+
+export async function runExportBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
+  const runs = ctx.quick ? 3 : 7;
+  const api = new Api(mock.url, ACME_KEY);
+  ctx.log('exports: uploading and segmenting the 2048x2048 fixture');
+  const image = await api.uploadBytes(presetTiff('large-16bit-2048'), 'exports-2048.tif');
+  const ack = await api.predict(image.id);
+  const done = await api.waitPrediction(ack.prediction_id);
+  if (done.status !== 'COMPLETED') throw new Error(`segmentation ${done.status}`);
+  const seg = done.segmentation_id!;
+
+  const staticDir = path.join(ctx.tmpDir, 'exports-static');
+  await mkdir(staticDir, { recursive: true });
+  const rows: Row[] = [];
+  const data: Record<string, unknown> = { cells: done.cell_count };
+  const saved: Record<string, { ms: number[]; bytes: number; rssBefore: number; rssPeak: number }> = {};
+  for (const e of EXPORTS) {
+    ctx.log(`exports: ${e.name} x ${runs}`);
+    const url = `${mock.url}/api/v1/export/${seg}/${e.file}`;
+    const first = await timedGet(url, ACME_KEY); // warm-up, and the bytes for the static peer
+    await writeFile(path.join(staticDir, e.file), first.bytes);
+    await mock.mem(true);
+    const watch = rssWatch(mock.pid);
+    const ms: number[] = [];
+    for (let i = 0; i < runs; i++) ms.push((await timedGet(url, ACME_KEY)).ms);
+    const rss = watch.stop();
+    saved[e.name] = { ms, bytes: first.bytes.length, rssBefore: rss.start, rssPeak: rss.peak };
+  }
+
+  const bare = await startTsChild('bench/support/bare-child.ts', [], {
+    env: { BARE_BODIES: '{}', BARE_STATIC_DIR: staticDir },
+  });
+  try {
+    for (const e of EXPORTS) {
+      const url = `${bare.url}/static/${e.file}`;
+      await timedGet(url);
+      const peer: number[] = [];
+      for (let i = 0; i < runs; i++) peer.push((await timedGet(url)).ms);
+      const ours = saved[e.name];
+      const m = median(ours.ms);
+      const p = median(peer);
+      data[e.name] = { ...ours, staticMs: peer };
+      rows.push({
+        section: 'Exports',
+        metric: `${e.name} of 2048x2048, ${done.cell_count} cells (${(ours.bytes / 1024).toFixed(0)} KB): median of ${runs}`,
+        ours: `${fmt.ms(m)}; mock peak RSS ${fmt.mb(ours.rssPeak)} (+${fmt.mb(ours.rssPeak - ours.rssBefore)})`,
+        peer: `same bytes as a static file ${fmt.ms(p)}`,
+        ratio: fmt.x(m / p),
+        target: 'none',
+        ok: null,
+      });
+    }
+  } finally {
+    await bare.stop();
+    await rm(staticDir, { recursive: true, force: true });
+  }
+  await api.json('DELETE', `/api/v1/upload/${image.id}`);
+  return { rows, data };
+}

@@ -1,0 +1,155 @@
+/**
+ * Section 1, HTTP: requests/s and latency of two read routes on the mock, against a bare express
+ * app of the same shape (our overhead) and against `prism mock` (the spec-only mock), all three
+ * in child processes and driven by the same autocannon settings; then p99 of GET /predict/{id}
+ * while four 2048 x 2048 segmentations run.
+ */
+import autocannon, { type Result } from 'autocannon';
+import { Api, ACME_KEY } from '../support/api.js';
+import { presetTiff } from '../support/fixtures.js';
+import { freePort, startPrism, startTsChild, type Child } from '../support/processes.js';
+import { fmt, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  total: number;
+}
+
+function summarize(r: Result): Run {
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    total: r.requests.total,
+  };
+}
+
+async function cannon(url: string, duration: number, key = ACME_KEY): Promise<Run> {
+  const result = await autocannon({
+    url,
+    connections: 10,
+    duration,
+    headers: { authorization: `Bearer ${key}` },
+  });
+  return summarize(result);
+}
+
+export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
+  const warm = ctx.quick ? 0.5 : 1;
+  const measure = ctx.quick ? 2 : 5;
+  const rounds = ctx.quick ? 1 : 2;
+  const api = new Api(mock.url, ACME_KEY);
+
+  ctx.log('http: preparing an image and a completed prediction on the mock');
+  const image = await api.uploadBytes(presetTiff('easy-16bit-512'), 'http-bench.tif');
+  const ack = await api.predict(image.id);
+  await api.waitPrediction(ack.prediction_id);
+  const predictBody = await api.json('GET', `/api/v1/predict/${ack.prediction_id}`);
+  const uploadBody = await api.json('GET', `/api/v1/upload/${image.id}`);
+
+  ctx.log('http: starting the bare express peer and prism mock');
+  const bare = await startTsChild('bench/support/bare-child.ts', [], {
+    env: { BARE_BODIES: JSON.stringify({ predict: predictBody, upload: uploadBody }) },
+  });
+  const prism = await startPrism(await freePort());
+  const rows: Row[] = [];
+  const data: Record<string, unknown> = {};
+  try {
+    const routes = [
+      { name: 'GET /predict/{id}', path: `/api/v1/predict/${ack.prediction_id}` },
+      { name: 'GET /upload/{id}', path: `/api/v1/upload/${image.id}` },
+    ];
+    const targets = [
+      { name: 'mock', base: mock.url },
+      { name: 'bare', base: bare.url },
+      { name: 'prism', base: prism.url },
+    ];
+    for (const route of routes) {
+      const best: Record<string, Run> = {};
+      const all: Record<string, Run[]> = {};
+      for (let round = 0; round < rounds; round++) {
+        for (const target of targets) {
+          ctx.log(`http: ${route.name} on ${target.name}, round ${round + 1}/${rounds} (${measure} s)`);
+          await cannon(target.base + route.path, warm);
+          const run = await cannon(target.base + route.path, measure);
+          (all[target.name] ??= []).push(run);
+          if (!best[target.name] || run.rps > best[target.name].rps) best[target.name] = run;
+        }
+      }
+      data[route.name] = { best, all };
+      const m = best.mock;
+      const b = best.bare;
+      const p = best.prism;
+      const overhead = b.rps / m.rps - 1; // extra time per request, from throughput
+      rows.push({
+        section: 'HTTP',
+        metric: `${route.name}, 10 connections: throughput (p50 / p99)`,
+        ours: `${fmt.rps(m.rps)} (${m.p50} / ${m.p99} ms)`,
+        peer: `bare express ${fmt.rps(b.rps)} (${b.p50} / ${b.p99} ms)`,
+        ratio: `overhead ${fmt.pct(overhead)}`,
+        target: 'overhead < 30%',
+        ok: overhead < 0.3,
+      });
+      rows.push({
+        section: 'HTTP',
+        metric: `${route.name}: ours vs the spec-only mock`,
+        ours: fmt.rps(m.rps),
+        peer: `prism mock ${fmt.rps(p.rps)} (${p.p50} / ${p.p99} ms${p.non2xx ? `, ${p.non2xx} non-2xx` : ''})`,
+        ratio: `${fmt.x(m.rps / p.rps)} faster`,
+        target: 'faster than prism',
+        ok: m.rps > p.rps,
+      });
+      if (m.non2xx || m.errors || b.non2xx) {
+        ctx.log(
+          `http: WARNING non-2xx or errors: mock ${m.non2xx}/${m.errors}, bare ${b.non2xx}/${b.errors}`,
+        );
+      }
+    }
+
+    // p99 while four 2048 x 2048 segmentations run.
+    ctx.log('http: uploading four 2048x2048 images, then GET /predict/{id} while they segment');
+    const big = presetTiff('large-16bit-2048');
+    const bigIds: string[] = [];
+    for (let i = 0; i < 4; i++) bigIds.push((await api.uploadBytes(big, `busy-${i}.tif`)).id);
+    const idle = (data['GET /predict/{id}'] as { best: Record<string, Run> }).best.mock;
+    const started = Date.now();
+    const acks = await Promise.all(bigIds.map((id) => api.predict(id)));
+    let loaded: Result | undefined;
+    const instance = autocannon(
+      {
+        url: mock.url + `/api/v1/predict/${ack.prediction_id}`,
+        connections: 10,
+        duration: 120,
+        headers: { authorization: `Bearer ${ACME_KEY}` },
+      },
+      (err, result) => {
+        if (!err) loaded = result;
+      },
+    );
+    const outcomes = await Promise.all(acks.map((a) => api.waitPrediction(a.prediction_id, 200)));
+    const segSeconds = (Date.now() - started) / 1000;
+    instance.stop();
+    while (!loaded) await new Promise((r) => setTimeout(r, 50));
+    const busy = summarize(loaded);
+    data.busy = { run: busy, segmentationWallSeconds: segSeconds, outcomes: outcomes.map((o) => o.status) };
+    rows.push({
+      section: 'HTTP',
+      metric: `GET /predict/{id} p99 while 4 segmentations of 2048x2048 run (${segSeconds.toFixed(1)} s)`,
+      ours: `p99 ${busy.p99} ms (${fmt.rps(busy.rps)}, p50 ${busy.p50} ms)`,
+      peer: `same route idle: p99 ${idle.p99} ms`,
+      ratio: fmt.x(busy.p99 / Math.max(idle.p99, 1)),
+      target: 'p99 < 50 ms',
+      ok: busy.p99 < 50,
+    });
+  } finally {
+    await bare.stop();
+    await prism.stop();
+  }
+  return { rows, data };
+}

@@ -1,0 +1,217 @@
+/**
+ * Section 2, uploads: single-request (multipart) and resumable (presigned parts) uploads of big
+ * TIFF stacks, against copying the same file on the same disk (fs.copyFile and a stream copy), with
+ * the mock's peak RSS during each upload. Files are streamed from disk on both sides.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Api, ACME_KEY } from '../support/api.js';
+import { MB, rssWatch, type Child } from '../support/processes.js';
+import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+import { pagesFor, writeTiffStack } from '../support/tiff-stack.js';
+
+interface Sent {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** One request whose body is `head`, then the file range, then `tail`, streamed. */
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  file: string,
+  range: { start: number; end: number },
+  head = Buffer.alloc(0),
+  tail = Buffer.alloc(0),
+): Promise<Sent> {
+  return new Promise((resolve, reject) => {
+    const length = head.length + (range.end - range.start + 1) + tail.length;
+    const req = http.request(
+      url,
+      { method, headers: { ...headers, 'content-length': String(length) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.write(head);
+    const source = createReadStream(file, { start: range.start, end: range.end, highWaterMark: 1 << 20 });
+    source.on('error', reject);
+    source.pipe(req, { end: false });
+    source.on('end', () => req.end(tail));
+  });
+}
+
+async function multipartUpload(base: string, file: string, size: number): Promise<string> {
+  const boundary = `----bench${Date.now().toString(16)}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(file)}"\r\n` +
+      'Content-Type: image/tiff\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const res = await send(
+    `${base}/api/v1/upload`,
+    'POST',
+    { authorization: `Bearer ${ACME_KEY}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    file,
+    { start: 0, end: size - 1 },
+    head,
+    tail,
+  );
+  if (res.status !== 200) throw new Error(`multipart upload: ${res.status} ${res.body.slice(0, 300)}`);
+  const image = (
+    JSON.parse(res.body) as { image: { id: string; upload_status: string; upload_error?: string } }
+  ).image;
+  if (image.upload_status !== 'ready')
+    throw new Error(`multipart upload ended ${image.upload_status}: ${image.upload_error}`);
+  return image.id;
+}
+
+async function resumableUpload(
+  api: Api,
+  file: string,
+  size: number,
+): Promise<{ id: string; parts: number; partsSeconds: number }> {
+  const t = performance.now();
+  const open = await api.json<{
+    image: { id: string };
+    upload: { part_size: number; urls: Array<{ part_number: number; url: string }> };
+  }>('POST', '/api/v1/upload', { name: path.basename(file), size });
+  const { part_size: partSize, urls } = open.upload;
+  for (const { part_number: n, url } of urls) {
+    const start = (n - 1) * partSize;
+    const end = Math.min(size, n * partSize) - 1;
+    const res = await send(url, 'PUT', { 'content-type': 'application/octet-stream' }, file, { start, end });
+    if (res.status !== 200) throw new Error(`PUT part ${n}: ${res.status} ${res.body.slice(0, 300)}`);
+  }
+  const partsSeconds = (performance.now() - t) / 1000;
+  await api.json('POST', `/api/v1/upload/${open.image.id}/complete`, undefined, 202);
+  const done = await api.waitImage(open.image.id, 50);
+  if (done.upload_status !== 'ready')
+    throw new Error(`resumable upload ended ${done.upload_status}: ${done.upload_error}`);
+  return { id: open.image.id, parts: urls.length, partsSeconds };
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const t = performance.now();
+  const value = await work();
+  return { seconds: (performance.now() - t) / 1000, value };
+}
+
+export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
+  const api = new Api(mock.url, ACME_KEY);
+  const targets = ctx.quick ? [16 * MB, 64 * MB] : [100 * MB, 1024 * MB];
+  const copies = ctx.quick ? 1 : 2;
+  const rows: Row[] = [];
+  const results: Array<Record<string, number | string>> = [];
+  const idle = (await mock.mem(true)).rss;
+
+  for (const target of targets) {
+    const file = path.join(ctx.tmpDir, `stack-${Math.round(target / MB)}mb.tif`);
+    const copy = `${file}.copy`;
+    try {
+      ctx.log(
+        `uploads: writing a ${fmt.mb(target)} TIFF stack (${pagesFor(target)} pages of 2048x2048x16-bit)`,
+      );
+      const size = await writeTiffStack(file, pagesFor(target));
+
+      const copyFileS: number[] = [];
+      const streamS: number[] = [];
+      for (let i = 0; i < copies; i++) {
+        copyFileS.push((await timed(() => copyFile(file, copy))).seconds);
+        await rm(copy, { force: true });
+        streamS.push((await timed(() => pipeline(createReadStream(file), createWriteStream(copy)))).seconds);
+        await rm(copy, { force: true });
+      }
+      const cf = median(copyFileS);
+      const sc = median(streamS);
+
+      for (const mode of ['multipart', 'resumable'] as const) {
+        ctx.log(`uploads: ${mode} ${fmt.mb(size)}`);
+        await mock.mem(true);
+        const watch = rssWatch(mock.pid);
+        const run = await timed(async () =>
+          mode === 'multipart'
+            ? { id: await multipartUpload(mock.url, file, size), parts: 1, partsSeconds: NaN }
+            : resumableUpload(api, file, size),
+        );
+        const rss = watch.stop();
+        await api.json('DELETE', `/api/v1/upload/${run.value.id}`);
+        const result = {
+          mode,
+          bytes: size,
+          seconds: run.seconds,
+          bytesPerSecond: size / run.seconds,
+          copyFileSeconds: cf,
+          streamCopySeconds: sc,
+          parts: run.value.parts,
+          partsSeconds: run.value.partsSeconds,
+          rssBefore: rss.start,
+          rssPeak: rss.peak,
+          rssAfter: rss.end,
+          rssIdle: idle,
+        };
+        results.push(result);
+        ctx.log(
+          `uploads: ${mode} ${fmt.mb(size)} in ${run.seconds.toFixed(2)} s (${fmt.mbps(size / run.seconds)}), ` +
+            `copyFile ${cf.toFixed(2)} s, stream copy ${sc.toFixed(2)} s, mock RSS peak ${fmt.mb(rss.peak)} (before ${fmt.mb(rss.start)})`,
+        );
+        rows.push({
+          section: 'Uploads',
+          metric: `${mode} ${fmt.mb(size)}${mode === 'resumable' ? ` (${run.value.parts} parts)` : ''}: throughput`,
+          ours:
+            `${fmt.mbps(size / run.seconds)} (${run.seconds.toFixed(2)} s` +
+            (mode === 'resumable'
+              ? `: PUTs ${run.value.partsSeconds.toFixed(2)} s, complete to ready ${(run.seconds - run.value.partsSeconds).toFixed(2)} s)`
+              : ', response after conversion)'),
+          peer: `fs.copyFile ${fmt.mbps(size / cf)}; stream copy ${fmt.mbps(size / sc)}`,
+          ratio: `${fmt.x(cf / run.seconds)} of copyFile, ${fmt.x(sc / run.seconds)} of stream copy`,
+          target: 'none (copy is the ceiling)',
+          ok: null,
+        });
+      }
+    } finally {
+      await rm(file, { force: true });
+      await rm(copy, { force: true });
+    }
+  }
+
+  for (const mode of ['multipart', 'resumable']) {
+    const [small, large] = results.filter((r) => r.mode === mode);
+    const extraBytes = (large.bytes as number) - (small.bytes as number);
+    const marginal = extraBytes / ((large.seconds as number) - (small.seconds as number));
+    const copyMarginal =
+      extraBytes / ((large.copyFileSeconds as number) - (small.copyFileSeconds as number) || NaN);
+    const streamMarginal =
+      extraBytes / ((large.streamCopySeconds as number) - (small.streamCopySeconds as number) || NaN);
+    rows.push({
+      section: 'Uploads',
+      metric: `${mode}: marginal throughput from ${fmt.mb(small.bytes as number)} to ${fmt.mb(large.bytes as number)} (fixed costs such as conversion cancel out)`,
+      ours: fmt.mbps(marginal),
+      peer: `fs.copyFile ${fmt.mbps(copyMarginal)}; stream copy ${fmt.mbps(streamMarginal)}`,
+      ratio: `${fmt.x(marginal / streamMarginal)} of stream copy`,
+      target: 'none',
+      ok: null,
+    });
+    const rise = (large.rssPeak as number) - (large.rssBefore as number);
+    const grow = (large.rssPeak as number) - (small.rssPeak as number);
+    rows.push({
+      section: 'Uploads',
+      metric: `${mode}: mock peak RSS, ${fmt.mb(large.bytes as number)} vs ${fmt.mb(small.bytes as number)} file`,
+      ours: `${fmt.mb(large.rssPeak as number)} (+${fmt.mb(rise)} over the ${fmt.mb(large.rssBefore as number)} before it)`,
+      peer: `${fmt.mb(small.bytes as number)} file: ${fmt.mb(small.rssPeak as number)}`,
+      ratio: `${fmt.x((large.rssPeak as number) / (small.rssPeak as number))} for ${fmt.x((large.bytes as number) / (small.bytes as number))} the bytes`,
+      target: 'flat: rise < 100 MB, and within 100 MB of the small file',
+      ok: rise < 100 * MB && grow < 100 * MB,
+    });
+  }
+  return { rows, data: { idleRss: idle, uploads: results } };
+}

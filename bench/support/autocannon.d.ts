@@ -1,0 +1,39 @@
+// autocannon 8 ships no types and @types/autocannon is not a dependency: the part the benchmark uses.
+declare module 'autocannon' {
+  export interface Histogram {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+    min: number;
+    total: number;
+  }
+  export interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    amount?: number;
+    pipelining?: number;
+    method?: string;
+    headers?: Record<string, string>;
+  }
+  export interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    '5xx': number;
+    duration: number;
+  }
+  export interface Instance {
+    stop(): void;
+  }
+  function autocannon(opts: Options): Promise<Result>;
+  function autocannon(opts: Options, done: (err: Error | null, result: Result) => void): Instance;
+  export default autocannon;
+}

@@ -1,0 +1,32 @@
+/**
+ * The HTTP peer: a bare express 5 app of the mock's shape (GET /api/v1/predict/:id and
+ * GET /api/v1/upload/:id) answering the same JSON the mock answered, with no validation, no auth,
+ * no logging. Bodies come in BARE_BODIES ({predict, upload}); BARE_STATIC_DIR, when set, is served
+ * under /static. Prints `{"url": ...}` like mock-child.
+ */
+import express from 'express';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const bodies = JSON.parse(process.env.BARE_BODIES ?? '{}') as { predict: unknown; upload: unknown };
+const app = express();
+app.get('/api/v1/predict/:id', (_req, res) => void res.json(bodies.predict));
+app.get('/api/v1/upload/:id', (_req, res) => void res.json(bodies.upload));
+// Files saved by the exports section, served as they are: the floor of sending those bytes.
+if (process.env.BARE_STATIC_DIR) app.use('/static', express.static(process.env.BARE_STATIC_DIR));
+const server = http.createServer(app);
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const { port } = server.address() as AddressInfo;
+
+process.on('message', (raw) => {
+  const msg = raw as { id: number; cmd: string };
+  if (msg.cmd === 'mem') process.send?.({ id: msg.id, mem: process.memoryUsage() });
+  else if (msg.cmd === 'exit') {
+    server.closeAllConnections();
+    server.close(() => {
+      process.send?.({ id: msg.id, ok: true });
+      process.exit(0);
+    });
+  }
+});
+process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid }) + '\n');
