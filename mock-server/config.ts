@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 /**
@@ -149,8 +150,8 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--worker-threads',
     env: 'WORKER_THREADS',
     type: 'number',
-    description: 'Segmentation worker threads',
-    default: () => 2,
+    description: 'Segmentation worker threads (default: one core left for answering polls)',
+    default: () => Math.max(1, availableParallelism() - 1),
   },
   {
     key: 'maxUploadBytes',

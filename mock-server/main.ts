@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { startMockServer } from './server.js';
 
@@ -10,16 +11,30 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig(argv.filter((a) => a !== 'start'));
   const mock = await startMockServer(config);
   console.log(banner(mock.url, mock.services));
+  const temporaryData = !config.dataDir;
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second Ctrl-C must not wait behind a multi-GB upload or a long segmentation.
+      console.error(`${signal} while stopping: exiting now without waiting.`);
+      if (temporaryData) rmSync(mock.config.dataDir, { recursive: true, force: true });
+      process.exit(1);
+    }
     stopping = true;
-    console.error(`\n${signal}: finishing in-flight requests and stopping workers...`);
-    await mock.close();
+    console.error(
+      `\n${signal}: finishing in-flight requests and stopping workers (${signal} again to force)...`,
+    );
+    try {
+      await mock.close();
+    } catch (err) {
+      console.error('error while stopping:', err);
+      process.exit(1);
+    }
+    console.error('Stopped.');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', (signal) => void stop(signal));
+  process.on('SIGTERM', (signal) => void stop(signal));
 }
 
 function banner(url: string, services: Awaited<ReturnType<typeof startMockServer>>['services']): string {

@@ -56,10 +56,15 @@ export async function startMockServer(
     server,
     close() {
       closing ??= (async () => {
+        // server.close() waits for every connection to end; a keep-alive connection whose request
+        // finishes after close() began would otherwise idle until keepAliveTimeout (5 s) runs out.
+        server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+        const sweep = setInterval(() => server.closeIdleConnections(), 100);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        clearInterval(sweep);
         await services.close();
         if (temporaryData) await rm(dataDir, { recursive: true, force: true });
       })();

@@ -3,6 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { OperationMatcher } from './operation-matcher.js';
 import type { MockState } from '../domain/state.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
 import { authenticate } from './bearer-auth.js';
@@ -56,6 +57,7 @@ export interface DispatcherOptions {
 export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions) {
   const styles = validationStyles();
   const operations = api.getOperations();
+  const matcher = new OperationMatcher(operations);
   const missing = operations.filter((o) => !options.handlers[o.operationId ?? '']).map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
 
@@ -67,8 +69,14 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         headers: req.headers as never,
         query: req.query as never,
       };
-      const operation = api.matchOperation(request);
-      if (!operation) return notRouted(api, req, res);
+      const matched = matcher.match(req.method, req.path);
+      if (!matched.operation)
+        return sendDetail(
+          res,
+          matched.pathKnown ? 405 : 404,
+          matched.pathKnown ? 'Method Not Allowed' : 'Not Found',
+        );
+      const { operation, params } = matched;
       const operationId = operation.operationId as string;
       const style = styles.get(operationId) ?? 'array';
       res.locals.operationId = operationId;
@@ -105,10 +113,6 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
         res.locals.requestBody = body;
       }
 
-      const params = (api.router.parseRequest({ ...request, body }, operation).params ?? {}) as Record<
-        string,
-        string
-      >;
       const result = api.validator.validateRequest({ ...request, body } as never, operation);
       const errors = relevantErrors(result.errors ?? [], streaming, handlerValidated(operation));
       if (errors.length) {
@@ -235,15 +239,4 @@ async function applyFault(fault: Fault, req: Request, res: Response): Promise<bo
 
 function sendValidation(res: Response, style: ValidationStyle, items: ValidationItem[]): void {
   sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
-}
-
-function notRouted(api: OpenAPIBackend, req: Request, res: Response): void {
-  const pathKnown = api
-    .getOperations()
-    .some(
-      (o) =>
-        api.router.matchOperation({ method: o.method, path: req.path, headers: {} } as never) !== undefined,
-    );
-  if (pathKnown) return sendDetail(res, 405, 'Method Not Allowed');
-  sendDetail(res, 404, 'Not Found');
 }

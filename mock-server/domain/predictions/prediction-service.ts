@@ -105,7 +105,7 @@ export class PredictionService {
   get(org: Organization, id: string): PredictionRecord {
     const prediction = this.state.predictions.get(id);
     if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
-    this.countPoll(id);
+    if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') this.countPoll(id);
     return prediction;
   }
 
@@ -275,6 +275,7 @@ export class PredictionService {
 
   /** Synchronous: the segmentation appears in the same tick as COMPLETED, never "completed but still being written". */
   private publishCompleted(prediction: PredictionRecord, segmentation: SegmentationRecord): void {
+    this.polls.delete(prediction.id);
     this.state.segmentations.set(segmentation.id, segmentation);
     prediction.segmentationId = segmentation.id;
     prediction.cellCount = segmentation.result.objects.length;
@@ -283,6 +284,7 @@ export class PredictionService {
   }
 
   private publishFailed(prediction: PredictionRecord, error: string): void {
+    this.polls.delete(prediction.id);
     prediction.status = 'FAILED';
     prediction.error = error;
     prediction.finishedAt = this.clock.nowIso();

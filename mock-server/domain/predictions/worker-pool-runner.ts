@@ -14,9 +14,10 @@ export class WorkerPoolRunner implements SegmentationRunner {
   ) {
     this.pool = new Piscina({
       filename: new URL('../../engines/models/segment-worker.mjs', import.meta.url).href,
-      minThreads: 0,
+      // one warm worker: starting one costs ~1.8 s (tsx compiles the engines) on the first prediction
+      minThreads: 1,
       maxThreads: Math.max(1, threads),
-      idleTimeout: 30_000,
+      idleTimeout: 60_000,
     });
   }
 

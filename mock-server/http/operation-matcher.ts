@@ -1,0 +1,71 @@
+import type { Operation } from 'openapi-backend';
+
+interface CompiledOperation {
+  operation: Operation;
+  method: string;
+  pattern: RegExp;
+  names: string[];
+  /** Literal characters of the template: more literal wins when two templates match. */
+  specificity: number;
+}
+
+/**
+ * Routes a request to an operation of the document with patterns compiled once at start-up.
+ * openapi-backend's own matcher rebuilds its operation list and regular expressions on every
+ * request (a third of the event loop's busy time under load, measured with --cpu-prof).
+ */
+export class OperationMatcher {
+  private readonly compiled: CompiledOperation[];
+
+  constructor(operations: Operation[]) {
+    this.compiled = operations
+      .map((operation) => {
+        const names: string[] = [];
+        const source = operation.path
+          .split(/(\{[^}]+\})/)
+          .map((part) => {
+            const param = /^\{([^}]+)\}$/.exec(part);
+            if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+            names.push(param[1]);
+            return '([^/]+)';
+          })
+          .join('');
+        return {
+          operation,
+          method: operation.method.toUpperCase(),
+          pattern: new RegExp(`^${source}$`),
+          names,
+          specificity: operation.path.replace(/\{[^}]+\}/g, '').length,
+        };
+      })
+      .sort((a, b) => b.specificity - a.specificity);
+  }
+
+  /** The operation and its decoded path parameters; `pathKnown` when only the method differs. */
+  match(
+    method: string,
+    path: string,
+  ): { operation: Operation; params: Record<string, string> } | { operation: undefined; pathKnown: boolean } {
+    let pathKnown = false;
+    for (const candidate of this.compiled) {
+      const found = candidate.pattern.exec(path);
+      if (!found) continue;
+      if (candidate.method !== method.toUpperCase()) {
+        pathKnown = true;
+        continue;
+      }
+      const params: Record<string, string> = {};
+      candidate.names.forEach((name, i) => (params[name] = safeDecode(found[i + 1])));
+      return { operation: candidate.operation, params };
+    }
+    return { operation: undefined, pathKnown };
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
