@@ -29,8 +29,8 @@ function limitsText(report: BenchReport): string[] {
         `${((b.seconds * (400 / b.megapixels) ** Math.max(k, 0.5)) / 60).toFixed(0)} min and ` +
         `${((memPerMp * 400) / 1024 ** 3).toFixed(1)} GB per image). What bounds it: one segmentation runs on one ` +
         `worker thread (JavaScript, single core), so time is CPU per pixel; memory is the decoded plane plus ` +
-        `the segmenter's per-pixel arrays, held while it runs. Two worker threads (\`--worker-threads\`) on this ` +
-        `2-core machine run two images at once and the rest queue.`,
+        `the segmenter's per-pixel arrays, held while it runs. \`--worker-threads\` images run at once (by ` +
+        `default one less than the cores: one on this 2-core machine) and the rest queue.`,
     );
   }
   const up = report.sections.uploads?.data.uploads as Array<Record<string, number | string>> | undefined;
@@ -81,14 +81,13 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
   {
     match: /overhead < 30%/,
     text:
-      '- **HTTP overhead over bare express.** In the profile of the mock under autocannon, ' +
-      "openapi-backend's `matchOperation` takes about 30% of the event loop's busy time, and most of that " +
-      '(about 23%) is `OpenAPIRouter.getOperations()`, which rebuilds the flattened list of every operation ' +
-      '(lodash `chain`/`flatMap`/`pick`, one object spread per operation) and then a RegExp per path template, ' +
-      'on every request. The definition never changes after start-up, so the list and the patterns could be ' +
-      'built once (memoize `api.router.getOperations`, or match on a pre-built table in ' +
-      '`mock-server/http/openapi-dispatcher.ts`). Request validation (`validateRequest`, about 2%), the ' +
-      'handlers themselves and `res.json` are small by comparison.',
+      '- **HTTP overhead over bare express.** The first profile showed openapi-backend\'s `matchOperation` ' +
+      'rebuilding its operation list and a RegExp per path on every request (about 30% of the busy time, ' +
+      'overhead +200%); the dispatcher now matches on patterns compiled once ' +
+      '(`mock-server/http/operation-matcher.ts`), which brought it to about +60%. What remains is work the ' +
+      'bare route does not do, spread thin across many functions: the bearer lookup, request validation ' +
+      '(openapi-backend\'s `parseRequest` plus Ajv), a pino log line, a journal entry for the control plane ' +
+      'and the request id. Cutting it further would mean compiling our own validators per operation.',
   },
   {
     match: /p99 < 50 ms/,
@@ -97,8 +96,8 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       "load generator share two cores. In the window the profile covers, the mock's main thread was busy 90% " +
       'of the time, yet gathered only about a third of the CPU samples its busy stretches would hold ' +
       '(it was waiting for a core): tail latency is CPU starvation times the per-request cost above. ' +
-      'Cheaper routing (previous item) shortens it; `--worker-threads 1` on a 2-core host leaves a core to ' +
-      'the event loop. The first prediction after 30 s idle also pays about 1.7 s to start a worker ' +
+      'The mock now leaves a core to the event loop by default (`--worker-threads` = cores - 1) and keeps ' +
+      'one worker warm. The first prediction after 30 s idle also pays about 1.7 s to start a worker ' +
       "(piscina `minThreads: 0`, `idleTimeout: 30000`, and tsx compiling the worker's TypeScript on start).",
   },
   {
