@@ -14,38 +14,46 @@ export interface JournalEntry {
 
 const BODY_LIMIT = 4096;
 
-/** The last N requests and responses, for a partner debugging their client. */
+/**
+ * The last N requests and responses, for a partner debugging their client. A ring buffer: recording
+ * is on every request's path, so it keeps references and leaves truncation to the (rare) read.
+ */
 export class RequestJournal {
-  private entries: JournalEntry[] = [];
+  private readonly entries: Array<JournalEntry | undefined>;
+  private next = 0;
 
-  constructor(private readonly capacity = 1000) {}
-
-  record(entry: JournalEntry): void {
-    this.entries.push({
-      ...entry,
-      request_body: truncate(entry.request_body),
-      response_body: truncate(entry.response_body),
-    });
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+  constructor(private readonly capacity = 1000) {
+    this.entries = new Array(capacity);
   }
 
+  record(entry: JournalEntry): void {
+    this.entries[this.next] = entry;
+    this.next = (this.next + 1) % this.capacity;
+  }
+
+  /** Newest first. */
   query(filter: {
     operationId?: string;
     status?: number;
     organizationId?: string;
     limit?: number;
   }): JournalEntry[] {
-    const matches = this.entries.filter(
-      (e) =>
-        (filter.operationId === undefined || e.operation_id === filter.operationId) &&
-        (filter.status === undefined || e.status === filter.status) &&
-        (filter.organizationId === undefined || e.organization_id === filter.organizationId),
-    );
-    return matches.reverse().slice(0, filter.limit ?? 100);
+    const limit = filter.limit ?? 100;
+    const out: JournalEntry[] = [];
+    for (let i = 1; i <= this.capacity && out.length < limit; i++) {
+      const e = this.entries[(this.next - i + this.capacity) % this.capacity];
+      if (!e) break;
+      if (filter.operationId !== undefined && e.operation_id !== filter.operationId) continue;
+      if (filter.status !== undefined && e.status !== filter.status) continue;
+      if (filter.organizationId !== undefined && e.organization_id !== filter.organizationId) continue;
+      out.push({ ...e, request_body: truncate(e.request_body), response_body: truncate(e.response_body) });
+    }
+    return out;
   }
 
   clear(): void {
-    this.entries = [];
+    this.entries.fill(undefined);
+    this.next = 0;
   }
 }
 
