@@ -122,8 +122,12 @@ function segmentationRows(r: SegmentationOwnerResult): Row[] {
       ours: `${ours.toFixed(0)} ms; with watershed split ${split?.toFixed(0) ?? '?'} ms`,
       peer: `${p.peer} ${p.version ?? ''} ${p.medianMs!.toFixed(0)} ms`.replace(/\s+/g, ' '),
       ratio: `${(p.medianMs! / ours).toFixed(2)}x (peer time / ours)`,
-      target: 'see bench/segmentation',
-      ok: null,
+      // the issue's targets: at least 3x faster than scikit-image, within 2x of OpenCV
+      ...(/skimage|scikit/i.test(String(p.peer))
+        ? { target: '>= 3x faster than scikit-image', ok: p.medianMs! / ours >= 3 }
+        : /opencv/i.test(String(p.peer))
+          ? { target: 'within 2x of OpenCV', ok: ours / p.medianMs! <= 2 }
+          : { target: 'none', ok: null }),
     }));
 }
 
