@@ -58,3 +58,19 @@ describe('exports written in chunks, for streaming', () => {
     });
   });
 });
+
+describe('the ROI zip, generated as it is sent', () => {
+  it('streams exactly the bytes of the buffered zip', async () => {
+    const { roisZip, roisZipStream } = await import('./rois-zip.js');
+    const ctx = contextFor(manyCells(300));
+    const chunks: Buffer[] = [];
+    await new Promise<void>((resolve, reject) => {
+      roisZipStream(ctx)
+        .on('data', (chunk: Buffer) => chunks.push(chunk))
+        .on('end', resolve)
+        .on('error', reject);
+    });
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).equals(await roisZip(ctx))).toBe(true);
+  });
+});

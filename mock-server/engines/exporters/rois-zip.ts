@@ -16,7 +16,23 @@ import { uniqueRoiNames } from './roi-names.js';
 export const ZIP_ENTRY_DATE = new Date(Date.UTC(2000, 0, 1, 0, 0, 0));
 export const ZIP_DEFLATE_LEVEL = 6;
 
+const GENERATE_OPTIONS = {
+  compression: 'DEFLATE',
+  compressionOptions: { level: ZIP_DEFLATE_LEVEL },
+  platform: 'DOS',
+  streamFiles: false,
+} as const;
+
 export async function roisZip(ctx: ExportContext): Promise<Buffer> {
+  return buildZip(ctx).generateAsync({ type: 'nodebuffer', ...GENERATE_OPTIONS });
+}
+
+/** The same bytes as `roisZip`, generated as they are sent. */
+export function roisZipStream(ctx: ExportContext): NodeJS.ReadableStream {
+  return buildZip(ctx).generateNodeStream({ type: 'nodebuffer', ...GENERATE_OPTIONS });
+}
+
+function buildZip(ctx: ExportContext): JSZip {
   assertExportable(ctx);
   const outlines = ctx.result.objects.map((o) => o.outline);
   const names = uniqueRoiNames(outlines, ctx.imageHeight);
@@ -28,11 +44,5 @@ export async function roisZip(ctx: ExportContext): Promise<Buffer> {
       createFolders: false,
     });
   });
-  return zip.generateAsync({
-    type: 'nodebuffer',
-    compression: 'DEFLATE',
-    compressionOptions: { level: ZIP_DEFLATE_LEVEL },
-    platform: 'DOS',
-    streamFiles: false,
-  });
+  return zip;
 }

@@ -13,7 +13,7 @@ import {
 } from '../../engines/exporters/measurements-csv.js';
 import { OverlayOptionError, overlayPng } from '../../engines/exporters/overlay-png.js';
 import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
-import { roisZip } from '../../engines/exporters/rois-zip.js';
+import { roisZipStream } from '../../engines/exporters/rois-zip.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
 
@@ -50,13 +50,10 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
 
     async exportRoisZip({ res, org, params }) {
       const segmentation = predictions.segmentation(org, params.segmentation_id);
-      sendAttachment(
-        res,
-        'application/zip',
-        segmentation,
-        'rois.zip',
-        await roisZip(exportContext(segmentation)),
-      );
+      const zip = roisZipStream(exportContext(segmentation));
+      res.setHeader('Content-Type', 'application/zip');
+      res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, 'rois.zip'));
+      await pipeline(zip, res);
     },
 
     async exportOverlayPng({ res, org, params, query }) {
