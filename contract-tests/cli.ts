@@ -113,6 +113,17 @@ async function cleanupOnly(): Promise<number> {
   return remaining.length ? 1 : 0;
 }
 
+/** A mock we started (ours or Prism's) knows the seeded organizations: use their keys, profile mock. */
+function useSeededKeys(profile: string | undefined): void {
+  const keys = mockKeys();
+  Object.assign(process.env, {
+    CONTRACT_API_KEY: keys.main,
+    CONTRACT_OTHER_ORG_API_KEY: keys.other,
+    CONTRACT_TINY_API_KEY: keys.tiny,
+  });
+  process.env.CONTRACT_PROFILE = profile ?? 'mock';
+}
+
 async function main(): Promise<number> {
   const options = parse(process.argv.slice(2));
   Object.assign(process.env, options.env);
@@ -126,26 +137,14 @@ async function main(): Promise<number> {
       const prism = await startPrism('mock');
       started.push(prism);
       baseUrl = prism.url;
-      const keys = mockKeys();
-      Object.assign(process.env, {
-        CONTRACT_API_KEY: keys.main,
-        CONTRACT_OTHER_ORG_API_KEY: keys.other,
-        CONTRACT_TINY_API_KEY: keys.tiny,
-      });
-      process.env.CONTRACT_PROFILE = options.profile ?? 'mock';
+      useSeededKeys(options.profile);
       console.log(`Checking Prism's spec-only mock of openapi/openapi.yaml at ${baseUrl}`);
     } else if (!baseUrl) {
       console.log('Starting the mock...');
       const mock = await startMockProcess();
       started.push(mock);
       baseUrl = mock.url;
-      const keys = mockKeys();
-      Object.assign(process.env, {
-        CONTRACT_API_KEY: keys.main,
-        CONTRACT_OTHER_ORG_API_KEY: keys.other,
-        CONTRACT_TINY_API_KEY: keys.tiny,
-      });
-      process.env.CONTRACT_PROFILE = options.profile ?? 'mock';
+      useSeededKeys(options.profile);
     } else if (options.profile) {
       process.env.CONTRACT_PROFILE = options.profile;
     }

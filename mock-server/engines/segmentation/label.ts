@@ -14,15 +14,7 @@
  * Labels are 1..count in raster-scan order of each component's first pixel.
  */
 import type { LabelImage } from './types.js';
-
-function findRoot(parent: Int32Array, i: number): number {
-  let r = i;
-  while (parent[r] !== r) {
-    parent[r] = parent[parent[r]];
-    r = parent[r];
-  }
-  return r;
-}
+import { findRoot, growInt32 } from './union-find.js';
 
 function union(parent: Int32Array, a: number, b: number): number {
   const ra = findRoot(parent, a);
@@ -83,11 +75,7 @@ export function labelRuns(
       else while (x < width && mask[row + x] === 0) x++;
       if (runs === capacity) {
         capacity *= 2;
-        const grow = (a: Int32Array): Int32Array => {
-          const b = new Int32Array(capacity);
-          b.set(a);
-          return b;
-        };
+        const grow = (a: Int32Array): Int32Array => growInt32(a, capacity);
         runStart = grow(runStart);
         runEnd = grow(runEnd);
         runRow = grow(runRow);
@@ -240,11 +228,7 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
       while (x < width && values[row + x] === value) x++;
       if (runs === capacity) {
         capacity *= 2;
-        const grow = (a: Int32Array): Int32Array => {
-          const b = new Int32Array(capacity);
-          b.set(a);
-          return b;
-        };
+        const grow = (a: Int32Array): Int32Array => growInt32(a, capacity);
         runStart = grow(runStart);
         runEnd = grow(runEnd);
         runRow = grow(runRow);

@@ -16,6 +16,7 @@
  * go by pixel index or insertion order.
  */
 import type { LabelImage } from './types.js';
+import { findRoot } from './union-find.js';
 
 export interface WatershedOptions {
   /** A maximum seeds its own region only if it stands this many pixels above its saddle. */
@@ -23,15 +24,6 @@ export interface WatershedOptions {
 }
 
 export const DEFAULT_WATERSHED_OPTIONS: WatershedOptions = { minDynamicPx: 0.5 };
-
-function findRoot(parent: Int32Array, i: number): number {
-  let r = i;
-  while (parent[r] !== r) {
-    parent[r] = parent[parent[r]];
-    r = parent[r];
-  }
-  return r;
-}
 
 /**
  * Splits the objects of a 4-connected label image. `squaredDistance` is the squared distance
