@@ -44,8 +44,11 @@ export class RequestValidator {
     const compiled = this.compiled.get(operationId);
     if (!compiled) throw new Error(`no validator for operation ${operationId}`);
     const errors: ErrorObject[] = [];
-    // copies: coercion must not change what the handler receives
-    if (!compiled.params(structuredClone({ path: request.path, query: request.query })))
+    // copies (arrays too): coercion must not change what the handler receives
+    const query: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(request.query))
+      query[name] = Array.isArray(value) ? [...value] : value;
+    if (!compiled.params({ path: { ...request.path }, query }))
       errors.push(...(compiled.params.errors ?? []));
     if (request.checkBody && compiled.body) {
       const wrapped = request.body === undefined ? {} : { requestBody: request.body };

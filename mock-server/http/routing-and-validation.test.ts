@@ -1,0 +1,85 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Operation } from 'openapi-backend';
+import { createOpenApiBackend } from './openapi-dispatcher.js';
+import { OperationMatcher } from './operation-matcher.js';
+import { RequestValidator } from './request-validator.js';
+
+let operations: Operation[];
+beforeAll(async () => {
+  operations = (await createOpenApiBackend()).getOperations();
+});
+
+describe('OperationMatcher', () => {
+  it('routes by method and path, decoding path parameters', () => {
+    const matcher = new OperationMatcher(operations);
+    const found = matcher.match('GET', '/api/v1/upload/abc%20def');
+    expect(found.operation?.operationId).toBe('getUpload');
+    expect('params' in found && found.params).toEqual({ image_id: 'abc def' });
+    expect(matcher.match('POST', '/api/v1/upload/x/complete').operation?.operationId).toBe('completeUpload');
+    expect(matcher.match('GET', '/api/v1/image').operation).toBeUndefined();
+  });
+
+  it('tells a wrong method (405) from an unknown path (404)', () => {
+    const matcher = new OperationMatcher(operations);
+    expect(matcher.match('PATCH', '/api/v1/upload/x')).toEqual({ operation: undefined, pathKnown: true });
+    expect(matcher.match('GET', '/api/v1/nothing')).toEqual({ operation: undefined, pathKnown: false });
+    expect(matcher.match('GET', '/api/v1/upload/x/extra')).toEqual({
+      operation: undefined,
+      pathKnown: false,
+    });
+  });
+});
+
+describe('RequestValidator', () => {
+  it('reports a bad path id, a bad query value and a bad body where openapi-backend would', () => {
+    const validator = new RequestValidator(operations);
+    const badId = validator.validate('getUpload', {
+      path: { image_id: 'nope' },
+      query: {},
+      body: undefined,
+      checkBody: false,
+    });
+    expect(badId.map((e) => [e.instancePath, e.keyword])).toEqual([['/path/image_id', 'format']]);
+    const badQuery = validator.validate('exportOverlayPng', {
+      path: { segmentation_id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' },
+      query: { max_size: 'big' },
+      body: undefined,
+      checkBody: false,
+    });
+    expect(badQuery.map((e) => e.instancePath)).toEqual(['/query/max_size']);
+    const badBody = validator.validate('createPrediction', {
+      path: {},
+      query: {},
+      body: { image_id: 'x' },
+      checkBody: true,
+    });
+    expect(badBody.map((e) => [e.instancePath, e.keyword])).toEqual(
+      expect.arrayContaining([
+        ['/requestBody/image_id', 'format'],
+        ['/requestBody', 'required'],
+      ]),
+    );
+    const noBody = validator.validate('createPrediction', {
+      path: {},
+      query: {},
+      body: undefined,
+      checkBody: true,
+    });
+    expect(noBody.map((e) => (e.params as { missingProperty?: string }).missingProperty)).toEqual([
+      'requestBody',
+    ]);
+  });
+
+  it('coerces query values for checking without changing what the handler receives', () => {
+    const validator = new RequestValidator(operations);
+    const query = { max_size: '512', columns: ['area_px'] };
+    const errors = validator.validate('exportOverlayPng', {
+      path: { segmentation_id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' },
+      query,
+      body: undefined,
+      checkBody: false,
+    });
+    expect(errors).toEqual([]);
+    expect(query).toEqual({ max_size: '512', columns: ['area_px'] });
+  });
+});
