@@ -57,7 +57,7 @@ export interface Services {
 }
 
 export interface ServiceOverrides {
-  runner?: SegmentationRunner & { close?: () => Promise<void> };
+  runner?: SegmentationRunner & { close?: () => Promise<void>; recycle?: () => Promise<void> };
   /** Keep state in the data folder across restarts (set when --data-dir is given). */
   persistent?: boolean;
 }
@@ -127,6 +127,7 @@ export async function createServices(
       await images.idle();
       for (const org of state.organizations.values()) await admin.resetOrganization(org.id);
       state.clear();
+      await runner.recycle?.();
       progress.clear();
       applySeed(state, await readSeed(config.seedFile));
     },

@@ -6,19 +6,33 @@ import type { ModelSpec, SegmentTask } from '../../engines/models/segment-task.j
 
 /** Runs segmentations in worker threads so the event loop keeps answering polls while cells are traced. */
 export class WorkerPoolRunner implements SegmentationRunner {
-  private readonly pool: Piscina;
+  private pool: Piscina;
 
   constructor(
-    threads: number,
+    private readonly threads: number,
     private readonly maxPixels: number,
   ) {
-    this.pool = new Piscina({
+    this.pool = this.newPool();
+  }
+
+  private newPool(): Piscina {
+    return new Piscina({
       filename: new URL('../../engines/models/segment-worker.mjs', import.meta.url).href,
       // one warm worker: starting one costs ~1.8 s (tsx compiles the engines) on the first prediction
       minThreads: 1,
-      maxThreads: Math.max(1, threads),
+      maxThreads: Math.max(1, this.threads),
       idleTimeout: 60_000,
     });
+  }
+
+  /**
+   * Fresh workers, so a reset hands back the memory their heaps grew to; a worker's heap is its
+   * own and no collection in the main thread reaches it. Call with no job running.
+   */
+  async recycle(): Promise<void> {
+    const old = this.pool;
+    this.pool = this.newPool();
+    await old.close({ force: true });
   }
 
   run(model: ModelRecord, tiffPath: string, signal: AbortSignal): Promise<SegmentationResult> {
