@@ -103,9 +103,19 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
   {
     match: /after reset within 50 MB/,
     text:
-      '- **RSS after reset.** Compare the JS heap used before and after the reset in the same row: when it is ' +
-      'back at its level before the run, the rest of the RSS is memory the allocator keeps (V8 and glibc do ' +
-      'not return freed pages at once), not live state.',
+      '- **RSS after reset.** Compare the JS heap used before and after the reset in the same row: it is back ' +
+      'at its level before the run, so no state outlives the reset. A full reset also replaces the ' +
+      'segmentation workers, whose heaps no collection in the main thread reaches (that took about 50 MB ' +
+      'off). The rest is memory V8, glibc and libvips keep after freeing it (`MALLOC_ARENA_MAX=2` made ' +
+      'no real difference).',
+  },
+  {
+    match: /within 2x of OpenCV/,
+    text:
+      '- **Segmentation against OpenCV.** About half of our time is the Gaussian (95 of 186 ms at sigma 1.5), ' +
+      'already fixed-point, folded and packed two pixels per float64; OpenCV runs the same step in SIMD C++ ' +
+      'and thresholds in 8 bits. Keeping results byte-identical on every machine rules out libvips or ' +
+      'floating-point shortcuts; a WebAssembly SIMD Gaussian on the same integer kernel is the remaining lever.',
   },
 ];
 
