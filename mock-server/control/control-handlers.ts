@@ -81,13 +81,17 @@ export function controlHandlers(services: Services): Record<string, OperationHan
     mockSetProgress({ res, body }) {
       const input = body as {
         organization_id?: string;
+        prediction_id?: string;
         start_delay_ms?: number;
         run_delay_ms?: number;
         complete_after_polls?: number;
       };
-      const orgId = input.organization_id;
+      const predictionId = input.prediction_id;
+      const prediction = predictionId ? state.predictions.get(predictionId) : undefined;
+      if (predictionId && !prediction) throw notFound('Prediction');
+      const orgId = prediction?.organizationId ?? input.organization_id;
       if (orgId) admin.get(orgId);
-      const current = progress.delaysOf(orgId);
+      const current = progress.delaysOf(orgId, predictionId);
       const onlyScope =
         input.start_delay_ms === undefined &&
         input.run_delay_ms === undefined &&
@@ -97,11 +101,13 @@ export function controlHandlers(services: Services): Record<string, OperationHan
         runDelayMs: input.run_delay_ms ?? current.runDelayMs,
         completeAfterPolls: input.complete_after_polls ?? current.completeAfterPolls,
       };
-      if (orgId) progress.setOrganizationDelays(orgId, onlyScope ? undefined : next);
+      if (predictionId) progress.setPredictionDelays(predictionId, onlyScope ? undefined : next);
+      else if (orgId) progress.setOrganizationDelays(orgId, onlyScope ? undefined : next);
       else progress.setDefaults(next);
-      const now = progress.delaysOf(orgId);
+      const now = progress.delaysOf(orgId, predictionId);
       res.json({
         organization_id: orgId ?? null,
+        ...(predictionId ? { prediction_id: predictionId } : {}),
         start_delay_ms: now.startDelayMs,
         run_delay_ms: now.runDelayMs,
         ...(now.completeAfterPolls !== undefined ? { complete_after_polls: now.completeAfterPolls } : {}),

@@ -177,3 +177,44 @@ async function uploadSmallTiff(): Promise<string> {
   });
   return ((await response.json()) as { image: { id: string } }).image.id;
 }
+
+describe('per-prediction progress', () => {
+  it('holds one prediction in flight until polled, leaving the organization as it was', async () => {
+    await call('PUT', '/__mock/predictions/progress', {
+      organization_id: ACME,
+      start_delay_ms: 300,
+      run_delay_ms: 0,
+    });
+    const image = await uploadSmallTiff();
+    const models = await call('GET', '/api/v1/models', undefined, ACME_KEY);
+    const ack = await call(
+      'POST',
+      '/api/v1/predict',
+      { image_id: image, model_id: models.body[0].id },
+      ACME_KEY,
+    );
+    const held = await call('PUT', '/__mock/predictions/progress', {
+      prediction_id: ack.body.prediction_id,
+      complete_after_polls: 2,
+    });
+    expect(held.body).toMatchObject({
+      prediction_id: ack.body.prediction_id,
+      organization_id: ACME,
+      complete_after_polls: 2,
+    });
+    await new Promise((r) => setTimeout(r, 2500));
+    const first = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
+    const second = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
+    expect([first.body.status, second.body.status]).toEqual(['STARTED', 'COMPLETED']);
+    const org = await call('PUT', '/__mock/predictions/progress', { organization_id: ACME });
+    expect(org.body.complete_after_polls).toBeUndefined();
+  });
+
+  it('answers 404 for an unknown prediction', async () => {
+    const response = await call('PUT', '/__mock/predictions/progress', {
+      prediction_id: '00000000-0000-4000-8000-000000000000',
+      run_delay_ms: 0,
+    });
+    expect(response.status).toBe(404);
+  });
+});

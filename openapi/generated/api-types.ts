@@ -587,8 +587,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * How predictions progress, for everyone or one organization.
-         * @description Delays in milliseconds; `complete_after_polls` holds a prediction until it has been polled that many times. Send `organization_id` with no other field to go back to the defaults for it.
+         * How predictions progress, for everyone, one organization or one prediction.
+         * @description Delays in milliseconds; `complete_after_polls` holds a prediction until it has been polled that many times. With `prediction_id`, a prediction in flight takes the new values from its next stage on. Send `organization_id` or `prediction_id` with no other field to go back to the defaults for it.
          */
         put: operations["mockSetProgress"];
         post?: never;
@@ -703,6 +703,8 @@ export interface components {
          *     }
          */
         MockProgress: {
+            /** Format: uuid */
+            prediction_id?: string;
             organization_id?: string | null;
             start_delay_ms: number;
             run_delay_ms: number;
@@ -2399,6 +2401,8 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     organization_id?: string;
+                    /** Format: uuid */
+                    prediction_id?: string;
                     start_delay_ms?: number;
                     run_delay_ms?: number;
                     complete_after_polls?: number;

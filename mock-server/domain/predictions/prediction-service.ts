@@ -205,10 +205,10 @@ export class PredictionService {
   }
 
   private async drive(prediction: PredictionRecord, model: ModelRecord, signal: AbortSignal): Promise<void> {
-    const { startDelayMs, runDelayMs, completeAfterPolls } = this.policy.delaysFor(prediction);
+    // Delays are read at each stage, so the control plane can still change them for a prediction in flight.
     let publish: () => void;
     try {
-      await sleep(startDelayMs, signal);
+      await sleep(this.policy.delaysFor(prediction).startDelayMs, signal);
       prediction.status = 'STARTED';
       prediction.startedAt = this.clock.nowIso();
       const forced = this.policy.takeForcedOutcome(prediction);
@@ -222,7 +222,7 @@ export class PredictionService {
           ? Promise.reject(new ForcedFailure(forced.error))
           : this.runner.run(model, tiffPath, signal);
       work.catch(() => undefined); // settled below, after the least running time
-      await sleep(runDelayMs, signal);
+      await sleep(this.policy.delaysFor(prediction).runDelayMs, signal);
       const segmentation = await this.prepareSegmentation(prediction, model, image.name, await work, preview);
       publish = () => this.publishCompleted(prediction, segmentation);
     } catch (err) {
@@ -230,6 +230,7 @@ export class PredictionService {
       const error = signal.aborted ? 'The prediction was cancelled.' : describe(err);
       publish = () => this.publishFailed(prediction, error);
     }
+    const { completeAfterPolls } = this.policy.delaysFor(prediction);
     if (completeAfterPolls && !signal.aborted) {
       await this.waitForPolls(prediction.id, completeAfterPolls, signal, publish).catch(() =>
         this.publishFailed(prediction, 'The prediction was cancelled.'),

@@ -16,6 +16,7 @@ export type ForcedOutcome = { status: 'FAILED'; error: string } | { status: 'COM
  */
 export class ProgressControls implements ProgressPolicy {
   private readonly delaysByOrg = new Map<string, Delays>();
+  private readonly delaysByPrediction = new Map<string, Delays>();
   private readonly forcedNext = new Map<string, ForcedOutcome[]>();
   private readonly forcedById = new Map<string, ForcedOutcome>();
 
@@ -42,12 +43,24 @@ export class ProgressControls implements ProgressPolicy {
     this.forcedById.set(predictionId, outcome);
   }
 
-  delaysOf(orgId?: string): Delays {
+  /** This prediction's stages from now on; undefined goes back to its organization's. */
+  setPredictionDelays(predictionId: string, delays: Delays | undefined): void {
+    if (delays) this.delaysByPrediction.set(predictionId, delays);
+    else this.delaysByPrediction.delete(predictionId);
+  }
+
+  delaysOf(orgId?: string, predictionId?: string): Delays {
+    const own = predictionId === undefined ? undefined : this.delaysByPrediction.get(predictionId);
+    if (own) return own;
     return (orgId && this.delaysByOrg.get(orgId)) || this.defaults;
   }
 
   delaysFor(prediction: PredictionRecord): Delays {
-    return this.delaysByOrg.get(prediction.organizationId) ?? this.defaults;
+    return (
+      this.delaysByPrediction.get(prediction.id) ??
+      this.delaysByOrg.get(prediction.organizationId) ??
+      this.defaults
+    );
   }
 
   /** Consumed once, when the prediction starts: its own forced outcome first, then its organization's next. */
@@ -63,6 +76,7 @@ export class ProgressControls implements ProgressPolicy {
   clear(orgId?: string): void {
     if (orgId === undefined) {
       this.delaysByOrg.clear();
+      this.delaysByPrediction.clear();
       this.forcedNext.clear();
       this.forcedById.clear();
     } else {
