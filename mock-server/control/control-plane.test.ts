@@ -108,6 +108,29 @@ describe('the control plane', () => {
     expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(200);
   });
 
+  it('delays a request for a latency fault and then answers it normally, as the journal records', async () => {
+    const fault = await call('POST', '/__mock/faults', {
+      operation_id: 'listModels',
+      latency_ms: 150,
+      times: 1,
+    });
+    expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(200);
+    const entry = (await call('GET', '/__mock/journal?operation_id=listModels&limit=1')).body[0];
+    expect(entry).toMatchObject({ status: 200, fault: fault.body.id });
+    expect(entry.duration_ms).toBeGreaterThanOrEqual(150);
+  });
+
+  it('never fires a fault of probability 0, and always one of probability 1', async () => {
+    await call('POST', '/__mock/faults', { operation_id: 'listModels', status: 500, probability: 0 });
+    for (let i = 0; i < 5; i++)
+      expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(200);
+    await call('DELETE', '/__mock/faults');
+    await call('POST', '/__mock/faults', { operation_id: 'listModels', status: 503, probability: 1 });
+    for (let i = 0; i < 5; i++)
+      expect((await call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(503);
+    expect((await call('GET', '/__mock/faults')).body[0].hits).toBe(5);
+  });
+
   it('refuses a fault on an operation the document does not have', async () => {
     const response = await call('POST', '/__mock/faults', { operation_id: 'noSuchOperation', status: 500 });
     expect(response.status).toBe(422);
