@@ -165,14 +165,7 @@ describe('the control plane', () => {
       run_delay_ms: 0,
       complete_after_polls: 3,
     });
-    const image = await uploadSmallTiff();
-    const models = await call('GET', '/api/v1/models', undefined, ACME_KEY);
-    const ack = await call(
-      'POST',
-      '/api/v1/predict',
-      { image_id: image, model_id: models.body[0].id },
-      ACME_KEY,
-    );
+    const ack = await predictOnNewImage();
     // let the segmentation finish, so only the polls hold the prediction back
     await new Promise((r) => setTimeout(r, 2500));
     const statuses: string[] = [];
@@ -183,6 +176,13 @@ describe('the control plane', () => {
     expect(statuses).toEqual(['STARTED', 'STARTED', 'COMPLETED', 'COMPLETED']);
   });
 });
+
+/** Uploads a small synthetic image and starts a prediction on it with the first model. */
+async function predictOnNewImage() {
+  const image = await uploadSmallTiff();
+  const models = await call('GET', '/api/v1/models', undefined, ACME_KEY);
+  return call('POST', '/api/v1/predict', { image_id: image, model_id: models.body[0].id }, ACME_KEY);
+}
 
 async function uploadSmallTiff(): Promise<string> {
   const { encodeTiff } = await import('../../fixtures/generator/tiff-writer.js');
@@ -208,14 +208,7 @@ describe('per-prediction progress', () => {
       start_delay_ms: 300,
       run_delay_ms: 0,
     });
-    const image = await uploadSmallTiff();
-    const models = await call('GET', '/api/v1/models', undefined, ACME_KEY);
-    const ack = await call(
-      'POST',
-      '/api/v1/predict',
-      { image_id: image, model_id: models.body[0].id },
-      ACME_KEY,
-    );
+    const ack = await predictOnNewImage();
     const held = await call('PUT', '/__mock/predictions/progress', {
       prediction_id: ack.body.prediction_id,
       complete_after_polls: 2,
