@@ -1,3 +1,4 @@
+import { startInstantMock } from '../test-support/instant-mock.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import JSZip from 'jszip';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMock } from './server.js';
+import type { RunningMock } from './server.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'cellseg-mock.js');
@@ -63,12 +64,7 @@ describe('the README walkthrough', { timeout: 120_000 }, () => {
 
   beforeAll(async () => {
     script = await walkthroughScript();
-    mock = await startMockServer({
-      port: 0,
-      logLevel: 'silent',
-      predictionStartDelayMs: 0,
-      predictionRunDelayMs: 0,
-    });
+    mock = await startInstantMock();
   });
   afterAll(async () => {
     await mock?.close();

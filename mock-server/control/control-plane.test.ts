@@ -1,5 +1,6 @@
+import { startInstantMock } from '../../test-support/instant-mock.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMock } from '../server.js';
+import type { RunningMock } from '../server.js';
 
 const ACME = 'bf4d51a1-7a32-4109-b955-46a2a3ad11f0';
 const ACME_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
@@ -23,13 +24,7 @@ async function call(method: string, path: string, body?: unknown, key: string | 
 }
 
 beforeAll(async () => {
-  mock = await startMockServer({
-    port: 0,
-    logLevel: 'silent',
-    adminToken: ADMIN,
-    predictionStartDelayMs: 0,
-    predictionRunDelayMs: 0,
-  });
+  mock = await startInstantMock({ adminToken: ADMIN });
 });
 afterAll(() => mock.close());
 beforeEach(async () => {

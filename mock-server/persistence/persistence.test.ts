@@ -1,3 +1,4 @@
+import { startInstantMock } from '../../test-support/instant-mock.js';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -65,13 +66,7 @@ async function dayOfWork(base: string) {
 describe('--data-dir', () => {
   it('keeps images, predictions, exports, shares and open uploads across a restart', async () => {
     const dir = dataDir();
-    const first = await startMockServer({
-      port: 0,
-      logLevel: 'silent',
-      dataDir: dir,
-      predictionStartDelayMs: 0,
-      predictionRunDelayMs: 0,
-    });
+    const first = await startInstantMock({ dataDir: dir });
     const work = await dayOfWork(first.url);
     const csvBefore = (
       await api(first.url, 'GET', `/export/${work.prediction.segmentation_id}/measurements.csv`)

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTiff } from '../../../fixtures/generator/tiff-writer.js';
 import { renderPreset } from '../../../fixtures/generator/synthetic.js';
-import { startMockServer, type RunningMock } from '../../server.js';
+import type { RunningMock } from '../../server.js';
 
 let mock: RunningMock;
 let key: string;
@@ -49,12 +50,7 @@ async function settle(id: string) {
 }
 
 beforeAll(async () => {
-  mock = await startMockServer({
-    port: 0,
-    logLevel: 'silent',
-    predictionStartDelayMs: 0,
-    predictionRunDelayMs: 0,
-  });
+  mock = await startInstantMock();
   const org = await call(
     'POST',
     '/__mock/organizations',

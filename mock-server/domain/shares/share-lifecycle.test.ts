@@ -3,9 +3,10 @@
  * concurrent creates, exact view counts under concurrent opens, the token as the only secret, and
  * the 404s the interface asks for.
  */
+import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMock } from '../../server.js';
+import type { RunningMock } from '../../server.js';
 import {
   ACME_ORG,
   BETA_KEY,
@@ -20,12 +21,7 @@ let api: ReturnType<typeof apiClient>;
 let first: CompletedSegmentation;
 
 beforeAll(async () => {
-  mock = await startMockServer({
-    port: 0,
-    logLevel: 'silent',
-    predictionStartDelayMs: 0,
-    predictionRunDelayMs: 0,
-  });
+  mock = await startInstantMock();
   api = apiClient(mock.url);
   first = await api.completedSegmentation();
 });

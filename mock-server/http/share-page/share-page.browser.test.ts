@@ -2,13 +2,14 @@
  * The public share page in a real browser (Debian's Chromium through playwright-core): what a
  * visitor without an account sees, at phone and desktop widths, and what a revoked link shows.
  */
+import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMock } from '../../server.js';
+import type { RunningMock } from '../../server.js';
 import { apiClient, type CompletedSegmentation, type Share } from './share-test-helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -31,12 +32,7 @@ describe.skipIf(!hasChromium)(`the public share page in Chromium (skipped withou
   let share: Share;
 
   beforeAll(async () => {
-    mock = await startMockServer({
-      port: 0,
-      logLevel: 'silent',
-      predictionStartDelayMs: 0,
-      predictionRunDelayMs: 0,
-    });
+    mock = await startInstantMock();
     api = apiClient(mock.url);
     segmentation = await api.completedSegmentation();
     share = await api.createShare(segmentation.segmentationId);
