@@ -13,8 +13,7 @@ export function otsuThreshold(data: Uint8Array | Uint16Array): number {
   const n = data.length;
   if (n === 0) throw new Error('otsuThreshold: empty image');
   // One pass: the full histogram (256 or 65536 bins), then the occupied range [min, max].
-  const full = new Int32Array(data instanceof Uint8Array ? 256 : 65536);
-  for (let i = 0; i < n; i++) full[data[i]]++;
+  const full = histogram(data);
   let min = 0;
   while (full[min] === 0) min++;
   let max = full.length - 1;
@@ -56,4 +55,27 @@ export function otsuThreshold(data: Uint8Array | Uint16Array): number {
     }
   }
   return bestIndex + min;
+}
+
+/**
+ * Counts in four interleaved histograms: a smoothed image has runs of equal values, and counting
+ * them into one array makes every increment wait for the previous store to the same bin.
+ */
+function histogram(data: Uint8Array | Uint16Array): Int32Array {
+  const bins = data instanceof Uint8Array ? 256 : 65536;
+  const partial = new Int32Array(4 * bins);
+  const n = data.length;
+  const b2 = 2 * bins;
+  const b3 = 3 * bins;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    partial[data[i]]++;
+    partial[bins + data[i + 1]]++;
+    partial[b2 + data[i + 2]]++;
+    partial[b3 + data[i + 3]]++;
+  }
+  for (; i < n; i++) partial[data[i]]++;
+  const full = new Int32Array(bins);
+  for (let v = 0; v < bins; v++) full[v] = partial[v] + partial[bins + v] + partial[b2 + v] + partial[b3 + v];
+  return full;
 }
