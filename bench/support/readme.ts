@@ -103,19 +103,21 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
   {
     match: /after reset within 50 MB/,
     text:
-      '- **RSS after reset.** Compare the JS heap used before and after the reset in the same row: it is back ' +
-      'at its level before the run, so no state outlives the reset. A full reset also replaces the ' +
-      'segmentation workers, whose heaps no collection in the main thread reaches (that took about 50 MB ' +
-      'off). The rest is memory V8, glibc and libvips keep after freeing it (`MALLOC_ARENA_MAX=2` made ' +
-      'no real difference).',
+      '- **RSS after reset.** Compare the JS heap used before and after the reset in the same row: when it is ' +
+      'back at its level before the run, no state outlived the reset. Diagnosed with smaps, heap statistics and ' +
+      "gdb: what stays is V8's heap pages in the main thread, which V8 keeps mapped until its memory reducer " +
+      'runs 15-20 s later on an idle mock, plus 35-45 MB of glibc free lists (`malloc_trim(0)` returned 40 MB). ' +
+      'A full reset therefore replaces the workers and runs two full collections ' +
+      '(`mock-server/control/release-memory.ts`); a miss here means something new holds memory past a reset.',
   },
   {
     match: /within 2x of OpenCV/,
     text:
-      '- **Segmentation against OpenCV.** About half of our time is the Gaussian (95 of 186 ms at sigma 1.5), ' +
-      'already fixed-point, folded and packed two pixels per float64; OpenCV runs the same step in SIMD C++ ' +
-      'and thresholds in 8 bits. Keeping results byte-identical on every machine rules out libvips or ' +
-      'floating-point shortcuts; a WebAssembly SIMD Gaussian on the same integer kernel is the remaining lever.',
+      '- **Segmentation against OpenCV.** The Gaussian, half of our time before, now runs in WebAssembly SIMD ' +
+      '(about 20 ms of the total at sigma 1.5, from 84-97 ms in packed JavaScript). The stages after it ' +
+      '(Otsu on the full 16-bit histogram, hole filling, labelling, Wand tracing, measuring) are scalar ' +
+      'JavaScript over the full-resolution plane, where OpenCV works in SIMD C++ and thresholds in 8 bits; a ' +
+      'miss here on a quiet machine would point at those stages (see `stagesMedianMs` in `reports/bench.json`).',
   },
 ];
 

@@ -3,6 +3,7 @@ import { toModelResource } from '../http/handlers/model-handlers.js';
 import { monthOf } from '../domain/clock.js';
 import { notFound } from '../domain/errors.js';
 import type { Services } from '../services.js';
+import { releaseMemory } from './release-memory.js';
 
 type Body = Record<string, unknown>;
 
@@ -31,6 +32,7 @@ export function controlHandlers(services: Services): Record<string, OperationHan
       faults.clear();
       journal.clear();
       clock.reset();
+      await releaseMemory();
       res.json({ reset: 'all' });
     },
 

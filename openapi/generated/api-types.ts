@@ -457,7 +457,7 @@ export interface paths {
         put?: never;
         /**
          * Reset everything to the seed, or one organization to empty.
-         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file. With `organization_id`, only that organization's images, predictions, shares and usage are removed.
+         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed.
          */
         post: operations["mockReset"];
         delete?: never;
