@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import sharp from 'sharp';
 import path from 'node:path';
 import type { MockConfig } from './config.js';
 import { MockClock } from './domain/clock.js';
@@ -68,8 +67,6 @@ export async function createServices(
   config: MockConfig,
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
-  // libvips caches decoded files by path; a deleted and re-uploaded image must never be served from it.
-  sharp.cache(false);
   const paths = dataPaths(config.dataDir);
   await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
   const clock = new MockClock();

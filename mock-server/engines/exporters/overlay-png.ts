@@ -19,7 +19,7 @@
  * Defaults: outlineColor "#ffff00" (yellow), fillOpacity 0, maxSize none (full size).
  * Bad options throw OverlayOptionError, whose message names the parameter and the value.
  */
-import sharp from 'sharp';
+import sharp from '../raster/libvips.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 
 export interface OverlayBackground {

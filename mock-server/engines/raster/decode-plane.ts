@@ -19,10 +19,9 @@
  *   min..max to 0..65,535 in a Uint16Array plane (bitsPerSample 16); NaN and infinities become 0; a
  *   flat image becomes all 0.
  *
- * libvips caches file loads by path (sharp.cache): give each stored file its own path rather than
- * overwriting one in place, or call sharp.cache(false) at start-up.
+ * libvips' cache of file loads by path is off (libvips.ts).
  */
-import sharp from 'sharp';
+import sharp from './libvips.js';
 import type { Plane } from './plane.js';
 import { readFirstPageSamples, type SampleArray } from './strip-reader.js';
 import { TiffError } from './tiff-error.js';

@@ -3,7 +3,7 @@
  * contrast-stretch.ts; the share page shows it and the overlay export draws on it) and a thumbnail
  * that fits in `thumbMax` x `thumbMax`, never enlarged.
  */
-import sharp from 'sharp';
+import sharp from './libvips.js';
 import { stretchToUint8 } from './contrast-stretch.js';
 import type { Plane } from './plane.js';
 

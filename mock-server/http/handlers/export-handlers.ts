@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import sharp from 'sharp';
+import sharp from '../../engines/raster/libvips.js';
 import type { Response } from 'express';
 import type { Services } from '../../services.js';
 import type { SegmentationRecord } from '../../domain/predictions/prediction-record.js';
