@@ -69,7 +69,7 @@ function reflectIndex(i: number, n: number): number {
 }
 
 /** Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes. */
-function passShifts(eightBit: boolean): [number, number] {
+export function passShifts(eightBit: boolean): [number, number] {
   const shift1 = eightBit ? 2 : 10;
   return [shift1, 2 * WEIGHT_BITS - shift1];
 }
@@ -95,7 +95,7 @@ export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
   if (trivial) return out;
   return (
     gaussianSmoothSimd(data, out, width, height, weights, shifts[0], shifts[1]) ??
-    smoothPortable(data, out, width, height, weights)
+    smoothPortable(data, out, width, height, weights, shifts)
   );
 }
 
@@ -106,8 +106,8 @@ export function gaussianSmoothPortable<T extends Uint8Array | Uint16Array>(
   height: number,
   sigma: number,
 ): T {
-  const { weights, out, trivial } = prepare(data, width, height, sigma);
-  return trivial ? out : smoothPortable(data, out, width, height, weights);
+  const { weights, out, trivial, shifts } = prepare(data, width, height, sigma);
+  return trivial ? out : smoothPortable(data, out, width, height, weights, shifts);
 }
 
 function smoothPortable<T extends Uint8Array | Uint16Array>(
@@ -116,13 +116,13 @@ function smoothPortable<T extends Uint8Array | Uint16Array>(
   width: number,
   height: number,
   weights: Int32Array,
+  [shift1, shift2]: [number, number],
 ): T {
   const radius = weights.length - 1;
-  const [shift1] = passShifts(data instanceof Uint8Array);
   const inv1 = 2 ** -shift1;
   const half1 = 2 ** (shift1 - 1);
-  const inv2 = 2 ** -(2 * WEIGHT_BITS - shift1);
-  const half2 = 2 ** (2 * WEIGHT_BITS - shift1 - 1);
+  const inv2 = 2 ** -shift2;
+  const half2 = 2 ** (shift2 - 1);
   const w0 = weights[0];
 
   // The intermediate image, packed by halves of a row: column j (< half) in the low lane,
