@@ -48,7 +48,7 @@ function banner(url: string, services: Awaited<ReturnType<typeof startMockServer
   const base = [...services.state.models.listFor({ id: '' } as never)];
   lines.push('Base models (every organization):');
   for (const m of base) lines.push(`  ${m.id}  ${m.name}`);
-  for (const org of services.state.organizations.values()) {
+  for (const org of services.state.organizations.all()) {
     lines.push(
       '',
       `Organization "${org.name}" (${org.id}), plan ${org.plan.name}: ${org.plan.storageCapImages} images, ${org.plan.monthlyAnalysisCap} analyses/month`,
@@ -59,7 +59,7 @@ function banner(url: string, services: Awaited<ReturnType<typeof startMockServer
   }
   lines.push(
     '',
-    `Try: curl -H "Authorization: Bearer ${[...services.state.apiKeys.keys()][0] ?? '<key>'}" ${url}/api/v1/models`,
+    `Try: curl -H "Authorization: Bearer ${services.state.organizations.all()[0]?.apiKeys[0] ?? '<key>'}" ${url}/api/v1/models`,
   );
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { MockConfig } from './config.js';
@@ -14,12 +14,14 @@ import { OrganizationAdmin } from './domain/organization-admin.js';
 import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
-import { MockState } from './domain/state.js';
+import type { StateStore } from './domain/state.js';
 import { createObjectStore } from './engines/object-store/create-object-store.js';
 import { EmbeddedObjectStore } from './engines/object-store/embedded-store.js';
 import type { ObjectStore } from './engines/object-store/object-store.js';
-import { SnapshotFile } from './persistence/snapshot-file.js';
-import { restoreSnapshot, takeSnapshot } from './persistence/state-snapshot.js';
+import { openDatabase } from './stores/database/open-database.js';
+import { flushFiles } from './stores/files/flush-files.js';
+import { sweepDataFolder } from './stores/files/startup-sweep.js';
+import { SqliteStateStore } from './stores/sqlite-state-store.js';
 import { convertImage } from './engines/raster/convert-image.js';
 
 export interface DataPaths {
@@ -37,7 +39,7 @@ export interface Services {
   config: MockConfig;
   paths: DataPaths;
   clock: MockClock;
-  state: MockState;
+  state: StateStore;
   store: ObjectStore;
   images: ImageService;
   predictions: PredictionService;
@@ -61,7 +63,9 @@ export interface ServiceOverrides {
   persistent?: boolean;
 }
 
-const AUTOSAVE_INTERVAL_MS = 250;
+const CLOCK_OFFSET = 'clock_offset_ms';
+/** Set once the seed was loaded into this database: a data folder is seeded once, then kept. */
+const SEEDED = 'seeded_at';
 
 export async function createServices(
   config: MockConfig,
@@ -69,8 +73,13 @@ export async function createServices(
 ): Promise<Services> {
   const paths = dataPaths(config.dataDir);
   await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
-  const clock = new MockClock();
-  const state = new MockState();
+  // The same database code runs with and without --data-dir: without it, in the temporary folder.
+  const database = openDatabase(config.dataDir);
+  const state = new SqliteStateStore(database);
+  const fresh = state.settings.get(SEEDED) === undefined;
+  const clock = new MockClock(Number(state.settings.get(CLOCK_OFFSET) ?? 0), (offset) =>
+    state.transaction(() => state.settings.set(CLOCK_OFFSET, String(offset))),
+  );
   const store = await createStore(config, paths, overrides.persistent ?? false);
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
@@ -78,6 +87,7 @@ export async function createServices(
     presignExpirySeconds: config.presignExpirySeconds,
     convert: (tiffPath, outDir) => convertImage(tiffPath, outDir, { maxPixels: config.maxImagePixels }),
     localPathOf: (key) => localPathOf(store, key, paths.cache),
+    flushFiles,
   });
   const runner = overrides.runner ?? new WorkerPoolRunner(config.workerThreads, config.maxImagePixels);
   const progress = new ProgressControls({
@@ -86,24 +96,25 @@ export async function createServices(
   });
   const predictions = new PredictionService(state, images, runner, progress, clock, {
     segmentationsDir: paths.segmentations,
+    flushFiles,
   });
-  const shares = new ShareService(state, clock);
+  images.onDeleted = (derived) => predictions.forget(derived);
+  const shares = new ShareService(state, clock, (id) => predictions.loadSegmentation(id));
   const admin = new OrganizationAdmin(state, images, predictions, clock);
-  const snapshots = overrides.persistent
-    ? new SnapshotFile(path.join(config.dataDir, 'state.json'))
-    : undefined;
-  const saved = await snapshots?.load();
-  if (saved) {
-    await restoreSnapshot(state, clock, saved, (id) => predictions.loadResult(id));
-    images.resumeConversions();
-    predictions.resumeInFlight();
+  const seed = async () => {
+    const content = await readSeed(config.seedFile);
+    state.transaction(() => {
+      applySeed(state, content);
+      state.settings.set(SEEDED, new Date().toISOString());
+    });
+  };
+  if (fresh) {
+    await seed();
   } else {
-    applySeed(state, await readSeed(config.seedFile));
+    await sweepDataFolder(state, store, sweepFolders(paths, store), () => clock.nowIso());
+    await images.recoverConversions();
+    predictions.recoverInFlight();
   }
-  const save = () => snapshots?.save(takeSnapshot(state, clock)) ?? Promise.resolve();
-  const autosave = snapshots
-    ? setInterval(() => void save().catch(() => undefined), AUTOSAVE_INTERVAL_MS).unref()
-    : undefined;
 
   return {
     config,
@@ -122,24 +133,43 @@ export async function createServices(
     async reseed() {
       await predictions.cancelAll();
       await images.idle();
-      for (const org of state.organizations.values()) await admin.resetOrganization(org.id);
+      for (const org of state.organizations.all()) await admin.resetOrganization(org.id);
       state.clear();
+      clock.reset();
       await runner.recycle?.();
       progress.clear();
-      applySeed(state, await readSeed(config.seedFile));
+      await seed();
     },
     async idle() {
       await images.idle();
       await predictions.idle();
     },
     async close() {
-      clearInterval(autosave);
-      await save(); // before cancelling, so predictions in flight resume after a restart
+      // Rows of predictions in flight stay as they are, so they resume after a restart.
       await predictions.cancelAll();
       await images.idle();
       await runner.close?.();
+      state.close();
     },
   };
+}
+
+/** What the start-up sweep looks through; the embedded store's own staging folder included. */
+function sweepFolders(paths: DataPaths, store: ObjectStore) {
+  return {
+    derived: paths.derived,
+    segmentations: paths.segmentations,
+    incoming: paths.incoming,
+    cache: paths.cache,
+    storeStaging: store instanceof EmbeddedObjectStore ? path.join(store.dataDir, 'tmp') : undefined,
+    storedPrefixes: store instanceof EmbeddedObjectStore ? () => storedPrefixes(store) : undefined,
+  };
+}
+
+/** The embedded store keeps each image's original under `objects/<uuid>/`: one prefix per image. */
+async function storedPrefixes(store: EmbeddedObjectStore): Promise<string[]> {
+  const entries = await readdir(path.join(store.dataDir, 'objects', 'objects')).catch(() => []);
+  return entries.map((entry) => `objects/${entry}/`);
 }
 
 export function dataPaths(root: string): DataPaths {

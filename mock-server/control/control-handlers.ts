@@ -131,7 +131,7 @@ export function controlHandlers(services: Services): Record<string, OperationHan
             }
           : { status: 'COMPLETED' as const };
       if (input.prediction_id) {
-        if (!state.predictions.has(input.prediction_id)) throw notFound('Prediction');
+        if (!state.predictions.get(input.prediction_id)) throw notFound('Prediction');
         progress.forceOutcomeOf(input.prediction_id, outcome);
       } else if (input.organization_id) {
         admin.get(input.organization_id);

@@ -1,9 +1,13 @@
 /**
  * The mock's clock: real time plus an offset the control plane can move, so a partner can jump to
- * next month (and see the analysis quota reset) without waiting for it.
+ * next month (and see the analysis quota reset) without waiting for it. `save` keeps a new offset
+ * (in the database); the offset changes only once it was saved.
  */
 export class MockClock {
-  private offset = 0;
+  constructor(
+    private offset = 0,
+    private readonly save: (offsetMs: number) => void = () => undefined,
+  ) {}
 
   now(): Date {
     return new Date(Date.now() + this.offset);
@@ -18,15 +22,20 @@ export class MockClock {
   }
 
   advance(ms: number): void {
-    this.offset += ms;
+    this.moveTo(this.offset + ms);
   }
 
   set(date: Date): void {
-    this.offset = date.getTime() - Date.now();
+    this.moveTo(date.getTime() - Date.now());
   }
 
   reset(): void {
-    this.offset = 0;
+    this.moveTo(0);
+  }
+
+  private moveTo(offset: number): void {
+    this.save(offset);
+    this.offset = offset;
   }
 }
 

@@ -3,7 +3,15 @@
  * body; nothing in the domain knows about status codes.
  */
 export type DomainErrorKind =
-  'not_found' | 'cap_reached' | 'invalid_state' | 'invalid_input' | 'not_ready' | 'too_large' | 'forbidden';
+  | 'not_found'
+  | 'cap_reached'
+  | 'invalid_state'
+  | 'invalid_input'
+  | 'not_ready'
+  | 'too_large'
+  | 'forbidden'
+  /** The mock's disk (database or files) is full: nothing of the request was kept. */
+  | 'storage_full';
 
 export class DomainError extends Error {
   constructor(
@@ -16,3 +24,18 @@ export class DomainError extends Error {
 }
 
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);
+
+export const storageFull = () =>
+  new DomainError(
+    'storage_full',
+    "The mock's disk is full: nothing of this request was saved. Free space in its data folder and try again.",
+  );
+
+/**
+ * A message from below (a library, the file system) made fit for a client: absolute paths of the
+ * server's files are replaced by a placeholder, since they mean nothing to the client and tell an
+ * attacker the layout of the server.
+ */
+export function withoutServerPaths(message: string): string {
+  return message.replace(/(^|[\s'"`(=])(?:[A-Za-z]:)?[\\/](?:[^\s'"`)\\/]+[\\/])+[^\s'"`),]*/g, '$1<file>');
+}

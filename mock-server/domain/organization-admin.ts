@@ -7,7 +7,7 @@ import type { ModelRecord } from './models/model-record.js';
 import type { Organization, Plan } from './organizations.js';
 import type { PredictionService } from './predictions/prediction-service.js';
 import { addOrganization, toModel } from './seed.js';
-import type { MockState } from './state.js';
+import type { StateStore } from './state.js';
 
 export interface OrganizationView {
   id: string;
@@ -20,7 +20,7 @@ export interface OrganizationView {
 /** What the dashboard does in production: organizations, keys, plans, usage and custom models. */
 export class OrganizationAdmin {
   constructor(
-    private readonly state: MockState,
+    private readonly state: StateStore,
     private readonly images: ImageService,
     private readonly predictions: PredictionService,
     private readonly clock: MockClock,
@@ -44,15 +44,15 @@ export class OrganizationAdmin {
       },
       api_keys: [...org.apiKeys],
       usage: {
-        images: this.state.imagesOf(org.id).length,
-        analyses_this_month: org.analysesByMonth.get(month) ?? 0,
+        images: this.state.images.countOf(org.id),
+        analyses_this_month: this.state.usage.analyses(org.id, month),
         month,
       },
     };
   }
 
   list(): OrganizationView[] {
-    return [...this.state.organizations.values()].map((o) => this.view(o));
+    return this.state.organizations.all().map((o) => this.view(o));
   }
 
   create(input: {
@@ -62,25 +62,25 @@ export class OrganizationAdmin {
     api_keys?: string[];
   }): Organization {
     const id = input.id ?? randomUUID();
-    if (this.state.organizations.has(id))
-      throw new DomainError('invalid_state', `Organization ${id} already exists`);
     const keys = input.api_keys?.length ? input.api_keys : [newKey()];
-    const taken = keys.find((k) => this.state.apiKeys.has(k));
-    if (taken) throw new DomainError('invalid_state', 'API key already in use');
-    addOrganization(this.state, {
-      id,
-      name: input.name,
-      plan: { name: input.plan.name ?? 'custom', ...input.plan },
-      api_keys: keys,
+    return this.state.transaction(() => {
+      if (this.state.organizations.get(id))
+        throw new DomainError('invalid_state', `Organization ${id} already exists`);
+      if (new Set(keys).size !== keys.length || keys.some((k) => this.state.organizations.keyTaken(k)))
+        throw new DomainError('invalid_state', 'API key already in use');
+      addOrganization(this.state, {
+        id,
+        name: input.name,
+        plan: { name: input.plan.name ?? 'custom', ...input.plan },
+        api_keys: keys,
+      });
+      return this.get(id);
     });
-    return this.get(id);
   }
 
   addKey(orgId: string): string {
-    const org = this.get(orgId);
     const key = newKey();
-    org.apiKeys.push(key);
-    this.state.apiKeys.set(key, org.id);
+    this.state.transaction(() => this.state.organizations.addKey(this.get(orgId).id, key));
     return key;
   }
 
@@ -88,19 +88,23 @@ export class OrganizationAdmin {
     orgId: string,
     plan: { name?: string; storage_cap_images: number; monthly_analysis_cap: number },
   ): Organization {
-    const org = this.get(orgId);
-    org.plan = {
-      name: plan.name ?? org.plan.name,
-      storageCapImages: plan.storage_cap_images,
-      monthlyAnalysisCap: plan.monthly_analysis_cap,
-    } satisfies Plan;
-    return org;
+    return this.state.transaction(() => {
+      const org = this.get(orgId);
+      this.state.organizations.setPlan(orgId, {
+        name: plan.name ?? org.plan.name,
+        storageCapImages: plan.storage_cap_images,
+        monthlyAnalysisCap: plan.monthly_analysis_cap,
+      } satisfies Plan);
+      return this.get(orgId);
+    });
   }
 
   setAnalysesThisMonth(orgId: string, count: number): Organization {
-    const org = this.get(orgId);
-    org.analysesByMonth.set(monthOf(this.clock.now()), count);
-    return org;
+    return this.state.transaction(() => {
+      const org = this.get(orgId);
+      this.state.usage.setAnalyses(orgId, monthOf(this.clock.now()), count);
+      return org;
+    });
   }
 
   addModel(
@@ -135,7 +139,11 @@ export class OrganizationAdmin {
       'custom',
       orgId,
     );
-    this.state.models.add(model);
+    this.state.transaction(() => {
+      if (this.state.models.get(model.id))
+        throw new DomainError('invalid_state', `Model ${model.id} already exists`);
+      this.state.models.add(model);
+    });
     return model;
   }
 
@@ -143,20 +151,16 @@ export class OrganizationAdmin {
   async resetOrganization(orgId: string): Promise<void> {
     const org = this.get(orgId);
     await this.predictions.cancelOrganization(orgId);
-    for (const image of this.state.imagesOf(orgId)) await this.images.delete(org, image.id);
-    for (const [id, p] of this.state.predictions)
-      if (p.organizationId === orgId) this.state.predictions.delete(id);
-    for (const [id, s] of this.state.segmentations) {
-      if (s.organizationId !== orgId) continue;
-      this.state.segmentations.delete(id);
-      await this.predictions.deleteSegmentationFiles(s);
-    }
-    for (const [id, share] of this.state.shares) {
-      if (share.organizationId !== orgId) continue;
-      this.state.shares.delete(id);
-      this.state.shareTokens.delete(share.token);
-    }
-    org.analysesByMonth.clear();
+    for (const imageId of this.state.images.idsOf(orgId)) await this.images.delete(org, imageId);
+    const segmentationIds = this.state.transaction(() => {
+      for (const id of this.state.shares.idsOf(orgId)) this.state.shares.delete(id);
+      const ids = this.state.segmentations.idsOf(orgId);
+      for (const id of ids) this.state.segmentations.delete(id);
+      for (const id of this.state.predictions.idsOf(orgId)) this.state.predictions.delete(id);
+      this.state.usage.clear(orgId);
+      return ids;
+    });
+    for (const id of segmentationIds) await this.predictions.deleteSegmentationFiles(id);
   }
 }
 

@@ -1,5 +1,6 @@
 import { firstDayOfNextMonth, monthOf } from './clock.js';
 import { DomainError } from './errors.js';
+import type { UsageTable } from './state.js';
 
 export interface Plan {
   name: string;
@@ -12,19 +13,11 @@ export interface Organization {
   name: string;
   plan: Plan;
   apiKeys: string[];
-  /** Analyses counted per calendar month ("2026-11" -> 12). */
-  analysesByMonth: Map<string, number>;
-  /** Storage slots held by uploads still streaming (single-request mode), not yet image records. */
-  reservedSlots: number;
-}
-
-export function analysesUsed(org: Organization, now: Date): number {
-  return org.analysesByMonth.get(monthOf(now)) ?? 0;
 }
 
 /** Counts one analysis, or refuses with the plan's limit in words. Synchronous, so it is exact under concurrency. */
-export function consumeAnalysis(org: Organization, now: Date): void {
-  const used = analysesUsed(org, now);
+export function consumeAnalysis(usage: UsageTable, org: Organization, now: Date): void {
+  const used = usage.analyses(org.id, monthOf(now));
   if (used >= org.plan.monthlyAnalysisCap) {
     throw new DomainError(
       'cap_reached',
@@ -32,7 +25,7 @@ export function consumeAnalysis(org: Organization, now: Date): void {
         `and ${used} were used in ${monthOf(now)}. The quota resets on ${firstDayOfNextMonth(now)}.`,
     );
   }
-  org.analysesByMonth.set(monthOf(now), used + 1);
+  usage.setAnalyses(org.id, monthOf(now), used + 1);
 }
 
 export function storageCapMessage(org: Organization, stored: number): string {

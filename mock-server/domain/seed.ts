@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
-import type { MockState } from './state.js';
+import type { StateStore } from './state.js';
 
 interface SeedModel {
   id: string;
@@ -35,26 +35,27 @@ export async function readSeed(file: string): Promise<Seed> {
   return seed;
 }
 
-export function applySeed(state: MockState, seed: Seed): void {
-  for (const m of seed.base_models) state.models.add(toModel(m, 'base'));
-  for (const o of seed.organizations) addOrganization(state, o);
+export function applySeed(state: StateStore, seed: Seed): void {
+  state.transaction(() => {
+    for (const m of seed.base_models) state.models.add(toModel(m, 'base'));
+    for (const o of seed.organizations) addOrganization(state, o);
+  });
 }
 
-export function addOrganization(state: MockState, o: SeedOrganization): void {
-  state.organizations.set(o.id, {
-    id: o.id,
-    name: o.name,
-    plan: {
-      name: o.plan.name,
-      storageCapImages: o.plan.storage_cap_images,
-      monthlyAnalysisCap: o.plan.monthly_analysis_cap,
-    },
-    apiKeys: [...o.api_keys],
-    analysesByMonth: new Map(),
-    reservedSlots: 0,
+export function addOrganization(state: StateStore, o: SeedOrganization): void {
+  state.transaction(() => {
+    state.organizations.insert({
+      id: o.id,
+      name: o.name,
+      plan: {
+        name: o.plan.name,
+        storageCapImages: o.plan.storage_cap_images,
+        monthlyAnalysisCap: o.plan.monthly_analysis_cap,
+      },
+      apiKeys: [...o.api_keys],
+    });
+    for (const m of o.custom_models ?? []) state.models.add(toModel(m, 'custom', o.id));
   });
-  for (const key of o.api_keys) state.apiKeys.set(key, o.id);
-  for (const m of o.custom_models ?? []) state.models.add(toModel(m, 'custom', o.id));
 }
 
 export function toModel(m: SeedModel, scope: 'base' | 'custom', organizationId?: string): ModelRecord {

@@ -1,11 +1,11 @@
 import type { Request } from 'express';
 import type { Organization } from '../domain/organizations.js';
-import type { MockState } from '../domain/state.js';
+import type { StateStore } from '../domain/state.js';
 
 export type AuthOutcome = { ok: true; org: Organization } | { ok: false; detail: string };
 
 /** `Authorization: Bearer <API_KEY>`, looked up among the organizations' keys. */
-export function authenticate(req: Request, state: MockState): AuthOutcome {
+export function authenticate(req: Request, state: StateStore): AuthOutcome {
   const header = req.headers.authorization;
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

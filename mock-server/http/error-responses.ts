@@ -10,6 +10,7 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   not_ready: 409,
   too_large: 413,
   forbidden: 403,
+  storage_full: 507,
 };
 
 export function sendDetail(res: Response, status: number, detail: unknown): void {

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
-import type { MockState } from '../domain/state.js';
+import type { StateStore } from '../domain/state.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
 import { authenticate } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
@@ -35,7 +35,7 @@ export async function createOpenApiBackend(): Promise<OpenAPIBackend> {
 }
 
 export interface DispatcherOptions {
-  state: MockState;
+  state: StateStore;
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
   faults: FaultRegistry;

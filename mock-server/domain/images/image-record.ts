@@ -18,8 +18,8 @@ export interface ImageRecord {
   storageKey: string;
   /** Open resumable upload, while `uploading`. */
   multipartUploadId: string | null;
-  /** Set while complete is assembling parts, so a second complete is refused instead of racing. */
-  completing: boolean;
+  /** Times a conversion of this image was started; one cut short by a stop is redone at most once. */
+  conversionAttempts: number;
   /** Local files derived by conversion. */
   derived: { previewPath: string; thumbnailPath: string; width: number; height: number } | null;
 }

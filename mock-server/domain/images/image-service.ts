@@ -7,9 +7,9 @@ import {
   type PartSelection,
 } from '../../engines/object-store/object-store.js';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, notFound, storageFull, withoutServerPaths } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
-import type { MockState } from '../state.js';
+import type { StateStore } from '../state.js';
 import type { ImageRecord } from './image-record.js';
 import { planParts } from './upload-plan.js';
 
@@ -30,6 +30,14 @@ export interface ImageServiceOptions {
   convert: (tiffPath: string, outDir: string) => Promise<ConvertedImage>;
   /** A local path to read a stored object from (the embedded store answers its own file). */
   localPathOf: (key: string) => Promise<string>;
+  /** Makes files written so far durable (fsync) before the row that points at them commits. */
+  flushFiles: (paths: string[]) => Promise<void>;
+}
+
+/** What a delete removed besides the image: rows whose running work and files must go too. */
+export interface DeletedDerivatives {
+  predictionIds: string[];
+  segmentationIds: string[];
 }
 
 export interface UploadPlanView {
@@ -53,15 +61,22 @@ export interface SlotReservation {
 /**
  * The image lifecycle of the interface's "Image upload_status" table: single-request uploads,
  * resumable uploads over presigned parts, conversion, abort and deletion, and the storage cap.
- * Cap checks and the state changes they guard happen with no await in between, so they are exact
- * under any number of concurrent requests.
+ * Each check and the change it guards run in one synchronous transaction, so they are exact under
+ * any number of concurrent requests and committed before the request is answered. Files are made
+ * durable before the row that points at them commits; a delete commits first and removes files after.
  */
 export class ImageService {
   /** Conversions in flight, so shutdown and tests can wait for them. */
   private readonly pending = new Set<Promise<void>>();
+  /** Storage slots held by single-request uploads still streaming in, per organization. */
+  private readonly reserved = new Map<string, number>();
+  /** Images whose complete is assembling parts, so a second complete or an abort is refused instead of racing. */
+  private readonly completing = new Set<string>();
+  /** Told which predictions and segmentations a delete removed, so their work stops and files go. */
+  onDeleted: (derived: DeletedDerivatives) => Promise<void> = async () => undefined;
 
   constructor(
-    private readonly state: MockState,
+    private readonly state: StateStore,
     private readonly store: ObjectStore,
     private readonly clock: MockClock,
     private readonly options: ImageServiceOptions,
@@ -73,15 +88,23 @@ export class ImageService {
     return image;
   }
 
+  /** Images stored plus slots held by uploads still streaming: what the storage cap counts. */
+  storedCount(org: Organization): number {
+    return this.state.images.countOf(org.id) + (this.reserved.get(org.id) ?? 0);
+  }
+
   /** Holds one slot of the storage cap before any byte of a single-request upload is read. */
   reserveSlot(org: Organization): SlotReservation {
     this.assertSlotFree(org);
-    org.reservedSlots++;
+    this.reserved.set(org.id, (this.reserved.get(org.id) ?? 0) + 1);
     let released = false;
     return {
       release: () => {
-        if (!released) org.reservedSlots--;
+        if (released) return;
         released = true;
+        const left = (this.reserved.get(org.id) ?? 1) - 1;
+        if (left > 0) this.reserved.set(org.id, left);
+        else this.reserved.delete(org.id);
       },
     };
   }
@@ -97,16 +120,19 @@ export class ImageService {
   ): Promise<ImageRecord> {
     const image = this.newRecord(org, { name: file.name, size: file.size });
     image.uploadStatus = 'processing';
-    this.state.images.set(image.id, image);
-    reservation.release();
+    image.conversionAttempts = 1;
     try {
+      // The bytes are stored and flushed before the row that points at them commits.
       await this.store.putObject(image.storageKey, file.path, { move: true });
+      this.state.transaction(() => this.state.images.put(image));
     } catch (err) {
-      this.state.images.delete(image.id);
-      throw err;
+      await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
+      throw asInputError(err);
+    } finally {
+      reservation.release();
     }
-    await this.convert(image);
-    return image;
+    await this.convert(image.id);
+    return this.state.images.get(image.id) ?? image;
   }
 
   /** Mode B and image-record creation with `resumable: true`: a record in `uploading` and its part plan. */
@@ -116,14 +142,12 @@ export class ImageService {
   ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
     this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
-    this.state.images.set(image.id, image);
+    const layout = planParts(fields.size, this.options.minPartSize);
+    const { uploadId } = await this.store.createMultipartUpload(image.storageKey, {
+      totalSize: fields.size,
+      ...layout,
+    });
     try {
-      const layout = planParts(fields.size, this.options.minPartSize);
-      const { uploadId } = await this.store.createMultipartUpload(image.storageKey, {
-        totalSize: fields.size,
-        ...layout,
-      });
-      image.multipartUploadId = uploadId;
       const urls = [];
       for (let n = 1; n <= layout.partCount; n++) {
         urls.push({
@@ -131,18 +155,26 @@ export class ImageService {
           url: await this.store.presignPart(uploadId, n, this.options.presignExpirySeconds),
         });
       }
+      image.multipartUploadId = uploadId;
+      // The cap is checked again where the row is written: other requests ran during the awaits.
+      this.state.transaction(() => {
+        this.assertSlotFree(org);
+        this.state.images.put(image);
+      });
       return { image, plan: { partSize: layout.partSize, uploadId, urls } };
     } catch (err) {
-      this.state.images.delete(image.id);
-      throw err;
+      await this.store.abortMultipartUpload(uploadId).catch(() => undefined);
+      throw asInputError(err);
     }
   }
 
   /** Image-record creation without `resumable`: a record waiting for its pixels, no plan. */
   createRecord(org: Organization, fields: NewImageFields): ImageRecord {
-    this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
-    this.state.images.set(image.id, image);
+    this.state.transaction(() => {
+      this.assertSlotFree(org);
+      this.state.images.put(image);
+    });
     return image;
   }
 
@@ -157,7 +189,8 @@ export class ImageService {
   ): Promise<void> {
     const image = this.get(org, id);
     this.assertUploading(image, 'completed');
-    if (image.completing) throw new DomainError('invalid_state', 'This upload is already being completed.');
+    if (this.completing.has(id))
+      throw new DomainError('invalid_state', 'This upload is already being completed.');
     const uploadId = image.multipartUploadId;
     if (!uploadId) {
       throw new DomainError(
@@ -165,50 +198,94 @@ export class ImageService {
         'This image record has no resumable upload: create it with "resumable": true.',
       );
     }
-    image.completing = true;
+    this.completing.add(id);
     try {
       const selection: PartSelection[] | undefined = parts?.length
         ? parts.map((p) => ({ partNumber: p.part_number, etag: p.etag }))
         : undefined;
       await this.assertSizeMatches(image, uploadId, selection);
       await this.store.completeMultipartUpload(uploadId, selection);
+      const started = this.state.transaction(() => {
+        // Deleted while the parts were assembled: the delete came first, as in a serial order.
+        const current = this.state.images.get(id);
+        if (!current) return false;
+        current.multipartUploadId = null;
+        current.uploadStatus = 'processing';
+        current.conversionAttempts++;
+        this.state.images.put(current);
+        return true;
+      });
+      if (!started) {
+        await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
+        throw notFound('Image');
+      }
     } catch (err) {
-      image.completing = false;
       throw asInputError(err);
+    } finally {
+      this.completing.delete(id);
     }
-    image.completing = false;
-    image.multipartUploadId = null;
-    image.uploadStatus = 'processing';
-    this.track(this.convert(image));
+    this.track(this.convert(id));
   }
 
   async abort(org: Organization, id: string): Promise<void> {
     const image = this.get(org, id);
     this.assertUploading(image, 'aborted');
-    if (image.completing)
+    if (this.completing.has(id))
       throw new DomainError('invalid_state', 'This upload is being completed and can no longer be aborted.');
     const uploadId = image.multipartUploadId;
     image.multipartUploadId = null;
     image.uploadStatus = 'failed';
     image.uploadError = 'Upload aborted by the client; uploaded parts were discarded.';
     image.processedAt = this.clock.nowIso();
-    if (uploadId) await this.store.abortMultipartUpload(uploadId);
+    this.state.transaction(() => this.state.images.put(image));
+    if (uploadId) await this.store.abortMultipartUpload(uploadId).catch(() => undefined);
   }
 
-  /** Removes the record, its stored original and everything derived; aborts an open upload first. */
+  /**
+   * Removes the record and everything derived from it (its predictions, segmentations and their
+   * shares) in one commit, then their files: the stored original, previews, segmentation folders.
+   */
   async delete(org: Organization, id: string): Promise<void> {
     const image = this.get(org, id);
-    this.state.images.delete(id);
+    const derived = this.state.transaction(() => {
+      const segmentationIds = this.state.segmentations.idsOfImage(id);
+      const predictionIds = this.state.predictions.idsOfImage(id);
+      for (const segmentationId of segmentationIds) {
+        for (const shareId of this.state.shares.idsOfSegmentation(segmentationId))
+          this.state.shares.delete(shareId);
+        this.state.segmentations.delete(segmentationId);
+      }
+      for (const predictionId of predictionIds) this.state.predictions.delete(predictionId);
+      this.state.images.delete(id);
+      return { predictionIds, segmentationIds };
+    });
+    await this.onDeleted(derived);
     if (image.multipartUploadId)
       await this.store.abortMultipartUpload(image.multipartUploadId).catch(() => undefined);
-    await this.store.deletePrefix(imagePrefix(image));
-    await rm(this.derivedDirOf(image), { recursive: true, force: true });
+    await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
+    await rm(this.derivedDirOf(image.id), { recursive: true, force: true });
   }
 
-  /** After a restart: conversions that were running start again. */
-  resumeConversions(): void {
-    for (const image of this.state.images.values()) {
-      if (image.uploadStatus === 'processing') this.track(this.convert(image));
+  /**
+   * After a restart: a conversion that was running when the mock stopped is redone once from the
+   * stored original; one that was already redone, or whose original is gone, fails with a reason.
+   */
+  async recoverConversions(): Promise<void> {
+    for (const image of this.state.images.withStatus('processing')) {
+      const original = await this.store.exists(image.storageKey).catch(() => false);
+      const reason = !original
+        ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
+        : image.conversionAttempts >= 2
+          ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
+          : null;
+      this.state.transaction(() => {
+        if (reason) this.markFailed(image, reason);
+        else {
+          image.conversionAttempts++;
+          this.state.images.put(image);
+        }
+      });
+      if (!reason) this.track(this.convert(image.id));
     }
   }
 
@@ -221,25 +298,44 @@ export class ImageService {
     return this.options.localPathOf(image.storageKey);
   }
 
-  private async convert(image: ImageRecord): Promise<void> {
+  private async convert(id: string): Promise<void> {
+    const image = this.state.images.get(id);
+    if (!image) return;
+    const outDir = this.derivedDirOf(id);
+    let outcome: { converted: ConvertedImage } | { error: string };
     try {
-      const outDir = this.derivedDirOf(image);
       await mkdir(outDir, { recursive: true });
       const converted = await this.options.convert(await this.options.localPathOf(image.storageKey), outDir);
-      if (!this.state.images.has(image.id)) return; // deleted while converting
-      image.shape = converted.shape;
-      image.derived = {
+      await this.options.flushFiles([converted.previewPath, converted.thumbnailPath]);
+      outcome = { converted };
+    } catch (err) {
+      outcome = { error: withoutServerPaths(err instanceof Error ? err.message : String(err)) };
+    }
+    const kept = this.state.transaction(() => {
+      const current = this.state.images.get(id);
+      if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
+      if ('error' in outcome) return (this.markFailed(current, outcome.error), true);
+      const { converted } = outcome;
+      current.shape = converted.shape;
+      current.derived = {
         previewPath: converted.previewPath,
         thumbnailPath: converted.thumbnailPath,
         width: converted.width,
         height: converted.height,
       };
-      image.uploadStatus = 'ready';
-    } catch (err) {
-      image.uploadStatus = 'failed';
-      image.uploadError = err instanceof Error ? err.message : String(err);
-    }
+      current.uploadStatus = 'ready';
+      current.processedAt = this.clock.nowIso();
+      this.state.images.put(current);
+      return true;
+    });
+    if (!kept) await rm(outDir, { recursive: true, force: true });
+  }
+
+  private markFailed(image: ImageRecord, reason: string): void {
+    image.uploadStatus = 'failed';
+    image.uploadError = reason;
     image.processedAt = this.clock.nowIso();
+    this.state.images.put(image);
   }
 
   private track(work: Promise<void>): void {
@@ -248,7 +344,7 @@ export class ImageService {
   }
 
   private assertSlotFree(org: Organization): void {
-    const stored = this.state.imagesOf(org.id).length + org.reservedSlots;
+    const stored = this.storedCount(org);
     if (stored >= org.plan.storageCapImages)
       throw new DomainError('cap_reached', storageCapMessage(org, stored));
   }
@@ -308,13 +404,13 @@ export class ImageService {
       // Opaque, unrelated to the image or organization: with an S3 store the key appears in part URLs.
       storageKey: `objects/${randomUUID()}/original.tif`,
       multipartUploadId: null,
-      completing: false,
       derived: null,
+      conversionAttempts: 0,
     };
   }
 
-  private derivedDirOf(image: ImageRecord): string {
-    return path.join(this.options.derivedDir, image.id);
+  private derivedDirOf(imageId: string): string {
+    return path.join(this.options.derivedDir, imageId);
   }
 }
 
@@ -322,9 +418,14 @@ function imagePrefix(image: ImageRecord): string {
   return image.storageKey.slice(0, image.storageKey.lastIndexOf('/') + 1);
 }
 
-/** Object-store refusals (missing part, wrong ETag) are the client's to fix: report them as such. */
+/**
+ * Object-store refusals (missing part, wrong ETag) are the client's to fix: report them as such.
+ * A full disk is nobody's input error: it is `storage_full`, and nothing was kept.
+ */
 function asInputError(err: unknown): unknown {
   if (err instanceof DomainError) return err;
-  if (err instanceof ObjectStoreError) return new DomainError('invalid_input', err.message);
+  if ((err as { code?: unknown } | null)?.code === 'ENOSPC') return storageFull();
+  if (err instanceof ObjectStoreError)
+    return err.code === 'InsufficientStorage' ? storageFull() : new DomainError('invalid_input', err.message);
   return err;
 }

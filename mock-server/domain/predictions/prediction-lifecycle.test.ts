@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
@@ -100,7 +101,7 @@ describe('predictions', () => {
     }
   });
 
-  it('deleting the image while its prediction runs fails the prediction and crashes nothing', async () => {
+  it('deleting the image while its prediction runs removes the prediction, writes no segmentation and crashes nothing', async () => {
     await call(
       'PUT',
       '/__mock/predictions/progress',
@@ -108,15 +109,18 @@ describe('predictions', () => {
       '',
     );
     const imageId = await readyImage();
+    const segmentationsBefore = readdirSync(mock.services.paths.segmentations);
     const models = await call('GET', '/api/v1/models');
     const ack = await call('POST', '/api/v1/predict', {
       image_id: imageId,
       model_id: (models.body as unknown as Array<{ id: string }>)[0].id,
     });
     expect((await call('DELETE', `/api/v1/image/${imageId}`)).status).toBe(200);
-    const done = await settle(ack.body.prediction_id as string);
-    expect(done.status).toBe('FAILED');
-    expect(done.error).toMatch(/deleted/);
+    // Everything derived from the image goes with it, the prediction included (x-assumed).
+    expect((await call('GET', `/api/v1/predict/${ack.body.prediction_id as string}`)).status).toBe(404);
+    await mock.services.idle();
+    expect(mock.services.state.predictions.idsOfImage(imageId)).toEqual([]);
+    expect(readdirSync(mock.services.paths.segmentations)).toEqual(segmentationsBefore);
     expect((await fetch(`${mock.url}/__mock/health`)).status).toBe(200);
     await call('PUT', '/__mock/predictions/progress', { organization_id: orgId }, '');
   });

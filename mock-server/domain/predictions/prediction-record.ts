@@ -15,10 +15,12 @@ export interface PredictionRecord {
   segmentationId: string | null;
   cellCount: number | null;
   error: string | null;
+  /** Times a run of this prediction was started; a run cut short by a stop is redone at most once. */
+  runAttempts: number;
 }
 
-/** What a completed prediction produced: the objects, and what the exports need to describe them. */
-export interface SegmentationRecord {
+/** What a completed prediction produced, as stored: the outlines stay in the segmentation's own file. */
+export interface SegmentationRow {
   id: string;
   organizationId: string;
   predictionId: string;
@@ -28,12 +30,18 @@ export interface SegmentationRecord {
   modelName: string;
   /** e.g. "mock-threshold/1.0.0": which engine produced it. */
   source: string;
-  result: SegmentationResult;
+  cellCount: number;
   /** One UUID per object, stable for the life of the segmentation. */
   roiIds: string[];
-  /** The image's preview, kept so exports and share pages survive the image's deletion. */
-  previewPath: string | null;
+  /** Whether a copy of the image's preview was kept for the overlay and the share page. */
+  hasPreview: boolean;
   createdAt: string;
+}
+
+/** A segmentation with its outlines and the path of its preview copy, as the exports need it. */
+export interface SegmentationRecord extends SegmentationRow {
+  result: SegmentationResult;
+  previewPath: string | null;
 }
 
 export function toPredictionResource(p: PredictionRecord): ApiSchemas['Prediction'] {

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, notFound, withoutServerPaths } from '../errors.js';
 import type { ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
-import type { MockState } from '../state.js';
-import type { PredictionRecord, SegmentationRecord } from './prediction-record.js';
+import type { StateStore } from '../state.js';
+import type { PredictionRecord, SegmentationRecord, SegmentationRow } from './prediction-record.js';
 
 /** Runs a model on a stored TIFF; a GPU worker or the CPU threshold segmenter stand behind it alike. */
 export interface SegmentationRunner {
@@ -29,25 +30,33 @@ export interface ProgressPolicy {
 }
 
 export const RESULT_FILE = 'result.json';
+const PREVIEW_FILE = 'preview.png';
+/** Outlines parsed from their files, kept for the exports that follow one another on a segmentation. */
+const RESULTS_KEPT = 16;
 
 export interface PredictionServiceOptions {
-  /** Where completed segmentations keep their copy of the image preview. */
+  /** Where completed segmentations keep their outlines and their copy of the image preview. */
   segmentationsDir: string;
+  /** Makes files written so far durable (fsync) before the row that points at them commits. */
+  flushFiles: (paths: string[]) => Promise<void>;
 }
 
 /**
  * Predictions move SUBMITTED -> STARTED -> COMPLETED or FAILED on their own after `POST /predict`;
- * clients only poll. Quota checks, the identical-prediction rule and the record they guard happen
- * synchronously, so they are exact under concurrency.
+ * clients only poll. The quota check, the identical-prediction rule and the record they guard are
+ * one synchronous transaction, so they are exact under concurrency and committed before the answer.
+ * A run re-reads its row at each stage: a prediction deleted meanwhile (its image was deleted, its
+ * organization reset) publishes nothing and leaves no files.
  */
 export class PredictionService {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   /** Polls seen per prediction, and the waiters held until enough polls arrive. */
   private readonly polls = new Map<string, number>();
   private readonly pollWaiters = new Map<string, { needed: number; release: () => void }>();
+  private readonly results = new Map<string, SegmentationResult>();
 
   constructor(
-    private readonly state: MockState,
+    private readonly state: StateStore,
     private readonly images: ImageService,
     private readonly runner: SegmentationRunner,
     private readonly policy: ProgressPolicy,
@@ -60,53 +69,58 @@ export class PredictionService {
     imageId: string,
     modelId: string,
   ): { prediction: PredictionRecord; skipped: boolean } {
-    const image = this.images.get(org, imageId);
-    const model = this.state.models.getFor(org, modelId);
-    if (image.uploadStatus !== 'ready') {
-      throw new DomainError(
-        'not_ready',
-        `Image ${image.id} is not ready (upload_status is '${image.uploadStatus}'): ` +
-          (image.uploadStatus === 'failed'
-            ? 'upload a new image.'
-            : 'poll GET /api/v1/upload/{image_id} until upload_status is ready.'),
-      );
-    }
-    const inFlight = [...this.state.predictions.values()].find(
-      (p) =>
-        p.organizationId === org.id &&
-        p.imageId === imageId &&
-        p.modelId === modelId &&
-        (p.status === 'SUBMITTED' || p.status === 'STARTED'),
-    );
-    if (inFlight) return { prediction: inFlight, skipped: true };
-    consumeAnalysis(org, this.clock.now());
-    const prediction: PredictionRecord = {
-      id: randomUUID(),
-      organizationId: org.id,
-      imageId,
-      modelId,
-      status: 'SUBMITTED',
-      createdAt: this.clock.nowIso(),
-      startedAt: null,
-      finishedAt: null,
-      segmentationId: null,
-      cellCount: null,
-      error: null,
-    };
-    this.state.predictions.set(prediction.id, prediction);
-    const controller = new AbortController();
-    const done = this.drive(prediction, model, controller.signal).finally(() =>
-      this.running.delete(prediction.id),
-    );
-    this.running.set(prediction.id, { controller, done });
-    return { prediction, skipped: false };
+    const outcome = this.state.transaction(() => {
+      const image = this.images.get(org, imageId);
+      const model = this.modelFor(org, modelId);
+      if (image.uploadStatus !== 'ready') {
+        throw new DomainError(
+          'not_ready',
+          `Image ${image.id} is not ready (upload_status is '${image.uploadStatus}'): ` +
+            (image.uploadStatus === 'failed'
+              ? 'upload a new image.'
+              : 'poll GET /api/v1/upload/{image_id} until upload_status is ready.'),
+        );
+      }
+      const inFlight = this.state.predictions.inFlightFor(org.id, imageId, modelId);
+      if (inFlight) return { prediction: inFlight, skipped: true, model };
+      consumeAnalysis(this.state.usage, org, this.clock.now());
+      const prediction: PredictionRecord = {
+        id: randomUUID(),
+        organizationId: org.id,
+        imageId,
+        modelId,
+        status: 'SUBMITTED',
+        createdAt: this.clock.nowIso(),
+        startedAt: null,
+        finishedAt: null,
+        segmentationId: null,
+        cellCount: null,
+        error: null,
+        runAttempts: 1,
+      };
+      this.state.predictions.put(prediction);
+      return { prediction, skipped: false, model };
+    });
+    if (!outcome.skipped) this.start(outcome.prediction, outcome.model);
+    return { prediction: outcome.prediction, skipped: outcome.skipped };
   }
 
   get(org: Organization, id: string): PredictionRecord {
     const prediction = this.state.predictions.get(id);
     if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
-    if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') this.countPoll(id);
+    if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') {
+      this.countPoll(id);
+      // The Nth poll publishes the outcome synchronously: answer what it published.
+      return this.state.predictions.get(id) ?? prediction;
+    }
     return prediction;
+  }
+
+  private modelFor(org: Organization, modelId: string): ModelRecord {
+    const model = this.state.models.get(modelId);
+    if (!model || (model.scope === 'custom' && model.organizationId !== org.id))
+      throw notFound(`Model ${modelId}`);
+    return model;
   }
 
   private countPoll(id: string): void {
@@ -152,40 +166,66 @@ export class PredictionService {
 
   /** A completed segmentation of the organization; anything else (missing, foreign, not completed) is a 404. */
   segmentation(org: Organization, id: string): SegmentationRecord {
-    const segmentation = this.state.segmentations.get(id);
+    const segmentation = this.loadSegmentation(id);
     if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
     return segmentation;
   }
 
-  /** Stops every running job (reset, shutdown) and waits for them to settle. */
+  /** A segmentation with its outlines, whoever owns it (the public share page), or undefined. */
+  loadSegmentation(id: string): SegmentationRecord | undefined {
+    const row = this.state.segmentations.get(id);
+    if (!row) return undefined;
+    const dir = path.join(this.options.segmentationsDir, id);
+    let result = this.results.get(id);
+    if (!result) {
+      // Written once, before the row committed, and never changed: safe to keep parsed.
+      result = JSON.parse(readFileSync(path.join(dir, RESULT_FILE), 'utf8')) as SegmentationResult;
+      if (this.results.size >= RESULTS_KEPT) this.results.delete(this.results.keys().next().value!);
+      this.results.set(id, result);
+    }
+    return { ...row, result, previewPath: row.hasPreview ? path.join(dir, PREVIEW_FILE) : null };
+  }
+
+  /** Stops every running job (reset, shutdown) and waits for them to settle; their rows stay as they are. */
   async cancelAll(): Promise<void> {
     const jobs = [...this.running.values()];
     for (const job of jobs) job.controller.abort();
     await Promise.allSettled(jobs.map((j) => j.done));
   }
 
-  /** After a restart: predictions that were in flight run again from SUBMITTED. */
-  resumeInFlight(): void {
-    for (const prediction of this.state.predictions.values()) {
-      if (prediction.status !== 'SUBMITTED' && prediction.status !== 'STARTED') continue;
-      const model = this.state.models.get(prediction.modelId);
-      if (!model) {
-        this.publishFailed(prediction, 'The model no longer exists.');
-        continue;
-      }
-      prediction.status = 'SUBMITTED';
-      const controller = new AbortController();
-      const done = this.drive(prediction, model, controller.signal).finally(() =>
-        this.running.delete(prediction.id),
-      );
-      this.running.set(prediction.id, { controller, done });
-    }
+  /** Stops the runs of these predictions (deleted with their image) and removes these segmentations' files. */
+  async forget({ predictionIds, segmentationIds }: { predictionIds: string[]; segmentationIds: string[] }) {
+    const jobs = predictionIds.flatMap((id) => this.running.get(id) ?? []);
+    for (const job of jobs) job.controller.abort();
+    await Promise.allSettled(jobs.map((j) => j.done));
+    for (const id of segmentationIds) await this.deleteSegmentationFiles(id);
   }
 
-  async loadResult(segmentationId: string): Promise<SegmentationResult> {
-    return JSON.parse(
-      await readFile(path.join(this.options.segmentationsDir, segmentationId, RESULT_FILE), 'utf8'),
-    ) as SegmentationResult;
+  /**
+   * After a restart: a prediction that was in flight when the mock stopped runs again once from
+   * SUBMITTED; one that was already run again fails with a reason, never a third time.
+   */
+  recoverInFlight(): void {
+    for (const prediction of this.state.predictions.withStatus('SUBMITTED', 'STARTED')) {
+      const model = this.state.models.get(prediction.modelId);
+      const reason = !model
+        ? 'The model no longer exists.'
+        : prediction.runAttempts >= 2
+          ? 'The prediction was interrupted twice (the mock stopped while it ran). Submit it again.'
+          : null;
+      if (reason || !model) {
+        this.publishFailed(prediction.id, reason ?? 'The model no longer exists.');
+        continue;
+      }
+      this.state.transaction(() =>
+        this.state.predictions.put({
+          ...prediction,
+          status: 'SUBMITTED',
+          runAttempts: prediction.runAttempts + 1,
+        }),
+      );
+      this.start(prediction, model);
+    }
   }
 
   async cancelOrganization(orgId: string): Promise<void> {
@@ -200,17 +240,41 @@ export class PredictionService {
     while (this.running.size) await Promise.allSettled([...this.running.values()].map((j) => j.done));
   }
 
-  async deleteSegmentationFiles(segmentation: SegmentationRecord): Promise<void> {
-    await rm(path.join(this.options.segmentationsDir, segmentation.id), { recursive: true, force: true });
+  async deleteSegmentationFiles(segmentationId: string): Promise<void> {
+    this.results.delete(segmentationId);
+    await rm(path.join(this.options.segmentationsDir, segmentationId), { recursive: true, force: true });
   }
 
-  private async drive(prediction: PredictionRecord, model: ModelRecord, signal: AbortSignal): Promise<void> {
+  private start(prediction: PredictionRecord, model: ModelRecord): void {
+    const controller = new AbortController();
+    const done = this.drive(prediction.id, model, controller.signal).finally(() =>
+      this.running.delete(prediction.id),
+    );
+    this.running.set(prediction.id, { controller, done });
+  }
+
+  /** Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile. */
+  private update(id: string, change: (p: PredictionRecord) => void): boolean {
+    return this.state.transaction(() => {
+      const current = this.state.predictions.get(id);
+      if (!current) return false;
+      change(current);
+      this.state.predictions.put(current);
+      return true;
+    });
+  }
+
+  private async drive(id: string, model: ModelRecord, signal: AbortSignal): Promise<void> {
     // Delays are read at each stage, so the control plane can still change them for a prediction in flight.
     let publish: () => void;
+    let written: string | undefined;
     try {
-      await sleep(this.policy.delaysFor(prediction).startDelayMs, signal);
-      prediction.status = 'STARTED';
-      prediction.startedAt = this.clock.nowIso();
+      const submitted = this.state.predictions.get(id);
+      if (!submitted) return;
+      await sleep(this.policy.delaysFor(submitted).startDelayMs, signal);
+      const startedAt = this.clock.nowIso();
+      if (!this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt)))) return;
+      const prediction = this.state.predictions.get(id)!;
       const forced = this.policy.takeForcedOutcome(prediction);
       const image = this.state.images.get(prediction.imageId);
       if (!image || image.uploadStatus !== 'ready')
@@ -223,25 +287,34 @@ export class PredictionService {
           : this.runner.run(model, tiffPath, signal);
       work.catch(() => undefined); // settled below, after the least running time
       await sleep(this.policy.delaysFor(prediction).runDelayMs, signal);
-      const segmentation = await this.prepareSegmentation(prediction, model, image.name, await work, preview);
-      publish = () => this.publishCompleted(prediction, segmentation);
+      const segmentation = await this.writeSegmentation(prediction, model, image.name, await work, preview);
+      written = segmentation.id;
+      publish = () => this.publishCompleted(id, segmentation);
     } catch (err) {
-      if (signal.aborted && !this.state.predictions.has(prediction.id)) return;
-      const error = signal.aborted ? 'The prediction was cancelled.' : describe(err);
-      publish = () => this.publishFailed(prediction, error);
+      if (signal.aborted) return; // reset, shutdown or delete: the row is gone or resumes after a restart
+      const error = describe(err);
+      publish = () => this.publishFailed(id, error);
     }
-    const { completeAfterPolls } = this.policy.delaysFor(prediction);
-    if (completeAfterPolls && !signal.aborted) {
-      await this.waitForPolls(prediction.id, completeAfterPolls, signal, publish).catch(() =>
-        this.publishFailed(prediction, 'The prediction was cancelled.'),
-      );
-    } else {
-      publish();
+    const current = this.state.predictions.get(id);
+    const { completeAfterPolls } = current
+      ? this.policy.delaysFor(current)
+      : { completeAfterPolls: undefined };
+    try {
+      if (completeAfterPolls && !signal.aborted)
+        await this.waitForPolls(id, completeAfterPolls, signal, publish);
+      else if (!signal.aborted) publish();
+    } catch {
+      // aborted while waiting for polls
     }
+    if (written && this.state.predictions.get(id)?.segmentationId !== written)
+      await this.deleteSegmentationFiles(written);
   }
 
-  /** Everything a completed prediction needs, written before it is announced. */
-  private async prepareSegmentation(
+  /**
+   * Everything a completed prediction needs, written and flushed under a temporary name and then
+   * renamed into place, before the row that announces it commits.
+   */
+  private async writeSegmentation(
     prediction: PredictionRecord,
     model: ModelRecord,
     imageName: string,
@@ -250,14 +323,17 @@ export class PredictionService {
   ): Promise<SegmentationRecord> {
     const id = randomUUID();
     const dir = path.join(this.options.segmentationsDir, id);
-    await mkdir(dir, { recursive: true });
-    // Written once, never changed: the persisted state refers to it instead of carrying every outline.
-    await writeFile(path.join(dir, RESULT_FILE), JSON.stringify(result));
-    let previewPath: string | null = null;
+    const staging = path.join(this.options.segmentationsDir, `.${id}.tmp`);
+    await mkdir(staging, { recursive: true });
+    const files = [path.join(staging, RESULT_FILE)];
+    await writeFile(files[0], JSON.stringify(result));
     if (imagePreview) {
-      previewPath = path.join(dir, 'preview.png');
-      await copyFile(imagePreview, previewPath);
+      files.push(path.join(staging, PREVIEW_FILE));
+      await copyFile(imagePreview, files[1]);
     }
+    await this.options.flushFiles([...files, staging]);
+    await rename(staging, dir);
+    await this.options.flushFiles([this.options.segmentationsDir]);
     return {
       id,
       organizationId: prediction.organizationId,
@@ -267,28 +343,43 @@ export class PredictionService {
       modelId: model.id,
       modelName: model.name,
       source: `${model.engine.kind === 'remote' ? 'remote' : 'mock-threshold'}/${model.version}`,
-      result,
+      cellCount: result.objects.length,
       roiIds: result.objects.map(() => randomUUID()),
-      previewPath,
+      hasPreview: imagePreview !== null,
       createdAt: this.clock.nowIso(),
+      result,
+      previewPath: imagePreview ? path.join(dir, PREVIEW_FILE) : null,
     };
   }
 
-  /** Synchronous: the segmentation appears in the same tick as COMPLETED, never "completed but still being written". */
-  private publishCompleted(prediction: PredictionRecord, segmentation: SegmentationRecord): void {
-    this.polls.delete(prediction.id);
-    this.state.segmentations.set(segmentation.id, segmentation);
-    prediction.segmentationId = segmentation.id;
-    prediction.cellCount = segmentation.result.objects.length;
-    prediction.status = 'COMPLETED';
-    prediction.finishedAt = this.clock.nowIso();
+  /** One commit: the segmentation appears with COMPLETED, never "completed but still being written". */
+  private publishCompleted(id: string, segmentation: SegmentationRecord): void {
+    this.polls.delete(id);
+    const { result: _result, previewPath: _previewPath, ...row } = segmentation;
+    const finishedAt = this.clock.nowIso();
+    this.state.transaction(() => {
+      const current = this.state.predictions.get(id);
+      if (!current || (current.status !== 'SUBMITTED' && current.status !== 'STARTED')) return;
+      if (!this.state.images.get(current.imageId)) return;
+      this.state.segmentations.put(row satisfies SegmentationRow);
+      this.state.predictions.put({
+        ...current,
+        segmentationId: segmentation.id,
+        cellCount: segmentation.cellCount,
+        status: 'COMPLETED',
+        finishedAt,
+      });
+    });
   }
 
-  private publishFailed(prediction: PredictionRecord, error: string): void {
-    this.polls.delete(prediction.id);
-    prediction.status = 'FAILED';
-    prediction.error = error;
-    prediction.finishedAt = this.clock.nowIso();
+  private publishFailed(id: string, error: string): void {
+    this.polls.delete(id);
+    const finishedAt = this.clock.nowIso();
+    this.update(id, (p) => {
+      p.status = 'FAILED';
+      p.error = error;
+      p.finishedAt = finishedAt;
+    });
   }
 }
 
@@ -297,7 +388,7 @@ class ForcedFailure extends Error {}
 
 function describe(err: unknown): string {
   if (err instanceof ForcedFailure) return err.message;
-  const message = err instanceof Error ? err.message : String(err);
+  const message = withoutServerPaths(err instanceof Error ? err.message : String(err));
   return message.startsWith('Segmentation failed') ? message : `Segmentation failed: ${message}`;
 }
 

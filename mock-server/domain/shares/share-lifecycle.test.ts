@@ -28,7 +28,10 @@ beforeAll(async () => {
 afterAll(() => mock?.close());
 
 const liveSharesOf = (segmentationId: string) =>
-  [...mock.services.state.shares.values()].filter((s) => s.segmentationId === segmentationId && !s.revokedAt);
+  mock.services.state.shares
+    .idsOfSegmentation(segmentationId)
+    .map((id) => mock.services.state.shares.get(id)!)
+    .filter((s) => !s.revokedAt);
 
 describe('creating shares', () => {
   it('20 simultaneous creates for one segmentation make exactly one share', async () => {

@@ -3,38 +3,41 @@ import type { MockClock } from '../clock.js';
 import { notFound } from '../errors.js';
 import type { Organization } from '../organizations.js';
 import type { SegmentationRecord } from '../predictions/prediction-record.js';
-import type { MockState } from '../state.js';
+import type { StateStore } from '../state.js';
 import type { ShareRecord } from './share-record.js';
 
 /**
- * One live share per segmentation. Every method is synchronous, so twenty simultaneous creates see
- * each other and make exactly one share, and concurrent page opens count exactly.
+ * One live share per segmentation. Every method is one synchronous transaction, so twenty
+ * simultaneous creates see each other and make exactly one share, concurrent page opens count
+ * exactly, and a revocation is on disk before it is acknowledged.
  */
 export class ShareService {
   constructor(
-    private readonly state: MockState,
+    private readonly state: StateStore,
     private readonly clock: MockClock,
+    /** The segmentation with its outlines, for the public page. */
+    private readonly loadSegmentation: (id: string) => SegmentationRecord | undefined,
   ) {}
 
   /** The live share of the segmentation, created if there is none. */
   createOrGet(org: Organization, segmentation: SegmentationRecord): ShareRecord {
-    const live = [...this.state.shares.values()].find(
-      (s) => s.segmentationId === segmentation.id && !s.revokedAt,
-    );
-    if (live) return live;
-    const share: ShareRecord = {
-      id: randomUUID(),
-      organizationId: org.id,
-      segmentationId: segmentation.id,
-      token: randomBytes(32).toString('base64url'),
-      viewCount: 0,
-      lastViewedAt: null,
-      createdAt: this.clock.nowIso(),
-      revokedAt: null,
-    };
-    this.state.shares.set(share.id, share);
-    this.state.shareTokens.set(share.token, share.id);
-    return share;
+    return this.state.transaction(() => {
+      if (!this.state.segmentations.get(segmentation.id)) throw notFound('Segmentation');
+      const live = this.state.shares.liveFor(segmentation.id);
+      if (live) return live;
+      const share: ShareRecord = {
+        id: randomUUID(),
+        organizationId: org.id,
+        segmentationId: segmentation.id,
+        token: randomBytes(32).toString('base64url'),
+        viewCount: 0,
+        lastViewedAt: null,
+        createdAt: this.clock.nowIso(),
+        revokedAt: null,
+      };
+      this.state.shares.put(share);
+      return share;
+    });
   }
 
   get(org: Organization, id: string): ShareRecord {
@@ -45,22 +48,30 @@ export class ShareService {
 
   /** Revoking twice keeps the first revocation time. */
   revoke(org: Organization, id: string): ShareRecord {
-    const share = this.get(org, id);
-    share.revokedAt ??= this.clock.nowIso();
-    return share;
+    return this.state.transaction(() => {
+      const share = this.get(org, id);
+      share.revokedAt ??= this.clock.nowIso();
+      this.state.shares.put(share);
+      return share;
+    });
   }
 
-  /** A live share and its segmentation for a public token, or undefined (unknown or revoked). */
+  /** A live share and its segmentation for a public token, or undefined (unknown, revoked or deleted). */
   resolveToken(token: string): { share: ShareRecord; segmentation: SegmentationRecord } | undefined {
-    const id = this.state.shareTokens.get(token);
-    const share = id === undefined ? undefined : this.state.shares.get(id);
+    const share = this.state.shares.byToken(token);
     if (!share || share.revokedAt) return undefined;
-    const segmentation = this.state.segmentations.get(share.segmentationId);
+    const segmentation = this.loadSegmentation(share.segmentationId);
     return segmentation ? { share, segmentation } : undefined;
   }
 
   recordView(share: ShareRecord): void {
-    share.viewCount++;
-    share.lastViewedAt = this.clock.nowIso();
+    this.state.transaction(() => {
+      const current = this.state.shares.get(share.id);
+      if (!current) return;
+      current.viewCount++;
+      current.lastViewedAt = this.clock.nowIso();
+      this.state.shares.put(current);
+      Object.assign(share, current);
+    });
   }
 }

@@ -184,10 +184,14 @@ export class EmbeddedObjectStore implements ObjectStore {
         const dir = this.uploadDir(uploadId);
         const md5Tmp = await this.tmpPath(`md5-${partNumber}`);
         await fsp.writeFile(md5Tmp, md5);
+        // An acknowledged part survives a crash: bytes and digest reach the disk before their names do.
+        await syncFile(tmp);
+        await syncFile(md5Tmp);
         // Bytes first, then the digest: a reader between the two renames sees a digest that does
         // not match the bytes, which completion detects (it re-hashes while assembling).
         await fsp.rename(tmp, path.join(dir, `${partNumber}.part`));
         await fsp.rename(md5Tmp, path.join(dir, `${partNumber}.md5`));
+        await syncFile(dir);
       });
       return { etag: `"${md5}"`, size: meter.size };
     } catch (error) {
@@ -234,9 +238,11 @@ export class EmbeddedObjectStore implements ObjectStore {
           }
         }
         await pipeline(concatenate(), createWriteStream(tmp, { flags: 'wx' }));
+        await syncFile(tmp);
         const target = this.objectPath(record.key);
         await fsp.mkdir(path.dirname(target), { recursive: true });
         await fsp.rename(tmp, target);
+        await syncFile(path.dirname(target));
       } catch (error) {
         await fsp.rm(tmp, { force: true });
         throw asStoreError(error);
@@ -285,6 +291,8 @@ export class EmbeddedObjectStore implements ObjectStore {
     if (typeof source === 'string' && options.move === true) {
       try {
         await fsp.rename(source, target);
+        await syncFile(target);
+        await syncFile(path.dirname(target));
         return { size: (await fsp.stat(target)).size };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
@@ -294,7 +302,9 @@ export class EmbeddedObjectStore implements ObjectStore {
     try {
       if (typeof source === 'string') await fsp.copyFile(source, tmp);
       else await pipeline(source, createWriteStream(tmp, { flags: 'wx' }));
+      await syncFile(tmp);
       await fsp.rename(tmp, target);
+      await syncFile(path.dirname(target));
     } catch (error) {
       await fsp.rm(tmp, { force: true });
       throw error;
@@ -451,7 +461,9 @@ export class EmbeddedObjectStore implements ObjectStore {
   private async writeFileAtomic(file: string, content: string): Promise<void> {
     const tmp = await this.tmpPath('meta');
     await fsp.writeFile(tmp, content);
+    await syncFile(tmp);
     await fsp.rename(tmp, file);
+    await syncFile(path.dirname(file));
   }
 
   private async pruneEmptyDirs(from: string): Promise<void> {
@@ -549,6 +561,16 @@ function noSuchKey(key: string): ObjectStoreError {
   return new ObjectStoreError('NoSuchKey', `The specified key does not exist: ${JSON.stringify(key)}`);
 }
 
+/** fsync of a file, or of a folder (for the names in it). */
+async function syncFile(file: string): Promise<void> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 function isMissing(error: NodeJS.ErrnoException): boolean {
   return error?.code === 'ENOENT';
 }
@@ -556,6 +578,16 @@ function isMissing(error: NodeJS.ErrnoException): boolean {
 /** Stream and file-system failures while a part arrives mean the body did not arrive whole. */
 function asStoreError(error: unknown, partNumber?: number): ObjectStoreError {
   if (error instanceof ObjectStoreError) return error;
+  if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC') {
+    return new ObjectStoreError(
+      'InsufficientStorage',
+      'The storage disk is full: nothing was stored. Try again later.',
+      {
+        partNumber,
+        cause: error,
+      },
+    );
+  }
   if (partNumber !== undefined) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ABORT_ERR') {

@@ -79,6 +79,8 @@ export type ObjectStoreErrorCode =
   | 'AccessDenied'
   | 'SignatureDoesNotMatch'
   | 'MethodNotAllowed'
+  /** The disk under the store is full (MinIO answers 507 too). */
+  | 'InsufficientStorage'
   | 'InternalError';
 
 export const OBJECT_STORE_ERROR_STATUS: Readonly<Record<ObjectStoreErrorCode, number>> = {
@@ -96,6 +98,7 @@ export const OBJECT_STORE_ERROR_STATUS: Readonly<Record<ObjectStoreErrorCode, nu
   AccessDenied: 403,
   SignatureDoesNotMatch: 403,
   MethodNotAllowed: 405,
+  InsufficientStorage: 507,
   InternalError: 500,
 };
 

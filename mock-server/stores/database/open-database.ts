@@ -1,0 +1,62 @@
+/**
+ * Opens the state database of a data folder: `<data folder>/state.sqlite`, in WAL mode with
+ * `synchronous = FULL`, so a transaction is on disk (WAL frame and its fsync) before the call that
+ * commits it returns: what was acknowledged survives `kill -9` and power loss alike. (`NORMAL`
+ * would survive `kill -9` but may lose the last transactions on power loss.)
+ *
+ *   openDatabase(dataDir) -> Database      throws DataFolderError with one line saying what to do
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+
+export const DATABASE_FILE = 'state.sqlite';
+/** The whole-state JSON snapshot written by versions before the database. */
+const LEGACY_SNAPSHOT = 'state.json';
+
+export class DataFolderError extends Error {
+  override name = 'DataFolderError';
+}
+
+export function openDatabase(dataDir: string): Database.Database {
+  const file = path.join(dataDir, DATABASE_FILE);
+  if (!existsSync(file) && existsSync(path.join(dataDir, LEGACY_SNAPSHOT))) {
+    throw new DataFolderError(
+      `the data folder ${dataDir} holds state in the old JSON snapshot format (state.json), which this ` +
+        'version cannot read: start with a new --data-dir (or move that folder aside).',
+    );
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+  } catch (err) {
+    throw new DataFolderError(
+      `cannot open ${file} as the mock's state database (${(err as Error).message}): ` +
+        'point --data-dir at a folder this mock wrote, or at an empty one.',
+    );
+  }
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, file);
+  return db;
+}
+
+function migrate(db: Database.Database, file: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    db.close();
+    throw new DataFolderError(
+      `${file} has schema version ${version}, newer than this mock's ${SCHEMA_VERSION}: ` +
+        'run the newer mock on it, or start this one with another --data-dir.',
+    );
+  }
+  for (let step = version; step < SCHEMA_VERSION; step++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[step]);
+      db.pragma(`user_version = ${step + 1}`);
+    })();
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Makes files (and folders, for the names in them) durable: each is opened and fsync'ed. Called
+ * after a file is written and before the database row that points at it commits, so a crash can
+ * leave a file no row points at (the start-up sweep removes it), never a row pointing at a file
+ * that is not on disk.
+ */
+import { open } from 'node:fs/promises';
+
+export async function flushFiles(paths: string[]): Promise<void> {
+  for (const file of paths) {
+    const handle = await open(file, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The start-up sweep of a data folder, run before the first request: after a crash the database
+ * and the files can disagree in one direction only (files are flushed before the rows that point at
+ * them commit, and removed after the rows that pointed at them are gone), so the sweep
+ *   - removes files no row points at: derived previews of deleted images, segmentation folders of
+ *     deleted or never-published segmentations, stored originals of deleted images, staging folders;
+ *   - fails work whose files are missing (an image whose preview is gone, a segmentation whose
+ *     outlines are gone), with a reason a client can act on, so no row points at a missing file.
+ * Conversions and predictions that were running are the services' to recover (redone once).
+ */
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { StateStore } from '../../domain/state.js';
+import type { ObjectStore } from '../../engines/object-store/object-store.js';
+
+export interface SweepFolders {
+  derived: string;
+  segmentations: string;
+  incoming: string;
+  cache: string;
+  /** The object store's own staging folder, where it has one on this disk. */
+  storeStaging?: string;
+  /** Key prefixes the object store holds, one per stored image, where it can list them cheaply. */
+  storedPrefixes?: () => Promise<string[]>;
+}
+
+export interface SweepReport {
+  filesRemoved: number;
+  imagesFailed: number;
+  segmentationsDropped: number;
+}
+
+export async function sweepDataFolder(
+  state: StateStore,
+  store: ObjectStore,
+  folders: SweepFolders,
+  nowIso: () => string,
+): Promise<SweepReport> {
+  const report: SweepReport = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
+  // Uploads still streaming and local copies of remote objects never outlive a process.
+  for (const dir of [folders.incoming, folders.cache, folders.storeStaging])
+    if (dir) report.filesRemoved += await emptyFolder(dir);
+
+  for (const entry of await entries(folders.derived)) {
+    if (!state.images.get(entry)) report.filesRemoved += await remove(path.join(folders.derived, entry));
+  }
+  const segmentationIds = state.segmentations.allIds();
+  for (const entry of await entries(folders.segmentations)) {
+    if (!segmentationIds.has(entry))
+      report.filesRemoved += await remove(path.join(folders.segmentations, entry));
+  }
+  if (folders.storedPrefixes) {
+    const referenced = new Set(
+      [...state.images.storageKeys()].map((key) => key.slice(0, key.lastIndexOf('/') + 1)),
+    );
+    for (const prefix of await folders.storedPrefixes())
+      if (!referenced.has(prefix)) report.filesRemoved += await store.deletePrefix(prefix).catch(() => 0);
+  }
+
+  for (const image of state.images.withStatus('ready')) {
+    const files = [image.derived?.previewPath, image.derived?.thumbnailPath];
+    if (files.every((f) => f && existsSync(f)) && (await store.exists(image.storageKey).catch(() => false)))
+      continue;
+    state.transaction(() => {
+      state.images.put({
+        ...image,
+        uploadStatus: 'failed',
+        uploadError:
+          'The stored file of this image was lost (its data folder was changed by hand). Upload it again.',
+        processedAt: nowIso(),
+      });
+    });
+    report.imagesFailed++;
+  }
+  for (const id of segmentationIds) {
+    if (existsSync(path.join(folders.segmentations, id, 'result.json'))) continue;
+    state.transaction(() => {
+      const row = state.segmentations.get(id);
+      if (!row) return;
+      for (const shareId of state.shares.idsOfSegmentation(id)) state.shares.delete(shareId);
+      state.segmentations.delete(id);
+      const prediction = state.predictions.get(row.predictionId);
+      if (prediction)
+        state.predictions.put({
+          ...prediction,
+          status: 'FAILED',
+          segmentationId: null,
+          cellCount: null,
+          error:
+            'The result of this prediction was lost (its data folder was changed by hand). Submit it again.',
+        });
+    });
+    report.segmentationsDropped++;
+  }
+  return report;
+}
+
+async function entries(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
+}
+
+async function remove(target: string): Promise<number> {
+  await rm(target, { recursive: true, force: true });
+  return 1;
+}
+
+async function emptyFolder(dir: string): Promise<number> {
+  let removed = 0;
+  for (const entry of await entries(dir)) removed += await remove(path.join(dir, entry));
+  return removed;
+}

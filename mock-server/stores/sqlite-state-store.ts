@@ -1,0 +1,452 @@
+/**
+ * The mock's state in SQLite (better-sqlite3): the `StateStore` port of domain/state.ts. Tables and
+ * indexes are in database/migrations.ts; every per-organization read and every lookup by id or
+ * token goes through an index, so it costs the same however many other records there are.
+ *
+ * Reads return fresh objects; writes are statements in the caller's transaction. `transaction`
+ * nests (an inner call joins the outer one), and turns "disk full" into the domain's
+ * `storage_full`, after which the database is as it was before the transaction began.
+ */
+import type Database from 'better-sqlite3';
+import { storageFull } from '../domain/errors.js';
+import type { ImageRecord, UploadStatus } from '../domain/images/image-record.js';
+import type { ModelRecord } from '../domain/models/model-record.js';
+import type { Organization, Plan } from '../domain/organizations.js';
+import type {
+  PredictionRecord,
+  PredictionStatus,
+  SegmentationRow,
+} from '../domain/predictions/prediction-record.js';
+import type { ShareRecord } from '../domain/shares/share-record.js';
+import type {
+  ImageTable,
+  ModelTable,
+  OrganizationTable,
+  PredictionTable,
+  SegmentationTable,
+  SettingsTable,
+  ShareTable,
+  StateStore,
+  UsageTable,
+} from '../domain/state.js';
+
+type Row = Record<string, unknown>;
+
+/** The part of a database the tables use: statements compiled once and kept (SQL text -> statement). */
+interface Statements {
+  prepare(sql: string): Database.Statement;
+}
+
+function statementCache(db: Database.Database): Statements {
+  const compiled = new Map<string, Database.Statement>();
+  return {
+    prepare(sql) {
+      let statement = compiled.get(sql);
+      if (!statement) compiled.set(sql, (statement = db.prepare(sql)));
+      return statement;
+    },
+  };
+}
+
+export class SqliteStateStore implements StateStore {
+  readonly organizations: OrganizationTable;
+  readonly usage: UsageTable;
+  readonly models: ModelTable;
+  readonly images: ImageTable;
+  readonly predictions: PredictionTable;
+  readonly segmentations: SegmentationTable;
+  readonly shares: ShareTable;
+  readonly settings: SettingsTable;
+
+  constructor(private readonly db: Database.Database) {
+    const statements = statementCache(db);
+    this.organizations = organizationTable(statements);
+    this.usage = usageTable(statements);
+    this.models = modelTable(statements);
+    this.images = imageTable(statements);
+    this.predictions = predictionTable(statements);
+    this.segmentations = segmentationTable(statements);
+    this.shares = shareTable(statements);
+    this.settings = settingsTable(statements);
+  }
+
+  transaction<T>(work: () => T): T {
+    if (this.db.inTransaction) return work();
+    try {
+      return this.db.transaction(work).immediate();
+    } catch (err) {
+      throw isDiskFull(err) ? storageFull() : err;
+    }
+  }
+
+  organizationForKey(key: string): Organization | undefined {
+    const row = this.db.prepare('SELECT organization_id FROM api_keys WHERE key = ?').get(key) as
+      { organization_id: string } | undefined;
+    return row && this.organizations.get(row.organization_id);
+  }
+
+  clear(): void {
+    this.transaction(() => {
+      for (const table of [
+        'shares',
+        'segmentations',
+        'predictions',
+        'images',
+        'models',
+        'analysis_usage',
+        'api_keys',
+        'organizations',
+        'settings',
+      ])
+        this.db.prepare(`DELETE FROM ${table}`).run();
+    });
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** SQLITE_FULL from the database, ENOSPC from a file written inside the transaction. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'SQLITE_IOERR_WRITE';
+}
+
+function organizationTable(db: Statements): OrganizationTable {
+  const keysOf = db.prepare('SELECT key FROM api_keys WHERE organization_id = ? ORDER BY seq').pluck();
+  const toOrganization = (r: Row): Organization => ({
+    id: r.id as string,
+    name: r.name as string,
+    plan: {
+      name: r.plan_name as string,
+      storageCapImages: r.storage_cap_images as number,
+      monthlyAnalysisCap: r.monthly_analysis_cap as number,
+    },
+    apiKeys: keysOf.all(r.id) as string[],
+  });
+  const nextSeq = (table: string) =>
+    (db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number) ?? 1;
+  const insertKey = db.prepare('INSERT INTO api_keys (key, organization_id, seq) VALUES (?, ?, ?)');
+  return {
+    get(id) {
+      const row = db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as Row | undefined;
+      return row && toOrganization(row);
+    },
+    all() {
+      return (db.prepare('SELECT * FROM organizations ORDER BY seq').all() as Row[]).map(toOrganization);
+    },
+    insert(org) {
+      db.prepare(
+        `INSERT INTO organizations (id, name, plan_name, storage_cap_images, monthly_analysis_cap, seq)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      ).run(
+        org.id,
+        org.name,
+        org.plan.name,
+        org.plan.storageCapImages,
+        org.plan.monthlyAnalysisCap,
+        nextSeq('organizations'),
+      );
+      for (const key of org.apiKeys) insertKey.run(key, org.id, nextSeq('api_keys'));
+    },
+    setPlan(id: string, plan: Plan) {
+      db.prepare(
+        'UPDATE organizations SET plan_name = ?, storage_cap_images = ?, monthly_analysis_cap = ? WHERE id = ?',
+      ).run(plan.name, plan.storageCapImages, plan.monthlyAnalysisCap, id);
+    },
+    addKey(id, key) {
+      insertKey.run(key, id, nextSeq('api_keys'));
+    },
+    keyTaken(key) {
+      return db.prepare('SELECT 1 FROM api_keys WHERE key = ?').get(key) !== undefined;
+    },
+  };
+}
+
+function usageTable(db: Statements): UsageTable {
+  return {
+    analyses(orgId, month) {
+      const count = db
+        .prepare('SELECT count FROM analysis_usage WHERE organization_id = ? AND month = ?')
+        .pluck()
+        .get(orgId, month) as number | undefined;
+      return count ?? 0;
+    },
+    setAnalyses(orgId, month, count) {
+      db.prepare(
+        `INSERT INTO analysis_usage (organization_id, month, count) VALUES (?, ?, ?)
+         ON CONFLICT (organization_id, month) DO UPDATE SET count = excluded.count`,
+      ).run(orgId, month, count);
+    },
+    clear(orgId) {
+      db.prepare('DELETE FROM analysis_usage WHERE organization_id = ?').run(orgId);
+    },
+  };
+}
+
+function modelTable(db: Statements): ModelTable {
+  const toModel = (r: Row): ModelRecord => ({
+    id: r.id as string,
+    name: r.name as string,
+    version: r.version as string,
+    description: r.description as string,
+    scope: r.scope as ModelRecord['scope'],
+    ...(r.organization_id === null ? {} : { organizationId: r.organization_id as string }),
+    engine: JSON.parse(r.engine as string) as ModelRecord['engine'],
+  });
+  return {
+    add(model) {
+      db.prepare(
+        `INSERT INTO models (id, organization_id, scope, name, version, description, engine)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        model.id,
+        model.organizationId ?? null,
+        model.scope,
+        model.name,
+        model.version,
+        model.description,
+        JSON.stringify(model.engine),
+      );
+    },
+    get(id) {
+      const row = db.prepare('SELECT * FROM models WHERE id = ?').get(id) as Row | undefined;
+      return row && toModel(row);
+    },
+    listFor(org) {
+      const rows = db
+        .prepare("SELECT * FROM models WHERE scope = 'base' OR organization_id = ?")
+        .all(org.id) as Row[];
+      return rows
+        .map(toModel)
+        .sort((a, b) => (a.scope === b.scope ? a.name.localeCompare(b.name) : a.scope === 'base' ? -1 : 1));
+    },
+  };
+}
+
+function imageTable(db: Statements): ImageTable {
+  const toImage = (r: Row): ImageRecord => ({
+    id: r.id as string,
+    organizationId: r.organization_id as string,
+    name: r.name as string,
+    imageType: 'TIFF',
+    size: r.size as number,
+    shape: r.shape === null ? null : (JSON.parse(r.shape as string) as number[]),
+    uploadStatus: r.upload_status as UploadStatus,
+    uploadError: r.upload_error as string | null,
+    createdAt: r.created_at as string,
+    processedAt: r.processed_at as string | null,
+    metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
+    folderId: r.folder_id as string | null,
+    storageKey: r.storage_key as string,
+    multipartUploadId: r.multipart_upload_id as string | null,
+    derived: r.derived === null ? null : (JSON.parse(r.derived as string) as ImageRecord['derived']),
+    conversionAttempts: r.conversion_attempts as number,
+  });
+  const upsert = db.prepare(
+    `INSERT INTO images (id, organization_id, name, size, shape, upload_status, upload_error, created_at,
+       processed_at, metadata, folder_id, storage_key, multipart_upload_id, derived, conversion_attempts)
+     VALUES (@id, @organizationId, @name, @size, @shape, @uploadStatus, @uploadError, @createdAt,
+       @processedAt, @metadata, @folderId, @storageKey, @multipartUploadId, @derived, @conversionAttempts)
+     ON CONFLICT (id) DO UPDATE SET name = excluded.name, size = excluded.size, shape = excluded.shape,
+       upload_status = excluded.upload_status, upload_error = excluded.upload_error,
+       processed_at = excluded.processed_at, metadata = excluded.metadata, folder_id = excluded.folder_id,
+       multipart_upload_id = excluded.multipart_upload_id, derived = excluded.derived,
+       conversion_attempts = excluded.conversion_attempts`,
+  );
+  return {
+    get(id) {
+      const row = db.prepare('SELECT * FROM images WHERE id = ?').get(id) as Row | undefined;
+      return row && toImage(row);
+    },
+    put(image) {
+      upsert.run({
+        ...image,
+        shape: image.shape === null ? null : JSON.stringify(image.shape),
+        metadata: JSON.stringify(image.metadata),
+        derived: image.derived === null ? null : JSON.stringify(image.derived),
+      });
+    },
+    delete(id) {
+      db.prepare('DELETE FROM images WHERE id = ?').run(id);
+    },
+    countOf(orgId) {
+      return db.prepare('SELECT count(*) FROM images WHERE organization_id = ?').pluck().get(orgId) as number;
+    },
+    idsOf(orgId) {
+      return db.prepare('SELECT id FROM images WHERE organization_id = ?').pluck().all(orgId) as string[];
+    },
+    withStatus(status) {
+      return (db.prepare('SELECT * FROM images WHERE upload_status = ?').all(status) as Row[]).map(toImage);
+    },
+    storageKeys() {
+      return new Set(db.prepare('SELECT storage_key FROM images').pluck().all() as string[]);
+    },
+  };
+}
+
+function predictionTable(db: Statements): PredictionTable {
+  const toPrediction = (r: Row): PredictionRecord => ({
+    id: r.id as string,
+    organizationId: r.organization_id as string,
+    imageId: r.image_id as string,
+    modelId: r.model_id as string,
+    status: r.status as PredictionStatus,
+    createdAt: r.created_at as string,
+    startedAt: r.started_at as string | null,
+    finishedAt: r.finished_at as string | null,
+    segmentationId: r.segmentation_id as string | null,
+    cellCount: r.cell_count as number | null,
+    error: r.error as string | null,
+    runAttempts: r.run_attempts as number,
+  });
+  const upsert = db.prepare(
+    `INSERT INTO predictions (id, organization_id, image_id, model_id, status, created_at, started_at,
+       finished_at, segmentation_id, cell_count, error, run_attempts)
+     VALUES (@id, @organizationId, @imageId, @modelId, @status, @createdAt, @startedAt, @finishedAt,
+       @segmentationId, @cellCount, @error, @runAttempts)
+     ON CONFLICT (id) DO UPDATE SET status = excluded.status, started_at = excluded.started_at,
+       finished_at = excluded.finished_at, segmentation_id = excluded.segmentation_id,
+       cell_count = excluded.cell_count, error = excluded.error, run_attempts = excluded.run_attempts`,
+  );
+  return {
+    get(id) {
+      const row = db.prepare('SELECT * FROM predictions WHERE id = ?').get(id) as Row | undefined;
+      return row && toPrediction(row);
+    },
+    put(prediction) {
+      upsert.run(prediction);
+    },
+    delete(id) {
+      db.prepare('DELETE FROM predictions WHERE id = ?').run(id);
+    },
+    inFlightFor(orgId, imageId, modelId) {
+      const row = db
+        .prepare(
+          `SELECT * FROM predictions WHERE image_id = ? AND model_id = ? AND status IN ('SUBMITTED', 'STARTED')
+           AND organization_id = ? LIMIT 1`,
+        )
+        .get(imageId, modelId, orgId) as Row | undefined;
+      return row && toPrediction(row);
+    },
+    withStatus(...statuses) {
+      const marks = statuses.map(() => '?').join(', ');
+      return (
+        db.prepare(`SELECT * FROM predictions WHERE status IN (${marks})`).all(...statuses) as Row[]
+      ).map(toPrediction);
+    },
+    idsOfImage(imageId) {
+      return db.prepare('SELECT id FROM predictions WHERE image_id = ?').pluck().all(imageId) as string[];
+    },
+    idsOf(orgId) {
+      return db
+        .prepare('SELECT id FROM predictions WHERE organization_id = ?')
+        .pluck()
+        .all(orgId) as string[];
+    },
+  };
+}
+
+function segmentationTable(db: Statements): SegmentationTable {
+  const toSegmentation = (r: Row): SegmentationRow => ({
+    id: r.id as string,
+    organizationId: r.organization_id as string,
+    predictionId: r.prediction_id as string,
+    imageId: r.image_id as string,
+    imageName: r.image_name as string,
+    modelId: r.model_id as string,
+    modelName: r.model_name as string,
+    source: r.source as string,
+    cellCount: r.cell_count as number,
+    roiIds: JSON.parse(r.roi_ids as string) as string[],
+    hasPreview: r.has_preview === 1,
+    createdAt: r.created_at as string,
+  });
+  return {
+    get(id) {
+      const row = db.prepare('SELECT * FROM segmentations WHERE id = ?').get(id) as Row | undefined;
+      return row && toSegmentation(row);
+    },
+    put(s) {
+      db.prepare(
+        `INSERT OR REPLACE INTO segmentations (id, organization_id, prediction_id, image_id, image_name,
+           model_id, model_name, source, cell_count, roi_ids, has_preview, created_at)
+         VALUES (@id, @organizationId, @predictionId, @imageId, @imageName, @modelId, @modelName, @source,
+           @cellCount, @roiIds, @hasPreview, @createdAt)`,
+      ).run({ ...s, roiIds: JSON.stringify(s.roiIds), hasPreview: s.hasPreview ? 1 : 0 });
+    },
+    delete(id) {
+      db.prepare('DELETE FROM segmentations WHERE id = ?').run(id);
+    },
+    idsOfImage(imageId) {
+      return db.prepare('SELECT id FROM segmentations WHERE image_id = ?').pluck().all(imageId) as string[];
+    },
+    idsOf(orgId) {
+      return db
+        .prepare('SELECT id FROM segmentations WHERE organization_id = ?')
+        .pluck()
+        .all(orgId) as string[];
+    },
+    allIds() {
+      return new Set(db.prepare('SELECT id FROM segmentations').pluck().all() as string[]);
+    },
+  };
+}
+
+function shareTable(db: Statements): ShareTable {
+  const toShare = (r: Row): ShareRecord => ({
+    id: r.id as string,
+    organizationId: r.organization_id as string,
+    segmentationId: r.segmentation_id as string,
+    token: r.token as string,
+    viewCount: r.view_count as number,
+    lastViewedAt: r.last_viewed_at as string | null,
+    createdAt: r.created_at as string,
+    revokedAt: r.revoked_at as string | null,
+  });
+  const one = (sql: string, ...args: unknown[]) => {
+    const row = db.prepare(sql).get(...args) as Row | undefined;
+    return row && toShare(row);
+  };
+  return {
+    get: (id) => one('SELECT * FROM shares WHERE id = ?', id),
+    byToken: (token) => one('SELECT * FROM shares WHERE token = ?', token),
+    liveFor: (segmentationId) =>
+      one('SELECT * FROM shares WHERE segmentation_id = ? AND revoked_at IS NULL LIMIT 1', segmentationId),
+    put(share) {
+      db.prepare(
+        `INSERT INTO shares (id, organization_id, segmentation_id, token, view_count, last_viewed_at, created_at,
+           revoked_at)
+         VALUES (@id, @organizationId, @segmentationId, @token, @viewCount, @lastViewedAt, @createdAt, @revokedAt)
+         ON CONFLICT (id) DO UPDATE SET view_count = excluded.view_count,
+           last_viewed_at = excluded.last_viewed_at, revoked_at = excluded.revoked_at`,
+      ).run(share);
+    },
+    delete(id) {
+      db.prepare('DELETE FROM shares WHERE id = ?').run(id);
+    },
+    idsOfSegmentation(segmentationId) {
+      return db
+        .prepare('SELECT id FROM shares WHERE segmentation_id = ?')
+        .pluck()
+        .all(segmentationId) as string[];
+    },
+    idsOf(orgId) {
+      return db.prepare('SELECT id FROM shares WHERE organization_id = ?').pluck().all(orgId) as string[];
+    },
+  };
+}
+
+function settingsTable(db: Statements): SettingsTable {
+  return {
+    get(key) {
+      return db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(key) as string | undefined;
+    },
+    set(key, value) {
+      db.prepare(
+        'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run(key, value);
+    },
+  };
+}
