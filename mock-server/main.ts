@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { startMockServer } from './server.js';
+import { DataFolderError } from './stores/database/open-database.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
 async function main(argv: string[]): Promise<void> {
@@ -65,6 +66,7 @@ function banner(url: string, services: Awaited<ReturnType<typeof startMockServer
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  console.error(err instanceof ConfigError ? `error: ${err.message}` : err);
+  const oneLine = err instanceof ConfigError || err instanceof DataFolderError;
+  console.error(oneLine ? `error: ${(err as Error).message}` : err);
   process.exit(err instanceof ConfigError ? 2 : 1);
 });

@@ -80,7 +80,7 @@ export async function createServices(
   const clock = new MockClock(Number(state.settings.get(CLOCK_OFFSET) ?? 0), (offset) =>
     state.transaction(() => state.settings.set(CLOCK_OFFSET, String(offset))),
   );
-  const store = await createStore(config, paths, overrides.persistent ?? false);
+  const store = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
     minPartSize: config.minPartSize,
@@ -193,7 +193,12 @@ async function persistentSecret(file: string): Promise<Buffer> {
   }
 }
 
-async function createStore(config: MockConfig, paths: DataPaths, persistent: boolean): Promise<ObjectStore> {
+async function createStore(
+  config: MockConfig,
+  paths: DataPaths,
+  persistent: boolean,
+  now: () => Date,
+): Promise<ObjectStore> {
   if (config.objectStore === 's3') {
     if (!config.s3Bucket) throw new Error('--object-store s3 needs --s3-bucket (S3_BUCKET)');
     return createObjectStore({
@@ -216,6 +221,8 @@ async function createStore(config: MockConfig, paths: DataPaths, persistent: boo
     signingSecret: persistent
       ? await persistentSecret(path.join(config.dataDir, 'signing-secret'))
       : undefined,
+    // Part URLs expire by the mock's clock, so advancing it from the control plane expires them.
+    clock: now,
   });
 }
 

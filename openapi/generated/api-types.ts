@@ -48,7 +48,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an image, aborting any in-flight resumable upload first.
-         * @description Permanently deletes the image and derived storage; frees its slot in the storage cap.
+         * @description Permanently deletes the image and everything derived from it, and frees its slot in the storage cap. Derived means its predictions, their segmentations and the shares of those: afterwards `GET /predict/{id}` and `GET /shares/{id}` answer 404, every export of the segmentations answers 404 and their public share pages no longer open.
          */
         delete: operations["deleteUpload"];
         options?: never;
@@ -137,7 +137,10 @@ export interface paths {
         get: operations["getImage"];
         put?: never;
         post?: never;
-        /** Delete an image and its derived storage. */
+        /**
+         * Delete an image and its derived storage.
+         * @description The same as `DELETE /upload/{image_id}`.
+         */
         delete: operations["deleteImage"];
         options?: never;
         head?: never;
@@ -1073,6 +1076,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
+        /** @description The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart. */
+        StorageFull: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The mock's disk is full: nothing of this request was saved. Free space in its data folder and try again."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
         /** @description The resource is missing or outside the caller's organization. */
         NotFound: {
             headers: {
@@ -1287,6 +1304,7 @@ export interface operations {
             413: components["responses"]["FileTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationErrorArray"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getUpload: {
@@ -1329,6 +1347,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            507: components["responses"]["StorageFull"];
         };
     };
     completeUpload: {
@@ -1374,6 +1393,7 @@ export interface operations {
             403: components["responses"]["ImageNotAccessible"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArrayOrState"];
+            507: components["responses"]["StorageFull"];
         };
     };
     abortUpload: {
@@ -1405,6 +1425,7 @@ export interface operations {
             403: components["responses"]["ImageNotAccessible"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArrayOrState"];
+            507: components["responses"]["StorageFull"];
         };
     };
     createImage: {
@@ -1472,6 +1493,7 @@ export interface operations {
             402: components["responses"]["StorageCapReached"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getImage: {
@@ -1514,6 +1536,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            507: components["responses"]["StorageFull"];
         };
     };
     listModels: {
@@ -1588,6 +1611,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["ImageNotReady"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getPrediction: {
@@ -1836,6 +1860,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     getShare: {
@@ -1899,6 +1924,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     viewSharePage: {
@@ -2068,6 +2094,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockListOrganizations: {
@@ -2185,6 +2212,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockCreateApiKey: {
@@ -2217,6 +2245,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockSetPlan: {
@@ -2253,6 +2282,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockSetUsage: {
@@ -2289,6 +2319,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockCreateModel: {
@@ -2338,6 +2369,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockGetClock: {
@@ -2379,6 +2411,7 @@ export interface operations {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockSetProgress: {

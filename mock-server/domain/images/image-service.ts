@@ -143,10 +143,9 @@ export class ImageService {
     this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
     const layout = planParts(fields.size, this.options.minPartSize);
-    const { uploadId } = await this.store.createMultipartUpload(image.storageKey, {
-      totalSize: fields.size,
-      ...layout,
-    });
+    const { uploadId } = await this.store
+      .createMultipartUpload(image.storageKey, { totalSize: fields.size, ...layout })
+      .catch((err: unknown) => Promise.reject(asInputError(err)));
     try {
       const urls = [];
       for (let n = 1; n <= layout.partCount; n++) {

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
-import { notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import type { Organization } from '../organizations.js';
 import type { SegmentationRecord } from '../predictions/prediction-record.js';
 import type { StateStore } from '../state.js';
@@ -64,14 +64,19 @@ export class ShareService {
     return segmentation ? { share, segmentation } : undefined;
   }
 
+  /** Counts a view when it can: on a full disk the page still opens, uncounted. */
   recordView(share: ShareRecord): void {
-    this.state.transaction(() => {
-      const current = this.state.shares.get(share.id);
-      if (!current) return;
-      current.viewCount++;
-      current.lastViewedAt = this.clock.nowIso();
-      this.state.shares.put(current);
-      Object.assign(share, current);
-    });
+    try {
+      this.state.transaction(() => {
+        const current = this.state.shares.get(share.id);
+        if (!current) return;
+        current.viewCount++;
+        current.lastViewedAt = this.clock.nowIso();
+        this.state.shares.put(current);
+        Object.assign(share, current);
+      });
+    } catch (err) {
+      if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
+    }
   }
 }

@@ -105,5 +105,3 @@ export const MIGRATIONS: readonly string[] = [
   );
   `,
 ];
-
-export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS } from './migrations.js';
 
 export const DATABASE_FILE = 'state.sqlite';
 /** The whole-state JSON snapshot written by versions before the database. */
@@ -19,7 +19,7 @@ export class DataFolderError extends Error {
   override name = 'DataFolderError';
 }
 
-export function openDatabase(dataDir: string): Database.Database {
+export function openDatabase(dataDir: string, migrations: readonly string[] = MIGRATIONS): Database.Database {
   const file = path.join(dataDir, DATABASE_FILE);
   if (!existsSync(file) && existsSync(path.join(dataDir, LEGACY_SNAPSHOT))) {
     throw new DataFolderError(
@@ -40,22 +40,22 @@ export function openDatabase(dataDir: string): Database.Database {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db, file);
+  migrate(db, file, migrations);
   return db;
 }
 
-function migrate(db: Database.Database, file: string): void {
+function migrate(db: Database.Database, file: string, migrations: readonly string[]): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) {
+  if (version > migrations.length) {
     db.close();
     throw new DataFolderError(
-      `${file} has schema version ${version}, newer than this mock's ${SCHEMA_VERSION}: ` +
+      `${file} has schema version ${version}, newer than this mock's ${migrations.length}: ` +
         'run the newer mock on it, or start this one with another --data-dir.',
     );
   }
-  for (let step = version; step < SCHEMA_VERSION; step++) {
+  for (let step = version; step < migrations.length; step++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[step]);
+      db.exec(migrations[step]);
       db.pragma(`user_version = ${step + 1}`);
     })();
   }

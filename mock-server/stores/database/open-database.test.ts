@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from './migrations.js';
+import { DataFolderError, openDatabase } from './open-database.js';
+
+const dirs: string[] = [];
+function folder(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'db-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('openDatabase', () => {
+  it('creates the schema at its version, in WAL mode with synchronous FULL', () => {
+    const db = openDatabase(folder());
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    db.close();
+  });
+
+  it('migrates an older data folder step by step and keeps its rows', () => {
+    const dir = folder();
+    const v1 = ['CREATE TABLE things (id TEXT PRIMARY KEY)'];
+    const old = openDatabase(dir, v1);
+    old.prepare("INSERT INTO things VALUES ('kept')").run();
+    old.close();
+    const db = openDatabase(dir, [...v1, "ALTER TABLE things ADD COLUMN note TEXT NOT NULL DEFAULT 'new'"]);
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.prepare('SELECT id, note FROM things').all()).toEqual([{ id: 'kept', note: 'new' }]);
+    db.close();
+  });
+
+  it('refuses a data folder written by a newer mock, saying what to do', () => {
+    const dir = folder();
+    openDatabase(dir, ['CREATE TABLE a (x)', 'CREATE TABLE b (x)']).close();
+    expect(() => openDatabase(dir, ['CREATE TABLE a (x)'])).toThrow(
+      /schema version 2, newer than this mock's 1: run the newer mock on it, or start this one with another --data-dir/,
+    );
+  });
+
+  it('refuses the old JSON snapshot format with one line that says what to do', () => {
+    const dir = folder();
+    writeFileSync(path.join(dir, 'state.json'), '{"version":1}');
+    expect(() => openDatabase(dir)).toThrow(DataFolderError);
+    expect(() => openDatabase(dir)).toThrow(/old JSON snapshot format .* start with a new --data-dir/);
+  });
+
+  it('refuses a file that is not a database', () => {
+    const dir = folder();
+    writeFileSync(path.join(dir, 'state.sqlite'), 'not a database at all, just text '.repeat(100));
+    expect(() => openDatabase(dir)).toThrow(DataFolderError);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * One round of the crash test: a mock process under a write load (image records created and
+ * deleted, shares created and revoked) is killed with SIGKILL at a seeded random moment, started
+ * again on the same data folder, and every acknowledged write is checked.
+ */
+import { createRng, type Rng } from '../../fixtures/generator/prng.js';
+import { encodeTiff } from '../../fixtures/generator/tiff-writer.js';
+import { renderPreset } from '../../fixtures/generator/synthetic.js';
+import { AcknowledgedWrites, type LedgerViolations } from './ledger.js';
+import { startMockProcess } from './mock-process.js';
+
+export interface CrashWorld {
+  root: string;
+  dataDir: string;
+  ledger: AcknowledgedWrites;
+  /** Set up on the first round: an organization with room for every write, and a segmentation to share. */
+  key?: string;
+  segmentationId?: string;
+}
+
+export interface RoundResult extends LedgerViolations {
+  seed: number;
+  killedAfterMs: number;
+  acknowledgedThisRound: number;
+}
+
+const CLIENTS = 8;
+
+export async function crashRound(world: CrashWorld, seed: number): Promise<RoundResult> {
+  const rng = createRng(seed);
+  const mock = await startMockProcess(world.root, world.dataDir);
+  try {
+    if (!world.key) await setUp(world, mock.url);
+    const before = world.ledger.size;
+    const killedAfterMs = Math.round(rng.uniform(500, 3000));
+    let killed = false;
+    const kill = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        killed = true;
+        void mock.kill('SIGKILL').then(resolve);
+      }, killedAfterMs),
+    );
+    const clients = Array.from({ length: CLIENTS }, (_, i) =>
+      writeLoad(world, mock.url, createRng(seed * 31 + i), () => killed),
+    );
+    await kill;
+    await Promise.allSettled(clients);
+    const acknowledgedThisRound = world.ledger.size - before;
+    const again = await startMockProcess(world.root, world.dataDir);
+    try {
+      return { seed, killedAfterMs, acknowledgedThisRound, ...(await check(world, again.url)) };
+    } finally {
+      await again.kill('SIGTERM');
+    }
+  } finally {
+    await mock.kill('SIGKILL');
+  }
+}
+
+async function setUp(world: CrashWorld, url: string): Promise<void> {
+  const org = (await json(url, 'POST', '/__mock/organizations', undefined, {
+    name: 'Crash test',
+    plan: { name: 'crash', storage_cap_images: 1_000_000, monthly_analysis_cap: 1_000_000 },
+  })) as { api_keys: string[] };
+  world.key = org.api_keys[0];
+  const { plane } = renderPreset('easy-8bit-256');
+  const tiff = encodeTiff([{ width: plane.width, height: plane.height, bitsPerSample: 8, data: plane.data }]);
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(tiff)], { type: 'image/tiff' }), 'cells.tif');
+  const upload = await fetch(`${url}/api/v1/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${world.key}` },
+    body: form,
+  });
+  const imageId = ((await upload.json()) as { image: { id: string } }).image.id;
+  const models = (await json(url, 'GET', '/api/v1/models', world.key)) as Array<{ id: string; name: string }>;
+  const model = models.find((m) => m.name === 'nuclei-fluorescence') ?? models[0];
+  const ack = (await json(url, 'POST', '/api/v1/predict', world.key, {
+    image_id: imageId,
+    model_id: model.id,
+  })) as { prediction_id: string };
+  for (let i = 0; i < 600; i++) {
+    const p = (await json(url, 'GET', `/api/v1/predict/${ack.prediction_id}`, world.key)) as {
+      status: string;
+      segmentation_id?: string;
+    };
+    if (p.status === 'COMPLETED') {
+      world.segmentationId = p.segmentation_id;
+      return;
+    }
+    if (p.status === 'FAILED') throw new Error('the set-up prediction failed');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the set-up prediction did not complete');
+}
+
+/** One client: writes until the mock is killed, recording each write the mock acknowledged. */
+async function writeLoad(world: CrashWorld, url: string, rng: Rng, stopped: () => boolean): Promise<void> {
+  const { ledger } = world;
+  while (!stopped()) {
+    try {
+      const pick = rng.next();
+      if (pick < 0.5) {
+        const res = await send(url, 'POST', '/api/v1/image', world.key, {
+          name: `crash-${rng.nextUint32()}.tif`,
+          size: 1000,
+          image_type: 'TIFF',
+        });
+        if (res.ok) ledger.created.add(((await res.json()) as { id: string }).id);
+      } else if (pick < 0.75) {
+        const live = ledger.live();
+        if (!live.length) continue;
+        const id = live[rng.int(0, live.length)];
+        // Stays marked when not answered, or answered 404 because an earlier unanswered delete of it
+        // (from before a kill) had happened after all.
+        ledger.deleteUnanswered.add(id);
+        const res = await send(url, 'DELETE', `/api/v1/image/${id}`, world.key);
+        if (res.ok) ledger.deleted.add(id);
+      } else {
+        const res = await send(url, 'POST', '/api/v1/shares', world.key, {
+          segmentation_id: world.segmentationId,
+        });
+        if (!res.ok) continue;
+        const share = (await res.json()) as { id: string; url: string };
+        const revoke = await send(url, 'DELETE', `/api/v1/shares/${share.id}`, world.key);
+        if (revoke.ok) ledger.revoked.set(share.id, share.url.slice(share.url.lastIndexOf('/') + 1));
+      }
+    } catch {
+      // the connection died with the process: that write was never acknowledged
+    }
+  }
+}
+
+async function check(world: CrashWorld, url: string): Promise<LedgerViolations> {
+  const violations: LedgerViolations = { createdLost: [], deletesUndone: [], revocationsUndone: [] };
+  for (const id of world.ledger.created) {
+    const status = (await send(url, 'GET', `/api/v1/image/${id}`, world.key)).status;
+    if (world.ledger.deleted.has(id)) {
+      if (status !== 404) violations.deletesUndone.push(id);
+    } else if (status !== 200 && !(status === 404 && world.ledger.deleteUnanswered.has(id))) {
+      violations.createdLost.push(id);
+    }
+  }
+  for (const [id, token] of world.ledger.revoked) {
+    const share = (await (await send(url, 'GET', `/api/v1/shares/${id}`, world.key)).json()) as {
+      revoked_at?: string | null;
+    };
+    const page = await send(url, 'GET', `/share/${token}`);
+    await page.arrayBuffer();
+    if (!share.revoked_at || page.status === 200) violations.revocationsUndone.push(id);
+  }
+  return violations;
+}
+
+async function send(
+  url: string,
+  method: string,
+  route: string,
+  key?: string,
+  body?: unknown,
+): Promise<Response> {
+  return fetch(url + route, {
+    method,
+    headers: {
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+}
+
+async function json(
+  url: string,
+  method: string,
+  route: string,
+  key?: string,
+  body?: unknown,
+): Promise<unknown> {
+  const res = await send(url, method, route, key, body);
+  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
