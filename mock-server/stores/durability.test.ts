@@ -4,7 +4,7 @@
  * clock, and a full disk answers 507, keeps nothing of the refused request and recovers by itself.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
