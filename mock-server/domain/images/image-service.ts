@@ -219,6 +219,8 @@ export class ImageService {
         throw notFound('Image');
       }
     } catch (err) {
+      // Deleted while the parts were assembled: answer as if the delete had come first.
+      if (!this.state.images.get(id)) throw notFound('Image');
       throw asInputError(err);
     } finally {
       this.completing.delete(id);

@@ -425,7 +425,16 @@ export class EmbeddedObjectStore implements ObjectStore {
   private async readParts(uploadId: string): Promise<UploadedPart[]> {
     const dir = this.uploadDir(uploadId);
     const parts: UploadedPart[] = [];
-    for (const name of await fsp.readdir(dir)) {
+    let names: string[];
+    try {
+      names = await fsp.readdir(dir);
+    } catch (error) {
+      if (!isMissing(error as NodeJS.ErrnoException)) throw error;
+      // Aborted or completed meanwhile; a read racing the abort may have cached its record again.
+      this.uploads.delete(uploadId);
+      throw noSuchUpload(uploadId);
+    }
+    for (const name of names) {
       const match = PART_FILE.exec(name);
       if (match === null) continue;
       const partNumber = Number(match[1]);
