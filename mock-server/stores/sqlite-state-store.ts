@@ -35,15 +35,27 @@ type Row = Record<string, unknown>;
 /** The part of a database the tables use: statements compiled once and kept (SQL text -> statement). */
 interface Statements {
   prepare(sql: string): Database.Statement;
+  /** The first row, or undefined. */
+  row(sql: string, ...args: unknown[]): Row | undefined;
+  /** The first column of every row. */
+  column<T = string>(sql: string, ...args: unknown[]): T[];
 }
 
 function statementCache(db: Database.Database): Statements {
   const compiled = new Map<string, Database.Statement>();
+  const prepare = (sql: string) => {
+    let statement = compiled.get(sql);
+    if (!statement) compiled.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+  const plucked = new Map<string, Database.Statement>();
   return {
-    prepare(sql) {
-      let statement = compiled.get(sql);
-      if (!statement) compiled.set(sql, (statement = db.prepare(sql)));
-      return statement;
+    prepare,
+    row: (sql, ...args) => prepare(sql).get(...args) as Row | undefined,
+    column<T>(sql: string, ...args: unknown[]) {
+      let statement = plucked.get(sql);
+      if (!statement) plucked.set(sql, (statement = db.prepare(sql).pluck()));
+      return statement.all(...args) as T[];
     },
   };
 }
@@ -114,7 +126,8 @@ export function isDiskFull(err: unknown): boolean {
 }
 
 function organizationTable(db: Statements): OrganizationTable {
-  const keysOf = db.prepare('SELECT key FROM api_keys WHERE organization_id = ? ORDER BY seq').pluck();
+  const keysOf = (orgId: unknown) =>
+    db.column('SELECT key FROM api_keys WHERE organization_id = ? ORDER BY seq', orgId);
   const toOrganization = (r: Row): Organization => ({
     id: r.id as string,
     name: r.name as string,
@@ -123,14 +136,13 @@ function organizationTable(db: Statements): OrganizationTable {
       storageCapImages: r.storage_cap_images as number,
       monthlyAnalysisCap: r.monthly_analysis_cap as number,
     },
-    apiKeys: keysOf.all(r.id) as string[],
+    apiKeys: keysOf(r.id),
   });
-  const nextSeq = (table: string) =>
-    (db.prepare(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`).pluck().get() as number) ?? 1;
+  const nextSeq = (table: string) => db.column<number>(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`)[0];
   const insertKey = db.prepare('INSERT INTO api_keys (key, organization_id, seq) VALUES (?, ?, ?)');
   return {
     get(id) {
-      const row = db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as Row | undefined;
+      const row = db.row('SELECT * FROM organizations WHERE id = ?', id);
       return row && toOrganization(row);
     },
     all() {
@@ -167,10 +179,11 @@ function organizationTable(db: Statements): OrganizationTable {
 function usageTable(db: Statements): UsageTable {
   return {
     analyses(orgId, month) {
-      const count = db
-        .prepare('SELECT count FROM analysis_usage WHERE organization_id = ? AND month = ?')
-        .pluck()
-        .get(orgId, month) as number | undefined;
+      const [count] = db.column<number>(
+        'SELECT count FROM analysis_usage WHERE organization_id = ? AND month = ?',
+        orgId,
+        month,
+      );
       return count ?? 0;
     },
     setAnalyses(orgId, month, count) {
@@ -211,7 +224,7 @@ function modelTable(db: Statements): ModelTable {
       );
     },
     get(id) {
-      const row = db.prepare('SELECT * FROM models WHERE id = ?').get(id) as Row | undefined;
+      const row = db.row('SELECT * FROM models WHERE id = ?', id);
       return row && toModel(row);
     },
     listFor(org) {
@@ -257,7 +270,7 @@ function imageTable(db: Statements): ImageTable {
   );
   return {
     get(id) {
-      const row = db.prepare('SELECT * FROM images WHERE id = ?').get(id) as Row | undefined;
+      const row = db.row('SELECT * FROM images WHERE id = ?', id);
       return row && toImage(row);
     },
     put(image) {
@@ -272,16 +285,16 @@ function imageTable(db: Statements): ImageTable {
       db.prepare('DELETE FROM images WHERE id = ?').run(id);
     },
     countOf(orgId) {
-      return db.prepare('SELECT count(*) FROM images WHERE organization_id = ?').pluck().get(orgId) as number;
+      return db.column<number>('SELECT count(*) FROM images WHERE organization_id = ?', orgId)[0];
     },
     idsOf(orgId) {
-      return db.prepare('SELECT id FROM images WHERE organization_id = ?').pluck().all(orgId) as string[];
+      return db.column('SELECT id FROM images WHERE organization_id = ?', orgId);
     },
     withStatus(status) {
       return (db.prepare('SELECT * FROM images WHERE upload_status = ?').all(status) as Row[]).map(toImage);
     },
     storageKeys() {
-      return new Set(db.prepare('SELECT storage_key FROM images').pluck().all() as string[]);
+      return new Set(db.column('SELECT storage_key FROM images'));
     },
   };
 }
@@ -312,7 +325,7 @@ function predictionTable(db: Statements): PredictionTable {
   );
   return {
     get(id) {
-      const row = db.prepare('SELECT * FROM predictions WHERE id = ?').get(id) as Row | undefined;
+      const row = db.row('SELECT * FROM predictions WHERE id = ?', id);
       return row && toPrediction(row);
     },
     put(prediction) {
@@ -337,13 +350,10 @@ function predictionTable(db: Statements): PredictionTable {
       ).map(toPrediction);
     },
     idsOfImage(imageId) {
-      return db.prepare('SELECT id FROM predictions WHERE image_id = ?').pluck().all(imageId) as string[];
+      return db.column('SELECT id FROM predictions WHERE image_id = ?', imageId);
     },
     idsOf(orgId) {
-      return db
-        .prepare('SELECT id FROM predictions WHERE organization_id = ?')
-        .pluck()
-        .all(orgId) as string[];
+      return db.column('SELECT id FROM predictions WHERE organization_id = ?', orgId);
     },
   };
 }
@@ -365,7 +375,7 @@ function segmentationTable(db: Statements): SegmentationTable {
   });
   return {
     get(id) {
-      const row = db.prepare('SELECT * FROM segmentations WHERE id = ?').get(id) as Row | undefined;
+      const row = db.row('SELECT * FROM segmentations WHERE id = ?', id);
       return row && toSegmentation(row);
     },
     put(s) {
@@ -380,16 +390,13 @@ function segmentationTable(db: Statements): SegmentationTable {
       db.prepare('DELETE FROM segmentations WHERE id = ?').run(id);
     },
     idsOfImage(imageId) {
-      return db.prepare('SELECT id FROM segmentations WHERE image_id = ?').pluck().all(imageId) as string[];
+      return db.column('SELECT id FROM segmentations WHERE image_id = ?', imageId);
     },
     idsOf(orgId) {
-      return db
-        .prepare('SELECT id FROM segmentations WHERE organization_id = ?')
-        .pluck()
-        .all(orgId) as string[];
+      return db.column('SELECT id FROM segmentations WHERE organization_id = ?', orgId);
     },
     allIds() {
-      return new Set(db.prepare('SELECT id FROM segmentations').pluck().all() as string[]);
+      return new Set(db.column('SELECT id FROM segmentations'));
     },
   };
 }
@@ -427,13 +434,10 @@ function shareTable(db: Statements): ShareTable {
       db.prepare('DELETE FROM shares WHERE id = ?').run(id);
     },
     idsOfSegmentation(segmentationId) {
-      return db
-        .prepare('SELECT id FROM shares WHERE segmentation_id = ?')
-        .pluck()
-        .all(segmentationId) as string[];
+      return db.column('SELECT id FROM shares WHERE segmentation_id = ?', segmentationId);
     },
     idsOf(orgId) {
-      return db.prepare('SELECT id FROM shares WHERE organization_id = ?').pluck().all(orgId) as string[];
+      return db.column('SELECT id FROM shares WHERE organization_id = ?', orgId);
     },
   };
 }
@@ -441,7 +445,7 @@ function shareTable(db: Statements): ShareTable {
 function settingsTable(db: Statements): SettingsTable {
   return {
     get(key) {
-      return db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(key) as string | undefined;
+      return db.column('SELECT value FROM settings WHERE key = ?', key)[0];
     },
     set(key, value) {
       db.prepare(
