@@ -2,13 +2,8 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import type { ApiClient } from '../harness/api-client.js';
 import type { CheckContext } from '../harness/check.js';
-import {
-  firstModelId,
-  openResumable,
-  pollPrediction,
-  uploadFile,
-  type UploadBody,
-} from '../harness/flows.js';
+import { openResumable, pollPrediction, uploadFile, type UploadBody } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 
 const MAX_FILL = 60;
@@ -85,7 +80,7 @@ check(
     if (upload.status === 402)
       ctx.skip('the tiny-plan organization has no free storage slot for the image to analyse');
     const imageId = (upload.body as UploadBody).image.id;
-    const modelId = await firstModelId(tiny);
+    const modelId = await fittingModelId(tiny);
     for (let i = 0; i < MAX_FILL; i++) {
       const response = await tiny.call<{ prediction_id: string; detail: string }>('createPrediction', {
         body: { image_id: imageId, model_id: modelId },

@@ -2,13 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { ApiClient } from '../harness/api-client.js';
 import { check } from '../harness/check.js';
-import {
-  firstModelId,
-  openResumable,
-  pollPrediction,
-  readyImage,
-  type PredictionBody,
-} from '../harness/flows.js';
+import { openResumable, pollPrediction, readyImage, type PredictionBody } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 
 interface Ack {
@@ -31,7 +26,7 @@ check(
   async (ctx) => {
     const sample = presetTiff('easy-8bit-256');
     const imageId = await readyImage(ctx, sample.bytes);
-    const modelId = await firstModelId(ctx.api);
+    const modelId = await fittingModelId(ctx.api);
     const ack = await ctx.api.call<Ack>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
@@ -57,7 +52,7 @@ check(
   { clauses: ['PRED-04'] },
   async (ctx) => {
     const imageId = await readyImage(ctx, presetTiff('easy-16bit-512').bytes);
-    const modelId = await firstModelId(ctx.api);
+    const modelId = await fittingModelId(ctx.api);
     const first = await ctx.api.call<Ack>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
@@ -86,7 +81,7 @@ check(
   { clauses: ['PRED-05', 'ERR-01'] },
   async (ctx) => {
     const imageId = await readyImage(ctx, presetTiff().bytes);
-    const modelId = await firstModelId(ctx.api);
+    const modelId = await fittingModelId(ctx.api);
     const noImage = await ctx.api.call<{ detail: unknown }>('createPrediction', {
       body: { image_id: randomUUID(), model_id: modelId },
     });
@@ -104,7 +99,7 @@ check(
 
 check('predict refuses an image that is not ready', { clauses: ['UP-16'] }, async (ctx) => {
   const opened = await openResumable(ctx, 1000);
-  const modelId = await firstModelId(ctx.api);
+  const modelId = await fittingModelId(ctx.api);
   const response = await ctx.api.call('createPrediction', {
     body: { image_id: opened.body.image.id, model_id: modelId },
   });
@@ -166,7 +161,7 @@ check(
     expect(forced.status).toBe(200);
     const imageId = await readyImage(ctx, presetTiff().bytes, client);
     const ack = await client.call<Ack>('createPrediction', {
-      body: { image_id: imageId, model_id: await firstModelId(client) },
+      body: { image_id: imageId, model_id: await fittingModelId(client) },
     });
     const done = await pollPrediction(ctx, ack.body.prediction_id, client);
     expect(done.status).toBe('FAILED');

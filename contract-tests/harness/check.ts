@@ -18,12 +18,19 @@ export interface CheckContext {
   cleanup: Cleanup;
   /** Marks the check skipped with a reason the report shows. */
   skip(reason: string): never;
+  /**
+   * Runs the assertions of one clause and records its own outcome, so one check can judge several
+   * clauses apart: a failure is noted and the check goes on, then fails at its end naming the clause.
+   */
+  verify(clauseId: string, assertions: () => unknown): Promise<boolean>;
 }
 
 export interface CheckMeta {
   clauses: string[];
   calls: Array<{ operationId: string; status: number }>;
   skipReason?: string;
+  /** Outcomes of the clauses the check judged one by one (see CheckContext.verify). */
+  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
 }
 
 declare module 'vitest' {
@@ -94,8 +101,26 @@ export function check(
       const tiny = target.keys.tiny ? new ApiClient(contract, target, target.keys.tiny) : undefined;
       const clients = [api, other, tiny].filter((x): x is ApiClient => x !== undefined);
       const cleanup = new Cleanup();
+      const clauseFailures: string[] = [];
+      const verify = async (clauseId: string, assertions: () => unknown): Promise<boolean> => {
+        if (!options.clauses.includes(clauseId))
+          throw new Error(`check "${title}" verifies ${clauseId} but does not name it in its clauses`);
+        meta.clauseOutcomes ??= {};
+        try {
+          await assertions();
+          if (meta.clauseOutcomes[clauseId]?.outcome !== 'fail')
+            meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
+          return true;
+        } catch (err) {
+          const error = `${clauseId}: ${(err as Error).message}`;
+          meta.clauseOutcomes[clauseId] = { outcome: 'fail', error };
+          clauseFailures.push(error);
+          return false;
+        }
+      };
       try {
-        await body({ target, contract, api, other, tiny, cleanup, skip });
+        await body({ target, contract, api, other, tiny, cleanup, skip, verify });
+        if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
       } finally {
         await cleanup.run();
         meta.calls = clients.flatMap((client) => client.seen);

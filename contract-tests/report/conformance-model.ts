@@ -13,6 +13,8 @@ export interface CheckResult {
   error?: string;
   skipReason?: string;
   calls: Array<{ operationId: string; status: number }>;
+  /** Clauses this check judged one by one, with their own outcome. */
+  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
 }
 
 export interface ClauseResult extends Clause {
@@ -48,7 +50,16 @@ export function buildReport(
   times: { startedAt: string; finishedAt: string },
 ): ConformanceReport {
   const clauses: ClauseResult[] = CLAUSES.map((clause) => {
-    const covering = checks.filter((c) => c.clauses.includes(clause.id));
+    // A check that judged this clause on its own reports the clause's outcome, not its overall one,
+    // unless the check failed for a reason no clause of it took (a response outside the document).
+    const covering = checks
+      .filter((c) => c.clauses.includes(clause.id))
+      .map((c) => {
+        const own = c.clauseOutcomes?.[clause.id];
+        const explained =
+          c.outcome !== 'fail' || Object.values(c.clauseOutcomes ?? {}).some((o) => o.outcome === 'fail');
+        return own && explained ? { ...c, outcome: own.outcome, error: own.error } : c;
+      });
     return {
       ...clause,
       outcome: clauseOutcome(covering.map((c) => c.outcome)),

@@ -40,6 +40,7 @@ export default class ConformanceReporter implements Reporter {
           error: result.state === 'failed' ? result.errors?.map((e) => e.message).join('\n') : undefined,
           skipReason: outcome === 'skipped' ? (meta.skipReason ?? 'skipped') : undefined,
           calls: meta.calls,
+          clauseOutcomes: meta.clauseOutcomes,
         });
       }
     }
