@@ -139,6 +139,27 @@ export const CLAUSES: Clause[] = [
     'Failed and aborted images count against the storage cap until deleted; deleting frees the slot.',
   ),
   c('CAP-04', 'Limits', 'stated', 'The monthly analysis cap answers 402 with a readable detail on predict.'),
+  c(
+    'CAP-05',
+    'Limits',
+    'stated',
+    'A storage cap of N images accepts exactly N (either upload mode) and answers 402 to the next, on all three creations; a delete frees exactly one slot.',
+    'exact',
+  ),
+  c(
+    'CAP-06',
+    'Limits',
+    'stated',
+    'A monthly analysis cap of N accepts exactly N predictions and answers 402 to the next.',
+    'exact',
+  ),
+  c(
+    'CAP-07',
+    'Limits',
+    'assumed',
+    "The organization's counters (images, analyses this month) move by one with each call that counts and not at all with a refused or failed one.",
+    'exact',
+  ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
   c(
     'PRED-01',
@@ -161,6 +182,13 @@ export const CLAUSES: Clause[] = [
   ),
   c('PRED-05', 'Predictions', 'stated', 'POST /predict answers 404 for a missing image or model.'),
   c('PRED-06', 'Predictions', 'assumed', 'A FAILED prediction carries an error string.'),
+  c(
+    'PRED-07',
+    'Predictions',
+    'assumed',
+    'A skipped prediction (identical one in flight) does not count against the monthly analyses.',
+    'exact',
+  ),
   c(
     'EXP-01',
     'Exports',
