@@ -130,6 +130,27 @@ export const CLAUSES: Clause[] = [
   ),
   c('UP-15', 'Uploads', 'assumed', 'A presigned part PUT answers 200 with a quoted ETag.'),
   c('UP-16', 'Uploads', 'stated', 'Only a ready image can be passed to POST /predict.'),
+  c(
+    'UP-17',
+    'Uploads',
+    'assumed',
+    "A part's ETag is the quoted MD5 of the bytes sent for it, as S3 answers.",
+    'exact',
+  ),
+  c('UP-18', 'Uploads', 'assumed', 'A part PUT whose signature was tampered with answers 403.'),
+  c(
+    'UP-19',
+    'Uploads',
+    'assumed',
+    'A part PUT whose expiry was edited (its signature unchanged) answers 403.',
+  ),
+  c(
+    'STB-01',
+    'Uploads',
+    'assumed',
+    'Fields that must not change between reads do not: image id, name, size, type, created_at (shape, processed_at once ready); prediction ids and created_at (result once COMPLETED); share id, url, created_at, access, role.',
+    'exact',
+  ),
   c('CAP-01', 'Limits', 'stated', 'The storage cap answers 402 with a readable detail on both upload modes.'),
   c('CAP-02', 'Limits', 'stated', 'The storage cap answers 402 on image-record creation, before any bytes.'),
   c(
