@@ -14,6 +14,11 @@ export interface CallOptions {
   unvalidated?: boolean;
   /** Send to this root instead of the target's (around Prism's proxy, which corrupts binary multipart bodies). */
   baseUrl?: string;
+  /**
+   * Throw at once when the response breaks the document, instead of failing the check at its end:
+   * for loops (polls) that would otherwise wait for a value the document does not allow.
+   */
+  failFast?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -68,8 +73,12 @@ export class ApiClient {
     const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
     this.seen.push({ operationId, status: response.status });
     if (!options.unvalidated) {
-      for (const v of this.contract.validateResponse(operationId, response.status, contentType, parsed))
-        this.violations.push(v.message);
+      const violations = this.contract.validateResponse(operationId, response.status, contentType, parsed);
+      for (const v of violations) this.violations.push(v.message);
+      if (options.failFast && violations.length)
+        throw new Error(
+          `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,
+        );
     }
     if (response.status >= 500)
       this.violations.push(

@@ -101,7 +101,7 @@ export async function pollImage(
 ): Promise<ImageBody> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<ImageBody>('getUpload', { params: { image_id: id } });
+    const response = await client.call<ImageBody>('getUpload', { params: { image_id: id }, failFast: true });
     expect(response.status).toBe(200);
     const status = response.body.upload_status;
     if (status === 'ready' || status === 'failed') return response.body;
@@ -132,7 +132,10 @@ export async function pollPrediction(
 ): Promise<PredictionBody> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<PredictionBody>('getPrediction', { params: { prediction_id: id } });
+    const response = await client.call<PredictionBody>('getPrediction', {
+      params: { prediction_id: id },
+      failFast: true,
+    });
     expect(response.status).toBe(200);
     seen?.add(response.body.status);
     if (response.body.status === 'COMPLETED' || response.body.status === 'FAILED') return response.body;
