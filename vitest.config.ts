@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,7 +6,8 @@ export default defineConfig({
     reporters: [
       'default',
       './contract-tests/report/conformance-reporter.ts',
-      ['junit', { outputFile: 'reports/junit.xml' }],
+      // With the contract reports, under --report-dir (CONTRACT_REPORT_DIR) when one is given.
+      ['junit', { outputFile: path.join(process.env.CONTRACT_REPORT_DIR || 'reports', 'junit.xml') }],
     ],
     projects: [
       {

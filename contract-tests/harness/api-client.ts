@@ -94,7 +94,11 @@ export class ApiClient {
     };
   }
 
-  /** A request outside the document (unknown route, storage URL): recorded, not schema-checked. */
+  /**
+   * A request outside the document's operations (unknown route, presigned part URL, share page),
+   * or one the document cannot describe: not schema-checked, but counted in the report under the
+   * operation it reaches, or under a label of its own.
+   */
   async raw(
     method: string,
     pathOrUrl: string,
@@ -106,6 +110,10 @@ export class ApiClient {
     if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
     await this.pace();
     const response = await fetch(url, { ...init, method, headers, redirect: 'manual' });
+    this.seen.push({
+      operationId: this.contract.labelOf(method, new URL(url).pathname),
+      status: response.status,
+    });
     if (response.status >= 500)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
     return response;

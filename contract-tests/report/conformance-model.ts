@@ -32,6 +32,12 @@ export interface OperationResult {
   undocumented: string[];
 }
 
+/** Requests the suite made that no operation of the document describes, by label. */
+export interface OtherRequestResult {
+  label: string;
+  seen: Record<string, number>;
+}
+
 export interface ConformanceReport {
   target: { baseUrl: string; profile: string; capabilities: string[] };
   startedAt: string;
@@ -39,6 +45,8 @@ export interface ConformanceReport {
   totals: { checks: Record<Outcome, number>; clauses: Record<Outcome | 'not-run', number> };
   clauses: ClauseResult[];
   operations: OperationResult[];
+  /** Every other request the checks made (presigned part URLs, share pages, unknown routes). */
+  otherRequests: OtherRequestResult[];
   checks: CheckResult[];
 }
 
@@ -85,6 +93,14 @@ export function buildReport(
       undocumented: Object.keys(seen).filter((status) => !op.statuses.includes(status)),
     };
   });
+  const others = new Map<string, Record<string, number>>();
+  for (const check of checks)
+    for (const call of check.calls) {
+      if (contract.operations.has(call.operationId)) continue;
+      const seen = others.get(call.operationId) ?? {};
+      seen[call.status] = (seen[call.status] ?? 0) + 1;
+      others.set(call.operationId, seen);
+    }
   return {
     target,
     ...times,
@@ -100,6 +116,9 @@ export function buildReport(
     },
     clauses,
     operations,
+    otherRequests: [...others]
+      .map(([label, seen]) => ({ label, seen }))
+      .sort((a, b) => a.label.localeCompare(b.label)),
     checks,
   };
 }
