@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { ApiClient } from '../harness/api-client.js';
 import { check } from '../harness/check.js';
 import { openResumable, pollPrediction, readyImage, type PredictionBody } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
@@ -153,7 +152,7 @@ check(
         body: JSON.stringify({ organization_id: org.id }),
       }),
     );
-    const client = new ApiClient(ctx.contract, ctx.target, org.api_keys[0]);
+    const client = ctx.clientFor(org.api_keys[0]);
     const forced = await ctx.api.raw('POST', `${ctx.target.directBaseUrl}/__mock/predictions/outcomes`, {
       ...admin,
       body: JSON.stringify({ organization_id: org.id, status: 'FAILED', error: 'GPU worker out of memory' }),

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ApiClient } from './api-client.js';
+import type { ApiClient } from './api-client.js';
 import type { CheckContext } from './check.js';
 
 export interface Usage {
@@ -44,7 +44,7 @@ export async function throwawayOrganization(
   );
   return {
     id,
-    client: new ApiClient(ctx.contract, ctx.target, created.body.api_keys[0]),
+    client: ctx.clientFor(created.body.api_keys[0]),
     async usage() {
       const listed = await ctx.api.call<Array<{ id: string; usage: Usage }>>('mockListOrganizations', admin);
       expect(listed.status).toBe(200);

@@ -13,13 +13,15 @@ export interface CheckResult {
   error?: string;
   skipReason?: string;
   calls: Array<{ operationId: string; status: number }>;
+  /** The reproducer script of a failure, relative to the report folder. */
+  reproducer?: string;
   /** Clauses this check judged one by one, with their own outcome. */
   clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
 }
 
 export interface ClauseResult extends Clause {
   outcome: Outcome | 'not-run';
-  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason'>>;
+  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason' | 'reproducer'>>;
 }
 
 export interface OperationResult {
@@ -71,11 +73,12 @@ export function buildReport(
     return {
       ...clause,
       outcome: clauseOutcome(covering.map((c) => c.outcome)),
-      checks: covering.map(({ title, outcome, error, skipReason }) => ({
+      checks: covering.map(({ title, outcome, error, skipReason, reproducer }) => ({
         title,
         outcome,
         error,
         skipReason,
+        reproducer,
       })),
     };
   });

@@ -40,6 +40,7 @@ export default class ConformanceReporter implements Reporter {
           skipReason: outcome === 'skipped' ? (meta.skipReason ?? 'skipped') : undefined,
           calls: meta.calls,
           clauseOutcomes: meta.clauseOutcomes,
+          reproducer: meta.reproducer,
         });
       }
     }

@@ -11,7 +11,7 @@ export function renderHtml(report: ConformanceReport): string {
           .filter((k) => k.outcome !== 'pass')
           .map(
             (k) =>
-              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}</div>`,
+              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}${k.reproducer ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
           )
           .join('');
         return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${c.outcome}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
@@ -39,7 +39,7 @@ export function renderHtml(report: ConformanceReport): string {
     .filter((c) => c.outcome === 'fail')
     .map(
       (f) =>
-        `<details open><summary>${esc(f.title)} <span class="muted">(${f.clauses.join(', ')})</span></summary><pre>${esc((f.error ?? '').slice(0, 5000))}</pre></details>`,
+        `<details open><summary>${esc(f.title)} <span class="muted">(${f.clauses.join(', ')})</span>${f.reproducer ? ` <a href="${esc(f.reproducer)}">reproducer</a>` : ''}</summary><pre>${esc((f.error ?? '').slice(0, 5000))}</pre></details>`,
     )
     .join('\n');
   return `<!doctype html>

@@ -26,7 +26,7 @@ export function renderMarkdown(report: ConformanceReport): string {
         .filter((k) => k.outcome !== 'pass')
         .map((k) =>
           k.outcome === 'fail'
-            ? `${k.title}: ${firstLine(k.error)}`
+            ? `${k.title}: ${firstLine(k.error)}${k.reproducer ? ` ([reproducer](${k.reproducer}))` : ''}`
             : `${k.title}: ${k.skipReason ?? 'skipped'}`,
         )
         .join('<br>');
@@ -68,7 +68,7 @@ export function renderMarkdown(report: ConformanceReport): string {
       lines.push(
         `### ${f.title}`,
         '',
-        `Clauses: ${f.clauses.join(', ')} · ${f.file}`,
+        `Clauses: ${f.clauses.join(', ')} · ${f.file}${f.reproducer ? ` · reproducer: [${f.reproducer}](${f.reproducer})` : ''}`,
         '',
         '```',
         (f.error ?? '').slice(0, 3000),
