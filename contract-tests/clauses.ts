@@ -315,6 +315,12 @@ export const CLAUSES: Clause[] = [
     'exact',
   ),
   c(
+    'STATE-01',
+    'States',
+    'stated',
+    "Random sequences of uploads, aborts, deletes, reads, predictions, shares and revokes answer as the interface's state tables say (caps counted, deleted ids 404, one live share per segmentation).",
+  ),
+  c(
     'SHR-01',
     'Shares',
     'stated',

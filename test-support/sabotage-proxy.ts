@@ -33,6 +33,9 @@ interface ProxyState {
   presigned: Map<string, URL>;
   /** Predictions already read once. */
   polled: Set<string>;
+  /** The last answer of GET /upload/{id}, by id, and the ids deleted since. */
+  images: Map<string, Buffer>;
+  deleted: Set<string>;
 }
 
 interface SabotageCase {
@@ -44,6 +47,8 @@ interface SabotageCase {
   only?: string;
   /** The failure must say this (e.g. that a value is outside the document, not a poll timeout). */
   message?: RegExp;
+  /** Settings of the run (a seed and a run count for the stateful exploration). */
+  env?: Record<string, string>;
   request?(exchange: Exchange, state: ProxyState): void | Promise<void>;
   response?(exchange: Exchange, answer: Answer, state: ProxyState): void | Promise<void>;
 }
@@ -344,6 +349,26 @@ export const SABOTAGES = {
       answer.body = Buffer.from(JSON.stringify(prediction));
     },
   },
+  /** A deleted image still reads as it was (through GET /upload/{id}). */
+  'deleted-still-readable': {
+    breaks: ['STATE-01'],
+    files: ['stateful.check.ts'],
+    message: /shrunk to \d+ commands: .*delete.*read/s,
+    env: { CONTRACT_SEED: '7', CONTRACT_STATEFUL_RUNS: '40' },
+    response: (exchange, answer, state) => {
+      const match = /^\/api\/v1\/(upload|image)\/([^/]+)$/.exec(route(exchange));
+      if (!match) return;
+      const id = match[2];
+      if (exchange.method === 'DELETE' && answer.status === 200) state.deleted.add(id);
+      if (exchange.method !== 'GET' || match[1] !== 'upload') return;
+      if (answer.status === 200) state.images.set(id, answer.body);
+      else if (answer.status === 404 && state.deleted.has(id) && state.images.has(id)) {
+        answer.status = 200;
+        answer.body = state.images.get(id)!;
+        answer.headers['content-type'] = 'application/json';
+      }
+    },
+  },
 } as const satisfies Record<string, SabotageCase>;
 
 export type Sabotage = keyof typeof SABOTAGES;
@@ -366,7 +391,15 @@ export async function startSabotageProxy(
   keys: { main: string; other: string },
 ) {
   const broken: SabotageCase = SABOTAGES[sabotage];
-  const state: ProxyState = { target, self: '', keys, presigned: new Map(), polled: new Set() };
+  const state: ProxyState = {
+    target,
+    self: '',
+    keys,
+    presigned: new Map(),
+    polled: new Set(),
+    images: new Map(),
+    deleted: new Set(),
+  };
   const server = http.createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];

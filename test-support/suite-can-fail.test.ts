@@ -56,6 +56,7 @@ describe.concurrent('the contract suite flags a broken target', () => {
               CONTRACT_TINY_API_KEY: keys.tiny,
               CONTRACT_REPORT_DIR: reportDir,
               CONTRACT_POLL_TIMEOUT_MS: '5000',
+              ...('env' in sabotage ? sabotage.env : {}),
             },
             maxBuffer: 64 * 1024 * 1024,
           },
