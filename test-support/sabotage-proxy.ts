@@ -33,8 +33,7 @@ interface ProxyState {
   presigned: Map<string, URL>;
   /** Predictions already read once. */
   polled: Set<string>;
-  /** The last answer of GET /upload/{id}, by id, and the ids deleted since. */
-  images: Map<string, Buffer>;
+  /** Images deleted through the proxy. */
   deleted: Set<string>;
 }
 
@@ -349,24 +348,39 @@ export const SABOTAGES = {
       answer.body = Buffer.from(JSON.stringify(prediction));
     },
   },
-  /** A deleted image still reads as it was (through GET /upload/{id}). */
+  /** A deleted image still reads, as a ready image (through GET /upload/{id}). */
   'deleted-still-readable': {
     breaks: ['STATE-01'],
     files: ['stateful.check.ts'],
     message: /shrunk to \d+ commands: .*delete.*read/s,
-    env: { CONTRACT_SEED: '7', CONTRACT_STATEFUL_RUNS: '40' },
+    env: { CONTRACT_SEED: '7', CONTRACT_STATEFUL_RUNS: '150' },
     response: (exchange, answer, state) => {
       const match = /^\/api\/v1\/(upload|image)\/([^/]+)$/.exec(route(exchange));
       if (!match) return;
       const id = match[2];
       if (exchange.method === 'DELETE' && answer.status === 200) state.deleted.add(id);
-      if (exchange.method !== 'GET' || match[1] !== 'upload') return;
-      if (answer.status === 200) state.images.set(id, answer.body);
-      else if (answer.status === 404 && state.deleted.has(id) && state.images.has(id)) {
-        answer.status = 200;
-        answer.body = state.images.get(id)!;
-        answer.headers['content-type'] = 'application/json';
-      }
+      if (
+        exchange.method !== 'GET' ||
+        match[1] !== 'upload' ||
+        answer.status !== 404 ||
+        !state.deleted.has(id)
+      )
+        return;
+      const now = new Date().toISOString();
+      answer.status = 200;
+      answer.headers['content-type'] = 'application/json';
+      answer.body = Buffer.from(
+        JSON.stringify({
+          id,
+          name: 'cells.tif',
+          image_type: 'TIFF',
+          size: 1,
+          shape: [1, 1],
+          upload_status: 'ready',
+          created_at: now,
+          processed_at: now,
+        }),
+      );
     },
   },
 } as const satisfies Record<string, SabotageCase>;
@@ -397,7 +411,6 @@ export async function startSabotageProxy(
     keys,
     presigned: new Map(),
     polled: new Set(),
-    images: new Map(),
     deleted: new Set(),
   };
   const server = http.createServer(async (req, res) => {

@@ -200,8 +200,11 @@ class ReadShare extends OnShare {
 }
 
 const index = fc.nat({ max: 7 });
+// Creations weigh double: most other commands need an image to act on.
 const COMMANDS = [
   fc.constant(new OpenResumable()),
+  fc.constant(new OpenResumable()),
+  fc.constant(new UploadSingle()),
   fc.constant(new UploadSingle()),
   index.map((i) => new Abort(i)),
   index.map((i) => new Delete(i)),
@@ -252,7 +255,9 @@ check(
       );
     };
     const result = await fc.check(
-      fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: steps }), (commands) => runOnce(commands)),
+      fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: steps, size: 'max' }), (commands) =>
+        runOnce(commands),
+      ),
       { seed: chosenSeed, numRuns: runs, endOnFailure: false },
     );
     await ctx.verify('STATE-01', async () => {
