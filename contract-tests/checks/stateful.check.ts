@@ -39,7 +39,6 @@ type Command = fc.AsyncCommand<InterfaceModel, Real>;
 const statusIn = (allowed: number[], status: number, what: string) =>
   expect(allowed, `${what}: answered ${status}`).toContain(status);
 const pick = <T>(items: T[], index: number): T => items[index % items.length];
-const live = (model: InterfaceModel) => model.images.filter((i) => !i.deleted);
 
 class OpenResumable implements Command {
   check = () => true;
