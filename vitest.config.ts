@@ -34,6 +34,13 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // Checks are independent (each its own resources, or its own throw-away organization):
+          // they run concurrently, and the files share their workers' loaded modules (the
+          // document's validators are compiled once per worker, not once per file). Checks that
+          // share an organization's caps declare themselves sequential.
+          isolate: false,
+          sequence: { concurrent: true },
+          maxConcurrency: 8,
         },
       },
     ],

@@ -28,8 +28,9 @@ export async function setup(project: TestProject): Promise<void> {
   mock = await startMockServer({
     port: 0,
     logLevel: process.env.MOCK_LOG_LEVEL ?? 'silent',
-    predictionStartDelayMs: 20,
-    predictionRunDelayMs: 50,
+    // Instant: checks that need a prediction in flight hold it there through the control plane.
+    predictionStartDelayMs: 0,
+    predictionRunDelayMs: 0,
   });
   project.provide('mockBaseUrl', mock.url);
   process.env.CONTRACT_MOCK_URL = mock.url; // for the conformance reporter, in this process

@@ -25,7 +25,12 @@ async function fillStorage(
 
 check(
   'the storage cap answers 402 on both upload modes and on record creation; aborted images count; deleting frees a slot',
-  { clauses: ['CAP-01', 'CAP-02', 'CAP-03', 'ERR-01'], requires: ['caps'], needs: ['tiny'] },
+  {
+    clauses: ['CAP-01', 'CAP-02', 'CAP-03', 'ERR-01'],
+    requires: ['caps'],
+    needs: ['tiny'],
+    sequential: true,
+  },
   async (ctx) => {
     const tiny = ctx.tiny!;
     const { created, refusal } = await fillStorage(ctx, tiny);
@@ -54,7 +59,7 @@ check(
 
 check(
   'the storage cap holds under 50 simultaneous uploads',
-  { clauses: ['CAP-01'], requires: ['caps', 'load'], needs: ['tiny'] },
+  { clauses: ['CAP-01'], requires: ['caps', 'load'], needs: ['tiny'], sequential: true },
   async (ctx) => {
     const tiny = ctx.tiny!;
     const { created } = await fillStorage(ctx, tiny);
@@ -73,7 +78,7 @@ check(
 
 check(
   'the monthly analysis cap answers 402 with a readable detail',
-  { clauses: ['CAP-04'], requires: ['caps'], needs: ['tiny'] },
+  { clauses: ['CAP-04'], requires: ['caps'], needs: ['tiny'], sequential: true },
   async (ctx) => {
     const tiny = ctx.tiny!;
     const upload = await uploadFile(ctx, presetTiff().bytes, 'quota.tif', tiny, 'tiny');

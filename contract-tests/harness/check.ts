@@ -55,6 +55,11 @@ export interface CheckOptions {
   needs?: Array<'other' | 'tiny'>;
   timeout?: number;
   /**
+   * Run alone, not beside the other checks of its file: for checks that fill or count one shared
+   * organization's caps (the tiny-plan key's).
+   */
+  sequential?: boolean;
+  /**
    * Set when Prism's proxy answers these requests itself (missing or malformed credentials,
    * malformed JSON), so through `--via-prism` the check would judge Prism, not the target.
    */
@@ -72,7 +77,7 @@ export function check(
 ): void {
   for (const id of options.clauses)
     if (!CLAUSE_IDS.has(id)) throw new Error(`check "${title}" names unknown clause ${id}`);
-  test(
+  (options.sequential ? test.sequential : test)(
     `[${options.clauses.join(' ')}] ${title}`,
     { timeout: options.timeout ?? 120_000 },
     async (testContext: TestContext) => {
