@@ -71,6 +71,35 @@ const transcript: RecordedExchange[] = [
 ];
 
 describe('reproducer scripts', () => {
+  it("read a throw-away organization's key from the answer that created it, never writing it", () => {
+    const THROWAWAY = 'sk_test_throwaway_0123456789abcdef';
+    const { script } = reproducerScript({
+      title: 't',
+      clauses: ['CAP-05'],
+      error: 'e',
+      baseUrls: [BASE],
+      exchanges: [
+        exchange({ method: 'POST', url: `${BASE}/__mock/organizations`, keyVariable: null }, 200, {
+          id: IMAGE,
+          api_keys: [THROWAWAY],
+        }),
+        exchange(
+          {
+            method: 'GET',
+            url: `${BASE}/api/v1/models`,
+            keyVariable: null,
+            rawAuthorization: `Bearer ${THROWAWAY}`,
+          },
+          200,
+          [],
+        ),
+      ],
+    });
+    expect(script).not.toContain(THROWAWAY);
+    expect(script).toContain(`V1=$(value '["api_keys",0]' "$OUT/1")`);
+    expect(script).toContain('-H "Authorization: Bearer ${V1}"');
+  });
+
   const { script, files } = reproducerScript({
     title: 'a check',
     clauses: ['PRED-02'],
@@ -103,7 +132,7 @@ describe('reproducer scripts', () => {
 
   it('keep the files sent, a deliberate header as sent, and end with what was expected', () => {
     expect(files).toEqual([{ name: '1-cells.tif', bytes: Buffer.from('II*\0') }]);
-    expect(script).toContain(`-H 'Authorization: Token abc'`);
+    expect(script).toContain(`-H "Authorization: Token abc"`);
     expect(script.trimEnd().endsWith('# expected 401 to be 200')).toBe(true);
   });
 

@@ -84,6 +84,11 @@ export function reproducerScript(input: ReproducerInput): {
     return out;
   };
 
+  // Keys sent as raw headers (throw-away organizations') never appear in the script's comments.
+  const sentKeys = input.exchanges
+    .map((e) => /^Bearer (\S{8,})$/.exec(e.request.rawAuthorization ?? '')?.[1])
+    .filter((k): k is string => !!k);
+  const redact = (text: string) => sentKeys.reduce((out, key) => out.split(key).join('<key>'), text);
   const steps: string[][] = [];
   const samePoll = (a?: RecordedExchange, b?: RecordedExchange) =>
     !!a &&
@@ -110,7 +115,10 @@ export function reproducerScript(input: ReproducerInput): {
       variables.add(request.keyVariable);
       args.push(`-H "Authorization: Bearer \${${request.keyVariable}}"`);
     } else if (request.rawAuthorization !== undefined)
-      args.push(`-H ${shellQuote(`Authorization: ${request.rawAuthorization}`)}`);
+      // A throw-away organization's key is read back from the answer that created it.
+      args.push(
+        `-H "${substitute(`Authorization: ${request.rawAuthorization}`, index, (t) => t.replace(/["\\$`]/g, (c) => `\\${c}`))}"`,
+      );
     if (request.contentType && request.body?.kind !== 'multipart')
       args.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
     let heredoc: string | undefined;
@@ -142,7 +150,9 @@ export function reproducerScript(input: ReproducerInput): {
     step.push(`head -c 2000 "$OUT/${index + 1}"; echo`);
     step.push(
       comment(
-        `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
+        redact(
+          `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
+        ),
       ),
     );
     steps.push(step);
