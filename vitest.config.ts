@@ -41,6 +41,7 @@ export default defineConfig({
           isolate: false,
           sequence: { concurrent: true },
           maxConcurrency: 8,
+          maxWorkers: 3,
         },
       },
     ],
