@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,7 +6,8 @@ export default defineConfig({
     reporters: [
       'default',
       './contract-tests/report/conformance-reporter.ts',
-      ['junit', { outputFile: 'reports/junit.xml' }],
+      // With the contract reports, under --report-dir (CONTRACT_REPORT_DIR) when one is given.
+      ['junit', { outputFile: path.join(process.env.CONTRACT_REPORT_DIR || 'reports', 'junit.xml') }],
     ],
     projects: [
       {
@@ -32,6 +34,14 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // Checks are independent (each its own resources, or its own throw-away organization):
+          // they run concurrently, and the files share their workers' loaded modules (the
+          // document's validators are compiled once per worker, not once per file). Checks that
+          // share an organization's caps declare themselves sequential.
+          isolate: false,
+          sequence: { concurrent: true },
+          maxConcurrency: 8,
+          maxWorkers: 3,
         },
       },
     ],

@@ -8,14 +8,20 @@ export interface Clause {
   area: string;
   kind: 'stated' | 'assumed';
   summary: string;
+  /** How close a measured value must be, where the clause compares numbers. */
+  tolerance?: string;
 }
 
-const c = (id: string, area: string, kind: Clause['kind'], summary: string): Clause => ({
+const c = (id: string, area: string, kind: Clause['kind'], summary: string, tolerance?: string): Clause => ({
   id,
   area,
   kind,
   summary,
+  ...(tolerance ? { tolerance } : {}),
 });
+
+/** The CSV writes 4 decimals: a rounded value is within 0.00005 of the exact one. */
+const CSV_DECIMALS = '0.001 (the CSV rounds to 4 decimals)';
 
 export const CLAUSES: Clause[] = [
   c('AUTH-01', 'Authentication', 'stated', 'A request without credentials answers 401.'),
@@ -124,6 +130,27 @@ export const CLAUSES: Clause[] = [
   ),
   c('UP-15', 'Uploads', 'assumed', 'A presigned part PUT answers 200 with a quoted ETag.'),
   c('UP-16', 'Uploads', 'stated', 'Only a ready image can be passed to POST /predict.'),
+  c(
+    'UP-17',
+    'Uploads',
+    'assumed',
+    "A part's ETag is the quoted MD5 of the bytes sent for it, as S3 answers.",
+    'exact',
+  ),
+  c('UP-18', 'Uploads', 'assumed', 'A part PUT whose signature was tampered with answers 403.'),
+  c(
+    'UP-19',
+    'Uploads',
+    'assumed',
+    'A part PUT whose expiry was edited (its signature unchanged) answers 403.',
+  ),
+  c(
+    'STB-01',
+    'Uploads',
+    'assumed',
+    'Fields that must not change between reads do not: image id, name, size, type, created_at (shape, processed_at once ready); prediction ids and created_at (result once COMPLETED); share id, url, created_at, access, role.',
+    'exact',
+  ),
   c('CAP-01', 'Limits', 'stated', 'The storage cap answers 402 with a readable detail on both upload modes.'),
   c('CAP-02', 'Limits', 'stated', 'The storage cap answers 402 on image-record creation, before any bytes.'),
   c(
@@ -133,6 +160,27 @@ export const CLAUSES: Clause[] = [
     'Failed and aborted images count against the storage cap until deleted; deleting frees the slot.',
   ),
   c('CAP-04', 'Limits', 'stated', 'The monthly analysis cap answers 402 with a readable detail on predict.'),
+  c(
+    'CAP-05',
+    'Limits',
+    'stated',
+    'A storage cap of N images accepts exactly N (either upload mode) and answers 402 to the next, on all three creations; a delete frees exactly one slot.',
+    'exact',
+  ),
+  c(
+    'CAP-06',
+    'Limits',
+    'stated',
+    'A monthly analysis cap of N accepts exactly N predictions and answers 402 to the next.',
+    'exact',
+  ),
+  c(
+    'CAP-07',
+    'Limits',
+    'assumed',
+    "The organization's counters (images, analyses this month) move by one with each call that counts and not at all with a refused or failed one.",
+    'exact',
+  ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
   c(
     'PRED-01',
@@ -155,6 +203,13 @@ export const CLAUSES: Clause[] = [
   ),
   c('PRED-05', 'Predictions', 'stated', 'POST /predict answers 404 for a missing image or model.'),
   c('PRED-06', 'Predictions', 'assumed', 'A FAILED prediction carries an error string.'),
+  c(
+    'PRED-07',
+    'Predictions',
+    'assumed',
+    'A skipped prediction (identical one in flight) does not count against the monthly analyses.',
+    'exact',
+  ),
   c(
     'EXP-01',
     'Exports',
@@ -190,6 +245,81 @@ export const CLAUSES: Clause[] = [
     'The four exports agree: ROI ids, areas and bounds match across CSV, GeoJSON and ZIP.',
   ),
   c('EXP-10', 'Exports', 'stated', 'Exports answer 404 for an unknown segmentation.'),
+  c(
+    'SMP-01',
+    'Exports',
+    'assumed',
+    "The model GET /models describes as fitting the sample (bright cells on dark, border cells kept) finds many cells of distinct sizes and positions, some touching the border, none covering the image; checked before any export's meaning.",
+  ),
+  c(
+    'MEAS-01',
+    'Exports',
+    'assumed',
+    'area_px equals the shoelace area of the GeoJSON ring, the area of the decoded ImageJ ROI, and the count of pixels whose centre lies inside.',
+    'exact',
+  ),
+  c(
+    'MEAS-02',
+    'Exports',
+    'assumed',
+    'centroid_x/y equal the centroid of the ring: mean pixel index + 0.5, pixel-corner coordinates.',
+    CSV_DECIMALS,
+  ),
+  c(
+    'MEAS-03',
+    'Exports',
+    'assumed',
+    "bbox_x, bbox_y, bbox_w, bbox_h are ImageJ's BX, BY, Width, Height of the ring and of the ROI's bounds.",
+    'exact',
+  ),
+  c(
+    'MEAS-04',
+    'Exports',
+    'assumed',
+    "perimeter_px is ImageJ's traced perimeter of the ROI: sum|dx| + sum|dy| - corners x (2 - sqrt 2).",
+    CSV_DECIMALS,
+  ),
+  c(
+    'MEAS-05',
+    'Exports',
+    'assumed',
+    'confluency is the percent (0-100) of the image covered by the rings, the same on every row.',
+    CSV_DECIMALS,
+  ),
+  c(
+    'MEAS-06',
+    'Exports',
+    'assumed',
+    "roi_index is 1-based in row order; the GeoJSON features and the ZIP entries come in the same order, with the same roi_id, and entries are named by ImageJ's RoiManager label of their bounds.",
+    'exact',
+  ),
+  c(
+    'MEAS-07',
+    'Exports',
+    'assumed',
+    "image_width and image_height equal the image's shape [height, width] and the size of the file uploaded.",
+    'exact',
+  ),
+  c(
+    'MEAS-08',
+    'Exports',
+    'assumed',
+    'overlay.png has the image size and its outline pixels are where the rings are (fill_opacity=0).',
+    '99% of drawn pixels within 1 px of an outline pixel; 95% of outline pixels drawn',
+  ),
+  c(
+    'MEAS-09',
+    'Exports',
+    'assumed',
+    'Each decoded ImageJ ROI (type 8, traced) has the corners of its GeoJSON ring and the name of its entry.',
+    'exact',
+  ),
+  c(
+    'STATE-01',
+    'States',
+    'stated',
+    "Random sequences of uploads, aborts, deletes, reads, predictions, shares and revokes answer as the interface's state tables say (caps counted, deleted ids 404, one live share per segmentation).",
+  ),
   c(
     'SHR-01',
     'Shares',

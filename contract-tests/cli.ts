@@ -9,15 +9,22 @@
  *   --against-prism-mock   check Prism's spec-only mock of our own document
  *   --poll-timeout-ms N, --poll-interval-ms N, --pace-ms N
  *   --report-dir DIR       where the reports go (default reports/)
- *   --cleanup-only         delete what an interrupted run left behind (from reports/contract-ledger.jsonl), and stop
+ *   --cleanup-only         delete what an interrupted run left behind (from <report-dir>/contract-ledger.jsonl), and stop
+ *   --compare A B          run the same checks against two targets and write a parity report (parity.{md,html,json});
+ *                          A and B are `mock` (a mock started for the run) or a base URL. Keys of a URL target come
+ *                          from CONTRACT_A_API_KEY, CONTRACT_A_OTHER_ORG_API_KEY, CONTRACT_A_TINY_API_KEY (B likewise),
+ *                          falling back to the unprefixed variables; each side's reports go to <report-dir>/a and /b
+ *
+ * Colour codes are written only when stdout is a terminal (or FORCE_COLOR is set).
  */
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startVitest } from 'vitest/node';
 import { startMockProcess, startPrism, type Running } from './harness/child-processes.js';
-import { LEDGER_FILE, type LedgerEntry } from './harness/cleanup.js';
+import { ledgerFile, type LedgerEntry } from './harness/cleanup.js';
 import { REPO_ROOT } from './harness/openapi-contract.js';
+import { keyProblem } from './harness/preflight.js';
 import { mockKeys } from './harness/target.js';
+import { writeParityReport } from './report/parity.js';
 
 interface Options {
   baseUrl?: string;
@@ -26,6 +33,7 @@ interface Options {
   viaPrism: boolean;
   againstPrismMock: boolean;
   cleanupOnly: boolean;
+  compare?: [string, string];
   reportDir?: string;
   env: Record<string, string>;
 }
@@ -48,6 +56,8 @@ function parse(argv: string[]): Options {
     else if (flag === '--via-prism') options.viaPrism = true;
     else if (flag === '--against-prism-mock') options.againstPrismMock = true;
     else if (flag === '--cleanup-only') options.cleanupOnly = true;
+    else if (flag === '--compare')
+      options.compare = [value(), argv[++i] ?? fail('--compare needs two targets')];
     else if (flag in VALUE_FLAGS) options.env[VALUE_FLAGS[flag]] = value();
     else if (flag === '--help' || flag === '-h') {
       console.log(
@@ -68,6 +78,7 @@ function fail(message: string): never {
 }
 
 async function cleanupOnly(): Promise<number> {
+  const LEDGER_FILE = ledgerFile();
   if (!existsSync(LEDGER_FILE)) {
     console.log('Nothing to clean: no ledger at', path.relative(process.cwd(), LEDGER_FILE));
     return 0;
@@ -124,47 +135,101 @@ function useSeededKeys(profile: string | undefined): void {
   process.env.CONTRACT_PROFILE = profile ?? 'mock';
 }
 
+/** Runs the contract project once against the target the environment names; answers the exit code. */
+async function runChecks(): Promise<number> {
+  // Imported here, after NO_COLOR is settled: vitest's colours are decided when it loads.
+  const { startVitest } = await import('vitest/node');
+  const vitest = await startVitest('test', [], { root: REPO_ROOT, project: ['contract'], watch: false });
+  const failed = vitest?.state.getCountOfFailedTests() ?? 1;
+  await vitest?.close();
+  return failed > 0 || process.exitCode ? 1 : 0;
+}
+
+/** Stops the run before any check when a key is missing or refused: one line naming the variable. */
+async function preflight(baseUrl: string): Promise<void> {
+  const problem = await keyProblem(baseUrl, {
+    main: process.env.CONTRACT_API_KEY,
+    other: process.env.CONTRACT_OTHER_ORG_API_KEY,
+    tiny: process.env.CONTRACT_TINY_API_KEY,
+  });
+  if (problem) {
+    const error = new Error(problem);
+    (error as Error & { exitCode: number }).exitCode = 2;
+    throw error;
+  }
+}
+
+async function checkTarget(options: Options, started: Running[]): Promise<number> {
+  let baseUrl = options.baseUrl;
+  if (options.againstPrismMock) {
+    const prism = await startPrism('mock');
+    started.push(prism);
+    baseUrl = prism.url;
+    useSeededKeys(options.profile);
+    console.log(`Checking Prism's spec-only mock of openapi/openapi.yaml at ${baseUrl}`);
+  } else if (!baseUrl) {
+    console.log('Starting the mock...');
+    const mock = await startMockProcess();
+    started.push(mock);
+    baseUrl = mock.url;
+    useSeededKeys(options.profile);
+  } else if (options.profile) {
+    process.env.CONTRACT_PROFILE = options.profile;
+  }
+  await preflight(baseUrl);
+  if (options.enable) process.env.CONTRACT_ENABLE = options.enable;
+  process.env.CONTRACT_TARGET_LABEL = baseUrl;
+  if (options.viaPrism) {
+    const prism = await startPrism('proxy', baseUrl);
+    started.push(prism);
+    console.log(`Prism ${prism.url} -> ${baseUrl}: every response is also judged by Prism (--errors)`);
+    baseUrl = prism.url;
+    process.env.CONTRACT_VIA_PRISM = '1';
+  }
+  process.env.CONTRACT_BASE_URL = baseUrl;
+  console.log(
+    `Contract suite against ${process.env.CONTRACT_TARGET_LABEL} (profile ${process.env.CONTRACT_PROFILE ?? 'staging'})`,
+  );
+  return runChecks();
+}
+
+const KEY_SUFFIXES = ['API_KEY', 'OTHER_ORG_API_KEY', 'TINY_API_KEY'];
+
+/** Both targets in turn, each with its own keys and report folder, then the parity report. */
+async function compare(options: Options, started: Running[]): Promise<number> {
+  const root = process.env.CONTRACT_REPORT_DIR || path.join(REPO_ROOT, 'reports');
+  const saved = { ...process.env };
+  const codes: number[] = [];
+  const dirs: string[] = [];
+  for (const [index, side] of options.compare!.entries()) {
+    const letter = index === 0 ? 'A' : 'B';
+    process.env = { ...saved, CONTRACT_REPORT_DIR: path.join(root, letter.toLowerCase()) };
+    for (const suffix of KEY_SUFFIXES) {
+      const own = saved[`CONTRACT_${letter}_${suffix}`];
+      if (own !== undefined) process.env[`CONTRACT_${suffix}`] = own;
+    }
+    dirs.push(process.env.CONTRACT_REPORT_DIR!);
+    console.log(`\n=== ${letter}: ${side} ===`);
+    codes.push(await checkTarget({ ...options, baseUrl: side === 'mock' ? undefined : side }, started));
+  }
+  process.env = saved;
+  const parity = writeParityReport(dirs[0], dirs[1], root);
+  console.log(
+    `\nParity: ${parity.clauses.agree} clauses agree, ${parity.clauses.differ} differ; ${parity.operations.agree} operations agree, ${parity.operations.differ} differ; report in ${path.relative(process.cwd(), root) || '.'}/parity.{md,html,json}`,
+  );
+  return Math.max(...codes, parity.clauses.differ ? 1 : 0);
+}
+
 async function main(): Promise<number> {
+  // Colour codes only for a terminal: CI logs and files read them as noise.
+  if (!process.stdout.isTTY && !('FORCE_COLOR' in process.env)) process.env.NO_COLOR = '1';
   const options = parse(process.argv.slice(2));
   Object.assign(process.env, options.env);
   if (options.reportDir) process.env.CONTRACT_REPORT_DIR = options.reportDir;
   if (options.cleanupOnly) return cleanupOnly();
-
   const started: Running[] = [];
   try {
-    let baseUrl = options.baseUrl;
-    if (options.againstPrismMock) {
-      const prism = await startPrism('mock');
-      started.push(prism);
-      baseUrl = prism.url;
-      useSeededKeys(options.profile);
-      console.log(`Checking Prism's spec-only mock of openapi/openapi.yaml at ${baseUrl}`);
-    } else if (!baseUrl) {
-      console.log('Starting the mock...');
-      const mock = await startMockProcess();
-      started.push(mock);
-      baseUrl = mock.url;
-      useSeededKeys(options.profile);
-    } else if (options.profile) {
-      process.env.CONTRACT_PROFILE = options.profile;
-    }
-    if (options.enable) process.env.CONTRACT_ENABLE = options.enable;
-    process.env.CONTRACT_TARGET_LABEL = baseUrl;
-    if (options.viaPrism) {
-      const prism = await startPrism('proxy', baseUrl);
-      started.push(prism);
-      console.log(`Prism ${prism.url} -> ${baseUrl}: every response is also judged by Prism (--errors)`);
-      baseUrl = prism.url;
-      process.env.CONTRACT_VIA_PRISM = '1';
-    }
-    process.env.CONTRACT_BASE_URL = baseUrl;
-    console.log(
-      `Contract suite against ${process.env.CONTRACT_TARGET_LABEL} (profile ${process.env.CONTRACT_PROFILE ?? 'staging'})`,
-    );
-    const vitest = await startVitest('test', [], { root: REPO_ROOT, project: ['contract'], watch: false });
-    const failed = vitest?.state.getCountOfFailedTests() ?? 1;
-    await vitest?.close();
-    return failed > 0 || process.exitCode ? 1 : 0;
+    return options.compare ? await compare(options, started) : await checkTarget(options, started);
   } finally {
     for (const process_ of started.reverse()) await process_.stop();
   }
@@ -173,7 +238,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
+    console.error(`error: ${err instanceof Error ? err.message : err}`);
+    process.exit((err as { exitCode?: number }).exitCode ?? 1);
   },
 );

@@ -1,30 +1,418 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { editCsv, flipPng, shiftRoiOutlines } from './sabotage-edits.js';
 
 /**
  * Deliberately broken builds of the mock, for proving that the contract suite can fail: a proxy in
- * front of a healthy mock that breaks one rule of the interface. Nothing of this lives in the mock.
+ * front of a healthy mock that breaks one rule of the interface, each response still valid against
+ * the document where the rule is about meaning. Nothing of this lives in the mock.
  */
+
+interface Exchange {
+  method: string;
+  /** Path and query, as the client sent them. */
+  path: string;
+  headers: Headers;
+  body: Buffer;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+interface ProxyState {
+  target: string;
+  /** The proxy's own root: links in answers (part URLs, share URLs) are rewritten to it. */
+  self: string;
+  keys: { main: string; other: string };
+  /** Presigned part URLs handed out, by path without query: what the client was given. */
+  presigned: Map<string, URL>;
+  /** Predictions already read once. */
+  polled: Set<string>;
+  /** Images deleted through the proxy. */
+  deleted: Set<string>;
+}
+
+interface SabotageCase {
+  /** The clauses the broken build must make fail. */
+  breaks: readonly string[];
+  /** The check files to run against it. */
+  files: readonly string[];
+  /** A test-name pattern narrowing the run to the checks that matter (vitest -t). */
+  only?: string;
+  /** The failure must say this (e.g. that a value is outside the document, not a poll timeout). */
+  message?: RegExp;
+  /** Settings of the run (a seed and a run count for the stateful exploration). */
+  env?: Record<string, string>;
+  request?(exchange: Exchange, state: ProxyState): void | Promise<void>;
+  response?(exchange: Exchange, answer: Answer, state: ProxyState): void | Promise<void>;
+}
+
+const seed = JSON.parse(readFileSync(path.resolve('fixtures/seed.json'), 'utf8')) as {
+  base_models: Array<{ id: string; name: string }>;
+};
+const DARK_CELLS_MODEL = seed.base_models.find((m) => m.name === 'brightfield-dark-cells')!.id;
+
+const route = (exchange: Exchange) => exchange.path.split('?')[0];
+const isCsv = (answer: Answer) => (answer.headers['content-type'] ?? '').startsWith('text/csv');
+const csvEdit =
+  (edit: (row: Record<string, string>) => void) =>
+  (_exchange: Exchange, answer: Answer): void => {
+    if (isCsv(answer) && answer.status === 200) answer.body = editCsv(answer.body, edit);
+  };
+const json = (buffer: Buffer) => JSON.parse(buffer.toString('utf8')) as Record<string, unknown>;
+const isStoragePut = (exchange: Exchange) =>
+  exchange.method === 'PUT' && !route(exchange).startsWith('/api/');
+
+/**
+ * Sends a part PUT whose query differs from the URL handed out only in `param` to the URL as
+ * handed out: a store that does not check that parameter.
+ */
+function ignoreEdited(param: RegExp) {
+  return (exchange: Exchange, state: ProxyState) => {
+    if (!isStoragePut(exchange)) return;
+    const given = state.presigned.get(route(exchange));
+    if (!given) return;
+    const sent = new URL(exchange.path, 'http://x');
+    const differing = [...given.searchParams.keys()].filter(
+      (k) => sent.searchParams.get(k) !== given.searchParams.get(k),
+    );
+    if (differing.length === 1 && param.test(differing[0])) exchange.path = given.pathname + given.search;
+  };
+}
+
+/** Adds one to the month's analyses of the organization whose key sent `exchange`. */
+async function countOneMore(exchange: Exchange, state: ProxyState): Promise<void> {
+  const key = exchange.headers.get('authorization')?.replace(/^Bearer /, '');
+  const organizations = (await (await fetch(`${state.target}/__mock/organizations`)).json()) as Array<{
+    id: string;
+    api_keys: string[];
+    usage: { analyses_this_month: number };
+  }>;
+  const org = organizations.find((o) => key && o.api_keys.includes(key));
+  if (!org) return;
+  await fetch(`${state.target}/__mock/organizations/${org.id}/usage`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ analyses_this_month: org.usage.analyses_this_month + 1 }),
+  });
+}
+
 export const SABOTAGES = {
   /** complete answers 200 instead of the stated 202. */
-  'wrong-status': { breaks: ['UP-04'], files: ['uploads.check.ts'] },
+  'wrong-status': {
+    breaks: ['UP-04'],
+    files: ['uploads.check.ts'],
+    response: (exchange, answer) => {
+      if (/\/complete$/.test(route(exchange)) && answer.status === 202) answer.status = 200;
+    },
+  },
   /** Image responses lose their required upload_status. */
-  'missing-field': { breaks: ['UP-11'], files: ['uploads.check.ts'] },
+  'missing-field': {
+    breaks: ['UP-11'],
+    files: ['uploads.check.ts'],
+    response: (exchange, answer) => {
+      if (
+        exchange.method === 'GET' &&
+        /^\/api\/v1\/(upload|image)\/[^/]+$/.test(exchange.path) &&
+        answer.status === 200
+      ) {
+        const image = json(answer.body);
+        delete image.upload_status;
+        answer.body = Buffer.from(JSON.stringify(image));
+      }
+    },
+  },
   /** Another organization's key reads the main organization's images. */
-  'cross-org-leak': { breaks: ['ISO-01'], files: ['isolation.check.ts'] },
+  'cross-org-leak': {
+    breaks: ['ISO-01'],
+    files: ['isolation.check.ts'],
+    request: (exchange, state) => {
+      if (
+        exchange.method === 'GET' &&
+        exchange.path.startsWith('/api/v1/upload/') &&
+        exchange.headers.get('authorization') === `Bearer ${state.keys.other}`
+      )
+        exchange.headers.set('authorization', `Bearer ${state.keys.main}`);
+    },
+  },
   /** measurements.csv calls area_px "area". */
-  'wrong-csv-header': { breaks: ['EXP-01'], files: ['exports.check.ts'] },
+  'wrong-csv-header': {
+    breaks: ['EXP-01'],
+    files: ['exports.check.ts'],
+    response: (_exchange, answer) => {
+      if (isCsv(answer))
+        answer.body = Buffer.from(answer.body.toString('utf8').replace(',area_px,', ',area,'));
+    },
+  },
   /** A missing key is let through. */
-  'no-auth': { breaks: ['AUTH-01'], files: ['auth.check.ts'] },
-} as const;
+  'no-auth': {
+    breaks: ['AUTH-01'],
+    files: ['auth.check.ts'],
+    request: (exchange, state) => {
+      if (!exchange.headers.has('authorization'))
+        exchange.headers.set('authorization', `Bearer ${state.keys.main}`);
+    },
+  },
+  /** Predictions ignore the model asked for and run the first base model (dark cells on bright). */
+  'ignores-model': {
+    breaks: ['SMP-01'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    request: (exchange) => {
+      if (exchange.method !== 'POST' || route(exchange) !== '/api/v1/predict') return;
+      const body = json(exchange.body);
+      body.model_id = DARK_CELLS_MODEL;
+      exchange.body = Buffer.from(JSON.stringify(body));
+    },
+  },
+  /** area_px one more than the pixel count. */
+  'area-off-by-one': {
+    breaks: ['MEAS-01'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => (row.area_px = String(Number(row.area_px) + 1))),
+  },
+  /** Centroid as the mean pixel index, without the + 0.5 of pixel-corner coordinates. */
+  'centroid-without-half': {
+    breaks: ['MEAS-02'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => {
+      row.centroid_x = (Number(row.centroid_x) - 0.5).toFixed(4);
+      row.centroid_y = (Number(row.centroid_y) - 0.5).toFixed(4);
+    }),
+  },
+  /** Bounding box width and height counted inclusively (max - min + 1 of corner coordinates). */
+  'bbox-inclusive': {
+    breaks: ['MEAS-03'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => {
+      row.bbox_w = String(Number(row.bbox_w) + 1);
+      row.bbox_h = String(Number(row.bbox_h) + 1);
+    }),
+  },
+  /** Perimeter rounded to whole pixels. */
+  'perimeter-rounded': {
+    breaks: ['MEAS-04'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => (row.perimeter_px = String(Math.round(Number(row.perimeter_px))))),
+  },
+  /** Confluency as a fraction (0-1) where the document says percent. */
+  'confluency-fraction': {
+    breaks: ['MEAS-05'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => (row.confluency = (Number(row.confluency) / 100).toFixed(6))),
+  },
+  /** roi_index counted from 0. */
+  'roi-index-zero-based': {
+    breaks: ['MEAS-06'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => (row.roi_index = String(Number(row.roi_index) - 1))),
+  },
+  /** image_width and image_height swapped. */
+  'width-height-swapped': {
+    breaks: ['MEAS-07'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: csvEdit((row) => ([row.image_width, row.image_height] = [row.image_height, row.image_width])),
+  },
+  /** The overlay drawn upside down (y up instead of y down). */
+  'overlay-flipped': {
+    breaks: ['MEAS-08'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: async (exchange, answer) => {
+      if (route(exchange).endsWith('/overlay.png') && answer.status === 200)
+        answer.body = await flipPng(answer.body);
+    },
+  },
+  /** ImageJ ROI outlines one pixel off their own bounds. */
+  'roi-outline-shifted': {
+    breaks: ['MEAS-09'],
+    files: ['exports.check.ts'],
+    only: 'meaningful sample',
+    response: async (exchange, answer) => {
+      if (route(exchange).endsWith('/rois.zip') && answer.status === 200)
+        answer.body = await shiftRoiOutlines(answer.body);
+    },
+  },
+  /** A part's ETag is not the MD5 of its bytes. */
+  'etag-not-md5': {
+    breaks: ['UP-17'],
+    files: ['uploads.check.ts'],
+    only: 'completes without a body',
+    response: (exchange, answer) => {
+      if (isStoragePut(exchange) && answer.status === 200)
+        answer.headers.etag = `"${'0123456789abcdef'.repeat(2)}"`;
+    },
+  },
+  /** The store does not check the signature of a part URL. */
+  'signature-unchecked': {
+    breaks: ['UP-18'],
+    files: ['uploads.check.ts'],
+    only: 'tampered signature',
+    request: ignoreEdited(/signature/i),
+  },
+  /** The store does not check the expiry of a part URL against its signature. */
+  'expiry-unchecked': {
+    breaks: ['UP-19'],
+    files: ['uploads.check.ts'],
+    only: 'tampered signature',
+    request: ignoreEdited(/^(expires|x-amz-expires|x-amz-date)$/i),
+  },
+  /** An image's created_at is the time of the read. */
+  'created-at-moves': {
+    breaks: ['STB-01'],
+    files: ['uploads.check.ts'],
+    only: 'must not change',
+    response: (exchange, answer) => {
+      if (
+        exchange.method === 'GET' &&
+        /^\/api\/v1\/(upload|image)\/[^/]+$/.test(route(exchange)) &&
+        answer.status === 200
+      ) {
+        const image = json(answer.body);
+        image.created_at = new Date(Date.now() + 1000).toISOString();
+        answer.body = Buffer.from(JSON.stringify(image));
+      }
+    },
+  },
+  /** The storage cap lets one image more through. */
+  'storage-cap-off-by-one': {
+    breaks: ['CAP-05'],
+    files: ['caps-exact.check.ts'],
+    request: (exchange) => {
+      if (exchange.method !== 'POST' || route(exchange) !== '/__mock/organizations') return;
+      const body = json(exchange.body) as { plan: { storage_cap_images: number } };
+      body.plan.storage_cap_images += 1;
+      exchange.body = Buffer.from(JSON.stringify(body));
+    },
+  },
+  /** The analysis cap lets one prediction more through. */
+  'analysis-cap-off-by-one': {
+    breaks: ['CAP-06'],
+    files: ['caps-exact.check.ts'],
+    request: (exchange) => {
+      if (exchange.method !== 'POST' || route(exchange) !== '/__mock/organizations') return;
+      const body = json(exchange.body) as { plan: { monthly_analysis_cap: number } };
+      body.plan.monthly_analysis_cap += 1;
+      exchange.body = Buffer.from(JSON.stringify(body));
+    },
+  },
+  /** A skipped prediction counts against the month's analyses. */
+  'skipped-counts': {
+    breaks: ['PRED-07'],
+    files: ['caps-exact.check.ts'],
+    only: 'analysis cap',
+    response: async (exchange, answer, state) => {
+      if (
+        route(exchange) === '/api/v1/predict' &&
+        answer.status === 200 &&
+        json(answer.body).status === 'skipped'
+      )
+        await countOneMore(exchange, state);
+    },
+  },
+  /** A prediction refused with 404 still counts against the month's analyses. */
+  'refused-counts': {
+    breaks: ['CAP-07'],
+    files: ['caps-exact.check.ts'],
+    only: 'analysis cap',
+    response: async (exchange, answer, state) => {
+      if (route(exchange) === '/api/v1/predict' && answer.status === 404) await countOneMore(exchange, state);
+    },
+  },
+  /** The first read of a prediction answers a status the document does not list. */
+  'unknown-status': {
+    breaks: ['PRED-03'],
+    files: ['predictions.check.ts'],
+    only: 'acknowledged at once',
+    message: /QUEUED/,
+    response: (exchange, answer, state) => {
+      const match = /^\/api\/v1\/predict\/([^/]+)$/.exec(route(exchange));
+      if (!match || exchange.method !== 'GET' || answer.status !== 200 || state.polled.has(match[1])) return;
+      state.polled.add(match[1]);
+      const prediction = json(answer.body);
+      prediction.status = 'QUEUED';
+      delete prediction.segmentation_id;
+      delete prediction.cell_count;
+      answer.body = Buffer.from(JSON.stringify(prediction));
+    },
+  },
+  /** A deleted image still reads, as a ready image (through GET /upload/{id}). */
+  'deleted-still-readable': {
+    breaks: ['STATE-01'],
+    files: ['stateful.check.ts'],
+    message: /shrunk to \d+ commands: .*delete.*read/s,
+    env: { CONTRACT_SEED: '7', CONTRACT_STATEFUL_RUNS: '150' },
+    response: (exchange, answer, state) => {
+      const match = /^\/api\/v1\/(upload|image)\/([^/]+)$/.exec(route(exchange));
+      if (!match) return;
+      const id = match[2];
+      if (exchange.method === 'DELETE' && answer.status === 200) state.deleted.add(id);
+      if (
+        exchange.method !== 'GET' ||
+        match[1] !== 'upload' ||
+        answer.status !== 404 ||
+        !state.deleted.has(id)
+      )
+        return;
+      const now = new Date().toISOString();
+      answer.status = 200;
+      answer.headers['content-type'] = 'application/json';
+      answer.body = Buffer.from(
+        JSON.stringify({
+          id,
+          name: 'cells.tif',
+          image_type: 'TIFF',
+          size: 1,
+          shape: [1, 1],
+          upload_status: 'ready',
+          created_at: now,
+          processed_at: now,
+        }),
+      );
+    },
+  },
+} as const satisfies Record<string, SabotageCase>;
 
 export type Sabotage = keyof typeof SABOTAGES;
+
+/** Remembers the part URLs of an upload plan in a JSON answer. */
+function rememberPresigned(answer: Answer, state: ProxyState): void {
+  if (!(answer.headers['content-type'] ?? '').includes('json')) return;
+  const text = answer.body.toString('utf8');
+  if (!text.includes('"urls"')) return;
+  const body = JSON.parse(text) as { upload?: { urls?: Array<{ url: string }> } };
+  for (const { url } of body.upload?.urls ?? []) {
+    const parsed = new URL(url);
+    state.presigned.set(parsed.pathname, parsed);
+  }
+}
 
 export async function startSabotageProxy(
   target: string,
   sabotage: Sabotage,
   keys: { main: string; other: string },
 ) {
+  const broken: SabotageCase = SABOTAGES[sabotage];
+  const state: ProxyState = {
+    target,
+    self: '',
+    keys,
+    presigned: new Map(),
+    polled: new Set(),
+    deleted: new Set(),
+  };
   const server = http.createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -34,55 +422,43 @@ export async function startSabotageProxy(
         if (value === undefined || ['host', 'connection', 'content-length'].includes(name)) continue;
         headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const path = req.url ?? '/';
-      if (
-        sabotage === 'cross-org-leak' &&
-        req.method === 'GET' &&
-        path.startsWith('/api/v1/upload/') &&
-        headers.get('authorization') === `Bearer ${keys.other}`
-      ) {
-        headers.set('authorization', `Bearer ${keys.main}`);
-      }
-      if (sabotage === 'no-auth' && !headers.has('authorization'))
-        headers.set('authorization', `Bearer ${keys.main}`);
-      const upstream = await fetch(target + path, {
-        method: req.method,
+      const exchange: Exchange = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
         headers,
-        body: ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : Buffer.concat(chunks),
+        body: Buffer.concat(chunks),
+      };
+      await broken.request?.(exchange, state);
+      const upstream = await fetch(target + exchange.path, {
+        method: exchange.method,
+        headers: exchange.headers,
+        body: ['GET', 'HEAD'].includes(exchange.method) ? undefined : exchange.body,
         redirect: 'manual',
       });
-      let status = upstream.status;
-      let body = Buffer.from(await upstream.arrayBuffer());
-      const type = upstream.headers.get('content-type') ?? '';
-      if (sabotage === 'wrong-status' && /\/complete$/.test(path.split('?')[0]) && status === 202)
-        status = 200;
-      if (
-        sabotage === 'missing-field' &&
-        req.method === 'GET' &&
-        /^\/api\/v1\/(upload|image)\/[^/]+$/.test(path) &&
-        status === 200
-      ) {
-        const image = JSON.parse(body.toString('utf8'));
-        delete image.upload_status;
-        body = Buffer.from(JSON.stringify(image));
-      }
-      if (sabotage === 'wrong-csv-header' && type.startsWith('text/csv'))
-        body = Buffer.from(body.toString('utf8').replace(',area_px,', ',area,'));
-      const out: Record<string, string> = {};
+      const answer: Answer = {
+        status: upstream.status,
+        headers: {},
+        body: Buffer.from(await upstream.arrayBuffer()),
+      };
       upstream.headers.forEach((value, name) => {
         if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(name))
-          out[name] = value;
+          answer.headers[name] = value;
       });
-      res.writeHead(status, { ...out, 'content-length': String(body.length) });
-      res.end(body);
+      if ((answer.headers['content-type'] ?? '').includes('json'))
+        answer.body = Buffer.from(answer.body.toString('utf8').replaceAll(target, state.self));
+      rememberPresigned(answer, state);
+      await broken.response?.(exchange, answer, state);
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
+      res.end(answer.body);
     } catch (err) {
       res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ detail: `sabotage proxy: ${(err as Error).message}` }));
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: state.self,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -21,7 +21,8 @@ const keys = {
  * The suite is only worth something if it can fail: each deliberately broken build of the mock
  * (a proxy breaking one rule) must make the clause it breaks fail in the conformance report.
  */
-describe('the contract suite flags a broken target', () => {
+// Each broken build runs in its own vitest process against its own proxy; a few at a time.
+describe.concurrent('the contract suite flags a broken target', () => {
   let mock: RunningMock;
   beforeAll(async () => {
     mock = await startMockServer({
@@ -36,32 +37,45 @@ describe('the contract suite flags a broken target', () => {
   for (const [name, sabotage] of Object.entries(SABOTAGES) as Array<
     [Sabotage, (typeof SABOTAGES)[Sabotage]]
   >) {
-    it(`flags ${name} (breaks ${sabotage.breaks.join(', ')})`, { timeout: 180_000 }, async () => {
+    it(`flags ${name} (breaks ${sabotage.breaks.join(', ')})`, { timeout: 300_000 }, async () => {
       const proxy = await startSabotageProxy(mock.url, name, keys);
       const reportDir = mkdtempSync(path.join(os.tmpdir(), `sabotage-${name}-`));
       try {
         const files = sabotage.files.map((f) => `contract-tests/checks/${f}`);
-        await run('npx', ['vitest', 'run', '--project', 'contract', ...files], {
-          env: {
-            ...process.env,
-            CONTRACT_BASE_URL: proxy.url,
-            CONTRACT_PROFILE: 'mock',
-            CONTRACT_API_KEY: keys.main,
-            CONTRACT_OTHER_ORG_API_KEY: keys.other,
-            CONTRACT_TINY_API_KEY: keys.tiny,
-            CONTRACT_REPORT_DIR: reportDir,
-            CONTRACT_POLL_TIMEOUT_MS: '5000',
+        const only: string | undefined = 'only' in sabotage ? sabotage.only : undefined;
+        await run(
+          'npx',
+          ['vitest', 'run', '--project', 'contract', ...files, ...(only ? ['-t', only] : [])],
+          {
+            env: {
+              ...process.env,
+              CONTRACT_BASE_URL: proxy.url,
+              CONTRACT_PROFILE: 'mock',
+              CONTRACT_API_KEY: keys.main,
+              CONTRACT_OTHER_ORG_API_KEY: keys.other,
+              CONTRACT_TINY_API_KEY: keys.tiny,
+              CONTRACT_REPORT_DIR: reportDir,
+              CONTRACT_POLL_TIMEOUT_MS: '5000',
+              ...('env' in sabotage ? sabotage.env : {}),
+            },
+            maxBuffer: 64 * 1024 * 1024,
           },
-          maxBuffer: 64 * 1024 * 1024,
-        }).catch((err: { code?: number }) => {
+        ).catch((err: { code?: number }) => {
           if (err.code !== 1) throw err; // 1: checks failed, as they should
         });
         const report = JSON.parse(readFileSync(path.join(reportDir, 'conformance.json'), 'utf8')) as {
-          clauses: Array<{ id: string; outcome: string }>;
+          clauses: Array<{ id: string; outcome: string; checks: Array<{ error?: string }> }>;
         };
-        const failed = report.clauses.filter((c) => c.outcome === 'fail').map((c) => c.id);
+        const failed = report.clauses.filter((c) => c.outcome === 'fail');
         for (const clause of sabotage.breaks)
-          expect(failed, `clauses failed under ${name}`).toContain(clause);
+          expect(
+            failed.map((c) => c.id),
+            `clauses failed under ${name}`,
+          ).toContain(clause);
+        if ('message' in sabotage) {
+          const errors = failed.flatMap((c) => c.checks.map((k) => k.error ?? '')).join('\n');
+          expect(errors).toMatch(sabotage.message);
+        }
       } finally {
         await proxy.close();
         rmSync(reportDir, { recursive: true, force: true });

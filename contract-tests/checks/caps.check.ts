@@ -2,13 +2,8 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import type { ApiClient } from '../harness/api-client.js';
 import type { CheckContext } from '../harness/check.js';
-import {
-  firstModelId,
-  openResumable,
-  pollPrediction,
-  uploadFile,
-  type UploadBody,
-} from '../harness/flows.js';
+import { openResumable, pollPrediction, uploadFile, type UploadBody } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 
 const MAX_FILL = 60;
@@ -30,7 +25,12 @@ async function fillStorage(
 
 check(
   'the storage cap answers 402 on both upload modes and on record creation; aborted images count; deleting frees a slot',
-  { clauses: ['CAP-01', 'CAP-02', 'CAP-03', 'ERR-01'], requires: ['caps'], needs: ['tiny'] },
+  {
+    clauses: ['CAP-01', 'CAP-02', 'CAP-03', 'ERR-01'],
+    requires: ['caps'],
+    needs: ['tiny'],
+    sequential: true,
+  },
   async (ctx) => {
     const tiny = ctx.tiny!;
     const { created, refusal } = await fillStorage(ctx, tiny);
@@ -59,7 +59,7 @@ check(
 
 check(
   'the storage cap holds under 50 simultaneous uploads',
-  { clauses: ['CAP-01'], requires: ['caps', 'load'], needs: ['tiny'] },
+  { clauses: ['CAP-01'], requires: ['caps', 'load'], needs: ['tiny'], sequential: true },
   async (ctx) => {
     const tiny = ctx.tiny!;
     const { created } = await fillStorage(ctx, tiny);
@@ -78,14 +78,14 @@ check(
 
 check(
   'the monthly analysis cap answers 402 with a readable detail',
-  { clauses: ['CAP-04'], requires: ['caps'], needs: ['tiny'] },
+  { clauses: ['CAP-04'], requires: ['caps'], needs: ['tiny'], sequential: true },
   async (ctx) => {
     const tiny = ctx.tiny!;
     const upload = await uploadFile(ctx, presetTiff().bytes, 'quota.tif', tiny, 'tiny');
     if (upload.status === 402)
       ctx.skip('the tiny-plan organization has no free storage slot for the image to analyse');
     const imageId = (upload.body as UploadBody).image.id;
-    const modelId = await firstModelId(tiny);
+    const modelId = await fittingModelId(tiny);
     for (let i = 0; i < MAX_FILL; i++) {
       const response = await tiny.call<{ prediction_id: string; detail: string }>('createPrediction', {
         body: { image_id: imageId, model_id: modelId },

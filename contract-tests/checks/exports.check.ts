@@ -2,9 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import { OpenApiContract } from '../harness/openapi-contract.js';
-import { csvRecords, pngInfo, signedArea2, zipRois } from '../harness/file-formats.js';
-import { completedSegmentation } from '../harness/flows.js';
-import { presetTiff } from '../harness/sample-images.js';
+import { csvRecords, pngInfo } from '../harness/file-formats.js';
+import { completedSegmentation, type ImageBody } from '../harness/flows.js';
+import { area, bounds, centroid, corners, pixelsInside, tracedPerimeter } from '../harness/geometry.js';
+import { decodeRoiZip, type DecodedRoi } from '../harness/imagej-roi.js';
+import { modelFor } from '../harness/model-choice.js';
+import { compareOverlay } from '../harness/overlay-pixels.js';
+import { segmentationShortcomings } from '../harness/sample-quality.js';
+import { borderSample, presetTiff } from '../harness/sample-images.js';
 
 /** The CSV columns, as the document lists them for the `columns` parameter. */
 const COLUMNS = csvColumnsOf(new OpenApiContract());
@@ -31,78 +36,289 @@ interface Feature {
 }
 
 check(
-  'the four exports describe the same cells, and each is a readable file of its kind',
-  { clauses: ['EXP-01', 'EXP-04', 'EXP-05', 'EXP-06', 'EXP-07', 'EXP-08', 'EXP-09'] },
+  'the four exports describe the same cells of a meaningful sample, and each number means what the conventions say',
+  {
+    clauses: [
+      'SMP-01',
+      'EXP-01',
+      'EXP-04',
+      'EXP-05',
+      'EXP-06',
+      'EXP-07',
+      'EXP-08',
+      'EXP-09',
+      'MEAS-01',
+      'MEAS-02',
+      'MEAS-03',
+      'MEAS-04',
+      'MEAS-05',
+      'MEAS-06',
+      'MEAS-07',
+      'MEAS-08',
+      'MEAS-09',
+    ],
+  },
   async (ctx) => {
-    const sample = presetTiff('easy-8bit-256');
-    const { segmentationId, cellCount } = await completedSegmentation(ctx, sample.bytes);
+    const sample = borderSample();
+    const model = await modelFor(ctx.api, { look: sample.look, keepsBorderCells: sample.borderCells > 0 });
+    const { segmentationId, cellCount, imageId } = await completedSegmentation(
+      ctx,
+      sample.bytes,
+      ctx.api,
+      model.id,
+    );
     const params = { segmentation_id: segmentationId };
 
     const csv = await ctx.api.call<Buffer>('exportMeasurementsCsv', { params });
     expect(csv.status).toBe(200);
-    expect(csv.contentType).toMatch(/^text\/csv/);
-    expect(csv.headers.get('content-disposition')).toMatch(/^attachment;\s*filename=".+_measurements\.csv"/);
     const { header, rows } = csvRecords(csv.bytes);
-    expect(header).toEqual(COLUMNS);
-    expect(rows).toHaveLength(cellCount);
-    expect(new Set(rows.map((r) => r.roi_id)).size).toBe(cellCount);
-    for (const row of rows) {
-      expect(row.segmentation_id).toBe(segmentationId);
-      expect(Number(row.image_width)).toBe(sample.width);
-      expect(Number(row.image_height)).toBe(sample.height);
-    }
+    const measured = rows.map(numbers);
+    const gate = segmentationShortcomings(measured, sample);
+    await ctx.verify('SMP-01', () => {
+      expect(gate, `model ${model.name}: the sample's segmentation is too poor to check exports on`).toEqual(
+        [],
+      );
+    });
+    if (gate.length) throw new Error(`SMP-01: ${gate.join('; ')} (model ${model.name})`);
 
     const geo = await ctx.api.call<{ type: string; features: Feature[] }>('exportRoisGeojson', { params });
     expect(geo.status).toBe(200);
-    expect(geo.contentType).toMatch(/^application\/geo\+json/);
-    expect(geo.headers.get('content-disposition')).toMatch(/^attachment;/);
     const features = (
       typeof geo.body === 'object' && !Buffer.isBuffer(geo.body)
         ? geo.body
         : JSON.parse(geo.bytes.toString('utf8'))
     ).features as Feature[];
-    expect(features).toHaveLength(cellCount);
-    const areaById = new Map(rows.map((r) => [r.roi_id, Number(r.area_px)]));
-    for (const feature of features) {
-      expect(feature.geometry.type).toBe('Polygon');
-      const ring = feature.geometry.coordinates[0];
-      expect(ring[0]).toEqual(ring[ring.length - 1]);
-      for (const [x, y] of ring) {
-        expect(x).toBeGreaterThanOrEqual(0);
-        expect(x).toBeLessThanOrEqual(sample.width);
-        expect(y).toBeGreaterThanOrEqual(0);
-        expect(y).toBeLessThanOrEqual(sample.height);
-      }
-      const roiId = String(feature.properties.roi_id ?? feature.id);
-      expect(areaById.has(roiId), `feature ${roiId} is a CSV row`).toBe(true);
-      expect(Math.abs(signedArea2(ring)) / 2).toBeCloseTo(areaById.get(roiId)!, 6);
-    }
-
     const zip = await ctx.api.call<Buffer>('exportRoisZip', { params });
     expect(zip.status).toBe(200);
-    expect(zip.contentType).toMatch(/^application\/zip/);
-    expect(zip.headers.get('content-disposition')).toMatch(/^attachment;/);
-    const rois = await zipRois((await binaryBody(ctx, 'exportRoisZip', params, zip.bytes)).bytes);
-    expect(rois).toHaveLength(cellCount);
-    for (const roi of rois) expect(roi.name).toMatch(/\.roi$/);
-    const boxes = new Set(rows.map((r) => `${r.bbox_x},${r.bbox_y},${r.bbox_w},${r.bbox_h}`));
-    for (const roi of rois) {
-      expect(
-        boxes.has(`${roi.left},${roi.top},${roi.right - roi.left},${roi.bottom - roi.top}`),
-        `${roi.name} bounds match a CSV row`,
-      ).toBe(true);
-    }
-
-    const png = await ctx.api.call<Buffer>('exportOverlayPng', { params });
+    const rois = await decodeRoiZip((await binaryBody(ctx, 'exportRoisZip', params, zip.bytes)).bytes);
+    const png = await ctx.api.call<Buffer>('exportOverlayPng', {
+      params: { ...params },
+      query: { fill_opacity: 0 },
+    });
     expect(png.status).toBe(200);
-    expect(png.contentType).toBe('image/png');
-    expect(png.headers.get('content-disposition')).toMatch(/^attachment;/);
-    const info = pngInfo((await binaryBody(ctx, 'exportOverlayPng', params, png.bytes)).bytes);
-    expect(info.colorType).toBe(2);
-    expect(info.bitDepth).toBe(8);
-    expect([info.width, info.height]).toEqual([sample.width, sample.height]);
+    const image = await ctx.api.call<ImageBody>('getImage', { params: { image_id: imageId } });
+    expect(image.status).toBe(200);
+
+    await ctx.verify('EXP-01', () => {
+      expect(csv.contentType).toMatch(/^text\/csv/);
+      expect(header).toEqual(COLUMNS);
+      expect(rows).toHaveLength(cellCount);
+      expect(new Set(rows.map((r) => r.roi_id)).size).toBe(cellCount);
+      for (const row of rows) expect(row.segmentation_id).toBe(segmentationId);
+    });
+    await ctx.verify('EXP-04', () => {
+      expect(features).toHaveLength(cellCount);
+      for (const feature of features) {
+        expect(feature.geometry.type).toBe('Polygon');
+        const ring = feature.geometry.coordinates[0];
+        expect(ring[0]).toEqual(ring[ring.length - 1]);
+        for (const [x, y] of ring) {
+          expect(x).toBeGreaterThanOrEqual(0);
+          expect(x).toBeLessThanOrEqual(sample.width);
+          expect(y).toBeGreaterThanOrEqual(0);
+          expect(y).toBeLessThanOrEqual(sample.height);
+        }
+      }
+    });
+    await ctx.verify('EXP-05', () => {
+      expect(rois).toHaveLength(cellCount);
+      for (const roi of rois) expect(roi.entryName).toMatch(/\.roi$/);
+    });
+    await ctx.verify('EXP-07', () => {
+      expect(csv.headers.get('content-disposition')).toMatch(
+        /^attachment;\s*filename=".+_measurements\.csv"/,
+      );
+      for (const response of [geo, zip, png])
+        expect(response.headers.get('content-disposition')).toMatch(/^attachment;/);
+    });
+    await ctx.verify('EXP-08', () => {
+      expect(geo.contentType).toMatch(/^application\/geo\+json/);
+      expect(zip.contentType).toMatch(/^application\/zip/);
+      expect(png.contentType).toBe('image/png');
+    });
+    const pngBytes = (await binaryBody(ctx, 'exportOverlayPng', params, png.bytes)).bytes;
+    await ctx.verify('EXP-06', () => {
+      const info = pngInfo(pngBytes);
+      expect(info.colorType).toBe(2);
+      expect(info.bitDepth).toBe(8);
+    });
+    const rowById = new Map(rows.map((r, i) => [r.roi_id, measured[i]]));
+    await ctx.verify('EXP-09', () => {
+      for (const feature of features) {
+        const roiId = String(feature.properties.roi_id ?? feature.id);
+        expect(rowById.has(roiId), `feature ${roiId} is a CSV row`).toBe(true);
+      }
+      const boxes = new Set(measured.map((r) => `${r.bbox_x},${r.bbox_y},${r.bbox_w},${r.bbox_h}`));
+      for (const roi of rois)
+        expect(
+          boxes.has(`${roi.left},${roi.top},${roi.right - roi.left},${roi.bottom - roi.top}`),
+          `${roi.entryName} bounds match a CSV row`,
+        ).toBe(true);
+    });
+
+    // Row i, feature i and entry i are the same cell (MEAS-06 checks that separately); the rest
+    // compare each row's numbers with the geometry of its own feature and entry.
+    const same = Math.min(rows.length, features.length, rois.length);
+    const ring = (i: number) => features[i].geometry.coordinates[0];
+    await ctx.verify('MEAS-06', () => {
+      expect(
+        measured.map((r) => r.roi_index),
+        'roi_index in row order',
+      ).toEqual(rows.map((_, i) => i + 1));
+      expect(
+        features.map((f) => String(f.properties.roi_id ?? f.id)),
+        'feature order',
+      ).toEqual(rows.map((r) => r.roi_id));
+      const labels = roiManagerLabels(rois);
+      expect(
+        rois.map((r) => r.entryName),
+        'entry names',
+      ).toEqual(labels.map((l) => `${l}.roi`));
+      for (let i = 0; i < same; i++) {
+        const b = bounds(ring(i));
+        expect([rois[i].left, rois[i].top], `entry ${i + 1} is row ${i + 1}'s cell`).toEqual([b.x, b.y]);
+        if (features[i].properties.roi_index !== undefined)
+          expect(features[i].properties.roi_index, `feature ${i + 1} roi_index`).toBe(i + 1);
+      }
+    });
+    await ctx.verify('MEAS-01', () => {
+      for (let i = 0; i < same; i++) {
+        const label = `row ${i + 1}`;
+        expect(area(ring(i)), `${label}: shoelace area of the ring`).toBe(measured[i].area_px);
+        expect(area(rois[i].xs.map((x, k) => [x, rois[i].ys[k]])), `${label}: area of the ROI`).toBe(
+          measured[i].area_px,
+        );
+        expect(pixelsInside(ring(i), sample.width, sample.height).length, `${label}: pixels inside`).toBe(
+          measured[i].area_px,
+        );
+      }
+    });
+    await ctx.verify('MEAS-02', () => {
+      for (let i = 0; i < same; i++) {
+        const c = centroid(ring(i));
+        expect(
+          Math.abs(c.x - measured[i].centroid_x),
+          `row ${i + 1}: centroid_x ${measured[i].centroid_x} vs ${c.x}`,
+        ).toBeLessThan(1e-3);
+        expect(
+          Math.abs(c.y - measured[i].centroid_y),
+          `row ${i + 1}: centroid_y ${measured[i].centroid_y} vs ${c.y}`,
+        ).toBeLessThan(1e-3);
+      }
+    });
+    await ctx.verify('MEAS-03', () => {
+      for (let i = 0; i < same; i++) {
+        const b = bounds(ring(i));
+        const row = measured[i];
+        expect([row.bbox_x, row.bbox_y, row.bbox_w, row.bbox_h], `row ${i + 1}: bbox vs the ring`).toEqual([
+          b.x,
+          b.y,
+          b.w,
+          b.h,
+        ]);
+        const roi = rois[i];
+        expect(
+          [roi.left, roi.top, roi.right - roi.left, roi.bottom - roi.top],
+          `row ${i + 1}: bbox vs the ROI`,
+        ).toEqual([b.x, b.y, b.w, b.h]);
+      }
+    });
+    await ctx.verify('MEAS-04', () => {
+      for (let i = 0; i < same; i++) {
+        const expected = tracedPerimeter(rois[i].xs, rois[i].ys);
+        expect(
+          Math.abs(measured[i].perimeter_px - expected),
+          `row ${i + 1}: perimeter_px ${measured[i].perimeter_px} vs traced ${expected}`,
+        ).toBeLessThan(1e-3);
+      }
+    });
+    await ctx.verify('MEAS-05', () => {
+      const covered = features.reduce((sum, _f, i) => sum + area(ring(i)), 0);
+      const percent = (100 * covered) / (sample.width * sample.height);
+      expect(new Set(measured.map((r) => r.confluency)).size, 'one confluency on every row').toBe(1);
+      expect(
+        Math.abs(measured[0].confluency - percent),
+        `confluency ${measured[0].confluency} vs ${percent} percent`,
+      ).toBeLessThan(1e-3);
+    });
+    await ctx.verify('MEAS-07', () => {
+      const shape = image.body.shape ?? [];
+      expect(shape.slice(-2), 'shape [height, width]').toEqual([sample.height, sample.width]);
+      for (const row of measured)
+        expect([row.image_width, row.image_height]).toEqual([sample.width, sample.height]);
+    });
+    await ctx.verify('MEAS-08', async () => {
+      const overlay = await compareOverlay(
+        pngBytes,
+        features.map((f) => f.geometry.coordinates[0]),
+        sample.width,
+        sample.height,
+      );
+      expect([overlay.width, overlay.height], 'overlay size').toEqual([sample.width, sample.height]);
+      expect(
+        overlay.strayDrawn,
+        `drawn pixels away from every outline, of ${overlay.drawn}`,
+      ).toBeLessThanOrEqual(overlay.drawn * 0.01);
+      expect(overlay.missing, `outline pixels not drawn, of ${overlay.expected}`).toBeLessThanOrEqual(
+        overlay.expected * 0.05,
+      );
+    });
+    await ctx.verify('MEAS-09', () => {
+      for (let i = 0; i < same; i++) {
+        const roi = rois[i];
+        expect(roi.type, `${roi.entryName}: traced ROI`).toBe(8);
+        const fromRoi = corners(roi.xs, roi.ys);
+        const ringPoints = ring(i);
+        const fromRing = corners(
+          ringPoints.map((p) => p[0]),
+          ringPoints.map((p) => p[1]),
+        );
+        const key = (xs: number[], ys: number[]) => xs.map((x, k) => `${x},${ys[k]}`).sort();
+        expect(key(fromRoi.xs, fromRoi.ys), `${roi.entryName}: corners vs feature ${i + 1}`).toEqual(
+          key(fromRing.xs, fromRing.ys),
+        );
+        if (roi.name !== undefined)
+          expect(`${roi.name}.roi`, `${roi.entryName}: name in header2`).toBe(roi.entryName);
+      }
+    });
   },
 );
+
+/** The CSV's numeric columns as numbers. */
+function numbers(row: Record<string, string>) {
+  const n = (name: string) => Number(row[name]);
+  return {
+    roi_index: n('roi_index'),
+    area_px: n('area_px'),
+    perimeter_px: n('perimeter_px'),
+    centroid_x: n('centroid_x'),
+    centroid_y: n('centroid_y'),
+    bbox_x: n('bbox_x'),
+    bbox_y: n('bbox_y'),
+    bbox_w: n('bbox_w'),
+    bbox_h: n('bbox_h'),
+    confluency: n('confluency'),
+    image_width: n('image_width'),
+    image_height: n('image_height'),
+  };
+}
+
+/**
+ * The names ImageJ's RoiManager gives ROIs: "yyyy-xxxx" from the centre of the bounds (integer
+ * halves), repeats suffixed -1, -2.
+ */
+function roiManagerLabels(rois: DecodedRoi[]): string[] {
+  const seen = new Map<string, number>();
+  return rois.map((roi) => {
+    const xc = roi.left + Math.floor((roi.right - roi.left) / 2);
+    const yc = roi.top + Math.floor((roi.bottom - roi.top) / 2);
+    const digits = (v: number) => String(Math.max(0, v)).padStart(4, '0');
+    const label = `${digits(yc)}-${digits(xc)}`;
+    const count = seen.get(label) ?? 0;
+    seen.set(label, count + 1);
+    return count ? `${label}-${count}` : label;
+  });
+}
 
 check('the columns parameter selects and orders CSV columns', { clauses: ['EXP-02'] }, async (ctx) => {
   const { segmentationId, cellCount } = await completedSegmentation(ctx, presetTiff().bytes);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import {
@@ -7,9 +7,12 @@ import {
   putParts,
   trackImage,
   uploadFile,
+  pollPrediction,
   type ImageBody,
+  type PredictionBody,
   type UploadBody,
 } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { corpusFile, largeTiff, presetTiff } from '../harness/sample-images.js';
 
 check(
@@ -58,13 +61,24 @@ check(
 
 check(
   'a resumable upload completes without a body: 202 processing, then ready with shape',
-  { clauses: ['UP-04', 'UP-05', 'UP-15'] },
+  { clauses: ['UP-04', 'UP-05', 'UP-15', 'UP-17'] },
   async (ctx) => {
     const bytes = largeTiff(9 * 1024 * 1024);
     const opened = await openResumable(ctx, bytes.length);
     expect(opened.status).toBe(200);
-    const etags = await putParts(ctx.api, opened.body.upload!, bytes);
-    for (const etag of etags.values()) expect(etag).toMatch(/^"[^"]+"$/);
+    const plan = opened.body.upload!;
+    const etags = await putParts(ctx.api, plan, bytes);
+    await ctx.verify('UP-15', () => {
+      for (const etag of etags.values()) expect(etag).toMatch(/^"[^"]+"$/);
+    });
+    await ctx.verify('UP-17', () => {
+      for (const [part, etag] of etags) {
+        const chunk = bytes.subarray((part - 1) * plan.part_size, part * plan.part_size);
+        expect(etag, `part ${part} (${chunk.length} bytes)`).toBe(
+          `"${createHash('md5').update(chunk).digest('hex')}"`,
+        );
+      }
+    });
     const complete = await ctx.api.call<{ status: string }>('completeUpload', {
       params: { image_id: opened.body.image.id },
     });
@@ -263,5 +277,141 @@ check(
     noFile.append('other', 'value');
     const missingFile = await ctx.api.call('uploadImage', { rawBody: noFile });
     expect(missingFile.status).toBe(422);
+  },
+);
+
+/** The query parameter of a presigned URL that matches `pattern` (S3's X-Amz-* or the mock's own). */
+function queryParam(url: URL, pattern: RegExp): string | undefined {
+  return [...url.searchParams.keys()].find((name) => pattern.test(name));
+}
+
+check(
+  'a part PUT with a tampered signature or an edited expiry is refused with 403; the URL as given works',
+  { clauses: ['UP-18', 'UP-19'] },
+  async (ctx) => {
+    const bytes = presetTiff('easy-8bit-256').bytes;
+    const opened = await openResumable(ctx, bytes.length);
+    expect(opened.status).toBe(200);
+    const { url } = opened.body.upload!.urls[0];
+    const given = new URL(url);
+    const signature = queryParam(given, /signature/i);
+    const expiry = queryParam(given, /^(expires|x-amz-expires|x-amz-date)$/i);
+    if (!signature || !expiry)
+      ctx.skip(
+        `the part URL has no recognisable signature and expiry parameters: ${[...given.searchParams.keys()].join(', ')}`,
+      );
+    const tampered = new URL(url);
+    const value = tampered.searchParams.get(signature!)!;
+    const flipped = value.slice(0, -1) + (value.endsWith('A') ? 'B' : 'A');
+    tampered.searchParams.set(signature!, flipped);
+    const edited = new URL(url);
+    const expires = edited.searchParams.get(expiry!)!;
+    edited.searchParams.set(
+      expiry!,
+      /^\d+$/.test(expires)
+        ? String(Number(expires) + 3600)
+        : expires.replace(/\d(?=Z?$)/, (d) => String((Number(d) + 1) % 10)),
+    );
+    const put = (target: URL) => ctx.api.raw('PUT', target.toString(), { body: bytes, key: null });
+    const refusedSignature = await put(tampered);
+    await ctx.verify('UP-18', () =>
+      expect(refusedSignature.status, `PUT with ${signature} edited`).toBe(403),
+    );
+    const refusedExpiry = await put(edited);
+    await ctx.verify('UP-19', () => expect(refusedExpiry.status, `PUT with ${expiry} moved`).toBe(403));
+    const accepted = await put(given);
+    expect(accepted.status, 'the URL as given').toBe(200);
+    const image = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: opened.body.image.id } });
+    expect(image.body.upload_status).toBe('uploading');
+  },
+);
+
+check(
+  'fields that must not change between reads do not: image, prediction and share',
+  { clauses: ['STB-01'] },
+  async (ctx) => {
+    const bytes = presetTiff('easy-8bit-256').bytes;
+    const opened = await openResumable(ctx, bytes.length);
+    const id = opened.body.image.id;
+    const imageFields = (image: ImageBody & Record<string, unknown>) =>
+      Object.fromEntries(['id', 'name', 'size', 'image_type', 'created_at'].map((k) => [k, image[k]]));
+    const reads: Array<Record<string, unknown>> = [
+      imageFields(opened.body.image as ImageBody & Record<string, unknown>),
+    ];
+    await putParts(ctx.api, opened.body.upload!, bytes);
+    reads.push(
+      imageFields(
+        (await ctx.api.call<ImageBody & Record<string, unknown>>('getUpload', { params: { image_id: id } }))
+          .body,
+      ),
+    );
+    expect((await ctx.api.call('completeUpload', { params: { image_id: id } })).status).toBe(202);
+    const ready = (await pollImage(ctx, id)) as ImageBody & Record<string, unknown>;
+    reads.push(imageFields(ready));
+    const again = (
+      await ctx.api.call<ImageBody & Record<string, unknown>>('getImage', { params: { image_id: id } })
+    ).body;
+    reads.push(imageFields(again));
+    await ctx.verify('STB-01', () => {
+      for (const read of reads.slice(1)) expect(read, 'image across reads').toEqual(reads[0]);
+      expect(again.shape, 'shape once ready').toEqual(ready.shape);
+      expect(again.processed_at, 'processed_at once ready').toEqual(ready.processed_at);
+    });
+
+    const modelId = await fittingModelId(ctx.api);
+    const ack = await ctx.api.call<{ prediction_id: string }>('createPrediction', {
+      body: { image_id: id, model_id: modelId },
+    });
+    expect(ack.status).toBe(200);
+    const predictionFields = (p: PredictionBody & Record<string, unknown>) =>
+      Object.fromEntries(['prediction_id', 'image_id', 'model_id', 'created_at'].map((k) => [k, p[k]]));
+    const first = (
+      await ctx.api.call<PredictionBody & Record<string, unknown>>('getPrediction', {
+        params: { prediction_id: ack.body.prediction_id },
+      })
+    ).body;
+    const done = (await pollPrediction(ctx, ack.body.prediction_id)) as PredictionBody &
+      Record<string, unknown>;
+    const reread = (
+      await ctx.api.call<PredictionBody & Record<string, unknown>>('getPrediction', {
+        params: { prediction_id: ack.body.prediction_id },
+      })
+    ).body;
+    await ctx.verify('STB-01', () => {
+      expect(predictionFields(done), 'prediction across polls').toEqual(predictionFields(first));
+      expect(predictionFields(reread), 'prediction after completion').toEqual(predictionFields(first));
+      expect(first).toMatchObject({ image_id: id, model_id: modelId });
+      expect([reread.segmentation_id, reread.cell_count], 'result once COMPLETED').toEqual([
+        done.segmentation_id,
+        done.cell_count,
+      ]);
+    });
+
+    const share = await ctx.api.call<Record<string, unknown> & { id: string }>('createShare', {
+      body: { segmentation_id: done.segmentation_id },
+    });
+    expect(share.status).toBe(200);
+    ctx.cleanup.add(() =>
+      ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
+    );
+    const shareFields = (s: Record<string, unknown>) =>
+      Object.fromEntries(
+        ['id', 'segmentation_id', 'url', 'created_at', 'access', 'role'].map((k) => [k, s[k]]),
+      );
+    const shareRead = (
+      await ctx.api.call<Record<string, unknown>>('getShare', { params: { share_id: share.body.id } })
+    ).body;
+    const revoked = await ctx.api.call<Record<string, unknown>>('revokeShare', {
+      params: { share_id: share.body.id },
+    });
+    const afterRevoke = (
+      await ctx.api.call<Record<string, unknown>>('getShare', { params: { share_id: share.body.id } })
+    ).body;
+    await ctx.verify('STB-01', () => {
+      expect(shareFields(shareRead), 'share on read').toEqual(shareFields(share.body));
+      expect(shareFields(afterRevoke), 'share after revoke').toEqual(shareFields(share.body));
+      if (revoked.status === 200)
+        expect(afterRevoke.revoked_at, 'revoked_at read back').toEqual(revoked.body.revoked_at);
+    });
   },
 );

@@ -1,5 +1,6 @@
 import type { OpenApiContract } from './openapi-contract.js';
 import type { Target } from './target.js';
+import { recordAnswer, recordBody, type RecordedExchange, type RecordedRequest } from './transcript.js';
 
 export interface CallOptions {
   params?: Record<string, string>;
@@ -14,6 +15,11 @@ export interface CallOptions {
   unvalidated?: boolean;
   /** Send to this root instead of the target's (around Prism's proxy, which corrupts binary multipart bodies). */
   baseUrl?: string;
+  /**
+   * Throw at once when the response breaks the document, instead of failing the check at its end:
+   * for loops (polls) that would otherwise wait for a value the document does not allow.
+   */
+  failFast?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -30,21 +36,54 @@ export interface SeenCall {
   status: number;
 }
 
+/** What all the clients of one check saw, together and in order. */
+export interface CheckRecord {
+  seen: SeenCall[];
+  violations: string[];
+  transcript: RecordedExchange[];
+}
+
+export const newCheckRecord = (): CheckRecord => ({ seen: [], violations: [], transcript: [] });
+
 /**
  * HTTP client of one check: builds requests from the document's operations, validates every
  * response against the document (status, media type, body schema) and keeps what it saw for the
  * report. Violations are collected and fail the check at its end.
  */
 export class ApiClient {
-  readonly seen: SeenCall[] = [];
-  readonly violations: string[] = [];
+  readonly seen: SeenCall[];
+  readonly violations: string[];
+  readonly transcript: RecordedExchange[];
   private lastRequestAt = 0;
 
   constructor(
     readonly contract: OpenApiContract,
     readonly target: Target,
     readonly key: string,
-  ) {}
+    record: CheckRecord = newCheckRecord(),
+  ) {
+    this.seen = record.seen;
+    this.violations = record.violations;
+    this.transcript = record.transcript;
+  }
+
+  /**
+   * How a reproducer names the key sent: the environment variable that holds it, never the key.
+   * A key of none of them (a made-up one, or a throw-away organization's, which the reproducer
+   * reads back from the answer that created it) is kept as a raw header.
+   */
+  private describeKey(header: string | undefined): Pick<RecordedRequest, 'keyVariable' | 'rawAuthorization'> {
+    if (header === undefined) return { keyVariable: null };
+    const variables: Array<[string | undefined, string]> = [
+      [this.target.keys.main, 'CONTRACT_API_KEY'],
+      [this.target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
+      [this.target.keys.tiny, 'CONTRACT_TINY_API_KEY'],
+      [this.target.adminToken, 'CONTRACT_ADMIN_TOKEN'],
+    ];
+    for (const [key, variable] of variables)
+      if (key && header === `Bearer ${key}`) return { keyVariable: variable };
+    return { keyVariable: null, rawAuthorization: header };
+  }
 
   async call<T = unknown>(operationId: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const op = this.contract.operation(operationId);
@@ -61,15 +100,27 @@ export class ApiClient {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
+    const recorded: RecordedRequest = {
+      method: op.method,
+      url: url.toString(),
+      ...this.describeKey(headers.authorization),
+      contentType: headers['content-type'],
+      body: await recordBody(body),
+    };
     await this.pace();
     const response = await fetch(url, { method: op.method, headers, body, redirect: 'manual' });
     const bytes = Buffer.from(await response.arrayBuffer());
     const contentType = response.headers.get('content-type');
+    this.transcript.push(recordAnswer(recorded, response.status, contentType, bytes));
     const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
     this.seen.push({ operationId, status: response.status });
     if (!options.unvalidated) {
-      for (const v of this.contract.validateResponse(operationId, response.status, contentType, parsed))
-        this.violations.push(v.message);
+      const violations = this.contract.validateResponse(operationId, response.status, contentType, parsed);
+      for (const v of violations) this.violations.push(v.message);
+      if (options.failFast && violations.length)
+        throw new Error(
+          `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,
+        );
     }
     if (response.status >= 500)
       this.violations.push(
@@ -85,7 +136,11 @@ export class ApiClient {
     };
   }
 
-  /** A request outside the document (unknown route, storage URL): recorded, not schema-checked. */
+  /**
+   * A request outside the document's operations (unknown route, presigned part URL, share page),
+   * or one the document cannot describe: not schema-checked, but counted in the report under the
+   * operation it reaches, or under a label of its own.
+   */
   async raw(
     method: string,
     pathOrUrl: string,
@@ -95,8 +150,22 @@ export class ApiClient {
     const headers = new Headers(init.headers);
     const key = init.key === undefined ? this.key : init.key;
     if (key !== null && !headers.has('authorization')) headers.set('authorization', `Bearer ${key}`);
+    const recorded: RecordedRequest = {
+      method,
+      url,
+      ...this.describeKey(headers.get('authorization') ?? undefined),
+      contentType: headers.get('content-type') ?? undefined,
+      body: await recordBody(init.body ?? undefined),
+    };
     await this.pace();
     const response = await fetch(url, { ...init, method, headers, redirect: 'manual' });
+    // The body stays readable for the caller: the transcript reads a copy.
+    const copy = Buffer.from(await response.clone().arrayBuffer());
+    this.transcript.push(recordAnswer(recorded, response.status, response.headers.get('content-type'), copy));
+    this.seen.push({
+      operationId: this.contract.labelOf(method, new URL(url).pathname),
+      status: response.status,
+    });
     if (response.status >= 500)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
     return response;

@@ -1,6 +1,9 @@
 import { test, type TestContext } from 'vitest';
 import { CLAUSE_IDS } from '../clauses.js';
-import { ApiClient } from './api-client.js';
+import path from 'node:path';
+import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
+import { reportDir } from './cleanup.js';
+import { writeReproducer } from './reproducer.js';
 import { Cleanup } from './cleanup.js';
 import { OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
@@ -18,12 +21,23 @@ export interface CheckContext {
   cleanup: Cleanup;
   /** Marks the check skipped with a reason the report shows. */
   skip(reason: string): never;
+  /**
+   * Runs the assertions of one clause and records its own outcome, so one check can judge several
+   * clauses apart: a failure is noted and the check goes on, then fails at its end naming the clause.
+   */
+  verify(clauseId: string, assertions: () => unknown): Promise<boolean>;
+  /** A client with another key (a throw-away organization's) whose calls count with the check's. */
+  clientFor(key: string): ApiClient;
 }
 
 export interface CheckMeta {
   clauses: string[];
   calls: Array<{ operationId: string; status: number }>;
   skipReason?: string;
+  /** The reproducer script written when the check failed, relative to the report folder. */
+  reproducer?: string;
+  /** Outcomes of the clauses the check judged one by one (see CheckContext.verify). */
+  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
 }
 
 declare module 'vitest' {
@@ -40,6 +54,11 @@ export interface CheckOptions {
   /** Keys the check needs besides the main one. */
   needs?: Array<'other' | 'tiny'>;
   timeout?: number;
+  /**
+   * Run alone, not beside the other checks of its file: for checks that fill or count one shared
+   * organization's caps (the tiny-plan key's).
+   */
+  sequential?: boolean;
   /**
    * Set when Prism's proxy answers these requests itself (missing or malformed credentials,
    * malformed JSON), so through `--via-prism` the check would judge Prism, not the target.
@@ -58,7 +77,7 @@ export function check(
 ): void {
   for (const id of options.clauses)
     if (!CLAUSE_IDS.has(id)) throw new Error(`check "${title}" names unknown clause ${id}`);
-  test(
+  (options.sequential ? test.sequential : test)(
     `[${options.clauses.join(' ')}] ${title}`,
     { timeout: options.timeout ?? 120_000 },
     async (testContext: TestContext) => {
@@ -89,19 +108,78 @@ export function check(
             `needs a ${need === 'other' ? "second organization's key (CONTRACT_OTHER_ORG_API_KEY)" : "tiny-plan organization's key (CONTRACT_TINY_API_KEY)"}`,
           );
       }
-      const api = new ApiClient(contract, target, target.keys.main);
-      const other = target.keys.other ? new ApiClient(contract, target, target.keys.other) : undefined;
-      const tiny = target.keys.tiny ? new ApiClient(contract, target, target.keys.tiny) : undefined;
-      const clients = [api, other, tiny].filter((x): x is ApiClient => x !== undefined);
+      const record = newCheckRecord();
+      const clientFor = (key: string) => new ApiClient(contract!, target, key, record);
+      const api = clientFor(target.keys.main);
+      const other = target.keys.other ? clientFor(target.keys.other) : undefined;
+      const tiny = target.keys.tiny ? clientFor(target.keys.tiny) : undefined;
       const cleanup = new Cleanup();
+      const clauseFailures: string[] = [];
+      const verify = async (clauseId: string, assertions: () => unknown): Promise<boolean> => {
+        if (!options.clauses.includes(clauseId))
+          throw new Error(`check "${title}" verifies ${clauseId} but does not name it in its clauses`);
+        meta.clauseOutcomes ??= {};
+        try {
+          await assertions();
+          if (meta.clauseOutcomes[clauseId]?.outcome !== 'fail')
+            meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
+          return true;
+        } catch (err) {
+          const error = `${clauseId}: ${(err as Error).message}`;
+          meta.clauseOutcomes[clauseId] = { outcome: 'fail', error };
+          clauseFailures.push(error);
+          return false;
+        }
+      };
+      // The requests up to the failure, before cleanup adds its own.
+      let failedAt: number | undefined;
       try {
-        await body({ target, contract, api, other, tiny, cleanup, skip });
+        try {
+          await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
+        } catch (err) {
+          failedAt = record.transcript.length;
+          throw err;
+        }
+        if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
+        if (record.violations.length)
+          throw new Error(`responses broke the document:\n- ${record.violations.join('\n- ')}`);
+      } catch (err) {
+        if (!meta.skipReason)
+          meta.reproducer = reproduce(title, options.clauses, err, record, target, failedAt);
+        throw err;
       } finally {
         await cleanup.run();
-        meta.calls = clients.flatMap((client) => client.seen);
+        meta.calls = record.seen;
       }
-      const violations = clients.flatMap((client) => client.violations);
-      if (violations.length) throw new Error(`responses broke the document:\n- ${violations.join('\n- ')}`);
     },
   );
+}
+
+/** Writes the failed check's reproducer; answers its path relative to the report folder. */
+function reproduce(
+  title: string,
+  clauses: string[],
+  err: unknown,
+  record: CheckRecord,
+  target: Target,
+  upTo: number | undefined,
+): string | undefined {
+  try {
+    const slug = `${clauses[0]}-${title}`
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 72);
+    const dir = path.join(reportDir(), 'reproducers');
+    const file = writeReproducer(dir, slug, {
+      title,
+      clauses,
+      error: err instanceof Error ? err.message : String(err),
+      baseUrls: [...new Set([target.baseUrl, target.directBaseUrl])],
+      exchanges: record.transcript.slice(0, upTo),
+    });
+    return path.relative(reportDir(), file);
+  } catch {
+    return undefined; // a reproducer that cannot be written must not hide the failure itself
+  }
 }

@@ -2,7 +2,14 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './openapi-contract.js';
 
-export const LEDGER_FILE = path.join(REPO_ROOT, 'reports', 'contract-ledger.jsonl');
+/** Where the run's reports go (--report-dir); every file the suite writes is under it. */
+export function reportDir(): string {
+  return process.env.CONTRACT_REPORT_DIR || path.join(REPO_ROOT, 'reports');
+}
+
+export function ledgerFile(): string {
+  return path.join(reportDir(), 'contract-ledger.jsonl');
+}
 
 export interface LedgerEntry {
   kind: 'image' | 'share';
@@ -42,6 +49,6 @@ export class Cleanup {
 }
 
 function writeLedger(entry: LedgerEntry): void {
-  mkdirSync(path.dirname(LEDGER_FILE), { recursive: true });
-  appendFileSync(LEDGER_FILE, `${JSON.stringify(entry)}\n`);
+  mkdirSync(reportDir(), { recursive: true });
+  appendFileSync(ledgerFile(), `${JSON.stringify(entry)}\n`);
 }

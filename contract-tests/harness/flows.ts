@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiClient, ApiResponse } from './api-client.js';
 import type { CheckContext } from './check.js';
+import { fittingModelId } from './model-choice.js';
 
 export interface ImageBody {
   id: string;
@@ -100,7 +101,7 @@ export async function pollImage(
 ): Promise<ImageBody> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<ImageBody>('getUpload', { params: { image_id: id } });
+    const response = await client.call<ImageBody>('getUpload', { params: { image_id: id }, failFast: true });
     expect(response.status).toBe(200);
     const status = response.body.upload_status;
     if (status === 'ready' || status === 'failed') return response.body;
@@ -123,14 +124,6 @@ export async function readyImage(
   return response.body.image.id;
 }
 
-export async function firstModelId(client: ApiClient, kind: 'base' | 'custom' = 'base'): Promise<string> {
-  const response = await client.call<Array<{ id: string; kind: string; name: string }>>('listModels');
-  expect(response.status).toBe(200);
-  const model = response.body.find((m) => m.kind === kind) ?? response.body[0];
-  if (!model) throw new Error('the target lists no models');
-  return model.id;
-}
-
 export async function pollPrediction(
   ctx: CheckContext,
   id: string,
@@ -139,7 +132,10 @@ export async function pollPrediction(
 ): Promise<PredictionBody> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<PredictionBody>('getPrediction', { params: { prediction_id: id } });
+    const response = await client.call<PredictionBody>('getPrediction', {
+      params: { prediction_id: id },
+      failFast: true,
+    });
     expect(response.status).toBe(200);
     seen?.add(response.body.status);
     if (response.body.status === 'COMPLETED' || response.body.status === 'FAILED') return response.body;
@@ -154,9 +150,10 @@ export async function completedSegmentation(
   ctx: CheckContext,
   bytes: Buffer,
   client: ApiClient = ctx.api,
+  model?: string,
 ): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
   const imageId = await readyImage(ctx, bytes, client);
-  const modelId = await firstModelId(client);
+  const modelId = model ?? (await fittingModelId(client));
   const ack = await client.call<{ prediction_id: string }>('createPrediction', {
     body: { image_id: imageId, model_id: modelId },
   });

@@ -82,6 +82,24 @@ export class OpenApiContract {
     }
   }
 
+  /**
+   * The operation a request reaches, by method and path, or a label for a request outside the
+   * document: `presigned part PUT`, `share page GET`, or the method and path with ids elided.
+   */
+  labelOf(method: string, pathname: string): string {
+    const upper = method.toUpperCase();
+    for (const op of this.operations.values()) {
+      if (op.method !== upper) continue;
+      const pattern = new RegExp(
+        `^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`,
+      );
+      if (pattern.test(pathname)) return op.operationId;
+    }
+    if (/\/share\/[^/]+$/.test(pathname)) return `share page ${upper}`;
+    if (upper === 'PUT' && !pathname.startsWith('/api/')) return 'presigned part PUT';
+    return `${upper} ${pathname.replace(/[0-9a-f]{8}-[0-9a-f-]{27,}|(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{24,}/g, '{id}')}`;
+  }
+
   operation(operationId: string): OperationSpec {
     const op = this.operations.get(operationId);
     if (!op) throw new Error(`operation ${operationId} is not in the document`);

@@ -26,6 +26,72 @@ export function presetTiff(name: FixturePresetName = 'easy-8bit-256'): {
   return { bytes, cells: image.truth.count, width: image.plane.width, height: image.plane.height };
 }
 
+/** What a sample shows and which kind of model is meant to segment it. */
+export interface MeaningfulSample {
+  bytes: Buffer;
+  width: number;
+  height: number;
+  /** Cells whose pixels fall in the image, as the generator placed them. */
+  cells: number;
+  /** Of those, the cells cut by an edge of the image. */
+  borderCells: number;
+  /** What the picture looks like, to choose the model that fits it (see model-choice.ts). */
+  look: 'bright-on-dark';
+}
+
+const BORDER_SAMPLE = {
+  spec: {
+    width: 320,
+    height: 320,
+    bitDepth: 8 as const,
+    cellCount: 34,
+    radius: { min: 6, max: 14 },
+    seed: 2024,
+  },
+  /** The window cut out of the rendered picture: cells near its edges are cut by them. */
+  window: { x: 28, y: 28, width: 256, height: 232 },
+};
+
+let borderSampleCache: MeaningfulSample | undefined;
+
+/**
+ * Bright cells of varied sizes on a dark background, some cut by the image border: a window cut
+ * out of a larger synthetic picture (the generator itself keeps every cell wholly inside). Its
+ * segmentation has many cells of distinct sizes and positions, so an export whose rows, indexes,
+ * centroids or overlay are misplaced cannot pass by accident. Not square, so a transposed width and
+ * height shows.
+ */
+export function borderSample(): MeaningfulSample {
+  if (borderSampleCache) return borderSampleCache;
+  const { spec, window } = BORDER_SAMPLE;
+  const image = renderSynthetic(spec);
+  const data = new Uint8Array(window.width * window.height);
+  const labels = new Set<number>();
+  const border = new Set<number>();
+  for (let y = 0; y < window.height; y++) {
+    for (let x = 0; x < window.width; x++) {
+      const source = (y + window.y) * spec.width + x + window.x;
+      data[y * window.width + x] = image.plane.data[source];
+      const label = image.truth.labels[source];
+      if (!label) continue;
+      labels.add(label);
+      if (x === 0 || y === 0 || x === window.width - 1 || y === window.height - 1) border.add(label);
+    }
+  }
+  const bytes = encodeTiff([{ width: window.width, height: window.height, bitsPerSample: 8, data }], {
+    compression: 'lzw',
+  });
+  borderSampleCache = {
+    bytes,
+    width: window.width,
+    height: window.height,
+    cells: labels.size,
+    borderCells: border.size,
+    look: 'bright-on-dark',
+  };
+  return borderSampleCache;
+}
+
 /** An uncompressed 16-bit TIFF of at least `minBytes`, for multi-part uploads. */
 export function largeTiff(minBytes: number): Buffer {
   const side = Math.ceil(Math.sqrt(minBytes / 2)) + 1;

@@ -13,11 +13,15 @@ export interface CheckResult {
   error?: string;
   skipReason?: string;
   calls: Array<{ operationId: string; status: number }>;
+  /** The reproducer script of a failure, relative to the report folder. */
+  reproducer?: string;
+  /** Clauses this check judged one by one, with their own outcome. */
+  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
 }
 
 export interface ClauseResult extends Clause {
   outcome: Outcome | 'not-run';
-  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason'>>;
+  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason' | 'reproducer'>>;
 }
 
 export interface OperationResult {
@@ -30,6 +34,12 @@ export interface OperationResult {
   undocumented: string[];
 }
 
+/** Requests the suite made that no operation of the document describes, by label. */
+export interface OtherRequestResult {
+  label: string;
+  seen: Record<string, number>;
+}
+
 export interface ConformanceReport {
   target: { baseUrl: string; profile: string; capabilities: string[] };
   startedAt: string;
@@ -37,6 +47,8 @@ export interface ConformanceReport {
   totals: { checks: Record<Outcome, number>; clauses: Record<Outcome | 'not-run', number> };
   clauses: ClauseResult[];
   operations: OperationResult[];
+  /** Every other request the checks made (presigned part URLs, share pages, unknown routes). */
+  otherRequests: OtherRequestResult[];
   checks: CheckResult[];
 }
 
@@ -48,15 +60,25 @@ export function buildReport(
   times: { startedAt: string; finishedAt: string },
 ): ConformanceReport {
   const clauses: ClauseResult[] = CLAUSES.map((clause) => {
-    const covering = checks.filter((c) => c.clauses.includes(clause.id));
+    // A check that judged this clause on its own reports the clause's outcome, not its overall one,
+    // unless the check failed for a reason no clause of it took (a response outside the document).
+    const covering = checks
+      .filter((c) => c.clauses.includes(clause.id))
+      .map((c) => {
+        const own = c.clauseOutcomes?.[clause.id];
+        const explained =
+          c.outcome !== 'fail' || Object.values(c.clauseOutcomes ?? {}).some((o) => o.outcome === 'fail');
+        return own && explained ? { ...c, outcome: own.outcome, error: own.error } : c;
+      });
     return {
       ...clause,
       outcome: clauseOutcome(covering.map((c) => c.outcome)),
-      checks: covering.map(({ title, outcome, error, skipReason }) => ({
+      checks: covering.map(({ title, outcome, error, skipReason, reproducer }) => ({
         title,
         outcome,
         error,
         skipReason,
+        reproducer,
       })),
     };
   });
@@ -74,6 +96,14 @@ export function buildReport(
       undocumented: Object.keys(seen).filter((status) => !op.statuses.includes(status)),
     };
   });
+  const others = new Map<string, Record<string, number>>();
+  for (const check of checks)
+    for (const call of check.calls) {
+      if (contract.operations.has(call.operationId)) continue;
+      const seen = others.get(call.operationId) ?? {};
+      seen[call.status] = (seen[call.status] ?? 0) + 1;
+      others.set(call.operationId, seen);
+    }
   return {
     target,
     ...times,
@@ -89,6 +119,9 @@ export function buildReport(
     },
     clauses,
     operations,
+    otherRequests: [...others]
+      .map(([label, seen]) => ({ label, seen }))
+      .sort((a, b) => a.label.localeCompare(b.label)),
     checks,
   };
 }

@@ -2,13 +2,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import type { CheckMeta } from '../harness/check.js';
+import { reportDir } from '../harness/cleanup.js';
 import { OpenApiContract, REPO_ROOT } from '../harness/openapi-contract.js';
 import { targetFromEnv } from '../harness/target.js';
 import { buildReport, type CheckResult, type Outcome } from './conformance-model.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-markdown.js';
-
-export const REPORT_DIR = process.env.CONTRACT_REPORT_DIR || path.join(REPO_ROOT, 'reports');
 
 /**
  * Writes the conformance report of the contract checks of a run: Markdown and HTML for people,
@@ -40,6 +39,8 @@ export default class ConformanceReporter implements Reporter {
           error: result.state === 'failed' ? result.errors?.map((e) => e.message).join('\n') : undefined,
           skipReason: outcome === 'skipped' ? (meta.skipReason ?? 'skipped') : undefined,
           calls: meta.calls,
+          clauseOutcomes: meta.clauseOutcomes,
+          reproducer: meta.reproducer,
         });
       }
     }
@@ -57,6 +58,7 @@ export default class ConformanceReporter implements Reporter {
       },
       { startedAt: this.startedAt, finishedAt: new Date().toISOString() },
     );
+    const REPORT_DIR = reportDir();
     mkdirSync(REPORT_DIR, { recursive: true });
     writeFileSync(path.join(REPORT_DIR, 'conformance.json'), JSON.stringify(report, null, 2));
     writeFileSync(path.join(REPORT_DIR, 'conformance.md'), renderMarkdown(report));

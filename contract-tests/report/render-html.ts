@@ -11,7 +11,7 @@ export function renderHtml(report: ConformanceReport): string {
           .filter((k) => k.outcome !== 'pass')
           .map(
             (k) =>
-              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}</div>`,
+              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}${k.reproducer ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
           )
           .join('');
         return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${c.outcome}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
@@ -26,11 +26,20 @@ export function renderHtml(report: ConformanceReport): string {
       return `<tr class="${op.undocumented.length ? 'fail' : ''}"><td>${op.operationId}</td><td><code>${op.method} ${esc(op.path)}</code></td><td>${op.documented.join(', ')}</td><td>${seen}</td><td>${op.undocumented.join(', ')}</td></tr>`;
     })
     .join('\n');
+  const otherRows = report.otherRequests
+    .map(
+      (o) =>
+        `<tr><td>${esc(o.label)}</td><td>${Object.entries(o.seen)
+          .map(([s, n]) => `${s}&times;${n}`)
+          .join(', ')}</td></tr>`,
+    )
+    .join('\n');
+  const total = report.checks.reduce((sum, c) => sum + c.calls.length, 0);
   const failures = report.checks
     .filter((c) => c.outcome === 'fail')
     .map(
       (f) =>
-        `<details open><summary>${esc(f.title)} <span class="muted">(${f.clauses.join(', ')})</span></summary><pre>${esc((f.error ?? '').slice(0, 5000))}</pre></details>`,
+        `<details open><summary>${esc(f.title)} <span class="muted">(${f.clauses.join(', ')})</span>${f.reproducer ? ` <a href="${esc(f.reproducer)}">reproducer</a>` : ''}</summary><pre>${esc((f.error ?? '').slice(0, 5000))}</pre></details>`,
     )
     .join('\n');
   return `<!doctype html>
@@ -51,6 +60,8 @@ tr.pass .result{color:#137333}tr.fail{background:#fce8e6}tr.fail .result{color:#
 <table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('assumed')}</tbody></table>
 <h2>Operations: statuses seen against statuses documented</h2>
 <table><thead><tr><th>operation</th><th>method and path</th><th>documented</th><th>seen</th><th>not documented</th></tr></thead><tbody>${operationRows}</tbody></table>
+${otherRows ? `<h2>Other requests (outside the document)</h2><table><thead><tr><th>request</th><th>seen</th></tr></thead><tbody>${otherRows}</tbody></table>` : ''}
+<p>Requests made by the checks: ${total}, every one counted above.</p>
 ${failures ? `<h2>Failures</h2>${failures}` : ''}
 </body></html>
 `;

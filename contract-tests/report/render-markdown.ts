@@ -26,7 +26,7 @@ export function renderMarkdown(report: ConformanceReport): string {
         .filter((k) => k.outcome !== 'pass')
         .map((k) =>
           k.outcome === 'fail'
-            ? `${k.title}: ${firstLine(k.error)}`
+            ? `${k.title}: ${firstLine(k.error)}${k.reproducer ? ` ([reproducer](${k.reproducer}))` : ''}`
             : `${k.title}: ${k.skipReason ?? 'skipped'}`,
         )
         .join('<br>');
@@ -45,6 +45,22 @@ export function renderMarkdown(report: ConformanceReport): string {
       `| ${op.operationId} | \`${op.method} ${op.path}\` | ${op.documented.join(', ')} | ${seen} | ${op.undocumented.join(', ') || ''} |`,
     );
   }
+  if (report.otherRequests.length) {
+    lines.push(
+      '',
+      '## Other requests (outside the document: presigned part URLs, share pages, unknown routes)',
+      '',
+    );
+    lines.push('| request | seen |', '|---|---|');
+    for (const other of report.otherRequests)
+      lines.push(
+        `| ${escape(other.label)} | ${Object.entries(other.seen)
+          .map(([s, n]) => `${s} x${n}`)
+          .join(', ')} |`,
+      );
+  }
+  const total = report.checks.reduce((sum, c) => sum + c.calls.length, 0);
+  lines.push('', `Requests made by the checks: ${total}, every one counted above.`);
   const failed = report.checks.filter((c) => c.outcome === 'fail');
   if (failed.length) {
     lines.push('', '## Failures', '');
@@ -52,7 +68,7 @@ export function renderMarkdown(report: ConformanceReport): string {
       lines.push(
         `### ${f.title}`,
         '',
-        `Clauses: ${f.clauses.join(', ')} · ${f.file}`,
+        `Clauses: ${f.clauses.join(', ')} · ${f.file}${f.reproducer ? ` · reproducer: [${f.reproducer}](${f.reproducer})` : ''}`,
         '',
         '```',
         (f.error ?? '').slice(0, 3000),

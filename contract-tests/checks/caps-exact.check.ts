@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { check } from '../harness/check.js';
+import { throwawayOrganization } from '../harness/control-plane.js';
+import { openResumable, pollPrediction, uploadFile, type UploadBody } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
+import { presetTiff } from '../harness/sample-images.js';
+
+interface Ack {
+  prediction_id: string;
+  status: string;
+}
+
+const STORAGE_CAP = 3;
+const ANALYSIS_CAP = 2;
+
+check(
+  'the storage cap holds at its exact boundary, and the image counter moves with exactly the calls that count',
+  { clauses: ['CAP-05', 'CAP-07'], requires: ['control'] },
+  async (ctx) => {
+    const org = await throwawayOrganization(ctx, 'storage-cap', {
+      storage_cap_images: STORAGE_CAP,
+      monthly_analysis_cap: 10,
+    });
+    const { client } = org;
+    const counted: number[] = [(await org.usage()).images];
+    const ids: string[] = [];
+    for (let i = 1; i <= STORAGE_CAP; i++) {
+      const response =
+        i % 2
+          ? await uploadFile(ctx, presetTiff().bytes, `slot-${i}.tif`, client)
+          : await openResumable(ctx, 1000, `slot-${i}.tif`, client);
+      await ctx.verify('CAP-05', () =>
+        expect(response.status, `image ${i} of a cap of ${STORAGE_CAP}`).toBe(200),
+      );
+      if (response.status === 200) ids.push((response.body as UploadBody).image.id);
+      counted.push((await org.usage()).images);
+    }
+    await ctx.verify('CAP-07', () =>
+      expect(counted, 'usage.images before and after each upload').toEqual(
+        [0, 1, 2, 3].slice(0, STORAGE_CAP + 1),
+      ),
+    );
+    const refusals = [
+      await uploadFile(ctx, presetTiff().bytes, 'over.tif', client),
+      await openResumable(ctx, 1000, 'over.tif', client),
+      await client.call('createImage', {
+        body: { name: `${ctx.target.namePrefix}over.tif`, size: 10, resumable: true },
+      }),
+    ];
+    await ctx.verify('CAP-05', () =>
+      expect(
+        refusals.map((r) => r.status),
+        `one over the cap of ${STORAGE_CAP}: multipart, JSON, record`,
+      ).toEqual([402, 402, 402]),
+    );
+    const afterRefusals = (await org.usage()).images;
+    expect((await client.call('deleteImage', { params: { image_id: ids[0] } })).status).toBe(200);
+    const afterDelete = (await org.usage()).images;
+    const reopened = await openResumable(ctx, 1000, 'freed.tif', client);
+    const afterReopen = (await org.usage()).images;
+    await ctx.verify('CAP-07', () =>
+      expect([afterRefusals, afterDelete, afterReopen], 'after 3 refusals, a delete, an upload').toEqual([
+        STORAGE_CAP,
+        STORAGE_CAP - 1,
+        STORAGE_CAP,
+      ]),
+    );
+    await ctx.verify('CAP-05', () => expect(reopened.status, 'the freed slot').toBe(200));
+  },
+);
+
+check(
+  'the analysis cap holds at its exact boundary; a skipped prediction and a refused one do not count',
+  { clauses: ['CAP-06', 'CAP-07', 'PRED-07'], requires: ['control'] },
+  async (ctx) => {
+    const org = await throwawayOrganization(ctx, 'analysis-cap', {
+      storage_cap_images: 5,
+      monthly_analysis_cap: ANALYSIS_CAP,
+    });
+    const { client } = org;
+    // Each prediction stays in flight until polled twice, so an identical one is certainly skipped.
+    await org.progress({ start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 2 });
+    const images: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const upload = await uploadFile(ctx, presetTiff().bytes, `analyse-${i}.tif`, client);
+      expect(upload.status).toBe(200);
+      images.push(upload.body.image.id);
+    }
+    const modelId = await fittingModelId(client);
+    const predict = (imageId: string, model = modelId) =>
+      client.call<Ack>('createPrediction', { body: { image_id: imageId, model_id: model } });
+    const analyses = async () => (await org.usage()).analyses_this_month;
+
+    const before = await analyses();
+    const first = await predict(images[0]);
+    const afterFirst = await analyses();
+    const repeat = await predict(images[0]);
+    const afterRepeat = await analyses();
+    await ctx.verify('PRED-07', () => {
+      expect(first.body.status).toBe('submitted');
+      expect(repeat.body).toMatchObject({ status: 'skipped', prediction_id: first.body.prediction_id });
+      expect([before, afterFirst, afterRepeat], 'analyses before, after submitted, after skipped').toEqual([
+        0, 1, 1,
+      ]);
+    });
+    await pollPrediction(ctx, first.body.prediction_id, client);
+    const missing = await predict(images[1], randomUUID());
+    expect(missing.status).toBe(404);
+    const afterMissing = await analyses();
+    const second = await predict(images[1]);
+    const afterSecond = await analyses();
+    const over = await client.call<{ detail: string }>('createPrediction', {
+      body: { image_id: images[2], model_id: modelId },
+    });
+    const afterOver = await analyses();
+    await ctx.verify('CAP-07', () =>
+      expect(
+        [afterMissing, afterSecond, afterOver],
+        'after a 404, a second prediction, a refused one',
+      ).toEqual([1, 2, 2]),
+    );
+    await ctx.verify('CAP-06', () => {
+      expect(second.status, `prediction ${ANALYSIS_CAP} of a cap of ${ANALYSIS_CAP}`).toBe(200);
+      expect(over.status, `prediction ${ANALYSIS_CAP + 1}`).toBe(402);
+      expect(typeof over.body.detail).toBe('string');
+    });
+    if (second.status === 200) await pollPrediction(ctx, second.body.prediction_id, client);
+  },
+);

@@ -1,0 +1,63 @@
+import { expect } from 'vitest';
+import type { ApiClient } from './api-client.js';
+import type { CheckContext } from './check.js';
+
+export interface Usage {
+  images: number;
+  analyses_this_month: number;
+}
+
+export interface ThrowawayOrganization {
+  id: string;
+  /** A client with the organization's own key. */
+  client: ApiClient;
+  /** The organization's counters, as the mock's control plane reports them. */
+  usage(): Promise<Usage>;
+  /** How this organization's predictions progress (delays, polls before completing). */
+  progress(settings: {
+    start_delay_ms?: number;
+    run_delay_ms?: number;
+    complete_after_polls?: number;
+  }): Promise<void>;
+}
+
+/**
+ * A throw-away organization with a known plan, made through the mock's control plane (profile
+ * `control`), so a check can pin a cap at its exact boundary and read every counter without
+ * sharing them with another check. The control plane is the mock's own, never behind Prism: it is
+ * called on the target directly, and its answers are validated like the API's.
+ */
+export async function throwawayOrganization(
+  ctx: CheckContext,
+  label: string,
+  plan: { storage_cap_images: number; monthly_analysis_cap: number },
+): Promise<ThrowawayOrganization> {
+  const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+  const created = await ctx.api.call<{ id: string; api_keys: string[] }>('mockCreateOrganization', {
+    ...admin,
+    body: { name: `${ctx.target.namePrefix}${label}`, plan: { name: label, ...plan } },
+  });
+  expect(created.status, 'create a throw-away organization').toBe(200);
+  const id = created.body.id;
+  ctx.cleanup.add(() =>
+    ctx.api.call('mockReset', { ...admin, body: { organization_id: id }, unvalidated: true }),
+  );
+  return {
+    id,
+    client: ctx.clientFor(created.body.api_keys[0]),
+    async usage() {
+      const listed = await ctx.api.call<Array<{ id: string; usage: Usage }>>('mockListOrganizations', admin);
+      expect(listed.status).toBe(200);
+      const mine = listed.body.find((o) => o.id === id);
+      if (!mine) throw new Error(`organization ${id} is no longer listed`);
+      return mine.usage;
+    },
+    async progress(settings) {
+      const response = await ctx.api.call('mockSetProgress', {
+        ...admin,
+        body: { organization_id: id, ...settings },
+      });
+      expect(response.status).toBe(200);
+    },
+  };
+}

@@ -1,0 +1,199 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { RecordedExchange } from './transcript.js';
+
+/**
+ * A runnable bash script that sends a failed check's requests again with curl: base URL and keys
+ * come from environment variables (never the keys themselves), ids and part URLs the target handed
+ * out are read back from its own answers, each answer is printed, and the script ends with the
+ * failure the suite saw and what it expected.
+ */
+export interface ReproducerInput {
+  title: string;
+  clauses: string[];
+  error: string;
+  /** Roots the requests were sent to (the target's, and the direct one around Prism). */
+  baseUrls: string[];
+  exchanges: RecordedExchange[];
+}
+
+interface Capture {
+  variable: string;
+  exchange: number;
+  path: Array<string | number>;
+}
+
+/** Every string leaf of a JSON value with its path. */
+function leaves(
+  value: unknown,
+  at: Array<string | number> = [],
+  out: Array<[string, Array<string | number>]> = [],
+) {
+  if (typeof value === 'string') out.push([value, at]);
+  else if (Array.isArray(value)) value.forEach((v, i) => leaves(v, [...at, i], out));
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) leaves(v, [...at, k], out);
+  return out;
+}
+
+const REUSABLE =
+  /^(https?:\/\/\S+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[A-Za-z0-9_-]{16,})$/;
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+const heredocSafe = (text: string) => text.replace(/[\\`$]/g, (c) => `\\${c}`);
+const comment = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => `# ${line}`)
+    .join('\n');
+
+/** The state field a poll waits on, and the value the suite's read saw. */
+function pollState(exchange: RecordedExchange): { field: string; value: string } | undefined {
+  const body = exchange.json as Record<string, unknown> | undefined;
+  for (const field of ['status', 'upload_status'])
+    if (body && typeof body[field] === 'string') return { field, value: body[field] as string };
+  return undefined;
+}
+
+export function reproducerScript(input: ReproducerInput): {
+  script: string;
+  files: Array<{ name: string; bytes: Buffer }>;
+} {
+  const produced = new Map<string, { exchange: number; path: Array<string | number> }>();
+  const captures = new Map<string, Capture>();
+  const files: Array<{ name: string; bytes: Buffer }> = [];
+  const variables = new Set<string>(['BASE_URL']);
+  const lines: string[] = [];
+
+  /** Replaces values an earlier answer produced with the variable that captures them, then the roots. */
+  const substitute = (text: string, before: number, escape: (t: string) => string): string => {
+    let out = escape(text);
+    const known = [...produced.entries()]
+      .filter(([, p]) => p.exchange < before)
+      .sort((a, b) => b[0].length - a[0].length);
+    for (const [value, origin] of known) {
+      const escaped = escape(value);
+      if (!out.includes(escaped)) continue;
+      let capture = captures.get(value);
+      if (!capture) {
+        capture = { variable: `V${captures.size + 1}`, ...origin };
+        captures.set(value, capture);
+      }
+      out = out.split(escaped).join(`\${${capture.variable}}`);
+    }
+    for (const root of input.baseUrls) out = out.split(escape(root)).join('${BASE_URL}');
+    return out;
+  };
+
+  // Keys sent as raw headers (throw-away organizations') never appear in the script's comments.
+  const sentKeys = input.exchanges
+    .map((e) => /^Bearer (\S{8,})$/.exec(e.request.rawAuthorization ?? '')?.[1])
+    .filter((k): k is string => !!k);
+  const redact = (text: string) => sentKeys.reduce((out, key) => out.split(key).join('<key>'), text);
+  const steps: string[][] = [];
+  const samePoll = (a?: RecordedExchange, b?: RecordedExchange) =>
+    !!a &&
+    !!b &&
+    a.request.method === 'GET' &&
+    b.request.method === 'GET' &&
+    a.request.url === b.request.url &&
+    !!pollState(b);
+  input.exchanges.forEach((exchange, index) => {
+    const { request } = exchange;
+    const step: string[] = [];
+    // A poll (the same GET again and again) is replayed as a loop until it reaches the state the
+    // suite's last read of it saw, at the target's own pace.
+    if (samePoll(exchange, input.exchanges[index + 1])) {
+      steps.push(step);
+      return;
+    }
+    const poll = samePoll(input.exchanges[index - 1], exchange) ? pollState(exchange) : undefined;
+    const args: string[] = [
+      `-X ${request.method}`,
+      `"${substitute(request.url, index, (t) => t.replace(/["\\$`]/g, (c) => `\\${c}`))}"`,
+    ];
+    if (request.keyVariable) {
+      variables.add(request.keyVariable);
+      args.push(`-H "Authorization: Bearer \${${request.keyVariable}}"`);
+    } else if (request.rawAuthorization !== undefined)
+      // A throw-away organization's key is read back from the answer that created it.
+      args.push(
+        `-H "${substitute(`Authorization: ${request.rawAuthorization}`, index, (t) => t.replace(/["\\$`]/g, (c) => `\\${c}`))}"`,
+      );
+    if (request.contentType && request.body?.kind !== 'multipart')
+      args.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
+    let heredoc: string | undefined;
+    if (request.body?.kind === 'text') {
+      args.push('--data-binary @-');
+      heredoc = substitute(request.body.text, index, heredocSafe);
+    } else if (request.body?.kind === 'bytes') {
+      const name = `${index + 1}-body.bin`;
+      files.push({ name, bytes: request.body.bytes });
+      args.push(`--data-binary "@$FILES/${name}"`);
+    } else if (request.body?.kind === 'multipart') {
+      for (const field of request.body.fields) {
+        if ('bytes' in field) {
+          const name = `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+          files.push({ name, bytes: field.bytes });
+          args.push(`-F "${field.name}=@$FILES/${name};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
+        } else args.push(`-F ${shellQuote(`${field.name}=${field.value}`)}`);
+      }
+    }
+    step.push(
+      `echo; echo '# ${index + 1}. ${request.method} ${new URL(request.url).pathname.replace(/'/g, '')}'`,
+    );
+    const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
+    step.push(
+      poll
+        ? `for try in $(seq 300); do ${curl}; [ "$(value '["${poll.field}"]' "$OUT/${index + 1}")" = ${shellQuote(poll.value)} ] && break; sleep 1; done`
+        : curl,
+    );
+    step.push(`head -c 2000 "$OUT/${index + 1}"; echo`);
+    step.push(
+      comment(
+        redact(
+          `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
+        ),
+      ),
+    );
+    steps.push(step);
+    for (const [value, at] of leaves(exchange.json))
+      if (REUSABLE.test(value) && !produced.has(value)) produced.set(value, { exchange: index, path: at });
+  });
+  // Each captured value is read right after the answer it came from.
+  for (const capture of captures.values())
+    steps[capture.exchange].push(
+      `${capture.variable}=$(value ${shellQuote(JSON.stringify(capture.path))} "$OUT/${capture.exchange + 1}")`,
+    );
+
+  lines.push('#!/usr/bin/env bash');
+  lines.push(`# Reproducer written by the contract suite: ${input.title}`);
+  lines.push(`# Clauses: ${input.clauses.join(', ')}`);
+  lines.push(
+    `# Run: ${[...variables].map((v) => `${v}=...`).join(' ')} bash ${'$0'.replace('$0', 'this-script.sh')}`,
+  );
+  lines.push("# Needs bash, curl and node. Ids and part URLs are read from the target's own answers.");
+  lines.push('set -u');
+  for (const variable of variables) lines.push(`: "\${${variable}:?set ${variable}}"`);
+  lines.push('FILES="$(cd "$(dirname "$0")" && pwd)/$(basename "$0" .sh).files"');
+  lines.push('OUT=$(mktemp -d)');
+  lines.push(
+    `value() { node -e 'let v = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8")); for (const k of JSON.parse(process.argv[1])) v = v[k]; console.log(v)' "$1" "$2"; }`,
+  );
+  for (const step of steps) lines.push('', ...step);
+  lines.push('', '# What broke, and what was expected:', comment(input.error.slice(0, 3000)));
+  return { script: `${lines.join('\n')}\n`, files };
+}
+
+/** Writes the script (and the files it sends) under `dir`; answers the script's path. */
+export function writeReproducer(dir: string, slug: string, input: ReproducerInput): string {
+  const { script, files } = reproducerScript(input);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${slug}.sh`);
+  writeFileSync(file, script, { mode: 0o755 });
+  if (files.length) {
+    const filesDir = path.join(dir, `${slug}.files`);
+    mkdirSync(filesDir, { recursive: true });
+    for (const f of files) writeFileSync(path.join(filesDir, f.name), f.bytes);
+  }
+  return file;
+}

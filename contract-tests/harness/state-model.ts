@@ -1,0 +1,61 @@
+/**
+ * The interface's state tables as plain data, for the stateful exploration: what each operation
+ * must answer given what came before. No HTTP here; stateful.check.ts drives a target and compares.
+ */
+export type UploadState = 'uploading' | 'processing' | 'ready' | 'failed';
+
+export interface ModelImage {
+  /** The target's id, learnt from its answer. */
+  id: string;
+  status: UploadState;
+  deleted: boolean;
+}
+
+export interface ModelShare {
+  id: string;
+  segmentationId: string;
+  revoked: boolean;
+}
+
+export interface InterfaceModel {
+  storageCap: number;
+  analysisCap: number;
+  images: ModelImage[];
+  /** Segmentations of completed predictions, oldest first. */
+  segmentations: string[];
+  shares: ModelShare[];
+  analyses: number;
+}
+
+export function newModel(storageCap: number, analysisCap: number): InterfaceModel {
+  return { storageCap, analysisCap, images: [], segmentations: [], shares: [], analyses: 0 };
+}
+
+/** Images that count against the storage cap: every one not deleted, failed and aborted included. */
+export function storedImages(model: InterfaceModel): number {
+  return model.images.filter((i) => !i.deleted).length;
+}
+
+/** The statuses the interface allows for each operation in a given state (a set: some are open). */
+export const expected = {
+  createImage: (model: InterfaceModel) => (storedImages(model) < model.storageCap ? [200] : [402]),
+  abort: (image: ModelImage) => (image.deleted ? [404] : image.status === 'uploading' ? [200] : [422]),
+  delete: (image: ModelImage) => (image.deleted ? [404] : [200]),
+  read: (image: ModelImage) => (image.deleted ? [404] : [200]),
+  /** Missing: 404. Not ready: a 4xx (409 on the mock, not stated). Cap reached: 402. */
+  predict(model: InterfaceModel, image: ModelImage): number[] {
+    if (image.deleted) return [404];
+    const capReached = model.analyses >= model.analysisCap;
+    if (image.status !== 'ready') return capReached ? [402, 409, 422] : [409, 422];
+    return capReached ? [402] : [200];
+  },
+  share: () => [200],
+  /** Revoking a revoked share is not described: any answer but a 5xx, and it stays revoked. */
+  revoke: (share: ModelShare) => (share.revoked ? [200, 404, 409, 422] : [200]),
+  readShare: () => [200],
+};
+
+/** The live share of a segmentation, if any: POST /shares answers it again. */
+export function liveShare(model: InterfaceModel, segmentationId: string): ModelShare | undefined {
+  return model.shares.find((s) => s.segmentationId === segmentationId && !s.revoked);
+}
