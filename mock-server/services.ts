@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { MockConfig } from './config.js';
@@ -87,6 +87,7 @@ export async function createServices(
     presignExpirySeconds: config.presignExpirySeconds,
     convert: (tiffPath, outDir) => convertImage(tiffPath, outDir, { maxPixels: config.maxImagePixels }),
     localPathOf: (key) => localPathOf(store, key, paths.cache),
+    forgetLocalCopy: (key) => rm(localCopyPath(key, paths.cache), { force: true }),
     flushFiles,
   });
   const runner = overrides.runner ?? new WorkerPoolRunner(config.workerThreads, config.maxImagePixels);
@@ -145,7 +146,9 @@ export async function createServices(
       await predictions.idle();
     },
     async close() {
-      // Rows of predictions in flight stay as they are, so they resume after a restart.
+      // Rows of work in flight stay as they are, so it resumes after a restart.
+      images.stop();
+      predictions.stop();
       await predictions.cancelAll();
       await images.idle();
       await runner.close?.();
@@ -163,6 +166,7 @@ function sweepFolders(paths: DataPaths, store: ObjectStore) {
     cache: paths.cache,
     storeStaging: store instanceof EmbeddedObjectStore ? path.join(store.dataDir, 'tmp') : undefined,
     storedPrefixes: store instanceof EmbeddedObjectStore ? () => storedPrefixes(store) : undefined,
+    multipartFolder: store instanceof EmbeddedObjectStore ? path.join(store.dataDir, 'multipart') : undefined,
   };
 }
 
@@ -226,10 +230,14 @@ async function createStore(
   });
 }
 
+function localCopyPath(key: string, cacheDir: string): string {
+  return path.join(cacheDir, createHash('sha256').update(key).digest('hex'));
+}
+
 /** The embedded store's own file, or a local copy of a remote object, made once. */
 async function localPathOf(store: ObjectStore, key: string, cacheDir: string): Promise<string> {
   if (store instanceof EmbeddedObjectStore) return store.objectPath(key);
-  const target = path.join(cacheDir, createHash('sha256').update(key).digest('hex'));
+  const target = localCopyPath(key, cacheDir);
   try {
     await access(target);
     return target;

@@ -1,3 +1,5 @@
+import { DomainError } from './errors.js';
+
 /**
  * The mock's clock: real time plus an offset the control plane can move, so a partner can jump to
  * next month (and see the analysis quota reset) without waiting for it. `save` keeps a new offset
@@ -33,7 +35,19 @@ export class MockClock {
     this.moveTo(0);
   }
 
+  /** Checked before anything is saved: a clock past what a date can hold would break every request after it. */
   private moveTo(offset: number): void {
+    const date = new Date(Date.now() + offset);
+    if (
+      !Number.isFinite(offset) ||
+      Number.isNaN(date.getTime()) ||
+      date.getUTCFullYear() > 9999 ||
+      date.getTime() < 0
+    )
+      throw new DomainError(
+        'invalid_input',
+        `The clock can move to dates from 1970 to 9999; this change would put it at ${Number.isNaN(date.getTime()) ? 'an invalid date' : date.toISOString()}.`,
+      );
     this.save(offset);
     this.offset = offset;
   }

@@ -147,20 +147,26 @@ export class OrganizationAdmin {
     return model;
   }
 
-  /** Removes the organization's images, predictions, segmentations and shares, and its usage. */
+  /**
+   * Removes the organization's images, predictions, segmentations and shares, and its usage: the
+   * rows in one commit (a crash leaves the organization as it was or empty, never half reset),
+   * then their files.
+   */
   async resetOrganization(orgId: string): Promise<void> {
-    const org = this.get(orgId);
+    this.get(orgId);
     await this.predictions.cancelOrganization(orgId);
-    for (const imageId of this.state.images.idsOf(orgId)) await this.images.delete(org, imageId);
-    const segmentationIds = this.state.transaction(() => {
+    const removed = this.state.transaction(() => {
+      const images = this.state.images.idsOf(orgId).map((id) => this.state.images.get(id)!);
+      const segmentationIds = this.state.segmentations.idsOf(orgId);
       for (const id of this.state.shares.idsOf(orgId)) this.state.shares.delete(id);
-      const ids = this.state.segmentations.idsOf(orgId);
-      for (const id of ids) this.state.segmentations.delete(id);
+      for (const id of segmentationIds) this.state.segmentations.delete(id);
       for (const id of this.state.predictions.idsOf(orgId)) this.state.predictions.delete(id);
+      for (const image of images) this.state.images.delete(image.id);
       this.state.usage.clear(orgId);
-      return ids;
+      return { images, segmentationIds };
     });
-    for (const id of segmentationIds) await this.predictions.deleteSegmentationFiles(id);
+    for (const image of removed.images) await this.images.removeFiles(image);
+    for (const id of removed.segmentationIds) await this.predictions.deleteSegmentationFiles(id);
   }
 }
 

@@ -5,131 +5,22 @@
  * order fast-check picks, so each run explores a different interleaving of the awaits inside the
  * use cases, reproducibly from its seed.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedObjectStore } from '../engines/object-store/embedded-store.js';
-import type { ObjectStore } from '../engines/object-store/object-store.js';
-import type { SegmentationResult } from '../engines/segmentation/types.js';
-import { openDatabase } from '../stores/database/open-database.js';
-import { flushFiles } from '../stores/files/flush-files.js';
-import { SqliteStateStore } from '../stores/sqlite-state-store.js';
-import { MockClock } from './clock.js';
+import {
+  domainWorld as world,
+  immediate,
+  MODEL_ID,
+  uploadedParts,
+  type DomainWorld as World,
+} from '../../test-support/domain-world.js';
 import { DomainError } from './errors.js';
-import { ImageService } from './images/image-service.js';
-import type { Organization } from './organizations.js';
-import { PredictionService } from './predictions/prediction-service.js';
-import { ProgressControls } from './predictions/progress-controls.js';
-import { addOrganization, toModel } from './seed.js';
-import { ShareService } from './shares/share-service.js';
 
 const RUNS = 25;
 const SEED = 20261122;
-const ORG_ID = '0e0b7f38-0000-4000-8000-000000000001';
-const MODEL_ID = '0e0b7f38-0000-4000-8000-0000000000aa';
-const RESULT: SegmentationResult = { width: 4, height: 4, objects: [] } as unknown as SegmentationResult;
-
-interface World {
-  root: string;
-  state: SqliteStateStore;
-  store: EmbeddedObjectStore;
-  images: ImageService;
-  predictions: PredictionService;
-  shares: ShareService;
-  org: Organization;
-  close(): void;
-}
-
-/** Services on a fresh folder; the object store's and the runner's answers go through `schedule`. */
-function world(schedule: <T>(work: Promise<T>, label: string) => Promise<T>): World {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'races-'));
-  const state = new SqliteStateStore(openDatabase(root));
-  addOrganization(state, {
-    id: ORG_ID,
-    name: 'Races',
-    plan: { name: 'big', storage_cap_images: 100, monthly_analysis_cap: 100 },
-    api_keys: ['sk_test_races'],
-  });
-  state.transaction(() =>
-    state.models.add(
-      toModel(
-        { id: MODEL_ID, name: 'm', version: '1', description: '', engine: 'threshold', params: {} },
-        'base',
-      ),
-    ),
-  );
-  const store = new EmbeddedObjectStore({
-    dataDir: path.join(root, 'store'),
-    storageUrl: 'http://127.0.0.1:1/storage',
-  });
-  const scheduled = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const answer = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(answer instanceof Promise)) return answer;
-        answer.catch(() => undefined); // its failure reaches the caller when the scheduler releases it
-        return schedule(answer, `store.${String(name)}`);
-      };
-    },
-  }) as ObjectStore;
-  const clock = new MockClock();
-  const derivedDir = path.join(root, 'derived');
-  const images = new ImageService(state, scheduled, clock, {
-    derivedDir,
-    minPartSize: 5,
-    presignExpirySeconds: 600,
-    // Conversion is not what races here: previews are two small files.
-    async convert(_tiff, outDir) {
-      await mkdir(outDir, { recursive: true });
-      const previewPath = path.join(outDir, 'preview.png');
-      const thumbnailPath = path.join(outDir, 'thumbnail.png');
-      await writeFile(previewPath, 'p');
-      await writeFile(thumbnailPath, 't');
-      return { shape: [4, 4], width: 4, height: 4, previewPath, thumbnailPath };
-    },
-    localPathOf: async (key) => store.objectPath(key),
-    flushFiles,
-  });
-  const runner = { run: () => schedule(Promise.resolve(RESULT), 'runner.run') };
-  const predictions = new PredictionService(
-    state,
-    images,
-    runner,
-    new ProgressControls({ startDelayMs: 0, runDelayMs: 0 }),
-    clock,
-    { segmentationsDir: path.join(root, 'segmentations'), flushFiles },
-  );
-  images.onDeleted = (derived) => predictions.forget(derived);
-  const shares = new ShareService(state, clock, (id) => predictions.loadSegmentation(id));
-  return {
-    root,
-    state,
-    store,
-    images,
-    predictions,
-    shares,
-    org: state.organizations.get(ORG_ID)!,
-    close() {
-      state.close();
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
-}
-
-/** A resumable upload with its one part arrived, ready to complete (set up with real, unscheduled answers). */
-async function uploadedParts(w: World): Promise<string> {
-  const { image, plan } = await w.images.openResumable(w.org, { name: 'r.tif', size: 8 });
-  const body = new PassThrough();
-  body.end(Buffer.from('12345678'));
-  await w.store.putPart(plan.uploadId, '1', body);
-  return image.id;
-}
 
 /** What a request answered: ok, or the kind of the domain error (anything else fails the test). */
 async function outcome(work: Promise<unknown>): Promise<string> {
@@ -141,8 +32,6 @@ async function outcome(work: Promise<unknown>): Promise<string> {
     throw err;
   }
 }
-
-const immediate = <T>(work: Promise<T>) => work;
 
 function filesOf(w: World, imageId: string): string[] {
   const objects = path.join(w.store.dataDir, 'objects', 'objects');

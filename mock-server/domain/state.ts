@@ -58,6 +58,8 @@ export interface ImageTable {
   withStatus(status: UploadStatus): ImageRecord[];
   /** Every object-store key a row points at (for the start-up sweep). */
   storageKeys(): Set<string>;
+  /** Every open resumable upload a row points at (for the start-up sweep). */
+  multipartUploadIds(): Set<string>;
 }
 
 export interface PredictionTable {

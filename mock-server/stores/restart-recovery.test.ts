@@ -89,13 +89,14 @@ describe('work cut short by a stop', () => {
 });
 
 describe('the start-up sweep', () => {
-  it('removes files no row points at, and fails an image whose preview is gone', async () => {
+  it('removes files no row points at (open uploads included), and fails an image whose preview is gone', async () => {
     const { dir, done } = await stoppedAfterWork();
     const orphans = [
       path.join(dir, 'derived', '7f1d2c3b-0000-4000-8000-000000000000'),
       path.join(dir, 'segmentations', '7f1d2c3b-0000-4000-8000-000000000001'),
       path.join(dir, 'segmentations', '.7f1d2c3b-0000-4000-8000-000000000002.tmp'),
       path.join(dir, 'store', 'objects', 'objects', '7f1d2c3b-0000-4000-8000-000000000003'),
+      path.join(dir, 'store', 'multipart', 'AbCdEfGhIjKlMnOpQrStUvWx'),
     ];
     for (const orphan of orphans) {
       mkdirSync(orphan, { recursive: true });

@@ -293,6 +293,11 @@ function imageTable(db: Statements): ImageTable {
     withStatus(status) {
       return (db.prepare('SELECT * FROM images WHERE upload_status = ?').all(status) as Row[]).map(toImage);
     },
+    multipartUploadIds() {
+      return new Set(
+        db.column('SELECT multipart_upload_id FROM images WHERE multipart_upload_id IS NOT NULL'),
+      );
+    },
     storageKeys() {
       return new Set(db.column('SELECT storage_key FROM images'));
     },

@@ -7,6 +7,7 @@ import {
   type PartSelection,
 } from '../../engines/object-store/object-store.js';
 import type { MockClock } from '../clock.js';
+import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound, storageFull, withoutServerPaths } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
@@ -32,6 +33,8 @@ export interface ImageServiceOptions {
   localPathOf: (key: string) => Promise<string>;
   /** Makes files written so far durable (fsync) before the row that points at them commits. */
   flushFiles: (paths: string[]) => Promise<void>;
+  /** Removes the local copy `localPathOf` made of a remote object, if any. */
+  forgetLocalCopy?: (key: string) => Promise<void>;
 }
 
 /** What a delete removed besides the image: rows whose running work and files must go too. */
@@ -72,6 +75,8 @@ export class ImageService {
   private readonly reserved = new Map<string, number>();
   /** Images whose complete is assembling parts, so a second complete or an abort is refused instead of racing. */
   private readonly completing = new Set<string>();
+  /** Aborted when the mock stops: background commits waiting for disk space give up (redone after restart). */
+  private readonly stopping = new AbortController();
   /** Told which predictions and segmentations a delete removed, so their work stops and files go. */
   onDeleted: (derived: DeletedDerivatives) => Promise<void> = async () => undefined;
 
@@ -202,8 +207,14 @@ export class ImageService {
       const selection: PartSelection[] | undefined = parts?.length
         ? parts.map((p) => ({ partNumber: p.part_number, etag: p.etag }))
         : undefined;
-      await this.assertSizeMatches(image, uploadId, selection);
-      await this.store.completeMultipartUpload(uploadId, selection);
+      // Assembled by an earlier complete whose commit did not happen (a full disk, a crash): the
+      // parts are gone but the object is whole, so this complete only has to commit.
+      const assembled =
+        (await this.store.headObject(image.storageKey).catch(() => null))?.size === image.size;
+      if (!assembled) {
+        await this.assertSizeMatches(image, uploadId, selection);
+        await this.store.completeMultipartUpload(uploadId, selection);
+      }
       const started = this.state.transaction(() => {
         // Deleted while the parts were assembled: the delete came first, as in a serial order.
         const current = this.state.images.get(id);
@@ -261,9 +272,15 @@ export class ImageService {
       return { predictionIds, segmentationIds };
     });
     await this.onDeleted(derived);
+    await this.removeFiles(image);
+  }
+
+  /** The files of an image whose row is gone: its open upload, stored original, local copy and previews. */
+  async removeFiles(image: ImageRecord): Promise<void> {
     if (image.multipartUploadId)
       await this.store.abortMultipartUpload(image.multipartUploadId).catch(() => undefined);
     await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
+    await this.options.forgetLocalCopy?.(image.storageKey);
     await rm(this.derivedDirOf(image.id), { recursive: true, force: true });
   }
 
@@ -273,7 +290,8 @@ export class ImageService {
    */
   async recoverConversions(): Promise<void> {
     for (const image of this.state.images.withStatus('processing')) {
-      const original = await this.store.exists(image.storageKey).catch(() => false);
+      // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
+      const original = await this.store.exists(image.storageKey).catch(() => true);
       const reason = !original
         ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
         : image.conversionAttempts >= 2
@@ -307,29 +325,50 @@ export class ImageService {
     try {
       await mkdir(outDir, { recursive: true });
       const converted = await this.options.convert(await this.options.localPathOf(image.storageKey), outDir);
-      await this.options.flushFiles([converted.previewPath, converted.thumbnailPath]);
+      await this.options.flushFiles([
+        converted.previewPath,
+        converted.thumbnailPath,
+        outDir,
+        this.options.derivedDir,
+      ]);
       outcome = { converted };
     } catch (err) {
       outcome = { error: withoutServerPaths(err instanceof Error ? err.message : String(err)) };
     }
-    const kept = this.state.transaction(() => {
-      const current = this.state.images.get(id);
-      if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
-      if ('error' in outcome) return (this.markFailed(current, outcome.error), true);
-      const { converted } = outcome;
-      current.shape = converted.shape;
-      current.derived = {
-        previewPath: converted.previewPath,
-        thumbnailPath: converted.thumbnailPath,
-        width: converted.width,
-        height: converted.height,
-      };
-      current.uploadStatus = 'ready';
-      current.processedAt = this.clock.nowIso();
-      this.state.images.put(current);
-      return true;
-    });
-    if (!kept) await rm(outDir, { recursive: true, force: true });
+    const commit = () =>
+      this.state.transaction(() => {
+        const current = this.state.images.get(id);
+        if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
+        if ('error' in outcome) return (this.markFailed(current, outcome.error), true);
+        const { converted } = outcome;
+        current.shape = converted.shape;
+        current.derived = {
+          previewPath: converted.previewPath,
+          thumbnailPath: converted.thumbnailPath,
+          width: converted.width,
+          height: converted.height,
+        };
+        current.uploadStatus = 'ready';
+        current.processedAt = this.clock.nowIso();
+        this.state.images.put(current);
+        return true;
+      });
+    const dropUnkept = async (kept: boolean | undefined) => {
+      if (kept === false) await rm(outDir, { recursive: true, force: true });
+    };
+    try {
+      await dropUnkept(commit());
+    } catch (err) {
+      if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
+      // The disk is full. The row stays `processing` (committed, so a single-request upload is
+      // answered with it) and the result commits in the background once there is space.
+      this.track(commitWhenSpace(commit, this.stopping.signal).then(dropUnkept));
+    }
+  }
+
+  /** Stops waiting for disk space; conversions that could not commit are redone after a restart. */
+  stop(): void {
+    this.stopping.abort();
   }
 
   private markFailed(image: ImageRecord, reason: string): void {
@@ -340,8 +379,10 @@ export class ImageService {
   }
 
   private track(work: Promise<void>): void {
-    this.pending.add(work);
-    void work.finally(() => this.pending.delete(work));
+    // A conversion reports its failures in its row; nothing it throws may end the process.
+    const settled = work.catch(() => undefined);
+    this.pending.add(settled);
+    void settled.finally(() => this.pending.delete(settled));
   }
 
   private assertSlotFree(org: Organization): void {

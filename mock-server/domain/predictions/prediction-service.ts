@@ -4,6 +4,7 @@ import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { MockClock } from '../clock.js';
+import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound, withoutServerPaths } from '../errors.js';
 import type { ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
@@ -54,6 +55,8 @@ export class PredictionService {
   private readonly polls = new Map<string, number>();
   private readonly pollWaiters = new Map<string, { needed: number; release: () => void }>();
   private readonly results = new Map<string, SegmentationResult>();
+  /** Aborted when the mock stops: results waiting for disk space give up (the run is redone after restart). */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly state: StateStore,
@@ -157,8 +160,11 @@ export class PredictionService {
         needed,
         release: () => {
           signal.removeEventListener('abort', onAbort);
-          onRelease();
-          resolve();
+          try {
+            onRelease();
+          } finally {
+            resolve();
+          }
         },
       });
     });
@@ -295,19 +301,40 @@ export class PredictionService {
       const error = describe(err);
       publish = () => this.publishFailed(id, error);
     }
+    // A publish that meets a full disk is committed in the background once there is space: the
+    // client only polls, and the prediction must not stay in flight for good.
+    let published = false;
+    const tryPublish = () => {
+      try {
+        publish();
+        published = true;
+      } catch (err) {
+        if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
+      }
+    };
     const current = this.state.predictions.get(id);
     const { completeAfterPolls } = current
       ? this.policy.delaysFor(current)
       : { completeAfterPolls: undefined };
     try {
       if (completeAfterPolls && !signal.aborted)
-        await this.waitForPolls(id, completeAfterPolls, signal, publish);
-      else if (!signal.aborted) publish();
+        await this.waitForPolls(id, completeAfterPolls, signal, tryPublish);
+      else if (!signal.aborted) tryPublish();
     } catch {
       // aborted while waiting for polls
     }
-    if (written && this.state.predictions.get(id)?.segmentationId !== written)
+    if (!published && !signal.aborted) await commitWhenSpace(publish, this.stopping.signal);
+    if (
+      written &&
+      this.state.predictions.get(id)?.segmentationId !== written &&
+      !this.stopping.signal.aborted
+    )
       await this.deleteSegmentationFiles(written);
+  }
+
+  /** Stops waiting for disk space; predictions that could not publish run again after a restart. */
+  stop(): void {
+    this.stopping.abort();
   }
 
   /**

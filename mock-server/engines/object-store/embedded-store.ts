@@ -187,10 +187,11 @@ export class EmbeddedObjectStore implements ObjectStore {
         // An acknowledged part survives a crash: bytes and digest reach the disk before their names do.
         await syncFile(tmp);
         await syncFile(md5Tmp);
-        // Bytes first, then the digest: a reader between the two renames sees a digest that does
-        // not match the bytes, which completion detects (it re-hashes while assembling).
-        await fsp.rename(tmp, path.join(dir, `${partNumber}.part`));
+        // Digest first, then the bytes: a crash between the two renames leaves the new digest
+        // beside the old bytes, so a complete naming the old ETag is refused instead of assembling
+        // bytes that were never acknowledged. (Readers take this lock, so none sees the gap.)
         await fsp.rename(md5Tmp, path.join(dir, `${partNumber}.md5`));
+        await fsp.rename(tmp, path.join(dir, `${partNumber}.part`));
         await syncFile(dir);
       });
       return { etag: `"${md5}"`, size: meter.size };
@@ -235,7 +236,7 @@ export class EmbeddedObjectStore implements ObjectStore {
         const target = this.objectPath(record.key);
         await fsp.mkdir(path.dirname(target), { recursive: true });
         await fsp.rename(tmp, target);
-        await syncFile(path.dirname(target));
+        await syncFolders(path.dirname(target));
       } catch (error) {
         await fsp.rm(tmp, { force: true });
         throw asStoreError(error);
@@ -285,7 +286,7 @@ export class EmbeddedObjectStore implements ObjectStore {
       try {
         await fsp.rename(source, target);
         await syncFile(target);
-        await syncFile(path.dirname(target));
+        await syncFolders(path.dirname(target));
         return { size: (await fsp.stat(target)).size };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
@@ -297,7 +298,7 @@ export class EmbeddedObjectStore implements ObjectStore {
       else await pipeline(source, createWriteStream(tmp, { flags: 'wx' }));
       await syncFile(tmp);
       await fsp.rename(tmp, target);
-      await syncFile(path.dirname(target));
+      await syncFolders(path.dirname(target));
     } catch (error) {
       await fsp.rm(tmp, { force: true });
       throw error;
@@ -465,7 +466,7 @@ export class EmbeddedObjectStore implements ObjectStore {
     await fsp.writeFile(tmp, content);
     await syncFile(tmp);
     await fsp.rename(tmp, file);
-    await syncFile(path.dirname(file));
+    await syncFolders(path.dirname(file));
   }
 
   private async pruneEmptyDirs(from: string): Promise<void> {
@@ -561,6 +562,12 @@ function noSuchUpload(uploadId: string): ObjectStoreError {
 
 function noSuchKey(key: string): ObjectStoreError {
   return new ObjectStoreError('NoSuchKey', `The specified key does not exist: ${JSON.stringify(key)}`);
+}
+
+/** The folder an object was put in and its parent: both may be new, and a name lives in its parent. */
+async function syncFolders(folder: string): Promise<void> {
+  await syncFile(folder);
+  await syncFile(path.dirname(folder));
 }
 
 /** fsync of a file, or of a folder (for the names in it). */

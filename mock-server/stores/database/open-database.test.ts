@@ -51,6 +51,19 @@ describe('openDatabase', () => {
     expect(() => openDatabase(dir)).toThrow(/old JSON snapshot format .* start with a new --data-dir/);
   });
 
+  it('refuses a data folder another mock has open, saying what to do', () => {
+    const dir = folder();
+    const first = openDatabase(dir);
+    try {
+      expect(() => openDatabase(dir)).toThrow(
+        /another mock is using the data folder .*: stop it, or start this one/,
+      );
+    } finally {
+      first.close();
+    }
+    openDatabase(dir).close(); // free again once the first has closed
+  });
+
   it('refuses a file that is not a database', () => {
     const dir = folder();
     writeFileSync(path.join(dir, 'state.sqlite'), 'not a database at all, just text '.repeat(100));

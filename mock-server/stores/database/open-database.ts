@@ -1,5 +1,6 @@
 /**
- * Opens the state database of a data folder: `<data folder>/state.sqlite`, in WAL mode with
+ * Opens the state database of a data folder: `<data folder>/state.sqlite`, locked for this process
+ * alone, in WAL mode with
  * `synchronous = FULL`, so a transaction is on disk (WAL frame and its fsync) before the call that
  * commits it returns: what was acknowledged survives `kill -9` and power loss alike. (`NORMAL`
  * would survive `kill -9` but may lose the last transactions on power loss.)
@@ -27,11 +28,20 @@ export function openDatabase(dataDir: string, migrations: readonly string[] = MI
         'version cannot read: start with a new --data-dir (or move that folder aside).',
     );
   }
-  let db: Database.Database;
+  let db: Database.Database | undefined;
   try {
-    db = new Database(file);
+    db = new Database(file, { timeout: 1000 });
+    // One mock per data folder: the first holds an exclusive lock until it closes (or dies, when
+    // the system releases it), so a second one is refused instead of sweeping the first's files.
+    db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
   } catch (err) {
+    db?.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY')
+      throw new DataFolderError(
+        `another mock is using the data folder ${dataDir}: stop it, or start this one with another --data-dir.`,
+      );
     throw new DataFolderError(
       `cannot open ${file} as the mock's state database (${(err as Error).message}): ` +
         'point --data-dir at a folder this mock wrote, or at an empty one.',
@@ -39,7 +49,6 @@ export function openDatabase(dataDir: string, migrations: readonly string[] = MI
   }
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
   migrate(db, file, migrations);
   return db;
 }

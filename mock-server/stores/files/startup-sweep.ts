@@ -23,6 +23,8 @@ export interface SweepFolders {
   storeStaging?: string;
   /** Key prefixes the object store holds, one per stored image, where it can list them cheaply. */
   storedPrefixes?: () => Promise<string[]>;
+  /** The folder of the object store's open resumable uploads (one folder each), where it has one on this disk. */
+  multipartFolder?: string;
 }
 
 export interface SweepReport {
@@ -50,6 +52,12 @@ export async function sweepDataFolder(
     if (!segmentationIds.has(entry))
       report.filesRemoved += await remove(path.join(folders.segmentations, entry));
   }
+  if (folders.multipartFolder) {
+    const referenced = state.images.multipartUploadIds();
+    for (const uploadId of await entries(folders.multipartFolder))
+      if (!referenced.has(uploadId))
+        report.filesRemoved += await remove(path.join(folders.multipartFolder, uploadId));
+  }
   if (folders.storedPrefixes) {
     const referenced = new Set(
       [...state.images.storageKeys()].map((key) => key.slice(0, key.lastIndexOf('/') + 1)),
@@ -60,7 +68,8 @@ export async function sweepDataFolder(
 
   for (const image of state.images.withStatus('ready')) {
     const files = [image.derived?.previewPath, image.derived?.thumbnailPath];
-    if (files.every((f) => f && existsSync(f)) && (await store.exists(image.storageKey).catch(() => false)))
+    // Only a missing object is missing: a store that cannot answer now must not fail images for good.
+    if (files.every((f) => f && existsSync(f)) && (await store.exists(image.storageKey).catch(() => true)))
       continue;
     state.transaction(() => {
       state.images.put({

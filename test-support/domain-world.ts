@@ -1,0 +1,155 @@
+/**
+ * The domain's services on a fresh folder, wired as services.ts wires them but with hooks for
+ * tests: every answer of the object store and of the segmentation runner passes through
+ * `schedule` (fast-check's scheduler picks their order), and the state's transactions can be made
+ * to fail as on a full disk.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { MockClock } from '../mock-server/domain/clock.js';
+import { storageFull } from '../mock-server/domain/errors.js';
+import { ImageService } from '../mock-server/domain/images/image-service.js';
+import type { Organization } from '../mock-server/domain/organizations.js';
+import { PredictionService } from '../mock-server/domain/predictions/prediction-service.js';
+import { ProgressControls } from '../mock-server/domain/predictions/progress-controls.js';
+import { addOrganization, toModel } from '../mock-server/domain/seed.js';
+import { ShareService } from '../mock-server/domain/shares/share-service.js';
+import { EmbeddedObjectStore } from '../mock-server/engines/object-store/embedded-store.js';
+import type { ObjectStore } from '../mock-server/engines/object-store/object-store.js';
+import type { SegmentationResult } from '../mock-server/engines/segmentation/types.js';
+import { openDatabase } from '../mock-server/stores/database/open-database.js';
+import { flushFiles } from '../mock-server/stores/files/flush-files.js';
+import { SqliteStateStore } from '../mock-server/stores/sqlite-state-store.js';
+
+export const ORG_ID = '0e0b7f38-0000-4000-8000-000000000001';
+export const MODEL_ID = '0e0b7f38-0000-4000-8000-0000000000aa';
+const RESULT = { width: 4, height: 4, objects: [] } as unknown as SegmentationResult;
+
+export type Schedule = <T>(work: Promise<T>, label: string) => Promise<T>;
+export const immediate: Schedule = (work) => work;
+
+export interface DomainWorld {
+  root: string;
+  state: SqliteStateStore;
+  store: EmbeddedObjectStore;
+  images: ImageService;
+  predictions: PredictionService;
+  shares: ShareService;
+  org: Organization;
+  /** While true, every transaction fails as on a full disk (storage_full), changing nothing. */
+  diskFull: boolean;
+  /** Called inside the fake conversion and the fake runner, after their work and before their commit. */
+  onWorkDone: () => void;
+  close(): void;
+}
+
+export function domainWorld(schedule: Schedule = immediate): DomainWorld {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'domain-world-'));
+  const real = new SqliteStateStore(openDatabase(root));
+  addOrganization(real, {
+    id: ORG_ID,
+    name: 'World',
+    plan: { name: 'big', storage_cap_images: 100, monthly_analysis_cap: 100 },
+    api_keys: ['sk_test_world'],
+  });
+  real.transaction(() =>
+    real.models.add(
+      toModel(
+        { id: MODEL_ID, name: 'm', version: '1', description: '', engine: 'threshold', params: {} },
+        'base',
+      ),
+    ),
+  );
+  const world = { diskFull: false, onWorkDone: () => undefined } as DomainWorld;
+  const state = new Proxy(real, {
+    get(target, name, receiver) {
+      if (name === 'transaction')
+        return <T>(work: () => T): T => {
+          if (world.diskFull) throw storageFull();
+          return target.transaction(work);
+        };
+      return Reflect.get(target, name, receiver) as unknown;
+    },
+  });
+  const store = new EmbeddedObjectStore({
+    dataDir: path.join(root, 'store'),
+    storageUrl: 'http://127.0.0.1:1/storage',
+  });
+  const scheduled = new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const answer = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (!(answer instanceof Promise)) return answer;
+        answer.catch(() => undefined); // its failure reaches the caller when the scheduler releases it
+        return schedule(answer, `store.${String(name)}`);
+      };
+    },
+  }) as ObjectStore;
+  const clock = new MockClock();
+  const images = new ImageService(state, scheduled, clock, {
+    derivedDir: path.join(root, 'derived'),
+    minPartSize: 5,
+    presignExpirySeconds: 600,
+    // Conversion is not what these tests are about: previews are two small files.
+    async convert(_tiff, outDir) {
+      await mkdir(outDir, { recursive: true });
+      const previewPath = path.join(outDir, 'preview.png');
+      const thumbnailPath = path.join(outDir, 'thumbnail.png');
+      await writeFile(previewPath, 'p');
+      await writeFile(thumbnailPath, 't');
+      world.onWorkDone();
+      return { shape: [4, 4], width: 4, height: 4, previewPath, thumbnailPath };
+    },
+    localPathOf: async (key) => store.objectPath(key),
+    flushFiles,
+  });
+  const runner = {
+    run: () =>
+      schedule(
+        Promise.resolve().then(() => {
+          world.onWorkDone();
+          return RESULT;
+        }),
+        'runner.run',
+      ),
+  };
+  const predictions = new PredictionService(
+    state,
+    images,
+    runner,
+    new ProgressControls({ startDelayMs: 0, runDelayMs: 0 }),
+    clock,
+    { segmentationsDir: path.join(root, 'segmentations'), flushFiles },
+  );
+  images.onDeleted = (derived) => predictions.forget(derived);
+  const shares = new ShareService(state, clock, (id) => predictions.loadSegmentation(id));
+  return Object.assign(world, {
+    root,
+    state: real,
+    store,
+    images,
+    predictions,
+    shares,
+    org: real.organizations.get(ORG_ID)!,
+    close() {
+      images.stop();
+      predictions.stop();
+      real.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  });
+}
+
+/** A resumable upload with its one part arrived, ready to complete. */
+export async function uploadedParts(w: DomainWorld): Promise<string> {
+  const { image, plan } = await w.images.openResumable(w.org, { name: 'r.tif', size: 8 });
+  const body = new PassThrough();
+  body.end(Buffer.from('12345678'));
+  await w.store.putPart(plan.uploadId, '1', body);
+  return image.id;
+}
