@@ -53,7 +53,7 @@ function describeFailure(err: unknown): { name: string; message: string; kind?: 
   const e = err instanceof Error ? err : new Error(String(err));
   if (ALLOCATION_FAILED.test(e.message)) {
     const ceiling = Number(process.env[MEMORY_CEILING_ENV]);
-    const limit = ceiling > 0 ? ` of ${(ceiling / 1024 ** 2).toFixed(0)} MiB` : '';
+    const limit = ceiling > 0 ? ` of ${Math.round(ceiling / 1024 ** 2).toLocaleString('en-US')} MiB` : '';
     return {
       name: 'TiffError',
       kind: 'too-large',
