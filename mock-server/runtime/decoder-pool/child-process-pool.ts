@@ -272,6 +272,7 @@ export class ChildProcessPool {
     slot.killedFor ??= why;
     if (slot.proc.exitCode !== null || slot.proc.signalCode !== null) return Promise.resolve();
     const exited = new Promise<void>((resolve) => slot.proc.once('exit', () => resolve()));
+    holdProcessOpen(slot.proc, true); // whoever awaits the stop must see it, not an empty event loop
     slot.proc.kill('SIGKILL');
     return exited;
   }
