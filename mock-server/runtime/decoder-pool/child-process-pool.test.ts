@@ -66,10 +66,10 @@ describe('ChildProcessPool', () => {
   it.skipIf(!hasOsMemoryCeiling())(
     'holds a child to its memory ceiling: memory past it is refused inside the child or ends it',
     async () => {
-      const pool = newPool({ memoryCeilingBytes: 256 * MiB });
-      const err = await failure(pool.run('allocate', 1024));
+      const pool = newPool({ memoryCeilingBytes: 512 * MiB });
+      const err = await failure(pool.run('allocate', 2048));
       if (err instanceof DecoderCrashed) expect(err.reason).toBe('crash');
-      else expect(err.message).toMatch(/too large to decode within this server's memory limit of 256 MiB/);
+      else expect(err.message).toMatch(/too large to decode within this server's memory limit of 512 MiB/);
       // well under the ceiling still works, in the same or a new child
       await expect(pool.run('allocate', 64)).resolves.toBe(64);
     },
