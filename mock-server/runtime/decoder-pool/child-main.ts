@@ -39,7 +39,10 @@ process.on('message', (raw) => {
   work
     .then(
       (result) => send({ type: 'done', id: message.id, result }),
-      (err: unknown) => send({ type: 'failed', id: message.id, error: describeFailure(err) }),
+      (err: unknown) => {
+        const outOfMemory = ALLOCATION_FAILED.test(err instanceof Error ? err.message : String(err));
+        send({ type: 'failed', id: message.id, error: describeFailure(err), retire: outOfMemory });
+      },
     )
     .finally(() => running.delete(message.id));
 });

@@ -107,6 +107,13 @@ describe('ChildProcessPool', () => {
     expect((await echo(pool, 2)).pid).not.toBe(pid);
   });
 
+  it('fails the waiting jobs, instead of respawning forever, when its children cannot start', async () => {
+    const pool = newPool({ tasksModule: 'file:///no/such/tasks-module.ts', warm: 1 });
+    await expect(echo(pool, 1)).rejects.toThrow(/the decoder processes cannot start/);
+    await expect(echo(pool, 2)).rejects.toThrow(/the decoder processes cannot start/);
+    expect(pool.childPids).toEqual([]);
+  });
+
   it('queues jobs beyond its size and runs them all', async () => {
     const pool = newPool({ size: 2 });
     const results = await Promise.all([1, 2, 3, 4, 5].map((v) => echo(pool, v)));

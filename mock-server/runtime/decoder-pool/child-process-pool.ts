@@ -137,7 +137,7 @@ export class ChildProcessPool {
     const starting = [...this.slots].filter((s) => !s.ready).length;
     let missing = Math.min(this.queue.length - starting, this.size - this.slots.size);
     while (missing-- > 0) this.spawn();
-    while (this.slots.size < this.warm) this.spawn();
+    while (this.slots.size < this.warm && this.startFailures < START_FAILURES_TOLERATED) this.spawn();
   }
 
   private assign(slot: Slot, job: Job): void {
@@ -183,6 +183,7 @@ export class ChildProcessPool {
     slot.job = undefined;
     if (message.type === 'done') this.settle(job, () => job.resolve(message.result));
     else {
+      if (message.retire) slot.killedFor = 'retire';
       const { name, message: text, kind } = message.error;
       const err = name === 'AbortError' ? abortError() : new DecoderTaskError(name, text, kind);
       this.settle(job, () => job.reject(err));
@@ -207,8 +208,8 @@ export class ChildProcessPool {
     this.slots.delete(slot);
     const job = slot.job;
     if (!slot.ready && !slot.killedFor && ++this.startFailures >= START_FAILURES_TOLERATED) {
-      // the children cannot start at all: fail what waits rather than respawn forever
-      this.startFailures = 0;
+      // the children cannot start at all: fail what waits rather than respawn forever; each new
+      // job tries one child again
       const err = new Error(`the decoder processes cannot start (last exit: ${signal ?? `code ${code}`})`);
       for (const queued of this.queue.splice(0)) this.settle(queued, () => queued.reject(err));
     }

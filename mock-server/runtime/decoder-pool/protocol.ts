@@ -5,7 +5,13 @@ export type ToChild =
 export type FromChild =
   | { type: 'ready' }
   | { type: 'done'; id: number; result: unknown }
-  | { type: 'failed'; id: number; error: { name: string; message: string; kind?: string } };
+  | {
+      type: 'failed';
+      id: number;
+      error: { name: string; message: string; kind?: string };
+      /** The child ran out of memory: what it holds until collected may fail the next job too. */
+      retire?: boolean;
+    };
 
 /** What a tasks module (the child's argv[2]) exports: named jobs, each cancellable. */
 export type TaskTable = Record<string, (payload: never, signal: AbortSignal) => Promise<unknown>>;
