@@ -181,9 +181,12 @@ export class ChildProcessPool {
     const job = slot.job;
     if (!job || job.id !== message.id) return;
     slot.job = undefined;
-    if (message.type === 'done') this.settle(job, () => job.resolve(message.result));
+    if (message.type === 'failed' && message.retire) slot.killedFor = 'retire';
+    if (job.signal?.aborted) {
+      // cancelled while the child was busy in synchronous work: the caller asked for no result
+      this.settle(job, () => job.reject(abortError()));
+    } else if (message.type === 'done') this.settle(job, () => job.resolve(message.result));
     else {
-      if (message.retire) slot.killedFor = 'retire';
       const { name, message: text, kind } = message.error;
       const err = name === 'AbortError' ? abortError() : new DecoderTaskError(name, text, kind);
       this.settle(job, () => job.reject(err));
