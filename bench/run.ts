@@ -12,7 +12,7 @@
  *             where its time went, writes reports/bench-profile.json; README.md is left alone
  *             because profiling slows the mock.
  * --render    runs nothing: rewrites the README table from reports/bench.json.
- * --only a,b  sections: http, uploads, exports, load, limits, durability, segmentation. The README table keeps
+ * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation. The README table keeps
  *             the rows of sections not run this time from the previous reports/bench.json.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,6 +22,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runDurabilityBench } from './sections/durability.js';
 import { runExportBench } from './sections/exports.js';
+import { runHostileBench } from './sections/hostile.js';
 import { runHttpBench } from './sections/http.js';
 import { runLimitsBench } from './sections/limits.js';
 import { runLoadBench } from './sections/load.js';
@@ -39,6 +40,7 @@ const MOCK_SECTIONS: Record<string, MockSection> = {
   exports: runExportBench,
   load: runLoadBench,
   limits: runLimitsBench,
+  hostile: runHostileBench,
   durability: runDurabilityBench,
 };
 const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation'];

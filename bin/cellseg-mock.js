@@ -2,8 +2,8 @@
 /* global process, console, URL */
 // `cellseg-mock start [options]`: runs mock-server/main.ts in this very process through tsx's ESM
 // loader. No child process means SIGINT/SIGTERM reach main.ts's graceful shutdown directly (a
-// container's `docker stop` included) and the exit code is main.ts's own. The segmentation worker
-// threads register tsx themselves (mock-server/engines/models/segment-worker.mjs).
+// container's `docker stop` included) and the exit code is main.ts's own. The decoder child
+// processes start with tsx's loader themselves (mock-server/runtime/decoder-pool/child-command.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -25,8 +25,16 @@ export interface MockConfig {
   predictionStartDelayMs: number;
   /** Least time a prediction spends in STARTED before COMPLETED or FAILED. */
   predictionRunDelayMs: number;
-  /** Worker threads running segmentations. */
+  /** Child processes running segmentations (decode + model). */
   workerThreads: number;
+  /** Child processes decoding uploads (inspection, conversion, previews). */
+  decoderProcesses: number;
+  /** Memory ceiling of one decoder or segmentation child process, MiB (native and V8). */
+  decoderMemoryMb: number;
+  /** Longest one decoder or segmentation child may work on one file, ms. */
+  decoderTimeBudgetMs: number;
+  /** Largest decoded size of a file (width x height x samples x bytes per sample x pages). */
+  maxDecodedBytes: number;
   maxUploadBytes: number;
   /** Largest image converted, in pixels per plane. */
   maxImagePixels: number;
@@ -150,8 +158,40 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--worker-threads',
     env: 'WORKER_THREADS',
     type: 'number',
-    description: 'Segmentation worker threads (default: one core left for answering polls)',
+    description: 'Segmentation child processes (default: one core left for answering polls)',
     default: () => Math.max(1, availableParallelism() - 1),
+  },
+  {
+    key: 'decoderProcesses',
+    flag: '--decoder-processes',
+    env: 'DECODER_PROCESSES',
+    type: 'number',
+    description: 'Child processes decoding uploaded files',
+    default: () => Math.max(1, availableParallelism() - 1),
+  },
+  {
+    key: 'decoderMemoryMb',
+    flag: '--decoder-memory-mb',
+    env: 'DECODER_MEMORY_MB',
+    type: 'number',
+    description: 'Memory ceiling of one decoding or segmentation process, MiB',
+    default: () => 6144,
+  },
+  {
+    key: 'decoderTimeBudgetMs',
+    flag: '--decoder-time-budget-ms',
+    env: 'DECODER_TIME_BUDGET_MS',
+    type: 'number',
+    description: 'Longest one decoding or segmentation process may spend on one file, ms',
+    default: () => 300_000,
+  },
+  {
+    key: 'maxDecodedBytes',
+    flag: '--max-decoded-bytes',
+    env: 'MAX_DECODED_BYTES',
+    type: 'number',
+    description: 'Largest decoded size of a file (width x height x samples x bytes x pages)',
+    default: () => 4 * 1024 ** 3,
   },
   {
     key: 'maxUploadBytes',

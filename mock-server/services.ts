@@ -8,7 +8,6 @@ import { MockClock } from './domain/clock.js';
 import { ImageService } from './domain/images/image-service.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
-import { WorkerPoolRunner } from './domain/predictions/worker-pool-runner.js';
 import { applySeed, readSeed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
 import { FaultRegistry } from './control/fault-registry.js';
@@ -22,7 +21,11 @@ import { openDatabase } from './stores/database/open-database.js';
 import { flushFiles } from './stores/files/flush-files.js';
 import { sweepDataFolder } from './stores/files/startup-sweep.js';
 import { SqliteStateStore } from './stores/sqlite-state-store.js';
-import { convertImage } from './engines/raster/convert-image.js';
+import type { ConvertedImage } from './domain/images/image-service.js';
+import type { ChildProcessPool } from './runtime/decoder-pool/child-process-pool.js';
+import { createDecoderPool } from './runtime/decoder-pool/decoder-pools.js';
+import type { ConvertJob } from './runtime/decoder-pool/decoder-tasks.js';
+import { ChildProcessSegmentationRunner } from './runtime/decoder-pool/segmentation-runner.js';
 
 export interface DataPaths {
   root: string;
@@ -81,16 +84,29 @@ export async function createServices(
     state.transaction(() => state.settings.set(CLOCK_OFFSET, String(offset))),
   );
   const store = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
+  // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
+  const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
+  const decoders = decoderPool(config, config.decoderProcesses, 0);
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
-    convert: (tiffPath, outDir) => convertImage(tiffPath, outDir, { maxPixels: config.maxImagePixels }),
+    convert: (tiffPath, outDir) =>
+      decoders.run<ConvertedImage>('convert', {
+        tiffPath,
+        outDir,
+        limits: rasterLimits,
+      } satisfies ConvertJob),
     localPathOf: (key) => localPathOf(store, key, paths.cache),
     forgetLocalCopy: (key) => rm(localCopyPath(key, paths.cache), { force: true }),
     flushFiles,
   });
-  const runner = overrides.runner ?? new WorkerPoolRunner(config.workerThreads, config.maxImagePixels);
+  const runner =
+    overrides.runner ??
+    new ChildProcessSegmentationRunner(
+      decoderPool(config, config.workerThreads, 1), // one warm: a child starts in about a second
+      rasterLimits,
+    );
   const progress = new ProgressControls({
     startDelayMs: config.predictionStartDelayMs,
     runDelayMs: config.predictionRunDelayMs,
@@ -152,6 +168,7 @@ export async function createServices(
       await predictions.cancelAll();
       await images.idle();
       await runner.close?.();
+      await decoders.close();
       state.close();
     },
   };
@@ -174,6 +191,15 @@ function sweepFolders(paths: DataPaths, store: ObjectStore) {
 async function storedPrefixes(store: EmbeddedObjectStore): Promise<string[]> {
   const entries = await readdir(path.join(store.dataDir, 'objects', 'objects')).catch(() => []);
   return entries.map((entry) => `objects/${entry}/`);
+}
+
+function decoderPool(config: MockConfig, size: number, warm: number): ChildProcessPool {
+  return createDecoderPool({
+    size,
+    warm,
+    memoryCeilingBytes: config.decoderMemoryMb * 1024 ** 2,
+    timeBudgetMs: config.decoderTimeBudgetMs,
+  });
 }
 
 export function dataPaths(root: string): DataPaths {

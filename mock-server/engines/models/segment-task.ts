@@ -21,6 +21,7 @@ export interface SegmentTask {
   tiffPath: string;
   model: ModelSpec;
   maxPixels: number;
+  maxDecodedBytes?: number;
 }
 
 export function buildModel(spec: ModelSpec): SegmentationModel {
@@ -29,16 +30,19 @@ export function buildModel(spec: ModelSpec): SegmentationModel {
     : new ThresholdModel(spec.name, spec.version, spec.params);
 }
 
-/** One job: decode the stored TIFF to a plane and run the model on it. Runs in a worker thread. */
+/**
+ * One job: decode the stored TIFF to a plane and run the model on it. Runs in a decoder child
+ * process (runtime/decoder-pool), never in the server's own.
+ */
 export async function segmentStoredImage(
   task: SegmentTask,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<SegmentationResult> {
-  const info = await inspectTiff(task.tiffPath, { maxPixels: task.maxPixels });
+  const info = await inspectTiff(task.tiffPath, {
+    maxPixels: task.maxPixels,
+    maxDecodedBytes: task.maxDecodedBytes,
+  });
+  signal.throwIfAborted();
   const plane = await decodePlane(task.tiffPath, info);
   return buildModel(task.model).segment(plane, signal);
-}
-
-export default function run(task: SegmentTask): Promise<SegmentationResult> {
-  return segmentStoredImage(task);
 }

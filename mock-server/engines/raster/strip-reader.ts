@@ -119,7 +119,8 @@ function decompress(compression: number, src: Uint8Array, expected: number): Uin
       return lzwDecode(src, expected);
     case 8:
     case 32946:
-      return new Uint8Array(inflateSync(src));
+      // a few KB can inflate to gigabytes: a strip that inflates past its own size is refused
+      return new Uint8Array(inflateSync(src, { maxOutputLength: Math.max(1, expected) }));
     case 32773:
       return packBitsDecode(src, expected);
     default:
@@ -156,7 +157,16 @@ export async function readFirstPageSamples(
       const expected = rows * rowBytes;
       const src = Buffer.alloc(info.chunkByteCounts[s]);
       await fh.read(src, 0, src.length, info.chunkOffsets[s]);
-      let data = decompress(info.compression, src, expected);
+      let data: Uint8Array;
+      try {
+        data = decompress(info.compression, src, expected);
+      } catch (err) {
+        if (err instanceof TiffError) throw err;
+        throw new TiffError(
+          'corrupt',
+          `corrupt: strip ${s + 1} of ${info.chunkOffsets.length} does not decompress to its ${expected} bytes (${(err as Error).message})`,
+        );
+      }
       if (data.length < expected) {
         const padded = new Uint8Array(expected);
         padded.set(data);

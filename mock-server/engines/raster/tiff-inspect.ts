@@ -6,8 +6,9 @@
  * Only the byte ranges it needs are read (header, each IFD, out-of-line tag values), through a
  * file handle, so a 4 GB upload costs a few kilobytes of I/O. It parses classic TIFF (magic 42)
  * and BigTIFF (43) in either byte order, walks the whole IFD chain (a loop is an error), checks the
- * first page's geometry against `limits.maxPixels`, and checks that every strip or tile of every
- * counted page (offset + byte count) lies inside the file.
+ * first page's geometry against `limits.maxPixels`, checks that every strip or tile of every
+ * counted page (offset + byte count) lies inside the file, and last checks the bytes the pixels
+ * decode to against `limits.maxDecodedBytes` (decode-budget.ts).
  *
  * Pages. `pages` counts the IFDs of the main chain that are full-resolution images of the same
  * width, height and samples per pixel as the first (reduced-resolution IFDs, NewSubfileType bit 0,
@@ -26,6 +27,7 @@
  * 64-bit, complex, mixed depths).
  */
 import { open, type FileHandle } from 'node:fs/promises';
+import { checkDecodeBudget } from './decode-budget.js';
 import { TiffError, formatCount } from './tiff-error.js';
 
 export { TiffError, type TiffErrorKind } from './tiff-error.js';
@@ -37,6 +39,8 @@ const MAX_IFDS = 100_000;
 export interface TiffLimits {
   /** Largest width x height of a page accepted. Default 400 megapixels. */
   maxPixels?: number;
+  /** Largest decoded size of the file (decode-budget.ts). Default 4 GiB. */
+  maxDecodedBytes?: number;
 }
 
 export interface TiffInfo {
@@ -536,7 +540,7 @@ export async function inspectTiff(
     const shape = [g.height, g.width];
     if (pages > 1) shape.unshift(pages);
     if (g.spp > 1) shape.push(g.spp);
-    return {
+    const info: TiffInfo = {
       bigTiff: r.big,
       littleEndian: r.le,
       pages,
@@ -559,6 +563,8 @@ export async function inspectTiff(
       fileSize: size,
       shape,
     };
+    checkDecodeBudget(info, limits.maxDecodedBytes);
+    return info;
   } finally {
     await fh.close();
   }

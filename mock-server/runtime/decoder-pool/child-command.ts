@@ -1,0 +1,54 @@
+/**
+ * How a pooled child is started: Node with tsx's loader (the engines are TypeScript), a V8 heap
+ * ceiling, and, where util-linux's `prlimit` exists (Linux, the Debian image), an OS ceiling on the
+ * process's data segment (RLIMIT_DATA) and no core files.
+ *
+ * Why RLIMIT_DATA: libvips allocates its pixel buffers with malloc, outside V8, so the V8 heap
+ * ceiling alone does not bound a decoder. RLIMIT_DATA bounds every private writable mapping
+ * (malloc, ArrayBuffers, the V8 heap) and the kernel enforces it at the allocation, before the
+ * machine is short of memory; an allocation past it fails (an error the child reports) or the
+ * child dies (the pool reports DecoderCrashed). RLIMIT_AS would be simpler but counts address
+ * space only reserved, and WebAssembly reserves gigabytes of guard regions per memory. An RSS
+ * watchdog would act after the memory is taken, and only as often as it polls.
+ * Without prlimit (macOS) only the heap ceiling, the decoded-bytes budget and the time budget apply.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export interface ChildCommand {
+  execPath: string;
+  execArgv: string[];
+}
+
+/** The V8 heap gets half the ceiling (typed arrays and libvips live outside it), 128 MiB to 4 GiB. */
+export function heapMegabytes(memoryCeilingBytes: number): number {
+  return Math.max(128, Math.min(4096, Math.floor(memoryCeilingBytes / 1024 ** 2 / 2)));
+}
+
+export function childCommand(memoryCeilingBytes: number): ChildCommand {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, '--import', tsx];
+  const prlimit = findPrlimit();
+  if (!prlimit) return { execPath: process.execPath, execArgv: node };
+  return {
+    execPath: prlimit,
+    execArgv: [`--data=${Math.floor(memoryCeilingBytes)}`, '--core=0', '--', process.execPath, ...node],
+  };
+}
+
+/** Whether children get an OS memory ceiling here (prlimit found). */
+export function hasOsMemoryCeiling(): boolean {
+  return findPrlimit() !== null;
+}
+
+let found: string | null | undefined;
+
+function findPrlimit(): string | null {
+  if (found === undefined) {
+    const dirs = (process.env.PATH ?? '').split(delimiter).concat(['/usr/bin', '/bin']);
+    found = dirs.map((dir) => join(dir, 'prlimit')).find((path) => existsSync(path)) ?? null;
+  }
+  return found;
+}

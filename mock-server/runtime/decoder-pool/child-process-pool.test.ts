@@ -1,0 +1,135 @@
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { hasOsMemoryCeiling } from './child-command.js';
+import { ChildProcessPool } from './child-process-pool.js';
+import { DecoderCrashed, DecoderTaskError } from './decoder-crashed.js';
+
+const MiB = 1024 ** 2;
+const tasksModule = new URL('./testing/misbehaving-tasks.ts', import.meta.url);
+const pools: ChildProcessPool[] = [];
+const newPool = (o: Partial<ConstructorParameters<typeof ChildProcessPool>[0]> = {}) => {
+  const pool = new ChildProcessPool({
+    tasksModule,
+    size: 1,
+    memoryCeilingBytes: 512 * MiB,
+    timeBudgetMs: 60_000,
+    ...o,
+  });
+  pools.push(pool);
+  return pool;
+};
+afterAll(() => Promise.all(pools.map((p) => p.close())));
+
+const echo = (pool: ChildProcessPool, value: unknown) =>
+  pool.run<{ value: unknown; pid: number }>('echo', value);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the job to fail');
+    },
+    (err: unknown) => err as Error,
+  );
+
+describe('ChildProcessPool', () => {
+  it('runs jobs in another process and carries typed arrays back', async () => {
+    const pool = newPool();
+    const r = await echo(pool, { data: Uint16Array.of(1, 65535) });
+    expect(r.pid).not.toBe(process.pid);
+    expect(r.value).toEqual({ data: Uint16Array.of(1, 65535) });
+  });
+
+  it("carries a task's own error back by name, message and kind; the child stays", async () => {
+    const pool = newPool();
+    const { pid } = await echo(pool, 1);
+    const err = await failure(pool.run('fail', 'corrupt: strip 3 of 8'));
+    expect(err).toBeInstanceOf(DecoderTaskError);
+    expect(err).toMatchObject({ name: 'TiffError', message: 'corrupt: strip 3 of 8', kind: 'corrupt' });
+    expect((await echo(pool, 2)).pid).toBe(pid);
+  });
+
+  it('fails only the job whose child crashed, with DecoderCrashed, and replaces the child', async () => {
+    const pool = newPool({ size: 2 });
+    const other = pool.run('waitForAbort', null, AbortSignal.timeout(60_000)).catch(() => 'ended');
+    const err = await failure(pool.run('abort', null));
+    expect(err).toBeInstanceOf(DecoderCrashed);
+    expect((err as DecoderCrashed).reason).toBe('crash');
+    expect(err.message).toMatch(/the decoder process stopped \(SIGABRT\) while reading this file/);
+    expect(err.message).toContain('512 MiB');
+    expect(await echo(pool, 'after')).toMatchObject({ value: 'after' });
+    // the job in the other child was not touched
+    const settled = await Promise.race([other, Promise.resolve('still running')]);
+    expect(settled).toBe('still running');
+  });
+
+  it.skipIf(!hasOsMemoryCeiling())(
+    'holds a child to its memory ceiling: memory past it is refused inside the child or ends it',
+    async () => {
+      const pool = newPool({ memoryCeilingBytes: 512 * MiB });
+      const err = await failure(pool.run('allocate', 2048));
+      if (err instanceof DecoderCrashed) expect(err.reason).toBe('crash');
+      else expect(err.message).toMatch(/too large to decode within this server's memory limit of 512 MiB/);
+      // well under the ceiling still works, in the same or a new child
+      await expect(pool.run('allocate', 64)).resolves.toBe(64);
+    },
+  );
+
+  it('kills a child that runs past its time budget and says so', async () => {
+    const pool = newPool({ timeBudgetMs: 1500 });
+    await echo(pool, 'warm');
+    const err = await failure(pool.run('spin', null));
+    expect(err).toBeInstanceOf(DecoderCrashed);
+    expect((err as DecoderCrashed).reason).toBe('timeout');
+    expect(err.message).toContain('took longer than 1.5 s');
+    await expect(echo(pool, 'next')).resolves.toMatchObject({ value: 'next' });
+  });
+
+  it('cancels a running job through its signal; the child that stopped it stays', async () => {
+    const pool = newPool({ cancelGraceMs: 600_000 });
+    const { pid } = await echo(pool, 0);
+    const polite = new AbortController();
+    const a = failure(pool.run('waitForAbort', null, polite.signal));
+    polite.abort();
+    expect((await a).name).toBe('AbortError');
+    expect((await echo(pool, 1)).pid).toBe(pid);
+  });
+
+  it('kills, after a grace period, a child that ignores the cancel', async () => {
+    const pool = newPool({ cancelGraceMs: 300 });
+    const { pid } = await echo(pool, 0);
+    const rude = new AbortController();
+    const started = join(mkdtempSync(join(tmpdir(), 'pool-')), 'started');
+    const b = failure(pool.run('ignoreAbort', started, rude.signal));
+    while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
+    rude.abort();
+    expect((await b).name).toBe('AbortError');
+    expect((await echo(pool, 2)).pid).not.toBe(pid);
+  });
+
+  it('fails the waiting jobs, instead of respawning forever, when its children cannot start', async () => {
+    const pool = newPool({ tasksModule: 'file:///no/such/tasks-module.ts', warm: 1 });
+    await expect(echo(pool, 1)).rejects.toThrow(/the decoder processes cannot start/);
+    await expect(echo(pool, 2)).rejects.toThrow(/the decoder processes cannot start/);
+    expect(pool.childPids).toEqual([]);
+  });
+
+  it('queues jobs beyond its size and runs them all', async () => {
+    const pool = newPool({ size: 2 });
+    const results = await Promise.all([1, 2, 3, 4, 5].map((v) => echo(pool, v)));
+    expect(results.map((r) => r.value)).toEqual([1, 2, 3, 4, 5]);
+    expect(new Set(results.map((r) => r.pid)).size).toBeLessThanOrEqual(2);
+  });
+
+  it('recycle() hands back fresh children; close() leaves none running', async () => {
+    const pool = newPool({ warm: 1 });
+    const before = (await echo(pool, 0)).pid;
+    await pool.recycle();
+    const after = (await echo(pool, 0)).pid;
+    expect(after).not.toBe(before);
+    await pool.close();
+    expect(pool.childPids).toEqual([]);
+    expect(() => process.kill(after, 0)).toThrow();
+    await expect(echo(pool, 1)).rejects.toThrow(/closed/);
+  });
+});

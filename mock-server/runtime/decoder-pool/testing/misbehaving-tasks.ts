@@ -1,0 +1,42 @@
+/** Jobs for child-process-pool.test.ts: each misbehaves the way a hostile file can make a decoder. */
+import { writeFile } from 'node:fs/promises';
+import type { TaskTable } from '../protocol.js';
+
+export const tasks = {
+  async echo(value: unknown) {
+    return { value, pid: process.pid };
+  },
+  async fail(message: string) {
+    const err = new Error(message) as Error & { kind: string };
+    err.name = 'TiffError';
+    err.kind = 'corrupt';
+    throw err;
+  },
+  /** A native crash, as libvips' double free was. */
+  async abort() {
+    process.kill(process.pid, 'SIGABRT');
+    await new Promise(() => undefined);
+  },
+  /** Touches `megabytes` of memory outside the V8 heap, 16 MiB at a time. */
+  async allocate(megabytes: number) {
+    const held: Buffer[] = [];
+    for (let i = 0; i < megabytes / 16; i++) held.push(Buffer.alloc(16 * 1024 * 1024, 1));
+    return held.length * 16;
+  },
+  /** Never yields: only a kill ends it. */
+  async spin() {
+    for (;;);
+  },
+  /** Ends when cancelled. */
+  async waitForAbort(_: unknown, signal: AbortSignal) {
+    await new Promise((_resolve, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener('abort', () => reject(signal.reason));
+    });
+  },
+  /** Ignores its cancellation; writes `startedFile` once running, so a test knows when to cancel. */
+  async ignoreAbort(startedFile: string) {
+    await writeFile(startedFile, String(process.pid));
+    await new Promise(() => undefined);
+  },
+} satisfies TaskTable;
