@@ -39,7 +39,8 @@ export default defineConfig({
           // document's validators are compiled once per worker, not once per file). Checks that
           // share an organization's caps declare themselves sequential.
           isolate: false,
-          sequence: { concurrent: true },
+          // A project of its own maxWorkers runs as its own group, after the unit tests.
+          sequence: { concurrent: true, groupOrder: 1 },
           maxConcurrency: 8,
           maxWorkers: 3,
         },
