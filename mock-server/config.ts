@@ -34,6 +34,16 @@ export interface MockConfig {
   minPartSize: number;
   /** Lifetime of a presigned part URL. */
   presignExpirySeconds: number;
+  /** Largest JSON request body, bytes (413 past it). */
+  maxJsonBodyBytes: number;
+  /** Deepest nesting of objects and arrays in a JSON body (422 past it). */
+  maxJsonDepth: number;
+  /** Most object keys in one JSON body (422 past it). */
+  maxJsonKeys: number;
+  /** Longest a whole request (headers and body) may take; a multi-GB upload must fit in it. */
+  requestTimeoutMs: number;
+  /** Longest a connection may stay silent in the middle of a request before it is answered and closed. */
+  idleTimeoutMs: number;
   /** 'embedded' serves part URLs itself; 's3' uses an S3-compatible store (AWS, MinIO). */
   objectStore: string;
   s3Bucket: string;
@@ -184,6 +194,46 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Lifetime of a presigned part URL',
     default: () => 24 * 3600,
+  },
+  {
+    key: 'maxJsonBodyBytes',
+    flag: '--max-json-body-bytes',
+    env: 'MAX_JSON_BODY_BYTES',
+    type: 'number',
+    description: 'Largest JSON request body, bytes (413 past it)',
+    default: () => 1024 * 1024,
+  },
+  {
+    key: 'maxJsonDepth',
+    flag: '--max-json-depth',
+    env: 'MAX_JSON_DEPTH',
+    type: 'number',
+    description: 'Deepest nesting of objects and arrays in a JSON body (422 past it)',
+    default: () => 64,
+  },
+  {
+    key: 'maxJsonKeys',
+    flag: '--max-json-keys',
+    env: 'MAX_JSON_KEYS',
+    type: 'number',
+    description: 'Most object keys in one JSON body (422 past it)',
+    default: () => 10_000,
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'REQUEST_TIMEOUT_MS',
+    type: 'number',
+    description: 'Longest one request may take to arrive, upload included (408 past it)',
+    default: () => 3_600_000,
+  },
+  {
+    key: 'idleTimeoutMs',
+    flag: '--idle-timeout-ms',
+    env: 'IDLE_TIMEOUT_MS',
+    type: 'number',
+    description: 'Longest a request body may stall before it is refused and the connection closed',
+    default: () => 120_000,
   },
   {
     key: 'objectStore',

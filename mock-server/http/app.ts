@@ -37,6 +37,11 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
       adminToken: services.config.adminToken,
       faults: services.faults,
       streamingOperations: new Set(['uploadImage']),
+      jsonLimits: {
+        maxBytes: services.config.maxJsonBodyBytes,
+        maxDepth: services.config.maxJsonDepth,
+        maxKeys: services.config.maxJsonKeys,
+      },
       handlers: {
         ...uploadHandlers(services),
         ...imageHandlers(services),

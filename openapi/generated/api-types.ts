@@ -1129,7 +1129,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
-        /** @description The file is larger than the 4 GB single-file limit. */
+        /** @description The file is larger than the 4 GB single-file limit (`--max-upload-bytes`), or a JSON body larger than `--max-json-body-bytes` (1 MiB by default). */
         FileTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -1138,6 +1138,20 @@ export interface components {
                 /**
                  * @example {
                  *       "detail": "File too large: the limit is 4294967296 bytes (4 GB)."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
+        /** @description The JSON request body is larger than the mock's limit (`--max-json-body-bytes`, 1 MiB by default); it is not read past the limit and the connection is closed after the answer. */
+        BodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Request body too large: a JSON body may have at most 1048576 bytes."
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorString"];
@@ -1373,6 +1387,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ImageNotAccessible"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArrayOrState"];
         };
     };
@@ -1471,6 +1486,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["StorageCapReached"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArray"];
         };
     };
@@ -1587,6 +1603,7 @@ export interface operations {
             402: components["responses"]["AnalysisCapReached"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ImageNotReady"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -1835,6 +1852,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2067,6 +2085,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2184,6 +2203,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorString"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2252,6 +2272,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2288,6 +2309,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2337,6 +2359,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2378,6 +2401,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2421,6 +2445,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2470,6 +2495,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2549,6 +2575,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
