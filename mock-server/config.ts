@@ -62,6 +62,8 @@ export interface OptionSpec {
   type: 'string' | 'number';
   description: string;
   default: (partial: Partial<MockConfig>) => string | number;
+  /** What --help shows as the default when the value itself says too little (empty, derived, a big number). */
+  shownDefault?: string;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,24 +90,27 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--public-base-url',
     env: 'PUBLIC_BASE_URL',
     type: 'string',
-    description: 'Public root of the API ({base_url}) [http://HOST:PORT]',
+    description: 'Public root of the API ({base_url})',
     default: () => '',
+    shownDefault: 'http://HOST:PORT',
   },
   {
     key: 'storageUrl',
     flag: '--storage-url',
     env: 'STORAGE_URL',
     type: 'string',
-    description: 'Root of presigned part URLs ({storage_url}) [<base>/storage]',
+    description: 'Root of presigned part URLs ({storage_url})',
     default: () => '',
+    shownDefault: '<base>/storage',
   },
   {
     key: 'shareBaseUrl',
     flag: '--share-base-url',
     env: 'SHARE_BASE_URL',
     type: 'string',
-    description: 'Root of public share pages ({share_base_url}) [<base>]',
+    description: 'Root of public share pages ({share_base_url})',
     default: () => '',
+    shownDefault: '<base>',
   },
   {
     key: 'seedFile',
@@ -114,14 +119,16 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'Organizations, keys, plans and models to load',
     default: () => path.join(repoRoot, 'fixtures', 'seed.json'),
+    shownDefault: 'fixtures/seed.json of this package',
   },
   {
     key: 'dataDir',
     flag: '--data-dir',
     env: 'DATA_DIR',
     type: 'string',
-    description: 'Folder for stored objects (empty: a temporary folder removed at exit)',
+    description: 'Folder for stored objects',
     default: () => '',
+    shownDefault: 'a temporary folder, removed at exit',
   },
   {
     key: 'logLevel',
@@ -138,6 +145,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'Bearer token required by /__mock when set',
     default: () => '',
+    shownDefault: 'none: the control plane is open',
   },
   {
     key: 'predictionStartDelayMs',
@@ -160,7 +168,7 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--worker-threads',
     env: 'WORKER_THREADS',
     type: 'number',
-    description: 'Segmentation worker threads (default: one core left for answering polls)',
+    description: 'Segmentation worker threads (one core is left for answering polls)',
     default: () => Math.max(1, availableParallelism() - 1),
   },
   {
@@ -168,8 +176,9 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--max-upload-bytes',
     env: 'MAX_UPLOAD_BYTES',
     type: 'number',
-    description: 'Largest file accepted (4 GB)',
+    description: 'Largest file accepted, bytes',
     default: () => 4 * 1024 ** 3,
+    shownDefault: '4294967296 = 4 GiB',
   },
   {
     key: 'maxImagePixels',
@@ -186,6 +195,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Smallest part of a resumable upload, bytes',
     default: () => 8 * 1024 * 1024,
+    shownDefault: '8388608 = 8 MiB',
   },
   {
     key: 'presignExpirySeconds',
@@ -202,6 +212,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Largest JSON request body, bytes (413 past it)',
     default: () => 1024 * 1024,
+    shownDefault: '1048576 = 1 MiB',
   },
   {
     key: 'maxJsonDepth',
@@ -232,7 +243,7 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--idle-timeout-ms',
     env: 'IDLE_TIMEOUT_MS',
     type: 'number',
-    description: 'Longest a request body may stall before it is refused and the connection closed',
+    description: 'Longest a part PUT may stall mid-body before it is refused (400) and closed',
     default: () => 120_000,
   },
   {
@@ -250,6 +261,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'S3 bucket (with --object-store s3)',
     default: () => '',
+    shownDefault: 'none',
   },
   {
     key: 's3Region',
@@ -264,8 +276,9 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--s3-endpoint',
     env: 'S3_ENDPOINT',
     type: 'string',
-    description: 'S3-compatible endpoint, e.g. MinIO (empty: AWS)',
+    description: 'S3-compatible endpoint, e.g. MinIO',
     default: () => '',
+    shownDefault: 'AWS',
   },
   {
     key: 's3Prefix',
@@ -351,7 +364,7 @@ export function helpText(): string {
   const defaults = loadConfig([], {});
   for (const o of OPTIONS) {
     lines.push(
-      `  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${String(defaults[o.key]) || "''"}]`,
+      `  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${o.shownDefault ?? String(defaults[o.key])}]`,
     );
   }
   return lines.join('\n');
