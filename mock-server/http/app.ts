@@ -25,7 +25,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
   if (services.store instanceof EmbeddedObjectStore) {
     app.use(
       new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
-      createStorageRouter(services.store),
+      createStorageRouter(services.store, { stallTimeoutMs: services.config.idleTimeoutMs }),
     );
   }
 
