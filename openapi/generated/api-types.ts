@@ -2391,8 +2391,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description At most 100 years at a time. */
                     advance_ms?: number;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description Between 1970-01-01 and 9999-12-31; the clock after `advance_ms` must stay in that range too.
+                     */
                     now?: string;
                     reset?: boolean;
                 };
