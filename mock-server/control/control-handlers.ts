@@ -193,15 +193,17 @@ export function controlHandlers(services: Services): Record<string, OperationHan
   };
 }
 
-const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+// A year short of 9999-12-31: the mock clock keeps moving with real time after it is set, and a
+// date past year 9999 has no date-time form.
+const LATEST = Date.UTC(9999, 0, 1);
 
 function clockProblem(input: { advance_ms?: number; now?: string }, current: number): string | undefined {
   const start = input.now === undefined ? current : Date.parse(input.now);
   if (!(start >= 0 && start <= LATEST))
-    return `now: '${input.now}' is outside 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z`;
+    return `now: '${input.now}' is outside 1970-01-01T00:00:00Z .. 9999-01-01T00:00:00Z`;
   const target = start + (input.advance_ms ?? 0);
   if (!(target <= LATEST))
-    return `advance_ms: ${input.advance_ms} would move the clock past 9999-12-31T23:59:59.999Z (it reads ${new Date(start).toISOString()})`;
+    return `advance_ms: ${input.advance_ms} would move the clock past 9999-01-01T00:00:00Z (it reads ${new Date(start).toISOString()})`;
   return undefined;
 }
 

@@ -2395,7 +2395,7 @@ export interface operations {
                     advance_ms?: number;
                     /**
                      * Format: date-time
-                     * @description Between 1970-01-01 and 9999-12-31; the clock after `advance_ms` must stay in that range too.
+                     * @description Between 1970-01-01T00:00:00Z and 9999-01-01T00:00:00Z; the clock after `advance_ms` must stay in that range too.
                      */
                     now?: string;
                     reset?: boolean;
