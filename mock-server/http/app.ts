@@ -12,12 +12,14 @@ import { shareHandlers } from './handlers/share-handlers.js';
 import { uploadHandlers } from './handlers/upload-handlers.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
+import { addServerRoot } from './server-paths.js';
 import { createStorageRouter } from './storage/storage-router.js';
 import { EmbeddedObjectStore } from '../engines/object-store/embedded-store.js';
 import { controlHandlers } from '../control/control-handlers.js';
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
 export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
+  addServerRoot(services.config.dataDir);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
