@@ -24,10 +24,13 @@ export function answerClientErrors(server: Server, requestTimeoutMs: number): vo
       );
     // Bytes past a body's Content-Length are parsed, and refused, while the request they followed
     // is still being answered: that answer goes out first, then this one.
+    // A request whose own bytes broke off (the client went away mid-body) gets no answer: the
+    // socket is destroyed, as Node does, which also ends the handler still reading that body.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (!inFlight || inFlight.writableFinished) answer();
-    else if (inFlight.headersSent && err.code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.destroy();
-    else inFlight.once('finish', () => (socket.writable ? answer() : socket.destroy()));
+    else if (inFlight.req?.complete && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT')
+      inFlight.once('finish', () => (socket.writable ? answer() : socket.destroy()));
+    else socket.destroy();
   });
 }
 

@@ -23,9 +23,8 @@ export type JsonBody =
 /**
  * Reads and parses a JSON body within `limits`; an absent or empty body is `none`. Each check runs
  * before the next costlier step: the declared length before reading, the bytes counted while
- * reading, UTF-8 and the nesting/key counts before JSON.parse. Past the size limit it stops reading;
- * the caller answers with `Connection: close`, so the unread rest never poisons a kept-alive
- * connection.
+ * reading, UTF-8 and the nesting/key counts before JSON.parse. Past the size limit it stops keeping
+ * bytes; the caller answers and discards the rest (discard-rest.ts).
  */
 export function readJsonBody(req: Request, limits: JsonBodyLimits): Promise<JsonBody> {
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -37,6 +36,7 @@ export function readJsonBody(req: Request, limits: JsonBodyLimits): Promise<Json
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
       // a late error of a connection already answered must not become an uncaught exception
       req.on('error', () => undefined);
     };
@@ -44,7 +44,6 @@ export function readJsonBody(req: Request, limits: JsonBodyLimits): Promise<Json
       size += chunk.length;
       if (size > limits.maxBytes) {
         cleanup();
-        req.pause();
         resolve({ kind: 'too_large', limit: limits.maxBytes });
         return;
       }
@@ -58,9 +57,15 @@ export function readJsonBody(req: Request, limits: JsonBodyLimits): Promise<Json
       cleanup();
       resolve({ kind: 'interrupted', message: err.message });
     };
+    // a socket destroyed mid-body may end the request with 'close' alone: the read must still end
+    const onClose = () => {
+      cleanup();
+      resolve({ kind: 'interrupted', message: 'the connection closed' });
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
 }
 

@@ -7,6 +7,7 @@ import type { MockState } from '../domain/state.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
 import { authenticate } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
+import { discardRestThenClose } from './discard-rest.js';
 import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
 import { openApiDocumentCopy, validationStyles, type ValidationStyle } from './openapi-document.js';
 import type { OperationHandler } from './operation-context.js';
@@ -96,7 +97,7 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
       if (operation.requestBody && !streaming) {
         const read = await readBody(req, options.jsonLimits);
         if (!('value' in read)) {
-          if (!req.complete) res.setHeader('Connection', 'close');
+          discardRestThenClose(req, res);
           if ('tooLarge' in read) return sendDetail(res, 413, read.tooLarge);
           return sendValidation(res, style, [read.error]);
         }
