@@ -39,7 +39,11 @@ export async function startMockServer(
   const temporaryData = !base.dataDir;
   const dataDir = base.dataDir || (await mkdtemp(path.join(os.tmpdir(), 'cellseg-mock-')));
   let handler: http.RequestListener = answerNotReady;
-  const server = http.createServer((req, res) => handler(req, res));
+  const server = http.createServer(
+    // Node checks request timeouts on this period (30 s by default): a short timeout is checked sooner.
+    { connectionsCheckingInterval: Math.min(30_000, Math.max(100, base.requestTimeoutMs / 4)) },
+    (req, res) => handler(req, res),
+  );
   // Finite, so no request holds a connection forever; long enough for a multi-GB upload.
   server.requestTimeout = base.requestTimeoutMs;
   server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, base.requestTimeoutMs);

@@ -24,10 +24,12 @@ export function answerClientErrors(server: Server, requestTimeoutMs: number): vo
       );
     // Bytes past a body's Content-Length are parsed, and refused, while the request they followed
     // is still being answered: that answer goes out first, then this one.
-    // A request whose own bytes broke off (the client went away mid-body) gets no answer: the
-    // socket is destroyed, as Node does, which also ends the handler still reading that body.
+    // A request still arriving when its time is up is answered 408 in place of its handler, and
+    // the connection closes, which ends the handler's read. A request whose own bytes broke off
+    // (the client went away mid-body) gets no answer: the socket is destroyed, as Node does.
     const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (!inFlight || inFlight.writableFinished) answer();
+    else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && !inFlight.headersSent) answer();
     else if (inFlight.req?.complete && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT')
       inFlight.once('finish', () => (socket.writable ? answer() : socket.destroy()));
     else socket.destroy();
