@@ -47,3 +47,18 @@ describe('configuration', () => {
     );
   });
 });
+
+describe('--help', () => {
+  it('shows each default once, at the end of its line, and no machine path', () => {
+    const lines = helpText()
+      .split('\n')
+      .filter((line) => line.trimStart().startsWith('--'));
+    expect(lines).toHaveLength(OPTIONS.length);
+    for (const line of lines) {
+      expect(line.match(/\[[^\]]*\]/g), line).toHaveLength(1);
+      expect(line, line).toMatch(/\[[^\]]+\]$/);
+      expect(line, line).not.toMatch(/\(default|\(empty|''/);
+    }
+    expect(helpText()).not.toContain(process.cwd());
+  });
+});

@@ -42,6 +42,16 @@ export interface MockConfig {
   minPartSize: number;
   /** Lifetime of a presigned part URL. */
   presignExpirySeconds: number;
+  /** Largest JSON request body, bytes (413 past it). */
+  maxJsonBodyBytes: number;
+  /** Deepest nesting of objects and arrays in a JSON body (422 past it). */
+  maxJsonDepth: number;
+  /** Most object keys in one JSON body (422 past it). */
+  maxJsonKeys: number;
+  /** Longest a whole request (headers and body) may take; a multi-GB upload must fit in it. */
+  requestTimeoutMs: number;
+  /** Longest a connection may stay silent in the middle of a request before it is answered and closed. */
+  idleTimeoutMs: number;
   /** 'embedded' serves part URLs itself; 's3' uses an S3-compatible store (AWS, MinIO). */
   objectStore: string;
   s3Bucket: string;
@@ -60,6 +70,8 @@ export interface OptionSpec {
   type: 'string' | 'number';
   description: string;
   default: (partial: Partial<MockConfig>) => string | number;
+  /** What --help shows as the default when the value itself says too little (empty, derived, a big number). */
+  shownDefault?: string;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,24 +98,27 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--public-base-url',
     env: 'PUBLIC_BASE_URL',
     type: 'string',
-    description: 'Public root of the API ({base_url}) [http://HOST:PORT]',
+    description: 'Public root of the API ({base_url})',
     default: () => '',
+    shownDefault: 'http://HOST:PORT',
   },
   {
     key: 'storageUrl',
     flag: '--storage-url',
     env: 'STORAGE_URL',
     type: 'string',
-    description: 'Root of presigned part URLs ({storage_url}) [<base>/storage]',
+    description: 'Root of presigned part URLs ({storage_url})',
     default: () => '',
+    shownDefault: '<base>/storage',
   },
   {
     key: 'shareBaseUrl',
     flag: '--share-base-url',
     env: 'SHARE_BASE_URL',
     type: 'string',
-    description: 'Root of public share pages ({share_base_url}) [<base>]',
+    description: 'Root of public share pages ({share_base_url})',
     default: () => '',
+    shownDefault: '<base>',
   },
   {
     key: 'seedFile',
@@ -112,14 +127,16 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'Organizations, keys, plans and models to load',
     default: () => path.join(repoRoot, 'fixtures', 'seed.json'),
+    shownDefault: 'fixtures/seed.json of this package',
   },
   {
     key: 'dataDir',
     flag: '--data-dir',
     env: 'DATA_DIR',
     type: 'string',
-    description: 'Folder for stored objects (empty: a temporary folder removed at exit)',
+    description: 'Folder for stored objects',
     default: () => '',
+    shownDefault: 'a temporary folder, removed at exit',
   },
   {
     key: 'logLevel',
@@ -136,6 +153,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'Bearer token required by /__mock when set',
     default: () => '',
+    shownDefault: 'none: the control plane is open',
   },
   {
     key: 'predictionStartDelayMs',
@@ -158,7 +176,7 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--worker-threads',
     env: 'WORKER_THREADS',
     type: 'number',
-    description: 'Segmentation child processes (default: one core left for answering polls)',
+    description: 'Segmentation child processes (one core is left for answering polls)',
     default: () => Math.max(1, availableParallelism() - 1),
   },
   {
@@ -198,8 +216,9 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--max-upload-bytes',
     env: 'MAX_UPLOAD_BYTES',
     type: 'number',
-    description: 'Largest file accepted (4 GB)',
+    description: 'Largest file accepted, bytes',
     default: () => 4 * 1024 ** 3,
+    shownDefault: '4294967296 = 4 GiB',
   },
   {
     key: 'maxImagePixels',
@@ -216,6 +235,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Smallest part of a resumable upload, bytes',
     default: () => 8 * 1024 * 1024,
+    shownDefault: '8388608 = 8 MiB',
   },
   {
     key: 'presignExpirySeconds',
@@ -224,6 +244,47 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Lifetime of a presigned part URL',
     default: () => 24 * 3600,
+  },
+  {
+    key: 'maxJsonBodyBytes',
+    flag: '--max-json-body-bytes',
+    env: 'MAX_JSON_BODY_BYTES',
+    type: 'number',
+    description: 'Largest JSON request body, bytes (413 past it)',
+    default: () => 1024 * 1024,
+    shownDefault: '1048576 = 1 MiB',
+  },
+  {
+    key: 'maxJsonDepth',
+    flag: '--max-json-depth',
+    env: 'MAX_JSON_DEPTH',
+    type: 'number',
+    description: 'Deepest nesting of objects and arrays in a JSON body (422 past it)',
+    default: () => 64,
+  },
+  {
+    key: 'maxJsonKeys',
+    flag: '--max-json-keys',
+    env: 'MAX_JSON_KEYS',
+    type: 'number',
+    description: 'Most object keys in one JSON body (422 past it)',
+    default: () => 10_000,
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'REQUEST_TIMEOUT_MS',
+    type: 'number',
+    description: 'Longest one request may take to arrive, upload included (408 past it)',
+    default: () => 3_600_000,
+  },
+  {
+    key: 'idleTimeoutMs',
+    flag: '--idle-timeout-ms',
+    env: 'IDLE_TIMEOUT_MS',
+    type: 'number',
+    description: 'Longest a part PUT may stall mid-body before it is refused (400) and closed',
+    default: () => 120_000,
   },
   {
     key: 'objectStore',
@@ -240,6 +301,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'S3 bucket (with --object-store s3)',
     default: () => '',
+    shownDefault: 'none',
   },
   {
     key: 's3Region',
@@ -254,8 +316,9 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--s3-endpoint',
     env: 'S3_ENDPOINT',
     type: 'string',
-    description: 'S3-compatible endpoint, e.g. MinIO (empty: AWS)',
+    description: 'S3-compatible endpoint, e.g. MinIO',
     default: () => '',
+    shownDefault: 'AWS',
   },
   {
     key: 's3Prefix',
@@ -341,7 +404,7 @@ export function helpText(): string {
   const defaults = loadConfig([], {});
   for (const o of OPTIONS) {
     lines.push(
-      `  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${String(defaults[o.key]) || "''"}]`,
+      `  ${o.flag.padEnd(30)} ${o.env.padEnd(26)} ${o.description} [${o.shownDefault ?? String(defaults[o.key])}]`,
     );
   }
   return lines.join('\n');

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig } from './config.js';
-import { startMockServer } from './server.js';
+import { ListenError, startMockServer } from './server.js';
 import { DataFolderError } from './stores/database/open-database.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
@@ -14,16 +14,17 @@ async function main(argv: string[]): Promise<void> {
   console.log(banner(mock.url, mock.services));
   const temporaryData = !config.dataDir;
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = async (reason: string, { forceOnRepeat }: { forceOnRepeat: boolean }) => {
     if (stopping) {
+      if (!forceOnRepeat) return;
       // A second Ctrl-C must not wait behind a multi-GB upload or a long segmentation.
-      console.error(`${signal} while stopping: exiting now without waiting.`);
+      console.error(`${reason} while stopping: exiting now without waiting.`);
       if (temporaryData) rmSync(mock.config.dataDir, { recursive: true, force: true });
       process.exit(1);
     }
     stopping = true;
     console.error(
-      `\n${signal}: finishing in-flight requests and stopping workers (${signal} again to force)...`,
+      `\n${reason}: finishing in-flight requests and stopping workers (Ctrl-C again to force)...`,
     );
     try {
       await mock.close();
@@ -34,8 +35,26 @@ async function main(argv: string[]): Promise<void> {
     console.error('Stopped.');
     process.exit(0);
   };
-  process.on('SIGINT', (signal) => void stop(signal));
-  process.on('SIGTERM', (signal) => void stop(signal));
+  process.on('SIGINT', (signal) => void stop(signal, { forceOnRepeat: true }));
+  process.on('SIGTERM', (signal) => void stop(signal, { forceOnRepeat: true }));
+  stopWithLauncher(
+    () => void stop('the npm process that started the mock has exited', { forceOnRepeat: false }),
+  );
+}
+
+/**
+ * `npm start` and `npx` run the mock under `sh -c`, and a SIGTERM sent to npm alone (a CI runner
+ * ending its step, a supervisor) ends npm and that shell but never reaches the mock, which would
+ * keep running and holding its port. When npm launched it, the mock stops, gracefully, as soon as
+ * the process that started it is gone. Anything else (the bin run directly, a container's PID 1)
+ * is left alone: a daemonizing parent may exit on purpose.
+ */
+function stopWithLauncher(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const launcher = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== launcher) stop();
+  }, 250).unref();
 }
 
 function banner(url: string, services: Awaited<ReturnType<typeof startMockServer>>['services']): string {
@@ -66,7 +85,12 @@ function banner(url: string, services: Awaited<ReturnType<typeof startMockServer
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  const oneLine = err instanceof ConfigError || err instanceof DataFolderError;
+  if (err instanceof ConfigError) {
+    console.error(`error: ${err.message}`);
+    process.exit(2);
+  }
+  // A busy port and a data folder it cannot use are one line each: they say what to do.
+  const oneLine = err instanceof ListenError || err instanceof DataFolderError;
   console.error(oneLine ? `error: ${(err as Error).message}` : err);
-  process.exit(err instanceof ConfigError ? 2 : 1);
+  process.exit(1);
 });

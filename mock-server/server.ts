@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
-import { loadConfig, resolveUrls, type MockConfig } from './config.js';
+import { ConfigError, loadConfig, resolveUrls, type MockConfig } from './config.js';
+import { answerClientErrors } from './http/client-errors.js';
+import { answerNotReady } from './http/not-ready.js';
 import { createApp } from './http/app.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
 
@@ -16,23 +18,43 @@ export interface RunningMock {
   close(): Promise<void>;
 }
 
+/** The port could not be opened (busy, or not allowed): one line for the user, not a stack trace. */
+export class ListenError extends Error {}
+
+// Node's defaults for both; set here so that no timeout of the server is left unbounded.
+const HEADERS_TIMEOUT_MS = 60_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 /**
  * Starts the mock: listens first (so port 0 resolves to a real port and every URL the mock hands
- * out names it), then wires services and routes. Used by `npm start`, the tests and the benchmarks.
+ * out names it), answering 503 with Retry-After until services and routes are wired, then hands
+ * every request to the app. Used by `npm start`, the tests and the benchmarks.
  */
 export async function startMockServer(
   partial: Partial<MockConfig> = {},
   options: ServiceOverrides & { logger?: Logger } = {},
 ): Promise<RunningMock> {
   const base = loadConfig([], {}, partial);
+  if (!(base.requestTimeoutMs > 0)) throw new ConfigError('--request-timeout-ms must be more than 0');
   const temporaryData = !base.dataDir;
   const dataDir = base.dataDir || (await mkdtemp(path.join(os.tmpdir(), 'cellseg-mock-')));
-  const server = http.createServer();
-  server.requestTimeout = 0; // multi-GB uploads take longer than Node's 5-minute default
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(base.port, base.host, () => resolve());
-  });
+  let handler: http.RequestListener = answerNotReady;
+  const server = http.createServer(
+    // Node checks request timeouts on this period (30 s by default): a short timeout is checked sooner.
+    { connectionsCheckingInterval: Math.min(30_000, Math.max(100, base.requestTimeoutMs / 4)) },
+    (req, res) => handler(req, res),
+  );
+  // Finite, so no request holds a connection forever; long enough for a multi-GB upload.
+  server.requestTimeout = base.requestTimeoutMs;
+  server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, base.requestTimeoutMs);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  answerClientErrors(server, base.requestTimeoutMs);
+  try {
+    await listen(server, base.port, base.host);
+  } catch (err) {
+    if (temporaryData) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
   const logger = options.logger ?? pino({ level: config.logLevel });
   let services: Services;
@@ -46,7 +68,7 @@ export async function startMockServer(
     if (temporaryData) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
-  server.on('request', app);
+  handler = app;
 
   let closing: Promise<void> | undefined;
   return {
@@ -58,7 +80,11 @@ export async function startMockServer(
       closing ??= (async () => {
         // server.close() waits for every connection to end; a keep-alive connection whose request
         // finishes after close() began would otherwise idle until keepAliveTimeout (5 s) runs out.
-        server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+        const serving = handler;
+        handler = (req, res) => {
+          res.setHeader('Connection', 'close');
+          serving(req, res);
+        };
         const sweep = setInterval(() => server.closeIdleConnections(), 100);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -71,4 +97,26 @@ export async function startMockServer(
       return closing;
     },
   };
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new ListenError(
+            `port ${port} is already in use on ${host}: stop what holds it, or pick another with --port <n> (or PORT=<n>; 0 picks a free one)`,
+          ),
+        );
+      else if (err.code === 'EACCES')
+        reject(new ListenError(`not allowed to listen on ${where}: pick a port above 1023 with --port <n>`));
+      else if (err.code === 'EADDRNOTAVAIL')
+        reject(
+          new ListenError(`cannot listen on ${where}: ${host} is not an address of this machine (--host)`),
+        );
+      else reject(err);
+    });
+    server.listen(port, host, () => resolve());
+  });
 }

@@ -74,6 +74,10 @@ export function controlHandlers(services: Services): Record<string, OperationHan
 
     mockSetClock({ res, body }) {
       const input = body as { advance_ms?: number; now?: string; reset?: boolean };
+      // Everything is checked before anything changes: a clock past year 9999 cannot be rendered
+      // as a date-time, and every later request that reads it would fail.
+      const problem = clockProblem(input, input.reset ? Date.now() : clock.now().getTime());
+      if (problem) return void res.status(422).json({ detail: problem });
       if (input.reset) clock.reset();
       if (input.now) clock.set(new Date(input.now));
       if (input.advance_ms) clock.advance(input.advance_ms);
@@ -187,6 +191,20 @@ export function controlHandlers(services: Services): Record<string, OperationHan
       );
     },
   };
+}
+
+// A year short of 9999-12-31: the mock clock keeps moving with real time after it is set, and a
+// date past year 9999 has no date-time form.
+const LATEST = Date.UTC(9999, 0, 1);
+
+function clockProblem(input: { advance_ms?: number; now?: string }, current: number): string | undefined {
+  const start = input.now === undefined ? current : Date.parse(input.now);
+  if (!(start >= 0 && start <= LATEST))
+    return `now: '${input.now}' is outside 1970-01-01T00:00:00Z .. 9999-01-01T00:00:00Z`;
+  const target = start + (input.advance_ms ?? 0);
+  if (!(target <= LATEST))
+    return `advance_ms: ${input.advance_ms} would move the clock past 9999-01-01T00:00:00Z (it reads ${new Date(start).toISOString()})`;
+  return undefined;
 }
 
 function toFaultResource(f: ReturnType<Services['faults']['list']>[number]) {

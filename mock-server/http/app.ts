@@ -12,12 +12,14 @@ import { shareHandlers } from './handlers/share-handlers.js';
 import { uploadHandlers } from './handlers/upload-handlers.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
+import { addServerRoot } from './server-paths.js';
 import { createStorageRouter } from './storage/storage-router.js';
 import { EmbeddedObjectStore } from '../engines/object-store/embedded-store.js';
 import { controlHandlers } from '../control/control-handlers.js';
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
 export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
+  addServerRoot(services.config.dataDir);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -25,7 +27,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
   if (services.store instanceof EmbeddedObjectStore) {
     app.use(
       new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
-      createStorageRouter(services.store),
+      createStorageRouter(services.store, { stallTimeoutMs: services.config.idleTimeoutMs }),
     );
   }
 
@@ -37,6 +39,11 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
       adminToken: services.config.adminToken,
       faults: services.faults,
       streamingOperations: new Set(['uploadImage']),
+      jsonLimits: {
+        maxBytes: services.config.maxJsonBodyBytes,
+        maxDepth: services.config.maxJsonDepth,
+        maxKeys: services.config.maxJsonKeys,
+      },
       handlers: {
         ...uploadHandlers(services),
         ...imageHandlers(services),

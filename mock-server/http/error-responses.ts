@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
+import { detailWithoutServerPaths } from './server-paths.js';
 
 /** The status each domain failure answers with. */
 const STATUS_OF: Record<DomainErrorKind, number> = {
@@ -13,9 +14,10 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   storage_full: 507,
 };
 
+/** Every error body of the API and the control plane goes through here, so none names a server file. */
 export function sendDetail(res: Response, status: number, detail: unknown): void {
   if (res.headersSent) return;
-  res.status(status).json({ detail });
+  res.status(status).json({ detail: detailWithoutServerPaths(detail) });
 }
 
 /** Domain failures become `{detail: string}` with their status; anything else is the caller's to handle. */

@@ -7,12 +7,11 @@ import type { StateStore } from '../domain/state.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
 import { authenticate } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
-import { isJsonMediaType, mediaType, readJsonBody } from './json-body.js';
+import { discardRestThenClose } from './discard-rest.js';
+import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
 import { openApiDocumentCopy, validationStyles, type ValidationStyle } from './openapi-document.js';
 import type { OperationHandler } from './operation-context.js';
 import { toValidationItems, toValidationSentence, type ValidationItem } from './validation-errors.js';
-
-const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * openapi-backend, used for what it does well: loading and dereferencing the document into
@@ -42,6 +41,8 @@ export interface DispatcherOptions {
   handlers: Record<string, OperationHandler>;
   /** Operations whose body the handler streams itself (multipart uploads). */
   streamingOperations: Set<string>;
+  /** Size, nesting and key-count bounds of every JSON body, checked before it is parsed. */
+  jsonLimits: JsonBodyLimits;
 }
 
 /**
@@ -94,9 +95,10 @@ export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions
       let body: unknown = undefined;
       const streaming = options.streamingOperations.has(operationId) && !isJsonMediaType(mediaType(req));
       if (operation.requestBody && !streaming) {
-        const read = await readBody(req, operation);
-        if ('error' in read) {
-          if (!req.complete) res.setHeader('Connection', 'close');
+        const read = await readBody(req, options.jsonLimits);
+        if (!('value' in read)) {
+          discardRestThenClose(req, res);
+          if ('tooLarge' in read) return sendDetail(res, 413, read.tooLarge);
           return sendValidation(res, style, [read.error]);
         }
         body = read.value;
@@ -169,27 +171,24 @@ function relevantErrors(errors: ErrorObject[], streaming: boolean, byHandler: Se
   });
 }
 
-async function readBody(
-  req: Request,
-  operation: Operation,
-): Promise<{ value: unknown } | { error: ValidationItem }> {
+type BodyOutcome = { value: unknown } | { error: ValidationItem } | { tooLarge: string };
+
+async function readBody(req: Request, limits: JsonBodyLimits): Promise<BodyOutcome> {
   const type = mediaType(req);
   const contentLength = Number(req.headers['content-length'] ?? 0);
   const hasBody = contentLength > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return { value: undefined };
   if (!isJsonMediaType(type)) {
     req.resume();
-    return {
-      error: {
-        loc: ['body'],
-        msg: `Expected Content-Type application/json, got '${type || 'none'}'`,
-        type: 'model_attributes_type',
-        input: null,
-        ctx: { content_type: type },
+    return bodyError(
+      `Expected Content-Type application/json, got '${type || 'none'}'`,
+      'model_attributes_type',
+      {
+        content_type: type,
       },
-    };
+    );
   }
-  const parsed = await readJsonBody(req, JSON_BODY_LIMIT);
+  const parsed = await readJsonBody(req, limits);
   switch (parsed.kind) {
     case 'none':
       return { value: undefined };
@@ -197,16 +196,29 @@ async function readBody(
       return { value: parsed.value };
     case 'too_large':
       return {
-        error: {
-          loc: ['body'],
-          msg: `Body larger than ${JSON_BODY_LIMIT} bytes`,
-          type: 'too_long',
-          input: null,
-          ctx: { max_length: JSON_BODY_LIMIT },
-        },
+        tooLarge: `Request body too large: a JSON body may have at most ${parsed.limit} bytes.`,
       };
+    case 'not_utf8':
+      return bodyError('JSON decode error: the body is not valid UTF-8', 'json_invalid', {
+        error: 'invalid UTF-8',
+      });
+    case 'structure':
+      return parsed.problem.kind === 'too_deep'
+        ? bodyError(
+            `JSON nested too deep: at most ${parsed.problem.limit} levels of objects and arrays (exceeded at byte ${parsed.problem.offset})`,
+            'json_too_deep',
+            { max_depth: parsed.problem.limit },
+          )
+        : bodyError(
+            `JSON has too many keys: at most ${parsed.problem.limit} in one body (exceeded at byte ${parsed.problem.offset})`,
+            'json_too_many_keys',
+            { max_keys: parsed.problem.limit },
+          );
+    case 'interrupted':
+      return bodyError('The body ended before it was complete (the connection was closed)', 'json_invalid', {
+        error: parsed.message,
+      });
     case 'invalid':
-      void operation;
       return {
         error: {
           loc: ['body', '0'],
@@ -217,6 +229,10 @@ async function readBody(
         },
       };
   }
+}
+
+function bodyError(msg: string, type: string, ctx: Record<string, unknown>): { error: ValidationItem } {
+  return { error: { loc: ['body'], msg, type, input: null, ctx } };
 }
 
 /** Answers for the fault, or waits its latency and lets the request go on; true when answered. */

@@ -1146,7 +1146,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
-        /** @description The file is larger than the 4 GB single-file limit. */
+        /** @description The file is larger than the 4 GB single-file limit (`--max-upload-bytes`), or a JSON body larger than `--max-json-body-bytes` (1 MiB by default). */
         FileTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -1155,6 +1155,20 @@ export interface components {
                 /**
                  * @example {
                  *       "detail": "File too large: the limit is 4294967296 bytes (4 GB)."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
+        /** @description The JSON request body is larger than the mock's limit (`--max-json-body-bytes`, 1 MiB by default); it is not read past the limit and the connection is closed after the answer. */
+        BodyTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Request body too large: a JSON body may have at most 1048576 bytes."
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorString"];
@@ -1392,6 +1406,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ImageNotAccessible"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArrayOrState"];
             507: components["responses"]["StorageFull"];
         };
@@ -1492,6 +1507,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["StorageCapReached"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArray"];
             507: components["responses"]["StorageFull"];
         };
@@ -1610,6 +1626,7 @@ export interface operations {
             402: components["responses"]["AnalysisCapReached"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ImageNotReady"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -1859,6 +1876,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2093,6 +2111,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2211,6 +2230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorString"];
                 };
             };
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2281,6 +2301,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2318,6 +2339,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2368,6 +2390,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2400,8 +2423,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description At most 100 years at a time. */
                     advance_ms?: number;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description Between 1970-01-01T00:00:00Z and 9999-01-01T00:00:00Z; the clock after `advance_ms` must stay in that range too.
+                     */
                     now?: string;
                     reset?: boolean;
                 };
@@ -2410,6 +2437,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
         };
@@ -2454,6 +2482,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2503,6 +2532,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -2582,6 +2612,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
     };

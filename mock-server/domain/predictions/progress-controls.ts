@@ -20,7 +20,11 @@ export class ProgressControls implements ProgressPolicy {
   private readonly forcedNext = new Map<string, ForcedOutcome[]>();
   private readonly forcedById = new Map<string, ForcedOutcome>();
 
-  constructor(private defaults: Delays) {}
+  private defaults: Delays;
+
+  constructor(private readonly configured: Delays) {
+    this.defaults = configured;
+  }
 
   setDefaults(delays: Delays): void {
     this.defaults = delays;
@@ -75,6 +79,7 @@ export class ProgressControls implements ProgressPolicy {
 
   clear(orgId?: string): void {
     if (orgId === undefined) {
+      this.defaults = this.configured;
       this.delaysByOrg.clear();
       this.delaysByPrediction.clear();
       this.forcedNext.clear();

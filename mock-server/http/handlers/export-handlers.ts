@@ -14,6 +14,7 @@ import {
 import { OverlayOptionError, overlayPng } from '../../engines/exporters/overlay-png.js';
 import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
 import { roisZipStream } from '../../engines/exporters/rois-zip.js';
+import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
 
@@ -111,14 +112,6 @@ async function previewPixels(segmentation: SegmentationRecord) {
     channels: 1 as const,
     data: new Uint8Array(data.buffer, data.byteOffset, data.length),
   };
-}
-
-/** `attachment; filename="<image name>_<export>"`, with an RFC 5987 `filename*` for non-ASCII names. */
-export function contentDisposition(imageName: string, exportName: string): string {
-  const base = imageName.replace(/\.(ome\.)?tiff?$/i, '');
-  const filename = `${base}_${exportName}`;
-  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 function sendAttachment(

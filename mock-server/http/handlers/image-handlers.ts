@@ -1,6 +1,6 @@
 import type { Services } from '../../services.js';
-import { toImageResource } from '../../domain/images/image-record.js';
 import type { OperationHandler } from '../operation-context.js';
+import { toImageResource } from '../public-resources.js';
 import { toPlanResource } from './upload-handlers.js';
 
 interface CreateImageBody {

@@ -1,6 +1,6 @@
 import type { Services } from '../../services.js';
-import { toPredictionResource } from '../../domain/predictions/prediction-record.js';
 import type { OperationHandler } from '../operation-context.js';
+import { toPredictionResource } from '../public-resources.js';
 
 export function predictionHandlers({ predictions }: Services): Record<string, OperationHandler> {
   return {

@@ -1,11 +1,11 @@
 import type { ApiSchemas } from '../api-schemas.js';
 import type { Services } from '../../services.js';
-import { toImageResource } from '../../domain/images/image-record.js';
 import type { UploadPlanView } from '../../domain/images/image-service.js';
 import { sendDetail } from '../error-responses.js';
 import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
+import { toImageResource } from '../public-resources.js';
 
 export function toPlanResource(plan: UploadPlanView): ApiSchemas['UploadPlan'] {
   return {

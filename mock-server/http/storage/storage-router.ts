@@ -16,13 +16,16 @@ import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../engines/object-store/part-
  * OPTIONS (any path)                                                  -> 200, CORS preflight
  * Errors are S3's XML (`<Error><Code/><Message/><RequestId/></Error>`) with S3's status codes.
  */
-export function createStorageRouter(store: EmbeddedObjectStore): Router {
+export function createStorageRouter(
+  store: EmbeddedObjectStore,
+  { stallTimeoutMs }: { stallTimeoutMs: number } = { stallTimeoutMs: 120_000 },
+): Router {
   const router = express.Router();
 
   router.use(cors);
 
   router.put('/uploads/:uploadId/parts/:partNumber', (req, res) => {
-    void putPart(store, req, res);
+    void putPart(store, req, res, stallTimeoutMs);
   });
 
   router.all('/uploads/:uploadId/parts/:partNumber', (req, res) => {
@@ -71,10 +74,16 @@ function cors(req: Request, res: Response, next: NextFunction): void {
   res.end();
 }
 
-async function putPart(store: EmbeddedObjectStore, req: Request, res: Response): Promise<void> {
+async function putPart(
+  store: EmbeddedObjectStore,
+  req: Request,
+  res: Response,
+  stallTimeoutMs: number,
+): Promise<void> {
   // A client that goes away mid-body makes the request emit 'error'; it is handled through the
   // store's stream, and this listener keeps a late one from ever becoming an uncaught exception.
   req.on('error', () => undefined);
+  const stopWatching = watchForStall(req, res, stallTimeoutMs);
   try {
     const uploadId = String(req.params.uploadId);
     const partNumber = String(req.params.partNumber);
@@ -96,7 +105,36 @@ async function putPart(store: EmbeddedObjectStore, req: Request, res: Response):
     res.end();
   } catch (error) {
     sendError(req, res, error);
+  } finally {
+    stopWatching();
   }
+}
+
+/**
+ * A body shorter than its Content-Length leaves the server waiting for bytes that never come; the
+ * client waits for an answer. After `ms` without a byte either way, it gets S3's IncompleteBody
+ * and the connection is closed, which also ends the store's half-written part.
+ */
+function watchForStall(req: Request, res: Response, ms: number): () => void {
+  const socket = req.socket;
+  const onStall = () => {
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => socket.destroy());
+    sendError(
+      req,
+      res,
+      new ObjectStoreError(
+        'IncompleteBody',
+        `No bytes arrived for ${ms} ms before the body was complete (Content-Length ${req.get('Content-Length') ?? 'not given'}); the part is not stored`,
+      ),
+    );
+  };
+  // on the request, not the socket: Node destroys a timed-out socket unless the request handles it
+  req.setTimeout(ms, onStall);
+  return () => {
+    socket.setTimeout(0);
+    req.off('timeout', onStall);
+  };
 }
 
 const DRAIN_LIMIT = 1024 * 1024;
