@@ -119,6 +119,14 @@ export class SqliteStateStore implements StateStore {
   }
 }
 
+/**
+ * A client's text (a name, a folder) as stored: JSON text. SQLite keeps TEXT as UTF-8, which
+ * cannot hold a lone UTF-16 surrogate (valid in a JSON string, so a client can send one); JSON
+ * escapes it, so the name reads back exactly as it was sent.
+ */
+const clientText = (text: string): string => JSON.stringify(text);
+const fromClientText = (stored: unknown): string => JSON.parse(stored as string) as string;
+
 /** SQLITE_FULL from the database, ENOSPC from a file written inside the transaction. */
 export function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -130,7 +138,7 @@ function organizationTable(db: Statements): OrganizationTable {
     db.column('SELECT key FROM api_keys WHERE organization_id = ? ORDER BY seq', orgId);
   const toOrganization = (r: Row): Organization => ({
     id: r.id as string,
-    name: r.name as string,
+    name: fromClientText(r.name),
     plan: {
       name: r.plan_name as string,
       storageCapImages: r.storage_cap_images as number,
@@ -154,7 +162,7 @@ function organizationTable(db: Statements): OrganizationTable {
          VALUES (?, ?, ?, ?, ?, ?)`,
       ).run(
         org.id,
-        org.name,
+        clientText(org.name),
         org.plan.name,
         org.plan.storageCapImages,
         org.plan.monthlyAnalysisCap,
@@ -201,9 +209,9 @@ function usageTable(db: Statements): UsageTable {
 function modelTable(db: Statements): ModelTable {
   const toModel = (r: Row): ModelRecord => ({
     id: r.id as string,
-    name: r.name as string,
-    version: r.version as string,
-    description: r.description as string,
+    name: fromClientText(r.name),
+    version: fromClientText(r.version),
+    description: fromClientText(r.description),
     scope: r.scope as ModelRecord['scope'],
     ...(r.organization_id === null ? {} : { organizationId: r.organization_id as string }),
     engine: JSON.parse(r.engine as string) as ModelRecord['engine'],
@@ -217,9 +225,9 @@ function modelTable(db: Statements): ModelTable {
         model.id,
         model.organizationId ?? null,
         model.scope,
-        model.name,
-        model.version,
-        model.description,
+        clientText(model.name),
+        clientText(model.version),
+        clientText(model.description),
         JSON.stringify(model.engine),
       );
     },
@@ -242,7 +250,7 @@ function imageTable(db: Statements): ImageTable {
   const toImage = (r: Row): ImageRecord => ({
     id: r.id as string,
     organizationId: r.organization_id as string,
-    name: r.name as string,
+    name: fromClientText(r.name),
     imageType: 'TIFF',
     size: r.size as number,
     shape: r.shape === null ? null : (JSON.parse(r.shape as string) as number[]),
@@ -251,7 +259,7 @@ function imageTable(db: Statements): ImageTable {
     createdAt: r.created_at as string,
     processedAt: r.processed_at as string | null,
     metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
-    folderId: r.folder_id as string | null,
+    folderId: r.folder_id === null ? null : fromClientText(r.folder_id),
     storageKey: r.storage_key as string,
     multipartUploadId: r.multipart_upload_id as string | null,
     derived: r.derived === null ? null : (JSON.parse(r.derived as string) as ImageRecord['derived']),
@@ -276,6 +284,8 @@ function imageTable(db: Statements): ImageTable {
     put(image) {
       upsert.run({
         ...image,
+        name: clientText(image.name),
+        folderId: image.folderId === null ? null : clientText(image.folderId),
         shape: image.shape === null ? null : JSON.stringify(image.shape),
         metadata: JSON.stringify(image.metadata),
         derived: image.derived === null ? null : JSON.stringify(image.derived),
@@ -369,9 +379,9 @@ function segmentationTable(db: Statements): SegmentationTable {
     organizationId: r.organization_id as string,
     predictionId: r.prediction_id as string,
     imageId: r.image_id as string,
-    imageName: r.image_name as string,
+    imageName: fromClientText(r.image_name),
     modelId: r.model_id as string,
-    modelName: r.model_name as string,
+    modelName: fromClientText(r.model_name),
     source: r.source as string,
     cellCount: r.cell_count as number,
     roiIds: JSON.parse(r.roi_ids as string) as string[],
@@ -389,7 +399,13 @@ function segmentationTable(db: Statements): SegmentationTable {
            model_id, model_name, source, cell_count, roi_ids, has_preview, created_at)
          VALUES (@id, @organizationId, @predictionId, @imageId, @imageName, @modelId, @modelName, @source,
            @cellCount, @roiIds, @hasPreview, @createdAt)`,
-      ).run({ ...s, roiIds: JSON.stringify(s.roiIds), hasPreview: s.hasPreview ? 1 : 0 });
+      ).run({
+        ...s,
+        imageName: clientText(s.imageName),
+        modelName: clientText(s.modelName),
+        roiIds: JSON.stringify(s.roiIds),
+        hasPreview: s.hasPreview ? 1 : 0,
+      });
     },
     delete(id) {
       db.prepare('DELETE FROM segmentations WHERE id = ?').run(id);

@@ -1,5 +1,7 @@
 /**
- * The schema, as the ordered list of steps that build it. A data folder records how many steps it
+ * The schema, as the ordered list of steps that build it. Text a client chose (names, folder ids,
+ * model descriptions) is stored as JSON text, so any string a JSON body can carry reads back
+ * exactly (see clientText in sqlite-state-store.ts). A data folder records how many steps it
  * has taken in SQLite's `user_version`; opening it runs the steps it lacks, each in its own
  * transaction. Append new steps; never edit a step that has shipped.
  */
