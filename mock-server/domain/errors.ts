@@ -30,12 +30,3 @@ export const storageFull = () =>
     'storage_full',
     "The mock's disk is full: nothing of this request was saved. Free space in its data folder and try again.",
   );
-
-/**
- * A message from below (a library, the file system) made fit for a client: absolute paths of the
- * server's files are replaced by a placeholder, since they mean nothing to the client and tell an
- * attacker the layout of the server.
- */
-export function withoutServerPaths(message: string): string {
-  return message.replace(/(^|[\s'"`(=])(?:[A-Za-z]:)?[\\/](?:[^\s'"`)\\/]+[\\/])+[^\s'"`),]*/g, '$1<file>');
-}

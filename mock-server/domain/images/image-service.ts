@@ -8,7 +8,7 @@ import {
 } from '../../engines/object-store/object-store.js';
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
-import { DomainError, notFound, storageFull, withoutServerPaths } from '../errors.js';
+import { DomainError, notFound, storageFull } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { ImageRecord } from './image-record.js';
@@ -333,7 +333,8 @@ export class ImageService {
       ]);
       outcome = { converted };
     } catch (err) {
-      outcome = { error: withoutServerPaths(err instanceof Error ? err.message : String(err)) };
+      // Server paths in the message are taken out where it leaves the mock (http/server-paths.ts).
+      outcome = { error: err instanceof Error ? err.message : String(err) };
     }
     const commit = () =>
       this.state.transaction(() => {

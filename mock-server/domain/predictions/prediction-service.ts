@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
-import { DomainError, notFound, withoutServerPaths } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import type { ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
@@ -415,7 +415,7 @@ class ForcedFailure extends Error {}
 
 function describe(err: unknown): string {
   if (err instanceof ForcedFailure) return err.message;
-  const message = withoutServerPaths(err instanceof Error ? err.message : String(err));
+  const message = err instanceof Error ? err.message : String(err);
   return message.startsWith('Segmentation failed') ? message : `Segmentation failed: ${message}`;
 }
 
