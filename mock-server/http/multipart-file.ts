@@ -5,9 +5,10 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
+import { storageFull } from '../domain/errors.js';
 
 export type ReceivedFile = { name: string; path: string; size: number };
-export type ReceiveFailure = { status: 413 | 422; detail: string; field?: string };
+export type ReceiveFailure = { status: 413 | 422 | 507; detail: string; field?: string };
 
 /**
  * Streams the `file` part of a multipart request to a temporary file, counting bytes as they pass:
@@ -58,7 +59,11 @@ export function receiveFile(
         })
         .catch(async (err: Error) => {
           await rm(target, { force: true });
-          finish({ status: 422, detail: `The upload was interrupted: ${err.message}` });
+          // A full disk is not the client's doing: 507, as every other write that cannot be kept.
+          if ((err as NodeJS.ErrnoException).code === 'ENOSPC') {
+            stream.resume();
+            finish({ status: 507, detail: storageFull().message });
+          } else finish({ status: 422, detail: `The upload was interrupted: ${err.message}` });
         });
     });
     parser.on('error', (err: Error) =>

@@ -130,7 +130,15 @@ describe.skipIf(!tmpfs)('a full disk', () => {
     const imagesBefore = mock.services.state.images.countOf(ACME_ORG);
     const filler = await fillDisk(tmpfs!);
 
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.alloc(256 * 1024, 7)]), 'full.tif');
+    const single = await fetch(`${mock.url}/api/v1/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ACME_KEY}` },
+      body: form,
+    });
     const refused = [
+      { status: single.status, body: (await single.json()) as { detail: string } },
       await api.call('POST', '/api/v1/image', { name: 'full.tif', size: 1000 }),
       await api.call('POST', '/api/v1/upload', { name: 'full.tif', size: 1000, resumable: true }),
       await api.call('DELETE', `/api/v1/shares/${share.id}`),

@@ -32,7 +32,7 @@ export function uploadHandlers(services: Services): Record<string, OperationHand
     try {
       const received = await receiveFile(req, services.paths.incoming, config.maxUploadBytes);
       if ('status' in received) {
-        if (received.status === 413) res.setHeader('Connection', 'close');
+        if (received.status === 413 || received.status === 507) res.setHeader('Connection', 'close');
         if (received.status === 422) {
           return sendDetail(res, 422, [
             {
