@@ -28,9 +28,9 @@ import { runLimitsBench } from './sections/limits.js';
 import { runLoadBench } from './sections/load.js';
 import { runUploadBench } from './sections/uploads.js';
 import { repoRoot, startTsChild, type Child } from './support/processes.js';
-import { summarizeProfiles, type ProfileSummary } from './support/profile-summary.js';
+import { summarizeProfiles } from './support/profile-summary.js';
 import { renderReadmeSection, writeReadmeSection } from './support/readme.js';
-import type { BenchContext, Row, SectionResult } from './support/report.js';
+import type { BenchContext, BenchReport, Row, SectionRecord, SectionResult } from './support/report.js';
 
 type MockSection = (ctx: BenchContext, mock: Child) => Promise<SectionResult>;
 
@@ -44,21 +44,6 @@ const MOCK_SECTIONS: Record<string, MockSection> = {
   durability: runDurabilityBench,
 };
 const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation'];
-
-export interface SectionRecord {
-  measuredAt: string;
-  seconds: number;
-  rows: Row[];
-  data: Record<string, unknown>;
-  error?: string;
-  profile?: ProfileSummary[];
-}
-
-export interface BenchReport {
-  quick: boolean;
-  machine: { node: string; cpus: number; cpuModel: string; memoryGB: number; loadavg: number[] };
-  sections: Record<string, SectionRecord>;
-}
 
 function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
   let only = ALL;

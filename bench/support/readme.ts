@@ -1,9 +1,8 @@
 /** The README section between the bench markers: the table, then the limits the numbers show. */
 import { readFile, writeFile } from 'node:fs/promises';
-import type { BenchReport } from '../run.js';
 import type { SegmentationPoint } from '../sections/limits.js';
 import { MB } from './processes.js';
-import type { Row } from './report.js';
+import type { BenchReport, Row } from './report.js';
 
 export const START = '<!-- bench:start -->';
 export const END = '<!-- bench:end -->';

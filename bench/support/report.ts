@@ -1,4 +1,6 @@
-/** What every section returns, and the small formatting helpers the table uses. */
+/** What every section returns, the report they make up, and the small formatting helpers the table uses. */
+import type { ProfileSummary } from './profile-summary.js';
+
 export interface Row {
   section: string;
   metric: string;
@@ -41,4 +43,21 @@ export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** One section's figures in reports/bench.json. */
+export interface SectionRecord {
+  measuredAt: string;
+  seconds: number;
+  rows: Row[];
+  data: Record<string, unknown>;
+  error?: string;
+  profile?: ProfileSummary[];
+}
+
+/** reports/bench.json: the machine and every section measured so far. */
+export interface BenchReport {
+  quick: boolean;
+  machine: { node: string; cpus: number; cpuModel: string; memoryGB: number; loadavg: number[] };
+  sections: Record<string, SectionRecord>;
 }

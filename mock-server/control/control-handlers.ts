@@ -1,5 +1,5 @@
 import type { OperationHandler } from '../http/operation-context.js';
-import { toModelResource } from '../http/handlers/model-handlers.js';
+import { toModelResource } from '../http/render/model.js';
 import { monthOf } from '../domain/clock.js';
 import { notFound } from '../domain/errors.js';
 import type { Services } from '../services.js';

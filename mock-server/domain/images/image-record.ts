@@ -1,4 +1,3 @@
-import type { ApiSchemas } from '../../http/api-schemas.js';
 export type UploadStatus = 'uploading' | 'processing' | 'ready' | 'failed';
 
 export interface ImageRecord {
@@ -22,19 +21,4 @@ export interface ImageRecord {
   conversionAttempts: number;
   /** Local files derived by conversion. */
   derived: { previewPath: string; thumbnailPath: string; width: number; height: number } | null;
-}
-
-/** The interface's Image resource. */
-export function toImageResource(image: ImageRecord): ApiSchemas['Image'] {
-  return {
-    id: image.id,
-    name: image.name,
-    image_type: image.imageType,
-    size: image.size,
-    shape: image.shape,
-    upload_status: image.uploadStatus,
-    ...(image.uploadStatus === 'failed' ? { upload_error: image.uploadError ?? 'upload failed' } : {}),
-    created_at: image.createdAt,
-    processed_at: image.processedAt,
-  };
 }

@@ -1,4 +1,3 @@
-import type { ApiSchemas } from '../../http/api-schemas.js';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 
 export type PredictionStatus = 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
@@ -42,18 +41,4 @@ export interface SegmentationRow {
 export interface SegmentationRecord extends SegmentationRow {
   result: SegmentationResult;
   previewPath: string | null;
-}
-
-export function toPredictionResource(p: PredictionRecord): ApiSchemas['Prediction'] {
-  return {
-    prediction_id: p.id,
-    status: p.status,
-    image_id: p.imageId,
-    model_id: p.modelId,
-    created_at: p.createdAt,
-    ...(p.status === 'COMPLETED' && p.segmentationId !== null && p.cellCount !== null
-      ? { segmentation_id: p.segmentationId, cell_count: p.cellCount }
-      : {}),
-    ...(p.status === 'FAILED' ? { error: p.error ?? 'prediction failed' } : {}),
-  };
 }

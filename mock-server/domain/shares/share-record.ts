@@ -1,4 +1,3 @@
-import type { ApiSchemas } from '../../http/api-schemas.js';
 export interface ShareRecord {
   id: string;
   organizationId: string;
@@ -9,18 +8,4 @@ export interface ShareRecord {
   lastViewedAt: string | null;
   createdAt: string;
   revokedAt: string | null;
-}
-
-export function toShareResource(share: ShareRecord, shareBaseUrl: string): ApiSchemas['Share'] {
-  return {
-    id: share.id,
-    segmentation_id: share.segmentationId,
-    access: 'anyone_with_link' as const,
-    role: 'viewer' as const,
-    url: `${shareBaseUrl}/share/${share.token}`,
-    view_count: share.viewCount,
-    last_viewed_at: share.lastViewedAt,
-    created_at: share.createdAt,
-    revoked_at: share.revokedAt,
-  };
 }

@@ -1,7 +1,7 @@
 import type { Services } from '../../services.js';
 import type { OperationHandler } from '../operation-context.js';
-import { toImageResource } from '../public-resources.js';
-import { toPlanResource } from './upload-handlers.js';
+import { toImageRecordResource, toImageResource } from '../render/image.js';
+import { toPlanResource } from '../render/upload-plan.js';
 
 interface CreateImageBody {
   name: string;
@@ -23,9 +23,9 @@ export function imageHandlers({ images }: Services): Record<string, OperationHan
       const input = { name: fields.name, size: fields.size, metadata: fields.metadata, folderId: null };
       if (fields.resumable) {
         const { image, plan } = await images.openResumable(org, input);
-        return void res.json({ ...withRecordFields(image), upload: toPlanResource(plan) });
+        return void res.json({ ...toImageRecordResource(image), upload: toPlanResource(plan) });
       }
-      res.json({ ...withRecordFields(images.createRecord(org, input)), upload: null });
+      res.json({ ...toImageRecordResource(images.createRecord(org, input)), upload: null });
     },
 
     getImage({ res, org, params }) {
@@ -37,8 +37,4 @@ export function imageHandlers({ images }: Services): Record<string, OperationHan
       res.json({ success: true });
     },
   };
-}
-
-function withRecordFields(image: Parameters<typeof toImageResource>[0]) {
-  return { ...toImageResource(image), metadata: image.metadata, folder_id: image.folderId };
 }

@@ -1,6 +1,6 @@
 import type { Services } from '../../services.js';
 import type { OperationHandler } from '../operation-context.js';
-import { toPredictionResource } from '../public-resources.js';
+import { toPredictionResource } from '../render/prediction.js';
 
 export function predictionHandlers({ predictions }: Services): Record<string, OperationHandler> {
   return {

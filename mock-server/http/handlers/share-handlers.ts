@@ -1,5 +1,5 @@
 import type { Services } from '../../services.js';
-import { toShareResource } from '../../domain/shares/share-record.js';
+import { toShareResource } from '../render/share.js';
 import type { OperationHandler } from '../operation-context.js';
 
 export function shareHandlers({ shares, predictions, config }: Services): Record<string, OperationHandler> {

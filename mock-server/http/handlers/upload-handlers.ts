@@ -1,19 +1,10 @@
-import type { ApiSchemas } from '../api-schemas.js';
 import type { Services } from '../../services.js';
-import type { UploadPlanView } from '../../domain/images/image-service.js';
 import { sendDetail } from '../error-responses.js';
 import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
-import { toImageResource } from '../public-resources.js';
-
-export function toPlanResource(plan: UploadPlanView): ApiSchemas['UploadPlan'] {
-  return {
-    part_size: plan.partSize,
-    upload_id: plan.uploadId,
-    urls: plan.urls.map((u) => ({ part_number: u.partNumber, url: u.url })),
-  };
-}
+import { toImageResource } from '../render/image.js';
+import { toPlanResource } from '../render/upload-plan.js';
 
 export function uploadHandlers(services: Services): Record<string, OperationHandler> {
   const { images, config } = services;

@@ -1,0 +1,25 @@
+import type { ImageRecord } from '../../domain/images/image-record.js';
+import type { ApiSchemas } from '../api-schemas.js';
+import { withoutServerPaths } from '../server-paths.js';
+
+/** The interface's Image resource; its `upload_error` (a decoder's or the file system's words) names no server file. */
+export function toImageResource(image: ImageRecord): ApiSchemas['Image'] {
+  return {
+    id: image.id,
+    name: image.name,
+    image_type: image.imageType,
+    size: image.size,
+    shape: image.shape,
+    upload_status: image.uploadStatus,
+    ...(image.uploadStatus === 'failed'
+      ? { upload_error: withoutServerPaths(image.uploadError ?? 'upload failed') }
+      : {}),
+    created_at: image.createdAt,
+    processed_at: image.processedAt,
+  };
+}
+
+/** An image record as `POST /image` answers it: the Image plus the fields the record was created with. */
+export function toImageRecordResource(image: ImageRecord) {
+  return { ...toImageResource(image), metadata: image.metadata, folder_id: image.folderId };
+}
