@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -67,17 +66,7 @@ export function launchMock(command: string, args: string[], env: NodeJS.ProcessE
   };
 }
 
-/** A loopback port free at the time of asking. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+export { freePort } from '../contract-tests/harness/child-processes.js';
 
 /** Re-checks `condition` every 50 ms until it holds; false if it still does not after `limitMs`. */
 export async function eventually(
