@@ -251,9 +251,10 @@ describe('the public page and its image', () => {
 });
 
 /** Waits (bounded) for a folder to appear that was not there before, and returns its name. */
+/** The next segmentation folder to appear; a staging folder (`.<id>.tmp`, renamed when whole) is not one yet. */
 async function waitForNewEntry(dir: string, known: Set<string>): Promise<string> {
   for (let i = 0; i < 600; i++) {
-    const fresh = (await readdir(dir)).filter((name) => !known.has(name));
+    const fresh = (await readdir(dir)).filter((name) => !known.has(name) && !name.startsWith('.'));
     if (fresh.length === 1) return fresh[0];
     if (fresh.length > 1) throw new Error(`more than one new entry in ${dir}: ${fresh.join(', ')}`);
     await new Promise((r) => setTimeout(r, 20));
