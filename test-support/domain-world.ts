@@ -17,8 +17,8 @@ import { PredictionService } from '../mock-server/domain/predictions/prediction-
 import { ProgressControls } from '../mock-server/domain/predictions/progress-controls.js';
 import { addOrganization, toModel } from '../mock-server/domain/seed.js';
 import { ShareService } from '../mock-server/domain/shares/share-service.js';
-import { EmbeddedObjectStore } from '../mock-server/engines/object-store/embedded-store.js';
-import type { ObjectStore } from '../mock-server/engines/object-store/object-store.js';
+import { EmbeddedObjectStore } from '../mock-server/stores/object-store/embedded-store.js';
+import type { ObjectStore } from '../mock-server/domain/object-store.js';
 import type { SegmentationResult } from '../mock-server/engines/segmentation/types.js';
 import { openDatabase } from '../mock-server/stores/database/open-database.js';
 import { flushFiles } from '../mock-server/stores/files/flush-files.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ACME_KEY, apiClient } from '../mock-server/http/share-page/share-test-helpers.js';
+import { ACME_KEY, apiClient } from './api-client.js';
 import type { RunningMock } from '../mock-server/server.js';
 import { startInstantMock } from './instant-mock.js';
 import { curlOf, requestArbitrary, sendAndJudge, type FuzzContext } from './openapi-fuzz.js';

@@ -1,19 +1,9 @@
 import { firstDayOfNextMonth, monthOf } from './clock.js';
 import { DomainError } from './errors.js';
 import type { UsageTable } from './state.js';
+import type { Organization } from './organization-record.js';
 
-export interface Plan {
-  name: string;
-  storageCapImages: number;
-  monthlyAnalysisCap: number;
-}
-
-export interface Organization {
-  id: string;
-  name: string;
-  plan: Plan;
-  apiKeys: string[];
-}
+export type { Organization, Plan } from './organization-record.js';
 
 /** Counts one analysis, or refuses with the plan's limit in words. Synchronous, so it is exact under concurrency. */
 export function consumeAnalysis(usage: UsageTable, org: Organization, now: Date): void {

@@ -1,6 +1,6 @@
 import type { ImageRecord, UploadStatus } from './images/image-record.js';
 import type { ModelRecord } from './models/model-record.js';
-import type { Organization, Plan } from './organizations.js';
+import type { Organization, Plan } from './organization-record.js';
 import type { PredictionRecord, PredictionStatus, SegmentationRow } from './predictions/prediction-record.js';
 import type { ShareRecord } from './shares/share-record.js';
 

@@ -14,8 +14,8 @@ import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js'
 import { requestLog } from './request-log.js';
 import { addServerRoot } from './server-paths.js';
 import { createStorageRouter } from './storage/storage-router.js';
-import { EmbeddedObjectStore } from '../engines/object-store/embedded-store.js';
-import { controlHandlers } from '../control/control-handlers.js';
+import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
+import { controlHandlers } from './handlers/control-handlers.js';
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
 export async function createApp(services: Services, logger: Logger): Promise<express.Express> {

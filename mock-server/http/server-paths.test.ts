@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import type { RunningMock } from '../server.js';
-import { ACME_KEY, ACME_ORG, apiClient } from './share-page/share-test-helpers.js';
+import { ACME_KEY, ACME_ORG, apiClient } from '../../test-support/api-client.js';
 import { addServerRoot, detailWithoutServerPaths, withoutServerPaths } from './server-paths.js';
 
 describe('withoutServerPaths', () => {

@@ -4,7 +4,7 @@ import { renderPreset } from '../../fixtures/generator/synthetic.js';
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import type { RunningMock } from '../server.js';
 import { contentDisposition } from './content-disposition.js';
-import { ACME_KEY, apiClient } from './share-page/share-test-helpers.js';
+import { ACME_KEY, apiClient } from '../../test-support/api-client.js';
 
 // Each is a string a JSON body can carry; the first two cannot be encoded as UTF-8 at all.
 const NAMES = [

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../test-support/instant-mock.js';
-import { ACME_KEY, ACME_ORG, apiClient, tokenOf } from '../http/share-page/share-test-helpers.js';
+import { ACME_KEY, ACME_ORG, apiClient, tokenOf } from '../../test-support/api-client.js';
 import type { RunningMock } from '../server.js';
 
 const EXPORTS = ['overlay.png', 'measurements.csv', 'rois.geojson', 'rois.zip'];

@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../test-support/instant-mock.js';
-import { apiClient } from '../http/share-page/share-test-helpers.js';
+import { apiClient } from '../../test-support/api-client.js';
 import { DATABASE_FILE } from './database/open-database.js';
 
 const dirs: string[] = [];

@@ -5,7 +5,7 @@ import {
   ObjectStoreError,
   type ObjectStore,
   type PartSelection,
-} from '../../engines/object-store/object-store.js';
+} from '../object-store.js';
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound, storageFull } from '../errors.js';

@@ -14,7 +14,7 @@ import {
   tokenOf,
   type CompletedSegmentation,
   type Share,
-} from '../../http/share-page/share-test-helpers.js';
+} from '../../../test-support/api-client.js';
 
 let mock: RunningMock;
 let api: ReturnType<typeof apiClient>;

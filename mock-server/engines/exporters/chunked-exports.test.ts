@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CSV_CHUNK_ROWS, measurementsCsvChunks } from './measurements-csv.js';
 import { GEOJSON_CHUNK_FEATURES, roisGeoJson, roisGeoJsonChunks } from './rois-geojson.js';
 import type { SegmentationResult } from '../segmentation/types.js';
-import { contextFor } from './testing/fixtures.js';
+import { contextFor } from '../../../test-support/exporters/fixtures.js';
 
 /** Many one-pixel-square cells on a grid: more objects than one chunk holds. */
 function manyCells(count: number): SegmentationResult {

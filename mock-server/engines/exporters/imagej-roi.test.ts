@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeTracedRoi } from './imagej-roi.js';
-import { HAND_RESULT } from './testing/fixtures.js';
+import { HAND_RESULT } from '../../../test-support/exporters/fixtures.js';
 
 const u16 = (b: Uint8Array, o: number) => (b[o] << 8) | b[o + 1];
 const i32 = (b: Uint8Array, o: number) => new DataView(b.buffer, b.byteOffset).getInt32(o);

@@ -4,8 +4,8 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { CSV_COLUMNS, measurementsCsv, unknownColumns } from './measurements-csv.js';
-import { contextFor, HAND_RESULT } from './testing/fixtures.js';
-import { randomResult } from './testing/random-result.js';
+import { contextFor, HAND_RESULT } from '../../../test-support/exporters/fixtures.js';
+import { randomResult } from '../../../test-support/exporters/random-result.js';
 
 const rowsOf = (csv: string): string[][] => parseCsv(csv, { relax_column_count: false }) as string[][];
 

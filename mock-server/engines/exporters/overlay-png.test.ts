@@ -10,8 +10,8 @@ import {
   labelImageOf,
   objectFromPixels,
   rectPixels,
-} from './testing/fixtures.js';
-import { randomResult } from './testing/random-result.js';
+} from '../../../test-support/exporters/fixtures.js';
+import { randomResult } from '../../../test-support/exporters/random-result.js';
 
 function greyBackground(width: number, height: number, value?: number): OverlayBackground {
   const data = new Uint8Array(width * height);

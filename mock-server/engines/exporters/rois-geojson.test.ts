@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { closedPositiveRing, roisGeoJson, roisGeoJsonText, shoelace2 } from './rois-geojson.js';
-import { checkWithShapely, shapelyMissing } from './testing/external-tools.js';
-import { contextFor, HAND_RESULT } from './testing/fixtures.js';
-import { randomResult } from './testing/random-result.js';
+import { checkWithShapely, shapelyMissing } from '../../../test-support/exporters/external-tools.js';
+import { contextFor, HAND_RESULT } from '../../../test-support/exporters/fixtures.js';
+import { randomResult } from '../../../test-support/exporters/random-result.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 

@@ -6,7 +6,7 @@ import type { ExportContext } from './export-context.js';
 import { measurementsCsv } from './measurements-csv.js';
 import { roisGeoJson } from './rois-geojson.js';
 import { roisZip } from './rois-zip.js';
-import { decodeZipWithImageJ, imagejMissing, type DecodedRoi } from './testing/external-tools.js';
+import { decodeZipWithImageJ, imagejMissing, type DecodedRoi } from '../../../test-support/exporters/external-tools.js';
 import {
   contextFor,
   HAND_HEIGHT,
@@ -14,8 +14,8 @@ import {
   HAND_RESULT,
   HAND_WIDTH,
   labelImageOf,
-} from './testing/fixtures.js';
-import { randomResult, type RandomResultOptions } from './testing/random-result.js';
+} from '../../../test-support/exporters/fixtures.js';
+import { randomResult, type RandomResultOptions } from '../../../test-support/exporters/random-result.js';
 
 interface CentralEntry {
   name: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { labelComponents } from '../segmentation/label.js';
-import { maskFromPicture } from '../segmentation/test-helpers.js';
+import { maskFromPicture } from '../../../test-support/segmentation/test-helpers.js';
 import { shoelaceArea } from './measure.js';
 import { traceAllOutlines } from './trace-outline.js';
 import { findRingProblem } from './validate-ring.js';

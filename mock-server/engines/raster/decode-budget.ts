@@ -11,7 +11,7 @@
  * declare gigabytes this way; the pixel cap alone does not see samples, depth, tiles or pages.
  */
 import { TiffError, formatCount } from './tiff-error.js';
-import type { TiffInfo } from './tiff-inspect.js';
+import type { TiffInfo } from './tiff-info.js';
 
 export const DEFAULT_MAX_DECODED_BYTES = 4 * 1024 ** 3;
 

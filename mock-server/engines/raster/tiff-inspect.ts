@@ -43,33 +43,8 @@ export interface TiffLimits {
   maxDecodedBytes?: number;
 }
 
-export interface TiffInfo {
-  bigTiff: boolean;
-  littleEndian: boolean;
-  /** Full-resolution pages of the first page's geometry (see module docs). */
-  pages: number;
-  width: number;
-  height: number;
-  samplesPerPixel: number;
-  /** Colour samples (samplesPerPixel minus ExtraSamples such as alpha), at least 1. */
-  colorSamples: number;
-  bitsPerSample: number;
-  sampleFormat: 'uint' | 'int' | 'float';
-  /** TIFF Compression tag value: 1 none, 5 LZW, 7 JPEG, 8/32946 deflate, 32773 PackBits, ... */
-  compression: number;
-  photometric: number;
-  planarConfig: 1 | 2;
-  predictor: number;
-  tiled: boolean;
-  /** Strip (or tile) offsets and byte counts of the first page, in file order of the tags. */
-  chunkOffsets: number[];
-  chunkByteCounts: number[];
-  rowsPerStrip: number;
-  tileWidth?: number;
-  tileHeight?: number;
-  fileSize: number;
-  shape: number[];
-}
+export type { TiffInfo } from './tiff-info.js';
+import type { TiffInfo } from './tiff-info.js';
 
 /** Optional observer of reads, for tests that prove the file is never read whole. */
 export interface InspectIo {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { squaredDistanceTransform } from './distance-transform.js';
-import { prng, randomMask } from './test-helpers.js';
+import { prng, randomMask } from '../../../test-support/segmentation/test-helpers.js';
 
 function bruteForce(mask: Uint8Array, width: number): Float64Array {
   const out = new Float64Array(mask.length);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fillHoles } from './fill-holes.js';
-import { maskFromPicture } from './test-helpers.js';
+import { maskFromPicture } from '../../../test-support/segmentation/test-helpers.js';
 
 const show = (mask: Uint8Array, width: number): string[] => {
   const rows: string[] = [];

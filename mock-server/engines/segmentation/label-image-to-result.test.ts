@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { labelImageToResult, labelImageToResultWithLabels } from './label-image-to-result.js';
-import { prng, randomLabelImage } from './test-helpers.js';
-import { expectValidResult } from './expect-valid-result.js';
+import { prng, randomLabelImage } from '../../../test-support/segmentation/test-helpers.js';
+import { expectValidResult } from '../../../test-support/segmentation/expect-valid-result.js';
 import type { LabelImage } from './types.js';
 
 describe('labelImageToResult', () => {

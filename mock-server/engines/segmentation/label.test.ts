@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { labelComponents, labelEqualValueComponents } from './label.js';
-import { maskFromPicture, prng, randomMask } from './test-helpers.js';
+import { maskFromPicture, prng, randomMask } from '../../../test-support/segmentation/test-helpers.js';
 
 /** Flood-fill reference labelling, 4-connected, raster order. */
 function referenceLabels(mask: Uint8Array, width: number, height: number): Int32Array {

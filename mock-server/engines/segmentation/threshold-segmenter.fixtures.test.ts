@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderPreset, type FixturePresetName } from '../../../fixtures/generator/synthetic.js';
 import { segmentByThresholdDetailed, type ThresholdParams } from './threshold-segmenter.js';
-import { expectValidResult } from './expect-valid-result.js';
+import { expectValidResult } from '../../../test-support/segmentation/expect-valid-result.js';
 
 interface Score {
   fixture: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Plane } from '../raster/plane.js';
-import { prng } from './test-helpers.js';
-import { expectValidResult } from './expect-valid-result.js';
+import { prng } from '../../../test-support/segmentation/test-helpers.js';
+import { expectValidResult } from '../../../test-support/segmentation/expect-valid-result.js';
 import {
   segmentByThreshold,
   segmentByThresholdDetailed,

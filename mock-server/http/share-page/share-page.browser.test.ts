@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../server.js';
-import { apiClient, type CompletedSegmentation, type Share } from './share-test-helpers.js';
+import { apiClient, type CompletedSegmentation, type Share } from '../../../test-support/api-client.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);

@@ -10,9 +10,9 @@ import express from 'express';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { EmbeddedObjectStore } from '../../engines/object-store/embedded-store.js';
-import { ObjectStoreError } from '../../engines/object-store/object-store.js';
-import { PartUrlSigner } from '../../engines/object-store/part-url-signer.js';
+import { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
+import { ObjectStoreError } from '../../domain/object-store.js';
+import { PartUrlSigner } from '../../stores/object-store/part-url-signer.js';
 import { createStorageRouter } from './storage-router.js';
 
 const SECRET = 'test-secret';

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 
-import type { EmbeddedObjectStore } from '../../engines/object-store/embedded-store.js';
-import { ObjectStoreError, type ObjectStoreErrorCode } from '../../engines/object-store/object-store.js';
-import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../engines/object-store/part-url-signer.js';
+import type { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
+import { ObjectStoreError, type ObjectStoreErrorCode } from '../../domain/object-store.js';
+import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-url-signer.js';
 
 /**
  * The embedded store's S3-like HTTP face: presigned part PUTs. Mount it at the path of

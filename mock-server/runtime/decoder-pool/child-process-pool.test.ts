@@ -7,7 +7,7 @@ import { ChildProcessPool } from './child-process-pool.js';
 import { DecoderCrashed, DecoderTaskError } from './decoder-crashed.js';
 
 const MiB = 1024 ** 2;
-const tasksModule = new URL('./testing/misbehaving-tasks.ts', import.meta.url);
+const tasksModule = new URL('../../../test-support/decoder-pool/misbehaving-tasks.ts', import.meta.url);
 const pools: ChildProcessPool[] = [];
 const newPool = (o: Partial<ConstructorParameters<typeof ChildProcessPool>[0]> = {}) => {
   const pool = new ChildProcessPool({

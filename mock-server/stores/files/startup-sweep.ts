@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { StateStore } from '../../domain/state.js';
-import type { ObjectStore } from '../../engines/object-store/object-store.js';
+import type { ObjectStore } from '../../domain/object-store.js';
 
 export interface SweepFolders {
   derived: string;

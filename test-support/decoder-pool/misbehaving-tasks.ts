@@ -1,6 +1,6 @@
 /** Jobs for child-process-pool.test.ts: each misbehaves the way a hostile file can make a decoder. */
 import { writeFile } from 'node:fs/promises';
-import type { TaskTable } from '../protocol.js';
+import type { TaskTable } from '../../mock-server/runtime/decoder-pool/protocol.js';
 
 export const tasks = {
   async echo(value: unknown) {

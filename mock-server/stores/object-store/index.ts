@@ -1,4 +1,4 @@
-export * from './object-store.js';
+export * from '../../domain/object-store.js';
 export { EmbeddedObjectStore } from './embedded-store.js';
 export type { EmbeddedObjectStoreOptions, PartRequestQuery, PutPartOptions } from './embedded-store.js';
 export { EXPIRES_PARAM, PartUrlSigner, SIGNATURE_PARAM } from './part-url-signer.js';

@@ -19,7 +19,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { ObjectStoreError } from './object-store.js';
+import { ObjectStoreError } from '../../domain/object-store.js';
 import { S3ObjectStore } from './s3-store.js';
 
 // These tests check the commands the adapter sends and how it maps answers, against a fake `send`.

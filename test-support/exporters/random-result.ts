@@ -5,8 +5,8 @@
  * were traced from. With `simple: false` the blobs may have holes and pinch vertices, which the
  * pipeline must repair; `tracer: 'test'` uses the test-only tracer of fixtures.ts instead.
  */
-import { labelImageToResultWithLabels } from '../../segmentation/label-image-to-result.js';
-import type { LabelImage, SegmentationResult } from '../../segmentation/types.js';
+import { labelImageToResultWithLabels } from '../../mock-server/engines/segmentation/label-image-to-result.js';
+import type { LabelImage, SegmentationResult } from '../../mock-server/engines/segmentation/types.js';
 import { randomLabelImage, resultFromLabels } from './fixtures.js';
 
 export interface RandomResultOptions {

@@ -1,5 +1,5 @@
 import { EmbeddedObjectStore, type EmbeddedObjectStoreOptions } from './embedded-store.js';
-import type { ObjectStore } from './object-store.js';
+import type { ObjectStore } from '../../domain/object-store.js';
 import { S3ObjectStore, type S3ObjectStoreDeps, type S3ObjectStoreOptions } from './s3-store.js';
 
 export type EmbeddedObjectStoreConfig = { kind: 'embedded' } & EmbeddedObjectStoreOptions;

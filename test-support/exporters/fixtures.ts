@@ -5,10 +5,10 @@
  * pixel in raster order), ImageJ's traced perimeter, and a seeded generator of random label images.
  * Not used by production code.
  */
-import { mulberry32 as uint32Generator } from '../../../../fixtures/generator/prng.js';
-import type { Point, Ring } from '../../geometry/types.js';
-import type { LabelImage, SegmentationResult, SegmentedObject } from '../../segmentation/types.js';
-import type { ExportContext } from '../export-context.js';
+import { mulberry32 as uint32Generator } from '../../fixtures/generator/prng.js';
+import type { Point, Ring } from '../../mock-server/engines/geometry/types.js';
+import type { LabelImage, SegmentationResult, SegmentedObject } from '../../mock-server/engines/segmentation/types.js';
+import type { ExportContext } from '../../mock-server/engines/exporters/export-context.js';
 
 /** ImageJ's PolygonRoi.getTracedPerimeter (pixel units), same vertex order. */
 export function imagejTracedPerimeter(ring: Ring): number {

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { EmbeddedObjectStore } from './embedded-store.js';
-import { ObjectStoreError } from './object-store.js';
+import { ObjectStoreError } from '../../domain/object-store.js';
 
 let dataDir: string;
 let store: EmbeddedObjectStore;

@@ -18,7 +18,7 @@ import {
   type UploadedPart,
   validateExpiry,
   validatePlan,
-} from './object-store.js';
+} from '../../domain/object-store.js';
 import { PartUrlSigner } from './part-url-signer.js';
 
 export interface EmbeddedObjectStoreOptions {

@@ -47,7 +47,7 @@ import {
   type UploadedPart,
   validateExpiry,
   validatePlan,
-} from './object-store.js';
+} from '../../domain/object-store.js';
 
 /*
  * The ObjectStore interface on an S3-compatible service (AWS S3, MinIO, ...).

@@ -1,9 +1,9 @@
 /** Test-only assertion shared by the engine tests (imports vitest). */
 import { expect } from 'vitest';
-import { shoelaceArea, tracedPerimeterParts } from '../geometry/measure.js';
-import { findRingProblem } from '../geometry/validate-ring.js';
+import { shoelaceArea, tracedPerimeterParts } from '../../mock-server/engines/geometry/measure.js';
+import { findRingProblem } from '../../mock-server/engines/geometry/validate-ring.js';
 import { rasterizeRing } from './test-helpers.js';
-import type { LabelImage, SegmentationResult } from './types.js';
+import type { LabelImage, SegmentationResult } from '../../mock-server/engines/segmentation/types.js';
 
 /**
  * Every invariant of a result against its label image, checked by brute force: valid simple ring,

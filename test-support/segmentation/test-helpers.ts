@@ -2,9 +2,9 @@
  * Helpers for the engine tests only: a seeded PRNG, random masks and label images, and
  * brute-force references (ring rasterisation, per-label hole check, boundary edge count).
  */
-import type { Ring } from '../geometry/types.js';
-import type { LabelImage } from './types.js';
-import { mulberry32 } from '../../../fixtures/generator/prng.js';
+import type { Ring } from '../../mock-server/engines/geometry/types.js';
+import type { LabelImage } from '../../mock-server/engines/segmentation/types.js';
+import { mulberry32 } from '../../fixtures/generator/prng.js';
 
 /** The fixture generator's mulberry32, as floats in [0, 1). */
 export function prng(seed: number): () => number {

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
-import { ObjectStoreError } from './object-store.js';
+import { ObjectStoreError } from '../../domain/object-store.js';
 
 /**
  * Presigned part URLs of the embedded store:

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 export const IJ_JAR = process.env.IJ_JAR ?? '/usr/share/java/ij.jar';
 export const SHAPELY_PYTHON = process.env.SHAPELY_PYTHON ?? '/usr/bin/python3';
-const DECODER_SOURCE = join(dirname(fileURLToPath(import.meta.url)), '..', 'interop', 'DecodeRois.java');
+const DECODER_SOURCE = join(dirname(fileURLToPath(import.meta.url)), 'interop', 'DecodeRois.java');
 
 /** null when java and ij.jar are usable, otherwise why not. */
 export function imagejMissing(): string | null {

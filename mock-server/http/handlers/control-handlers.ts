@@ -1,9 +1,9 @@
-import type { OperationHandler } from '../http/operation-context.js';
-import { toModelResource } from '../http/render/model.js';
-import { monthOf } from '../domain/clock.js';
-import { notFound } from '../domain/errors.js';
-import type { Services } from '../services.js';
-import { releaseMemory } from './release-memory.js';
+import type { OperationHandler } from '../operation-context.js';
+import { toModelResource } from '../render/model.js';
+import { monthOf } from '../../domain/clock.js';
+import { notFound } from '../../domain/errors.js';
+import type { Services } from '../../services.js';
+import { releaseMemory } from '../../control/release-memory.js';
 
 type Body = Record<string, unknown>;
 

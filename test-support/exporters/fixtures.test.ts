@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shoelace2 } from '../rois-geojson.js';
+import { shoelace2 } from '../../mock-server/engines/exporters/rois-geojson.js';
 import {
   HAND_HEIGHT,
   HAND_PIXELS,

@@ -2,8 +2,8 @@
  * Test-only helpers for the share tests: a client for a running mock, and a completed segmentation
  * of a synthetic TIFF made through the public API exactly as a partner would make one.
  */
-import { encodeTiff } from '../../../fixtures/generator/tiff-writer.js';
-import { renderPreset } from '../../../fixtures/generator/synthetic.js';
+import { encodeTiff } from '../fixtures/generator/tiff-writer.js';
+import { renderPreset } from '../fixtures/generator/synthetic.js';
 
 export const ACME_ORG = 'bf4d51a1-7a32-4109-b955-46a2a3ad11f0';
 export const ACME_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
