@@ -7,7 +7,11 @@
  */
 import { mulberry32 as uint32Generator } from '../../fixtures/generator/prng.js';
 import type { Point, Ring } from '../../mock-server/engines/geometry/types.js';
-import type { LabelImage, SegmentationResult, SegmentedObject } from '../../mock-server/engines/segmentation/types.js';
+import type {
+  LabelImage,
+  SegmentationResult,
+  SegmentedObject,
+} from '../../mock-server/engines/segmentation/types.js';
 import type { ExportContext } from '../../mock-server/engines/exporters/export-context.js';
 
 /** ImageJ's PolygonRoi.getTracedPerimeter (pixel units), same vertex order. */

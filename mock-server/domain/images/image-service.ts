@@ -1,11 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  ObjectStoreError,
-  type ObjectStore,
-  type PartSelection,
-} from '../object-store.js';
+import { ObjectStoreError, type ObjectStore, type PartSelection } from '../object-store.js';
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound, storageFull } from '../errors.js';

@@ -6,7 +6,11 @@ import type { ExportContext } from './export-context.js';
 import { measurementsCsv } from './measurements-csv.js';
 import { roisGeoJson } from './rois-geojson.js';
 import { roisZip } from './rois-zip.js';
-import { decodeZipWithImageJ, imagejMissing, type DecodedRoi } from '../../../test-support/exporters/external-tools.js';
+import {
+  decodeZipWithImageJ,
+  imagejMissing,
+  type DecodedRoi,
+} from '../../../test-support/exporters/external-tools.js';
 import {
   contextFor,
   HAND_HEIGHT,

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { relabelInRasterOrder } from './filter-objects.js';
 import { labelEqualValueComponents } from './label.js';
 import { repairLabelImage } from './repair-labels.js';
-import { complementReachesBorder, prng, randomLabelImage } from '../../../test-support/segmentation/test-helpers.js';
+import {
+  complementReachesBorder,
+  prng,
+  randomLabelImage,
+} from '../../../test-support/segmentation/test-helpers.js';
 import type { LabelImage } from './types.js';
 
 const img = (width: number, rows: number[]): LabelImage => ({
