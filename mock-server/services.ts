@@ -7,6 +7,7 @@ import type { MockConfig } from './config.js';
 import { MockClock } from './domain/clock.js';
 import { ImageService } from './domain/images/image-service.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
+import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
 import { applySeed, readSeed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
@@ -46,6 +47,7 @@ export interface Services {
   store: ObjectStore;
   images: ImageService;
   predictions: PredictionService;
+  exports: ExportService;
   progress: ProgressControls;
   shares: ShareService;
   admin: OrganizationAdmin;
@@ -141,6 +143,7 @@ export async function createServices(
     store,
     images,
     predictions,
+    exports: new ExportService(predictions),
     progress,
     shares,
     admin,

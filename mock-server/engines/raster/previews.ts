@@ -48,3 +48,26 @@ export async function writePreviews(
     thumbnail: { path: outThumbnailPng, width: t.width, height: t.height, bytes: t.size },
   };
 }
+
+/** 8-bit grey pixels, row-major: what the overlay draws on. */
+export interface GreyPixels {
+  readonly width: number;
+  readonly height: number;
+  readonly channels: 1;
+  readonly data: Uint8Array;
+}
+
+/** Decodes a preview PNG (as written by `writePreviews`) back to grey pixels. */
+export async function greyPixelsOfPng(png: Buffer): Promise<GreyPixels> {
+  const { data, info } = await sharp(png)
+    .removeAlpha()
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return {
+    width: info.width,
+    height: info.height,
+    channels: 1,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+  };
+}

@@ -1,72 +1,47 @@
-import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import sharp from '../../engines/raster/libvips.js';
 import type { Response } from 'express';
 import type { Services } from '../../services.js';
-import type { SegmentationRecord } from '../../domain/predictions/prediction-record.js';
-import type { ExportContext } from '../../engines/exporters/export-context.js';
-import {
-  CSV_COLUMNS,
-  measurementsCsvChunks,
-  unknownColumns,
-} from '../../engines/exporters/measurements-csv.js';
-import { OverlayOptionError, overlayPng } from '../../engines/exporters/overlay-png.js';
-import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
-import { roisZipStream } from '../../engines/exporters/rois-zip.js';
+import type { ExportOf } from '../../domain/exports/export-service.js';
+import { OverlayOptionError } from '../../engines/exporters/overlay-png.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
 
-export function exportHandlers({ predictions }: Services): Record<string, OperationHandler> {
+export function exportHandlers({ exports }: Services): Record<string, OperationHandler> {
   return {
     async exportMeasurementsCsv({ res, org, params, query }) {
-      const segmentation = predictions.segmentation(org, params.segmentation_id);
-      const requested = toList(query.columns);
-      const unknown = unknownColumns(requested);
-      if (unknown.length) {
-        return sendDetail(
-          res,
-          422,
-          `Unknown column(s): ${unknown.map((c) => `'${c}'`).join(', ')}. Valid columns: ${CSV_COLUMNS.join(', ')}`,
-        );
-      }
-      const chunks = measurementsCsvChunks(
-        exportContext(segmentation),
-        requested.length ? requested : CSV_COLUMNS,
-      );
-      await streamAttachment(res, 'text/csv; charset=utf-8', segmentation, 'measurements.csv', chunks);
+      const csv = exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
+      await streamAttachment(res, 'text/csv; charset=utf-8', csv, 'measurements.csv');
     },
 
     async exportRoisGeojson({ res, org, params }) {
-      const segmentation = predictions.segmentation(org, params.segmentation_id);
       await streamAttachment(
         res,
         'application/geo+json',
-        segmentation,
+        exports.roisGeojson(org, params.segmentation_id),
         'rois.geojson',
-        roisGeoJsonChunks(exportContext(segmentation)),
       );
     },
 
     async exportRoisZip({ res, org, params }) {
-      const segmentation = predictions.segmentation(org, params.segmentation_id);
-      const zip = roisZipStream(exportContext(segmentation));
+      const zip = exports.roisZip(org, params.segmentation_id);
       res.setHeader('Content-Type', 'application/zip');
-      res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, 'rois.zip'));
-      await pipeline(zip, res);
+      res.setHeader('Content-Disposition', contentDisposition(zip.imageName, 'rois.zip'));
+      await pipeline(zip.body, res);
     },
 
     async exportOverlayPng({ res, org, params, query }) {
-      const segmentation = predictions.segmentation(org, params.segmentation_id);
-      const background = await previewPixels(segmentation);
       try {
-        const png = await overlayPng(background, segmentation.result, {
+        const png = await exports.overlayPng(org, params.segmentation_id, {
           outlineColor: query.outline_color === undefined ? undefined : `#${String(query.outline_color)}`,
           fillOpacity: query.fill_opacity === undefined ? undefined : Number(query.fill_opacity),
           maxSize: query.max_size === undefined ? undefined : Number(query.max_size),
         });
-        sendAttachment(res, 'image/png', segmentation, 'overlay.png', png);
+        res.setHeader('Content-Type', 'image/png');
+        res.setHeader('Content-Disposition', contentDisposition(png.imageName, 'overlay.png'));
+        res.setHeader('Content-Length', String(png.body.length));
+        res.end(png.body);
       } catch (err) {
         if (!(err instanceof OverlayOptionError)) throw err;
         sendDetail(res, 422, [
@@ -83,62 +58,17 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
   };
 }
 
-export function exportContext(segmentation: SegmentationRecord): ExportContext {
-  return {
-    imageName: segmentation.imageName,
-    imageWidth: segmentation.result.width,
-    imageHeight: segmentation.result.height,
-    segmentationId: segmentation.id,
-    segmentationSource: segmentation.source,
-    modelName: segmentation.modelName,
-    result: segmentation.result,
-    roiIds: segmentation.roiIds,
-  };
-}
-
-/** The grey preview written at conversion; black when the image had none. */
-async function previewPixels(segmentation: SegmentationRecord) {
-  const { width, height } = segmentation.result;
-  if (!segmentation.previewPath)
-    return { width, height, channels: 1 as const, data: new Uint8Array(width * height) };
-  const { data, info } = await sharp(await readFile(segmentation.previewPath))
-    .removeAlpha()
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return {
-    width: info.width,
-    height: info.height,
-    channels: 1 as const,
-    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
-  };
-}
-
-function sendAttachment(
-  res: Response,
-  type: string,
-  segmentation: SegmentationRecord,
-  exportName: string,
-  bytes: Buffer,
-): void {
-  res.setHeader('Content-Type', type);
-  res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, exportName));
-  res.setHeader('Content-Length', String(bytes.length));
-  res.end(bytes);
-}
-
 /** Text exports go out chunk by chunk as they are written, with backpressure; memory stays bounded by a chunk. */
 async function streamAttachment(
   res: Response,
   type: string,
-  segmentation: SegmentationRecord,
+  { imageName, body }: ExportOf<Iterable<string>>,
   exportName: string,
-  chunks: Iterable<string>,
 ): Promise<void> {
-  const iterator = chunks[Symbol.iterator]();
+  const iterator = body[Symbol.iterator]();
   const first = iterator.next(); // errors of the first chunk still become a normal error response
   res.setHeader('Content-Type', type);
-  res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, exportName));
+  res.setHeader('Content-Disposition', contentDisposition(imageName, exportName));
   const rest = (function* () {
     if (!first.done) yield first.value;
     for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;

@@ -1,0 +1,96 @@
+/**
+ * The export use case: one segmentation of an organization, as each of the four files the interface
+ * names. It finds the segmentation (404 across organizations), builds the exporters' context and
+ * hands back bytes or chunks; the HTTP layer only parses the query and writes the answer.
+ */
+import { readFile } from 'node:fs/promises';
+import type { ExportContext } from '../../engines/exporters/export-context.js';
+import {
+  CSV_COLUMNS,
+  measurementsCsvChunks,
+  unknownColumns,
+} from '../../engines/exporters/measurements-csv.js';
+import { overlayPng, type OverlayOptions } from '../../engines/exporters/overlay-png.js';
+import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
+import { roisZipStream } from '../../engines/exporters/rois-zip.js';
+import { greyPixelsOfPng, type GreyPixels } from '../../engines/raster/previews.js';
+import { DomainError } from '../errors.js';
+import type { Organization } from '../organization-record.js';
+import type { PredictionService } from '../predictions/prediction-service.js';
+import type { SegmentationRecord } from '../predictions/prediction-record.js';
+
+/** What an export answer needs besides its body: the file it is named after. */
+export interface ExportOf<Body> {
+  /** The image's name, from which the attachment's file name is made. */
+  readonly imageName: string;
+  readonly body: Body;
+}
+
+export class ExportService {
+  constructor(private readonly predictions: PredictionService) {}
+
+  /** The measurements table, chunk by chunk; `columns` empty means every column in the documented order. */
+  measurementsCsv(
+    org: Organization,
+    segmentationId: string,
+    columns: readonly string[],
+  ): ExportOf<Iterable<string>> {
+    const segmentation = this.predictions.segmentation(org, segmentationId);
+    const unknown = unknownColumns([...columns]);
+    if (unknown.length) {
+      throw new DomainError(
+        'invalid_input',
+        `Unknown column(s): ${unknown.map((c) => `'${c}'`).join(', ')}. Valid columns: ${CSV_COLUMNS.join(', ')}`,
+      );
+    }
+    return exportOf(
+      segmentation,
+      measurementsCsvChunks(contextOf(segmentation), columns.length ? [...columns] : CSV_COLUMNS),
+    );
+  }
+
+  roisGeojson(org: Organization, segmentationId: string): ExportOf<Iterable<string>> {
+    const segmentation = this.predictions.segmentation(org, segmentationId);
+    return exportOf(segmentation, roisGeoJsonChunks(contextOf(segmentation)));
+  }
+
+  roisZip(org: Organization, segmentationId: string): ExportOf<NodeJS.ReadableStream> {
+    const segmentation = this.predictions.segmentation(org, segmentationId);
+    return exportOf(segmentation, roisZipStream(contextOf(segmentation)));
+  }
+
+  /** Throws the exporter's OverlayOptionError for an option out of range, before any pixel is drawn. */
+  async overlayPng(
+    org: Organization,
+    segmentationId: string,
+    options: OverlayOptions,
+  ): Promise<ExportOf<Buffer>> {
+    const segmentation = this.predictions.segmentation(org, segmentationId);
+    const png = await overlayPng(await previewPixels(segmentation), segmentation.result, options);
+    return exportOf(segmentation, png);
+  }
+}
+
+function exportOf<Body>(segmentation: SegmentationRecord, body: Body): ExportOf<Body> {
+  return { imageName: segmentation.imageName, body };
+}
+
+function contextOf(segmentation: SegmentationRecord): ExportContext {
+  return {
+    imageName: segmentation.imageName,
+    imageWidth: segmentation.result.width,
+    imageHeight: segmentation.result.height,
+    segmentationId: segmentation.id,
+    segmentationSource: segmentation.source,
+    modelName: segmentation.modelName,
+    result: segmentation.result,
+    roiIds: segmentation.roiIds,
+  };
+}
+
+/** The grey preview written at conversion; black when the image had none. */
+async function previewPixels(segmentation: SegmentationRecord): Promise<GreyPixels> {
+  const { width, height } = segmentation.result;
+  if (!segmentation.previewPath) return { width, height, channels: 1, data: new Uint8Array(width * height) };
+  return greyPixelsOfPng(await readFile(segmentation.previewPath));
+}
