@@ -121,10 +121,6 @@ export class ObjectStoreError extends Error {
   }
 }
 
-export function isObjectStoreError(error: unknown, code?: ObjectStoreErrorCode): error is ObjectStoreError {
-  return error instanceof ObjectStoreError && (code === undefined || error.code === code);
-}
-
 /** S3 caps part numbers at 10000 and presigned URLs at 7 days; we keep both limits. */
 export const MAX_PART_COUNT = 10_000;
 export const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;

@@ -93,23 +93,6 @@ export function rasterizeRing(ring: Ring, width: number, height: number): Uint8A
   return out;
 }
 
-/** Number of pixel edges between `label` and anything else (image outside included). */
-export function boundaryEdgeCount(image: LabelImage, label: number): number {
-  const { width, height, labels } = image;
-  const at = (x: number, y: number): number =>
-    x < 0 || y < 0 || x >= width || y >= height ? 0 : labels[y * width + x];
-  let edges = 0;
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) {
-      if (labels[y * width + x] !== label) continue;
-      if (at(x - 1, y) !== label) edges++;
-      if (at(x + 1, y) !== label) edges++;
-      if (at(x, y - 1) !== label) edges++;
-      if (at(x, y + 1) !== label) edges++;
-    }
-  return edges;
-}
-
 /** True if every 4-connected component of the complement of `label` reaches the border. */
 export function complementReachesBorder(image: LabelImage, label: number): boolean {
   const { width, height, labels } = image;

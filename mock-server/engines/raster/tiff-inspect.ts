@@ -30,7 +30,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { checkDecodeBudget } from './decode-budget.js';
 import { TiffError, formatCount } from './tiff-error.js';
 
-export { TiffError, type TiffErrorKind } from './tiff-error.js';
+export { TiffError } from './tiff-error.js';
 
 export const DEFAULT_MAX_PIXELS = 400_000_000;
 /** IFDs walked at most; a chain longer than this is treated as corrupt. */

@@ -1,0 +1,90 @@
+/**
+ * The house's import rules (docs/architecture.md), checked by `npm run lint:deps`:
+ * imports only go down the layers, nothing imports in a circle, the contract suite speaks HTTP only,
+ * and no source imports test support.
+ *
+ *   main/server  ->  http (thin: parse, call, answer)  ->  services.ts (composition root)
+ *   http/control ->  domain (use cases and rules, owns the ports)
+ *   domain       ->  engines (pure work: arrays and bytes in and out)
+ *   stores, runtime implement the domain's ports (database, files, object store, process pools)
+ */
+const SRC = '^mock-server/';
+const notTest = '\\.test\\.ts$';
+const wiring = `${SRC}(services|server|main|index)\\.ts$`;
+
+/** A folder of mock-server/ that may not import the named folders (nor the wiring above them). */
+function layer(name, folder, forbidden, why) {
+  return {
+    name,
+    comment: why,
+    severity: 'error',
+    from: { path: `${SRC}${folder}/`, pathNot: notTest },
+    to: { path: [`${SRC}(${forbidden.join('|')})/`, wiring, '^node_modules/express/'] },
+  };
+}
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Files that import each other in a loop cannot be understood (or moved) one at a time.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'contract-suite-speaks-http-only',
+      comment: 'The contract suite runs against any target, so it may not import the mock.',
+      severity: 'error',
+      from: { path: '^contract-tests/' },
+      to: { path: SRC },
+    },
+    {
+      name: 'sources-do-not-import-test-support',
+      comment: 'Test support is for tests; the mock must run without it.',
+      severity: 'error',
+      from: { path: SRC, pathNot: notTest },
+      to: { path: '^test-support/' },
+    },
+    layer(
+      'domain-below-adapters',
+      'domain',
+      ['http', 'control', 'stores', 'runtime'],
+      'The domain owns ports; adapters and HTTP sit above it.',
+    ),
+    layer(
+      'engines-are-pure',
+      'engines',
+      ['http', 'control', 'domain', 'stores', 'runtime'],
+      'Engines are pure work: bytes and arrays in and out.',
+    ),
+    layer(
+      'stores-below-http',
+      'stores',
+      ['http', 'control', 'runtime'],
+      "Stores implement the domain's ports, below HTTP.",
+    ),
+    layer(
+      'runtime-below-http',
+      'runtime',
+      ['http', 'control', 'stores'],
+      'Process pools run engines, below HTTP.',
+    ),
+    layer(
+      'control-below-http',
+      'control',
+      ['http'],
+      'The control plane keeps state (faults, journal); its routes live in http/.',
+    ),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^node_modules', '^fixtures/generated', '^reports', '^dist'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};
