@@ -23,6 +23,7 @@ function layer(name, folder, forbidden, why) {
   };
 }
 
+// eslint-disable-next-line no-undef -- dependency-cruiser reads a CommonJS config
 module.exports = {
   forbidden: [
     {
