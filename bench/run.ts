@@ -2,17 +2,17 @@
  * `npm run bench [-- --only http,uploads] [-- --quick] [-- --profile]`
  *
  * Runs the chosen sections, each against a fresh mock in a child process (bench/support/mock-child.ts),
- * prints progress, writes every number to reports/bench.json and one table to README.md between
+ * prints progress, writes every number to reports/bench.json and one table to docs/benchmarks.md between
  * the bench markers. Every figure sits beside a peer measured in the same run: the machine is shared
  * and noisy, so only ratios compare across runs. Nothing here is a test assertion.
  *
  * --quick     smaller sizes and shorter runs, for a smoke run; writes reports/bench-quick.json and
- *             leaves README.md alone.
+ *             leaves docs/benchmarks.md alone.
  * --profile   runs the mock with --cpu-prof (profiles in reports/profiles/<section>/), summarizes
- *             where its time went, writes reports/bench-profile.json; README.md is left alone
+ *             where its time went, writes reports/bench-profile.json; docs/benchmarks.md is left alone
  *             because profiling slows the mock.
- * --render    runs nothing: rewrites the README table from reports/bench.json.
- * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation. The README table keeps
+ * --render    runs nothing: rewrites the docs/benchmarks.md table from reports/bench.json.
+ * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation. The table keeps
  *             the rows of sections not run this time from the previous reports/bench.json.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -126,8 +126,8 @@ async function main(): Promise<void> {
     const saved = JSON.parse(
       readFileSync(path.join(repoRoot, 'reports', 'bench.json'), 'utf8'),
     ) as BenchReport;
-    await writeReadmeSection(path.join(repoRoot, 'README.md'), renderReadmeSection(saved));
-    console.log('README.md table rewritten from reports/bench.json');
+    await writeReadmeSection(path.join(repoRoot, 'docs', 'benchmarks.md'), renderReadmeSection(saved));
+    console.log('docs/benchmarks.md table rewritten from reports/bench.json');
     return;
   }
   const started = Date.now();
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   const ctx: BenchContext = { quick: args.quick, profile: args.profile, tmpDir, log };
   const reportsDir = path.join(repoRoot, 'reports');
   await mkdir(reportsDir, { recursive: true });
-  // Quick and profiled runs keep their own files, so they never overwrite the numbers behind the README.
+  // Quick and profiled runs keep their own files, so they never overwrite the numbers behind docs/benchmarks.md.
   const jsonPath = path.join(
     reportsDir,
     args.profile ? 'bench-profile.json' : args.quick ? 'bench-quick.json' : 'bench.json',
@@ -220,11 +220,11 @@ async function main(): Promise<void> {
   await writeFile(jsonPath, JSON.stringify(report, null, 2) + '\n');
   log(`wrote ${path.relative(repoRoot, jsonPath)}`);
   if (args.quick || args.profile) {
-    log('README.md left alone (quick or profiled run)');
+    log('docs/benchmarks.md left alone (quick or profiled run)');
     console.log(renderReadmeSection(report));
   } else {
-    await writeReadmeSection(path.join(repoRoot, 'README.md'), renderReadmeSection(report));
-    log('wrote the table to README.md');
+    await writeReadmeSection(path.join(repoRoot, 'docs', 'benchmarks.md'), renderReadmeSection(report));
+    log('wrote the table to docs/benchmarks.md');
   }
   if (Object.values(report.sections).some((s) => s.error)) process.exitCode = 1;
 }

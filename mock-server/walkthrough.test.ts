@@ -14,12 +14,12 @@ const BIN = path.join(ROOT, 'bin', 'cellseg-mock.js');
 const ACME_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 const EXPORTS = ['measurements.csv', 'rois.geojson', 'rois.zip', 'overlay.png'];
 
-/** The one bash block between the README's walkthrough markers, exactly as a partner pastes it. */
+/** The one bash block between docs/walkthrough.md's markers, exactly as a partner pastes it. */
 async function walkthroughScript(): Promise<string> {
-  const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  const readme = await readFile(path.join(ROOT, 'docs', 'walkthrough.md'), 'utf8');
   const start = readme.indexOf('<!-- walkthrough:start -->');
   const end = readme.indexOf('<!-- walkthrough:end -->');
-  expect(start, 'README walkthrough markers').toBeGreaterThanOrEqual(0);
+  expect(start, 'walkthrough markers').toBeGreaterThanOrEqual(0);
   expect(end).toBeGreaterThan(start);
   const blocks = [...readme.slice(start, end).matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
   expect(blocks, 'exactly one bash block between the walkthrough markers').toHaveLength(1);
@@ -52,7 +52,7 @@ async function runBash(script: string, env: Record<string, string>, dir: string)
 }
 
 // Each test spawns bash or the bin and waits for real work; a loaded CI machine needs the room.
-describe('the README walkthrough', { timeout: 120_000 }, () => {
+describe('the walkthrough (docs/walkthrough.md)', { timeout: 120_000 }, () => {
   let mock: RunningMock;
   let script: string;
   const dirs: string[] = [];

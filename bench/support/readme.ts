@@ -1,4 +1,4 @@
-/** The README section between the bench markers: the table, then the limits the numbers show. */
+/** The section of docs/benchmarks.md between the bench markers: the table, then the limits the numbers show. */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { SegmentationPoint } from '../sections/limits.js';
 import { MB } from './processes.js';
@@ -130,10 +130,9 @@ export function renderReadmeSection(report: BenchReport): string {
   const rows: Row[] = ORDER.flatMap((s) => report.sections[s]?.rows ?? []);
   const lines = [
     START,
-    '## Benchmarks',
     '',
     '`npm run bench` (all sections, about four minutes here), `npm run bench -- --only http,uploads`, ' +
-      '`npm run bench -- --quick` (smoke run, README untouched), `npm run bench -- --only load --profile` ' +
+      '`npm run bench -- --quick` (smoke run, this page untouched), `npm run bench -- --only load --profile` ' +
       '(mock under `--cpu-prof`, profiles in `reports/profiles/`). Every number is in `reports/bench.json`.',
     '',
     `Machine: ${report.machine.cpus} CPUs (${report.machine.cpuModel}), ${report.machine.memoryGB} GB, Node ` +
@@ -160,9 +159,9 @@ export function renderReadmeSection(report: BenchReport): string {
   );
   lines.push(`Measured: ${when.join('; ')}.`, '');
   const misses = missesText(report);
-  if (misses.length) lines.push('### What misses its target, and why', '', ...misses, '');
+  if (misses.length) lines.push('## What misses its target, and why', '', ...misses, '');
   const limits = limitsText(report);
-  if (limits.length) lines.push('### Limits', '', ...limits, '');
+  if (limits.length) lines.push('## Limits', '', ...limits, '');
   lines.push(END);
   return lines.join('\n');
 }
