@@ -14,7 +14,7 @@ export type Statement = NodeSqlite.StatementSync;
 
 /**
  * node:sqlite announces itself with an ExperimentalWarning on stderr the first time it loads (Node
- * 24 and some 22 releases), which a partner reads as something wrong with the mock. That one
+ * 22.23 does; 24.21 no longer does), which a partner reads as something wrong with the mock. That one
  * warning is dropped by wrapping process.emitWarning only while the module loads: every other
  * warning, and any warning emitted later, still prints. (--disable-warning=ExperimentalWarning
  * would hide every experimental feature's warning, not just this one.) The module is loaded with
