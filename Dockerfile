@@ -6,7 +6,9 @@
 # variables (`-e PREDICTION_RUN_DELAY_MS=0`); `... cellseg-mock --help` lists them. Change the port
 # with PORT (not --port) so that the health check follows it.
 
-FROM node:20-bookworm-slim AS deps
+# Node 22, the maintenance LTS line (package.json "engines": >=22.19; 24 works as well). SQLite is
+# Node's built-in node:sqlite, so npm ci builds nothing native and the slim image needs no compiler.
+FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The mock runs its TypeScript through tsx. When tsx is a runtime dependency the dev-only tools
@@ -18,7 +20,7 @@ RUN npm ci --no-audit --no-fund \
      fi \
   && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json tsconfig.json ./

@@ -11,9 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { applySeed, type Seed } from '../../mock-server/domain/seed.js';
 import { openDatabase } from '../../mock-server/stores/database/open-database.js';
+import { DatabaseSync } from '../../mock-server/stores/database/node-sqlite.js';
+import { inTransaction } from '../../mock-server/stores/database/transaction.js';
 import { SqliteStateStore } from '../../mock-server/stores/sqlite-state-store.js';
 import { ACME_KEY, Api, seed } from '../support/api.js';
 import { repoRoot, startTsChild, type Child } from '../support/processes.js';
@@ -110,15 +111,15 @@ async function acknowledgedWrites(api: Api, seconds: number): Promise<{ perSecon
 
 /** One insert per synchronous=FULL WAL transaction, as fast as one thread can: the disk's commit rate. */
 function bareCommits(dir: string, seconds: number): number {
-  const db = new Database(path.join(dir, 'floor.sqlite'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  const db = new DatabaseSync(path.join(dir, 'floor.sqlite'));
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
   db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, body TEXT)');
   const insert = db.prepare('INSERT INTO t VALUES (?, ?)');
   const until = performance.now() + seconds * 1000;
   let commits = 0;
   while (performance.now() < until) {
-    db.transaction(() => insert.run(randomUUID(), 'x'.repeat(300)))();
+    inTransaction(db, () => insert.run(randomUUID(), 'x'.repeat(300)));
     commits++;
   }
   db.close();

@@ -238,7 +238,7 @@ function bodyError(msg: string, type: string, ctx: Record<string, unknown>): { e
 /** Answers for the fault, or waits its latency and lets the request go on; true when answered. */
 async function applyFault(fault: Fault, req: Request, res: Response): Promise<boolean> {
   res.locals.fault = fault.id;
-  if (fault.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  if (fault.latencyMs) await waitAtLeast(fault.latencyMs);
   if (fault.dropConnection) {
     req.socket.destroy();
     return true;
@@ -249,6 +249,17 @@ async function applyFault(fault: Fault, req: Request, res: Response): Promise<bo
     return true;
   }
   return false;
+}
+
+/**
+ * Waits `ms` as measured on the monotonic clock the journal's `duration_ms` is read from. A timer
+ * alone can fire a fraction of a millisecond early on that clock (libuv counts timers from its loop
+ * time, kept in whole milliseconds), so a 150 ms fault was journaled as 149.98 ms.
+ */
+async function waitAtLeast(ms: number): Promise<void> {
+  const until = process.hrtime.bigint() + BigInt(Math.ceil(ms * 1e6));
+  for (let left = ms; left > 0; left = Number(until - process.hrtime.bigint()) / 1e6)
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
 }
 
 function sendValidation(res: Response, style: ValidationStyle, items: ValidationItem[]): void {

@@ -7,11 +7,11 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import { apiClient } from '../../test-support/api-client.js';
 import { DATABASE_FILE } from './database/open-database.js';
+import { DatabaseSync } from './database/node-sqlite.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -26,8 +26,8 @@ async function stoppedAfterWork() {
   const done = await apiClient(mock.url).completedSegmentation();
   await mock.close();
   const stage = (sql: string, ...args: unknown[]) => {
-    const db = new Database(path.join(dir, DATABASE_FILE));
-    db.prepare(sql).run(...args);
+    const db = new DatabaseSync(path.join(dir, DATABASE_FILE));
+    db.prepare(sql).run(...(args as string[]));
     db.close();
   };
   return { dir, done, stage };

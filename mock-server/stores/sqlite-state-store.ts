@@ -1,5 +1,5 @@
 /**
- * The mock's state in SQLite (better-sqlite3): the `StateStore` port of domain/state.ts. Tables and
+ * The mock's state in SQLite (Node's built-in node:sqlite): the `StateStore` port of domain/state.ts. Tables and
  * indexes are in database/migrations.ts; every per-organization read and every lookup by id or
  * token goes through an index, so it costs the same however many other records there are.
  *
@@ -7,7 +7,6 @@
  * nests (an inner call joins the outer one), and turns "disk full" into the domain's
  * `storage_full`, after which the database is as it was before the transaction began.
  */
-import type Database from 'better-sqlite3';
 import { storageFull } from '../domain/errors.js';
 import type { ImageRecord, UploadStatus } from '../domain/images/image-record.js';
 import type { ModelRecord } from '../domain/models/model-record.js';
@@ -29,33 +28,46 @@ import type {
   StateStore,
   UsageTable,
 } from '../domain/state.js';
+import type { Database, Statement } from './database/node-sqlite.js';
+import { sqliteResultName } from './database/node-sqlite.js';
+import { inTransaction } from './database/transaction.js';
 
 type Row = Record<string, unknown>;
 
 /** The part of a database the tables use: statements compiled once and kept (SQL text -> statement). */
 interface Statements {
-  prepare(sql: string): Database.Statement;
+  prepare(sql: string): Statement;
+  /** Runs a statement with `@name` parameters, binding each from the like-named field of `record` (other fields are left out). */
+  runNamed(sql: string, record: object): void;
   /** The first row, or undefined. */
   row(sql: string, ...args: unknown[]): Row | undefined;
   /** The first column of every row. */
   column<T = string>(sql: string, ...args: unknown[]): T[];
 }
 
-function statementCache(db: Database.Database): Statements {
-  const compiled = new Map<string, Database.Statement>();
+type Bindable = null | number | bigint | string | NodeJS.ArrayBufferView;
+
+function statementCache(db: Database): Statements {
+  const compiled = new Map<string, Statement>();
   const prepare = (sql: string) => {
     let statement = compiled.get(sql);
     if (!statement) compiled.set(sql, (statement = db.prepare(sql)));
     return statement;
   };
-  const plucked = new Map<string, Database.Statement>();
+  const parameterNames = new Map<string, string[]>();
   return {
     prepare,
-    row: (sql, ...args) => prepare(sql).get(...args) as Row | undefined,
+    row: (sql, ...args) => prepare(sql).get(...(args as Bindable[])) as Row | undefined,
     column<T>(sql: string, ...args: unknown[]) {
-      let statement = plucked.get(sql);
-      if (!statement) plucked.set(sql, (statement = db.prepare(sql).pluck()));
-      return statement.all(...args) as T[];
+      return prepare(sql)
+        .all(...(args as Bindable[]))
+        .map((row) => Object.values(row)[0] as T);
+    },
+    runNamed(sql, record) {
+      let names = parameterNames.get(sql);
+      if (!names) parameterNames.set(sql, (names = [...new Set(sql.match(/(?<=@)\w+/g))]));
+      const fields = record as Record<string, Bindable>;
+      prepare(sql).run(Object.fromEntries(names.map((name) => [name, fields[name]])));
     },
   };
 }
@@ -70,7 +82,7 @@ export class SqliteStateStore implements StateStore {
   readonly shares: ShareTable;
   readonly settings: SettingsTable;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Database) {
     const statements = statementCache(db);
     this.organizations = organizationTable(statements);
     this.usage = usageTable(statements);
@@ -83,9 +95,9 @@ export class SqliteStateStore implements StateStore {
   }
 
   transaction<T>(work: () => T): T {
-    if (this.db.inTransaction) return work();
+    if (this.db.isTransaction) return work();
     try {
-      return this.db.transaction(work).immediate();
+      return inTransaction(this.db, work);
     } catch (err) {
       throw isDiskFull(err) ? storageFull() : err;
     }
@@ -129,7 +141,7 @@ const fromClientText = (stored: unknown): string => JSON.parse(stored as string)
 
 /** SQLITE_FULL from the database, ENOSPC from a file written inside the transaction. */
 export function isDiskFull(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = sqliteResultName(err) ?? (err as { code?: unknown } | null)?.code;
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'SQLITE_IOERR_WRITE';
 }
 
@@ -265,8 +277,7 @@ function imageTable(db: Statements): ImageTable {
     derived: r.derived === null ? null : (JSON.parse(r.derived as string) as ImageRecord['derived']),
     conversionAttempts: r.conversion_attempts as number,
   });
-  const upsert = db.prepare(
-    `INSERT INTO images (id, organization_id, name, size, shape, upload_status, upload_error, created_at,
+  const upsertImage = `INSERT INTO images (id, organization_id, name, size, shape, upload_status, upload_error, created_at,
        processed_at, metadata, folder_id, storage_key, multipart_upload_id, derived, conversion_attempts)
      VALUES (@id, @organizationId, @name, @size, @shape, @uploadStatus, @uploadError, @createdAt,
        @processedAt, @metadata, @folderId, @storageKey, @multipartUploadId, @derived, @conversionAttempts)
@@ -274,15 +285,14 @@ function imageTable(db: Statements): ImageTable {
        upload_status = excluded.upload_status, upload_error = excluded.upload_error,
        processed_at = excluded.processed_at, metadata = excluded.metadata, folder_id = excluded.folder_id,
        multipart_upload_id = excluded.multipart_upload_id, derived = excluded.derived,
-       conversion_attempts = excluded.conversion_attempts`,
-  );
+       conversion_attempts = excluded.conversion_attempts`;
   return {
     get(id) {
       const row = db.row('SELECT * FROM images WHERE id = ?', id);
       return row && toImage(row);
     },
     put(image) {
-      upsert.run({
+      db.runNamed(upsertImage, {
         ...image,
         name: clientText(image.name),
         folderId: image.folderId === null ? null : clientText(image.folderId),
@@ -329,22 +339,20 @@ function predictionTable(db: Statements): PredictionTable {
     error: r.error as string | null,
     runAttempts: r.run_attempts as number,
   });
-  const upsert = db.prepare(
-    `INSERT INTO predictions (id, organization_id, image_id, model_id, status, created_at, started_at,
+  const upsertPrediction = `INSERT INTO predictions (id, organization_id, image_id, model_id, status, created_at, started_at,
        finished_at, segmentation_id, cell_count, error, run_attempts)
      VALUES (@id, @organizationId, @imageId, @modelId, @status, @createdAt, @startedAt, @finishedAt,
        @segmentationId, @cellCount, @error, @runAttempts)
      ON CONFLICT (id) DO UPDATE SET status = excluded.status, started_at = excluded.started_at,
        finished_at = excluded.finished_at, segmentation_id = excluded.segmentation_id,
-       cell_count = excluded.cell_count, error = excluded.error, run_attempts = excluded.run_attempts`,
-  );
+       cell_count = excluded.cell_count, error = excluded.error, run_attempts = excluded.run_attempts`;
   return {
     get(id) {
       const row = db.row('SELECT * FROM predictions WHERE id = ?', id);
       return row && toPrediction(row);
     },
     put(prediction) {
-      upsert.run(prediction);
+      db.runNamed(upsertPrediction, prediction);
     },
     delete(id) {
       db.prepare('DELETE FROM predictions WHERE id = ?').run(id);
@@ -394,18 +402,19 @@ function segmentationTable(db: Statements): SegmentationTable {
       return row && toSegmentation(row);
     },
     put(s) {
-      db.prepare(
+      db.runNamed(
         `INSERT OR REPLACE INTO segmentations (id, organization_id, prediction_id, image_id, image_name,
            model_id, model_name, source, cell_count, roi_ids, has_preview, created_at)
          VALUES (@id, @organizationId, @predictionId, @imageId, @imageName, @modelId, @modelName, @source,
            @cellCount, @roiIds, @hasPreview, @createdAt)`,
-      ).run({
-        ...s,
-        imageName: clientText(s.imageName),
-        modelName: clientText(s.modelName),
-        roiIds: JSON.stringify(s.roiIds),
-        hasPreview: s.hasPreview ? 1 : 0,
-      });
+        {
+          ...s,
+          imageName: clientText(s.imageName),
+          modelName: clientText(s.modelName),
+          roiIds: JSON.stringify(s.roiIds),
+          hasPreview: s.hasPreview ? 1 : 0,
+        },
+      );
     },
     delete(id) {
       db.prepare('DELETE FROM segmentations WHERE id = ?').run(id);
@@ -434,7 +443,7 @@ function shareTable(db: Statements): ShareTable {
     revokedAt: r.revoked_at as string | null,
   });
   const one = (sql: string, ...args: unknown[]) => {
-    const row = db.prepare(sql).get(...args) as Row | undefined;
+    const row = db.row(sql, ...args);
     return row && toShare(row);
   };
   return {
@@ -443,13 +452,14 @@ function shareTable(db: Statements): ShareTable {
     liveFor: (segmentationId) =>
       one('SELECT * FROM shares WHERE segmentation_id = ? AND revoked_at IS NULL LIMIT 1', segmentationId),
     put(share) {
-      db.prepare(
+      db.runNamed(
         `INSERT INTO shares (id, organization_id, segmentation_id, token, view_count, last_viewed_at, created_at,
            revoked_at)
          VALUES (@id, @organizationId, @segmentationId, @token, @viewCount, @lastViewedAt, @createdAt, @revokedAt)
          ON CONFLICT (id) DO UPDATE SET view_count = excluded.view_count,
            last_viewed_at = excluded.last_viewed_at, revoked_at = excluded.revoked_at`,
-      ).run(share);
+        share,
+      );
     },
     delete(id) {
       db.prepare('DELETE FROM shares WHERE id = ?').run(id);

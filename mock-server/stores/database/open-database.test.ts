@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from './migrations.js';
+import { pragma } from './node-sqlite.js';
 import { DataFolderError, openDatabase } from './open-database.js';
 
 const dirs: string[] = [];
@@ -18,9 +19,9 @@ afterEach(() => {
 describe('openDatabase', () => {
   it('creates the schema at its version, in WAL mode with synchronous FULL', () => {
     const db = openDatabase(folder());
-    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(pragma(db, 'user_version')).toBe(MIGRATIONS.length);
+    expect(pragma(db, 'journal_mode')).toBe('wal');
+    expect(pragma(db, 'synchronous')).toBe(2); // FULL
     db.close();
   });
 
@@ -31,7 +32,7 @@ describe('openDatabase', () => {
     old.prepare("INSERT INTO things VALUES ('kept')").run();
     old.close();
     const db = openDatabase(dir, [...v1, "ALTER TABLE things ADD COLUMN note TEXT NOT NULL DEFAULT 'new'"]);
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(pragma(db, 'user_version')).toBe(2);
     expect(db.prepare('SELECT id, note FROM things').all()).toEqual([{ id: 'kept', note: 'new' }]);
     db.close();
   });

@@ -9,8 +9,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
+import { type Database, DatabaseSync, pragma, sqliteResultName } from './node-sqlite.js';
+import { inTransaction } from './transaction.js';
 
 export const DATABASE_FILE = 'state.sqlite';
 /** The whole-state JSON snapshot written by versions before the database. */
@@ -20,7 +21,7 @@ export class DataFolderError extends Error {
   override name = 'DataFolderError';
 }
 
-export function openDatabase(dataDir: string, migrations: readonly string[] = MIGRATIONS): Database.Database {
+export function openDatabase(dataDir: string, migrations: readonly string[] = MIGRATIONS): Database {
   const file = path.join(dataDir, DATABASE_FILE);
   if (!existsSync(file) && existsSync(path.join(dataDir, LEGACY_SNAPSHOT))) {
     throw new DataFolderError(
@@ -28,17 +29,17 @@ export function openDatabase(dataDir: string, migrations: readonly string[] = MI
         'version cannot read: start with a new --data-dir (or move that folder aside).',
     );
   }
-  let db: Database.Database | undefined;
+  let db: Database | undefined;
   try {
-    db = new Database(file, { timeout: 1000 });
+    db = new DatabaseSync(file, { timeout: 1000 });
     // One mock per data folder: the first holds an exclusive lock until it closes (or dies, when
     // the system releases it), so a second one is refused instead of sweeping the first's files.
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.pragma('journal_mode = WAL');
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('PRAGMA journal_mode = WAL');
     db.exec('BEGIN EXCLUSIVE; COMMIT');
   } catch (err) {
-    db?.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY')
+    if (db?.isOpen) db.close();
+    if (sqliteResultName(err) === 'SQLITE_BUSY')
       throw new DataFolderError(
         `another mock is using the data folder ${dataDir}: stop it, or start this one with another --data-dir.`,
       );
@@ -47,14 +48,14 @@ export function openDatabase(dataDir: string, migrations: readonly string[] = MI
         'point --data-dir at a folder this mock wrote, or at an empty one.',
     );
   }
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA foreign_keys = ON');
   migrate(db, file, migrations);
   return db;
 }
 
-function migrate(db: Database.Database, file: string, migrations: readonly string[]): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
+function migrate(db: Database, file: string, migrations: readonly string[]): void {
+  const version = pragma(db, 'user_version') as number;
   if (version > migrations.length) {
     db.close();
     throw new DataFolderError(
@@ -63,9 +64,9 @@ function migrate(db: Database.Database, file: string, migrations: readonly strin
     );
   }
   for (let step = version; step < migrations.length; step++) {
-    db.transaction(() => {
+    inTransaction(db, () => {
       db.exec(migrations[step]);
-      db.pragma(`user_version = ${step + 1}`);
-    })();
+      db.exec(`PRAGMA user_version = ${step + 1}`);
+    });
   }
 }
