@@ -67,3 +67,16 @@ export function servedDocument(): OpenApiDocument {
   served ??= mergeDocuments(readDocument(PUBLIC_DOCUMENT), readDocument(CONTROL_DOCUMENT));
   return served;
 }
+
+/**
+ * Every media type a request body may take: `content`, plus `x-also-accepts`, where an operation
+ * lists the media types it accepts beyond the one client generators should see (they support one
+ * request media type per operation; POST /upload's JSON mode is the case).
+ */
+export function requestMediaTypes(requestBody: unknown): Record<string, Json> {
+  const body = (requestBody ?? {}) as Json;
+  return {
+    ...((body.content ?? {}) as Record<string, Json>),
+    ...((body['x-also-accepts'] ?? {}) as Record<string, Json>),
+  };
+}

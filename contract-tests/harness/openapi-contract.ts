@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { PUBLIC_DOCUMENT, readDocument, servedDocument } from '../../openapi/documents.js';
+import { PUBLIC_DOCUMENT, readDocument, requestMediaTypes, servedDocument } from '../../openapi/documents.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const DOC_ID = 'https://contract.local/openapi.json';
@@ -76,7 +76,7 @@ export class OpenApiContract {
           secured: !(Array.isArray(op.security) && op.security.length === 0),
           pathParams: parameters.filter((x) => x.in === 'path').map((x) => String(x.name)),
           statuses: Object.keys(responses),
-          requestContentTypes: Object.keys(((op.requestBody as Json | undefined)?.content as Json) ?? {}),
+          requestContentTypes: Object.keys(requestMediaTypes(op.requestBody)),
           validationStyle: !r422
             ? 'none'
             : ref.endsWith('ValidationErrorString')

@@ -19,9 +19,12 @@ export interface paths {
          *     converted before the response returns; the image is `ready` and `upload` is null. Suited to
          *     files up to a few hundred MB (4 GB at most).
          *
-         *     Mode B, `application/json` `{name, size}`: no bytes are sent; the response carries the
-         *     presigned upload plan and the image is `uploading`. PUT each chunk to its `url` in part
-         *     order, call complete, then poll until `ready`.
+         *     Mode B, `application/json` `{name, size}` (`ResumableUploadRequest`): no bytes are sent;
+         *     the response carries the presigned upload plan and the image is `uploading`. PUT each chunk
+         *     to its `url` in part order, call complete, then poll until `ready`. Mode B is described in
+         *     `x-also-accepts` rather than `content`: client generators support one request media type
+         *     per operation and picked JSON, dropping the file upload. A generated client opens the same
+         *     resumable upload with `createImage` and `resumable: true`.
          */
         post: operations["uploadImage"];
         delete?: never;
@@ -454,7 +457,10 @@ export interface components {
             upload: components["schemas"]["UploadPlan"] | null;
         };
         MultipartUploadRequest: {
-            /** @description The TIFF, up to 4 GB. */
+            /**
+             * Format: binary
+             * @description The TIFF, up to 4 GB.
+             */
             file: string;
         };
         ResumableUploadRequest: {
@@ -867,13 +873,6 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": components["schemas"]["MultipartUploadRequest"];
-                /**
-                 * @example {
-                 *       "name": "plate1_well_B3.tif",
-                 *       "size": 73400320
-                 *     }
-                 */
-                "application/json": components["schemas"]["ResumableUploadRequest"];
             };
         };
         responses: {
