@@ -80,3 +80,38 @@ export function requestMediaTypes(requestBody: unknown): Record<string, Json> {
     ...((body['x-also-accepts'] ?? {}) as Record<string, Json>),
   };
 }
+
+/**
+ * The control document on its own, for serving: what it takes from `openapi.yaml` (the error
+ * bodies, `Model`, and what those refer to) is copied into its components, so a reader that
+ * fetched it alone resolves every reference.
+ */
+export function standaloneControlDocument(): OpenApiDocument {
+  const publicDoc = readDocument(PUBLIC_DOCUMENT);
+  const control = localizeRefs(readDocument(CONTROL_DOCUMENT)) as OpenApiDocument;
+  const components = (control.components ??= {}) as Record<string, Json>;
+  const pending = [...refsIn(control)];
+  const copied = new Set<string>();
+  while (pending.length) {
+    const ref = pending.pop()!;
+    const [kind, name] = ref.slice('#/components/'.length).split('/');
+    const group = (components[kind] ??= {});
+    if (copied.has(ref) || name in group) continue;
+    const shared = ((publicDoc.components as Record<string, Json>)[kind] ?? {})[name];
+    if (shared === undefined) throw new Error(`${ref} is in neither OpenAPI document`);
+    group[name] = structuredClone(shared);
+    copied.add(ref);
+    pending.push(...refsIn(shared));
+  }
+  return control;
+}
+
+function refsIn(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((item) => refsIn(item, found));
+  else if (node && typeof node === 'object')
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/')) found.push(value);
+      else refsIn(value, found);
+    }
+  return found;
+}

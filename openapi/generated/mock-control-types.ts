@@ -74,6 +74,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document, standalone, with `servers` set to the mock's address.
+         * @description The control plane's and the internal endpoints' document as JSON. What it shares with the
+         *     public interface (error bodies, `Model`) is copied in, so it resolves on its own. The public
+         *     interface is served apart, at `/openapi.json`.
+         */
+        get: operations["mockControlDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/reset": {
         parameters: {
             query?: never;
@@ -613,6 +635,41 @@ export interface operations {
                         status: "ok";
                         version?: string;
                     };
+                };
+            };
+        };
+    };
+    mockControlDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Image Segmentation Service mock, control plane and internal endpoints",
+                     *         "version": "1.1.0"
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "http://127.0.0.1:8000"
+                     *         }
+                     *       ],
+                     *       "paths": {}
+                     *     }
+                     */
+                    "application/json": Record<string, never>;
                 };
             };
         };
