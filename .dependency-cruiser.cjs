@@ -80,7 +80,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: ['^node_modules', '^fixtures/generated', '^reports', '^dist'] },
+    exclude: { path: ['^node_modules', '^fixtures/generated', '^openapi/generated', '^reports', '^dist'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

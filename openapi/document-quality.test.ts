@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { CONTROL_DOCUMENT, PUBLIC_DOCUMENT, readDocument, servedDocument } from './documents.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
 type Json = Record<string, unknown>;
-const doc = parse(readFileSync(path.join(here, 'openapi.yaml'), 'utf8')) as Json;
+/** Both documents as the mock serves them (the control document's references into the public one made local). */
+const doc = servedDocument() as Json;
+const publicDoc = readDocument(PUBLIC_DOCUMENT) as Json;
+const controlDoc = readDocument(CONTROL_DOCUMENT) as Json;
 
 function deref(value: Json): Json {
   let current = value;
@@ -28,10 +27,12 @@ function operations(): Array<{ id: string; op: Json }> {
   return out;
 }
 
-describe('the OpenAPI document', () => {
-  it('is OpenAPI 3.1.0 describing interface v1.1.0', () => {
-    expect(doc.openapi).toBe('3.1.0');
-    expect((doc.info as Json).version).toBe('1.1.0');
+describe('the OpenAPI documents', () => {
+  it('are OpenAPI 3.1.0 describing interface v1.1.0', () => {
+    for (const each of [publicDoc, controlDoc]) {
+      expect(each.openapi).toBe('3.1.0');
+      expect((each.info as Json).version).toBe('1.1.0');
+    }
   });
 
   it('gives every JSON, CSV and GeoJSON response an example, so a spec-only mock answers plausibly', () => {
@@ -59,7 +60,8 @@ describe('the OpenAPI document', () => {
         unexplained.push(where);
       for (const [key, value] of Object.entries(record)) walk(value, `${where}/${key}`);
     };
-    walk(doc, '#');
+    walk(publicDoc, 'openapi.yaml#');
+    walk(controlDoc, 'mock-control.yaml#');
     expect(unexplained).toEqual([]);
   });
 

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fillPath } from '../contract-tests/harness/api-client.js';
 import { startPrism, type Running } from '../contract-tests/harness/child-processes.js';
-import { OpenApiContract } from '../contract-tests/harness/openapi-contract.js';
+import { OPENAPI_FILE, OpenApiContract } from '../contract-tests/harness/openapi-contract.js';
 
-/** Prism 5.14.2's spec-only mock starts on the document and answers every operation from its examples. */
+/** Prism 5.14.2's spec-only mock starts on the public document and answers every operation from its examples. */
 describe('Prism mock of the document', () => {
-  const contract = new OpenApiContract();
+  const contract = new OpenApiContract(OPENAPI_FILE);
   let prism: Running;
 
   beforeAll(async () => {

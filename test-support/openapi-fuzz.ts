@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { OperationSpec } from '../contract-tests/harness/openapi-contract.js';
 import { documentContract, responseViolations } from './document-responses.js';
+import { requestMediaTypes } from '../openapi/documents.js';
 
 type Schema = Record<string, unknown>;
 
@@ -139,7 +140,7 @@ function authHeader(context: FuzzContext): fc.Arbitrary<Record<string, string>> 
 type BodyPart = { headers: Record<string, string>; body?: FuzzRequest['body'] };
 
 function requestBody(op: OperationSpec): fc.Arbitrary<BodyPart> {
-  const content = (documentContract().deref((op.raw.requestBody as Schema) ?? {}).content ?? {}) as Record<
+  const content = requestMediaTypes(documentContract().deref((op.raw.requestBody as Schema) ?? {})) as Record<
     string,
     Schema
   >;

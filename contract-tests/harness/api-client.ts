@@ -87,7 +87,11 @@ export class ApiClient {
 
   async call<T = unknown>(operationId: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const op = this.contract.operation(operationId);
-    const url = new URL((options.baseUrl ?? this.target.baseUrl) + fillPath(op.path, options.params ?? {}));
+    // Prism's proxy knows the public document only: the control plane and the internal endpoints
+    // (mock-control.yaml) go to the target itself.
+    const root =
+      options.baseUrl ?? (op.document === 'control' ? this.target.directBaseUrl : this.target.baseUrl);
+    const url = new URL(root + fillPath(op.path, options.params ?? {}));
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value === undefined) continue;
       for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(v));

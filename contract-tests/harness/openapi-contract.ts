@@ -1,15 +1,15 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { parse } from 'yaml';
+import { PUBLIC_DOCUMENT, readDocument, requestMediaTypes, servedDocument } from '../../openapi/documents.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const DOC_ID = 'https://contract.local/openapi.json';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const OPENAPI_FILE = path.join(REPO_ROOT, 'openapi', 'openapi.yaml');
+/** The public interface; the control plane and internal endpoints are in openapi/mock-control.yaml. */
+export const OPENAPI_FILE = PUBLIC_DOCUMENT;
 
 type Json = Record<string, unknown>;
 
@@ -19,6 +19,8 @@ export interface OperationSpec {
   /** Path template, e.g. /api/v1/upload/{image_id}. */
   path: string;
   tags: string[];
+  /** `public` for openapi.yaml (what a client of the service may call), `control` for mock-control.yaml. */
+  document: 'public' | 'control';
   secured: boolean;
   pathParams: string[];
   /** Documented response codes. */
@@ -34,9 +36,12 @@ export interface ResponseViolation {
 }
 
 /**
- * The document as the contract suite reads it: operations by id, and a validator of each
- * response (status documented, media type documented, body valid against the schema).
- * Built from openapi/ alone; nothing here knows how the target is implemented.
+ * The documents as the contract suite reads them: operations by id, and a validator of each
+ * response (status documented, media type documented, body valid against the schema). Public
+ * operations are judged by openapi.yaml; the control plane and the internal endpoints, which the
+ * suite calls on a local mock, by mock-control.yaml (merged in, its references into openapi.yaml
+ * made local, so a shared schema is the same schema). Built from openapi/ alone; nothing here
+ * knows how the target is implemented.
  */
 export class OpenApiContract {
   readonly doc: Json;
@@ -44,8 +49,10 @@ export class OpenApiContract {
   private readonly ajv: Ajv2020;
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(file = OPENAPI_FILE) {
-    this.doc = parse(readFileSync(file, 'utf8')) as Json;
+  /** Both documents by default; a single file (e.g. OPENAPI_FILE) for that document alone. */
+  constructor(file?: string) {
+    this.doc = file ? readDocument(file) : servedDocument();
+    const publicPaths = new Set(Object.keys(readDocument(PUBLIC_DOCUMENT).paths));
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
     this.ajv.addSchema({ ...this.doc, $id: DOC_ID });
@@ -65,10 +72,11 @@ export class OpenApiContract {
           method: method.toUpperCase(),
           path: p,
           tags: (op.tags as string[]) ?? [],
+          document: publicPaths.has(p) ? 'public' : 'control',
           secured: !(Array.isArray(op.security) && op.security.length === 0),
           pathParams: parameters.filter((x) => x.in === 'path').map((x) => String(x.name)),
           statuses: Object.keys(responses),
-          requestContentTypes: Object.keys(((op.requestBody as Json | undefined)?.content as Json) ?? {}),
+          requestContentTypes: Object.keys(requestMediaTypes(op.requestBody)),
           validationStyle: !r422
             ? 'none'
             : ref.endsWith('ValidationErrorString')

@@ -1,21 +1,14 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { servedDocument, type OpenApiDocument } from '../../openapi/documents.js';
 
-export const OPENAPI_PATH = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../openapi/openapi.yaml',
-);
+export type { OpenApiDocument };
 
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, unknown>> };
-
-let cached: OpenApiDocument | undefined;
-
-/** The document as written (with its $refs), parsed once. */
+/**
+ * Every operation the mock serves, as written (with its $refs), parsed once: the public interface
+ * (openapi/openapi.yaml) and the control plane with the internal endpoints
+ * (openapi/mock-control.yaml), merged into one document.
+ */
 export function openApiDocument(): OpenApiDocument {
-  cached ??= parse(readFileSync(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
-  return cached;
+  return servedDocument();
 }
 
 /** A fresh deep copy, for libraries that dereference in place. */

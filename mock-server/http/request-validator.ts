@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Operation } from 'openapi-backend';
+import { requestMediaTypes } from '../../openapi/documents.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -87,8 +88,7 @@ function paramsSchema(operation: Operation): Json {
 
 function bodySchema(operation: Operation, ajv: Ajv2020): ValidateFunction | undefined {
   const requestBody = operation.requestBody as Json | undefined;
-  const content = requestBody?.content as Record<string, Json> | undefined;
-  const schema = content?.['application/json']?.schema as Json | undefined;
+  const schema = requestMediaTypes(requestBody)['application/json']?.schema as Json | undefined;
   if (!requestBody || !schema) return undefined;
   return ajv.compile({
     type: 'object',

@@ -82,4 +82,28 @@ describe('RequestValidator', () => {
     expect(errors).toEqual([]);
     expect(query).toEqual({ max_size: '512', columns: ['area_px'] });
   });
+
+  it("checks POST /upload's JSON mode, which the public document lists under x-also-accepts", () => {
+    const validator = new RequestValidator(operations);
+    const check = (body: unknown) =>
+      validator.validate('uploadImage', { path: {}, query: {}, body, checkBody: true });
+    expect(check({ name: 'a.tif', size: 10 })).toEqual([]);
+    expect(check({ name: '', size: 0 }).map((e) => e.instancePath)).toEqual(
+      expect.arrayContaining(['/requestBody/name', '/requestBody/size']),
+    );
+  });
+
+  it('routes and checks the control document too (mock-control.yaml)', () => {
+    const matcher = new OperationMatcher(operations);
+    expect(matcher.match('POST', '/__mock/reset').operation?.operationId).toBe('mockReset');
+    expect(matcher.match('POST', '/api/v1/api-keys').operation?.operationId).toBe('createApiKey');
+    const validator = new RequestValidator(operations);
+    const bad = validator.validate('mockSetPlan', {
+      path: { organization_id: 'nope' },
+      query: {},
+      body: undefined,
+      checkBody: false,
+    });
+    expect(bad.map((e) => e.instancePath)).toEqual(['/path/organization_id']);
+  });
 });

@@ -4,6 +4,7 @@ import { monthOf } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import type { Services } from '../../services.js';
 import { releaseMemory } from '../../control/release-memory.js';
+import { standaloneControlDocument } from '../../../openapi/documents.js';
 
 type Body = Record<string, unknown>;
 
@@ -16,9 +17,16 @@ export function controlHandlers(services: Services): Record<string, OperationHan
     month: monthOf(clock.now()),
   });
 
+  let controlDocument: Record<string, unknown> | undefined;
+
   return {
     mockHealth({ res }) {
       res.json({ status: 'ok', version: '1.1.0' });
+    },
+
+    mockControlDocument({ res }) {
+      controlDocument ??= standaloneControlDocument();
+      res.json({ ...controlDocument, servers: [{ url: services.config.publicBaseUrl }] });
     },
 
     async mockReset({ res, body }) {

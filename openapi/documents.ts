@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The public interface: what partners generate clients from, and what Prism mocks. */
+export const PUBLIC_DOCUMENT = path.join(here, 'openapi.yaml');
+/** The mock's control plane and the endpoints outside the public surface. */
+export const CONTROL_DOCUMENT = path.join(here, 'mock-control.yaml');
+
+type Json = Record<string, unknown>;
+export type OpenApiDocument = Json & { paths: Record<string, Record<string, unknown>> };
+
+/** How the control document refers to what it shares with the public one. */
+const PUBLIC_REF_PREFIX = './openapi.yaml#';
+
+export function readDocument(file: string): OpenApiDocument {
+  return parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+}
+
+/**
+ * Both documents as one, for code that routes or validates every operation the mock serves: the
+ * control document's paths and components join the public ones, and its references into
+ * `openapi.yaml` become local. Libraries that dereference (openapi-backend, Ajv) then need no
+ * file resolution of their own. A component defined in both must be identical (security schemes
+ * are repeated because a security requirement can only name a scheme of its own document).
+ */
+export function mergeDocuments(publicDoc: OpenApiDocument, controlDoc: OpenApiDocument): OpenApiDocument {
+  const merged = structuredClone(publicDoc);
+  const control = localizeRefs(structuredClone(controlDoc)) as OpenApiDocument;
+  for (const [route, item] of Object.entries(control.paths)) {
+    if (route in merged.paths) throw new Error(`${route} is in both OpenAPI documents`);
+    merged.paths[route] = item;
+  }
+  const components = (merged.components ??= {}) as Record<string, Json>;
+  for (const [kind, group] of Object.entries((control.components ?? {}) as Record<string, Json>)) {
+    const target = (components[kind] ??= {});
+    for (const [name, value] of Object.entries(group)) {
+      if (name in target && JSON.stringify(target[name]) !== JSON.stringify(value))
+        throw new Error(`components/${kind}/${name} differs between the OpenAPI documents`);
+      target[name] = value;
+    }
+  }
+  merged.tags = [...((merged.tags as Json[]) ?? []), ...((control.tags as Json[]) ?? [])];
+  return merged;
+}
+
+function localizeRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(localizeRefs);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node as Json)) {
+    out[key] =
+      key === '$ref' && typeof value === 'string' && value.startsWith(PUBLIC_REF_PREFIX)
+        ? `#${value.slice(PUBLIC_REF_PREFIX.length)}`
+        : localizeRefs(value);
+  }
+  return out;
+}
+
+let served: OpenApiDocument | undefined;
+
+/** Every operation the mock serves (both documents merged), read once. */
+export function servedDocument(): OpenApiDocument {
+  served ??= mergeDocuments(readDocument(PUBLIC_DOCUMENT), readDocument(CONTROL_DOCUMENT));
+  return served;
+}
+
+/**
+ * Every media type a request body may take: `content`, plus `x-also-accepts`, where an operation
+ * lists the media types it accepts beyond the one client generators should see (they support one
+ * request media type per operation; POST /upload's JSON mode is the case).
+ */
+export function requestMediaTypes(requestBody: unknown): Record<string, Json> {
+  const body = (requestBody ?? {}) as Json;
+  return {
+    ...((body.content ?? {}) as Record<string, Json>),
+    ...((body['x-also-accepts'] ?? {}) as Record<string, Json>),
+  };
+}
+
+/**
+ * The control document on its own, for serving: what it takes from `openapi.yaml` (the error
+ * bodies, `Model`, and what those refer to) is copied into its components, so a reader that
+ * fetched it alone resolves every reference.
+ */
+export function standaloneControlDocument(): OpenApiDocument {
+  const publicDoc = readDocument(PUBLIC_DOCUMENT);
+  const control = localizeRefs(readDocument(CONTROL_DOCUMENT)) as OpenApiDocument;
+  const components = (control.components ??= {}) as Record<string, Json>;
+  const pending = [...refsIn(control)];
+  const copied = new Set<string>();
+  while (pending.length) {
+    const ref = pending.pop()!;
+    const [kind, name] = ref.slice('#/components/'.length).split('/');
+    const group = (components[kind] ??= {});
+    if (copied.has(ref) || name in group) continue;
+    const shared = ((publicDoc.components as Record<string, Json>)[kind] ?? {})[name];
+    if (shared === undefined) throw new Error(`${ref} is in neither OpenAPI document`);
+    group[name] = structuredClone(shared);
+    copied.add(ref);
+    pending.push(...refsIn(shared));
+  }
+  return control;
+}
+
+function refsIn(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((item) => refsIn(item, found));
+  else if (node && typeof node === 'object')
+    for (const [key, value] of Object.entries(node as Json)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/')) found.push(value);
+      else refsIn(value, found);
+    }
+  return found;
+}
