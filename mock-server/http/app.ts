@@ -10,6 +10,7 @@ import { predictionHandlers } from './handlers/prediction-handlers.js';
 import { sharePageHandlers } from './handlers/share-page-handlers.js';
 import { shareHandlers } from './handlers/share-handlers.js';
 import { uploadHandlers } from './handlers/upload-handlers.js';
+import { withCanonicalIds } from './canonical-ids.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
 import { addServerRoot } from './server-paths.js';
@@ -44,7 +45,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         maxDepth: services.config.maxJsonDepth,
         maxKeys: services.config.maxJsonKeys,
       },
-      handlers: {
+      handlers: withCanonicalIds(api.getOperations(), {
         ...uploadHandlers(services),
         ...imageHandlers(services),
         ...modelHandlers(services),
@@ -54,7 +55,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         ...sharePageHandlers(services),
         ...internalHandlers,
         ...controlHandlers(services),
-      },
+      }),
     }),
   );
 
