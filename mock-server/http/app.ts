@@ -14,7 +14,10 @@ import { withCanonicalIds } from './canonical-ids.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
 import { addServerRoot } from './server-paths.js';
-import { createStorageRouter } from './storage/storage-router.js';
+import { createStorageRouter, storageRoutes } from './storage/storage-router.js';
+import { cors, parseCorsOrigins } from './cors.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { RouteTable, documentRoutes } from './route-table.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 
@@ -25,15 +28,23 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestLog(logger, services.journal));
-  if (services.store instanceof EmbeddedObjectStore) {
-    app.use(
-      new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
-      createStorageRouter(services.store, { stallTimeoutMs: services.config.idleTimeoutMs }),
-    );
-  }
-
   const api = await createOpenApiBackend();
   for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);
+  const storagePath = new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage';
+  const embeddedStore = services.store instanceof EmbeddedObjectStore ? services.store : undefined;
+  const routes = new RouteTable([
+    ...(embeddedStore ? storageRoutes(storagePath) : []),
+    ...documentRoutes(api.getOperations()),
+  ]);
+
+  app.use(cors(parseCorsOrigins(services.config.corsOrigins), routes));
+  if (embeddedStore) {
+    app.use(
+      storagePath,
+      createStorageRouter(embeddedStore, { stallTimeoutMs: services.config.idleTimeoutMs }),
+    );
+  }
+  app.use(methodNotAllowed(routes));
   app.use(
     createDispatcher(api, {
       state: services.state,
