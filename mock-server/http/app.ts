@@ -17,11 +17,16 @@ import { addServerRoot } from './server-paths.js';
 import { createStorageRouter, storageRoutes } from './storage/storage-router.js';
 import { cors, parseCorsOrigins } from './cors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
-import { RouteTable, documentRoutes } from './route-table.js';
+import { RouteTable, operationRoutes } from './route-table.js';
+import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 
-/** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
+/**
+ * The whole HTTP surface: CORS in front of everything; storage for presigned parts; the document and
+ * its reference (/openapi.json, /docs); 405 for known paths asked with another method; then every
+ * operation of the document.
+ */
 export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
   addServerRoot(services.config.dataDir);
   const app = express();
@@ -34,7 +39,8 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
   const embeddedStore = services.store instanceof EmbeddedObjectStore ? services.store : undefined;
   const routes = new RouteTable([
     ...(embeddedStore ? storageRoutes(storagePath) : []),
-    ...documentRoutes(api.getOperations()),
+    ...referenceRoutes(),
+    ...operationRoutes(api.getOperations()),
   ]);
 
   app.use(cors(parseCorsOrigins(services.config.corsOrigins), routes));
@@ -44,6 +50,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
       createStorageRouter(embeddedStore, { stallTimeoutMs: services.config.idleTimeoutMs }),
     );
   }
+  app.use(createReferenceRouter({ publicBaseUrl: services.config.publicBaseUrl }));
   app.use(methodNotAllowed(routes));
   app.use(
     createDispatcher(api, {

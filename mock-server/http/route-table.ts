@@ -42,7 +42,7 @@ export class RouteTable {
 }
 
 /** The routes of the document's operations, with the headers their security, body and parameters read. */
-export function documentRoutes(operations: Operation[]): RouteSpec[] {
+export function operationRoutes(operations: Operation[]): RouteSpec[] {
   return operations.map((operation) => {
     const headers = new Set<string>();
     // An operation without `security` falls under the document's, the bearer key (as the dispatcher reads it).
