@@ -74,12 +74,12 @@ export function cors(origins: CorsOrigins, routes: RouteTable) {
       res.setHeader('Access-Control-Allow-Origin', origins === '*' ? '*' : (origin as string));
       res.setHeader('Access-Control-Expose-Headers', EXPOSED);
     }
-    const route = routes.lookup(req.path);
     const preflight =
       req.method === 'OPTIONS' &&
       origin !== undefined &&
       req.get('Access-Control-Request-Method') !== undefined;
-    if (!preflight || !route) return next();
+    const route = preflight ? routes.lookup(req.path) : undefined;
+    if (!route) return next();
 
     req.resume();
     if (!allowed) {
