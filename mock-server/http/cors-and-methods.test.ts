@@ -133,6 +133,14 @@ describe('with the origins restricted (--cors-origins)', () => {
   });
 });
 
+describe('a bad --cors-origins', () => {
+  it('stops the start with a ConfigError naming the entry', async () => {
+    await expect(startInstantMock({ corsOrigins: 'localhost:5173' })).rejects.toThrow(
+      /--cors-origins: 'localhost:5173' is not an origin/,
+    );
+  });
+});
+
 describe('parseCorsOrigins', () => {
   it('reads *, a comma list of origins, or nothing', () => {
     expect(parseCorsOrigins('*')).toBe('*');
