@@ -21,6 +21,8 @@ export interface MockConfig {
   logLevel: string;
   /** Guards the control plane under /__mock when set. */
   adminToken: string;
+  /** Origins a browser page may call the mock from: `*` or a comma list; empty allows none. */
+  corsOrigins: string;
   /** Delay before a prediction moves SUBMITTED -> STARTED. */
   predictionStartDelayMs: number;
   /** Least time a prediction spends in STARTED before COMPLETED or FAILED. */
@@ -154,6 +156,14 @@ export const OPTIONS: OptionSpec[] = [
     description: 'Bearer token required by /__mock when set',
     default: () => '',
     shownDefault: 'none: the control plane is open',
+  },
+  {
+    key: 'corsOrigins',
+    flag: '--cors-origins',
+    env: 'CORS_ORIGINS',
+    type: 'string',
+    description: "Origins browser pages may call from: '*' or a comma list (http://localhost:5173,...)",
+    default: () => '*',
   },
   {
     key: 'predictionStartDelayMs',

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, resolveUrls, type MockConfig } from './config.
 import { answerClientErrors } from './http/client-errors.js';
 import { answerNotReady } from './http/not-ready.js';
 import { createApp } from './http/app.js';
+import { parseCorsOrigins } from './http/cors.js';
 import { createServices, type ServiceOverrides, type Services } from './services.js';
 
 export interface RunningMock {
@@ -36,6 +37,7 @@ export async function startMockServer(
 ): Promise<RunningMock> {
   const base = loadConfig([], {}, partial);
   if (!(base.requestTimeoutMs > 0)) throw new ConfigError('--request-timeout-ms must be more than 0');
+  parseCorsOrigins(base.corsOrigins); // a bad origin stops the start before any process is spawned
   const temporaryData = !base.dataDir;
   const dataDir = base.dataDir || (await mkdtemp(path.join(os.tmpdir(), 'cellseg-mock-')));
   let handler: http.RequestListener = answerNotReady;

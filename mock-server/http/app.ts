@@ -10,29 +10,48 @@ import { predictionHandlers } from './handlers/prediction-handlers.js';
 import { sharePageHandlers } from './handlers/share-page-handlers.js';
 import { shareHandlers } from './handlers/share-handlers.js';
 import { uploadHandlers } from './handlers/upload-handlers.js';
+import { withCanonicalIds } from './canonical-ids.js';
 import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
 import { addServerRoot } from './server-paths.js';
-import { createStorageRouter } from './storage/storage-router.js';
+import { createStorageRouter, storageRoutes } from './storage/storage-router.js';
+import { cors, parseCorsOrigins } from './cors.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { RouteTable, operationRoutes } from './route-table.js';
+import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 
-/** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
+/**
+ * The whole HTTP surface: CORS in front of everything; storage for presigned parts; the document and
+ * its reference (/openapi.json, /docs); 405 for known paths asked with another method; then every
+ * operation of the document.
+ */
 export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
   addServerRoot(services.config.dataDir);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestLog(logger, services.journal));
-  if (services.store instanceof EmbeddedObjectStore) {
-    app.use(
-      new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage',
-      createStorageRouter(services.store, { stallTimeoutMs: services.config.idleTimeoutMs }),
-    );
-  }
-
   const api = await createOpenApiBackend();
   for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);
+  const storagePath = new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage';
+  const embeddedStore = services.store instanceof EmbeddedObjectStore ? services.store : undefined;
+  const routes = new RouteTable([
+    ...(embeddedStore ? storageRoutes(storagePath) : []),
+    ...referenceRoutes(),
+    ...operationRoutes(api.getOperations()),
+  ]);
+
+  app.use(cors(parseCorsOrigins(services.config.corsOrigins), routes));
+  if (embeddedStore) {
+    app.use(
+      storagePath,
+      createStorageRouter(embeddedStore, { stallTimeoutMs: services.config.idleTimeoutMs }),
+    );
+  }
+  app.use(createReferenceRouter({ publicBaseUrl: services.config.publicBaseUrl }));
+  app.use(methodNotAllowed(routes));
   app.use(
     createDispatcher(api, {
       state: services.state,
@@ -44,7 +63,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         maxDepth: services.config.maxJsonDepth,
         maxKeys: services.config.maxJsonKeys,
       },
-      handlers: {
+      handlers: withCanonicalIds(api.getOperations(), {
         ...uploadHandlers(services),
         ...imageHandlers(services),
         ...modelHandlers(services),
@@ -54,7 +73,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         ...sharePageHandlers(services),
         ...internalHandlers,
         ...controlHandlers(services),
-      },
+      }),
     }),
   );
 

@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -13,6 +13,11 @@ export type ReceiveFailure = { status: 413 | 422 | 507; detail: string; field?: 
 /**
  * Streams the `file` part of a multipart request to a temporary file, counting bytes as they pass:
  * memory stays flat whatever the size, and a file over the limit is cut off as soon as it passes it.
+ *
+ * The part is recognised by its field name alone. Parsers' default takes a part for a file only
+ * when it has a filename or is application/octet-stream, so `file` sent as image/tiff without a
+ * filename (curl's `-F 'file=<a.tif;type=image/tiff'`, some generated clients) became a text field
+ * and the upload a 422 "Field required"; @fastify/busboy lets that rule be replaced.
  */
 export function receiveFile(
   req: Request,
@@ -27,17 +32,19 @@ export function receiveFile(
       settled = true;
       resolve(outcome);
     };
-    let parser: busboy.Busboy;
+    let parser: BusboyInstance;
     try {
-      parser = busboy({
-        headers: req.headers,
+      parser = Busboy({
+        headers: req.headers as { 'content-type': string },
         limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 25 },
+        isPartAFile: (field, contentType, filename) =>
+          field === 'file' || filename !== undefined || contentType === 'application/octet-stream',
       });
     } catch (err) {
       finish({ status: 422, detail: `Malformed multipart body: ${(err as Error).message}` });
       return;
     }
-    parser.on('file', (field, stream, info) => {
+    parser.on('file', (field, stream, filename) => {
       if (field !== 'file' || sawFile) {
         stream.resume();
         return;
@@ -54,7 +61,7 @@ export function receiveFile(
             await rm(target, { force: true });
             finish({ status: 413, detail: `File too large: the limit is ${maxBytes} bytes.` });
           } else {
-            finish({ name: safeName(info.filename), path: target, size });
+            finish({ name: safeName(filename), path: target, size });
           }
         })
         .catch(async (err: Error) => {
@@ -69,7 +76,7 @@ export function receiveFile(
     parser.on('error', (err: Error) =>
       finish({ status: 422, detail: `Malformed multipart body: ${err.message}` }),
     );
-    parser.on('close', () => {
+    parser.on('finish', () => {
       if (!sawFile)
         finish({
           status: 422,

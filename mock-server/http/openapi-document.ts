@@ -1,6 +1,8 @@
 import { servedDocument, type OpenApiDocument } from '../../openapi/documents.js';
 
 export type { OpenApiDocument };
+/** The public document, the one partners read and generate clients from. */
+export { PUBLIC_DOCUMENT as OPENAPI_PATH } from '../../openapi/documents.js';
 
 /**
  * Every operation the mock serves, as written (with its $refs), parsed once: the public interface

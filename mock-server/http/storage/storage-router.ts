@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 
+import type { RouteSpec } from '../route-table.js';
+
 import type { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
 import { ObjectStoreError, type ObjectStoreErrorCode } from '../../domain/object-store.js';
 import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-url-signer.js';
@@ -13,7 +15,8 @@ import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-u
  *   app.use('/storage', createStorageRouter(store));
  *
  * PUT  /uploads/:uploadId/parts/:partNumber?expires=..&signature=..  -> 200, ETag: "<md5 hex>"
- * OPTIONS (any path)                                                  -> 200, CORS preflight
+ * OPTIONS                                                             -> 204, Allow: PUT, OPTIONS
+ * CORS (preflights, the exposed ETag) is the app's, in front of this router (see ../cors.ts).
  * Errors are S3's XML (`<Error><Code/><Message/><RequestId/></Error>`) with S3's status codes.
  */
 export function createStorageRouter(
@@ -22,10 +25,13 @@ export function createStorageRouter(
 ): Router {
   const router = express.Router();
 
-  router.use(cors);
-
   router.put('/uploads/:uploadId/parts/:partNumber', (req, res) => {
     void putPart(store, req, res, stallTimeoutMs);
+  });
+
+  router.options('/uploads/:uploadId/parts/:partNumber', (req, res) => {
+    res.setHeader('Allow', 'PUT, OPTIONS');
+    res.status(204).end();
   });
 
   router.all('/uploads/:uploadId/parts/:partNumber', (req, res) => {
@@ -51,27 +57,15 @@ export function createStorageRouter(
   return router;
 }
 
-const ALLOWED_HEADERS = 'Content-Type, Content-MD5, Content-Length, Content-Encoding, Authorization, x-amz-*';
-const HEADER_LIST = /^\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*\s*$/;
-
-/** Browsers PUT parts from another origin and must read the ETag to complete the upload. */
-function cors(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', 'ETag, x-amz-request-id');
-  if (req.method !== 'OPTIONS') {
-    next();
-    return;
-  }
-  const requested = req.get('Access-Control-Request-Headers');
-  res.setHeader('Access-Control-Allow-Methods', 'PUT, OPTIONS');
-  res.setHeader(
-    'Access-Control-Allow-Headers',
-    requested !== undefined && HEADER_LIST.test(requested) ? requested.trim() : ALLOWED_HEADERS,
-  );
-  res.setHeader('Access-Control-Max-Age', '3000');
-  res.setHeader('Vary', 'Access-Control-Request-Headers');
-  res.status(200).setHeader('Content-Length', '0');
-  res.end();
+/** The part route under the store's mount path, for the app's route table (405 Allow, CORS preflight). */
+export function storageRoutes(mountPath: string): RouteSpec[] {
+  return [
+    {
+      template: `${mountPath}/uploads/{uploadId}/parts/{partNumber}`,
+      method: 'PUT',
+      headers: ['Content-Type', 'Content-MD5'],
+    },
+  ];
 }
 
 async function putPart(

@@ -1,0 +1,78 @@
+/**
+ * /docs in real Chromium with every other host cut off: the reference renders the document's
+ * operations from files the mock serves itself, and asks no other host for anything.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import type { RunningMock } from '../../server.js';
+import { OPENAPI_PATH } from '../openapi-document.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`reference.browser.test.ts skipped: ${CHROMIUM} not found (Debian package "chromium").`);
+
+describe.skipIf(!hasChromium)(`/docs in Chromium, offline (skipped without ${CHROMIUM})`, () => {
+  let mock: RunningMock;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mock = await startInstantMock();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await mock?.close();
+  });
+
+  it('renders every operation of the document, with nothing fetched from another host', async () => {
+    const context = await browser.newContext();
+    const elsewhere: string[] = [];
+    const origin = new URL(mock.url).origin;
+    await context.route('**/*', (route) => {
+      const url = route.request().url();
+      if (new URL(url).origin === origin) return route.continue();
+      elsewhere.push(url);
+      return route.abort('blockedbyclient');
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(String(e)));
+    try {
+      const response = await page.goto(`${mock.url}/docs`, { waitUntil: 'load' });
+      expect(response?.status()).toBe(200);
+      await page.locator('.opblock-summary').first().waitFor({ timeout: 30_000 });
+
+      const doc = parse(readFileSync(OPENAPI_PATH, 'utf8')) as {
+        info: { title: string };
+        paths: Record<string, Record<string, { summary?: string }>>;
+      };
+      const expected = Object.values(doc.paths).flatMap((item) =>
+        Object.values(item).flatMap((op) => (op && typeof op === 'object' && op.summary ? [op.summary] : [])),
+      );
+      const shown = await page.locator('.opblock-summary-description').allTextContents();
+      expect(shown.length).toBeGreaterThanOrEqual(expected.length);
+      expect(shown).toEqual(expect.arrayContaining(expected));
+      const paths = await page.locator('.opblock-summary-path').allTextContents();
+      expect(paths.map((p) => p.replace(/\u200b/g, ''))).toContain('/api/v1/predict');
+      expect(await page.locator('.info .title').textContent()).toContain(doc.info.title);
+      // the servers list offers this mock
+      expect(await page.locator('.servers select').inputValue()).toBe(mock.url);
+
+      expect(elsewhere).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,24 @@
+import type { NextFunction, Request, Response } from 'express';
+import { discardRestThenClose } from './discard-rest.js';
+import { sendDetail } from './error-responses.js';
+import type { RouteTable } from './route-table.js';
+
+/**
+ * A known path asked with a method it does not take: 405 with `Allow` (RFC 9110 §15.5.6), and the
+ * body FastAPI answers. OPTIONS on a known path lists the methods (a CORS preflight is answered
+ * before this, by cors.ts).
+ */
+export function methodNotAllowed(routes: RouteTable) {
+  return function answerMethods(req: Request, res: Response, next: NextFunction): void {
+    const route = routes.lookup(req.path);
+    if (!route || route.methods.includes(req.method)) return next();
+    const allow = [...route.methods, 'OPTIONS'].join(', ');
+    res.setHeader('Allow', allow);
+    discardRestThenClose(req, res);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    sendDetail(res, 405, 'Method Not Allowed');
+  };
+}

@@ -1,0 +1,49 @@
+/** /openapi.json and /openapi.yaml: the public document as written, pointing at this mock. */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startInstantMock } from '../../test-support/instant-mock.js';
+import type { RunningMock } from '../server.js';
+import { OPENAPI_PATH } from './openapi-document.js';
+
+let mock: RunningMock;
+beforeAll(async () => {
+  mock = await startInstantMock({ publicBaseUrl: 'http://mock.example:9000' });
+});
+afterAll(() => mock.close());
+
+const local = (path: string) => `http://127.0.0.1:${mock.config.port}${path}`;
+
+describe('the document at runtime', () => {
+  it('serves the public document as JSON, without a credential, servers set to the public base URL', async () => {
+    const answer = await fetch(local('/openapi.json'));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    const served = (await answer.json()) as Record<string, unknown>;
+    const written = parse(readFileSync(OPENAPI_PATH, 'utf8')) as Record<string, unknown>;
+    expect(served.servers).toEqual([{ url: 'http://mock.example:9000', description: 'This mock' }]);
+    expect({ ...served, servers: written.servers }).toEqual(written);
+  });
+
+  it('serves the same document as YAML', async () => {
+    const answer = await fetch(local('/openapi.yaml'));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/yaml/);
+    const text = await answer.text();
+    const json = await (await fetch(local('/openapi.json'))).json();
+    expect(parse(text)).toEqual(json);
+  });
+
+  it('answers HEAD, and 405 with Allow to another method', async () => {
+    expect((await fetch(local('/openapi.json'), { method: 'HEAD' })).status).toBe(200);
+    const post = await fetch(local('/openapi.json'), { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('serves only the renderer files the page uses from its package', async () => {
+    expect((await fetch(local('/docs/swagger-ui-bundle.js'))).status).toBe(200);
+    expect((await fetch(local('/docs/package.json'))).status).toBe(404);
+    expect((await fetch(local('/docs/..%2Fpackage.json'))).status).toBe(404);
+  });
+});
