@@ -162,6 +162,7 @@ describe('multipart bookkeeping', () => {
 describe('parts written in place', () => {
   const PART = 64 * 1024;
   const md5 = (data: Buffer) => `"${createHash('md5').update(data).digest('hex')}"`;
+  const unquoteMd5 = (etag: string) => etag.slice(1, -1);
 
   async function open(partCount: number, lastSize = PART) {
     const totalSize = PART * (partCount - 1) + lastSize;
@@ -294,6 +295,26 @@ describe('parts written in place', () => {
     await restarted.putPart(uploadId, '2', Readable.from([parts[1]]));
     await restarted.completeMultipartUpload(uploadId);
     expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
+  });
+
+  it('an upload opened by the earlier layout (a file per part) is moved to the data file on first use', async () => {
+    const uploadId = 'older-layout-upload-0001';
+    const dir = path.join(dataDir, 'multipart', uploadId);
+    const plan = { totalSize: 2 * PART, partSize: PART, partCount: 2 };
+    await fsp.mkdir(dir, { recursive: true });
+    await fsp.writeFile(
+      path.join(dir, 'upload.json'),
+      JSON.stringify({ uploadId, key: 'img/original.tif', plan, createdAt: '2026-01-01T00:00:00Z' }),
+    );
+    const first = randomBytes(PART);
+    await fsp.writeFile(path.join(dir, '1.part'), first);
+    await fsp.writeFile(path.join(dir, '1.md5'), unquoteMd5(md5(first)));
+
+    expect(await store.listParts(uploadId)).toEqual([{ partNumber: 1, etag: md5(first), size: PART }]);
+    const second = randomBytes(PART);
+    await store.putPart(uploadId, '2', Readable.from([second]));
+    await store.completeMultipartUpload(uploadId);
+    expect((await objectBytes()).equals(Buffer.concat([first, second]))).toBe(true);
   });
 
   it('an explicit selection other than parts 1..k is copied out of the data file byte-exact', async () => {

@@ -64,6 +64,8 @@ interface PartRecord {
 const UPLOAD_ID = /^[A-Za-z0-9_-]{16,128}$/;
 const PART_NUMBER_TEXT = /^[1-9]\d{0,4}$/;
 const PART_RECORD = /^([1-9]\d{0,4})\.json$/;
+/** Part files of the layout before the data file (see adoptOlderLayout). */
+const OLDER_PART_FILE = /^([1-9]\d{0,4})\.part$/;
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
 const DATA_FILE = 'data';
 const COPY_CHUNK = 1 << 20;
@@ -95,6 +97,8 @@ export class EmbeddedObjectStore implements ObjectStore {
   private readonly signer: PartUrlSigner;
   private readonly clock: () => Date;
   private readonly uploads = new Map<string, UploadRecord>();
+  /** Uploads being read from disk (and moved from an older layout), so that happens once. */
+  private readonly loading = new Map<string, Promise<UploadRecord>>();
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Per upload, the slots this process writes in place or has claimed: a claimed slot is never written in place again. */
@@ -544,16 +548,68 @@ export class EmbeddedObjectStore implements ObjectStore {
     if (typeof uploadId !== 'string' || !UPLOAD_ID.test(uploadId)) throw noSuchUpload(uploadId);
     const cached = this.uploads.get(uploadId);
     if (cached !== undefined) return cached;
+    let loading = this.loading.get(uploadId);
+    if (loading === undefined) {
+      loading = this.loadUpload(uploadId);
+      this.loading.set(uploadId, loading);
+      const done = () => this.loading.delete(uploadId);
+      loading.then(done, done);
+    }
+    return loading;
+  }
+
+  private async loadUpload(uploadId: string): Promise<UploadRecord> {
     try {
       const record = JSON.parse(
         await fsp.readFile(path.join(this.uploadDir(uploadId), 'upload.json'), 'utf8'),
       ) as UploadRecord;
+      await this.adoptOlderLayout(record);
       this.uploads.set(uploadId, record);
       return record;
     } catch (error) {
       if (isMissing(error as NodeJS.ErrnoException)) throw noSuchUpload(uploadId);
       throw error;
     }
+  }
+
+  /**
+   * An upload opened by an earlier version kept each part in its own file (`<n>.part` beside its
+   * MD5 in `<n>.md5`). It moves to the data-file layout once, on first use: the parts are copied to
+   * their offsets in a new data file, whose rename is the commit point (a crash before it leaves
+   * the old files, and the move starts over). Its parts count as an earlier process's: re-hashed at
+   * complete.
+   */
+  private async adoptOlderLayout(record: UploadRecord): Promise<void> {
+    const { uploadId, plan } = record;
+    const dir = this.uploadDir(uploadId);
+    if (await exists(this.dataPath(uploadId))) return;
+    const tmp = await this.tmpPath('adopted');
+    const olderFiles: string[] = [];
+    try {
+      const created = await fsp.open(tmp, 'wx');
+      await created.truncate(plan.totalSize);
+      await created.close();
+      for (const name of await fsp.readdir(dir)) {
+        const match = OLDER_PART_FILE.exec(name);
+        if (match === null) continue;
+        const partNumber = Number(match[1]);
+        const md5File = path.join(dir, `${partNumber}.md5`);
+        olderFiles.push(path.join(dir, name), md5File);
+        const md5 = (await fsp.readFile(md5File, 'utf8').catch(() => '')).trim();
+        if (partNumber > plan.partCount || !/^[0-9a-f]{32}$/.test(md5)) continue;
+        const { size } = await fsp.stat(path.join(dir, name));
+        if (size > plan.partSize) continue;
+        await copyIntoSlot(path.join(dir, name), tmp, partOffset(plan, partNumber));
+        await this.writePartRecord(uploadId, partNumber, { md5, size, writer: 'older-layout' });
+      }
+      await syncFile(tmp);
+      await fsp.rename(tmp, this.dataPath(uploadId));
+      await syncFile(dir);
+    } catch (error) {
+      await fsp.rm(tmp, { force: true });
+      throw error;
+    }
+    for (const file of olderFiles) await fsp.rm(file, { force: true });
   }
 
   private async readParts(uploadId: string): Promise<StoredPart[]> {
