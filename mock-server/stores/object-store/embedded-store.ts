@@ -583,13 +583,18 @@ export class EmbeddedObjectStore implements ObjectStore {
     const { uploadId, plan } = record;
     const dir = this.uploadDir(uploadId);
     if (await exists(this.dataPath(uploadId))) return;
+    const names = await fsp.readdir(dir);
+    // Records without a data file: a complete renamed it to the object and stopped before the
+    // folder was removed. Nothing to adopt; the image's next complete finds the object whole.
+    if (!names.some((name) => OLDER_PART_FILE.test(name)) && names.some((name) => PART_RECORD.test(name)))
+      return;
     const tmp = await this.tmpPath('adopted');
     const olderFiles: string[] = [];
     try {
       const created = await fsp.open(tmp, 'wx');
       await created.truncate(plan.totalSize);
       await created.close();
-      for (const name of await fsp.readdir(dir)) {
+      for (const name of names) {
         const match = OLDER_PART_FILE.exec(name);
         if (match === null) continue;
         const partNumber = Number(match[1]);
