@@ -75,29 +75,41 @@ async function multipartUpload(base: string, file: string, size: number): Promis
   return image.id;
 }
 
+/** Part PUTs `concurrency` at a time, as S3 clients send them (1: one after the other). */
 async function resumableUpload(
   api: Api,
   file: string,
   size: number,
-): Promise<{ id: string; parts: number; partsSeconds: number }> {
+  concurrency: number,
+): Promise<{ id: string; parts: number; partsSeconds: number; completeSeconds: number }> {
   const t = performance.now();
   const open = await api.json<{
     image: { id: string };
     upload: { part_size: number; urls: Array<{ part_number: number; url: string }> };
   }>('POST', '/api/v1/upload', { name: path.basename(file), size });
   const { part_size: partSize, urls } = open.upload;
-  for (const { part_number: n, url } of urls) {
-    const start = (n - 1) * partSize;
-    const end = Math.min(size, n * partSize) - 1;
-    const res = await send(url, 'PUT', { 'content-type': 'application/octet-stream' }, file, { start, end });
-    if (res.status !== 200) throw new Error(`PUT part ${n}: ${res.status} ${res.body.slice(0, 300)}`);
-  }
+  const queue = [...urls];
+  const sender = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const { part_number: n, url } = next;
+      const start = (n - 1) * partSize;
+      const end = Math.min(size, n * partSize) - 1;
+      const res = await send(url, 'PUT', { 'content-type': 'application/octet-stream' }, file, {
+        start,
+        end,
+      });
+      if (res.status !== 200) throw new Error(`PUT part ${n}: ${res.status} ${res.body.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, sender));
   const partsSeconds = (performance.now() - t) / 1000;
   await api.json('POST', `/api/v1/upload/${open.image.id}/complete`, undefined, 202);
+  // The complete's own share (assembly and flush), apart from the conversion that follows it.
+  const completeSeconds = (performance.now() - t) / 1000 - partsSeconds;
   const done = await api.waitImage(open.image.id, 50);
   if (done.upload_status !== 'ready')
     throw new Error(`resumable upload ended ${done.upload_status}: ${done.upload_error}`);
-  return { id: open.image.id, parts: urls.length, partsSeconds };
+  return { id: open.image.id, parts: urls.length, partsSeconds, completeSeconds };
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {
@@ -105,6 +117,12 @@ async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; valu
   const value = await work();
   return { seconds: (performance.now() - t) / 1000, value };
 }
+
+const PARALLEL_PARTS = 4;
+/** Issue 15: open, every part PUT, complete and conversion to `ready`, against a stream copy of the file. */
+const RESUMABLE_RATIO = 0.4;
+const RESUMABLE_TARGET = `>= ${RESUMABLE_RATIO}x of stream copy`;
+const MODES = ['multipart', 'resumable', `resumable, ${PARALLEL_PARTS} parts at a time`] as const;
 
 export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const api = new Api(mock.url, ACME_KEY);
@@ -134,14 +152,19 @@ export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<Se
       const cf = median(copyFileS);
       const sc = median(streamS);
 
-      for (const mode of ['multipart', 'resumable'] as const) {
+      for (const mode of MODES) {
         ctx.log(`uploads: ${mode} ${fmt.mb(size)}`);
         await mock.mem(true);
         const watch = rssWatch(mock.pid);
         const run = await timed(async () =>
           mode === 'multipart'
-            ? { id: await multipartUpload(mock.url, file, size), parts: 1, partsSeconds: NaN }
-            : resumableUpload(api, file, size),
+            ? {
+                id: await multipartUpload(mock.url, file, size),
+                parts: 1,
+                partsSeconds: NaN,
+                completeSeconds: NaN,
+              }
+            : resumableUpload(api, file, size, mode === 'resumable' ? 1 : PARALLEL_PARTS),
         );
         const rss = watch.stop();
         await api.json('DELETE', `/api/v1/upload/${run.value.id}`);
@@ -154,6 +177,7 @@ export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<Se
           streamCopySeconds: sc,
           parts: run.value.parts,
           partsSeconds: run.value.partsSeconds,
+          completeSeconds: run.value.completeSeconds,
           rssBefore: rss.start,
           rssPeak: rss.peak,
           rssAfter: rss.end,
@@ -166,16 +190,17 @@ export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<Se
         );
         rows.push({
           section: 'Uploads',
-          metric: `${mode} ${fmt.mb(size)}${mode === 'resumable' ? ` (${run.value.parts} parts)` : ''}: throughput`,
+          metric: `${mode} ${fmt.mb(size)}${mode !== 'multipart' ? ` (${run.value.parts} parts)` : ''}: throughput`,
           ours:
             `${fmt.mbps(size / run.seconds)} (${run.seconds.toFixed(2)} s` +
-            (mode === 'resumable'
-              ? `: PUTs ${run.value.partsSeconds.toFixed(2)} s, complete to ready ${(run.seconds - run.value.partsSeconds).toFixed(2)} s)`
+            (mode !== 'multipart'
+              ? `: PUTs ${run.value.partsSeconds.toFixed(2)} s, complete to ready ${(run.seconds - run.value.partsSeconds).toFixed(2)} s, of which the complete call ${run.value.completeSeconds.toFixed(2)} s)`
               : ', response after conversion)'),
           peer: `fs.copyFile ${fmt.mbps(size / cf)}; stream copy ${fmt.mbps(size / sc)}`,
           ratio: `${fmt.x(cf / run.seconds)} of copyFile, ${fmt.x(sc / run.seconds)} of stream copy`,
-          target: 'none (copy is the ceiling)',
-          ok: null,
+          ...(mode !== 'multipart' && target === targets[targets.length - 1]
+            ? { target: RESUMABLE_TARGET, ok: sc / run.seconds >= RESUMABLE_RATIO }
+            : { target: 'none (copy is the ceiling)', ok: null }),
         });
       }
     } finally {
@@ -184,7 +209,7 @@ export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<Se
     }
   }
 
-  for (const mode of ['multipart', 'resumable']) {
+  for (const mode of MODES) {
     const [small, large] = results.filter((r) => r.mode === mode);
     const extraBytes = (large.bytes as number) - (small.bytes as number);
     const marginal = extraBytes / ((large.seconds as number) - (small.seconds as number));
@@ -198,8 +223,9 @@ export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<Se
       ours: fmt.mbps(marginal),
       peer: `fs.copyFile ${fmt.mbps(copyMarginal)}; stream copy ${fmt.mbps(streamMarginal)}`,
       ratio: `${fmt.x(marginal / streamMarginal)} of stream copy`,
-      target: 'none',
-      ok: null,
+      ...(mode !== 'multipart'
+        ? { target: RESUMABLE_TARGET, ok: marginal / streamMarginal >= RESUMABLE_RATIO }
+        : { target: 'none', ok: null }),
     });
     const rise = (large.rssPeak as number) - (large.rssBefore as number);
     const grow = (large.rssPeak as number) - (small.rssPeak as number);

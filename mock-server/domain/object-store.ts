@@ -79,6 +79,8 @@ export type ObjectStoreErrorCode =
   | 'AccessDenied'
   | 'SignatureDoesNotMatch'
   | 'MethodNotAllowed'
+  /** A concurrent PUT of the same part finished first and took its place (S3's code for a conflicting operation). */
+  | 'OperationAborted'
   /** The disk under the store is full (MinIO answers 507 too). */
   | 'InsufficientStorage'
   | 'InternalError';
@@ -98,6 +100,7 @@ export const OBJECT_STORE_ERROR_STATUS: Readonly<Record<ObjectStoreErrorCode, nu
   AccessDenied: 403,
   SignatureDoesNotMatch: 403,
   MethodNotAllowed: 405,
+  OperationAborted: 409,
   InsufficientStorage: 507,
   InternalError: 500,
 };

@@ -2,7 +2,7 @@
  * SIGKILL under a write load loses no acknowledged write: a few rounds with fixed seeds (the
  * longer, randomly seeded run is `npm run crash-test`). Each round kills a real mock process at a
  * seeded moment, starts it again on the same data folder and checks every acknowledged creation,
- * delete and revocation (test-support/crash/).
+ * delete, revocation, resumable part and completed upload (test-support/crash/).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -25,9 +25,11 @@ it('three SIGKILLs under load lose no acknowledged creation, undo no delete and 
       createdLost: [],
       deletesUndone: [],
       revocationsUndone: [],
+      uploadsLost: [],
     });
   }
   // The rounds did write: a test of nothing would pass too.
   expect(world.ledger.created.size).toBeGreaterThan(0);
   expect(world.ledger.revoked.size).toBeGreaterThan(0);
+  expect(world.ledger.completed.size).toBeGreaterThan(0);
 }, 300_000);

@@ -1,6 +1,6 @@
 /**
  * One round of the crash test: a mock process under a write load (image records created and
- * deleted, shares created and revoked) is killed with SIGKILL at a seeded random moment, started
+ * deleted, shares created and revoked, resumable uploads sent and completed) is killed with SIGKILL at a seeded random moment, started
  * again on the same data folder, and every acknowledged write is checked.
  */
 import { createRng, type Rng } from '../../fixtures/generator/prng.js';
@@ -63,10 +63,8 @@ async function setUp(world: CrashWorld, url: string): Promise<void> {
     plan: { name: 'crash', storage_cap_images: 1_000_000, monthly_analysis_cap: 1_000_000 },
   })) as { api_keys: string[] };
   world.key = org.api_keys[0];
-  const { plane } = renderPreset('easy-8bit-256');
-  const tiff = encodeTiff([{ width: plane.width, height: plane.height, bitsPerSample: 8, data: plane.data }]);
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(tiff)], { type: 'image/tiff' }), 'cells.tif');
+  form.append('file', new Blob([new Uint8Array(cellsTiff())], { type: 'image/tiff' }), 'cells.tif');
   const upload = await fetch(`${url}/api/v1/upload`, {
     method: 'POST',
     headers: { authorization: `Bearer ${world.key}` },
@@ -94,6 +92,40 @@ async function setUp(world: CrashWorld, url: string): Promise<void> {
   throw new Error('the set-up prediction did not complete');
 }
 
+let tiff: Uint8Array | undefined;
+function cellsTiff(): Uint8Array {
+  if (tiff === undefined) {
+    const { plane } = renderPreset('easy-8bit-256');
+    tiff = encodeTiff([{ width: plane.width, height: plane.height, bitsPerSample: 8, data: plane.data }]);
+  }
+  return tiff;
+}
+
+/** A resumable upload of one part: open, PUT the part, complete; each acknowledged step is recorded. */
+async function resumableUpload(world: CrashWorld, url: string): Promise<void> {
+  const bytes = cellsTiff();
+  const open = await send(url, 'POST', '/api/v1/upload', world.key, {
+    name: 'resumable.tif',
+    size: bytes.length,
+  });
+  if (!open.ok) return;
+  const opened = (await open.json()) as { image: { id: string }; upload: { urls: Array<{ url: string }> } };
+  const part = new URL(opened.upload.urls[0].url);
+  const partPath = part.pathname + part.search;
+  const put = await fetch(url + partPath, {
+    method: 'PUT',
+    body: bytes,
+    signal: AbortSignal.timeout(10_000),
+  });
+  await put.arrayBuffer();
+  if (put.status !== 200) return;
+  world.ledger.partsAcknowledged.set(opened.image.id, partPath);
+  const complete = await send(url, 'POST', `/api/v1/upload/${opened.image.id}/complete`, world.key);
+  if (complete.status !== 202) return;
+  world.ledger.partsAcknowledged.delete(opened.image.id);
+  world.ledger.completed.add(opened.image.id);
+}
+
 /** One client: writes until the mock is killed, recording each write the mock acknowledged. */
 async function writeLoad(world: CrashWorld, url: string, rng: Rng, stopped: () => boolean): Promise<void> {
   const { ledger } = world;
@@ -116,6 +148,8 @@ async function writeLoad(world: CrashWorld, url: string, rng: Rng, stopped: () =
         ledger.deleteUnanswered.add(id);
         const res = await send(url, 'DELETE', `/api/v1/image/${id}`, world.key);
         if (res.ok) ledger.deleted.add(id);
+      } else if (pick < 0.85) {
+        await resumableUpload(world, url);
       } else {
         const res = await send(url, 'POST', '/api/v1/shares', world.key, {
           segmentation_id: world.segmentationId,
@@ -132,7 +166,12 @@ async function writeLoad(world: CrashWorld, url: string, rng: Rng, stopped: () =
 }
 
 async function check(world: CrashWorld, url: string): Promise<LedgerViolations> {
-  const violations: LedgerViolations = { createdLost: [], deletesUndone: [], revocationsUndone: [] };
+  const violations: LedgerViolations = {
+    createdLost: [],
+    deletesUndone: [],
+    revocationsUndone: [],
+    uploadsLost: [],
+  };
   for (const id of world.ledger.created) {
     const status = (await send(url, 'GET', `/api/v1/image/${id}`, world.key)).status;
     if (world.ledger.deleted.has(id)) {
@@ -149,7 +188,39 @@ async function check(world: CrashWorld, url: string): Promise<LedgerViolations> 
     await page.arrayBuffer();
     if (!share.revoked_at || page.status === 200) violations.revocationsUndone.push(id);
   }
+  // An acknowledged part survives a kill: the upload completes now (unless its unanswered complete
+  // had happened after all), and from then on it counts as completed.
+  for (const [id, partPath] of world.ledger.partsAcknowledged) {
+    const image = await imageOf(url, world.key, id);
+    if (image?.upload_status === 'uploading') {
+      const complete = await send(url, 'POST', `/api/v1/upload/${id}/complete`, world.key);
+      await complete.arrayBuffer();
+      if (complete.status !== 202)
+        violations.uploadsLost.push(`${id} (part ${partPath}): ${complete.status}`);
+    } else if (!image) violations.uploadsLost.push(id);
+    world.ledger.partsAcknowledged.delete(id);
+    world.ledger.completed.add(id);
+  }
+  for (const id of world.ledger.completed) {
+    const image = await imageOf(url, world.key, id);
+    const lost =
+      !image ||
+      image.upload_status === 'uploading' ||
+      // A conversion cut short by two kills fails with its reason; any other failure means lost bytes.
+      (image.upload_status === 'failed' && !/interrupted twice/.test(image.upload_error ?? ''));
+    if (lost) violations.uploadsLost.push(id);
+  }
   return violations;
+}
+
+async function imageOf(
+  url: string,
+  key: string | undefined,
+  id: string,
+): Promise<{ upload_status: string; upload_error?: string | null } | undefined> {
+  const res = await send(url, 'GET', `/api/v1/image/${id}`, key);
+  if (res.status !== 200) return (await res.arrayBuffer(), undefined);
+  return (await res.json()) as { upload_status: string; upload_error?: string | null };
 }
 
 async function send(

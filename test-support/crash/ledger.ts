@@ -9,6 +9,10 @@ export class AcknowledgedWrites {
   readonly deleteUnanswered = new Set<string>();
   /** Share id -> token of a revoked share. */
   readonly revoked = new Map<string, string>();
+  /** Resumable uploads whose complete was acknowledged: their image must never read as lost. */
+  readonly completed = new Set<string>();
+  /** Image id -> part URL (path and query) of a resumable upload whose part was acknowledged, not yet completed. */
+  readonly partsAcknowledged = new Map<string, string>();
 
   /** Created and not (acknowledged as) deleted: candidates for a delete. */
   live(): string[] {
@@ -16,7 +20,13 @@ export class AcknowledgedWrites {
   }
 
   get size(): number {
-    return this.created.size + this.deleted.size + this.revoked.size;
+    return (
+      this.created.size +
+      this.deleted.size +
+      this.revoked.size +
+      this.completed.size +
+      this.partsAcknowledged.size
+    );
   }
 }
 
@@ -24,4 +34,6 @@ export interface LedgerViolations {
   createdLost: string[];
   deletesUndone: string[];
   revocationsUndone: string[];
+  /** Resumable uploads whose acknowledged part or complete did not survive. */
+  uploadsLost: string[];
 }

@@ -27,16 +27,18 @@ let failures = 0;
 try {
   for (let i = 0; i < rounds; i++) {
     const r = await crashRound(world, firstSeed + i);
-    const lost = r.createdLost.length + r.deletesUndone.length + r.revocationsUndone.length;
+    const lost =
+      r.createdLost.length + r.deletesUndone.length + r.revocationsUndone.length + r.uploadsLost.length;
     failures += lost ? 1 : 0;
     console.log(
       `round ${i + 1}/${rounds} seed ${r.seed}: killed after ${r.killedAfterMs} ms, ${r.acknowledgedThisRound} writes acknowledged; ` +
-        `lost: ${r.createdLost.length} creations, ${r.deletesUndone.length} deletes undone, ${r.revocationsUndone.length} revocations undone`,
+        `lost: ${r.createdLost.length} creations, ${r.deletesUndone.length} deletes undone, ${r.revocationsUndone.length} revocations undone, ${r.uploadsLost.length} resumable uploads lost`,
     );
   }
   const { ledger } = world;
   console.log(
-    `acknowledged in all: ${ledger.created.size} creations, ${ledger.deleted.size} deletes, ${ledger.revoked.size} revocations; ` +
+    `acknowledged in all: ${ledger.created.size} creations, ${ledger.deleted.size} deletes, ${ledger.revoked.size} revocations, ` +
+      `${ledger.completed.size} resumable uploads; ` +
       `${failures} of ${rounds} rounds lost something`,
   );
 } finally {

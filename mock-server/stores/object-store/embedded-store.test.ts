@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { EmbeddedObjectStore } from './embedded-store.js';
 import { ObjectStoreError } from '../../domain/object-store.js';
@@ -156,5 +156,177 @@ describe('multipart bookkeeping', () => {
     await store.putPart(uploadId, '1', Readable.from([Buffer.from('new')]));
     await store.completeMultipartUpload(uploadId);
     expect(await text(await store.readObject('k'))).toBe('new');
+  });
+});
+
+describe('parts written in place', () => {
+  const PART = 64 * 1024;
+  const md5 = (data: Buffer) => `"${createHash('md5').update(data).digest('hex')}"`;
+  const unquoteMd5 = (etag: string) => etag.slice(1, -1);
+
+  async function open(partCount: number, lastSize = PART) {
+    const totalSize = PART * (partCount - 1) + lastSize;
+    const { uploadId } = await store.createMultipartUpload('img/original.tif', {
+      totalSize,
+      partSize: PART,
+      partCount,
+    });
+    return uploadId;
+  }
+
+  /** A body that can be held open halfway, as a slow client's is. */
+  function slowBody(): PassThrough {
+    // As the HTTP layer does for a request: its error reaches the store through the stream.
+    return new PassThrough().on('error', () => undefined);
+  }
+
+  async function objectBytes(): Promise<Buffer> {
+    return fsp.readFile(store.objectPath('img/original.tif'));
+  }
+
+  it('parts arriving out of order and at once land at their offsets, and complete moves the file instead of copying it', async () => {
+    const uploadId = await open(4, 1000);
+    const parts = [randomBytes(PART), randomBytes(PART), randomBytes(PART), randomBytes(1000)];
+    const etags = await Promise.all(
+      [4, 2, 1, 3].map((n) => store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]))),
+    );
+    expect(etags.map((e) => e.etag)).toEqual([4, 2, 1, 3].map((n) => md5(parts[n - 1])));
+    const data = path.join(dataDir, 'multipart', uploadId, 'data');
+    const inode = (await fsp.stat(data)).ino;
+    const done = await store.completeMultipartUpload(uploadId);
+    expect(done.size).toBe(3 * PART + 1000);
+    expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
+    // The same file, renamed: complete costs no copy of the bytes.
+    expect((await fsp.stat(store.objectPath('img/original.tif'))).ino).toBe(inode);
+  });
+
+  it('a resent part replaces the earlier bytes; a resend that fails leaves them as they were', async () => {
+    const uploadId = await open(2);
+    const first = randomBytes(PART);
+    const second = randomBytes(PART);
+    const other = randomBytes(PART);
+    await store.putPart(uploadId, '1', Readable.from([first]));
+    await store.putPart(uploadId, '2', Readable.from([other]));
+    expect(await store.putPart(uploadId, '1', Readable.from([second]))).toEqual({
+      etag: md5(second),
+      size: PART,
+    });
+
+    const broken = slowBody();
+    const failing = store.putPart(uploadId, '1', broken, { contentLength: PART });
+    broken.write(randomBytes(PART / 2));
+    // Half the new bytes reach the store before the client goes away.
+    await vi.waitFor(() => expect(broken.readableFlowing && broken.readableLength === 0).toBe(true));
+    broken.destroy(Object.assign(new Error('client went away'), { code: 'ECONNRESET' }));
+    await expect(failing).rejects.toMatchObject({ code: 'IncompleteBody', partNumber: 1 });
+
+    expect((await store.listParts(uploadId)).map((p) => p.etag)).toEqual([md5(second), md5(other)]);
+    await store.completeMultipartUpload(uploadId);
+    expect((await objectBytes()).equals(Buffer.concat([second, other]))).toBe(true);
+  });
+
+  it('a part larger than its slot is refused before a byte reaches the next part', async () => {
+    const uploadId = await open(2);
+    const second = randomBytes(PART);
+    await store.putPart(uploadId, '2', Readable.from([second]));
+    const oversized = Buffer.alloc(PART + 10, 0xee);
+    await expect(
+      store.putPart(
+        uploadId,
+        '1',
+        Readable.from([oversized.subarray(0, PART - 5), oversized.subarray(PART - 5)]),
+      ),
+    ).rejects.toMatchObject({ code: 'EntityTooLarge', partNumber: 1 });
+    const first = randomBytes(PART);
+    await store.putPart(uploadId, '1', Readable.from([first]));
+    await store.completeMultipartUpload(uploadId);
+    expect((await objectBytes()).equals(Buffer.concat([first, second]))).toBe(true);
+  });
+
+  it('of two PUTs of one part at once, the one that finishes first is kept; the other answers OperationAborted', async () => {
+    const uploadId = await open(1);
+    const slow = slowBody();
+    const early = store.putPart(uploadId, '1', slow);
+    slow.write(Buffer.alloc(PART / 2, 1));
+    await vi.waitFor(() => expect(store.partsInFlight).toBe(1));
+    const kept = randomBytes(PART);
+    expect(await store.putPart(uploadId, '1', Readable.from([kept]))).toMatchObject({ etag: md5(kept) });
+    slow.end(Buffer.alloc(PART / 2, 1));
+    await expect(early).rejects.toMatchObject({ code: 'OperationAborted', httpStatus: 409, partNumber: 1 });
+    await store.completeMultipartUpload(uploadId);
+    expect((await objectBytes()).equals(kept)).toBe(true);
+  });
+
+  it('a part still streaming when the upload completes writes nothing into the object', async () => {
+    const uploadId = await open(3);
+    const parts = [randomBytes(PART), randomBytes(PART)];
+    for (const n of [1, 2]) await store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]));
+    const late = slowBody();
+    const third = store.putPart(uploadId, '3', late);
+    late.write(Buffer.alloc(PART / 2, 0xaa));
+    await vi.waitFor(() => expect(store.partsInFlight).toBe(1));
+    expect(await store.completeMultipartUpload(uploadId)).toMatchObject({ size: 2 * PART });
+    late.end(Buffer.alloc(PART / 2, 0xaa));
+    await expect(third).rejects.toMatchObject({ code: 'NoSuchUpload' });
+    expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
+  });
+
+  it('after a restart, a part whose unflushed bytes were lost is refused by number at complete; sent again, the upload completes', async () => {
+    const uploadId = await open(2);
+    const parts = [randomBytes(PART), randomBytes(PART)];
+    for (const n of [1, 2]) await store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]));
+    // What a power loss does to bytes the operating system had not written yet: they are gone
+    // (here: zeros) while the part's record, written earlier, stayed.
+    const data = await fsp.open(path.join(dataDir, 'multipart', uploadId, 'data'), 'r+');
+    await data.write(Buffer.alloc(100), 0, 100, PART + 10);
+    await data.close();
+
+    const restarted = new EmbeddedObjectStore({
+      dataDir,
+      storageUrl: 'http://x/storage',
+      signingSecret: 's',
+    });
+    const refused = await restarted.completeMultipartUpload(uploadId).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'InvalidPart', partNumber: 2 });
+    expect((refused as Error).message).toMatch(/Part 2 was lost.*PUT part 2 again/);
+    expect(await restarted.exists('img/original.tif')).toBe(false);
+    expect((await restarted.listParts(uploadId)).map((p) => p.partNumber)).toEqual([1]);
+
+    await restarted.putPart(uploadId, '2', Readable.from([parts[1]]));
+    await restarted.completeMultipartUpload(uploadId);
+    expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
+  });
+
+  it('an upload opened by the earlier layout (a file per part) is moved to the data file on first use', async () => {
+    const uploadId = 'older-layout-upload-0001';
+    const dir = path.join(dataDir, 'multipart', uploadId);
+    const plan = { totalSize: 2 * PART, partSize: PART, partCount: 2 };
+    await fsp.mkdir(dir, { recursive: true });
+    await fsp.writeFile(
+      path.join(dir, 'upload.json'),
+      JSON.stringify({ uploadId, key: 'img/original.tif', plan, createdAt: '2026-01-01T00:00:00Z' }),
+    );
+    const first = randomBytes(PART);
+    await fsp.writeFile(path.join(dir, '1.part'), first);
+    await fsp.writeFile(path.join(dir, '1.md5'), unquoteMd5(md5(first)));
+
+    expect(await store.listParts(uploadId)).toEqual([{ partNumber: 1, etag: md5(first), size: PART }]);
+    const second = randomBytes(PART);
+    await store.putPart(uploadId, '2', Readable.from([second]));
+    await store.completeMultipartUpload(uploadId);
+    expect((await objectBytes()).equals(Buffer.concat([first, second]))).toBe(true);
+  });
+
+  it('an explicit selection other than parts 1..k is copied out of the data file byte-exact', async () => {
+    const uploadId = await open(3);
+    const parts = [randomBytes(PART), randomBytes(PART), randomBytes(PART)];
+    const etags: string[] = [];
+    for (const n of [1, 2, 3])
+      etags.push((await store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]))).etag);
+    await store.completeMultipartUpload(uploadId, [
+      { partNumber: 2, etag: etags[1] },
+      { partNumber: 3, etag: etags[2] },
+    ]);
+    expect((await objectBytes()).equals(Buffer.concat([parts[1], parts[2]]))).toBe(true);
   });
 });
