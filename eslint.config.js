@@ -27,7 +27,7 @@ function layer(files, forbidden, why) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'reports/', 'fixtures/generated/', 'openapi/generated/'] },
+  { ignores: ['node_modules/', 'dist/', 'reports/', 'fixtures/generated/', 'openapi/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
