@@ -391,7 +391,8 @@ function parseFlags(argv: string[]): Map<string, string> {
     throw new ConfigError(commandLineError(err as Error & { code?: string }));
   }
   const flags = new Map<string, string>();
-  for (const [name, value] of Object.entries(values)) if (typeof value === 'string') flags.set(`--${name}`, value);
+  for (const [name, value] of Object.entries(values))
+    if (typeof value === 'string') flags.set(`--${name}`, value);
   return flags;
 }
 

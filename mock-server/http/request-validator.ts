@@ -28,21 +28,16 @@ export interface RequestParts {
  */
 export class RequestValidator {
   private readonly compiled = new Map<string, CompiledOperation>();
+  private readonly operations = new Map<string, Operation>();
+  private readonly paramsAjv = newAjv({ coerceTypes: 'array' });
+  private readonly bodyAjv = newAjv({});
 
   constructor(operations: Operation[]) {
-    const paramsAjv = newAjv({ coerceTypes: 'array' });
-    const bodyAjv = newAjv({});
-    for (const operation of operations) {
-      this.compiled.set(operation.operationId as string, {
-        params: paramsAjv.compile(paramsSchema(operation)),
-        body: bodySchema(operation, bodyAjv),
-      });
-    }
+    for (const operation of operations) this.operations.set(operation.operationId as string, operation);
   }
 
   validate(operationId: string, request: RequestParts): ErrorObject[] {
-    const compiled = this.compiled.get(operationId);
-    if (!compiled) throw new Error(`no validator for operation ${operationId}`);
+    const compiled = this.compiledFor(operationId);
     const errors: ErrorObject[] = [];
     // copies (arrays too): coercion must not change what the handler receives
     const query: Record<string, unknown> = {};
@@ -55,6 +50,23 @@ export class RequestValidator {
       if (!compiled.body(wrapped)) errors.push(...(compiled.body.errors ?? []));
     }
     return errors;
+  }
+
+  /**
+   * Compiled at an operation's first request, not all at start-up: compiling every schema of the
+   * document held back the mock's first answer, and a session touches a handful of operations.
+   */
+  private compiledFor(operationId: string): CompiledOperation {
+    let compiled = this.compiled.get(operationId);
+    if (compiled) return compiled;
+    const operation = this.operations.get(operationId);
+    if (!operation) throw new Error(`no validator for operation ${operationId}`);
+    compiled = {
+      params: this.paramsAjv.compile(paramsSchema(operation)),
+      body: bodySchema(operation, this.bodyAjv),
+    };
+    this.compiled.set(operationId, compiled);
+    return compiled;
   }
 }
 

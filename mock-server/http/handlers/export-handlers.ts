@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import sharp from '../../engines/raster/libvips.js';
 import type { Response } from 'express';
 import type { Services } from '../../services.js';
 import type { SegmentationRecord } from '../../domain/predictions/prediction-record.js';
@@ -11,12 +10,15 @@ import {
   measurementsCsvChunks,
   unknownColumns,
 } from '../../engines/exporters/measurements-csv.js';
-import { OverlayOptionError, overlayPng } from '../../engines/exporters/overlay-png.js';
 import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
-import { roisZipStream } from '../../engines/exporters/rois-zip.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
+
+// libvips (sharp) and the zip writer load at the first export that needs them, not at start-up:
+// most sessions of the mock never ask for an overlay or a ZIP, and the first answer must not wait.
+const overlayModule = () => import('../../engines/exporters/overlay-png.js');
+const libvips = async () => (await import('../../engines/raster/libvips.js')).default;
 
 export function exportHandlers({ predictions }: Services): Record<string, OperationHandler> {
   return {
@@ -51,6 +53,7 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
 
     async exportRoisZip({ res, org, params }) {
       const segmentation = predictions.segmentation(org, params.segmentation_id);
+      const { roisZipStream } = await import('../../engines/exporters/rois-zip.js');
       const zip = roisZipStream(exportContext(segmentation));
       res.setHeader('Content-Type', 'application/zip');
       res.setHeader('Content-Disposition', contentDisposition(segmentation.imageName, 'rois.zip'));
@@ -60,6 +63,7 @@ export function exportHandlers({ predictions }: Services): Record<string, Operat
     async exportOverlayPng({ res, org, params, query }) {
       const segmentation = predictions.segmentation(org, params.segmentation_id);
       const background = await previewPixels(segmentation);
+      const { overlayPng, OverlayOptionError } = await overlayModule();
       try {
         const png = await overlayPng(background, segmentation.result, {
           outlineColor: query.outline_color === undefined ? undefined : `#${String(query.outline_color)}`,
@@ -101,6 +105,7 @@ async function previewPixels(segmentation: SegmentationRecord) {
   const { width, height } = segmentation.result;
   if (!segmentation.previewPath)
     return { width, height, channels: 1 as const, data: new Uint8Array(width * height) };
+  const sharp = await libvips();
   const { data, info } = await sharp(await readFile(segmentation.previewPath))
     .removeAlpha()
     .toColourspace('b-w')
