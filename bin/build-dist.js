@@ -5,7 +5,7 @@
 // the server reads by a path relative to its own modules (the document, the default seed), keeping
 // the checkout's layout inside dist/. Plain JavaScript: it runs before anything is built.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -28,5 +28,9 @@ for (const asset of ASSETS) {
   mkdirSync(new URL(`../dist/${asset}/..`, import.meta.url), { recursive: true });
   cpSync(new URL(`../${asset}`, import.meta.url), new URL(`../dist/${asset}`, import.meta.url));
 }
+// The document as JSON beside its YAML, which the server reads instead (mock-server/http/openapi-document.ts).
+const yamlParse = (await import('yaml')).parse;
+const document = yamlParse(readFileSync(new URL('../openapi/openapi.yaml', import.meta.url), 'utf8'));
+writeFileSync(new URL('../dist/openapi/openapi.json', import.meta.url), JSON.stringify(document));
 // The bin compares the sources against this file's time to see whether dist/ is current.
 writeFileSync(new URL('../dist/.built', import.meta.url), `${new Date().toISOString()}\n`);
