@@ -10,24 +10,22 @@
 # Node's built-in node:sqlite, so npm ci builds nothing native and the slim image needs no compiler.
 FROM node:22-bookworm-slim AS deps
 WORKDIR /app
-COPY package.json package-lock.json ./
-# The mock runs its TypeScript through tsx. When tsx is a runtime dependency the dev-only tools
-# (linters, Prism, Playwright, TypeScript) are pruned; while it is a devDependency they stay, so
-# the image is larger but still starts.
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY mock-server ./mock-server
+COPY openapi ./openapi
+COPY fixtures/seed.json ./fixtures/seed.json
+# `npm ci` builds dist/ (the `prepare` script: tsc, once); the image then keeps only what runs it.
 RUN npm ci --no-audit --no-fund \
-  && if node -e "process.exit(require('./package.json').dependencies?.tsx ? 0 : 1)"; then \
-       npm prune --omit=dev --no-audit --no-fund; \
-     fi \
+  && npm prune --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
 FROM node:22-bookworm-slim
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY bin ./bin
-COPY mock-server ./mock-server
-COPY openapi ./openapi
-COPY fixtures ./fixtures
+COPY --from=deps /app/dist ./dist
+COPY package.json ./
+COPY bin/cellseg-mock.js ./bin/cellseg-mock.js
 # Listen on every interface inside the container. The URLs the mock hands out (presigned part
 # URLs, share links) are built from PUBLIC_BASE_URL: set it to the address clients reach.
 ENV HOST=0.0.0.0 \
@@ -40,6 +38,6 @@ EXPOSE 8000
 # No curl in the slim image: Node's own fetch asks the mock's liveness route.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/__mock/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Node runs as PID 1 and main.ts handles SIGTERM itself: `docker stop` lets in-flight requests finish.
+# Node runs as PID 1 and main handles SIGTERM itself: `docker stop` lets in-flight requests finish.
 ENTRYPOINT ["node", "bin/cellseg-mock.js"]
 CMD ["start"]

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'reports/', 'fixtures/generated/', 'openapi/generated/'] },
+  { ignores: ['node_modules/', 'dist/', 'reports/', 'fixtures/generated/', 'openapi/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

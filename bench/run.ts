@@ -12,7 +12,7 @@
  *             where its time went, writes reports/bench-profile.json; docs/benchmarks.md is left alone
  *             because profiling slows the mock.
  * --render    runs nothing: rewrites the docs/benchmarks.md table from reports/bench.json.
- * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation. The table keeps
+ * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start. The table keeps
  *             the rows of sections not run this time from the previous reports/bench.json.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,6 +26,7 @@ import { runHostileBench } from './sections/hostile.js';
 import { runHttpBench } from './sections/http.js';
 import { runLimitsBench } from './sections/limits.js';
 import { runLoadBench } from './sections/load.js';
+import { runStartBench } from './sections/start.js';
 import { runUploadBench } from './sections/uploads.js';
 import { repoRoot, startTsChild, type Child } from './support/processes.js';
 import { summarizeProfiles } from './support/profile-summary.js';
@@ -43,7 +44,7 @@ const MOCK_SECTIONS: Record<string, MockSection> = {
   hostile: runHostileBench,
   durability: runDurabilityBench,
 };
-const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation'];
+const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', 'start'];
 
 function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
   let only = ALL;
@@ -176,6 +177,9 @@ async function main(): Promise<void> {
           const result = await runSegmentationOwnerBench(log);
           if (!result) continue;
           Object.assign(record, result);
+        } else if (name === 'start') {
+          // launches its own processes, as a user does: `npm start` and Prism side by side
+          Object.assign(record, await runStartBench(ctx));
         } else {
           const profileDir = path.join(reportsDir, 'profiles', name);
           if (args.profile) {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 /**
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
@@ -382,18 +383,41 @@ export function loadConfig(
   return config as MockConfig;
 }
 
+/**
+ * The command line through Node's own parser (strict: an unknown option or a missing value is an
+ * error), worded as one line that names the option. Every option takes a value; numbers are
+ * checked by coerce() so that a flag and its environment variable fail with the same message.
+ */
 function parseFlags(argv: string[]): Map<string, string> {
-  const flags = new Map<string, string>();
-  const known = new Set(OPTIONS.map((o) => o.flag));
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.split(/=(.*)/s, 2);
-    if (!known.has(flag)) throw new ConfigError(`unknown option '${arg}' (see --help)`);
-    const value = inline ?? argv[++i];
-    if (value === undefined) throw new ConfigError(`option ${flag} needs a value`);
-    flags.set(flag, value);
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(OPTIONS.map((o) => [o.flag.slice(2), { type: 'string' as const }])),
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new ConfigError(commandLineError(err as Error & { code?: string }));
   }
+  const flags = new Map<string, string>();
+  for (const [name, value] of Object.entries(values))
+    if (typeof value === 'string') flags.set(`--${name}`, value);
   return flags;
+}
+
+function commandLineError(err: Error & { code?: string }): string {
+  const named = /'(-[^' ]*)/.exec(err.message)?.[1] ?? '';
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option '${named}' (see --help)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `option ${named} needs a value`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument '${/'([^']*)'/.exec(err.message)?.[1] ?? ''}': every option is --name value (see --help)`;
+    default:
+      return err.message;
+  }
 }
 
 function coerce(option: OptionSpec, raw: string | number | undefined): string | number {

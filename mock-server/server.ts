@@ -6,10 +6,9 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, resolveUrls, type MockConfig } from './config.js';
 import { answerClientErrors } from './http/client-errors.js';
-import { answerNotReady } from './http/not-ready.js';
-import { createApp } from './http/app.js';
+import { answerNotReady, waitUntilReady } from './http/not-ready.js';
+import type { ServiceOverrides, Services } from './services.js';
 import { parseCorsOrigins } from './http/cors.js';
-import { createServices, type ServiceOverrides, type Services } from './services.js';
 
 export interface RunningMock {
   url: string;
@@ -28,8 +27,10 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /**
  * Starts the mock: listens first (so port 0 resolves to a real port and every URL the mock hands
- * out names it), answering 503 with Retry-After until services and routes are wired, then hands
- * every request to the app. Used by `npm start`, the tests and the benchmarks.
+ * out names it), then loads and wires services and routes; a request that arrives meanwhile waits
+ * for them (503 with Retry-After only if wiring failed), then every request goes to the app. The
+ * wiring modules are imported only after the port is open, so the port opens as soon as Node runs.
+ * Used by `npm start`, startMock(), the tests and the benchmarks.
  */
 export async function startMockServer(
   partial: Partial<MockConfig> = {},
@@ -40,7 +41,9 @@ export async function startMockServer(
   parseCorsOrigins(base.corsOrigins); // a bad origin stops the start before any process is spawned
   const temporaryData = !base.dataDir;
   const dataDir = base.dataDir || (await mkdtemp(path.join(os.tmpdir(), 'cellseg-mock-')));
-  let handler: http.RequestListener = answerNotReady;
+  let ready!: (app: http.RequestListener) => void;
+  const readiness = new Promise<http.RequestListener>((resolve) => (ready = resolve));
+  let handler: http.RequestListener = waitUntilReady(readiness);
   const server = http.createServer(
     // Node checks request timeouts on this period (30 s by default): a short timeout is checked sooner.
     { connectionsCheckingInterval: Math.min(30_000, Math.max(100, base.requestTimeoutMs / 4)) },
@@ -60,17 +63,24 @@ export async function startMockServer(
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
   const logger = options.logger ?? pino({ level: config.logLevel });
   let services: Services;
-  let app: Awaited<ReturnType<typeof createApp>>;
+  let app: http.RequestListener;
   try {
+    const [{ createServices }, { createApp }] = await Promise.all([
+      import('./services.js'),
+      import('./http/app.js'),
+    ]);
     services = await createServices(config, { persistent: !temporaryData, ...options });
     app = await createApp(services, logger);
   } catch (err) {
-    // a bad setting must not leave a port held or a temporary folder behind
+    // Requests that waited are answered (503), and a bad setting must not leave a port held or a
+    // temporary folder behind.
+    ready(answerNotReady);
     await new Promise<void>((resolve) => server.close(() => resolve()));
     if (temporaryData) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
   handler = app;
+  ready(app);
 
   let closing: Promise<void> | undefined;
   return {

@@ -15,7 +15,6 @@ import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
 import type { StateStore } from './domain/state.js';
-import { createObjectStore } from './stores/object-store/create-object-store.js';
 import { EmbeddedObjectStore } from './stores/object-store/embedded-store.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { openDatabase } from './stores/database/open-database.js';
@@ -106,7 +105,9 @@ export async function createServices(
   const runner =
     overrides.runner ??
     new ChildProcessSegmentationRunner(
-      decoderPool(config, config.workerThreads, 1), // one warm: a child starts in about a second
+      // No child waits warm from the start: an idle mock holds no process it has not needed yet,
+      // and the first prediction pays the child's start (about a second) once.
+      decoderPool(config, config.workerThreads, 0),
       rasterLimits,
     );
   const progress = new ProgressControls({
@@ -234,6 +235,8 @@ async function createStore(
 ): Promise<ObjectStore> {
   if (config.objectStore === 's3') {
     if (!config.s3Bucket) throw new Error('--object-store s3 needs --s3-bucket (S3_BUCKET)');
+    // The AWS SDK loads only when an S3 store is asked for: it is most of a cold start's modules.
+    const { createObjectStore } = await import('./stores/object-store/create-object-store.js');
     return createObjectStore({
       kind: 's3',
       bucket: config.s3Bucket,
@@ -246,8 +249,7 @@ async function createStore(
   }
   if (config.objectStore !== 'embedded')
     throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
-  return createObjectStore({
-    kind: 'embedded',
+  return new EmbeddedObjectStore({
     dataDir: paths.objects,
     storageUrl: config.storageUrl,
     // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.

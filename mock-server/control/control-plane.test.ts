@@ -1,5 +1,7 @@
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { eventually } from '../../test-support/launched-mock.js';
 import type { RunningMock } from '../server.js';
 
 const ACME = 'bf4d51a1-7a32-4109-b955-46a2a3ad11f0';
@@ -164,7 +166,7 @@ describe('the control plane', () => {
     });
     const ack = await predictOnNewImage();
     // let the segmentation finish, so only the polls hold the prediction back
-    await new Promise((r) => setTimeout(r, 2500));
+    await segmentationWritten();
     const statuses: string[] = [];
     for (let i = 0; i < 4; i++)
       statuses.push(
@@ -173,6 +175,15 @@ describe('the control plane', () => {
     expect(statuses).toEqual(['STARTED', 'STARTED', 'COMPLETED', 'COMPLETED']);
   });
 });
+
+/**
+ * Polls count once the segmentation is computed and written (a whole folder, renamed into place).
+ * Waited for, not slept on: the segmentation child starts on demand, slowly on a busy machine.
+ */
+async function segmentationWritten(): Promise<void> {
+  const written = () => readdirSync(mock.services.paths.segmentations).some((name) => !name.startsWith('.'));
+  expect(await eventually(written, 60_000)).toBe(true);
+}
 
 /** Uploads a small synthetic image and starts a prediction on it with the first model. */
 async function predictOnNewImage() {
@@ -215,7 +226,7 @@ describe('per-prediction progress', () => {
       organization_id: ACME,
       complete_after_polls: 2,
     });
-    await new Promise((r) => setTimeout(r, 2500));
+    await segmentationWritten();
     const first = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
     const second = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
     expect([first.body.status, second.body.status]).toEqual(['STARTED', 'COMPLETED']);

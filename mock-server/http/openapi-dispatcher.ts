@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { NextFunction, Request, Response } from 'express';
-import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import type { Operation } from 'openapi-backend';
+import { documentOperations } from './document-operations.js';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
 import type { StateStore } from '../domain/state.js';
@@ -9,28 +10,23 @@ import { authenticate } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
 import { discardRestThenClose } from './discard-rest.js';
 import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
-import { openApiDocumentCopy, validationStyles, type ValidationStyle } from './openapi-document.js';
+import { validationStyles, type ValidationStyle } from './openapi-document.js';
 import type { OperationHandler } from './operation-context.js';
 import { toValidationItems, toValidationSentence, type ValidationItem } from './validation-errors.js';
 
+/** The document's operations, dereferenced (document-operations.ts), behind the one call the app uses. */
+export interface OperationSource {
+  getOperations(): Operation[];
+}
+
 /**
- * openapi-backend, used for what it does well: loading and dereferencing the document into
- * operations. Its built-in definition check only knows OpenAPI 3.0 and, when it fails, leaves the
- * router empty (every route a silent 404), so it is replaced. Routing and request validation are
- * ours (operation-matcher.ts, request-validator.ts): compiled once, and with Ajv2020 plus
- * ajv-formats, so `format: uuid` and 2020-12 keywords are enforced.
+ * Routing and request validation are ours (operation-matcher.ts, request-validator.ts): with
+ * Ajv2020 plus ajv-formats, so `format: uuid` and 2020-12 keywords are enforced, and each
+ * operation's validators compiled at its first request.
  */
-export async function createOpenApiBackend(): Promise<OpenAPIBackend> {
-  const api = new OpenAPIBackend({
-    definition: openApiDocumentCopy() as never,
-    strict: true,
-    quick: false,
-    validate: false,
-    ignoreTrailingSlashes: false,
-  });
-  api.validateDefinition = () => api.document;
-  await api.init();
-  return api;
+export async function createOpenApiBackend(): Promise<OperationSource> {
+  const operations = documentOperations();
+  return { getOperations: () => operations };
 }
 
 export interface DispatcherOptions {
@@ -50,7 +46,7 @@ export interface DispatcherOptions {
  * credentials (401), public surface (403), body and parameter validation (422 in the operation's
  * style), then the operation's handler.
  */
-export function createDispatcher(api: OpenAPIBackend, options: DispatcherOptions) {
+export function createDispatcher(api: OperationSource, options: DispatcherOptions) {
   const styles = validationStyles();
   const operations = api.getOperations();
   const matcher = new OperationMatcher(operations);

@@ -10,10 +10,9 @@ import {
   measurementsCsvChunks,
   unknownColumns,
 } from '../../engines/exporters/measurements-csv.js';
-import { overlayPng, type OverlayOptions } from '../../engines/exporters/overlay-png.js';
+import type { OverlayOptions } from '../../engines/exporters/overlay-png.js';
 import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
-import { roisZipStream } from '../../engines/exporters/rois-zip.js';
-import { greyPixelsOfPng, type GreyPixels } from '../../engines/raster/previews.js';
+import type { GreyPixels } from '../../engines/raster/previews.js';
 import { DomainError } from '../errors.js';
 import type { Organization } from '../organization-record.js';
 import type { PredictionService } from '../predictions/prediction-service.js';
@@ -25,6 +24,12 @@ export interface ExportOf<Body> {
   readonly imageName: string;
   readonly body: Body;
 }
+
+// libvips (sharp) and the zip writer load at the first export that needs them, not at start-up:
+// most sessions of the mock never ask for an overlay or a ZIP, and the first answer must not wait.
+const overlayModule = () => import('../../engines/exporters/overlay-png.js');
+const zipModule = () => import('../../engines/exporters/rois-zip.js');
+const previewsModule = () => import('../../engines/raster/previews.js');
 
 export class ExportService {
   constructor(private readonly predictions: PredictionService) {}
@@ -54,8 +59,9 @@ export class ExportService {
     return exportOf(segmentation, roisGeoJsonChunks(contextOf(segmentation)));
   }
 
-  roisZip(org: Organization, segmentationId: string): ExportOf<NodeJS.ReadableStream> {
+  async roisZip(org: Organization, segmentationId: string): Promise<ExportOf<NodeJS.ReadableStream>> {
     const segmentation = this.predictions.segmentation(org, segmentationId);
+    const { roisZipStream } = await zipModule();
     return exportOf(segmentation, roisZipStream(contextOf(segmentation)));
   }
 
@@ -66,7 +72,9 @@ export class ExportService {
     options: OverlayOptions,
   ): Promise<ExportOf<Buffer>> {
     const segmentation = this.predictions.segmentation(org, segmentationId);
-    const png = await overlayPng(await previewPixels(segmentation), segmentation.result, options);
+    const background = await previewPixels(segmentation);
+    const { overlayPng } = await overlayModule();
+    const png = await overlayPng(background, segmentation.result, options);
     return exportOf(segmentation, png);
   }
 }
@@ -92,5 +100,6 @@ function contextOf(segmentation: SegmentationRecord): ExportContext {
 async function previewPixels(segmentation: SegmentationRecord): Promise<GreyPixels> {
   const { width, height } = segmentation.result;
   if (!segmentation.previewPath) return { width, height, channels: 1, data: new Uint8Array(width * height) };
+  const { greyPixelsOfPng } = await previewsModule();
   return greyPixelsOfPng(await readFile(segmentation.previewPath));
 }

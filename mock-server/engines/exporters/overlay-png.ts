@@ -20,6 +20,9 @@
  * Bad options throw OverlayOptionError, whose message names the parameter and the value.
  */
 import sharp from '../raster/libvips.js';
+import { OverlayOptionError } from './overlay-option-error.js';
+
+export { OverlayOptionError };
 import type { SegmentationResult } from '../segmentation/types.js';
 
 export interface OverlayBackground {
@@ -42,17 +45,6 @@ export interface OverlayOptions {
 export const DEFAULT_OUTLINE_COLOR = '#ffff00';
 export const DEFAULT_FILL_OPACITY = 0;
 export const PNG_OPTIONS = { compressionLevel: 6, adaptiveFiltering: false, palette: false } as const;
-
-export class OverlayOptionError extends Error {
-  constructor(
-    readonly parameter: string,
-    readonly value: unknown,
-    expected: string,
-  ) {
-    super(`${parameter} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
-    this.name = 'OverlayOptionError';
-  }
-}
 
 export interface ResolvedOverlayOptions {
   readonly rgb: readonly [number, number, number];

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import type { Services } from '../../services.js';
 import type { ExportOf } from '../../domain/exports/export-service.js';
-import { OverlayOptionError } from '../../engines/exporters/overlay-png.js';
+import { OverlayOptionError } from '../../engines/exporters/overlay-option-error.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
@@ -25,7 +25,7 @@ export function exportHandlers({ exports }: Services): Record<string, OperationH
     },
 
     async exportRoisZip({ res, org, params }) {
-      const zip = exports.roisZip(org, params.segmentation_id);
+      const zip = await exports.roisZip(org, params.segmentation_id);
       res.setHeader('Content-Type', 'application/zip');
       res.setHeader('Content-Disposition', contentDisposition(zip.imageName, 'rois.zip'));
       await pipeline(zip.body, res);

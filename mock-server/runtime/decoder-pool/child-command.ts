@@ -1,5 +1,5 @@
 /**
- * How a pooled child is started: Node with tsx's loader (the engines are TypeScript), a V8 heap
+ * How a pooled child is started: Node (with tsx's loader when run from the sources), a V8 heap
  * ceiling, and, where util-linux's `prlimit` exists (Linux, the Debian image), an OS ceiling on the
  * process's data segment (RLIMIT_DATA) and no core files.
  *
@@ -28,14 +28,22 @@ export function heapMegabytes(memoryCeilingBytes: number): number {
 }
 
 export function childCommand(memoryCeilingBytes: number): ChildCommand {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, '--import', tsx];
+  const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, ...typeScriptLoader()];
   const prlimit = findPrlimit();
   if (!prlimit) return { execPath: process.execPath, execArgv: node };
   return {
     execPath: prlimit,
     execArgv: [`--data=${Math.floor(memoryCeilingBytes)}`, '--core=0', '--', process.execPath, ...node],
   };
+}
+
+/**
+ * Run from the sources (tests, tsx) the child's entry is TypeScript and needs tsx's loader; built
+ * into dist/ it is JavaScript and starts on Node alone, without compiling anything.
+ */
+function typeScriptLoader(): string[] {
+  if (!import.meta.url.endsWith('.ts')) return [];
+  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }
 
 /** Whether children get an OS memory ceiling here (prlimit found). */

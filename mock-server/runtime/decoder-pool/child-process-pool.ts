@@ -16,6 +16,7 @@
  * Children are started lazily, `warm` of them at construction, and stop after `idleMs` unused.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childCommand } from './child-command.js';
 import { DecoderCrashed, DecoderTaskError } from './decoder-crashed.js';
@@ -58,7 +59,9 @@ interface Slot {
   idleTimer?: NodeJS.Timeout;
 }
 
-const CHILD_MAIN = fileURLToPath(new URL('./child-main.ts', import.meta.url));
+// Run from the sources (tests, tsx) the sibling is child-main.ts; built into dist/, child-main.js.
+const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
+const CHILD_MAIN = fileURLToPath(new URL(`./child-main${OWN_EXTENSION}`, import.meta.url));
 const START_FAILURES_TOLERATED = 3;
 
 export class ChildProcessPool {

@@ -6,7 +6,11 @@
  */
 import { ChildProcessPool } from './child-process-pool.js';
 
-const DECODER_TASKS_MODULE = new URL('./decoder-tasks.ts', import.meta.url);
+// decoder-tasks.ts from the sources, decoder-tasks.js once built into dist/.
+const DECODER_TASKS_MODULE = new URL(
+  `./decoder-tasks${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`,
+  import.meta.url,
+);
 
 export interface DecoderPoolSettings {
   /** Children at most. */

@@ -1,0 +1,201 @@
+/**
+ * Start-up, measured from outside as a user meets it: the time from launching `npm start` to the
+ * first 200 from GET /api/v1/models (with a seeded key), and the idle memory of everything that
+ * launch left running (RSS summed over its process group: npm, sh, node and any child process).
+ * Prism (`prism mock openapi/openapi.yaml`), a spec-only mock, is launched the same way in the same
+ * run, alternating with ours, so the figures are ratios against a peer on the same machine state.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { freePort } from '../../contract-tests/harness/child-processes.js';
+import { repoRoot } from '../support/processes.js';
+import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
+
+const SEEDED_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
+/** How long a launched tree sits untouched before its memory is read. */
+const IDLE_MS = 3000;
+
+export interface StartSample {
+  firstAnswerMs: number;
+  idleTreeRssBytes: number;
+  /** RSS by command line, for seeing who holds the memory. */
+  tree: Array<{ pid: number; command: string; rssBytes: number }>;
+}
+
+export interface Launcher {
+  name: string;
+  command: string;
+  args: (port: number) => string[];
+}
+
+export const MOCK_LAUNCHER: Launcher = {
+  name: 'npm start',
+  command: 'npm',
+  args: (port) => ['start', '--silent', '--', '--port', String(port), '--log-level', 'silent'],
+};
+
+export const PRISM_LAUNCHER: Launcher = {
+  name: 'prism mock',
+  command: 'npx',
+  args: (port) => ['prism', 'mock', 'openapi/openapi.yaml', '--port', String(port), '--errors', 'false'],
+};
+
+/** Launches, polls until the first 200, lets the tree idle, sums its RSS, stops it. */
+export async function measureStart(launcher: Launcher): Promise<StartSample> {
+  const port = await freePort();
+  const launched = process.hrtime.bigint();
+  const child = spawn(launcher.command, launcher.args(port), {
+    cwd: repoRoot,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, LOG_LEVEL: 'silent' },
+  });
+  try {
+    await firstOk(`http://127.0.0.1:${port}/api/v1/models`, child);
+    const firstAnswerMs = Number(process.hrtime.bigint() - launched) / 1e6;
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const tree = processGroup(child.pid!);
+    return { firstAnswerMs, idleTreeRssBytes: tree.reduce((sum, p) => sum + p.rssBytes, 0), tree };
+  } finally {
+    await stopGroup(child);
+  }
+}
+
+async function firstOk(url: string, child: ChildProcess): Promise<void> {
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${url}: the launched process exited before answering`);
+    try {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${SEEDED_KEY}` } });
+      await res.arrayBuffer();
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Every process of the group (the launch runs detached, in a group of its own), read from /proc. */
+function processGroup(pgid: number): StartSample['tree'] {
+  const members: StartSample['tree'] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // fields after the command (which may hold spaces) start after the last ')'
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${entry}/status`, 'utf8'));
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      members.push({ pid: Number(entry), command, rssBytes: Number(rss?.[1] ?? 0) * 1024 });
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return members;
+}
+
+async function stopGroup(child: ChildProcess): Promise<void> {
+  const gone = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }, 10_000);
+  await gone;
+  // the group's other members (node under npm) may outlive the launcher by a moment
+  for (let i = 0; i < 100 && processGroup(child.pid!).length > 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  clearTimeout(timer);
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * `npm start` runs dist/ when it is current and the sources through tsx when they changed since;
+ * the section measures the first, so it builds first when needed.
+ */
+function ensureBuilt(log: (message: string) => void): void {
+  const stamp = path.join(repoRoot, 'dist', '.built');
+  const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+  const sources = readdirSync(path.join(repoRoot, 'mock-server'), { recursive: true }) as string[];
+  const stale =
+    builtAt === 0 ||
+    sources.some(
+      (f) => f.endsWith('.ts') && statSync(path.join(repoRoot, 'mock-server', f)).mtimeMs > builtAt,
+    ) ||
+    statSync(path.join(repoRoot, 'openapi', 'openapi.yaml')).mtimeMs > builtAt;
+  if (!stale) return;
+  log('start: dist/ is missing or older than the sources; npm run build first');
+  const built = spawnSync(process.execPath, ['bin/build-dist.js'], { cwd: repoRoot, stdio: 'inherit' });
+  if (built.status !== 0) throw new Error('npm run build failed');
+}
+
+export async function runStartBench(ctx: BenchContext): Promise<SectionResult> {
+  ensureBuilt(ctx.log);
+  const rounds = ctx.quick ? 2 : 5;
+  const ours: StartSample[] = [];
+  const prism: StartSample[] = [];
+  for (let i = 0; i < rounds; i++) {
+    ours.push(await measureStart(MOCK_LAUNCHER));
+    prism.push(await measureStart(PRISM_LAUNCHER));
+    ctx.log(
+      `start round ${i + 1}/${rounds}: mock ${fmt.ms(ours[i].firstAnswerMs)} ${fmt.mb(ours[i].idleTreeRssBytes)}, ` +
+        `prism ${fmt.ms(prism[i].firstAnswerMs)} ${fmt.mb(prism[i].idleTreeRssBytes)}`,
+    );
+  }
+  const first = {
+    ours: median(ours.map((s) => s.firstAnswerMs)),
+    prism: median(prism.map((s) => s.firstAnswerMs)),
+  };
+  const rss = {
+    ours: median(ours.map((s) => s.idleTreeRssBytes)),
+    prism: median(prism.map((s) => s.idleTreeRssBytes)),
+  };
+  const sooner = first.prism / first.ours;
+  return {
+    rows: [
+      {
+        section: 'Start',
+        metric: `launch to first 200 from GET /api/v1/models (npm start; median of ${rounds})`,
+        ours: fmt.ms(first.ours),
+        peer: `Prism ${fmt.ms(first.prism)}`,
+        ratio: `${fmt.x(sooner)} sooner (Prism time / ours)`,
+        target: '<= 300 ms and >= 5x sooner than Prism',
+        ok: first.ours <= 300 && sooner >= 5,
+      },
+      {
+        section: 'Start',
+        metric: `idle RSS of the whole launched process tree, ${IDLE_MS / 1000} s after the first answer`,
+        ours: fmt.mb(rss.ours),
+        peer: `Prism ${fmt.mb(rss.prism)}`,
+        ratio: fmt.x(rss.ours / rss.prism),
+        target: '<= 150 MB',
+        ok: rss.ours <= 150 * 1024 * 1024,
+      },
+    ],
+    data: { rounds, idleMs: IDLE_MS, first, rss, ours, prism },
+  };
+}

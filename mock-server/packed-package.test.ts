@@ -1,0 +1,155 @@
+/**
+ * What a partner gets from `npm pack`: the tarball, installed into an empty folder, starts with
+ * `npx cellseg-mock` and with `import { startMock } from 'cellseg-mock'`, and the vitest and jest
+ * examples of examples/ pass against it. Slow (a build, an install that may compile a native
+ * module): CI runs it on one Node version and sets SKIP_PACKED_PACKAGE_TEST=1 on the others.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../test-support/launched-mock.js';
+
+const SEEDED_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
+const PACKAGE_FILES = [
+  'package.json',
+  'README.md',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'bin',
+  'docs',
+  'mock-server',
+  'openapi',
+  'fixtures/seed.json',
+];
+const folders: string[] = [];
+
+function run(command: string, args: string[], cwd: string, timeoutMs = 900_000) {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  const output = `${result.stdout}\n${result.stderr}`;
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status}:\n${output}`);
+  return output;
+}
+
+/** `npm pack` in a copy of the package's files, so the checkout's own dist/ is never rebuilt under other tests. */
+function packTarball(): string {
+  const staging = mkdtempSync(path.join(os.tmpdir(), 'cellseg-pack-'));
+  folders.push(staging);
+  for (const file of PACKAGE_FILES) {
+    mkdirSync(path.dirname(path.join(staging, file)), { recursive: true });
+    cpSync(path.join(REPO_ROOT, file), path.join(staging, file), {
+      recursive: true,
+      filter: (source) => !source.includes(`${path.sep}node_modules`),
+    });
+  }
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(staging, 'node_modules'), 'dir');
+  run('npm', ['pack', '--pack-destination', staging], staging); // `prepare` builds dist/
+  const tarball = readdirSync(staging).find((name) => name.endsWith('.tgz'));
+  if (!tarball) throw new Error('npm pack made no tarball');
+  return path.join(staging, tarball);
+}
+
+async function startWithNpx(cwd: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn('npx', ['cellseg-mock', 'start', '--port', '0', '--log-level', 'silent'], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  let text = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(text);
+      if (match) resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) =>
+      reject(new Error(`npx cellseg-mock exited ${code} before listening:\n${text}`)),
+    );
+  }).catch((err) => {
+    stop();
+    throw err;
+  });
+  return { url, stop };
+}
+
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed package', () => {
+  it('installs into an empty folder and starts with npx, with the import, and under vitest and jest', async () => {
+    const tarball = packTarball();
+    const consumer = mkdtempSync(path.join(os.tmpdir(), 'cellseg-consumer-'));
+    folders.push(consumer);
+    writeFileSync(
+      path.join(consumer, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+    );
+    run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer);
+
+    expect(run('npx', ['cellseg-mock', '--version'], consumer)).toContain('cellseg-mock 0.1.0');
+
+    const viaNpx = await startWithNpx(consumer);
+    try {
+      const models = await fetch(`${viaNpx.url}/api/v1/models`, {
+        headers: { authorization: `Bearer ${SEEDED_KEY}` },
+      });
+      expect(models.status).toBe(200);
+    } finally {
+      viaNpx.stop();
+    }
+
+    writeFileSync(
+      path.join(consumer, 'import.mjs'),
+      [
+        "import { startMock } from 'cellseg-mock';",
+        'const mock = await startMock();',
+        'const r = await fetch(`${mock.apiUrl}/models`, { headers: { authorization: `Bearer ${mock.apiKey}` } });',
+        'console.log(JSON.stringify({ status: r.status, seededModels: mock.models.length }));',
+        'await mock.close();',
+      ].join('\n'),
+    );
+    const imported = JSON.parse(run(process.execPath, ['import.mjs'], consumer).trim().split('\n')[0]) as {
+      status: number;
+      seededModels: number;
+    };
+    expect(imported.status).toBe(200);
+    expect(imported.seededModels).toBeGreaterThan(0);
+
+    for (const runner of ['vitest', 'jest']) {
+      const folder = path.join(consumer, `${runner}-example`);
+      mkdirSync(folder);
+      for (const file of readdirSync(path.join(REPO_ROOT, 'examples', runner)).filter((f) =>
+        f.includes('.test.'),
+      ))
+        cpSync(path.join(REPO_ROOT, 'examples', runner, file), path.join(folder, file));
+    }
+    const bin = (relative: string) => path.join(REPO_ROOT, 'node_modules', relative);
+    expect(
+      run(process.execPath, [bin('vitest/vitest.mjs'), 'run', '--root', 'vitest-example'], consumer),
+    ).toMatch(/Tests\s+\S*2 passed/);
+    expect(
+      run(
+        process.execPath,
+        ['--experimental-vm-modules', bin('jest/bin/jest.js'), '--rootDir', 'jest-example'],
+        consumer,
+      ),
+    ).toMatch(/Tests:\s+2 passed, 2 total/);
+  }, 1_800_000);
+});
