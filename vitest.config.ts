@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
@@ -24,6 +25,10 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // Vitest's default is one worker less than the cores: one file at a time on two cores.
+          // Most files here wait on what they start (a mock, its child processes, a browser, a
+          // JVM), so three at a time keep the cores busy instead of idle.
+          maxWorkers: Math.max(3, os.availableParallelism() - 1),
         },
       },
       {

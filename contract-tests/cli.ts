@@ -1,7 +1,7 @@
 /**
  * `npm run contract -- [options]`: the contract suite against any target, with its report.
  *
- *   (no --base-url)        start the mock as a separate process and check it (profile mock)
+ *   (no --base-url)        start the mock inside the run and check it (profile mock; a separate process with --via-prism)
  *   --base-url URL         check this target; keys from CONTRACT_API_KEY, CONTRACT_OTHER_ORG_API_KEY, CONTRACT_TINY_API_KEY
  *   --profile P            mock | staging | production (default: staging with --base-url)
  *   --enable LIST          caps,control,load: allow these outside the mock profile
@@ -167,6 +167,16 @@ async function checkTarget(options: Options, started: Running[]): Promise<number
     baseUrl = prism.url;
     useSeededKeys(options.profile);
     console.log(`Checking Prism's spec-only mock of openapi/openapi.yaml at ${baseUrl}`);
+  } else if (!baseUrl && !options.viaPrism) {
+    // The suite's own setup starts the mock inside the vitest process (test-support/), which saves
+    // a second program's start; the checks still reach it over HTTP only.
+    delete process.env.CONTRACT_BASE_URL;
+    process.env.CONTRACT_PROFILE = options.profile ?? 'mock';
+    if (options.enable) process.env.CONTRACT_ENABLE = options.enable;
+    console.log(
+      `Contract suite against a mock started for the run (profile ${process.env.CONTRACT_PROFILE})`,
+    );
+    return runChecks();
   } else if (!baseUrl) {
     console.log('Starting the mock...');
     const mock = await startMockProcess();

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
-import type { CheckMeta } from '../harness/check.js';
 import { reportDir } from '../harness/cleanup.js';
-import { OpenApiContract, REPO_ROOT } from '../harness/openapi-contract.js';
+import { OpenApiContract } from '../harness/openapi-contract.js';
 import { targetFromEnv } from '../harness/target.js';
-import { buildReport, type CheckResult, type Outcome } from './conformance-model.js';
+import { checkResults } from './check-results.js';
+import { buildReport } from './conformance-model.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-markdown.js';
 
@@ -21,29 +21,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const checks: CheckResult[] = [];
-    for (const module of testModules) {
-      if (module.project.name !== 'contract') continue;
-      for (const test of module.children.allTests()) {
-        const meta = test.meta().contract as CheckMeta | undefined;
-        if (!meta) continue;
-        const result = test.result();
-        const outcome: Outcome =
-          result.state === 'passed' ? 'pass' : result.state === 'failed' ? 'fail' : 'skipped';
-        checks.push({
-          title: test.name.replace(/^\[[^\]]*\]\s*/, ''),
-          file: path.relative(REPO_ROOT, module.moduleId),
-          clauses: meta.clauses,
-          outcome,
-          durationMs: test.diagnostic()?.duration ?? 0,
-          error: result.state === 'failed' ? result.errors?.map((e) => e.message).join('\n') : undefined,
-          skipReason: outcome === 'skipped' ? (meta.skipReason ?? 'skipped') : undefined,
-          calls: meta.calls,
-          clauseOutcomes: meta.clauseOutcomes,
-          reproducer: meta.reproducer,
-        });
-      }
-    }
+    const checks = checkResults(testModules.filter((m) => m.project.name === 'contract'));
     if (!checks.length) return;
     const target = targetFromEnv(process.env, process.env.CONTRACT_MOCK_URL);
     const report = buildReport(

@@ -1,0 +1,53 @@
+/**
+ * `npm test`: the static checks and the tests at once. Each static check is one process on one
+ * core (tsc, eslint, prettier, redocly...), while vitest spreads over all of them; run one after
+ * the other, the static checks alone would leave a core idle for a minute. Here they run in a lane
+ * of their own beside vitest, and each one's output is printed whole when it ends.
+ * The exit code is 1 when any step failed.
+ */
+import { spawn } from 'node:child_process';
+
+interface Step {
+  name: string;
+  command: string;
+  args: string[];
+}
+
+const npmRun = (script: string): Step => ({ name: script, command: 'npm', args: ['run', '-s', script] });
+
+/** One after the other: together they keep about one core busy. */
+const STATIC_CHECKS = ['typecheck', 'lint', 'types:check', 'wasm:check'].map(npmRun);
+const TESTS: Step = { name: 'vitest', command: 'npx', args: ['vitest', 'run', ...process.argv.slice(2)] };
+
+function run(step: Step, live: boolean): Promise<{ step: Step; code: number; output: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(step.command, step.args, {
+      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.on('error', (err) => resolve({ step, code: 1, output: `${output}${err.message}\n`, ms: 0 }));
+    child.on('close', (code) => resolve({ step, code: code ?? 1, output, ms: Date.now() - started }));
+  });
+}
+
+async function staticChecks(): Promise<boolean> {
+  let ok = true;
+  for (const step of STATIC_CHECKS) {
+    const { code, output, ms } = await run(step, false);
+    const text = output.replace(/^npm warn Unknown user config.*\n/gm, '').trimEnd();
+    console.log(
+      `\n[${step.name}] ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${(ms / 1000).toFixed(1)} s`,
+    );
+    if (text) console.log(text);
+    if (code !== 0) ok = false;
+  }
+  return ok;
+}
+
+const [staticOk, tests] = await Promise.all([staticChecks(), run(TESTS, true)]);
+if (!staticOk) console.error('\nnpm test: a static check failed (see its output above)');
+process.exit(staticOk && tests.code === 0 ? 0 : 1);

@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createVitest, type Reporter, type TestModule, type TestSpecification } from 'vitest/node';
+import { checkResults } from '../contract-tests/report/check-results.js';
+import { buildReport } from '../contract-tests/report/conformance-model.js';
+import { OpenApiContract } from '../contract-tests/harness/openapi-contract.js';
+import vitestConfig from '../vitest.config.js';
+import { REPO_ROOT } from './launched-mock.js';
+import { SABOTAGES, startSabotageProxy, type Sabotage } from './sabotage-proxy.js';
+
+/** What the contract suite said about one broken build: the clauses it failed, and why. */
+export interface SabotageVerdict {
+  failedClauses: string[];
+  /** The errors of the checks behind the failed clauses, one per line. */
+  errors: string;
+}
+
+interface Keys {
+  main: string;
+  other: string;
+  tiny: string;
+}
+
+/** The cases' checks fail on purpose: their output is judged below, not printed. */
+const silent: Reporter = {};
+
+/** The contract project's own settings (concurrency, isolation, timeouts), so a case runs its checks as the suite does. */
+function contractSettings() {
+  const projects = (vitestConfig.test?.projects ?? []) as Array<{ test?: Record<string, unknown> }>;
+  const contract = projects.find((p) => p.test?.name === 'contract')?.test;
+  if (!contract) throw new Error('vitest.config.ts has no contract project');
+  // Each case is a project of its own against its own proxy: no mock of the suite's setup, no group order.
+  const { globalSetup: _setup, include: _include, name: _name, sequence, ...rest } = contract;
+  return { ...rest, sequence: { ...(sequence as object), groupOrder: undefined } };
+}
+
+/** Settings of a case's run (a seed and a run count for the stateful exploration). */
+function caseEnv(name: Sabotage): Record<string, string> {
+  const sabotage = SABOTAGES[name];
+  return 'env' in sabotage ? sabotage.env : {};
+}
+
+/**
+ * Only the checks that name a clause the case breaks can fail it (a clause's outcome is that of
+ * the checks naming it), so a case runs those alone, narrowed further by the case's `only`.
+ */
+function namePattern(breaks: readonly string[], only: string | undefined): RegExp {
+  const names = `(?=.*\\[[^\\]]*(?<![\\w-])(?:${breaks.join('|')})(?![\\w-])[^\\]]*\\])`;
+  return new RegExp(`^${names}${only ? `(?=.*(?:${only}))` : ''}`);
+}
+
+/**
+ * Runs the contract checks of every sabotage case against its own broken build (a proxy in front
+ * of the healthy mock at `mockUrl`), all in one vitest run: one project per case, so each has its
+ * own worker and target, and several cases run at once without a vitest process start each.
+ */
+export async function runSabotageCases(
+  mockUrl: string,
+  keys: Keys,
+  cases: Sabotage[] = Object.keys(SABOTAGES) as Sabotage[],
+): Promise<Map<Sabotage, SabotageVerdict>> {
+  const proxies = await Promise.all(cases.map((name) => startSabotageProxy(mockUrl, name, keys)));
+  const reportRoot = mkdtempSync(path.join(os.tmpdir(), 'sabotage-'));
+  const settings = contractSettings();
+  const vitest = await createVitest(
+    'test',
+    { config: false, root: REPO_ROOT, watch: false, reporters: [silent], maxWorkers: 3 },
+    {
+      test: {
+        projects: cases.map((name, i) => ({
+          test: {
+            ...settings,
+            name,
+            root: REPO_ROOT,
+            include: SABOTAGES[name].files.map((f) => `contract-tests/checks/${f}`),
+            env: {
+              CONTRACT_BASE_URL: proxies[i].url,
+              CONTRACT_PROFILE: 'mock',
+              CONTRACT_API_KEY: keys.main,
+              CONTRACT_OTHER_ORG_API_KEY: keys.other,
+              CONTRACT_TINY_API_KEY: keys.tiny,
+              CONTRACT_REPORT_DIR: path.join(reportRoot, name),
+              CONTRACT_POLL_TIMEOUT_MS: '5000',
+              ...caseEnv(name),
+            },
+          },
+        })),
+      },
+    },
+  );
+  try {
+    const specifications: TestSpecification[] = cases.flatMap((name) => {
+      const sabotage = SABOTAGES[name];
+      const project = vitest.getProjectByName(name);
+      const only = 'only' in sabotage ? sabotage.only : undefined;
+      return sabotage.files.map((f) =>
+        project.createSpecification(path.join(REPO_ROOT, 'contract-tests', 'checks', f), {
+          testNamePattern: namePattern(sabotage.breaks, only),
+        }),
+      );
+    });
+    const exitCode = process.exitCode;
+    const { testModules } = await vitest.runTestSpecifications(specifications);
+    process.exitCode = exitCode; // the cases' failures are expected, not this process's
+    const contract = new OpenApiContract();
+    const verdicts = new Map<Sabotage, SabotageVerdict>();
+    for (const name of cases) {
+      const modules: TestModule[] = testModules.filter((m) => m.project.name === name);
+      const report = buildReport(
+        checkResults(modules),
+        contract,
+        { baseUrl: '', profile: 'mock', capabilities: [] },
+        { startedAt: '', finishedAt: '' },
+      );
+      const failed = report.clauses.filter((c) => c.outcome === 'fail');
+      const moduleErrors = modules.flatMap((m) => m.errors().map((e) => e.message));
+      verdicts.set(name, {
+        failedClauses: failed.map((c) => c.id),
+        errors: [...failed.flatMap((c) => c.checks.map((k) => k.error ?? '')), ...moduleErrors].join('\n'),
+      });
+    }
+    return verdicts;
+  } finally {
+    await vitest.close();
+    await Promise.all(proxies.map((p) => p.close()));
+    rmSync(reportRoot, { recursive: true, force: true });
+  }
+}
