@@ -16,6 +16,8 @@ import { addServerRoot } from './server-paths.js';
 import { createStorageRouter } from './storage/storage-router.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
+import { dashboardRoutes } from './handlers/dashboard-routes.js';
+import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 
 /** The whole HTTP surface: storage for presigned parts, extra mounts, then every operation of the document. */
 export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
@@ -33,6 +35,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
 
   const api = await createOpenApiBackend();
   for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);
+  app.use(dashboardRoutes(services));
   app.use(
     createDispatcher(api, {
       state: services.state,
@@ -54,6 +57,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         ...sharePageHandlers(services),
         ...internalHandlers,
         ...controlHandlers(services),
+        ...dashboardReadHandlers(services),
       },
     }),
   );
