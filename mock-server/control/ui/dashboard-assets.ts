@@ -12,6 +12,7 @@ export interface DashboardAsset {
  */
 const FILES: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
   'dashboard.js': 'text/javascript; charset=utf-8',
   'control-api.js': 'text/javascript; charset=utf-8',
   'dom.js': 'text/javascript; charset=utf-8',

@@ -32,6 +32,7 @@ export function renderDashboardPage({ operationIds, version }: DashboardPageInpu
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Mock dashboard · cellseg-mock</title>
+<link rel="icon" href="${asset('favicon.svg')}" type="image/svg+xml">
 <link rel="stylesheet" href="${asset('dashboard.css')}">
 <script type="module" src="${asset('dashboard.js')}"></script>
 </head>
@@ -39,7 +40,7 @@ export function renderDashboardPage({ operationIds, version }: DashboardPageInpu
 <a class="skip" href="#content">Skip to content</a>
 <header class="top">
   <h1>cellseg-mock <span class="muted">dashboard · interface ${escapeHtml(version)}</span></h1>
-  <p class="status" role="status" aria-live="polite" data-testid="live-status">Connecting…</p>
+  <p id="live-status" class="status" role="status" aria-live="polite" data-testid="live-status">Connecting…</p>
   <nav aria-label="Sections" class="sections" hidden data-when="signed-in">
     <a href="#organizations">Organizations</a>
     <a href="#images">Images</a>

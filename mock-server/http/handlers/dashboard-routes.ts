@@ -3,7 +3,6 @@ import { dashboardAsset } from '../../control/ui/dashboard-assets.js';
 import { DASHBOARD_PATH, renderDashboardPage } from '../../control/ui/render-dashboard-page.js';
 import type { Services } from '../../services.js';
 import { sendDetail, sendDomainError } from '../error-responses.js';
-import type { OperationHandler } from '../operation-context.js';
 import { dashboardReadHandlers } from './dashboard-read-handlers.js';
 
 /**

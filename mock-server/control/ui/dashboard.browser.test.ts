@@ -1,0 +1,323 @@
+/**
+ * The dashboard at /__mock/ui in a real browser (Debian's Chromium through playwright-core): a
+ * prediction made through the public API moves to COMPLETED on the page without a reload, an export
+ * link downloads the real file, reset (confirmed) empties the state, and the admin token is
+ * enforced, at desktop (1280x800) and phone (390x844) sizes.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import { ACME_KEY, ACME_ORG, apiClient } from '../../../test-support/api-client.js';
+import type { RunningMock } from '../../server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium)
+  console.warn(`dashboard.browser.test.ts skipped: ${CHROMIUM} not found (Debian package "chromium").`);
+
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const SCREENSHOTS = path.resolve(HERE, '../../../reports/screenshots');
+const CELLS_TIF = path.resolve(HERE, '../../../fixtures/samples/cells.tif');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const ADMIN_TOKEN = 'dashboard-test-admin-token-7f3a';
+
+async function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+interface Opened {
+  context: BrowserContext;
+  page: Page;
+  requests: string[];
+  errors: string[];
+}
+
+async function openDashboard(browser: Browser, mock: RunningMock, viewport = DESKTOP): Promise<Opened> {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  const response = await page.goto(`${mock.url}/__mock/ui`, { waitUntil: 'load' });
+  expect(response?.status()).toBe(200);
+  return { context, page, requests, errors };
+}
+
+async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}.png`), fullPage });
+}
+
+const scrollWidth = (page: Page) => page.evaluate<number>('document.scrollingElement.scrollWidth');
+const live = (page: Page) => page.locator('[data-testid="live-status"][data-state="live"]').waitFor();
+
+async function uploadCells(mock: RunningMock): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([await readFile(CELLS_TIF)]), 'cells.tif');
+  const response = await fetch(`${mock.url}/api/v1/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ACME_KEY}` },
+    body: form,
+  });
+  const body = (await response.json()) as { image: { id: string; upload_status: string } };
+  expect(response.status).toBe(200);
+  expect(body.image.upload_status).toBe('ready');
+  return body.image.id;
+}
+
+describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHROMIUM})`, () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launch();
+    await mkdir(SCREENSHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  describe('on a mock without an admin token', () => {
+    let mock: RunningMock;
+    let api: ReturnType<typeof apiClient>;
+    beforeAll(async () => {
+      mock = await startInstantMock();
+      api = apiClient(mock.url);
+    });
+    afterAll(async () => {
+      await mock?.close();
+    });
+
+    it('shows a prediction reach COMPLETED live, downloads an export, and reset empties the state', async () => {
+      const { context, page, errors } = await openDashboard(browser, mock);
+      try {
+        await live(page);
+        expect(await page.locator('[data-testid="organizations"] article').count()).toBe(3);
+        await page.getByTestId('no-images').waitFor();
+        // A marker the page keeps for as long as it is not reloaded.
+        await page.evaluate('window.notReloaded = true');
+
+        // The prediction waits in STARTED until the API has been polled 3 times: the page, which
+        // reads the control plane, must not count as a poll, and shows the state in between.
+        expect(
+          (
+            await api.call(
+              'PUT',
+              '/__mock/predictions/progress',
+              { organization_id: ACME_ORG, complete_after_polls: 3 },
+              null,
+            )
+          ).status,
+        ).toBe(200);
+        const imageId = await uploadCells(mock);
+        const models = (await api.call('GET', '/api/v1/models')).body as { id: string; name: string }[];
+        const model = models.find((m) => m.name === 'nuclei-fluorescence')!;
+        const created = await api.call('POST', '/api/v1/predict', { image_id: imageId, model_id: model.id });
+        expect(created.status).toBe(200);
+        const predictionId = created.body.prediction_id as string;
+
+        const card = page.locator(`article[data-image-id="${imageId}"]`);
+        await card.waitFor();
+        expect(await card.getByTestId('image-state').textContent()).toBe('ready');
+        expect(await card.locator('h3').textContent()).toBe('cells.tif');
+        const thumbnail = card.locator('img[data-thumbnail]');
+        await page.waitForFunction((id) => {
+          const img = document.querySelector(`img[data-thumbnail="${id}"]`) as HTMLImageElement | null;
+          return !!img && img.complete && img.naturalWidth > 0;
+        }, imageId);
+        expect(await thumbnail.getAttribute('alt')).toBe('Thumbnail of cells.tif');
+        const status = card.locator(
+          `li[data-prediction-id="${predictionId}"] [data-testid="prediction-status"]`,
+        );
+        await page.waitForFunction(
+          (id) =>
+            document.querySelector(`li[data-prediction-id="${id}"] [data-testid="prediction-status"]`)
+              ?.textContent === 'STARTED',
+          predictionId,
+        );
+        await screenshot(page, 'desktop-started');
+
+        for (let i = 0; i < 3; i++) await api.call('GET', `/api/v1/predict/${predictionId}`);
+        const final = await api.call('GET', `/api/v1/predict/${predictionId}`);
+        expect(final.body.status).toBe('COMPLETED');
+        await page.waitForFunction(
+          (id) =>
+            document.querySelector(`li[data-prediction-id="${id}"] [data-testid="prediction-status"]`)
+              ?.textContent === 'COMPLETED',
+          predictionId,
+        );
+        expect(await status.textContent()).toBe('COMPLETED');
+        expect(await card.getByTestId('cell-count').textContent()).toBe(`${final.body.cell_count} cells`);
+        expect(await page.evaluate('window.notReloaded')).toBe(true);
+
+        // The export link downloads the real file, fetched with the organization's key.
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          card.locator('a[data-export="measurements.csv"]').click(),
+        ]);
+        expect(download.suggestedFilename()).toBe('cells_measurements.csv');
+        const csv = await readFile((await download.path())!, 'utf8');
+        const lines = csv.trim().split('\r\n');
+        expect(lines[0].split(',')[0]).toBe('roi_index');
+        expect(lines.length - 1).toBe(final.body.cell_count);
+
+        // The journal lists the upload; its Details show the bodies the journal kept.
+        await page.locator('#journal-path').fill('/api/v1/predict');
+        await page.locator('#journal-status').selectOption('2');
+        const rows = page.locator('#journal-rows tr[data-request-id]');
+        await page.waitForFunction(
+          () => document.querySelectorAll('#journal-rows tr[data-request-id]').length > 0,
+        );
+        const paths = await rows.locator('td.path').allTextContents();
+        expect(paths.every((p) => p.startsWith('/api/v1/predict'))).toBe(true);
+        const post = rows.filter({ hasText: 'POST' }).first();
+        await post.getByRole('button', { name: /Details of POST/ }).click();
+        const requestBody = page.getByTestId('request-body').first();
+        expect(JSON.parse((await requestBody.textContent())!)).toEqual({
+          image_id: imageId,
+          model_id: model.id,
+        });
+        await screenshot(page, 'desktop', true);
+
+        // Reset asks first; Cancel changes nothing, Reset empties the state.
+        await page.getByRole('button', { name: 'Reset everything…' }).click();
+        const dialog = page.locator('#reset-dialog');
+        expect(await dialog.evaluate((d: { open: boolean }) => d.open)).toBe(true);
+        await screenshot(page, 'desktop-reset-confirm');
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        expect((await api.call('GET', `/api/v1/image/${imageId}`)).status).toBe(200);
+        await page.getByRole('button', { name: 'Reset everything…' }).click();
+        await dialog.getByRole('button', { name: 'Reset', exact: true }).click();
+        await page.getByTestId('no-images').waitFor();
+        expect((await api.call('GET', `/api/v1/image/${imageId}`)).status).toBe(404);
+        const acme = page.locator(`article[data-organization-id="${ACME_ORG}"]`);
+        await page.waitForFunction(
+          (id) =>
+            document.querySelector(`article[data-organization-id="${id}"] .usage .count`)?.textContent ===
+            '0 / 500',
+          ACME_ORG,
+        );
+        expect(await acme.locator('.usage .count').first().textContent()).toBe('0 / 500');
+        expect(await page.evaluate('window.notReloaded')).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('reads at 390x844 with no sideways scroll, and works from the keyboard', async () => {
+      const imageId = await uploadCells(mock);
+      const { context, page, errors } = await openDashboard(browser, mock, PHONE);
+      try {
+        await live(page);
+        await page.locator(`article[data-image-id="${imageId}"]`).waitFor();
+        expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
+        await screenshot(page, 'phone');
+        await screenshot(page, 'phone-full', true);
+
+        // The first Tab reaches the skip link, which moves focus to the content.
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+        await page.keyboard.press('Enter');
+        expect(await page.evaluate('document.activeElement.id')).toBe('content');
+
+        // The reset dialog opens from the keyboard, starts on Cancel, and Escape leaves it untouched.
+        await page.locator('#reset-open').focus();
+        await page.keyboard.press('Enter');
+        expect(await page.evaluate('document.activeElement.textContent')).toBe('Cancel');
+        await page.keyboard.press('Escape');
+        expect(await page.locator('#reset-dialog').evaluate((d: { open: boolean }) => d.open)).toBe(false);
+        expect((await api.call('GET', `/api/v1/image/${imageId}`)).status).toBe(200);
+
+        // Every control has a label or an accessible name.
+        const unlabelled = await page.evaluate(() =>
+          [...document.querySelectorAll('input, select, meter, button, a[href]')]
+            .filter((el) => {
+              const labels = (el as HTMLInputElement).labels;
+              const named = el.getAttribute('aria-label') || (labels && labels.length > 0);
+              const text = el.tagName === 'BUTTON' || el.tagName === 'A' ? el.textContent?.trim() : '';
+              return !named && !text;
+            })
+            .map((el) => el.outerHTML.slice(0, 80)),
+        );
+        expect(unlabelled).toEqual([]);
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  describe('on a mock with an admin token', () => {
+    let mock: RunningMock;
+    beforeAll(async () => {
+      mock = await startInstantMock({ adminToken: ADMIN_TOKEN });
+    });
+    afterAll(async () => {
+      await mock?.close();
+    });
+
+    it('shows nothing without the token, refuses a wrong one, and sends the right one only as a header', async () => {
+      for (const route of [
+        '/__mock/images',
+        '/__mock/organizations',
+        `/__mock/organizations/${ACME_ORG}/models`,
+      ]) {
+        const bare = await fetch(`${mock.url}${route}`);
+        expect(bare.status, route).toBe(401);
+      }
+      const { context, page, requests } = await openDashboard(browser, mock);
+      const sentTokens: string[] = [];
+      page.on('request', (r) => {
+        const auth = r.headers()['authorization'];
+        if (auth) sentTokens.push(auth);
+      });
+      try {
+        await page.locator('#sign-in').waitFor({ state: 'visible' });
+        expect(await page.locator('[data-testid="organizations"] article').count()).toBe(0);
+        expect(await page.locator('.layout').isHidden()).toBe(true);
+        await screenshot(page, 'sign-in');
+
+        await page.getByLabel('Admin token').fill('not-the-token');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForFunction(
+          () => document.getElementById('sign-in-error')?.textContent === 'That token was refused.',
+        );
+        expect(await page.locator('[data-testid="organizations"] article').count()).toBe(0);
+
+        await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await live(page);
+        expect(await page.locator('[data-testid="organizations"] article').count()).toBe(3);
+        expect(await page.locator('#sign-in').isHidden()).toBe(true);
+        expect(sentTokens).toContain(`Bearer ${ADMIN_TOKEN}`);
+        expect(requests.some((u) => u.includes(ADMIN_TOKEN))).toBe(false);
+        expect(page.url()).toBe(`${mock.url}/__mock/ui`);
+
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.locator('#sign-in').waitFor({ state: 'visible' });
+        expect(await page.evaluate('sessionStorage.length')).toBe(0);
+      } finally {
+        await context.close();
+      }
+    });
+  });
+});
