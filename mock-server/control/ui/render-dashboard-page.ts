@@ -52,7 +52,7 @@ export function renderDashboardPage({ operationIds, version }: DashboardPageInpu
 
 <main id="content" tabindex="-1">
 <section id="sign-in" class="panel sign-in" aria-labelledby="sign-in-title" hidden>
-  <h2 id="sign-in-title">Admin token</h2>
+  <h2 id="sign-in-title">Sign in</h2>
   <p>This mock was started with <code>--admin-token</code>. The token is kept in this tab only
   (sessionStorage) and sent as <code>Authorization: Bearer</code>; it never goes into a URL.</p>
   <form id="sign-in-form">
