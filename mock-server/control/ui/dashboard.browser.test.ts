@@ -159,6 +159,15 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         expect(await card.getByTestId('cell-count').textContent()).toBe(`${final.cell_count} cells`);
         expect(await page.evaluate('window.notReloaded')).toBe(true);
 
+        // A share appears with its views and public link, and shows when it is revoked.
+        const share = await api.createShare(final.segmentation_id);
+        expect((await fetch(share.url)).status).toBe(200);
+        const shareItem = card.locator(`li[data-share-id="${share.id}"]`);
+        await shareItem.filter({ hasText: '1 view' }).waitFor();
+        expect(await shareItem.getByRole('link').getAttribute('href')).toBe(share.url);
+        await page.locator('#images').scrollIntoViewIfNeeded();
+        await screenshot(page, 'desktop-images');
+
         // The export link downloads the real file, fetched with the organization's key.
         const [download] = await Promise.all([
           page.waitForEvent('download'),
@@ -184,7 +193,13 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
           image_id: imageId,
           model_id: model.id,
         });
-        await screenshot(page, 'desktop', true);
+        await page.locator('#journal').scrollIntoViewIfNeeded();
+        await screenshot(page, 'desktop-journal');
+        await page.evaluate('window.scrollTo(0, 0)');
+        await screenshot(page, 'desktop');
+
+        expect((await api.call('DELETE', `/api/v1/shares/${share.id}`)).status).toBe(200);
+        await shareItem.filter({ hasText: 'revoked' }).waitFor();
 
         // Reset asks first; Cancel changes nothing, Reset empties the state.
         await page.getByRole('button', { name: 'Reset everything…' }).click();
@@ -210,13 +225,24 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
 
     it('reads at 390x844 with no sideways scroll, and works from the keyboard', async () => {
       const imageId = await uploadCells(mock);
+      const models = (await api.call('GET', '/api/v1/models')).body as { id: string; name: string }[];
+      const model = models.find((m) => m.name === 'nuclei-fluorescence')!;
+      const created = await api.call('POST', '/api/v1/predict', { image_id: imageId, model_id: model.id });
+      expect((await api.pollPrediction(created.body.prediction_id)).status).toBe('COMPLETED');
       const { context, page, errors } = await openDashboard(browser, mock, PHONE);
       try {
         await live(page);
-        await page.locator(`article[data-image-id="${imageId}"]`).waitFor();
+        const card = page.locator(`article[data-image-id="${imageId}"]`);
+        await showsText(card.getByTestId('prediction-status'), 'COMPLETED');
         expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
         await screenshot(page, 'phone');
-        await screenshot(page, 'phone-full', true);
+        await page.locator('#images').scrollIntoViewIfNeeded();
+        await screenshot(page, 'phone-images');
+        await page.locator('#journal').scrollIntoViewIfNeeded();
+        await screenshot(page, 'phone-journal');
+        await page.locator('#controls').scrollIntoViewIfNeeded();
+        await screenshot(page, 'phone-controls');
+        await page.evaluate('window.scrollTo(0, 0)');
 
         // The first Tab reaches the skip link, which moves focus to the content.
         await page.keyboard.press('Tab');
