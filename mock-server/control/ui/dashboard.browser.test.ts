@@ -64,8 +64,8 @@ async function openDashboard(browser: Browser, mock: RunningMock, viewport = DES
   return { context, page, requests, errors };
 }
 
-async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
-  await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}.png`), fullPage });
+async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `dashboard-${name}.png`) });
 }
 
 /** Waits until the element shows exactly `text` (the page updates by itself; no reload). */
