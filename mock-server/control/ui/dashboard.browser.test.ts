@@ -273,6 +273,67 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         await context.close();
       }
     });
+    it('changes the mock from the controls: caps, clock, faults, a forced outcome', async () => {
+      const { context, page, errors } = await openDashboard(browser, mock);
+      try {
+        await live(page);
+        const said = (text: string) => showsText(page.locator('#action-result'), text);
+
+        // Caps: the organization's bars follow.
+        await page.locator('#caps-org').selectOption({ label: 'Tiny Trial' });
+        await page.getByLabel('Storage cap (images)').fill('5');
+        await page.getByLabel('Analyses per month').fill('7');
+        await page.getByRole('button', { name: 'Set caps' }).click();
+        await said('Tiny Trial: 5 images, 7 analyses a month');
+        const tiny = page.locator('article.org').filter({ hasText: 'Tiny Trial' });
+        await showsText(tiny.locator('.usage .count').nth(0), '0 / 5');
+        await showsText(tiny.locator('.usage .count').nth(1), '0 / 7');
+
+        // Clock: forty days later is another month.
+        const month = (await api.call('GET', '/__mock/clock', undefined, null)).body.month as string;
+        await page.getByLabel('Advance by').fill('40');
+        await page.getByLabel('Unit').selectOption({ label: 'days' });
+        await page.getByRole('button', { name: 'Advance clock' }).click();
+        const later = (await api.call('GET', '/__mock/clock', undefined, null)).body.month as string;
+        expect(later).not.toBe(month);
+        await showsText(page.locator('#clock-month'), later);
+        await page.getByRole('button', { name: 'Back to real time' }).click();
+        await showsText(page.locator('#clock-month'), month);
+
+        // A fault answers the API, is listed with its hits, and is cleared.
+        await page.getByLabel('Operation').selectOption('listModels');
+        await page.getByLabel('Error status (empty: none)').fill('503');
+        await page.getByRole('button', { name: 'Set fault' }).click();
+        await said('Fault set on listModels');
+        expect((await api.call('GET', '/api/v1/models')).status).toBe(503);
+        await page.getByTestId('faults').locator('li').filter({ hasText: 'hit 1×' }).waitFor();
+        await page.getByRole('button', { name: 'Clear all faults' }).click();
+        await said('1 fault cleared');
+        await showsText(page.getByTestId('faults').locator('li'), 'No faults set.');
+        expect((await api.call('GET', '/api/v1/models')).status).toBe(200);
+
+        // The next prediction of an organization fails with the given error.
+        await page.locator('#outcome-org').selectOption({ label: 'Acme Cell Lab' });
+        await page.getByLabel('Ends').selectOption('FAILED');
+        await page.getByLabel('Error of a FAILED one').fill('GPU out of memory');
+        await page.getByRole('button', { name: 'Force the next outcome' }).click();
+        await said('The next prediction of Acme Cell Lab will end FAILED');
+        const imageId = await uploadCells(mock);
+        const models = (await api.call('GET', '/api/v1/models')).body as { id: string; name: string }[];
+        const created = await api.call('POST', '/api/v1/predict', {
+          image_id: imageId,
+          model_id: models.find((m) => m.name === 'nuclei-fluorescence')!.id,
+        });
+        const prediction = page.locator(`li[data-prediction-id="${created.body.prediction_id}"]`);
+        await showsText(prediction.getByTestId('prediction-status'), 'FAILED');
+        await showsText(prediction.locator('.error'), 'GPU out of memory');
+        await page.locator('#controls').scrollIntoViewIfNeeded();
+        await screenshot(page, 'desktop-controls');
+        expect(errors).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
   });
 
   describe('on a mock with an admin token', () => {

@@ -118,6 +118,18 @@ export function renderDashboardPage({ operationIds, version }: DashboardPageInpu
     <button type="button" id="clock-reset">Back to real time</button></span>
   </form>
 
+  <h3>Next prediction</h3>
+  <form id="outcome-form" class="stack">
+    <label for="outcome-org">Organization</label>
+    <select id="outcome-org" name="organization" data-org-select="required" required></select>
+    <label for="outcome-status">Ends</label>
+    <select id="outcome-status" name="status"><option value="COMPLETED">COMPLETED</option>
+    <option value="FAILED">FAILED</option></select>
+    <label for="outcome-error">Error of a FAILED one</label>
+    <input id="outcome-error" name="error" type="text" value="Failed from the dashboard">
+    <button type="submit">Force the next outcome</button>
+  </form>
+
   <h3>Plan caps</h3>
   <form id="caps-form" class="stack">
     <label for="caps-org">Organization</label>

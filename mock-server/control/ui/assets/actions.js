@@ -42,6 +42,22 @@ export function wireActions({ say, refresh, guard }) {
     });
   });
 
+  document.getElementById('outcome-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    const status = String(form.get('status'));
+    const organization = String(form.get('organization'));
+    run('force the next outcome', async () => {
+      await act('POST', '/__mock/predictions/outcomes', {
+        organization_id: organization,
+        status,
+        ...(status === 'FAILED' ? { error: String(form.get('error')) || undefined } : {}),
+      });
+      const name = [...document.getElementById('outcome-org').options].find((o) => o.value === organization);
+      return `The next prediction of ${name?.textContent ?? organization} will end ${status}`;
+    });
+  });
+
   document.getElementById('fault-form').addEventListener('submit', (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
@@ -88,7 +104,7 @@ export function forceOutcome({ say, refresh, guard }, predictionId, status) {
       status,
       ...(status === 'FAILED' ? { error: 'Failed from the dashboard' } : {}),
     });
-    say(`Prediction ${predictionId} will end ${status}`);
+    say(`Prediction ${predictionId} will end ${status} when it starts`);
     await refresh();
   }, `force ${status}`);
 }

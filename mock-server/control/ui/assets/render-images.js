@@ -29,7 +29,9 @@ function shareItem(share) {
 
 function predictionItem(p, image, ctx) {
   const model = ctx.modelName(image.organization_id, p.model_id);
-  const inFlight = p.status === 'SUBMITTED' || p.status === 'STARTED';
+  // The control plane applies a forced outcome when a prediction starts: only a SUBMITTED one can
+  // still take it (organization-wide, "Next prediction" in the controls forces the next one).
+  const canForce = p.status === 'SUBMITTED';
   const label = `prediction of ${image.name} with ${model}`;
   return h(
     'li',
@@ -43,7 +45,7 @@ function predictionItem(p, image, ctx) {
       h('span', { class: 'muted' }, dateTime(p.created_at)),
     ),
     p.error ? h('p', { class: 'error' }, p.error) : null,
-    inFlight
+    canForce
       ? h(
           'div',
           { class: 'row' },
