@@ -71,6 +71,9 @@ async function screenshot(page: Page, name: string): Promise<void> {
 /** Waits until the element shows exactly `text` (the page updates by itself; no reload). */
 const showsText = (locator: Locator, text: string) =>
   locator.filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`) }).waitFor();
+/** Puts a section's top at the top of the window (below the sticky header), for a screenshot. */
+const scrollToSection = (page: Page, id: string) =>
+  page.evaluate(`document.getElementById('${id}').scrollIntoView({ block: 'start' })`);
 const scrollWidth = (page: Page) => page.evaluate<number>('document.scrollingElement.scrollWidth');
 const live = (page: Page) => page.locator('[data-testid="live-status"][data-state="live"]').waitFor();
 
@@ -165,7 +168,7 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         const shareItem = card.locator(`li[data-share-id="${share.id}"]`);
         await shareItem.filter({ hasText: '1 view' }).waitFor();
         expect(await shareItem.getByRole('link').getAttribute('href')).toBe(share.url);
-        await page.locator('#images').scrollIntoViewIfNeeded();
+        await scrollToSection(page, 'images');
         await screenshot(page, 'desktop-images');
 
         // The export link downloads the real file, fetched with the organization's key.
@@ -193,7 +196,7 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
           image_id: imageId,
           model_id: model.id,
         });
-        await page.locator('#journal').scrollIntoViewIfNeeded();
+        await scrollToSection(page, 'journal');
         await screenshot(page, 'desktop-journal');
         await page.evaluate('window.scrollTo(0, 0)');
         await screenshot(page, 'desktop');
@@ -236,11 +239,11 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         await showsText(card.getByTestId('prediction-status'), 'COMPLETED');
         expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);
         await screenshot(page, 'phone');
-        await page.locator('#images').scrollIntoViewIfNeeded();
+        await scrollToSection(page, 'images');
         await screenshot(page, 'phone-images');
-        await page.locator('#journal').scrollIntoViewIfNeeded();
+        await scrollToSection(page, 'journal');
         await screenshot(page, 'phone-journal');
-        await page.locator('#controls').scrollIntoViewIfNeeded();
+        await scrollToSection(page, 'controls');
         await screenshot(page, 'phone-controls');
         await page.evaluate('window.scrollTo(0, 0)');
 
@@ -327,7 +330,7 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         const prediction = page.locator(`li[data-prediction-id="${created.body.prediction_id}"]`);
         await showsText(prediction.getByTestId('prediction-status'), 'FAILED');
         await showsText(prediction.locator('.error'), 'GPU out of memory');
-        await page.locator('#controls').scrollIntoViewIfNeeded();
+        await scrollToSection(page, 'controls');
         await screenshot(page, 'desktop-controls');
         expect(errors).toEqual([]);
       } finally {
