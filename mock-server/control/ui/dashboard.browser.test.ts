@@ -71,6 +71,21 @@ async function screenshot(page: Page, name: string): Promise<void> {
 /** Waits until the element shows exactly `text` (the page updates by itself; no reload). */
 const showsText = (locator: Locator, text: string) =>
   locator.filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`) }).waitFor();
+/**
+ * Waits until the image has loaded a picture. Polled from here: the page's policy forbids
+ * evaluating strings, so waitForFunction cannot run there. The bound is a wait, not a speed check.
+ */
+const imageLoaded = (image: Locator) =>
+  expect
+    .poll(
+      () =>
+        image.evaluate(
+          (img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0,
+        ),
+      { timeout: 30_000, interval: 100 },
+    )
+    .toBe(true);
+
 /** Puts a section's top at the top of the window (below the sticky header), for a screenshot. */
 const scrollToSection = (page: Page, id: string) =>
   page.evaluate(`document.getElementById('${id}').scrollIntoView({ block: 'start' })`);
@@ -145,9 +160,7 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         await showsText(card.getByTestId('image-state'), 'ready');
         expect(await card.locator('h3').textContent()).toBe('cells.tif');
         const thumbnail = card.locator('img[data-thumbnail]');
-        await page.waitForFunction(
-          `(() => { const img = document.querySelector('img[data-thumbnail="${imageId}"]'); return !!img && img.complete && img.naturalWidth > 0; })()`,
-        );
+        await imageLoaded(card.locator('img[data-thumbnail]'));
         expect(await thumbnail.getAttribute('alt')).toBe('Thumbnail of cells.tif');
         const status = card.locator(
           `li[data-prediction-id="${predictionId}"] [data-testid="prediction-status"]`,
@@ -181,6 +194,15 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         const lines = csv.trim().split('\r\n');
         expect(lines[0].split(',')).toContain('roi_index');
         expect(lines.length - 1).toBe(final.cell_count);
+
+        // The overlay opens in a dialog, fetched with the organization's key; Close returns.
+        await card.locator('a[data-export="overlay.png"]').click();
+        const overlay = page.locator('#overlay-dialog');
+        await imageLoaded(page.locator('#overlay-image'));
+        expect(await overlay.evaluate((d: { open: boolean }) => d.open)).toBe(true);
+        expect(await page.locator('#overlay-image').getAttribute('alt')).toBe('Outlines of cells.tif');
+        await overlay.getByRole('button', { name: 'Close' }).click();
+        expect(await overlay.evaluate((d: { open: boolean }) => d.open)).toBe(false);
 
         // The journal lists the upload; its Details show the bodies the journal kept.
         await page.locator('#journal-path').fill('/api/v1/predict');

@@ -108,6 +108,7 @@ function renderAll() {
     forgetThumbnails(new Set(data.images.map((i) => i.id)));
     replaceKeepingFocus($('image-list'), renderImages(images, imageContext));
   }
+  for (const id of openBodies) if (!data.journal.some((e) => e.request_id === id)) openBodies.delete(id);
   const journal = filterJournal(data.journal, {
     statusClass: $('journal-status').value,
     pathContains: $('journal-path').value.trim(),
