@@ -21,6 +21,8 @@ import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
+import { dashboardRoutes } from './handlers/dashboard-routes.js';
+import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 
 /**
  * The whole HTTP surface: CORS in front of everything; storage for presigned parts; the document and
@@ -51,6 +53,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
     );
   }
   app.use(createReferenceRouter({ publicBaseUrl: services.config.publicBaseUrl }));
+  app.use(dashboardRoutes(services));
   app.use(methodNotAllowed(routes));
   app.use(
     createDispatcher(api, {
@@ -73,6 +76,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         ...sharePageHandlers(services),
         ...internalHandlers,
         ...controlHandlers(services),
+        ...dashboardReadHandlers(services),
       }),
     }),
   );

@@ -1,0 +1,40 @@
+/* global document, URL, setTimeout */
+// Export links point at the public API; a plain click could not send the organization's key, so
+// the file is fetched with it and handed to the browser as a download under the server's name.
+import { fetchWithKey } from './control-api.js';
+
+function fileNameOf(response, fallback) {
+  const header = response.headers.get('content-disposition') ?? '';
+  const match = /filename="([^"]+)"/.exec(header);
+  return match ? match[1] : fallback;
+}
+
+export async function downloadExport(href, key) {
+  const response = await fetchWithKey(href, key);
+  const name = fileNameOf(response, href.split('/').pop());
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return name;
+}
+
+let overlayUrl;
+
+/** Shows the overlay PNG in a dialog (Escape or Close returns focus to the link). */
+export async function showOverlay(href, key, title) {
+  const response = await fetchWithKey(href, key);
+  if (overlayUrl) URL.revokeObjectURL(overlayUrl);
+  overlayUrl = URL.createObjectURL(await response.blob());
+  const dialog = document.getElementById('overlay-dialog');
+  const image = document.getElementById('overlay-image');
+  image.src = overlayUrl;
+  image.alt = `Outlines of ${title}`;
+  document.getElementById('overlay-dialog-title').textContent = `Overlay: ${title}`;
+  dialog.showModal();
+}

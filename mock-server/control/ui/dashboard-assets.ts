@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export interface DashboardAsset {
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * The page's client files, served from the package (no CDN, works offline). A fixed list read once:
+ * a request names one of these or gets a 404, so no path from a URL ever reaches the file system.
+ */
+const FILES: Record<string, string> = {
+  'dashboard.css': 'text/css; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'control-api.js': 'text/javascript; charset=utf-8',
+  'dom.js': 'text/javascript; charset=utf-8',
+  'format.js': 'text/javascript; charset=utf-8',
+  'downloads.js': 'text/javascript; charset=utf-8',
+  'actions.js': 'text/javascript; charset=utf-8',
+  'render-organizations.js': 'text/javascript; charset=utf-8',
+  'render-images.js': 'text/javascript; charset=utf-8',
+  'render-journal.js': 'text/javascript; charset=utf-8',
+  'render-faults.js': 'text/javascript; charset=utf-8',
+};
+
+let loaded: Map<string, DashboardAsset> | undefined;
+
+export function dashboardAsset(name: string): DashboardAsset | undefined {
+  loaded ??= new Map(
+    Object.entries(FILES).map(([file, contentType]) => [
+      file,
+      { contentType, body: readFileSync(fileURLToPath(new URL(`assets/${file}`, import.meta.url))) },
+    ]),
+  );
+  return loaded.get(name);
+}
