@@ -200,7 +200,8 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /** The models an organization sees (base models, then its custom ones), with their engine. */
+        get: operations["mockListModels"];
         put?: never;
         /** Add a custom model to an organization (threshold or remote worker). */
         post: operations["mockCreateModel"];
@@ -296,6 +297,45 @@ export interface paths {
         };
         /** Recent requests and responses, newest first, for debugging a client. */
         get: operations["mockJournal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every organization's images, newest first, with their predictions and shares (the dashboard's view).
+         * @description Read from the state, so it never counts as a poll of a prediction (`complete_after_polls`), and not journaled.
+         */
+        get: operations["mockListImages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/images/{image_id}/thumbnail.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_id: components["parameters"]["ImageId"];
+            };
+            cookie?: never;
+        };
+        /** An image's thumbnail (fits 256 x 256), made when the image was converted. */
+        get: operations["mockImageThumbnail"];
         put?: never;
         post?: never;
         delete?: never;
@@ -420,6 +460,22 @@ export interface components {
             response_body?: unknown;
             fault?: string | null;
         };
+        /** @description An Image with its organization and its predictions, newest first. */
+        MockImage: components["schemas"]["Image"] & {
+            organization_id: string;
+            /** @description Whether GET /__mock/images/{image_id}/thumbnail.png has a picture to answer. */
+            has_thumbnail: boolean;
+            predictions: components["schemas"]["MockPrediction"][];
+        };
+        /** @description A Prediction with the shares of its segmentation (empty until it is COMPLETED). */
+        MockPrediction: components["schemas"]["Prediction"] & {
+            shares: components["schemas"]["Share"][];
+        };
+        /** @description A Model as GET /api/v1/models lists it, with the engine that runs it. */
+        MockModel: components["schemas"]["Model"] & {
+            /** @enum {string} */
+            engine: "threshold" | "remote";
+        };
         /** @description A handled error. */
         ErrorString: {
             /** @description Human-readable explanation. */
@@ -448,6 +504,88 @@ export interface components {
             kind: "base" | "custom";
             version?: string;
             description?: string;
+        };
+        /** @enum {string} */
+        UploadStatus: "uploading" | "processing" | "ready" | "failed";
+        Image: {
+            /**
+             * Format: uuid
+             * @description Image id.
+             */
+            id: string;
+            /** @description Filename or label. */
+            name: string;
+            /**
+             * @description Only TIFF.
+             * @enum {string}
+             */
+            image_type: "TIFF";
+            /** @description File size in bytes. */
+            size: number;
+            /**
+             * @description Filled once the image is converted. `[height, width]`, with a leading page count when the
+             *     TIFF has more than one page and a trailing channel count when it has more than one sample
+             *     per pixel, e.g. `[3, 512, 512]` or `[512, 512, 3]`.
+             */
+            shape?: number[] | null;
+            upload_status: components["schemas"]["UploadStatus"];
+            /** @description Reason, present when `upload_status` is `failed`. */
+            upload_error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            processed_at?: string | null;
+        };
+        /** @enum {string} */
+        PredictionStatus: "SUBMITTED" | "STARTED" | "COMPLETED" | "FAILED";
+        Prediction: {
+            /** Format: uuid */
+            prediction_id: string;
+            status: components["schemas"]["PredictionStatus"];
+            /** Format: uuid */
+            image_id: string;
+            /** Format: uuid */
+            model_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description Only once COMPLETED; pass to /export/* and POST /shares.
+             */
+            segmentation_id?: string;
+            /** @description Number of ROIs detected; only once COMPLETED. */
+            cell_count?: number;
+            /** @description Why the prediction failed; only when FAILED. */
+            error?: string;
+        };
+        Share: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            segmentation_id: string;
+            /**
+             * @description Always `anyone_with_link` today.
+             * @enum {string}
+             */
+            access: "anyone_with_link" | "user";
+            /**
+             * @description Always `viewer` today; shared results are read-only.
+             * @enum {string}
+             */
+            role: "viewer" | "editor";
+            /** @description {share_base_url}/share/<share_token>; anyone holding it can view. */
+            url?: string | null;
+            /** @description Times the link was opened. */
+            view_count: number;
+            /** Format: date-time */
+            last_viewed_at?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the share was turned off; a revoked link no longer opens.
+             */
+            revoked_at?: string | null;
         };
     };
     responses: {
@@ -561,6 +699,7 @@ export interface components {
     parameters: {
         OrganizationId: string;
         ModelId: string;
+        ImageId: string;
     };
     requestBodies: never;
     headers: never;
@@ -946,6 +1085,50 @@ export interface operations {
             507: components["responses"]["StorageFull"];
         };
     };
+    mockListModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "bfb63a56-78f5-4f9a-b198-f7919e5ff1ba",
+                     *         "name": "brightfield-dark-cells",
+                     *         "kind": "base",
+                     *         "version": "1.0.0",
+                     *         "description": "Dark cells on a bright background (bright-field), touching cells split.",
+                     *         "engine": "threshold"
+                     *       },
+                     *       {
+                     *         "id": "506b80e4-1192-4640-aa2c-a72de23b4289",
+                     *         "name": "cells-fluorescence-split",
+                     *         "kind": "base",
+                     *         "version": "1.0.0",
+                     *         "description": "Bright cells on a dark background, touching cells split by a distance-transform watershed; border objects kept.",
+                     *         "engine": "threshold"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MockModel"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+        };
+    };
     mockCreateModel: {
         parameters: {
             query?: never;
@@ -1288,6 +1471,101 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockListImages: {
+        parameters: {
+            query?: {
+                /** @description Only this organization's images. */
+                organization_id?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The images, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "5d077003-41d1-42b2-a155-9517cff5fe16",
+                     *         "name": "plate1.tif",
+                     *         "image_type": "TIFF",
+                     *         "size": 65780,
+                     *         "shape": [
+                     *           256,
+                     *           256
+                     *         ],
+                     *         "upload_status": "ready",
+                     *         "created_at": "2026-11-23T02:29:26.712Z",
+                     *         "processed_at": "2026-11-23T02:29:27.282Z",
+                     *         "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
+                     *         "has_thumbnail": true,
+                     *         "predictions": [
+                     *           {
+                     *             "prediction_id": "89d50af1-4a9d-4bea-a744-8a3d4de0236f",
+                     *             "status": "COMPLETED",
+                     *             "image_id": "5d077003-41d1-42b2-a155-9517cff5fe16",
+                     *             "model_id": "078e62ee-4b5a-4a1e-8322-01910425db58",
+                     *             "created_at": "2026-11-23T02:29:27.338Z",
+                     *             "segmentation_id": "793f611a-b706-418f-a2b3-accdb1092e4c",
+                     *             "cell_count": 20,
+                     *             "shares": [
+                     *               {
+                     *                 "id": "138de647-a98b-4c80-9360-1311bb9e413e",
+                     *                 "segmentation_id": "793f611a-b706-418f-a2b3-accdb1092e4c",
+                     *                 "access": "anyone_with_link",
+                     *                 "role": "viewer",
+                     *                 "url": "http://127.0.0.1:8000/share/sfEao-AQ7VKIW5eZRSyv-hqHEZ8YtF9RTipZGmBBB1Y",
+                     *                 "view_count": 0,
+                     *                 "last_viewed_at": null,
+                     *                 "created_at": "2026-11-23T02:29:27.954Z",
+                     *                 "revoked_at": null
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MockImage"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockImageThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                image_id: components["parameters"]["ImageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thumbnail. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
         };
     };

@@ -169,9 +169,13 @@ describe('the dashboard routes', () => {
   });
 
   it('answer a clear 4xx for an unknown organization, image or limit', async () => {
-    expect((await call('GET', '/__mock/images?organization_id=nope')).status).toBe(404);
-    expect((await call('GET', '/__mock/images/nope/thumbnail.png')).status).toBe(404);
-    expect((await call('GET', '/__mock/organizations/nope/models')).status).toBe(404);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect((await call('GET', `/__mock/images?organization_id=${unknown}`)).status).toBe(404);
+    expect((await call('GET', `/__mock/images/${unknown}/thumbnail.png`)).status).toBe(404);
+    expect((await call('GET', `/__mock/organizations/${unknown}/models`)).status).toBe(404);
+    // The document declares these ids UUIDs: a malformed one is refused before any lookup.
+    expect((await call('GET', '/__mock/images/nope/thumbnail.png')).status).toBe(422);
+    expect((await call('GET', '/__mock/organizations/nope/models')).status).toBe(422);
     const bad = await call('GET', '/__mock/images?limit=0');
     expect(bad.status).toBe(422);
     expect(bad.body.detail).toContain("limit: '0'");

@@ -1,62 +1,27 @@
 /**
- * The dashboard's reads are served outside the document until the YAML in docs/dashboard.md
- * ("Document additions") is merged into it. This test merges that very block into a copy of the
- * document and validates what the routes really answer against it, so the block cannot drift from
- * the code before it is merged.
+ * The dashboard's three reads (every organization's images with predictions and shares, an image's
+ * thumbnail, an organization's models) are operations of the control document: what the routes
+ * really answer is validated against it, for each status they give.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  OPENAPI_FILE,
-  OpenApiContract,
-  REPO_ROOT,
-} from '../../../contract-tests/harness/openapi-contract.js';
+import { OpenApiContract } from '../../../contract-tests/harness/openapi-contract.js';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { ACME_KEY, ACME_ORG, apiClient } from '../../../test-support/api-client.js';
 import type { RunningMock } from '../../server.js';
 
-type Json = Record<string, Record<string, unknown>>;
 const ADMIN = 'additions-test-admin-token';
 
-async function additionsBlock(): Promise<Json> {
-  const doc = await readFile(path.join(REPO_ROOT, 'docs', 'dashboard.md'), 'utf8');
-  const section = doc.split('### Document additions')[1];
-  const block = /```yaml\n([\s\S]*?)```/.exec(section ?? '');
-  if (!block) throw new Error('docs/dashboard.md has no yaml block under "### Document additions"');
-  return parse(block[1]) as Json;
-}
-
-async function mergedDocument(dir: string): Promise<string> {
-  const document = parse(await readFile(OPENAPI_FILE, 'utf8')) as Json;
-  const additions = await additionsBlock();
-  for (const [route, item] of Object.entries(additions.paths)) {
-    document.paths[route] = { ...((document.paths[route] as object) ?? {}), ...(item as object) };
-  }
-  const components = document.components as Record<string, Record<string, unknown>>;
-  const added = additions.components as Record<string, Record<string, unknown>>;
-  for (const [kind, entries] of Object.entries(added)) components[kind] = { ...components[kind], ...entries };
-  const file = path.join(dir, 'openapi-with-dashboard.yaml');
-  await writeFile(file, stringify(document));
-  return file;
-}
-
-describe('the document additions in docs/dashboard.md', () => {
+describe("the dashboard's reads, as the control document describes them", () => {
   let mock: RunningMock;
-  let dir: string;
   let contract: OpenApiContract;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'dashboard-additions-'));
-    contract = new OpenApiContract(await mergedDocument(dir));
+    contract = new OpenApiContract(); // both documents: the reads live in mock-control.yaml
     mock = await startInstantMock({ adminToken: ADMIN });
   });
   afterAll(async () => {
     await mock?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   async function expectConforms(
