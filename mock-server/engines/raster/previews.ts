@@ -57,7 +57,10 @@ export interface GreyPixels {
   readonly data: Uint8Array;
 }
 
-/** Decodes a preview PNG (as written by `writePreviews`) back to grey pixels. */
+/**
+ * Decodes a preview PNG (as written by `writePreviews`) back to grey pixels.
+ * @public (the export use case loads this module when first needed, by a dynamic import)
+ */
 export async function greyPixelsOfPng(png: Buffer): Promise<GreyPixels> {
   const { data, info } = await sharp(png)
     .removeAlpha()
