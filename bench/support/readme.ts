@@ -6,7 +6,17 @@ import type { BenchReport, Row } from './report.js';
 
 export const START = '<!-- bench:start -->';
 export const END = '<!-- bench:end -->';
-const ORDER = ['start', 'http', 'uploads', 'exports', 'load', 'limits', 'hostile', 'durability', 'segmentation'];
+const ORDER = [
+  'start',
+  'http',
+  'uploads',
+  'exports',
+  'load',
+  'limits',
+  'hostile',
+  'durability',
+  'segmentation',
+];
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
