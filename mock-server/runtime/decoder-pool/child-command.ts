@@ -27,13 +27,28 @@ export function heapMegabytes(memoryCeilingBytes: number): number {
   return Math.max(128, Math.min(4096, Math.floor(memoryCeilingBytes / 1024 ** 2 / 2)));
 }
 
+/**
+ * Node 24's V8 reserves a code range for each isolate at start (up to 512 MiB of address space,
+ * not memory in use), and RLIMIT_DATA counts the reservation: a child whose ceiling left less could
+ * not start at all ("Failed to reserve virtual memory for CodeRange", SIGTRAP). Run from the
+ * sources the child has two isolates (its own and tsx's loader thread), so the OS ceiling is the
+ * memory ceiling plus two reservations, on every Node line alike.
+ */
+const V8_CODE_RANGE_BYTES = 2 * 512 * 1024 ** 2;
+
 export function childCommand(memoryCeilingBytes: number): ChildCommand {
   const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, ...typeScriptLoader()];
   const prlimit = findPrlimit();
   if (!prlimit) return { execPath: process.execPath, execArgv: node };
   return {
     execPath: prlimit,
-    execArgv: [`--data=${Math.floor(memoryCeilingBytes)}`, '--core=0', '--', process.execPath, ...node],
+    execArgv: [
+      `--data=${Math.floor(memoryCeilingBytes + V8_CODE_RANGE_BYTES)}`,
+      '--core=0',
+      '--',
+      process.execPath,
+      ...node,
+    ],
   };
 }
 

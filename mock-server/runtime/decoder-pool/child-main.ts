@@ -50,7 +50,7 @@ send({ type: 'ready' });
 
 // Failures of an allocation, or of a thread (its stack is memory too), under the ceiling.
 const ALLOCATION_FAILED =
-  /Array buffer allocation failed|Invalid typed array length|Cannot create a Buffer larger|out of memory|unable to allocate|std::bad_alloc|Error creating thread/i;
+  /Array buffer allocation failed|Invalid typed array length|Cannot create a Buffer larger|out of memory|unable to allocate|failed to allocate memory|std::bad_alloc|Error creating thread/i;
 
 function describeFailure(err: unknown): { name: string; message: string; kind?: string } {
   const e = err instanceof Error ? err : new Error(String(err));
