@@ -29,12 +29,18 @@ export function heapMegabytes(memoryCeilingBytes: number): number {
 
 /**
  * Node 24's V8 reserves a code range for each isolate at start (up to 512 MiB of address space,
- * not memory in use), and RLIMIT_DATA counts the reservation: a child whose ceiling left less could
- * not start at all ("Failed to reserve virtual memory for CodeRange", SIGTRAP). Run from the
- * sources the child has two isolates (its own and tsx's loader thread), so the OS ceiling is the
- * memory ceiling plus two reservations, on every Node line alike.
+ * not memory in use), and RLIMIT_DATA counts that reservation there (Node 22's does not): a child
+ * held to 512 MiB could not start at all ("Failed to reserve virtual memory for CodeRange",
+ * SIGTRAP). Measured here: Node 24 needs about 580 MiB to start a plain child and about 1,100 MiB
+ * with tsx's loader thread (run from the sources). On Node 24 the OS ceiling therefore adds the
+ * part of the reservation a 512 MiB ceiling does not already cover; the default 6 GiB ceiling is
+ * far above both, and what a child can allocate stays close to its ceiling.
  */
-const V8_CODE_RANGE_BYTES = 2 * 512 * 1024 ** 2;
+function codeRangeReservation(): number {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 24) return 0;
+  return (typeScriptLoader().length ? 640 : 128) * 1024 ** 2;
+}
 
 export function childCommand(memoryCeilingBytes: number): ChildCommand {
   const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, ...typeScriptLoader()];
@@ -43,7 +49,7 @@ export function childCommand(memoryCeilingBytes: number): ChildCommand {
   return {
     execPath: prlimit,
     execArgv: [
-      `--data=${Math.floor(memoryCeilingBytes + V8_CODE_RANGE_BYTES)}`,
+      `--data=${Math.floor(memoryCeilingBytes + codeRangeReservation())}`,
       '--core=0',
       '--',
       process.execPath,
