@@ -183,6 +183,10 @@ describe('the control plane', () => {
 async function segmentationWritten(): Promise<void> {
   const written = () => readdirSync(mock.services.paths.segmentations).some((name) => !name.startsWith('.'));
   expect(await eventually(written, 60_000)).toBe(true);
+  // The prediction starts counting toward its release only once writeSegmentation has returned
+  // (the folder's fsync comes after the rename): give that continuation a moment, so polls sent
+  // at once cannot all land before it.
+  await new Promise((resolve) => setTimeout(resolve, 500));
 }
 
 /** Uploads a small synthetic image and starts a prediction on it with the first model. */
