@@ -1,39 +1,154 @@
 #!/usr/bin/env node
 /* global process, console, URL */
-// `npm run build` (and `prepare`, `prepack`): compiles mock-server/ once into dist/ with tsc, so the
-// mock starts on plain Node with no TypeScript compiled at run time, and copies beside it the files
-// the server reads by a path relative to its own modules (the document, the default seed), keeping
-// the checkout's layout inside dist/. Plain JavaScript: it runs before anything is built.
+// `npm run build` (and `prepare`, so `npm ci`/`npm install` and `npm pack` run it): builds
+// mock-server/ once into dist/, so the mock starts on plain Node with nothing compiled at start.
+//
+// - esbuild bundles the sources and their dependencies into a few ES modules, one folder deep
+//   (dist/mock-server/): Node then reads a handful of files instead of several hundred small
+//   CommonJS ones (express alone is about 60), which was most of the time to a first answer and a
+//   good part of the idle memory (docs/running.md, "How the mock starts"). Code that only some
+//   requests need (sharp, the ZIP writer, the object store's S3 signer, the validators) sits in
+//   chunks of its own that load on first use.
+// - tsc writes only the type declarations beside them, for the package's programmatic API.
+// - The files the server reads at run time (the documents, the seed, the dashboard's assets) are
+//   copied under dist/ in the checkout's layout: dist/ is to the built mock what the checkout is to
+//   the sources (openapi/documents.ts finds them from there).
+// Plain JavaScript: it runs before anything is built.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
-const ASSETS = ['openapi/openapi.yaml', 'openapi/mock-control.yaml', 'fixtures/seed.json'];
+const ASSETS = [
+  'openapi/openapi.yaml',
+  'openapi/mock-control.yaml',
+  'fixtures/seed.json',
+  'mock-server/control/ui/assets',
+];
+/**
+ * Each entry's name is its file under dist/. The decoder's child entry and its tasks module are
+ * found by the pool as siblings of its own module (child-process-pool.ts, decoder-pools.ts), and
+ * every chunk is written in the same folder, so those relative URLs hold in the bundle too.
+ */
+const ENTRIES = {
+  'mock-server/main': 'mock-server/main.ts',
+  'mock-server/index': 'mock-server/index.ts',
+  'mock-server/child-main': 'mock-server/runtime/decoder-pool/child-main.ts',
+  'mock-server/decoder-tasks': 'mock-server/runtime/decoder-pool/decoder-tasks.ts',
+};
+/**
+ * express 5 requires body-parser when it loads, only to re-export its parsers as express.json() and
+ * the like, which the mock never calls (its body readers are its own: mock-server/http/json-body.ts,
+ * multipart-file.ts). body-parser and what it pulls in were about 45 ms of a 400 ms start
+ * (--cpu-prof); in the bundle, express gets the same four functions, and body-parser loads on the
+ * first call of one of them.
+ */
+const lazyBodyParser = {
+  name: 'lazy-body-parser',
+  setup(builder) {
+    builder.onResolve({ filter: /^body-parser$/ }, (args) =>
+      /[\\/]node_modules[\\/]express[\\/]/.test(args.importer)
+        ? { path: 'body-parser', namespace: 'lazy-body-parser' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'lazy-body-parser' }, () => ({
+      contents: [
+        "const load = () => require('body-parser');",
+        ...['json', 'raw', 'text', 'urlencoded'].map(
+          (name) => `exports.${name} = (...args) => load().${name}(...args);`,
+        ),
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'js',
+    }));
+  },
+};
+/** Loaded from node_modules as installed: native code (sharp), or files served from the package. */
+const EXTERNAL = ['sharp', 'swagger-ui-dist'];
 
 // A file removed from the sources must not live on in dist/.
 rmSync(dist, { recursive: true, force: true });
+
+const bundled = await build({
+  absWorkingDir: root,
+  metafile: true,
+  entryPoints: Object.entries(ENTRIES).map(([out, input]) => ({ in: input, out })),
+  outdir: 'dist',
+  chunkNames: 'mock-server/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  external: EXTERNAL,
+  plugins: [lazyBodyParser],
+  // Bundled CommonJS packages call require(); an ES module has none of its own.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  legalComments: 'none',
+  logLevel: 'warning',
+});
+
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+const declared = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
   cwd: root,
   stdio: 'inherit',
 });
-if (compiled.status !== 0) {
-  console.error('build: tsc failed; dist/ is incomplete');
-  process.exit(compiled.status ?? 1);
+if (declared.status !== 0) {
+  console.error('build: tsc failed to write the type declarations; dist/ is incomplete');
+  process.exit(declared.status ?? 1);
 }
+
 for (const asset of ASSETS) {
   mkdirSync(new URL(`../dist/${asset}/..`, import.meta.url), { recursive: true });
-  cpSync(new URL(`../${asset}`, import.meta.url), new URL(`../dist/${asset}`, import.meta.url));
+  cpSync(new URL(`../${asset}`, import.meta.url), new URL(`../dist/${asset}`, import.meta.url), {
+    recursive: true,
+  });
 }
-// The two documents merged, as JSON, which the server reads instead of the YAML (openapi/documents.ts).
-const documents = await import(new URL('../dist/openapi/documents.js', import.meta.url).href);
+
+// The two documents merged, as JSON, which the server reads instead of the YAML, and each one
+// parsed, for serving the control document (openapi/documents.ts). Built on its own, run once,
+// removed.
+const documentsModule = new URL('../dist/.documents.mjs', import.meta.url);
+await build({
+  absWorkingDir: root,
+  entryPoints: ['openapi/documents.ts'],
+  outfile: fileURLToPath(documentsModule),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+const documents = await import(documentsModule.href);
 const served = documents.mergeDocuments(
   documents.readDocument(documents.PUBLIC_DOCUMENT),
   documents.readDocument(documents.CONTROL_DOCUMENT),
 );
 writeFileSync(documents.BUILT_SERVED_DOCUMENT, JSON.stringify(served));
-// The bin compares the sources against this file's time to see whether dist/ is current.
-writeFileSync(new URL('../dist/.built', import.meta.url), `${new Date().toISOString()}\n`);
+for (const file of [documents.PUBLIC_DOCUMENT, documents.CONTROL_DOCUMENT])
+  writeFileSync(documents.parsedCopy(file), JSON.stringify(documents.readDocument(file)));
+rmSync(documentsModule);
+
+// What dist/ was built from: bin/cellseg-mock.js compares these files' times with the build's to
+// see whether dist/ is current. Listing them here spares it a walk of the source tree at every
+// start (10-20 ms here; stating the listed files takes 2). A module added since must be imported by
+// one listed here, which then changed too.
+const sources = [
+  ...Object.keys(bundled.metafile.inputs).filter(
+    (file) => !file.includes('node_modules') && !file.includes(':'),
+  ),
+  ...ASSETS,
+  'package.json',
+];
+writeFileSync(
+  new URL('../dist/.built', import.meta.url),
+  `${JSON.stringify({ builtAt: new Date().toISOString(), sources }, null, 1)}\n`,
+);

@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { INSTALL_ROOT } from '../openapi/documents.js';
 
 /**
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
@@ -77,8 +77,6 @@ export interface OptionSpec {
   shownDefault?: string;
 }
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
 export const OPTIONS: OptionSpec[] = [
   {
     key: 'host',
@@ -129,7 +127,7 @@ export const OPTIONS: OptionSpec[] = [
     env: 'SEED_FILE',
     type: 'string',
     description: 'Organizations, keys, plans and models to load',
-    default: () => path.join(repoRoot, 'fixtures', 'seed.json'),
+    default: () => path.join(INSTALL_ROOT, 'fixtures', 'seed.json'),
     shownDefault: 'fixtures/seed.json of this package',
   },
   {

@@ -113,6 +113,19 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
         headers: { authorization: `Bearer ${SEEDED_KEY}` },
       });
       expect(models.status).toBe(200);
+      // The parts of the bundle that load on first use, and the files the build copies beside it.
+      const invalid = await fetch(`${viaNpx.url}/api/v1/predict`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SEEDED_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ image_id: 'not-a-uuid' }),
+      });
+      expect(invalid.status).toBe(422);
+      expect(await (await fetch(`${viaNpx.url}/openapi.yaml`)).text()).toMatch(/^openapi: 3\.1/m);
+      const controlDocument = await fetch(`${viaNpx.url}/__mock/openapi.json`);
+      expect(((await controlDocument.json()) as { openapi: string }).openapi).toBe('3.1.0');
+      const dashboardScript = await fetch(`${viaNpx.url}/__mock/ui/assets/dashboard.js`);
+      expect(dashboardScript.status).toBe(200);
+      expect(dashboardScript.headers.get('content-type')).toContain('javascript');
     } finally {
       viaNpx.stop();
     }

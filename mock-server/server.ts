@@ -1,5 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
+import type http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,11 @@ import { answerClientErrors } from './http/client-errors.js';
 import { answerNotReady, waitUntilReady } from './http/not-ready.js';
 import type { ServiceOverrides, Services } from './services.js';
 import { parseCorsOrigins } from './http/cors.js';
+
+// Read through require, not import: an ES import of node:http builds its module namespace, and
+// reading every export loads the bundled HTTP client behind its lazy `WebSocket` and `fetch`
+// getters (about 40 ms of a 400 ms start, measured with --cpu-prof), which the mock never uses.
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof http;
 
 export interface RunningMock {
   url: string;
@@ -44,7 +50,7 @@ export async function startMockServer(
   let ready!: (app: http.RequestListener) => void;
   const readiness = new Promise<http.RequestListener>((resolve) => (ready = resolve));
   let handler: http.RequestListener = waitUntilReady(readiness);
-  const server = http.createServer(
+  const server = createServer(
     // Node checks request timeouts on this period (30 s by default): a short timeout is checked sooner.
     { connectionsCheckingInterval: Math.min(30_000, Math.max(100, base.requestTimeoutMs / 4)) },
     (req, res) => handler(req, res),

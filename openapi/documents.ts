@@ -3,7 +3,23 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+/**
+ * The folder holding the documents. Run from the sources it is this module's own; built, this code
+ * sits in a bundled chunk under dist/mock-server/ and the documents were copied to dist/openapi/,
+ * so the nearest folder up from the module that has an `openapi/openapi.yaml` is the one.
+ */
+const here = documentsFolder(path.dirname(fileURLToPath(import.meta.url)));
+
+function documentsFolder(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'openapi.yaml'))) return dir;
+    if (existsSync(path.join(dir, 'openapi', 'openapi.yaml'))) return path.join(dir, 'openapi');
+    if (dir === path.dirname(dir)) throw new Error(`openapi/openapi.yaml not found above ${from}`);
+  }
+}
+
+/** The folder the mock's run-time files are laid out under: the checkout, or dist/ once built. */
+export const INSTALL_ROOT = path.dirname(here);
 
 /** The public interface: what partners generate clients from, and what Prism mocks. */
 export const PUBLIC_DOCUMENT = path.join(here, 'openapi.yaml');
@@ -21,7 +37,16 @@ const parseYaml = (text: string): unknown =>
   (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
 
 export function readDocument(file: string): OpenApiDocument {
+  // Built, each document's parse lies beside it (bin/build-dist.js), so the built mock needs no
+  // YAML parser, bundled or installed.
+  const parsed = parsedCopy(file);
+  if (existsSync(parsed)) return JSON.parse(readFileSync(parsed, 'utf8')) as OpenApiDocument;
   return parseYaml(readFileSync(file, 'utf8')) as OpenApiDocument;
+}
+
+/** Where the build writes a document's parse: `openapi.yaml` → `openapi.parsed.json`. */
+export function parsedCopy(file: string): string {
+  return file.replace(/\.yaml$/, '') + '.parsed.json';
 }
 
 /**

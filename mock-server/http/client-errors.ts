@@ -1,5 +1,9 @@
-import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
+
+// Not an ES import: see server.ts (node:http's namespace loads its HTTP client).
+const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
 /**
  * Requests Node's HTTP parser refuses before any route sees them: a malformed request line, bytes

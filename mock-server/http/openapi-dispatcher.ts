@@ -22,7 +22,7 @@ export interface OperationSource {
 /**
  * Routing and request validation are ours (operation-matcher.ts, request-validator.ts): with
  * Ajv2020 plus ajv-formats, so `format: uuid` and 2020-12 keywords are enforced, and each
- * operation's validators compiled at its first request.
+ * operation's validators compiled at its first request (Ajv itself loads in the background).
  */
 export async function createOpenApiBackend(): Promise<OperationSource> {
   const operations = documentOperations();
@@ -51,6 +51,8 @@ export function createDispatcher(api: OperationSource, options: DispatcherOption
   const operations = api.getOperations();
   const matcher = new OperationMatcher(operations);
   const validator = new RequestValidator(operations);
+  // After the requests already waiting for the app have been answered.
+  setImmediate(() => validator.preload());
   const missing = operations.filter((o) => !options.handlers[o.operationId ?? '']).map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
 
@@ -102,7 +104,7 @@ export function createDispatcher(api: OperationSource, options: DispatcherOption
       }
 
       const errors = relevantErrors(
-        validator.validate(operationId, {
+        await validator.validate(operationId, {
           path: params,
           query: req.query as Record<string, unknown>,
           body,

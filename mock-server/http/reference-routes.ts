@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Response, type Router } from 'express';
-import { parseDocument } from 'yaml';
-import { OPENAPI_PATH } from './openapi-document.js';
+import type { PublicDocument } from './public-document.js';
 import type { RouteSpec } from './route-table.js';
 
 /**
@@ -17,15 +15,16 @@ import type { RouteSpec } from './route-table.js';
  */
 export function createReferenceRouter({ publicBaseUrl }: { publicBaseUrl: string }): Router {
   const router = express.Router();
-  let document: { json: string; yaml: string } | undefined;
+  let document: Promise<PublicDocument> | undefined;
   // Read on first request, not at start: nothing here may hold back the mock's first answer.
-  const served = () => (document ??= publicDocument(publicBaseUrl));
+  const served = () =>
+    (document ??= import('./public-document.js').then((m) => m.publicDocument(publicBaseUrl)));
 
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(served().json);
+  router.get('/openapi.json', async (_req, res) => {
+    res.type('application/json').send((await served()).json);
   });
-  router.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml; charset=utf-8').send(served().yaml);
+  router.get('/openapi.yaml', async (_req, res) => {
+    res.type('application/yaml; charset=utf-8').send((await served()).yaml);
   });
 
   router.get('/docs', (_req, res) => {
@@ -50,13 +49,6 @@ export function referenceRoutes(): RouteSpec[] {
   return ['/openapi.json', '/openapi.yaml', '/docs', '/docs/{asset}'].flatMap((template) =>
     ['GET', 'HEAD'].map((method) => ({ template, method, headers: [] })),
   );
-}
-
-/** The document as written (comments kept in the YAML), its `servers` the mock's own public root. */
-function publicDocument(publicBaseUrl: string): { json: string; yaml: string } {
-  const doc = parseDocument(readFileSync(OPENAPI_PATH, 'utf8'));
-  doc.set('servers', doc.createNode([{ url: publicBaseUrl, description: 'This mock' }]));
-  return { yaml: doc.toString(), json: JSON.stringify(doc.toJS(), null, 2) };
 }
 
 const ASSETS = new Map([

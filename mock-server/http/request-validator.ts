@@ -1,14 +1,12 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Operation } from 'openapi-backend';
 import { requestMediaTypes } from '../../openapi/documents.js';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+import type { RequestCompilers } from './request-compilers.js';
 
 type Json = Record<string, unknown>;
 
 interface CompiledOperation {
-  params: ValidateFunction;
+  params: ValidateFunction | undefined;
   body: ValidateFunction | undefined;
 }
 
@@ -21,8 +19,10 @@ export interface RequestParts {
 }
 
 /**
- * Validates a request against its operation with validators compiled once per operation at
- * start-up. openapi-backend's `validateRequest` re-parsed headers, cookies and path templates on
+ * Validates a request against its operation with validators compiled once per operation.
+ * Ajv loads after the mock's first answer, in the background (`preload`), or with the first request
+ * that has something to check, which waits for it: it was about 40 ms of a cold start, and an
+ * operation with no parameters and no JSON body (GET /models, say) never needs it. openapi-backend's `validateRequest` re-parsed headers, cookies and path templates on
  * every request (a quarter of the throughput of a simple GET, measured). Error paths keep its
  * shape (`/path/x`, `/query/x`, `/requestBody/x`), which `validation-errors.ts` turns into
  * FastAPI-style items.
@@ -30,22 +30,28 @@ export interface RequestParts {
 export class RequestValidator {
   private readonly compiled = new Map<string, CompiledOperation>();
   private readonly operations = new Map<string, Operation>();
-  private readonly paramsAjv = newAjv({ coerceTypes: 'array' });
-  private readonly bodyAjv = newAjv({});
+  private compilers: Promise<RequestCompilers> | undefined;
 
   constructor(operations: Operation[]) {
     for (const operation of operations) this.operations.set(operation.operationId as string, operation);
   }
 
-  validate(operationId: string, request: RequestParts): ErrorObject[] {
-    const compiled = this.compiledFor(operationId);
+  /** Starts loading Ajv without waiting for it; a later failure shows at the first validation. */
+  preload(): void {
+    this.loadCompilers().catch(() => undefined);
+  }
+
+  async validate(operationId: string, request: RequestParts): Promise<ErrorObject[]> {
+    const compiled = this.compiled.get(operationId) ?? (await this.compile(operationId));
     const errors: ErrorObject[] = [];
-    // copies (arrays too): coercion must not change what the handler receives
-    const query: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(request.query))
-      query[name] = Array.isArray(value) ? [...value] : value;
-    if (!compiled.params({ path: { ...request.path }, query }))
-      errors.push(...(compiled.params.errors ?? []));
+    if (compiled.params) {
+      // copies (arrays too): coercion must not change what the handler receives
+      const query: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(request.query))
+        query[name] = Array.isArray(value) ? [...value] : value;
+      if (!compiled.params({ path: { ...request.path }, query }))
+        errors.push(...(compiled.params.errors ?? []));
+    }
     if (request.checkBody && compiled.body) {
       const wrapped = request.body === undefined ? {} : { requestBody: request.body };
       if (!compiled.body(wrapped)) errors.push(...(compiled.body.errors ?? []));
@@ -57,29 +63,31 @@ export class RequestValidator {
    * Compiled at an operation's first request, not all at start-up: compiling every schema of the
    * document held back the mock's first answer, and a session touches a handful of operations.
    */
-  private compiledFor(operationId: string): CompiledOperation {
-    let compiled = this.compiled.get(operationId);
-    if (compiled) return compiled;
+  private async compile(operationId: string): Promise<CompiledOperation> {
     const operation = this.operations.get(operationId);
     if (!operation) throw new Error(`no validator for operation ${operationId}`);
+    const params = paramsSchema(operation);
+    const body = bodySchema(operation);
+    const compilers = params || body ? await this.loadCompilers() : undefined;
+    // Another request of the same operation may have compiled it while this one waited.
+    let compiled = this.compiled.get(operationId);
+    if (compiled) return compiled;
     compiled = {
-      params: this.paramsAjv.compile(paramsSchema(operation)),
-      body: bodySchema(operation, this.bodyAjv),
+      params: params && compilers?.params.compile(params),
+      body: body && compilers?.body.compile(body),
     };
     this.compiled.set(operationId, compiled);
     return compiled;
   }
+
+  private loadCompilers(): Promise<RequestCompilers> {
+    this.compilers ??= import('./request-compilers.js').then((m) => m.createRequestCompilers());
+    return this.compilers;
+  }
 }
 
-function newAjv(options: { coerceTypes?: 'array' }): Ajv2020 {
-  // The document's schemas are checked against the meta-schema by `npm run lint:openapi`; checking
-  // them again here compiled the 2020-12 meta-schema in every instance, most of a second of start.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, ...options });
-  addFormats(ajv);
-  return ajv;
-}
-
-function paramsSchema(operation: Operation): Json {
+/** The path and query parameters' schema, or undefined for an operation that has none. */
+function paramsSchema(operation: Operation): Json | undefined {
   const groups: Record<'path' | 'query', { properties: Json; required: string[] }> = {
     path: { properties: {}, required: [] },
     query: { properties: {}, required: [] },
@@ -91,6 +99,8 @@ function paramsSchema(operation: Operation): Json {
     groups[where].properties[name] = (parameter.schema as Json | undefined) ?? {};
     if (parameter.required) groups[where].required.push(name);
   }
+  if (!Object.keys(groups.path.properties).length && !Object.keys(groups.query.properties).length)
+    return undefined;
   return {
     type: 'object',
     properties: {
@@ -100,13 +110,13 @@ function paramsSchema(operation: Operation): Json {
   };
 }
 
-function bodySchema(operation: Operation, ajv: Ajv2020): ValidateFunction | undefined {
+function bodySchema(operation: Operation): Json | undefined {
   const requestBody = operation.requestBody as Json | undefined;
   const schema = requestMediaTypes(requestBody)['application/json']?.schema as Json | undefined;
   if (!requestBody || !schema) return undefined;
-  return ajv.compile({
+  return {
     type: 'object',
     properties: { requestBody: schema },
     required: requestBody.required === true ? ['requestBody'] : [],
-  });
+  };
 }

@@ -31,23 +31,23 @@ describe('OperationMatcher', () => {
 });
 
 describe('RequestValidator', () => {
-  it('reports a bad path id, a bad query value and a bad body where openapi-backend would', () => {
+  it('reports a bad path id, a bad query value and a bad body where openapi-backend would', async () => {
     const validator = new RequestValidator(operations);
-    const badId = validator.validate('getUpload', {
+    const badId = await validator.validate('getUpload', {
       path: { image_id: 'nope' },
       query: {},
       body: undefined,
       checkBody: false,
     });
     expect(badId.map((e) => [e.instancePath, e.keyword])).toEqual([['/path/image_id', 'format']]);
-    const badQuery = validator.validate('exportOverlayPng', {
+    const badQuery = await validator.validate('exportOverlayPng', {
       path: { segmentation_id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' },
       query: { max_size: 'big' },
       body: undefined,
       checkBody: false,
     });
     expect(badQuery.map((e) => e.instancePath)).toEqual(['/query/max_size']);
-    const badBody = validator.validate('createPrediction', {
+    const badBody = await validator.validate('createPrediction', {
       path: {},
       query: {},
       body: { image_id: 'x' },
@@ -59,7 +59,7 @@ describe('RequestValidator', () => {
         ['/requestBody', 'required'],
       ]),
     );
-    const noBody = validator.validate('createPrediction', {
+    const noBody = await validator.validate('createPrediction', {
       path: {},
       query: {},
       body: undefined,
@@ -70,10 +70,10 @@ describe('RequestValidator', () => {
     ]);
   });
 
-  it('coerces query values for checking without changing what the handler receives', () => {
+  it('coerces query values for checking without changing what the handler receives', async () => {
     const validator = new RequestValidator(operations);
     const query = { max_size: '512', columns: ['area_px'] };
-    const errors = validator.validate('exportOverlayPng', {
+    const errors = await validator.validate('exportOverlayPng', {
       path: { segmentation_id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' },
       query,
       body: undefined,
@@ -83,22 +83,22 @@ describe('RequestValidator', () => {
     expect(query).toEqual({ max_size: '512', columns: ['area_px'] });
   });
 
-  it("checks POST /upload's JSON mode, which the public document lists under x-also-accepts", () => {
+  it("checks POST /upload's JSON mode, which the public document lists under x-also-accepts", async () => {
     const validator = new RequestValidator(operations);
     const check = (body: unknown) =>
       validator.validate('uploadImage', { path: {}, query: {}, body, checkBody: true });
-    expect(check({ name: 'a.tif', size: 10 })).toEqual([]);
-    expect(check({ name: '', size: 0 }).map((e) => e.instancePath)).toEqual(
+    expect(await check({ name: 'a.tif', size: 10 })).toEqual([]);
+    expect((await check({ name: '', size: 0 })).map((e) => e.instancePath)).toEqual(
       expect.arrayContaining(['/requestBody/name', '/requestBody/size']),
     );
   });
 
-  it('routes and checks the control document too (mock-control.yaml)', () => {
+  it('routes and checks the control document too (mock-control.yaml)', async () => {
     const matcher = new OperationMatcher(operations);
     expect(matcher.match('POST', '/__mock/reset').operation?.operationId).toBe('mockReset');
     expect(matcher.match('POST', '/api/v1/api-keys').operation?.operationId).toBe('createApiKey');
     const validator = new RequestValidator(operations);
-    const bad = validator.validate('mockSetPlan', {
+    const bad = await validator.validate('mockSetPlan', {
       path: { organization_id: 'nope' },
       query: {},
       body: undefined,

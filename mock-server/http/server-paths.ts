@@ -1,10 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { INSTALL_ROOT } from '../../openapi/documents.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// Built, the install root is dist/, and the package around it (node_modules included) is hidden too.
+const PACKAGE_ROOT = path.basename(INSTALL_ROOT) === 'dist' ? path.dirname(INSTALL_ROOT) : INSTALL_ROOT;
 const roots = new Set<string>();
-for (const root of [REPO_ROOT, os.tmpdir(), os.homedir(), process.cwd()]) addServerRoot(root);
+for (const root of [PACKAGE_ROOT, os.tmpdir(), os.homedir(), process.cwd()]) addServerRoot(root);
 
 /** A folder whose files a client must never see named (the data folder is added at start). */
 export function addServerRoot(folder: string): void {

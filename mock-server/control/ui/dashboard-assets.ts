@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { INSTALL_ROOT } from '../../../openapi/documents.js';
 
 export interface DashboardAsset {
   contentType: string;
@@ -25,13 +26,16 @@ const FILES: Record<string, string> = {
   'render-faults.js': 'text/javascript; charset=utf-8',
 };
 
+// The build copies the assets to the same place under dist/ (bin/build-dist.js).
+const ASSETS_FOLDER = path.join(INSTALL_ROOT, 'mock-server', 'control', 'ui', 'assets');
+
 let loaded: Map<string, DashboardAsset> | undefined;
 
 export function dashboardAsset(name: string): DashboardAsset | undefined {
   loaded ??= new Map(
     Object.entries(FILES).map(([file, contentType]) => [
       file,
-      { contentType, body: readFileSync(fileURLToPath(new URL(`assets/${file}`, import.meta.url))) },
+      { contentType, body: readFileSync(path.join(ASSETS_FOLDER, file)) },
     ]),
   );
   return loaded.get(name);

@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import { OPENAPI_PATH } from './openapi-document.js';
+
+export interface PublicDocument {
+  json: string;
+  yaml: string;
+}
+
+/**
+ * The document as written (comments kept in the YAML), its `servers` the mock's own public root.
+ * A module of its own, imported on the first request for the document (reference-routes.ts), so
+ * the YAML library never loads at start.
+ */
+export function publicDocument(publicBaseUrl: string): PublicDocument {
+  const doc = parseDocument(readFileSync(OPENAPI_PATH, 'utf8'));
+  doc.set('servers', doc.createNode([{ url: publicBaseUrl, description: 'This mock' }]));
+  return { yaml: doc.toString(), json: JSON.stringify(doc.toJS(), null, 2) };
+}
