@@ -168,8 +168,8 @@ async function checkTarget(options: Options, started: Running[]): Promise<number
     useSeededKeys(options.profile);
     console.log(`Checking Prism's spec-only mock of openapi/openapi.yaml at ${baseUrl}`);
   } else if (!baseUrl && !options.viaPrism) {
-    // The suite's own setup starts the mock inside the vitest process (test-support/), which saves
-    // a second program's start; the checks still reach it over HTTP only.
+    // The suite's own setup starts the mock (test-support/contract-global-setup.ts) while vitest
+    // loads, instead of before it; the checks reach it over HTTP only.
     delete process.env.CONTRACT_BASE_URL;
     process.env.CONTRACT_PROFILE = options.profile ?? 'mock';
     if (options.enable) process.env.CONTRACT_ENABLE = options.enable;

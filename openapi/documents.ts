@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseYamlCached } from './yaml-parse-cache.js';
 
 /**
  * The folder holding the documents. Run from the sources it is this module's own; built, this code
@@ -32,16 +32,13 @@ export type OpenApiDocument = Json & { paths: Record<string, Record<string, unkn
 /** How the control document refers to what it shares with the public one. */
 const PUBLIC_REF_PREFIX = './openapi.yaml#';
 
-// The YAML parser loads only where a document is read from its YAML: the built mock reads JSON.
-const parseYaml = (text: string): unknown =>
-  (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse(text);
-
+/** The document in `file`, a copy of its own for the caller to change. */
 export function readDocument(file: string): OpenApiDocument {
   // Built, each document's parse lies beside it (bin/build-dist.js), so the built mock needs no
   // YAML parser, bundled or installed.
-  const parsed = parsedCopy(file);
-  if (existsSync(parsed)) return JSON.parse(readFileSync(parsed, 'utf8')) as OpenApiDocument;
-  return parseYaml(readFileSync(file, 'utf8')) as OpenApiDocument;
+  const built = parsedCopy(file);
+  if (existsSync(built)) return JSON.parse(readFileSync(built, 'utf8')) as OpenApiDocument;
+  return structuredClone(parseYamlCached(readFileSync(file, 'utf8'))) as OpenApiDocument;
 }
 
 /** Where the build writes a document's parse: `openapi.yaml` → `openapi.parsed.json`. */

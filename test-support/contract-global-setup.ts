@@ -1,13 +1,19 @@
 import type { TestProject } from 'vitest/node';
 import { keyProblem } from '../contract-tests/harness/preflight.js';
-import { startMockServer, type RunningMock } from '../mock-server/server.js';
+import { launchMock, type LaunchedMock } from './launched-mock.js';
 
 /**
- * Starts the mock in this process on an ephemeral port for the contract suite, unless a target is
- * given with CONTRACT_BASE_URL. It lives outside contract-tests/ because the suite itself never
- * imports the mock: it only receives a base URL.
+ * Starts the mock for the contract suite on an ephemeral port, unless a target is given with
+ * CONTRACT_BASE_URL. It lives outside contract-tests/ because the suite itself never imports the
+ * mock: it only receives a base URL.
+ *
+ * The mock runs as a process of its own, launched as a user launches it (bin/cellseg-mock.js: the
+ * build in dist/ when it is current, the sources through tsx when they changed since). Inside the
+ * vitest process it shared one thread with vitest's own work, and its decoder children started
+ * through tsx; on its own it takes the second core (the suite went from 15.5 s to about 11 s here,
+ * docs/contract-suite.md).
  */
-let mock: RunningMock | undefined;
+let mock: LaunchedMock | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   const baseUrl = process.env.CONTRACT_BASE_URL?.replace(/\/+$/, '');
@@ -25,17 +31,35 @@ export async function setup(project: TestProject): Promise<void> {
     project.provide('mockBaseUrl', '');
     return;
   }
-  mock = await startMockServer({
-    port: 0,
-    logLevel: process.env.MOCK_LOG_LEVEL ?? 'silent',
+  mock = launchMock(process.execPath, [
+    'bin/cellseg-mock.js',
+    '--port',
+    '0',
+    '--log-level',
+    process.env.MOCK_LOG_LEVEL ?? 'silent',
     // Instant: checks that need a prediction in flight hold it there through the control plane.
-    predictionStartDelayMs: 0,
-    predictionRunDelayMs: 0,
-  });
-  project.provide('mockBaseUrl', mock.url);
-  process.env.CONTRACT_MOCK_URL = mock.url; // for the conformance reporter, in this process
+    '--prediction-start-delay-ms',
+    '0',
+    '--prediction-run-delay-ms',
+    '0',
+  ]);
+  let url: string;
+  try {
+    url = await mock.url;
+  } catch (err) {
+    mock.kill();
+    throw err;
+  }
+  project.provide('mockBaseUrl', url);
+  process.env.CONTRACT_MOCK_URL = url; // for the conformance reporter, in this process
 }
 
 export async function teardown(): Promise<void> {
-  await mock?.close();
+  if (!mock) return;
+  mock.child.kill('SIGTERM');
+  const stopped = await Promise.race([
+    mock.exited.then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+  ]);
+  if (!stopped) mock.kill();
 }

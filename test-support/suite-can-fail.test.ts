@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMock } from '../mock-server/server.js';
+import { launchMock, type LaunchedMock } from './launched-mock.js';
 import { SABOTAGES, type Sabotage } from './sabotage-proxy.js';
 import { runSabotageCases, type SabotageVerdict } from './sabotage-runs.js';
 
@@ -21,19 +21,28 @@ const keys = {
 // All broken builds run in one vitest run started here (a project per case, each against its own
 // proxy); each case below then judges what the suite said about its build.
 describe('the contract suite flags a broken target', () => {
-  let mock: RunningMock;
+  let mock: LaunchedMock;
   let verdicts: Map<Sabotage, SabotageVerdict>;
   beforeAll(async () => {
-    mock = await startMockServer({
-      port: 0,
-      logLevel: 'silent',
-      predictionStartDelayMs: 10,
-      predictionRunDelayMs: 10,
-    });
-    verdicts = await runSabotageCases(mock.url, keys);
+    // A process of its own (the build, when current), as the contract suite's own setup does: the
+    // proxies and the suite's run share this one.
+    mock = launchMock(process.execPath, [
+      'bin/cellseg-mock.js',
+      '--port',
+      '0',
+      '--prediction-start-delay-ms',
+      '10',
+      '--prediction-run-delay-ms',
+      '10',
+    ]);
+    verdicts = await runSabotageCases(await mock.url, keys);
     // A guard against a hang only: as the cases' own 300 s each, three at a time, on a loaded machine.
   }, 2_400_000);
-  afterAll(() => mock?.close());
+  afterAll(async () => {
+    // SIGTERM, so the mock removes its temporary data folder as it stops
+    mock?.child.kill('SIGTERM');
+    await mock?.exited;
+  });
 
   for (const [name, sabotage] of Object.entries(SABOTAGES) as Array<
     [Sabotage, (typeof SABOTAGES)[Sabotage]]

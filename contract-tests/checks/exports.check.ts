@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
-import { OpenApiContract } from '../harness/openapi-contract.js';
+import { sharedContract, type OpenApiContract } from '../harness/openapi-contract.js';
 import { csvRecords, pngInfo } from '../harness/file-formats.js';
 import { completedSegmentation, type ImageBody } from '../harness/flows.js';
 import { area, bounds, centroid, corners, pixelsInside, tracedPerimeter } from '../harness/geometry.js';
@@ -12,7 +12,7 @@ import { segmentationShortcomings } from '../harness/sample-quality.js';
 import { borderSample, presetTiff } from '../harness/sample-images.js';
 
 /** The CSV columns, as the document lists them for the `columns` parameter. */
-const COLUMNS = csvColumnsOf(new OpenApiContract());
+const COLUMNS = csvColumnsOf(sharedContract());
 
 /**
  * Prism 5.14's proxy re-encodes binary bodies as text; through --via-prism, Prism judges the

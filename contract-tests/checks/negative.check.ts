@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { OpenApiContract, type OperationSpec } from '../harness/openapi-contract.js';
+import { sharedContract, type OperationSpec } from '../harness/openapi-contract.js';
 
 /**
  * Negative checks generated from the document: for every operation of the public API, requests
@@ -9,7 +9,7 @@ import { OpenApiContract, type OperationSpec } from '../harness/openapi-contract
  * type, malformed JSON, a wrong content type and oversized input. Each must answer a documented
  * 4xx in the documented shape (the client validates every response), never a 5xx.
  */
-const contract = new OpenApiContract();
+const contract = sharedContract();
 const operations = [...contract.operations.values()].filter(
   (op) => op.secured && !op.tags.includes('internal') && !op.tags.includes('mock-control'),
 );

@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { OpenApiContract } from '../harness/openapi-contract.js';
+import { sharedContract } from '../harness/openapi-contract.js';
 
 /** Every operation of the document that takes a UUID in its path, found by reading the document. */
-const contract = new OpenApiContract();
+const contract = sharedContract();
 const withPathIds = [...contract.operations.values()].filter(
   (op) =>
     op.secured &&

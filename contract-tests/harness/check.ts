@@ -5,7 +5,7 @@ import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
 import { reportDir } from './cleanup.js';
 import { writeReproducer } from './reproducer.js';
 import { Cleanup } from './cleanup.js';
-import { OpenApiContract } from './openapi-contract.js';
+import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import type { Capability, Target } from './target.js';
 
@@ -89,7 +89,7 @@ export function check(
         throw new Error('unreachable');
       };
       const target = currentTarget();
-      contract ??= new OpenApiContract();
+      contract ??= sharedContract();
       for (const capability of options.requires ?? []) {
         if (!target.capabilities.has(capability)) {
           skip(

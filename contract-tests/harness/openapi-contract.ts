@@ -194,3 +194,14 @@ export class OpenApiContract {
     return current;
   }
 }
+
+let shared: OpenApiContract | undefined;
+
+/**
+ * Both documents' contract, built once per process: parsing the YAML and compiling the validators
+ * is most of what a test worker does besides the checks themselves.
+ */
+export function sharedContract(): OpenApiContract {
+  shared ??= new OpenApiContract();
+  return shared;
+}

@@ -4,26 +4,31 @@ import { encodeTiff } from '../../fixtures/generator/tiff-writer.js';
 import { renderPreset, renderSynthetic, type FixturePresetName } from '../../fixtures/generator/synthetic.js';
 import { REPO_ROOT } from './openapi-contract.js';
 
-const cache = new Map<string, Buffer>();
-
-/** A synthetic fluorescence-like TIFF from the fixture generator, with a known number of cells. */
-export function presetTiff(name: FixturePresetName = 'easy-8bit-256'): {
+interface PresetTiff {
   bytes: Buffer;
   cells: number;
   width: number;
   height: number;
-} {
-  const image = renderPreset(name);
-  let bytes = cache.get(name);
-  if (!bytes) {
+}
+
+// Rendered and encoded once per process: many checks upload the same preset.
+const cache = new Map<string, PresetTiff>();
+const largeCache = new Map<number, Buffer>();
+
+/** A synthetic fluorescence-like TIFF from the fixture generator, with a known number of cells. */
+export function presetTiff(name: FixturePresetName = 'easy-8bit-256'): PresetTiff {
+  let tiff = cache.get(name);
+  if (!tiff) {
+    const image = renderPreset(name);
     const { plane } = image;
-    bytes = encodeTiff(
+    const bytes = encodeTiff(
       [{ width: plane.width, height: plane.height, bitsPerSample: plane.bitsPerSample, data: plane.data }],
       { compression: 'lzw' },
     );
-    cache.set(name, bytes);
+    tiff = { bytes, cells: image.truth.count, width: plane.width, height: plane.height };
+    cache.set(name, tiff);
   }
-  return { bytes, cells: image.truth.count, width: image.plane.width, height: image.plane.height };
+  return tiff;
 }
 
 /** What a sample shows and which kind of model is meant to segment it. */
@@ -92,24 +97,20 @@ export function borderSample(): MeaningfulSample {
   return borderSampleCache;
 }
 
-/** An uncompressed 16-bit TIFF of at least `minBytes`, for multi-part uploads. */
+/**
+ * An uncompressed 16-bit TIFF of at least `minBytes`, for multi-part uploads: a smooth pattern
+ * whose every row differs, computed in a few milliseconds (rendering cells at this size took a
+ * second of a test worker). Checks that need cells use the presets or borderSample().
+ */
 export function largeTiff(minBytes: number): Buffer {
   const side = Math.ceil(Math.sqrt(minBytes / 2)) + 1;
-  const key = `large-${side}`;
-  let bytes = cache.get(key);
+  let bytes = largeCache.get(side);
   if (!bytes) {
-    const image = renderSynthetic({
-      width: side,
-      height: side,
-      bitDepth: 16,
-      cellCount: 40,
-      radius: { min: 10, max: 20 },
-      seed: 77,
-    });
-    bytes = encodeTiff([{ width: side, height: side, bitsPerSample: 16, data: image.plane.data }], {
-      compression: 'none',
-    });
-    cache.set(key, bytes);
+    const data = new Uint16Array(side * side);
+    for (let y = 0; y < side; y++)
+      for (let x = 0; x < side; x++) data[y * side + x] = (x * 29 + y * 113 + ((x * y) >> 6)) & 0xffff;
+    bytes = encodeTiff([{ width: side, height: side, bitsPerSample: 16, data }], { compression: 'none' });
+    largeCache.set(side, bytes);
   }
   return bytes;
 }

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { reportDir } from '../harness/cleanup.js';
-import { OpenApiContract } from '../harness/openapi-contract.js';
+import { sharedContract } from '../harness/openapi-contract.js';
 import { targetFromEnv } from '../harness/target.js';
 import { checkResults } from './check-results.js';
 import { buildReport } from './conformance-model.js';
@@ -26,7 +26,7 @@ export default class ConformanceReporter implements Reporter {
     const target = targetFromEnv(process.env, process.env.CONTRACT_MOCK_URL);
     const report = buildReport(
       checks,
-      new OpenApiContract(),
+      sharedContract(),
       {
         baseUrl: process.env.CONTRACT_VIA_PRISM
           ? `${process.env.CONTRACT_TARGET_LABEL} (through prism proxy --errors)`
