@@ -15,7 +15,8 @@ COPY bin ./bin
 COPY mock-server ./mock-server
 COPY openapi ./openapi
 COPY fixtures/seed.json ./fixtures/seed.json
-# `npm ci` builds dist/ (the `prepare` script: tsc, once); the image then keeps only what runs it.
+# `npm ci` builds dist/ (the `prepare` script: one esbuild bundle); the image then keeps only what
+# runs it: dist/ and the two runtime dependencies (sharp, swagger-ui-dist).
 RUN npm ci --no-audit --no-fund \
   && npm prune --omit=dev --no-audit --no-fund \
   && npm cache clean --force
