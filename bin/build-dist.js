@@ -69,6 +69,10 @@ const lazyBodyParser = {
 /** Loaded from node_modules as installed: native code (sharp), or files served from the package. */
 const EXTERNAL = ['sharp', 'swagger-ui-dist'];
 
+// Bundled CommonJS packages call require(); an ES module has none of its own.
+const REQUIRE_BANNER =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
 // A file removed from the sources must not live on in dist/.
 rmSync(dist, { recursive: true, force: true });
 
@@ -85,10 +89,7 @@ const bundled = await build({
   target: 'node22',
   external: EXTERNAL,
   plugins: [lazyBodyParser],
-  // Bundled CommonJS packages call require(); an ES module has none of its own.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
+  banner: { js: REQUIRE_BANNER },
   legalComments: 'none',
   logLevel: 'warning',
 });
@@ -122,9 +123,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node22',
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
+  banner: { js: REQUIRE_BANNER },
   logLevel: 'warning',
 });
 const documents = await import(documentsModule.href);
