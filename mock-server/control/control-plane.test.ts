@@ -174,6 +174,35 @@ describe('the control plane', () => {
       );
     expect(statuses).toEqual(['STARTED', 'STARTED', 'COMPLETED', 'COMPLETED']);
   });
+
+  it('forces the outcome of a prediction already running, and refuses one that has finished', async () => {
+    await call('PUT', '/__mock/predictions/progress', {
+      organization_id: ACME,
+      start_delay_ms: 0,
+      run_delay_ms: 0,
+      complete_after_polls: 2,
+    });
+    const ack = await predictOnNewImage();
+    const id = ack.body.prediction_id;
+    await segmentationWritten();
+    const poll = () => call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY);
+    expect((await poll()).body.status).toBe('STARTED');
+    const forced = await call('POST', '/__mock/predictions/outcomes', {
+      prediction_id: id,
+      status: 'FAILED',
+      error: 'forced while it ran',
+    });
+    expect(forced.status).toBe(200);
+    // the run's own result was ready: the forced failure replaces it
+    expect((await poll()).body).toMatchObject({ status: 'FAILED', error: 'forced while it ran' });
+    const again = await call('POST', '/__mock/predictions/outcomes', {
+      prediction_id: id,
+      status: 'COMPLETED',
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toContain('has already finished (FAILED)');
+    expect((await poll()).body.status).toBe('FAILED');
+  });
 });
 
 /**

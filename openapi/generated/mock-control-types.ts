@@ -258,7 +258,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Force the outcome of the next prediction of an organization, or of a given prediction. */
+        /**
+         * Force the outcome of the next prediction of an organization, or of a given prediction.
+         * @description With `organization_id`, the organization's next prediction ends with this outcome. With
+         *     `prediction_id`, that prediction does, as long as it has not finished: a SUBMITTED one when
+         *     it starts, a STARTED one when its run ends (FAILED replaces the run's result with the
+         *     error; COMPLETED publishes the run's result). A prediction that has already finished
+         *     answers 409. A forced COMPLETED never makes up a segmentation: a run that fails still
+         *     ends FAILED.
+         */
         post: operations["mockForceOutcome"];
         delete?: never;
         options?: never;
@@ -1317,6 +1325,20 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description The prediction has already finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Prediction 3f8e2a10-6c1b-4d7e-9a52-0b4c8d2e6f71 has already finished (COMPLETED); only a SUBMITTED or STARTED prediction can be given an outcome"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorString"];
+                };
+            };
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };

@@ -28,6 +28,10 @@ export interface ProgressPolicy {
   takeForcedOutcome(
     prediction: PredictionRecord,
   ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
+  /** An outcome forced on this very prediction after it started, consumed when it is read. */
+  takeOutcomeForcedOn(
+    predictionId: string,
+  ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
 }
 
 export const RESULT_FILE = 'result.json';
@@ -305,6 +309,10 @@ export class PredictionService {
     // client only polls, and the prediction must not stay in flight for good.
     let published = false;
     const tryPublish = () => {
+      // An outcome forced while it ran (POST /__mock/predictions/outcomes on a STARTED prediction)
+      // is read here, the last moment it can change what is published.
+      const late = this.policy.takeOutcomeForcedOn(id);
+      if (late?.status === 'FAILED') publish = () => this.publishFailed(id, late.error);
       try {
         publish();
         published = true;

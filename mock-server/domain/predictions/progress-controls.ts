@@ -67,6 +67,13 @@ export class ProgressControls implements ProgressPolicy {
     );
   }
 
+  /** Consumed once, when a prediction that was forced after it started publishes its outcome. */
+  takeOutcomeForcedOn(predictionId: string): ForcedOutcome | undefined {
+    const own = this.forcedById.get(predictionId);
+    this.forcedById.delete(predictionId);
+    return own;
+  }
+
   /** Consumed once, when the prediction starts: its own forced outcome first, then its organization's next. */
   takeForcedOutcome(prediction: PredictionRecord): ForcedOutcome | undefined {
     const own = this.forcedById.get(prediction.id);

@@ -143,7 +143,12 @@ export function controlHandlers(services: Services): Record<string, OperationHan
             }
           : { status: 'COMPLETED' as const };
       if (input.prediction_id) {
-        if (!state.predictions.get(input.prediction_id)) throw notFound('Prediction');
+        const prediction = state.predictions.get(input.prediction_id);
+        if (!prediction) throw notFound('Prediction');
+        if (prediction.status === 'COMPLETED' || prediction.status === 'FAILED')
+          return void res.status(409).json({
+            detail: `Prediction ${prediction.id} has already finished (${prediction.status}); only a SUBMITTED or STARTED prediction can be given an outcome`,
+          });
         progress.forceOutcomeOf(input.prediction_id, outcome);
       } else if (input.organization_id) {
         admin.get(input.organization_id);

@@ -104,7 +104,7 @@ export function forceOutcome({ say, refresh, guard }, predictionId, status) {
       status,
       ...(status === 'FAILED' ? { error: 'Failed from the dashboard' } : {}),
     });
-    say(`Prediction ${predictionId} will end ${status} when it starts`);
+    say(`Prediction ${predictionId} will end ${status}`);
     await refresh();
   }, `force ${status}`);
 }

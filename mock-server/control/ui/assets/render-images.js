@@ -29,9 +29,9 @@ function shareItem(share) {
 
 function predictionItem(p, image, ctx) {
   const model = ctx.modelName(image.organization_id, p.model_id);
-  // The control plane applies a forced outcome when a prediction starts: only a SUBMITTED one can
-  // still take it (organization-wide, "Next prediction" in the controls forces the next one).
-  const canForce = p.status === 'SUBMITTED';
+  // The control plane takes a forced outcome until a prediction finishes: SUBMITTED or STARTED
+  // (organization-wide, "Next prediction" in the controls forces the next one).
+  const canForce = p.status === 'SUBMITTED' || p.status === 'STARTED';
   const label = `prediction of ${image.name} with ${model}`;
   return h(
     'li',
