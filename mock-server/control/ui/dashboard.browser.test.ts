@@ -319,6 +319,11 @@ describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHRO
         await page.getByLabel('Advance by').fill('40');
         await page.getByLabel('Unit').selectOption({ label: 'days' });
         await page.getByRole('button', { name: 'Advance clock' }).click();
+        // the click only starts the page's request: read the clock once the page says it moved
+        await page
+          .locator('#action-result')
+          .filter({ hasText: /^Clock advanced; mock time is / })
+          .waitFor();
         const later = (await api.call('GET', '/__mock/clock', undefined, null)).body.month as string;
         expect(later).not.toBe(month);
         await showsText(page.locator('#clock-month'), later);
