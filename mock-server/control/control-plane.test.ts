@@ -1,6 +1,5 @@
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
 import { eventually } from '../../test-support/launched-mock.js';
 import type { RunningMock } from '../server.js';
 
@@ -166,7 +165,7 @@ describe('the control plane', () => {
     });
     const ack = await predictOnNewImage();
     // let the segmentation finish, so only the polls hold the prediction back
-    await segmentationWritten();
+    await heldForPolls(ack.body.prediction_id);
     const statuses: string[] = [];
     for (let i = 0; i < 4; i++)
       statuses.push(
@@ -184,7 +183,7 @@ describe('the control plane', () => {
     });
     const ack = await predictOnNewImage();
     const id = ack.body.prediction_id;
-    await segmentationWritten();
+    await heldForPolls(id);
     const poll = () => call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY);
     expect((await poll()).body.status).toBe('STARTED');
     const forced = await call('POST', '/__mock/predictions/outcomes', {
@@ -206,16 +205,12 @@ describe('the control plane', () => {
 });
 
 /**
- * Polls count once the segmentation is computed and written (a whole folder, renamed into place).
- * Waited for, not slept on: the segmentation child starts on demand, slowly on a busy machine.
+ * Waits until the prediction's outcome is computed, written and held for its polls, so that the
+ * polls the test sends next are the ones that release it. Waited for, not slept on: the
+ * segmentation child starts on demand, slowly on a busy machine.
  */
-async function segmentationWritten(): Promise<void> {
-  const written = () => readdirSync(mock.services.paths.segmentations).some((name) => !name.startsWith('.'));
-  expect(await eventually(written, 60_000)).toBe(true);
-  // The prediction starts counting toward its release only once writeSegmentation has returned
-  // (the folder's fsync comes after the rename): give that continuation a moment, so polls sent
-  // at once cannot all land before it.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+async function heldForPolls(predictionId: string): Promise<void> {
+  expect(await eventually(() => mock.services.predictions.isHeldForPolls(predictionId), 60_000)).toBe(true);
 }
 
 /** Uploads a small synthetic image and starts a prediction on it with the first model. */
@@ -259,7 +254,7 @@ describe('per-prediction progress', () => {
       organization_id: ACME,
       complete_after_polls: 2,
     });
-    await segmentationWritten();
+    await heldForPolls(ack.body.prediction_id);
     const first = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
     const second = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
     expect([first.body.status, second.body.status]).toEqual(['STARTED', 'COMPLETED']);

@@ -130,6 +130,14 @@ export class PredictionService {
     return model;
   }
 
+  /**
+   * Whether the prediction's outcome is ready and held back by "after N polls" (the control plane's
+   * `complete_after_polls`) until enough polls have come in: from then on, the Nth poll answers it.
+   */
+  isHeldForPolls(id: string): boolean {
+    return this.pollWaiters.has(id);
+  }
+
   private countPoll(id: string): void {
     const count = (this.polls.get(id) ?? 0) + 1;
     this.polls.set(id, count);
