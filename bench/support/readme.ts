@@ -104,9 +104,10 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       "load generator share two cores. In the window the profile covers, the mock's main thread was busy 90% " +
       'of the time, yet gathered only about a third of the CPU samples its busy stretches would hold ' +
       '(it was waiting for a core): tail latency is CPU starvation times the per-request cost above. ' +
-      'The mock now leaves a core to the event loop by default (`--worker-threads` = cores - 1) and keeps ' +
-      'one worker warm. The first prediction after 30 s idle also pays about 1.7 s to start a worker ' +
-      "(piscina `minThreads: 0`, `idleTimeout: 30000`, and tsx compiling the worker's TypeScript on start).",
+      'The mock leaves a core to the event loop by default (`--worker-threads` = cores - 1). Segmentations ' +
+      'run in child processes (runtime/decoder-pool/) started on demand: the first prediction after a ' +
+      "child has stopped for idleness (60 s) also pays that child's start, about 0.1 s from dist/ and " +
+      '0.3 s from the sources through tsx (measured 2026-11-23).',
   },
   {
     match: /after reset within 50 MB/,
