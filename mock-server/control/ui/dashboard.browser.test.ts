@@ -4,20 +4,17 @@
  * link downloads the real file, reset (confirmed) empties the state, and the admin token is
  * enforced, at desktop (1280x800) and phone (390x844) sizes.
  */
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { ACME_KEY, ACME_ORG, apiClient } from '../../../test-support/api-client.js';
 import type { RunningMock } from '../../server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`dashboard.browser.test.ts skipped: ${CHROMIUM} not found (Debian package "chromium").`);
+const chromiumHere = hasChromium('dashboard.browser.test.ts');
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 const SCREENSHOTS = path.resolve(HERE, '../../../reports/screenshots');
@@ -25,22 +22,6 @@ const CELLS_TIF = path.resolve(HERE, '../../../fixtures/samples/cells.tif');
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const ADMIN_TOKEN = 'dashboard-test-admin-token-7f3a';
-
-async function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 interface Opened {
   context: BrowserContext;
@@ -106,10 +87,10 @@ async function uploadCells(mock: RunningMock): Promise<string> {
   return body.image.id;
 }
 
-describe.skipIf(!hasChromium)(`the dashboard in Chromium (skipped without ${CHROMIUM})`, () => {
+describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHROMIUM})`, () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await launch();
+    browser = await launchChromium();
     await mkdir(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {

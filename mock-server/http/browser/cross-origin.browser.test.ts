@@ -5,20 +5,18 @@
  * refuses a page from any other.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME_KEY } from '../../../test-support/api-client.js';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import type { RunningMock } from '../../server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`cross-origin.browser.test.ts skipped: ${CHROMIUM} not found (Debian package "chromium").`);
+const chromiumHere = hasChromium('cross-origin.browser.test.ts');
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const FLOW_SCRIPT = readFileSync(here('./web-app-flow.js'));
@@ -56,7 +54,7 @@ interface FlowResult {
   download: { status: number; disposition: string | null; size: number; magic: string };
 }
 
-describe.skipIf(!hasChromium)(
+describe.skipIf(!chromiumHere)(
   `a web app on another origin, in Chromium (skipped without ${CHROMIUM})`,
   () => {
     let browser: Browser;
@@ -70,11 +68,7 @@ describe.skipIf(!hasChromium)(
       otherApp = await startWebApp();
       openMock = await startInstantMock();
       restrictedMock = await startInstantMock({ corsOrigins: app.origin });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      });
+      browser = await launchChromium();
     });
 
     afterAll(async () => {

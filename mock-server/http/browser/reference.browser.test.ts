@@ -2,8 +2,8 @@
  * /docs in real Chromium with every other host cut off: the reference renders the document's
  * operations from files the mock serves itself, and asks no other host for anything.
  */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
@@ -11,22 +11,15 @@ import { startInstantMock } from '../../../test-support/instant-mock.js';
 import type { RunningMock } from '../../server.js';
 import { OPENAPI_PATH } from '../openapi-document.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`reference.browser.test.ts skipped: ${CHROMIUM} not found (Debian package "chromium").`);
+const chromiumHere = hasChromium('reference.browser.test.ts');
 
-describe.skipIf(!hasChromium)(`/docs in Chromium, offline (skipped without ${CHROMIUM})`, () => {
+describe.skipIf(!chromiumHere)(`/docs in Chromium, offline (skipped without ${CHROMIUM})`, () => {
   let mock: RunningMock;
   let browser: Browser;
 
   beforeAll(async () => {
     mock = await startInstantMock();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

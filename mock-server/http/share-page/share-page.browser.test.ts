@@ -3,19 +3,16 @@
  * visitor without an account sees, at phone and desktop widths, and what a revoked link shows.
  */
 import { startInstantMock } from '../../../test-support/instant-mock.js';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../server.js';
 import { apiClient, type CompletedSegmentation, type Share } from '../../../test-support/api-client.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium)
-  console.warn(`share-page.browser.test.ts skipped: ${CHROMIUM} not found (Debian package "chromium").`);
+const chromiumHere = hasChromium('share-page.browser.test.ts');
 
 const SCREENSHOTS = path.resolve(
   fileURLToPath(new URL('.', import.meta.url)),
@@ -24,7 +21,7 @@ const SCREENSHOTS = path.resolve(
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1440, height: 900 };
 
-describe.skipIf(!hasChromium)(`the public share page in Chromium (skipped without ${CHROMIUM})`, () => {
+describe.skipIf(!chromiumHere)(`the public share page in Chromium (skipped without ${CHROMIUM})`, () => {
   let mock: RunningMock;
   let browser: Browser;
   let api: ReturnType<typeof apiClient>;
@@ -36,19 +33,7 @@ describe.skipIf(!hasChromium)(`the public share page in Chromium (skipped withou
     api = apiClient(mock.url);
     segmentation = await api.completedSegmentation();
     share = await api.createShare(segmentation.segmentationId);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     await mkdir(SCREENSHOTS, { recursive: true });
   });
 
