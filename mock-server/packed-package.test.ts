@@ -1,8 +1,9 @@
 /**
  * What a partner gets from `npm pack`: the tarball, installed into an empty folder, starts with
  * `npx cellseg-mock` and with `import { startMock } from 'cellseg-mock'`, and the vitest and jest
- * examples of examples/ pass against it. Slow (a build, an install that may compile a native
- * module): CI runs it on one Node version and sets SKIP_PACKED_PACKAGE_TEST=1 on the others.
+ * examples of examples/ pass against it. The slowest file of the unit project (a build, an install
+ * into an empty folder, two test runners): SKIP_PACKED_PACKAGE_TEST=1 leaves it out of a quick
+ * local loop; CI runs it on both Node lines.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
