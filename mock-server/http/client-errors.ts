@@ -1,9 +1,8 @@
 import type { Server, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
+import { nodeHttp } from './node-http.js';
 
-// Not an ES import: see server.ts (node:http's namespace loads its HTTP client).
-const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+const { STATUS_CODES } = nodeHttp;
 
 /**
  * Requests Node's HTTP parser refuses before any route sees them: a malformed request line, bytes
