@@ -4,6 +4,7 @@
  * side by side without sharing anything. The control helpers speak to the instance's control plane
  * over HTTP, exactly as a test would with curl: same validation, same journal, same answers.
  */
+import type { components, operations } from '../openapi/generated/mock-control-types.js';
 import type { MockConfig } from './config.js';
 import { startMockServer } from './server.js';
 
@@ -28,23 +29,11 @@ export interface SeededModel {
   organizationId?: string;
 }
 
-export interface PlanCaps {
-  name?: string;
-  storage_cap_images: number;
-  monthly_analysis_cap: number;
-}
+/** A plan as PUT /__mock/organizations/{id}/plan takes it: the control document's `MockPlan`. */
+export type PlanCaps = components['schemas']['MockPlan'];
 
-/** A fault as POST /__mock/faults takes it (snake_case, as on the wire). */
-export interface FaultSpec {
-  operation_id: string;
-  status?: number;
-  detail?: string;
-  latency_ms?: number;
-  drop_connection?: boolean;
-  times?: number;
-  probability?: number;
-  organization_id?: string;
-}
+/** A fault as POST /__mock/faults takes it (snake_case, as on the wire), from the control document. */
+export type FaultSpec = NonNullable<operations['mockAddFault']['requestBody']>['content']['application/json'];
 
 export interface RunningMockInstance {
   /** e.g. http://127.0.0.1:41234 */
