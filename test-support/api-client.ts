@@ -38,7 +38,7 @@ export function apiClient(baseUrl: string) {
     path: string,
     body?: unknown,
     key: string | null = ACME_KEY,
-  ): Promise<{ status: number; body: Json }> {
+  ): Promise<{ status: number; headers: Headers; text: string; body: Json }> {
     const response = await fetch(baseUrl + path, {
       method,
       headers: {
@@ -48,7 +48,13 @@ export function apiClient(baseUrl: string) {
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    let json: Json;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined; // not JSON (a page, a file): read `text`
+    }
+    return { status: response.status, headers: response.headers, text, body: json };
   }
 
   async function uploadTiff(key = ACME_KEY): Promise<string> {

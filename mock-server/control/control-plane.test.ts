@@ -1,28 +1,18 @@
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '../../test-support/launched-mock.js';
+import { ACME_KEY, apiClient } from '../../test-support/api-client.js';
 import type { RunningMock } from '../server.js';
 
 const ACME = 'bf4d51a1-7a32-4109-b955-46a2a3ad11f0';
-const ACME_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 const TINY = 'fe75ac17-bdfa-4153-8bbc-232496a78d14';
 const TINY_KEY = 'sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b';
 const ADMIN = 'admin-secret-token';
 
 let mock: RunningMock;
 
-async function call(method: string, path: string, body?: unknown, key: string | null = ADMIN) {
-  const response = await fetch(mock.url + path, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, path: string, body?: unknown, key: string | null = ADMIN) =>
+  apiClient(mock.url).call(method, path, body, key);
 
 beforeAll(async () => {
   mock = await startInstantMock({ adminToken: ADMIN });
@@ -215,26 +205,9 @@ async function heldForPolls(predictionId: string): Promise<void> {
 
 /** Uploads a small synthetic image and starts a prediction on it with the first model. */
 async function predictOnNewImage() {
-  const image = await uploadSmallTiff();
+  const image = await apiClient(mock.url).uploadTiff(ACME_KEY);
   const models = await call('GET', '/api/v1/models', undefined, ACME_KEY);
   return call('POST', '/api/v1/predict', { image_id: image, model_id: models.body[0].id }, ACME_KEY);
-}
-
-async function uploadSmallTiff(): Promise<string> {
-  const { encodeTiff } = await import('../../fixtures/generator/tiff-writer.js');
-  const { renderPreset } = await import('../../fixtures/generator/synthetic.js');
-  const { plane } = renderPreset('easy-8bit-256');
-  const bytes = encodeTiff([
-    { width: plane.width, height: plane.height, bitsPerSample: 8, data: plane.data },
-  ]);
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), 'cells.tif');
-  const response = await fetch(`${mock.url}/api/v1/upload`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ACME_KEY}` },
-    body: form,
-  });
-  return ((await response.json()) as { image: { id: string } }).image.id;
 }
 
 describe('per-prediction progress', () => {

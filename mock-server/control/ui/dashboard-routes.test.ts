@@ -7,36 +7,18 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
-import { ACME_KEY, ACME_ORG, BETA_KEY } from '../../../test-support/api-client.js';
+import { ACME_KEY, ACME_ORG, BETA_KEY, apiClient } from '../../../test-support/api-client.js';
 import type { RunningMock } from '../../server.js';
 
 const ADMIN = 'routes-test-admin-token';
 const CELLS_TIF = fileURLToPath(new URL('../../../fixtures/samples/cells.tif', import.meta.url));
 let mock: RunningMock;
 
-async function call(
+const call = (
   method: string,
   path: string,
   { key = ADMIN as string | null, body = undefined as unknown } = {},
-) {
-  const response = await fetch(mock.url + path, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return { status: response.status, headers: response.headers, text, body: json as any };
-}
+) => apiClient(mock.url).call(method, path, body, key);
 
 async function upload(key: string): Promise<string> {
   const form = new FormData();
