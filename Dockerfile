@@ -26,7 +26,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=deps /app/dist ./dist
 COPY package.json ./
-COPY bin/cellseg-mock.js ./bin/cellseg-mock.js
+COPY bin/cellseg-mock.js bin/dist-status.js ./bin/
 # Listen on every interface inside the container. The URLs the mock hands out (presigned part
 # URLs, share links) are built from PUBLIC_BASE_URL: set it to the address clients reach.
 ENV HOST=0.0.0.0 \

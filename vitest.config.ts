@@ -21,6 +21,7 @@ export default defineConfig({
             'contract-tests/**/*.test.ts',
             'scripts/**/*.test.ts',
             'test-support/**/*.test.ts',
+            'bin/**/*.test.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -6,8 +6,9 @@
 // container's `docker stop` included) and the exit code is main's own.
 // In a checkout whose sources are newer than dist/ (an edit since the last build), it runs the
 // sources through tsx instead, so a stale build is never what answers.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import module from 'node:module';
+import { builtIsCurrent } from './dist-status.js';
 
 // Node 22+ caches the compiled code of every module it loads (in the OS temporary folder), so a
 // second start skips most parsing; Node 20 has no such cache and starts as before.
@@ -42,29 +43,10 @@ if (options.includes('--help') || options.includes('-h')) console.log(COMMANDS);
 
 // main reads its options from process.argv.slice(2).
 process.argv = [process.argv[0], 'cellseg-mock', ...options];
-if (builtIsCurrent()) {
+if (builtIsCurrent(root)) {
   await import(new URL('dist/mock-server/main.js', root).href);
 } else {
   await runSources();
-}
-
-/** dist/ exists and, in a checkout, nothing it was built from changed since (bin/build-dist.js). */
-function builtIsCurrent() {
-  const built = new URL('dist/.built', root);
-  if (!existsSync(built)) return false;
-  if (!existsSync(new URL('mock-server/', root))) return true; // an installed package ships dist/ only
-  let sources;
-  try {
-    ({ sources } = JSON.parse(readFileSync(built, 'utf8')));
-  } catch {
-    return false; // written by an older build
-  }
-  const builtAt = statSync(built).mtimeMs;
-  return sources.every((file) => {
-    const stat = statSync(new URL(file, root), { throwIfNoEntry: false });
-    // a folder (the dashboard's assets) counts by its own time: a file added, removed or renamed
-    return stat !== undefined && stat.mtimeMs <= builtAt;
-  });
 }
 
 async function runSources() {

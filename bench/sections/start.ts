@@ -11,8 +11,9 @@
  * difference between those two is npm's own start, which `npm start` always pays.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { builtIsCurrent } from '../../bin/dist-status.js';
 import { freePort } from '../../contract-tests/harness/child-processes.js';
 import { repoRoot } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
@@ -158,19 +159,10 @@ function median(values: number[]): number {
 
 /**
  * `npm start` runs dist/ when it is current and the sources through tsx when they changed since;
- * the section measures the first, so it builds first when needed.
+ * the section measures the first, so it builds first when needed (the launcher's own test).
  */
 function ensureBuilt(log: (message: string) => void): void {
-  const stamp = path.join(repoRoot, 'dist', '.built');
-  const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
-  const sources = readdirSync(path.join(repoRoot, 'mock-server'), { recursive: true }) as string[];
-  const stale =
-    builtAt === 0 ||
-    sources.some(
-      (f) => f.endsWith('.ts') && statSync(path.join(repoRoot, 'mock-server', f)).mtimeMs > builtAt,
-    ) ||
-    statSync(path.join(repoRoot, 'openapi', 'openapi.yaml')).mtimeMs > builtAt;
-  if (!stale) return;
+  if (builtIsCurrent(pathToFileURL(`${repoRoot}/`))) return;
   log('start: dist/ is missing or older than the sources; npm run build first');
   const built = spawnSync(process.execPath, ['bin/build-dist.js'], { cwd: repoRoot, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('npm run build failed');
