@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runBash } from '../test-support/run-bash.js';
 import { startInstantMock } from '../test-support/instant-mock.js';
 import type { RunningMock } from './server.js';
 
@@ -39,17 +39,10 @@ it(
   { timeout: 120_000 },
   async () => {
     const script = await roundTrip();
-    const { KEY: _key, BASE: _base, ...inherited } = process.env;
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+    const { code, stdout, stderr } = await runBash(['-c', script], {
       cwd: dir,
-      env: { ...inherited, BASE: `${mock.url}/api/v1` },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { BASE: `${mock.url}/api/v1` },
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, `round trip failed\n--- stdout\n${stdout}\n--- stderr\n${stderr}`).toBe(0);
 
     // `head -3` shows the header and two rows; the file holds every cell of the sample (20).

@@ -1,3 +1,4 @@
+import { runBash, type BashRun } from '../test-support/run-bash.js';
 import { startInstantMock } from '../test-support/instant-mock.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -26,29 +27,11 @@ async function walkthroughScript(): Promise<string> {
   return blocks[0];
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the block the way the README suggests for scripts: bash -euo pipefail, from the checkout. */
-async function runBash(script: string, env: Record<string, string>, dir: string): Promise<Run> {
+async function runWalkthrough(script: string, env: Record<string, string>, dir: string): Promise<BashRun> {
   const file = path.join(dir, 'walkthrough.sh');
   await writeFile(file, script);
-  // A KEY or OUT from the developer's shell must not leak into the run.
-  const { KEY: _key, OUT: _out, BASE: _base, ...inherited } = process.env;
-  const child = spawn('bash', ['-euo', 'pipefail', file], {
-    cwd: ROOT,
-    env: { ...inherited, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, stdout, stderr };
+  return runBash([file], { cwd: ROOT, env });
 }
 
 // Each test spawns bash or the bin and waits for real work; a loaded CI machine needs the room.
@@ -73,7 +56,7 @@ describe('the walkthrough (docs/walkthrough.md)', { timeout: 120_000 }, () => {
 
   it('runs end to end: exports whose rows match the cell count, a share that opens then stops', async () => {
     const out = await tempDir();
-    const run = await runBash(script, { BASE: `${mock.url}/api/v1`, OUT: out }, out);
+    const run = await runWalkthrough(script, { BASE: `${mock.url}/api/v1`, OUT: out }, out);
     expect(run.code, `walkthrough failed\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`).toBe(0);
 
     for (const name of EXPORTS) {
@@ -113,7 +96,7 @@ describe('the walkthrough (docs/walkthrough.md)', { timeout: 120_000 }, () => {
     const broken = script.replace('rois.geojson rois.zip', 'rois.json rois.zip');
     expect(broken).not.toBe(script);
     const out = await tempDir();
-    const run = await runBash(broken, { BASE: `${mock.url}/api/v1`, OUT: out }, out);
+    const run = await runWalkthrough(broken, { BASE: `${mock.url}/api/v1`, OUT: out }, out);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain('404');
     expect(run.stdout).not.toContain('share:');
