@@ -1,5 +1,5 @@
 /**
- * How a pooled child is started: Node (with tsx's loader when run from the sources), a V8 heap
+ * How a pooled child is started: Node (with tsx's loader when it runs TypeScript), a V8 heap
  * ceiling, and, where util-linux's `prlimit` exists (Linux, the Debian image), an OS ceiling on the
  * process's data segment (RLIMIT_DATA) and no core files.
  *
@@ -36,35 +36,30 @@ export function heapMegabytes(memoryCeilingBytes: number): number {
  * part of the reservation a 512 MiB ceiling does not already cover; the default 6 GiB ceiling is
  * far above both, and what a child can allocate stays close to its ceiling.
  */
-function codeRangeReservation(): number {
+function codeRangeReservation(typeScript: boolean): number {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 24) return 0;
-  return (typeScriptLoader().length ? 640 : 128) * 1024 ** 2;
+  return (typeScript ? 640 : 128) * 1024 ** 2;
 }
 
-export function childCommand(memoryCeilingBytes: number): ChildCommand {
-  const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, ...typeScriptLoader()];
+/** `typeScript`: the child's entry or its tasks module is TypeScript (run from the sources). */
+export function childCommand(memoryCeilingBytes: number, typeScript: boolean): ChildCommand {
+  const loader = typeScript
+    ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
+    : [];
+  const node = [`--max-old-space-size=${heapMegabytes(memoryCeilingBytes)}`, ...loader];
   const prlimit = findPrlimit();
   if (!prlimit) return { execPath: process.execPath, execArgv: node };
   return {
     execPath: prlimit,
     execArgv: [
-      `--data=${Math.floor(memoryCeilingBytes + codeRangeReservation())}`,
+      `--data=${Math.floor(memoryCeilingBytes + codeRangeReservation(typeScript))}`,
       '--core=0',
       '--',
       process.execPath,
       ...node,
     ],
   };
-}
-
-/**
- * Run from the sources (tests, tsx) the child's entry is TypeScript and needs tsx's loader; built
- * into dist/ it is JavaScript and starts on Node alone, without compiling anything.
- */
-function typeScriptLoader(): string[] {
-  if (!import.meta.url.endsWith('.ts')) return [];
-  return ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 }
 
 /** Whether children get an OS memory ceiling here (prlimit found). */

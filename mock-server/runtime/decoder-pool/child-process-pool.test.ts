@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -131,5 +131,28 @@ describe('ChildProcessPool', () => {
     expect(pool.childPids).toEqual([]);
     expect(() => process.kill(after, 0)).toThrow();
     await expect(echo(pool, 1)).rejects.toThrow(/closed/);
+  });
+});
+
+describe('the entry a child starts from', () => {
+  it('a JavaScript tasks module beside a child-main.js (a build) runs under that one, without the TypeScript loader', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'built-child-'));
+    writeFileSync(
+      join(folder, 'child-main.js'),
+      [
+        'const { tasks } = await import(process.argv[2]);',
+        "process.on('disconnect', () => process.exit(0));",
+        "process.on('message', async (m) => process.send({ type: 'done', id: m.id, result: await tasks[m.task](m.payload) }));",
+        "process.send({ type: 'ready' });",
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(folder, 'tasks.js'),
+      'export const tasks = { whoAmI: () => ({ entry: process.argv[1], execArgv: process.execArgv }) };',
+    );
+    const pool = newPool({ tasksModule: join(folder, 'tasks.js') });
+    const child = await pool.run<{ entry: string; execArgv: string[] }>('whoAmI', null);
+    expect(child.entry).toBe(join(folder, 'child-main.js'));
+    expect(child.execArgv.join(' ')).not.toContain('tsx');
   });
 });

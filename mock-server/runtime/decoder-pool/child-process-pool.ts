@@ -16,6 +16,7 @@
  * Children are started lazily, `warm` of them at construction, and stop after `idleMs` unused.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childCommand } from './child-command.js';
@@ -60,8 +61,7 @@ interface Slot {
 }
 
 // Run from the sources (tests, tsx) the sibling is child-main.ts; built into dist/, child-main.js.
-const OWN_EXTENSION = extname(fileURLToPath(import.meta.url));
-const CHILD_MAIN = fileURLToPath(new URL(`./child-main${OWN_EXTENSION}`, import.meta.url));
+const OWN_CHILD_MAIN = new URL(`./child-main${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 const START_FAILURES_TOLERATED = 3;
 
 export class ChildProcessPool {
@@ -71,10 +71,12 @@ export class ChildProcessPool {
   private closed = false;
   private startFailures = 0;
   private readonly tasksUrl: string;
+  private readonly entry: { childMain: string; typeScript: boolean };
 
   constructor(private readonly options: ChildProcessPoolOptions) {
     const m = options.tasksModule;
     this.tasksUrl = m instanceof URL ? m.href : m.startsWith('file:') ? m : pathToFileURL(m).href;
+    this.entry = childEntry(this.tasksUrl);
     for (let i = 0; i < this.warm; i++) this.spawn();
   }
 
@@ -158,8 +160,8 @@ export class ChildProcessPool {
   }
 
   private spawn(): Slot {
-    const { execPath, execArgv } = childCommand(this.options.memoryCeilingBytes);
-    const proc = fork(CHILD_MAIN, [this.tasksUrl], {
+    const { execPath, execArgv } = childCommand(this.options.memoryCeilingBytes, this.entry.typeScript);
+    const proc = fork(this.entry.childMain, [this.tasksUrl], {
       execPath,
       execArgv,
       serialization: 'advanced',
@@ -307,4 +309,22 @@ function seconds(ms: number): string {
 
 function mebibytes(bytes: number): string {
   return `${Math.round(bytes / 1024 ** 2).toLocaleString('en-US')} MiB`;
+}
+
+/**
+ * The child's entry for a tasks module. A JavaScript tasks module from a build runs under the
+ * build's child-main.js beside it, on Node alone, even when the pool itself runs from the sources
+ * (decoder-pools.ts names the build's tasks when it is current): through tsx's loader a child
+ * costs about 0.4 s of CPU and half a second before it is ready, since each child compiles the
+ * TypeScript again; the bundled one about 0.1 s. A TypeScript tasks module (a test's) needs the
+ * loader, and so does this pool's own child-main.ts.
+ */
+function childEntry(tasksUrl: string): { childMain: string; typeScript: boolean } {
+  const builtChildMain = new URL('./child-main.js', tasksUrl);
+  if (tasksUrl.endsWith('.js') && existsSync(builtChildMain))
+    return { childMain: fileURLToPath(builtChildMain), typeScript: false };
+  return {
+    childMain: fileURLToPath(OWN_CHILD_MAIN),
+    typeScript: OWN_CHILD_MAIN.pathname.endsWith('.ts') || tasksUrl.endsWith('.ts'),
+  };
 }

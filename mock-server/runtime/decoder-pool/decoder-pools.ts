@@ -4,13 +4,26 @@
  * long segmentation never delays an upload's answer. The tasks module is named by URL only: the
  * server's own process never loads the decoding code.
  */
+import { builtIsCurrent } from '../../../bin/dist-status.js';
 import { ChildProcessPool } from './child-process-pool.js';
 
-// decoder-tasks.ts from the sources, decoder-tasks.js once built into dist/.
-const DECODER_TASKS_MODULE = new URL(
-  `./decoder-tasks${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`,
-  import.meta.url,
-);
+const DECODER_TASKS_MODULE = decoderTasksModule();
+
+/**
+ * decoder-tasks.js once built into dist/. From the sources (tests, tsx): the build's
+ * decoder-tasks.js when dist/ is current for these sources (the launcher's own check, so an edit
+ * to any file of the bundle falls back at once), else decoder-tasks.ts; the build's children start
+ * without tsx (child-process-pool.ts `childEntry`).
+ */
+function decoderTasksModule(): URL {
+  const own = new URL(
+    `./decoder-tasks${import.meta.url.slice(import.meta.url.lastIndexOf('.'))}`,
+    import.meta.url,
+  );
+  if (own.pathname.endsWith('.js')) return own;
+  const root = new URL('../../../', import.meta.url);
+  return builtIsCurrent(root) ? new URL('dist/mock-server/decoder-tasks.js', root) : own;
+}
 
 export interface DecoderPoolSettings {
   /** Children at most. */
