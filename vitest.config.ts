@@ -26,6 +26,10 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // A worker keeps its loaded modules (the mock's, Ajv, sharp) from one file to the next
+          // instead of importing them again for each of a hundred files: about 30 s of CPU less
+          // over a run. Each file starts and closes its own mock, so none leans on another's state.
+          isolate: false,
           // Vitest's default is one worker less than the cores: one file at a time on two cores.
           // Most files here wait on what they start (a mock, its child processes, a browser, a
           // JVM), so three at a time keep the cores busy instead of idle.
