@@ -100,7 +100,8 @@ describe('--data-dir', () => {
     const dir = dataDir();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'mock-server/main.ts', '--port', '0', '--log-level', 'silent', '--data-dir', dir],
+      // as a user starts it: the build when current, else the sources through tsx, in this one process
+      ['bin/cellseg-mock.js', '--port', '0', '--log-level', 'silent', '--data-dir', dir],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

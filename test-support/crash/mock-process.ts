@@ -10,7 +10,11 @@ export interface MockProcess {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `mock-server/main.ts` of the checkout at `root` on a free port with `--data-dir dataDir`. */
+/**
+ * Starts the mock of the checkout at `root` as a user does (`bin/cellseg-mock.js`: the build when
+ * it is current, else the sources through tsx, in this one process either way) on a free port
+ * with `--data-dir dataDir`.
+ */
 export function startMockProcess(
   root: string,
   dataDir: string,
@@ -19,9 +23,7 @@ export function startMockProcess(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      path.join(root, 'mock-server/main.ts'),
+      path.join(root, 'bin/cellseg-mock.js'),
       '--port',
       '0',
       '--data-dir',
