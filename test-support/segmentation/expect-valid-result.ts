@@ -39,29 +39,47 @@ export function expectValidResult(result: SegmentationResult, labels: LabelImage
       edges[l] +=
         +(at(x - 1, y) !== l) + +(at(x + 1, y) !== l) + +(at(x, y - 1) !== l) + +(at(x, y + 1) !== l);
     }
+  // Each object's disagreements, collected in plain loops and asserted once: an expect() per
+  // value of thousands of objects cost seconds of the run, and the list names every object wrong.
+  const problems: string[] = [];
+  const differ = (l: number, what: string, got: unknown, want: unknown) =>
+    problems.push(`object ${l}: ${what} ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  const close = (a: number, b: number) => Math.abs(a - b) < 5e-11;
   result.objects.forEach((object, index) => {
     const l = index + 1;
-    expect(object.label).toBe(l);
-    expect(findRingProblem(object.outline)).toBeNull();
+    if (object.label !== l) differ(l, 'label', object.label, l);
+    const ringProblem = findRingProblem(object.outline);
+    if (ringProblem !== null) differ(l, 'ring', ringProblem, null);
     const m = object.measurements;
     const n = area[l];
-    expect(m.areaPx).toBe(n);
-    expect(shoelaceArea(object.outline)).toBe(n);
+    if (m.areaPx !== n) differ(l, 'areaPx', m.areaPx, n);
+    if (shoelaceArea(object.outline) !== n) differ(l, 'shoelace area', shoelaceArea(object.outline), n);
     const bbox = { x: minX[l], y: minY[l], width: maxX[l] - minX[l] + 1, height: maxY[l] - minY[l] + 1 };
-    expect(m.bbox).toEqual(bbox);
+    if (
+      m.bbox.x !== bbox.x ||
+      m.bbox.y !== bbox.y ||
+      m.bbox.width !== bbox.width ||
+      m.bbox.height !== bbox.height
+    )
+      differ(l, 'bbox', m.bbox, bbox);
     // Rasterise the ring shifted into its bounding box (plus a margin) and compare with the pixels.
     const bw = bbox.width + 2;
     const bh = bbox.height + 2;
     const shifted = object.outline.map(([x, y]) => [x - bbox.x + 1, y - bbox.y + 1] as const);
     const raster = rasterizeRing(shifted, bw, bh);
-    const own = new Uint8Array(bw * bh);
+    let wrongPixels = 0;
     for (let y = 0; y < bh; y++)
-      for (let x = 0; x < bw; x++) own[y * bw + x] = at(x + bbox.x - 1, y + bbox.y - 1) === l ? 1 : 0;
-    expect(raster).toEqual(own);
+      for (let x = 0; x < bw; x++)
+        if (raster[y * bw + x] !== (at(x + bbox.x - 1, y + bbox.y - 1) === l ? 1 : 0)) wrongPixels++;
+    if (raster.length !== bw * bh || wrongPixels > 0)
+      differ(l, 'pixels enclosed by the ring but not its own, or its own outside', wrongPixels, 0);
     const parts = tracedPerimeterParts(object.outline);
-    expect(parts.sumDx + parts.sumDy).toBe(edges[l]);
-    expect(m.perimeterPx).toBeCloseTo(parts.sumDx + parts.sumDy - parts.corners * (2 - Math.SQRT2), 10);
-    expect(m.centroidX).toBeCloseTo(sumX[l] / n + 0.5, 10);
-    expect(m.centroidY).toBeCloseTo(sumY[l] / n + 0.5, 10);
+    if (parts.sumDx + parts.sumDy !== edges[l])
+      differ(l, 'sum|dx| + sum|dy|', parts.sumDx + parts.sumDy, edges[l]);
+    const perimeter = parts.sumDx + parts.sumDy - parts.corners * (2 - Math.SQRT2);
+    if (!close(m.perimeterPx, perimeter)) differ(l, 'perimeterPx', m.perimeterPx, perimeter);
+    if (!close(m.centroidX, sumX[l] / n + 0.5)) differ(l, 'centroidX', m.centroidX, sumX[l] / n + 0.5);
+    if (!close(m.centroidY, sumY[l] / n + 0.5)) differ(l, 'centroidY', m.centroidY, sumY[l] / n + 0.5);
   });
+  expect(problems.slice(0, 20), `${problems.length} disagreements, the first 20`).toEqual([]);
 }
