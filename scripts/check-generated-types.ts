@@ -15,10 +15,12 @@ interface Generated {
   generate(document: string, output: string): void;
 }
 
+// The installed generators themselves: npx would start npm first, for each of the three.
+const bin = (name: string) => path.join('node_modules', '.bin', name);
 const openapiTypescript = (document: string, output: string) =>
-  execFileSync('npx', ['openapi-typescript', document, '-o', output], { stdio: 'pipe' });
+  execFileSync(bin('openapi-typescript'), [document, '-o', output], { stdio: 'pipe' });
 const heyApiClient = (document: string, output: string) =>
-  execFileSync('npx', ['openapi-ts', '-i', `./${document}`, '-o', output], { stdio: 'pipe' });
+  execFileSync(bin('openapi-ts'), ['-i', `./${document}`, '-o', output], { stdio: 'pipe' });
 
 const generated: Generated[] = [
   { document: 'openapi/openapi.yaml', output: 'api-types.ts', generate: openapiTypescript },
