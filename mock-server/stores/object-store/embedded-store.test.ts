@@ -159,6 +159,23 @@ describe('multipart bookkeeping', () => {
   });
 });
 
+/**
+ * Until a PUT's first bytes are in its upload's data file, at `offset`: it has claimed its part's
+ * slot by then. partsInFlight counts a PUT from its call, before it has looked at the slot, so on a
+ * busy machine a second PUT could still claim the slot first.
+ */
+async function untilWritten(uploadId: string, offset: number, byte: number): Promise<void> {
+  await vi.waitFor(async () => {
+    const data = await fsp.open(path.join(dataDir, 'multipart', uploadId, 'data'), 'r');
+    try {
+      const { buffer } = await data.read(Buffer.alloc(1), 0, 1, offset);
+      expect(buffer[0]).toBe(byte);
+    } finally {
+      await data.close();
+    }
+  });
+}
+
 describe('parts written in place', () => {
   const PART = 64 * 1024;
   const md5 = (data: Buffer) => `"${createHash('md5').update(data).digest('hex')}"`;
@@ -248,7 +265,7 @@ describe('parts written in place', () => {
     const slow = slowBody();
     const early = store.putPart(uploadId, '1', slow);
     slow.write(Buffer.alloc(PART / 2, 1));
-    await vi.waitFor(() => expect(store.partsInFlight).toBe(1));
+    await untilWritten(uploadId, 0, 1);
     const kept = randomBytes(PART);
     expect(await store.putPart(uploadId, '1', Readable.from([kept]))).toMatchObject({ etag: md5(kept) });
     slow.end(Buffer.alloc(PART / 2, 1));
@@ -264,7 +281,7 @@ describe('parts written in place', () => {
     const late = slowBody();
     const third = store.putPart(uploadId, '3', late);
     late.write(Buffer.alloc(PART / 2, 0xaa));
-    await vi.waitFor(() => expect(store.partsInFlight).toBe(1));
+    await untilWritten(uploadId, 2 * PART, 0xaa);
     expect(await store.completeMultipartUpload(uploadId)).toMatchObject({ size: 2 * PART });
     late.end(Buffer.alloc(PART / 2, 0xaa));
     await expect(third).rejects.toMatchObject({ code: 'NoSuchUpload' });
