@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { sendFileStream } from '../send-file-stream.js';
 import { notFound } from '../../domain/errors.js';
 import type { ImageRecord } from '../../domain/images/image-record.js';
 import type { Services } from '../../services.js';
@@ -65,9 +66,7 @@ export function dashboardReadHandlers({ state, config }: Services): Record<strin
       if (!image.derived) throw notFound('Thumbnail');
       res.setHeader('Cache-Control', 'no-store');
       res.type('png');
-      createReadStream(image.derived.thumbnailPath)
-        .on('error', () => res.destroy())
-        .pipe(res);
+      sendFileStream(createReadStream(image.derived.thumbnailPath), res);
     },
 
     mockListModels({ res, params }) {

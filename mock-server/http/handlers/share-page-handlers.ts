@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { sendFileStream } from '../send-file-stream.js';
 import type { Response } from 'express';
 import type { Services } from '../../services.js';
 import type { OperationHandler } from '../operation-context.js';
@@ -26,9 +27,7 @@ export function sharePageHandlers({ shares, config }: Services): Record<string, 
       const live = shares.resolveToken(params.share_token);
       if (!live || !live.segmentation.previewPath) return void res.status(404).json({ detail: 'Not Found' });
       res.type('png');
-      createReadStream(live.segmentation.previewPath)
-        .on('error', () => res.destroy())
-        .pipe(res);
+      sendFileStream(createReadStream(live.segmentation.previewPath), res);
     },
   };
 }
