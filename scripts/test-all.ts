@@ -18,7 +18,10 @@ interface Step {
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
   .scripts;
 /** A package.json script as `npm run` runs it (sh, the installed tools on PATH), without starting npm for each. */
-const script = (name: string): Step => ({ name, command: 'sh', args: ['-c', scripts[name]] });
+const script = (name: string): Step => {
+  if (scripts[name] === undefined) throw new Error(`npm test: package.json has no script '${name}'`);
+  return { name, command: 'sh', args: ['-c', scripts[name]] };
+};
 
 /** `npm run lint`'s own steps (`npm run a && npm run b ...`), each run as a step of its own. */
 const lintSteps = scripts.lint

@@ -56,6 +56,7 @@ export function expectValidResult(result: SegmentationResult, labels: LabelImage
     if (shoelaceArea(object.outline) !== n) differ(l, 'shoelace area', shoelaceArea(object.outline), n);
     const bbox = { x: minX[l], y: minY[l], width: maxX[l] - minX[l] + 1, height: maxY[l] - minY[l] + 1 };
     if (
+      Object.keys(m.bbox).sort().join() !== 'height,width,x,y' ||
       m.bbox.x !== bbox.x ||
       m.bbox.y !== bbox.y ||
       m.bbox.width !== bbox.width ||

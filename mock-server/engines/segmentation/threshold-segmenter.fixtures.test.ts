@@ -2,7 +2,7 @@
  * Segmentation quality on the deterministic synthetic fixtures (fixtures/generator/synthetic.ts):
  * precision and recall at IoU > 0.5 against the ground-truth labels, printed as a table.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { renderPreset, type FixturePresetName } from '../../../fixtures/generator/synthetic.js';
 import { segmentByThresholdDetailed, type ThresholdParams } from './threshold-segmenter.js';
 import { expectValidResult } from '../../../test-support/segmentation/expect-valid-result.js';
@@ -95,6 +95,9 @@ describe('threshold segmenter on synthetic fixtures', () => {
     expect(split.recall).toBeGreaterThan(merged.recall + 0.3);
     expect(split.countError).toBeLessThan(0.15);
   });
+
+  // the worker runs other files after this one: the 2048 x 2048 rendering is not kept for them
+  afterAll(() => rendered.clear());
 
   it('prints the table', () => {
     const lines = scores.map(

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { hasOsMemoryCeiling } from './child-command.js';
 import { ChildProcessPool } from './child-process-pool.js';
 import { DecoderCrashed, DecoderTaskError } from './decoder-crashed.js';
@@ -137,6 +137,7 @@ describe('ChildProcessPool', () => {
 describe('the entry a child starts from', () => {
   it('a JavaScript tasks module beside a child-main.js (a build) runs under that one, without the TypeScript loader', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'built-child-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
     writeFileSync(
       join(folder, 'child-main.js'),
       [
