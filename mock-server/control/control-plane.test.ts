@@ -147,33 +147,15 @@ describe('the control plane', () => {
   });
 
   it('holds a prediction until it has been polled N times', async () => {
-    await call('PUT', '/__mock/predictions/progress', {
-      organization_id: ACME,
-      start_delay_ms: 0,
-      run_delay_ms: 0,
-      complete_after_polls: 3,
-    });
-    const ack = await predictOnNewImage();
-    // let the segmentation finish, so only the polls hold the prediction back
-    await heldForPolls(ack.body.prediction_id);
+    const id = await predictionHeldForPolls(3);
     const statuses: string[] = [];
     for (let i = 0; i < 4; i++)
-      statuses.push(
-        (await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY)).body.status,
-      );
+      statuses.push((await call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY)).body.status);
     expect(statuses).toEqual(['STARTED', 'STARTED', 'COMPLETED', 'COMPLETED']);
   });
 
   it('forces the outcome of a prediction already running, and refuses one that has finished', async () => {
-    await call('PUT', '/__mock/predictions/progress', {
-      organization_id: ACME,
-      start_delay_ms: 0,
-      run_delay_ms: 0,
-      complete_after_polls: 2,
-    });
-    const ack = await predictOnNewImage();
-    const id = ack.body.prediction_id;
-    await heldForPolls(id);
+    const id = await predictionHeldForPolls(2);
     const poll = () => call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY);
     expect((await poll()).body.status).toBe('STARTED');
     const forced = await call('POST', '/__mock/predictions/outcomes', {
@@ -201,6 +183,22 @@ describe('the control plane', () => {
  */
 async function heldForPolls(predictionId: string): Promise<void> {
   expect(await eventually(() => mock.services.predictions.isHeldForPolls(predictionId), 60_000)).toBe(true);
+}
+
+/**
+ * A prediction of ACME's whose segmentation has finished and which the organization's setting holds
+ * for `polls` polls: only the polls the test sends next release it.
+ */
+async function predictionHeldForPolls(polls: number): Promise<string> {
+  await call('PUT', '/__mock/predictions/progress', {
+    organization_id: ACME,
+    start_delay_ms: 0,
+    run_delay_ms: 0,
+    complete_after_polls: polls,
+  });
+  const ack = await predictOnNewImage();
+  await heldForPolls(ack.body.prediction_id);
+  return ack.body.prediction_id as string;
 }
 
 /** Uploads a small synthetic image and starts a prediction on it with the first model. */

@@ -1,5 +1,6 @@
+import { startMockProcess } from '../../test-support/crash/mock-process.js';
 import { startInstantMock } from '../../test-support/instant-mock.js';
-import { spawn } from 'node:child_process';
+import { REPO_ROOT } from '../../test-support/launched-mock.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,31 +99,15 @@ describe('--data-dir', () => {
 
   it('loads after a kill -9 at any moment', async () => {
     const dir = dataDir();
-    const child = spawn(
-      process.execPath,
-      // as a user starts it: the build when current, else the sources through tsx, in this one process
-      ['bin/cellseg-mock.js', '--port', '0', '--log-level', 'silent', '--data-dir', dir],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match) resolve(match[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`mock exited ${code}`)));
-    });
+    // as a user starts it (bin/cellseg-mock.js), so the kill is a real SIGKILL of the server's process
+    const { url, kill } = await startMockProcess(REPO_ROOT, dir);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++)
       ids.push((await api(url, 'POST', '/upload', { name: `n${i}.tif`, size: 100 })).body.image.id);
     await new Promise((r) => setTimeout(r, 600)); // past the autosave interval
     for (let i = 0; i < 30; i++)
       void api(url, 'POST', '/upload', { name: `late${i}.tif`, size: 100 }).catch(() => undefined);
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await kill('SIGKILL');
 
     const again = await startMockServer({ port: 0, logLevel: 'silent', dataDir: dir });
     try {
