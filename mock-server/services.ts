@@ -61,8 +61,20 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** The two pools of decoder children the services run on (runtime/decoder-pool/decoder-pools.ts). */
+export interface DecoderPools {
+  convert: ChildProcessPool;
+  segment: ChildProcessPool;
+}
+
 export interface ServiceOverrides {
   runner?: SegmentationRunner & { close?: () => Promise<void>; recycle?: () => Promise<void> };
+  /**
+   * Pools owned by the caller, instead of two of the mock's own: several mocks of one process (a
+   * test suite's) then start their children once, not once per mock. The mock leaves them open when
+   * it closes, and the limits they were made with apply, not the config's decoder settings.
+   */
+  decoderPools?: DecoderPools;
   /** Keep state in the data folder across restarts (set when --data-dir is given). */
   persistent?: boolean;
 }
@@ -87,7 +99,8 @@ export async function createServices(
   const store = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
   const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
-  const decoders = decoderPool(config, config.decoderProcesses, 0);
+  const borrowed = overrides.decoderPools;
+  const decoders = borrowed?.convert ?? decoderPool(config, config.decoderProcesses, 0);
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
     minPartSize: config.minPartSize,
@@ -107,7 +120,7 @@ export async function createServices(
     new ChildProcessSegmentationRunner(
       // No child waits warm from the start: an idle mock holds no process it has not needed yet,
       // and the first prediction pays the child's start (about a second) once.
-      decoderPool(config, config.workerThreads, 0),
+      borrowed?.segment ?? decoderPool(config, config.workerThreads, 0),
       rasterLimits,
     );
   const progress = new ProgressControls({
@@ -171,8 +184,8 @@ export async function createServices(
       predictions.stop();
       await predictions.cancelAll();
       await images.idle();
-      await runner.close?.();
-      await decoders.close();
+      if (overrides.runner || !borrowed) await runner.close?.();
+      if (!borrowed) await decoders.close();
       state.close();
     },
   };
