@@ -1,5 +1,7 @@
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import type { RunningMock } from '../../server.js';
 
@@ -35,6 +37,19 @@ function rawExchange(url: URL, request: string): { socket: Socket; received: Pro
   return { socket, received };
 }
 
+/** This process's open descriptors on files of the mock's multipart staging (Linux: /proc/self/fd). */
+function openInMultipart(): string[] {
+  const multipart = path.join(mock.services.config.dataDir, 'store', 'multipart') + path.sep;
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(multipart) ? [target] : [];
+    } catch {
+      return []; // closed while listed
+    }
+  });
+}
+
 const head = (url: URL, length: number) =>
   `PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${length}\r\n\r\n`;
 
@@ -47,6 +62,8 @@ describe('a part PUT whose body does not match its Content-Length', () => {
     expect(text).toContain('<Code>IncompleteBody</Code>');
     expect(text).toContain(`No bytes arrived for ${STALL_MS} ms`);
     expect(await mock.services.store.listParts(url.pathname.split('/')[3])).toEqual([]);
+    // and the half-written part lets go of its upload's data file
+    if (existsSync('/proc/self/fd')) await vi.waitFor(() => expect(openInMultipart()).toEqual([]));
   });
 
   it('longer: the part holds Content-Length bytes and the bytes past it get a 400 that says the request was malformed', async () => {

@@ -112,16 +112,19 @@ async function putPart(
 function watchForStall(req: Request, res: Response, ms: number): () => void {
   const socket = req.socket;
   const onStall = () => {
-    res.setHeader('Connection', 'close');
-    res.once('finish', () => socket.destroy());
-    sendError(
-      req,
-      res,
-      new ObjectStoreError(
-        'IncompleteBody',
-        `No bytes arrived for ${ms} ms before the body was complete (Content-Length ${req.get('Content-Length') ?? 'not given'}); the part is not stored`,
-      ),
+    const stalled = new ObjectStoreError(
+      'IncompleteBody',
+      `No bytes arrived for ${ms} ms before the body was complete (Content-Length ${req.get('Content-Length') ?? 'not given'}); the part is not stored`,
     );
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => {
+      socket.destroy();
+      // Node detaches a request from its socket once the answer is sent, so closing the socket
+      // alone never ends the request: the store went on waiting for the rest of the body, its
+      // part's data file open, until garbage collection (one descriptor per stalled PUT).
+      req.destroy(stalled);
+    });
+    sendError(req, res, stalled);
   };
   // on the request, not the socket: Node destroys a timed-out socket unless the request handles it
   req.setTimeout(ms, onStall);
