@@ -16,7 +16,7 @@ export function hasChromium(testFile: string): boolean {
  * browser's own network traffic (updates, sync, QUIC probes), so a page's requests are the only
  * ones and the tests work offline.
  */
-export function launchChromium(): Promise<Browser> {
+function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -30,4 +30,23 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The browser of this test process, launched when first asked for (again if it went away). A
+ * worker runs file after file, and a launch with its first page and its close cost about 3 s of
+ * CPU; each file works in contexts of its own (cookies, storage, cache), which is all a fresh
+ * browser gave it. The browser stops with the process (playwright kills what it launched on exit).
+ */
+export async function sharedChromium(): Promise<Browser> {
+  const current = await shared?.catch(() => undefined);
+  if (!current?.isConnected()) shared = launchChromium();
+  return shared!;
+}
+
+/** A file is done with the shared browser: the contexts it left open (a failed test's) close. */
+export async function leaveChromium(browser: Browser | undefined): Promise<void> {
+  await Promise.all((browser?.contexts() ?? []).map((context) => context.close()));
 }

@@ -8,7 +8,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
+import { CHROMIUM, hasChromium, leaveChromium, sharedChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { ACME_KEY, ACME_ORG, apiClient } from '../../../test-support/api-client.js';
@@ -90,11 +90,11 @@ async function uploadCells(mock: RunningMock): Promise<string> {
 describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHROMIUM})`, () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await sharedChromium();
     await mkdir(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
-    await browser?.close();
+    await leaveChromium(browser);
   });
 
   describe('on a mock without an admin token', () => {

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
+import { CHROMIUM, hasChromium, leaveChromium, sharedChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME_KEY } from '../../../test-support/api-client.js';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
@@ -68,11 +68,11 @@ describe.skipIf(!chromiumHere)(
       otherApp = await startWebApp();
       openMock = await startInstantMock();
       restrictedMock = await startInstantMock({ corsOrigins: app.origin });
-      browser = await launchChromium();
+      browser = await sharedChromium();
     });
 
     afterAll(async () => {
-      await browser?.close();
+      await leaveChromium(browser);
       await openMock?.close();
       await restrictedMock?.close();
       await app?.close();

@@ -3,7 +3,7 @@
  * operations from files the mock serves itself, and asks no other host for anything.
  */
 import type { Browser } from 'playwright-core';
-import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
+import { CHROMIUM, hasChromium, leaveChromium, sharedChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
@@ -19,11 +19,11 @@ describe.skipIf(!chromiumHere)(`/docs in Chromium, offline (skipped without ${CH
 
   beforeAll(async () => {
     mock = await startInstantMock();
-    browser = await launchChromium();
+    browser = await sharedChromium();
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await leaveChromium(browser);
     await mock?.close();
   });
 

@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, hasChromium, launchChromium } from '../../../test-support/chromium.js';
+import { CHROMIUM, hasChromium, leaveChromium, sharedChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../server.js';
 import { apiClient, type CompletedSegmentation, type Share } from '../../../test-support/api-client.js';
@@ -33,12 +33,12 @@ describe.skipIf(!chromiumHere)(`the public share page in Chromium (skipped witho
     api = apiClient(mock.url);
     segmentation = await api.completedSegmentation();
     share = await api.createShare(segmentation.segmentationId);
-    browser = await launchChromium();
+    browser = await sharedChromium();
     await mkdir(SCREENSHOTS, { recursive: true });
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await leaveChromium(browser);
     await mock?.close();
   });
 
