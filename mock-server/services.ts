@@ -100,7 +100,8 @@ export async function createServices(
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
   const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
   const borrowed = overrides.decoderPools;
-  const decoders = borrowed?.convert ?? decoderPool(config, config.decoderProcesses, 0);
+  const own = borrowed ? undefined : createDecoderPools(config);
+  const decoders = borrowed?.convert ?? own!.convert;
   const images = new ImageService(state, store, clock, {
     derivedDir: paths.derived,
     minPartSize: config.minPartSize,
@@ -120,7 +121,7 @@ export async function createServices(
     new ChildProcessSegmentationRunner(
       // No child waits warm from the start: an idle mock holds no process it has not needed yet,
       // and the first prediction pays the child's start (about a second) once.
-      borrowed?.segment ?? decoderPool(config, config.workerThreads, 0),
+      borrowed?.segment ?? own!.segment,
       rasterLimits,
     );
   const progress = new ProgressControls({
@@ -210,13 +211,16 @@ async function storedPrefixes(store: EmbeddedObjectStore): Promise<string[]> {
   return entries.map((entry) => `objects/${entry}/`);
 }
 
-function decoderPool(config: MockConfig, size: number, warm: number): ChildProcessPool {
-  return createDecoderPool({
-    size,
-    warm,
-    memoryCeilingBytes: config.decoderMemoryMb * 1024 ** 2,
-    timeBudgetMs: config.decoderTimeBudgetMs,
-  });
+/** The two pools a mock runs on, made with the config's decoder settings; none starts a child yet. */
+export function createDecoderPools(config: MockConfig): DecoderPools {
+  const pool = (size: number) =>
+    createDecoderPool({
+      size,
+      warm: 0,
+      memoryCeilingBytes: config.decoderMemoryMb * 1024 ** 2,
+      timeBudgetMs: config.decoderTimeBudgetMs,
+    });
+  return { convert: pool(config.decoderProcesses), segment: pool(config.workerThreads) };
 }
 
 export function dataPaths(root: string): DataPaths {

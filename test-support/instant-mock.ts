@@ -1,6 +1,5 @@
 import { loadConfig, type MockConfig } from '../mock-server/config.js';
-import { createDecoderPool } from '../mock-server/runtime/decoder-pool/decoder-pools.js';
-import type { DecoderPools } from '../mock-server/services.js';
+import { createDecoderPools, type DecoderPools } from '../mock-server/services.js';
 import { startMockServer, type RunningMock } from '../mock-server/server.js';
 
 /** The settings a mock's decoder pools are made with: a test that sets one gets pools of its own. */
@@ -20,17 +19,7 @@ let shared: DecoderPools | undefined;
  * JIT. Children left idle stop after a minute, and with the worker.
  */
 function sharedDecoderPools(): DecoderPools {
-  if (!shared) {
-    const defaults = loadConfig([], {}, {});
-    const pool = (size: number) =>
-      createDecoderPool({
-        size,
-        warm: 0,
-        memoryCeilingBytes: defaults.decoderMemoryMb * 1024 ** 2,
-        timeBudgetMs: defaults.decoderTimeBudgetMs,
-      });
-    shared = { convert: pool(defaults.decoderProcesses), segment: pool(defaults.workerThreads) };
-  }
+  shared ??= createDecoderPools(loadConfig([], {}, {}));
   return shared;
 }
 
