@@ -51,6 +51,8 @@ export interface MockConfig {
   maxJsonDepth: number;
   /** Most object keys in one JSON body (422 past it). */
   maxJsonKeys: number;
+  /** Most bytes of a refused body read and dropped so its client can read the answer. */
+  maxDiscardedBodyBytes: number;
   /** Longest a whole request (headers and body) may take; a multi-GB upload must fit in it. */
   requestTimeoutMs: number;
   /** Longest a connection may stay silent in the middle of a request before it is answered and closed. */
@@ -278,6 +280,16 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Most object keys in one JSON body (422 past it)',
     default: () => 10_000,
+  },
+  {
+    key: 'maxDiscardedBodyBytes',
+    flag: '--max-discarded-body-bytes',
+    env: 'MAX_DISCARDED_BODY_BYTES',
+    type: 'number',
+    description:
+      'Most bytes of a refused body (413, 415, 405, a bad part URL) read and dropped before the answer, so the client reads it; past it the connection closes',
+    default: () => 8 * 1024 * 1024,
+    shownDefault: '8388608 = 8 MiB',
   },
   {
     key: 'requestTimeoutMs',

@@ -17,6 +17,7 @@ import { addServerRoot } from './server-paths.js';
 import { createStorageRouter, storageRoutes } from './storage/storage-router.js';
 import { cors, parseCorsOrigins } from './cors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
+import { DEFAULT_DISCARD_LIMITS } from './discard-rest.js';
 import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
@@ -45,16 +46,17 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
     ...operationRoutes(api.getOperations()),
   ]);
 
+  const discardLimits = { ...DEFAULT_DISCARD_LIMITS, maxBytes: services.config.maxDiscardedBodyBytes };
   app.use(cors(parseCorsOrigins(services.config.corsOrigins), routes));
   if (embeddedStore) {
     app.use(
       storagePath,
-      createStorageRouter(embeddedStore, { stallTimeoutMs: services.config.idleTimeoutMs }),
+      createStorageRouter(embeddedStore, { stallTimeoutMs: services.config.idleTimeoutMs, discardLimits }),
     );
   }
   app.use(createReferenceRouter({ publicBaseUrl: services.config.publicBaseUrl }));
   app.use(dashboardRoutes(services));
-  app.use(methodNotAllowed(routes));
+  app.use(methodNotAllowed(routes, discardLimits));
   app.use(
     createDispatcher(api, {
       state: services.state,
@@ -66,6 +68,7 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
         maxDepth: services.config.maxJsonDepth,
         maxKeys: services.config.maxJsonKeys,
       },
+      discardLimits,
       handlers: withCanonicalIds(api.getOperations(), {
         ...uploadHandlers(services),
         ...imageHandlers(services),

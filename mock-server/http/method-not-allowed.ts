@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { discardRestThenClose } from './discard-rest.js';
+import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
 import { sendDetail } from './error-responses.js';
 import type { RouteTable } from './route-table.js';
 
@@ -8,17 +8,15 @@ import type { RouteTable } from './route-table.js';
  * body FastAPI answers. OPTIONS on a known path lists the methods (a CORS preflight is answered
  * before this, by cors.ts).
  */
-export function methodNotAllowed(routes: RouteTable) {
+export function methodNotAllowed(routes: RouteTable, discardLimits: DiscardLimits) {
   return function answerMethods(req: Request, res: Response, next: NextFunction): void {
     const route = routes.lookup(req.path);
     if (!route || route.methods.includes(req.method)) return next();
     const allow = [...route.methods, 'OPTIONS'].join(', ');
     res.setHeader('Allow', allow);
-    discardRestThenClose(req, res);
-    if (req.method === 'OPTIONS') {
-      res.status(204).end();
-      return;
-    }
-    sendDetail(res, 405, 'Method Not Allowed');
+    void answerAfterDiscardingRest(req, res, discardLimits, () => {
+      if (req.method === 'OPTIONS') res.status(204).end();
+      else sendDetail(res, 405, 'Method Not Allowed');
+    });
   };
 }

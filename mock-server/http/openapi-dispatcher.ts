@@ -8,7 +8,7 @@ import type { StateStore } from '../domain/state.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
 import { authenticate } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
-import { discardRestThenClose } from './discard-rest.js';
+import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
 import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
 import { validationStyles, type ValidationStyle } from './openapi-document.js';
 import type { OperationHandler } from './operation-context.js';
@@ -39,6 +39,8 @@ export interface DispatcherOptions {
   streamingOperations: Set<string>;
   /** Size, nesting and key-count bounds of every JSON body, checked before it is parsed. */
   jsonLimits: JsonBodyLimits;
+  /** How much of a refused body is read and dropped so that its client can read the answer. */
+  discardLimits: DiscardLimits;
 }
 
 /**
@@ -95,9 +97,11 @@ export function createDispatcher(api: OperationSource, options: DispatcherOption
       if (operation.requestBody && !streaming) {
         const read = await readBody(req, options.jsonLimits);
         if (!('value' in read)) {
-          discardRestThenClose(req, res);
-          if ('tooLarge' in read) return sendDetail(res, 413, read.tooLarge);
-          return sendValidation(res, style, [read.error]);
+          return answerAfterDiscardingRest(req, res, options.discardLimits, () =>
+            'tooLarge' in read
+              ? sendDetail(res, 413, read.tooLarge)
+              : sendValidation(res, style, [read.error]),
+          );
         }
         body = read.value;
         res.locals.requestBody = body;
@@ -177,7 +181,6 @@ async function readBody(req: Request, limits: JsonBodyLimits): Promise<BodyOutco
   const hasBody = contentLength > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return { value: undefined };
   if (!isJsonMediaType(type)) {
-    req.resume();
     return bodyError(
       `Expected Content-Type application/json, got '${type || 'none'}'`,
       'model_attributes_type',

@@ -1,4 +1,5 @@
 import type { Services } from '../../services.js';
+import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS } from '../discard-rest.js';
 import { sendDetail } from '../error-responses.js';
 import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
@@ -8,15 +9,17 @@ import { toPlanResource } from '../render/upload-plan.js';
 
 export function uploadHandlers(services: Services): Record<string, OperationHandler> {
   const { images, config } = services;
+  const discardLimits = { ...DEFAULT_DISCARD_LIMITS, maxBytes: config.maxDiscardedBodyBytes };
 
   async function uploadSingleRequest({ req, res, org }: OperationContext): Promise<void> {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > config.maxUploadBytes + 64 * 1024) {
-      res.setHeader('Connection', 'close');
-      return sendDetail(
-        res,
-        413,
-        `File too large: ${declared} bytes sent, the limit is ${config.maxUploadBytes} bytes (4 GB).`,
+      return answerAfterDiscardingRest(req, res, discardLimits, () =>
+        sendDetail(
+          res,
+          413,
+          `File too large: ${declared} bytes sent, the limit is ${config.maxUploadBytes} bytes (4 GB).`,
+        ),
       );
     }
     const reservation = images.reserveSlot(org);
@@ -49,11 +52,12 @@ export function uploadHandlers(services: Services): Record<string, OperationHand
       const type = mediaType(ctx.req);
       if (type === 'multipart/form-data') return uploadSingleRequest(ctx);
       if (!isJsonMediaType(type)) {
-        ctx.req.resume();
-        return sendDetail(
-          ctx.res,
-          415,
-          `Unsupported Content-Type '${type || 'none'}': send multipart/form-data with a 'file' part, or application/json {name, size}.`,
+        return answerAfterDiscardingRest(ctx.req, ctx.res, discardLimits, () =>
+          sendDetail(
+            ctx.res,
+            415,
+            `Unsupported Content-Type '${type || 'none'}': send multipart/form-data with a 'file' part, or application/json {name, size}.`,
+          ),
         );
       }
       const body = ctx.body as { name: string; size: number };

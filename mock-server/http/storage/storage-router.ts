@@ -7,6 +7,7 @@ import type { RouteSpec } from '../route-table.js';
 import type { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
 import { ObjectStoreError, type ObjectStoreErrorCode } from '../../domain/object-store.js';
 import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-url-signer.js';
+import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS, type DiscardLimits } from '../discard-rest.js';
 
 /**
  * The embedded store's S3-like HTTP face: presigned part PUTs. Mount it at the path of
@@ -21,12 +22,17 @@ import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-u
  */
 export function createStorageRouter(
   store: EmbeddedObjectStore,
-  { stallTimeoutMs }: { stallTimeoutMs: number } = { stallTimeoutMs: 120_000 },
+  {
+    stallTimeoutMs = 120_000,
+    discardLimits = DEFAULT_DISCARD_LIMITS,
+  }: { stallTimeoutMs?: number; discardLimits?: DiscardLimits } = {},
 ): Router {
   const router = express.Router();
+  const sendError = (req: Request, res: Response, error: unknown) =>
+    answerAfterDiscardingRest(req, res, discardLimits, () => writeError(req, res, error));
 
   router.put('/uploads/:uploadId/parts/:partNumber', (req, res) => {
-    void putPart(store, req, res, stallTimeoutMs);
+    void putPart(store, req, res, stallTimeoutMs, sendError);
   });
 
   router.options('/uploads/:uploadId/parts/:partNumber', (req, res) => {
@@ -36,7 +42,7 @@ export function createStorageRouter(
 
   router.all('/uploads/:uploadId/parts/:partNumber', (req, res) => {
     res.setHeader('Allow', 'PUT, OPTIONS');
-    sendError(
+    void sendError(
       req,
       res,
       new ObjectStoreError(
@@ -47,11 +53,11 @@ export function createStorageRouter(
   });
 
   router.use((req, res) => {
-    sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
+    void sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
   });
 
   router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    sendError(req, res, error);
+    void sendError(req, res, error);
   });
 
   return router;
@@ -73,6 +79,7 @@ async function putPart(
   req: Request,
   res: Response,
   stallTimeoutMs: number,
+  sendError: (req: Request, res: Response, error: unknown) => Promise<void>,
 ): Promise<void> {
   // A client that goes away mid-body makes the request emit 'error'; it is handled through the
   // store's stream, and this listener keeps a late one from ever becoming an uncaught exception.
@@ -98,7 +105,7 @@ async function putPart(
     res.status(200).setHeader('Content-Length', '0');
     res.end();
   } catch (error) {
-    sendError(req, res, error);
+    await sendError(req, res, error);
   } finally {
     stopWatching();
   }
@@ -124,7 +131,8 @@ function watchForStall(req: Request, res: Response, ms: number): () => void {
       // part's data file open, until garbage collection (one descriptor per stalled PUT).
       req.destroy(stalled);
     });
-    sendError(req, res, stalled);
+    // at once: the rest of this body is exactly what is not coming
+    writeError(req, res, stalled);
   };
   // on the request, not the socket: Node destroys a timed-out socket unless the request handles it
   req.setTimeout(ms, onStall);
@@ -134,19 +142,10 @@ function watchForStall(req: Request, res: Response, ms: number): () => void {
   };
 }
 
-const DRAIN_LIMIT = 1024 * 1024;
-
-function sendError(req: Request, res: Response, error: unknown): void {
+function writeError(req: Request, res: Response, error: unknown): void {
   if (res.headersSent || res.destroyed || req.socket?.destroyed === true) return;
   const storeError = toStoreError(error);
   const id = requestId();
-  if (!req.complete) {
-    // The body was not read. A little of it is cheaper to drain than a new connection; a lot of it
-    // (a 4 GB part sent to the wrong URL) is not, so the connection closes after the answer.
-    const declared = Number(req.get('Content-Length') ?? NaN);
-    if (!(declared <= DRAIN_LIMIT)) res.setHeader('Connection', 'close');
-    req.resume();
-  }
   const body = errorXml(storeError, id);
   res.status(storeError.httpStatus);
   res.setHeader('Content-Type', 'application/xml');
