@@ -1,6 +1,13 @@
 import type { OpenApiContract } from './openapi-contract.js';
 import type { Target } from './target.js';
-import { recordAnswer, recordBody, type RecordedExchange, type RecordedRequest } from './transcript.js';
+import {
+  recordAnswer,
+  recordBody,
+  recordNoAnswer,
+  type RecordedExchange,
+  type RecordedRequest,
+} from './transcript.js';
+import { describeTransportError } from './transport-errors.js';
 
 export interface CallOptions {
   params?: Record<string, string>;
@@ -112,7 +119,7 @@ export class ApiClient {
       body: await recordBody(body),
     };
     await this.pace();
-    const response = await fetch(url, { method: op.method, headers, body, redirect: 'manual' });
+    const response = await this.send(url, { method: op.method, headers, body, redirect: 'manual' }, recorded);
     const bytes = Buffer.from(await response.arrayBuffer());
     const contentType = response.headers.get('content-type');
     this.transcript.push(recordAnswer(recorded, response.status, contentType, bytes));
@@ -162,7 +169,7 @@ export class ApiClient {
       body: await recordBody(init.body ?? undefined),
     };
     await this.pace();
-    const response = await fetch(url, { ...init, method, headers, redirect: 'manual' });
+    const response = await this.send(url, { ...init, method, headers, redirect: 'manual' }, recorded);
     // The body stays readable for the caller: the transcript reads a copy.
     const copy = Buffer.from(await response.clone().arrayBuffer());
     this.transcript.push(recordAnswer(recorded, response.status, response.headers.get('content-type'), copy));
@@ -173,6 +180,17 @@ export class ApiClient {
     if (response.status >= 500)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
     return response;
+  }
+
+  /** fetch, with a request that got no answer kept in the transcript and said in words. */
+  private async send(url: URL | string, init: RequestInit, recorded: RecordedRequest): Promise<Response> {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      const reason = describeTransportError(error);
+      this.transcript.push(recordNoAnswer(recorded, reason));
+      throw new Error(`${recorded.method} ${new URL(url).pathname}: no answer: ${reason}`, { cause: error });
+    }
   }
 
   private async pace(): Promise<void> {

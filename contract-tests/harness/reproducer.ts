@@ -151,7 +151,9 @@ export function reproducerScript(input: ReproducerInput): {
     step.push(
       comment(
         redact(
-          `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
+          exchange.transportError !== undefined
+            ? `the suite saw: no answer, ${exchange.transportError}`
+            : `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
         ),
       ),
     );

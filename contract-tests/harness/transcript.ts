@@ -24,6 +24,8 @@ export interface RecordedExchange {
   text?: string;
   /** Parsed JSON answer, for finding the ids later requests reuse. */
   json?: unknown;
+  /** Why no answer came, when none did (the connection failed); `status` is then 0. */
+  transportError?: string;
 }
 
 const TEXT_LIMIT = 4000;
@@ -70,4 +72,9 @@ export function recordAnswer(
     text: text && text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}…` : text,
     json,
   };
+}
+
+/** A request that got no answer: the transcript keeps it, since it is often the one that broke. */
+export function recordNoAnswer(request: RecordedRequest, reason: string): RecordedExchange {
+  return { request, status: 0, contentType: null, transportError: reason };
 }

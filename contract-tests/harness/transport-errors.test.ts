@@ -1,0 +1,78 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from './api-client.js';
+import { sharedContract } from './openapi-contract.js';
+import { reproducerScript } from './reproducer.js';
+import type { Target } from './target.js';
+
+/**
+ * A target that closes the connection instead of answering: the check fails with what happened in
+ * words, and the request that got no answer is the reproducer's last step. Before, a check failed
+ * with undici's bare "fetch failed" and the reproducer stopped one request short.
+ */
+let server: http.Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  // Closes every connection as soon as a request's headers arrive, before reading its body.
+  server = http.createServer((req) => req.socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function client(): ApiClient {
+  const target: Target = {
+    baseUrl,
+    directBaseUrl: baseUrl,
+    profile: 'staging',
+    keys: { main: 'sk_test_transport_errors' },
+    capabilities: new Set(),
+    pollTimeoutMs: 1000,
+    pollIntervalMs: 10,
+    paceMs: 0,
+    runId: 'transport-errors',
+    namePrefix: 'contract-transport-errors',
+    viaPrism: false,
+  };
+  return new ApiClient(sharedContract(), target, target.keys.main);
+}
+
+describe('a request that gets no answer', () => {
+  it('fails naming the request and the reason, and stays in the transcript', async () => {
+    const api = client();
+    const sent = api.call('createPrediction', {
+      rawBody: JSON.stringify({ padding: 'x'.repeat(4 * 1024 * 1024) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    await expect(sent).rejects.toThrow(
+      /^POST \/api\/v1\/predict: no answer: the target closed the connection (while the request was still being sent|without an answer)/,
+    );
+    expect(api.transcript).toHaveLength(1);
+    expect(api.transcript[0]).toMatchObject({ status: 0, request: { method: 'POST' } });
+    expect(api.transcript[0].transportError).toMatch(/EPIPE|ECONNRESET|UND_ERR_SOCKET/);
+
+    const { script } = reproducerScript({
+      title: 'no answer',
+      clauses: ['VAL-05'],
+      error: 'no answer',
+      baseUrls: [baseUrl],
+      exchanges: api.transcript,
+    });
+    expect(script).toContain("# 1. POST /api/v1/predict'");
+    expect(script).toMatch(/# the suite saw: no answer, the target closed the connection/);
+  });
+
+  it('says when nothing listens at the address', async () => {
+    const api = client();
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    await expect(api.raw('GET', `http://127.0.0.1:${port}/api/v1/models`)).rejects.toThrow(
+      /no answer: nothing accepts connections at this address \(ECONNREFUSED/,
+    );
+    expect(api.transcript[0].transportError).toMatch(/ECONNREFUSED/);
+  });
+});
