@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification } from 'vitest/node';
@@ -30,7 +30,7 @@ function contractSettings() {
   const projects = (vitestConfig.test?.projects ?? []) as Array<{ test?: Record<string, unknown> }>;
   const contract = projects.find((p) => p.test?.name === 'contract')?.test;
   if (!contract) throw new Error('vitest.config.ts has no contract project');
-  // Each case is a project of its own against its own proxy: no mock of the suite's setup, no group order.
+  // The cases run against their own proxies: no mock of the suite's setup, no group order.
   const { globalSetup: _setup, include: _include, name: _name, sequence, ...rest } = contract;
   return { ...rest, sequence: { ...(sequence as object), groupOrder: undefined } };
 }
@@ -51,9 +51,40 @@ function namePattern(breaks: readonly string[], only: string | undefined): RegEx
 }
 
 /**
+ * Each case's checks, as a test file of its own: it points the environment at the case's proxy
+ * (when collected, for what a check module reads as it loads, and before its tests run, since a
+ * worker may collect several files before it runs them), then loads the check module under a
+ * query of the case's name, so that the same checks load again for each case in one worker.
+ */
+function caseFile(dir: string, name: Sabotage, file: string, env: Record<string, string>, unset: string[]) {
+  const caseDir = path.join(dir, name);
+  mkdirSync(caseDir, { recursive: true });
+  const wrapper = path.join(caseDir, file);
+  const checks = path.relative(caseDir, path.join(REPO_ROOT, 'contract-tests', 'checks', file));
+  writeFileSync(
+    wrapper,
+    [
+      "import { beforeAll } from 'vitest';",
+      `const env: Record<string, string> = ${JSON.stringify(env)};`,
+      `const unset: string[] = ${JSON.stringify(unset)};`,
+      'function enterCase(): void {',
+      '  for (const name of unset) delete process.env[name];',
+      '  Object.assign(process.env, env);',
+      '}',
+      'enterCase();',
+      'beforeAll(enterCase);',
+      `await import(${JSON.stringify(`${checks.split(path.sep).join('/')}?sabotage=${name}`)});`,
+      '',
+    ].join('\n'),
+  );
+  return wrapper;
+}
+
+/**
  * Runs the contract checks of every sabotage case against its own broken build (a proxy in front
- * of the healthy mock at `mockUrl`), all in one vitest run: one project per case, so each has its
- * own worker and target, and several cases run at once without a vitest process start each.
+ * of the healthy mock at `mockUrl`), all in one vitest run and one project: each case's checks are
+ * files of their own (caseFile), so three workers serve every case, instead of a worker (and a
+ * project) per case that each loaded the harness and compiled the document's validators again.
  */
 export async function runSabotageCases(
   mockUrl: string,
@@ -62,45 +93,55 @@ export async function runSabotageCases(
 ): Promise<Map<Sabotage, SabotageVerdict>> {
   const proxies = await Promise.all(cases.map((name) => startSabotageProxy(mockUrl, name, keys)));
   const reportRoot = mkdtempSync(path.join(os.tmpdir(), 'sabotage-'));
-  const settings = contractSettings();
+  // inside the checkout, where vitest transforms and runs files as its own
+  const cacheDir = path.join(REPO_ROOT, 'node_modules', '.cache');
+  mkdirSync(cacheDir, { recursive: true });
+  const caseRoot = mkdtempSync(path.join(cacheDir, 'sabotage-cases-'));
+  const envs = cases.map((name, i) => ({
+    CONTRACT_BASE_URL: proxies[i].url,
+    CONTRACT_REPORT_DIR: path.join(reportRoot, name),
+    ...caseEnv(name),
+  }));
+  const caseKeys = [...new Set(envs.flatMap((env) => Object.keys(env)))];
   const vitest = await createVitest(
     'test',
     { config: false, root: REPO_ROOT, watch: false, reporters: [silent], maxWorkers: 3 },
     {
       test: {
-        // the checks' modules as transformed by earlier runs, instead of once per case
+        // the checks' modules as transformed by earlier runs, instead of once per run
         experimental: { fsModuleCache: true, fsModuleCachePath: 'node_modules/.cache/vitest-modules' },
-        projects: cases.map((name, i) => ({
-          test: {
-            ...settings,
-            name,
-            root: REPO_ROOT,
-            include: SABOTAGES[name].files.map((f) => `contract-tests/checks/${f}`),
-            env: {
-              CONTRACT_BASE_URL: proxies[i].url,
-              CONTRACT_PROFILE: 'mock',
-              CONTRACT_API_KEY: keys.main,
-              CONTRACT_OTHER_ORG_API_KEY: keys.other,
-              CONTRACT_TINY_API_KEY: keys.tiny,
-              CONTRACT_REPORT_DIR: path.join(reportRoot, name),
-              CONTRACT_POLL_TIMEOUT_MS: '5000',
-              ...caseEnv(name),
+        projects: [
+          {
+            test: {
+              ...contractSettings(),
+              name: 'sabotage',
+              root: REPO_ROOT,
+              include: [],
+              env: {
+                CONTRACT_PROFILE: 'mock',
+                CONTRACT_API_KEY: keys.main,
+                CONTRACT_OTHER_ORG_API_KEY: keys.other,
+                CONTRACT_TINY_API_KEY: keys.tiny,
+                CONTRACT_POLL_TIMEOUT_MS: '5000',
+              },
             },
           },
-        })),
+        ],
       },
     },
   );
   try {
-    const specifications: TestSpecification[] = cases.flatMap((name) => {
+    const project = vitest.getProjectByName('sabotage');
+    const files = new Map<string, Sabotage>();
+    const specifications: TestSpecification[] = cases.flatMap((name, i) => {
       const sabotage = SABOTAGES[name];
-      const project = vitest.getProjectByName(name);
       const only = 'only' in sabotage ? sabotage.only : undefined;
-      return sabotage.files.map((f) =>
-        project.createSpecification(path.join(REPO_ROOT, 'contract-tests', 'checks', f), {
-          testNamePattern: namePattern(sabotage.breaks, only),
-        }),
-      );
+      const unset = caseKeys.filter((key) => !(key in envs[i]));
+      return sabotage.files.map((f) => {
+        const file = caseFile(caseRoot, name, f, envs[i], unset);
+        files.set(file, name);
+        return project.createSpecification(file, { testNamePattern: namePattern(sabotage.breaks, only) });
+      });
     });
     const exitCode = process.exitCode;
     const { testModules } = await vitest.runTestSpecifications(specifications);
@@ -108,7 +149,7 @@ export async function runSabotageCases(
     const contract = new OpenApiContract();
     const verdicts = new Map<Sabotage, SabotageVerdict>();
     for (const name of cases) {
-      const modules: TestModule[] = testModules.filter((m) => m.project.name === name);
+      const modules: TestModule[] = testModules.filter((m) => files.get(m.moduleId) === name);
       const report = buildReport(
         checkResults(modules),
         contract,
@@ -127,5 +168,6 @@ export async function runSabotageCases(
     await vitest.close();
     await Promise.all(proxies.map((p) => p.close()));
     rmSync(reportRoot, { recursive: true, force: true });
+    rmSync(caseRoot, { recursive: true, force: true });
   }
 }

@@ -18,8 +18,8 @@ const keys = {
  * The suite is only worth something if it can fail: each deliberately broken build of the mock
  * (a proxy breaking one rule) must make the clause it breaks fail in the conformance report.
  */
-// All broken builds run in one vitest run started here (a project per case, each against its own
-// proxy); each case below then judges what the suite said about its build.
+// All broken builds run in one vitest run started here (each case's checks as files of their own,
+// against the case's own proxy); each case below then judges what the suite said about its build.
 describe('the contract suite flags a broken target', () => {
   let mock: LaunchedMock;
   let verdicts: Map<Sabotage, SabotageVerdict>;
