@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Debian's chromium package: the real browser that judges every page (never a downloaded one). */
@@ -9,6 +10,32 @@ export function hasChromium(testFile: string): boolean {
   const found = existsSync(CHROMIUM);
   if (!found) console.warn(`${testFile} skipped: ${CHROMIUM} not found (Debian package "chromium").`);
   return found;
+}
+
+/**
+ * Browser features the tests never use. The address bar's suggestion popup is a page of its own
+ * (chrome://omnibox-popup.top-chrome, and its AI-mode sibling), loaded in a renderer of its own for
+ * every window, that is for every context: about 1 s of CPU each, a third of a browser file's.
+ */
+const UNUSED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'];
+
+/**
+ * Playwright's own `--disable-features` list. Chromium keeps only the last `--disable-features`
+ * it is given, so ours must repeat Playwright's, which is not exported: it is read from the
+ * installed (pinned) playwright-core, and an upgrade that moves it fails here, not silently.
+ */
+function playwrightDisabledFeatures(): string[] {
+  const bundle = readFileSync(
+    createRequire(import.meta.url).resolve('playwright-core/lib/coreBundle'),
+    'utf8',
+  );
+  const list = /\bdisabledFeatures = \[([\s\S]*?)\]\.filter\(Boolean\);/.exec(bundle)?.[1];
+  const names = [...(list ?? '').matchAll(/^\s*"([A-Za-z0-9]+)",?\s*$/gm)].map((m) => m[1]);
+  if (!names.length || !bundle.includes('"--disable-features=" + disabledFeatures.join(",")'))
+    throw new Error(
+      'test-support/chromium.ts: playwright-core no longer has its disabledFeatures list; update',
+    );
+  return names;
 }
 
 /**
@@ -28,6 +55,7 @@ function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      `--disable-features=${[...playwrightDisabledFeatures(), ...UNUSED_FEATURES].join(',')}`,
     ],
   });
 }
