@@ -66,6 +66,7 @@ export async function startMockServer(
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
   const logger = options.logger ?? pino({ level: config.logLevel });
   let services: Services;
+  const stopping = new AbortController();
   let app: http.RequestListener;
   try {
     const [{ createServices }, { createApp }] = await Promise.all([
@@ -73,7 +74,7 @@ export async function startMockServer(
       import('./http/app.js'),
     ]);
     services = await createServices(config, { persistent: !temporaryData, ...options });
-    app = await createApp(services, logger);
+    app = await createApp(services, logger, stopping.signal);
   } catch (err) {
     // Requests that waited are answered (503), and a bad setting must not leave a port held or a
     // temporary folder behind.
@@ -93,6 +94,8 @@ export async function startMockServer(
     server,
     close() {
       closing ??= (async () => {
+        // a refused body still being read and dropped is answered now, not after its 10 s
+        stopping.abort();
         // server.close() waits for every connection to end; a keep-alive connection whose request
         // finishes after close() began would otherwise idle until keepAliveTimeout (5 s) runs out.
         const serving = handler;

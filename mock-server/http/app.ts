@@ -30,7 +30,12 @@ import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
  * its reference (/openapi.json, /docs); 405 for known paths asked with another method; then every
  * operation of the document.
  */
-export async function createApp(services: Services, logger: Logger): Promise<express.Express> {
+export async function createApp(
+  services: Services,
+  logger: Logger,
+  /** Aborted when the server begins a graceful stop. */
+  stopping?: AbortSignal,
+): Promise<express.Express> {
   addServerRoot(services.config.dataDir);
   const app = express();
   app.disable('x-powered-by');
@@ -46,7 +51,11 @@ export async function createApp(services: Services, logger: Logger): Promise<exp
     ...operationRoutes(api.getOperations()),
   ]);
 
-  const discardLimits = { ...DEFAULT_DISCARD_LIMITS, maxBytes: services.config.maxDiscardedBodyBytes };
+  const discardLimits = {
+    ...DEFAULT_DISCARD_LIMITS,
+    maxBytes: services.config.maxDiscardedBodyBytes,
+    stop: stopping,
+  };
   app.use(cors(parseCorsOrigins(services.config.corsOrigins), routes));
   if (embeddedStore) {
     app.use(

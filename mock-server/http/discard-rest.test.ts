@@ -23,14 +23,16 @@ interface Exchange {
 }
 
 /**
- * Sends a request on a raw socket, the body in 64 KiB pieces 2 ms apart, as a client still writing
- * when a quick server answers; then reads one whole answer. Never throws on a transport error.
+ * Sends a request on a raw socket, the body in pieces `gapMs` apart (64 KiB, 2 ms: a client still
+ * writing when a quick server answers); then reads one whole answer. Never throws on a transport
+ * error.
  */
 async function exchange(
   mock: RunningMock,
   head: string,
   body: Buffer,
   socket?: net.Socket,
+  { pieceBytes = 64 * 1024, gapMs = 2 } = {},
 ): Promise<Exchange> {
   const url = new URL(mock.url);
   const conn = socket ?? net.connect(Number(url.port), url.hostname);
@@ -49,9 +51,9 @@ async function exchange(
       }),
     );
   await write(`${head}\r\nContent-Length: ${body.length}\r\n\r\n`);
-  for (let at = 0; at < body.length && !writeError; at += 64 * 1024) {
-    await new Promise((resolve) => setTimeout(resolve, 2));
-    await write(body.subarray(at, at + 64 * 1024));
+  for (let at = 0; at < body.length && !writeError; at += pieceBytes) {
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+    await write(body.subarray(at, at + pieceBytes));
   }
   const answer = await new Promise<Omit<Exchange, 'writeError' | 'socket'>>((resolve) => {
     const tryParse = () => {
@@ -154,5 +156,53 @@ describe('past --max-discarded-body-bytes the connection closes', () => {
     );
     const models = await fetch(`${mock.url}/api/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(models.status).toBe(200);
+  });
+});
+
+describe('a discard keeps its own bounds', () => {
+  it('a part PUT refused for its signature answers 403 even when its body pauses longer than the idle timeout', async () => {
+    const mock = await startInstantMock({ idleTimeoutMs: 150 });
+    try {
+      // three pauses of 400 ms, each longer than the stall watcher's 150 ms
+      const refused = await exchange(
+        mock,
+        request('PUT', '/storage/uploads/nope/parts/1?expires=1&signature=bad'),
+        Buffer.alloc(3 * 1024, 'x'),
+        undefined,
+        { pieceBytes: 1024, gapMs: 400 },
+      );
+      expect(refused.writeError).toBeUndefined();
+      expect(refused.status, refused.body).toBe(403);
+      expect(refused.body).not.toMatch(/IncompleteBody/);
+      refused.socket.destroy();
+    } finally {
+      await mock.close();
+    }
+  });
+
+  it('a graceful stop answers a discard in progress at once instead of waiting out its 10 s', async () => {
+    const mock = await startInstantMock();
+    // headers declaring 2 MB, then 100 bytes, then nothing: the discard waits for the rest
+    const url = new URL(mock.url);
+    const conn = net.connect(Number(url.port), url.hostname);
+    let received = '';
+    conn.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    conn.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => conn.once('close', () => resolve()));
+    conn.write(
+      `${request('POST', '/api/v1/predict', { 'Content-Type': 'application/json' })}\r\nContent-Length: ${TWO_MB}\r\n\r\n${'x'.repeat(100)}`,
+    );
+    // the server has the headers and is discarding
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stopped = mock.close().then(() => 'stopped' as const);
+    // a wait, not a speed check: without the stop signal the answer comes at 10 s
+    const first = await Promise.race([
+      stopped,
+      new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
+    ]);
+    expect(first).toBe('stopped');
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(received).toMatch(/\r\nConnection: close\r\n/i);
   });
 });

@@ -5,6 +5,8 @@ export interface DiscardLimits {
   maxBytes: number;
   /** Longest the rest of a refused body is waited for. */
   maxMs: number;
+  /** Aborted when the server begins a graceful stop: a discard then gives up at once. */
+  stop?: AbortSignal;
 }
 
 export const DEFAULT_DISCARD_LIMITS: DiscardLimits = { maxBytes: 8 * 1024 * 1024, maxMs: 10_000 };
@@ -41,11 +43,13 @@ export function discardRest(req: IncomingMessage, limits: DiscardLimits): Promis
   req.resume();
   if (req.complete || req.readableEnded) return Promise.resolve(true);
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared > limits.maxBytes || req.socket.destroyed) return Promise.resolve(false);
+  if (declared > limits.maxBytes || req.socket.destroyed || limits.stop?.aborted)
+    return Promise.resolve(false);
   return new Promise((resolve) => {
     let dropped = 0;
     const settle = (readToEnd: boolean) => {
       clearTimeout(timer);
+      limits.stop?.removeEventListener('abort', onStop);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
@@ -57,8 +61,10 @@ export function discardRest(req: IncomingMessage, limits: DiscardLimits): Promis
     };
     const onEnd = () => settle(true);
     const onClose = () => settle(false);
+    const onStop = () => settle(false);
     const timer = setTimeout(() => settle(false), limits.maxMs);
     timer.unref();
+    limits.stop?.addEventListener('abort', onStop);
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onClose);

@@ -105,6 +105,8 @@ async function putPart(
     res.status(200).setHeader('Content-Length', '0');
     res.end();
   } catch (error) {
+    // The discard before the answer has its own bounds; a stall during it is not the error to tell.
+    stopWatching();
     await sendError(req, res, error);
   } finally {
     stopWatching();
