@@ -1,3 +1,4 @@
+import http from 'node:http';
 import fc from 'fast-check';
 import type { OperationSpec } from '../contract-tests/harness/openapi-contract.js';
 import { documentContract, responseViolations } from './document-responses.js';
@@ -310,13 +311,6 @@ export async function sendAndJudge(
   request: FuzzRequest,
   timeoutMs: number,
 ): Promise<FuzzOutcome> {
-  const send = () =>
-    fetch(baseUrl + request.path, {
-      method: request.method,
-      headers: request.headers,
-      body: requestBody(),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
   const requestBody = (): string | FormData | undefined => {
     if (request.body?.kind === 'text') return request.body.text;
     if (request.body?.kind !== 'multipart') return undefined;
@@ -324,33 +318,83 @@ export async function sendAndJudge(
     form.append(request.body.field, new Blob([new Uint8Array(request.body.bytes)]), 'fuzz.tif');
     return form;
   };
-  let response: Response;
+  let answer: Answer;
   try {
-    response = await send();
+    const response = await fetch(baseUrl + request.path, {
+      method: request.method,
+      headers: request.headers,
+      body: requestBody(),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    answer = {
+      status: response.status,
+      type: response.headers.get('content-type'),
+      bytes: Buffer.from(await response.arrayBuffer()),
+    };
   } catch (first) {
     // A kept-alive connection the server closed just as this request went out fails with no fault
-    // of either side; a second try on a new connection tells that race from a real drop.
+    // of either side. fetch's pool may hold several such connections after a stall of the test's
+    // own process, so the second try goes out on a connection of its own: it tells that race
+    // from a real drop.
     try {
-      response = await send();
+      answer = await sendOnNewConnection(baseUrl + request.path, request, requestBody(), timeoutMs);
     } catch (err) {
-      const cause = (err as Error & { cause?: Error & { code?: string } }).cause;
+      const cause = (err as Error & { cause?: Error & { code?: string } }).cause ?? err;
       return {
         status: 0,
         problems: [
-          `no answer: ${(err as Error).message} (${cause?.code ?? cause?.message ?? (err as Error).name}); first try: ${String((first as Error & { cause?: Error }).cause ?? first)}`,
+          `no answer: ${(err as Error).message} (${(cause as { code?: string }).code ?? (cause as Error).message}); first try: ${String((first as Error & { cause?: Error }).cause ?? first)}`,
         ],
       };
     }
   }
-  const bytes = Buffer.from(await response.arrayBuffer());
-  const type = response.headers.get('content-type');
+  const { status, type, bytes } = answer;
   const problems: string[] = [];
-  if (response.status >= 500)
-    problems.push(`answered ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`);
+  if (status >= 500) problems.push(`answered ${status}: ${bytes.toString('utf8').slice(0, 300)}`);
   const text =
     (type ?? '').includes('json') || (type ?? '').startsWith('text/') ? bytes.toString('utf8') : '';
-  problems.push(...responseViolations(request.operationId, response.status, type, text));
-  return { status: response.status, problems };
+  problems.push(...responseViolations(request.operationId, status, type, text));
+  return { status, problems };
+}
+
+interface Answer {
+  status: number;
+  type: string | null;
+  bytes: Buffer;
+}
+
+/** The request over a new connection (no keep-alive pool), the body encoded as fetch would. */
+async function sendOnNewConnection(
+  url: string,
+  request: FuzzRequest,
+  body: string | FormData | undefined,
+  timeoutMs: number,
+): Promise<Answer> {
+  const encoded = body === undefined ? undefined : new Response(body);
+  const bytes = encoded ? Buffer.from(await encoded.arrayBuffer()) : undefined;
+  const headers: Record<string, string> = { ...request.headers };
+  const typeGiven = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  const encodedType = encoded?.headers.get('content-type');
+  if (!typeGiven && encodedType) headers['content-type'] = encodedType;
+  if (bytes) headers['content-length'] = String(bytes.length);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: request.method, headers, agent: false, timeout: timeoutMs });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'] ?? null,
+          bytes: Buffer.concat(chunks),
+        }),
+      );
+    });
+    req.end(bytes);
+  });
 }
 
 /** A curl command that sends the same request again. */
