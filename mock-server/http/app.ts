@@ -79,7 +79,7 @@ export async function createApp(
       },
       discardLimits,
       handlers: withCanonicalIds(api.getOperations(), {
-        ...uploadHandlers(services),
+        ...uploadHandlers(services, discardLimits),
         ...imageHandlers(services),
         ...modelHandlers(services),
         ...predictionHandlers(services),

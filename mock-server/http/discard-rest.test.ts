@@ -180,29 +180,46 @@ describe('a discard keeps its own bounds', () => {
     }
   });
 
-  it('a graceful stop answers a discard in progress at once instead of waiting out its 10 s', async () => {
-    const mock = await startInstantMock();
-    // headers declaring 2 MB, then 100 bytes, then nothing: the discard waits for the rest
-    const url = new URL(mock.url);
-    const conn = net.connect(Number(url.port), url.hostname);
-    let received = '';
-    conn.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-    conn.on('error', () => undefined);
-    const closed = new Promise<void>((resolve) => conn.once('close', () => resolve()));
-    conn.write(
-      `${request('POST', '/api/v1/predict', { 'Content-Type': 'application/json' })}\r\nContent-Length: ${TWO_MB}\r\n\r\n${'x'.repeat(100)}`,
-    );
-    // the server has the headers and is discarding
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const stopped = mock.close().then(() => 'stopped' as const);
-    // a wait, not a speed check: without the stop signal the answer comes at 10 s
-    const first = await Promise.race([
-      stopped,
-      new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
-    ]);
-    expect(first).toBe('stopped');
-    await closed;
-    expect(received).toMatch(/^HTTP\/1\.1 413 /);
-    expect(received).toMatch(/\r\nConnection: close\r\n/i);
-  });
+  const stopCases = [
+    {
+      label: 'a JSON body over the limit (413)',
+      path: '/api/v1/predict',
+      type: 'application/json',
+      status: 413,
+    },
+    {
+      label: 'an upload that is neither multipart nor JSON (415)',
+      path: '/api/v1/upload',
+      type: 'text/plain',
+      status: 415,
+    },
+  ];
+  it.each(stopCases)(
+    'a graceful stop answers a discard in progress at once: $label',
+    async ({ path, type, status }) => {
+      const mock = await startInstantMock();
+      // headers declaring 2 MB, then 100 bytes, then nothing: the discard waits for the rest
+      const url = new URL(mock.url);
+      const conn = net.connect(Number(url.port), url.hostname);
+      let received = '';
+      conn.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      conn.on('error', () => undefined);
+      const closed = new Promise<void>((resolve) => conn.once('close', () => resolve()));
+      conn.write(
+        `${request('POST', path, { 'Content-Type': type })}\r\nContent-Length: ${TWO_MB}\r\n\r\n${'x'.repeat(100)}`,
+      );
+      // the server has the headers and is discarding
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stopped = mock.close().then(() => 'stopped' as const);
+      // a wait, not a speed check: without the stop signal the answer comes at 10 s
+      const first = await Promise.race([
+        stopped,
+        new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 5000)),
+      ]);
+      expect(first).toBe('stopped');
+      await closed;
+      expect(received).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(received).toMatch(/\r\nConnection: close\r\n/i);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 import type { Services } from '../../services.js';
-import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS } from '../discard-rest.js';
+import { answerAfterDiscardingRest, type DiscardLimits } from '../discard-rest.js';
 import { sendDetail } from '../error-responses.js';
 import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
@@ -7,9 +7,11 @@ import type { OperationContext, OperationHandler } from '../operation-context.js
 import { toImageResource } from '../render/image.js';
 import { toPlanResource } from '../render/upload-plan.js';
 
-export function uploadHandlers(services: Services): Record<string, OperationHandler> {
+export function uploadHandlers(
+  services: Services,
+  discardLimits: DiscardLimits,
+): Record<string, OperationHandler> {
   const { images, config } = services;
-  const discardLimits = { ...DEFAULT_DISCARD_LIMITS, maxBytes: config.maxDiscardedBodyBytes };
 
   async function uploadSingleRequest({ req, res, org }: OperationContext): Promise<void> {
     const declared = Number(req.headers['content-length'] ?? 0);
