@@ -35,7 +35,7 @@ export async function answerAfterDiscardingRest(
 }
 
 /** Reads and drops what is left of the body; true once it ended, false when given up. */
-export function discardRest(req: IncomingMessage, limits: DiscardLimits): Promise<boolean> {
+function discardRest(req: IncomingMessage, limits: DiscardLimits): Promise<boolean> {
   // a late error of a connection already answered must not become an uncaught exception
   req.on('error', () => undefined);
   // Even given up, the body flows until the socket closes: a socket closed with unread bytes sends
@@ -49,10 +49,10 @@ export function discardRest(req: IncomingMessage, limits: DiscardLimits): Promis
     let dropped = 0;
     const settle = (readToEnd: boolean) => {
       clearTimeout(timer);
-      limits.stop?.removeEventListener('abort', onStop);
+      limits.stop?.removeEventListener('abort', giveUp);
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('close', onClose);
+      req.off('close', giveUp);
       resolve(readToEnd);
     };
     const onData = (chunk: Buffer) => {
@@ -60,13 +60,12 @@ export function discardRest(req: IncomingMessage, limits: DiscardLimits): Promis
       if (dropped > limits.maxBytes) settle(false);
     };
     const onEnd = () => settle(true);
-    const onClose = () => settle(false);
-    const onStop = () => settle(false);
-    const timer = setTimeout(() => settle(false), limits.maxMs);
+    const giveUp = () => settle(false);
+    const timer = setTimeout(giveUp, limits.maxMs);
     timer.unref();
-    limits.stop?.addEventListener('abort', onStop);
+    limits.stop?.addEventListener('abort', giveUp);
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('close', onClose);
+    req.on('close', giveUp);
   });
 }
