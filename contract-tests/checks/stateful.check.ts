@@ -13,6 +13,7 @@ import {
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import {
+  deleteImage,
   expected,
   liveShare,
   newModel,
@@ -39,6 +40,8 @@ type Command = fc.AsyncCommand<InterfaceModel, Real>;
 const statusIn = (allowed: number[], status: number, what: string) =>
   expect(allowed, `${what}: answered ${status}`).toContain(status);
 const pick = <T>(items: T[], index: number): T => items[index % items.length];
+const shareState = (share: ModelShare) =>
+  share.deleted ? 'deleted (its image was)' : share.revoked ? 'revoked' : 'live';
 
 class OpenResumable implements Command {
   check = () => true;
@@ -102,7 +105,7 @@ class Delete extends OnImage {
       response.status,
       `delete a ${image.deleted ? 'deleted' : image.status} image`,
     );
-    image.deleted = true;
+    deleteImage(model, image);
   }
 }
 
@@ -138,7 +141,7 @@ class Predict extends OnImage {
     model.analyses++;
     const done = await pollPrediction(real.ctx, response.body.prediction_id, real.client);
     expect(done.status).toBe('COMPLETED');
-    model.segmentations.push(done.segmentation_id!);
+    model.segmentations.push({ id: done.segmentation_id!, imageId: image.id, deleted: false });
   }
 }
 
@@ -146,19 +149,25 @@ class Share implements Command {
   constructor(readonly index: number) {}
   check = (model: Readonly<InterfaceModel>) => model.segmentations.length > 0;
   async run(model: InterfaceModel, real: Real) {
-    const segmentationId = pick(model.segmentations, this.index);
+    const segmentation = pick(model.segmentations, this.index);
+    const segmentationId = segmentation.id;
     const before = liveShare(model, segmentationId);
     const response = await real.client.call<{ id: string; revoked_at?: string | null }>('createShare', {
       body: { segmentation_id: segmentationId },
     });
-    statusIn(expected.share(), response.status, 'share a segmentation');
+    statusIn(
+      expected.share(segmentation),
+      response.status,
+      `share a segmentation${segmentation.deleted ? ' of a deleted image' : ''}`,
+    );
+    if (segmentation.deleted) return;
     if (before) expect(response.body.id, 'the live share again').toBe(before.id);
     else {
       expect(
         model.shares.map((s) => s.id),
         'a new share',
       ).not.toContain(response.body.id);
-      model.shares.push({ id: response.body.id, segmentationId, revoked: false });
+      model.shares.push({ id: response.body.id, segmentationId, revoked: false, deleted: false });
     }
     expect(response.body.revoked_at ?? null).toBeNull();
   }
@@ -179,7 +188,7 @@ class Revoke extends OnShare {
   async run(model: InterfaceModel, real: Real) {
     const share = this.share(model);
     const response = await real.client.call('revokeShare', { params: { share_id: share.id } });
-    statusIn(expected.revoke(share), response.status, `revoke a ${share.revoked ? 'revoked' : 'live'} share`);
+    statusIn(expected.revoke(share), response.status, `revoke a ${shareState(share)} share`);
     share.revoked = true;
   }
 }
@@ -191,7 +200,8 @@ class ReadShare extends OnShare {
     const response = await real.client.call<{ revoked_at?: string | null }>('getShare', {
       params: { share_id: share.id },
     });
-    statusIn(expected.readShare(), response.status, 'read a share');
+    statusIn(expected.readShare(share), response.status, `read a ${shareState(share)} share`);
+    if (share.deleted) return;
     const what = `revoked_at of a ${share.revoked ? 'revoked' : 'live'} share`;
     if (share.revoked) expect(response.body.revoked_at ?? null, what).not.toBeNull();
     else expect(response.body.revoked_at ?? null, what).toBeNull();

@@ -11,10 +11,21 @@ export interface ModelImage {
   deleted: boolean;
 }
 
+/**
+ * Deleting an image deletes what was derived from it ("the image and derived storage"): its
+ * segmentations and their shares answer 404 from then on.
+ */
+export interface ModelSegmentation {
+  id: string;
+  imageId: string;
+  deleted: boolean;
+}
+
 export interface ModelShare {
   id: string;
   segmentationId: string;
   revoked: boolean;
+  deleted: boolean;
 }
 
 export interface InterfaceModel {
@@ -22,7 +33,7 @@ export interface InterfaceModel {
   analysisCap: number;
   images: ModelImage[];
   /** Segmentations of completed predictions, oldest first. */
-  segmentations: string[];
+  segmentations: ModelSegmentation[];
   shares: ModelShare[];
   analyses: number;
 }
@@ -49,13 +60,23 @@ export const expected = {
     if (image.status !== 'ready') return capReached ? [402, 409, 422] : [409, 422];
     return capReached ? [402] : [200];
   },
-  share: () => [200],
+  share: (segmentation: ModelSegmentation) => (segmentation.deleted ? [404] : [200]),
   /** Revoking a revoked share is not described: any answer but a 5xx, and it stays revoked. */
-  revoke: (share: ModelShare) => (share.revoked ? [200, 404, 409, 422] : [200]),
-  readShare: () => [200],
+  revoke: (share: ModelShare) => (share.deleted ? [404] : share.revoked ? [200, 404, 409, 422] : [200]),
+  readShare: (share: ModelShare) => (share.deleted ? [404] : [200]),
 };
+
+/** An image deleted, and with it its segmentations and their shares. */
+export function deleteImage(model: InterfaceModel, image: ModelImage): void {
+  image.deleted = true;
+  for (const segmentation of model.segmentations.filter((s) => s.imageId === image.id)) {
+    segmentation.deleted = true;
+    for (const share of model.shares.filter((s) => s.segmentationId === segmentation.id))
+      share.deleted = true;
+  }
+}
 
 /** The live share of a segmentation, if any: POST /shares answers it again. */
 export function liveShare(model: InterfaceModel, segmentationId: string): ModelShare | undefined {
-  return model.shares.find((s) => s.segmentationId === segmentationId && !s.revoked);
+  return model.shares.find((s) => s.segmentationId === segmentationId && !s.revoked && !s.deleted);
 }
