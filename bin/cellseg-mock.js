@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import module from 'node:module';
 import { builtIsCurrent } from './dist-status.js';
+import { unsupportedNode } from './node-support.js';
 
 // Node 22+ caches the compiled code of every module it loads (in the OS temporary folder), so a
 // second start skips most parsing; Node 20 has no such cache and starts as before.
@@ -40,6 +41,12 @@ else if (command !== 'start') {
   process.exit(2);
 }
 if (options.includes('--help') || options.includes('-h')) console.log(COMMANDS);
+
+const tooOld = unsupportedNode(root);
+if (tooOld) {
+  console.error(tooOld);
+  process.exit(1);
+}
 
 // main reads its options from process.argv.slice(2).
 process.argv = [process.argv[0], 'cellseg-mock', ...options];

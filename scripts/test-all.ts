@@ -8,11 +8,18 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { unsupportedNode } from '../bin/node-support.js';
 
 interface Step {
   name: string;
   command: string;
   args: string[];
+}
+
+const tooOld = unsupportedNode(new URL('../', import.meta.url));
+if (tooOld) {
+  console.error(`npm test: ${tooOld}`);
+  process.exit(1);
 }
 
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> })
