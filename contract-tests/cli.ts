@@ -22,7 +22,7 @@ import path from 'node:path';
 import { startMockProcess, startPrism, type Running } from './harness/child-processes.js';
 import { ledgerFile, type LedgerEntry } from './harness/cleanup.js';
 import { REPO_ROOT } from './harness/openapi-contract.js';
-import { keyProblem } from './harness/preflight.js';
+import { KEY_VARIABLES, keyProblem, type KeyNames, type KeyRole } from './harness/preflight.js';
 import { mockKeys } from './harness/target.js';
 import { writeParityReport } from './report/parity.js';
 
@@ -145,21 +145,28 @@ async function runChecks(): Promise<number> {
   return failed > 0 || process.exitCode ? 1 : 0;
 }
 
-/** Stops the run before any check when a key is missing or refused: one line naming the variable. */
-async function preflight(baseUrl: string): Promise<void> {
-  const problem = await keyProblem(baseUrl, {
-    main: process.env.CONTRACT_API_KEY,
-    other: process.env.CONTRACT_OTHER_ORG_API_KEY,
-    tiny: process.env.CONTRACT_TINY_API_KEY,
-  });
+/**
+ * Stops the run before any check when a key is missing or refused: one line naming the variable.
+ * `side` ("B", with --compare) says which target the line is about.
+ */
+async function preflight(baseUrl: string, names: KeyNames = KEY_VARIABLES, side = ''): Promise<void> {
+  const problem = await keyProblem(
+    baseUrl,
+    {
+      main: process.env.CONTRACT_API_KEY,
+      other: process.env.CONTRACT_OTHER_ORG_API_KEY,
+      tiny: process.env.CONTRACT_TINY_API_KEY,
+    },
+    names,
+  );
   if (problem) {
-    const error = new Error(problem);
+    const error = new Error(side ? `${side}: ${problem}` : problem);
     (error as Error & { exitCode: number }).exitCode = 2;
     throw error;
   }
 }
 
-async function checkTarget(options: Options, started: Running[]): Promise<number> {
+async function checkTarget(options: Options, started: Running[], names?: KeyNames): Promise<number> {
   let baseUrl = options.baseUrl;
   if (options.againstPrismMock) {
     const prism = await startPrism('mock');
@@ -186,7 +193,7 @@ async function checkTarget(options: Options, started: Running[]): Promise<number
   } else if (options.profile) {
     process.env.CONTRACT_PROFILE = options.profile;
   }
-  await preflight(baseUrl);
+  await preflight(baseUrl, names);
   if (options.enable) process.env.CONTRACT_ENABLE = options.enable;
   process.env.CONTRACT_TARGET_LABEL = baseUrl;
   if (options.viaPrism) {
@@ -203,27 +210,59 @@ async function checkTarget(options: Options, started: Running[]): Promise<number
   return runChecks();
 }
 
-const KEY_SUFFIXES = ['API_KEY', 'OTHER_ORG_API_KEY', 'TINY_API_KEY'];
+interface Side {
+  letter: 'A' | 'B';
+  /** `mock`, or a base URL. */
+  target: string;
+  env: NodeJS.ProcessEnv;
+  /** Where each key came from, as the user should be told. */
+  names: KeyNames;
+}
+
+/**
+ * A side's environment: its own report folder, and its keys from CONTRACT_<letter>_* where set,
+ * else the unprefixed variables; `names` records which, so a refused key is named as it was given.
+ */
+function side(letter: Side['letter'], target: string, saved: NodeJS.ProcessEnv, root: string): Side {
+  const env: NodeJS.ProcessEnv = { ...saved, CONTRACT_REPORT_DIR: path.join(root, letter.toLowerCase()) };
+  const names = { ...KEY_VARIABLES } as KeyNames;
+  for (const [role, variable] of Object.entries(KEY_VARIABLES) as Array<[KeyRole, string]>) {
+    const prefixed = variable.replace(/^CONTRACT_/, `CONTRACT_${letter}_`);
+    if (saved[prefixed] !== undefined) {
+      env[variable] = saved[prefixed];
+      names[role] = prefixed;
+    } else if (saved[variable] !== undefined) names[role] = `${variable} (${prefixed} is not set)`;
+    else names[role] = `${prefixed} (or ${variable})`;
+  }
+  return { letter, target, env, names };
+}
 
 /** Both targets in turn, each with its own keys and report folder, then the parity report. */
 async function compare(options: Options, started: Running[]): Promise<number> {
   const root = process.env.CONTRACT_REPORT_DIR || path.join(REPO_ROOT, 'reports');
   const saved = { ...process.env };
+  const sides = [side('A', options.compare![0], saved, root), side('B', options.compare![1], saved, root)];
+  // Every key of both sides is tried before either runs: a refused B key is said at once, not
+  // after A's whole run.
+  for (const { letter, target, env, names } of sides) {
+    if (target === 'mock') continue;
+    process.env = env;
+    await preflight(target, names, `${letter} (${target})`);
+  }
   const codes: number[] = [];
-  const dirs: string[] = [];
-  for (const [index, side] of options.compare!.entries()) {
-    const letter = index === 0 ? 'A' : 'B';
-    process.env = { ...saved, CONTRACT_REPORT_DIR: path.join(root, letter.toLowerCase()) };
-    for (const suffix of KEY_SUFFIXES) {
-      const own = saved[`CONTRACT_${letter}_${suffix}`];
-      if (own !== undefined) process.env[`CONTRACT_${suffix}`] = own;
-    }
-    dirs.push(process.env.CONTRACT_REPORT_DIR!);
-    console.log(`\n=== ${letter}: ${side} ===`);
-    codes.push(await checkTarget({ ...options, baseUrl: side === 'mock' ? undefined : side }, started));
+  for (const { letter, target, env, names } of sides) {
+    process.env = { ...env };
+    console.log(`\n=== ${letter}: ${target} ===`);
+    codes.push(
+      await checkTarget({ ...options, baseUrl: target === 'mock' ? undefined : target }, started, names),
+    );
   }
   process.env = saved;
-  const parity = writeParityReport(dirs[0], dirs[1], root);
+  const parity = writeParityReport(
+    sides[0].env.CONTRACT_REPORT_DIR!,
+    sides[1].env.CONTRACT_REPORT_DIR!,
+    root,
+  );
   console.log(
     `\nParity: ${parity.clauses.agree} clauses agree, ${parity.clauses.differ} differ; ${parity.operations.agree} operations agree, ${parity.operations.differ} differ; report in ${path.relative(process.cwd(), root) || '.'}/parity.{md,html,json}`,
   );
