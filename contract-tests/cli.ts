@@ -25,6 +25,7 @@ import { REPO_ROOT } from './harness/openapi-contract.js';
 import { KEY_VARIABLES, keyProblem, type KeyNames, type KeyRole } from './harness/preflight.js';
 import { mockKeys } from './harness/target.js';
 import { writeParityReport } from './report/parity.js';
+import { shownPath } from './report/shown-path.js';
 
 interface Options {
   baseUrl?: string;
@@ -80,7 +81,7 @@ function fail(message: string): never {
 async function cleanupOnly(): Promise<number> {
   const LEDGER_FILE = ledgerFile();
   if (!existsSync(LEDGER_FILE)) {
-    console.log('Nothing to clean: no ledger at', path.relative(process.cwd(), LEDGER_FILE));
+    console.log('Nothing to clean: no ledger at', shownPath(LEDGER_FILE));
     return 0;
   }
   const latest = new Map<string, LedgerEntry>();
@@ -264,7 +265,7 @@ async function compare(options: Options, started: Running[]): Promise<number> {
     root,
   );
   console.log(
-    `\nParity: ${parity.clauses.agree} clauses agree, ${parity.clauses.differ} differ; ${parity.operations.agree} operations agree, ${parity.operations.differ} differ; report in ${path.relative(process.cwd(), root) || '.'}/parity.{md,html,json}`,
+    `\nParity: ${parity.clauses.agree} clauses agree, ${parity.clauses.differ} differ; ${parity.operations.agree} operations agree, ${parity.operations.differ} differ; report in ${shownPath(root)}/parity.{md,html,json}`,
   );
   return Math.max(...codes, parity.clauses.differ ? 1 : 0);
 }

@@ -401,10 +401,12 @@ function rememberPresigned(answer: Answer, state: ProxyState): void {
   }
 }
 
+/** The proxy of one case in front of `target`, on `port` (default: a free one). */
 export async function startSabotageProxy(
   target: string,
   sabotage: Sabotage,
   keys: { main: string; other: string },
+  port = 0,
 ) {
   const broken: SabotageCase = SABOTAGES[sabotage];
   const state: ProxyState = {
@@ -457,7 +459,7 @@ export async function startSabotageProxy(
       res.end(JSON.stringify({ detail: `sabotage proxy: ${(err as Error).message}` }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   state.self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: state.self,

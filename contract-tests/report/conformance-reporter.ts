@@ -8,6 +8,7 @@ import { checkResults } from './check-results.js';
 import { buildReport } from './conformance-model.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown } from './render-markdown.js';
+import { shownPath } from './shown-path.js';
 
 /**
  * Writes the conformance report of the contract checks of a run: Markdown and HTML for people,
@@ -44,7 +45,7 @@ export default class ConformanceReporter implements Reporter {
     const { clauses } = report.totals;
     console.log(
       `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run; ` +
-        `report in ${path.relative(process.cwd(), REPORT_DIR) || '.'}/conformance.{md,html,json}`,
+        `report in ${shownPath(REPORT_DIR)}/conformance.{md,html,json}`,
     );
   }
 }
