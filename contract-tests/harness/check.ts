@@ -177,6 +177,7 @@ function reproduce(
       error: err instanceof Error ? err.message : String(err),
       baseUrls: [...new Set([target.baseUrl, target.directBaseUrl])],
       exchanges: record.transcript.slice(0, upTo),
+      secrets: [target.keys.main, target.keys.other, target.keys.tiny, target.adminToken],
     });
     return path.relative(reportDir(), file);
   } catch {

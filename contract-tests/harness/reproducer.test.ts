@@ -1,4 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,10 +123,12 @@ describe('reproducer scripts', () => {
     expect(script).toContain('{"image_id":"${V1}","model_id":"m"}');
     expect(script).toContain('/api/v1/predict/${V2}');
     expect(script).not.toContain(`/api/v1/predict/${PREDICTION}"`);
+    // the step's heading too: the ids of the run at hand, not the suite's
+    expect(script).toContain('echo "# 5. GET /api/v1/predict/${V2}"');
   });
 
   it('replay a poll as one loop until the state the suite saw last', () => {
-    expect(script.match(/\/api\/v1\/predict\/\$\{V2\}/g)).toHaveLength(1);
+    expect(script.match(/curl [^\n]*\/api\/v1\/predict\/\$\{V2\}/g)).toHaveLength(1);
     expect(script).toMatch(
       /for try in \$\(seq 300\); do curl .*\[ "\$\(value '\["status"\]' "\$OUT\/5"\)" = 'COMPLETED' \] && break; sleep 1; done/,
     );
@@ -133,7 +137,59 @@ describe('reproducer scripts', () => {
   it('keep the files sent, a deliberate header as sent, and end with what was expected', () => {
     expect(files).toEqual([{ name: '1-cells.tif', bytes: Buffer.from('II*\0') }]);
     expect(script).toContain(`-H "Authorization: Token abc"`);
-    expect(script.trimEnd().endsWith('# expected 401 to be 200')).toBe(true);
+    expect(script.trimEnd()).toMatch(/\n# expected 401 to be 200\nWHAT_BROKE$/);
+  });
+
+  it('when run, prints text bodies, says how big a binary one is, and ends with what broke', async () => {
+    const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const server = http.createServer((req, res) => {
+      const png = req.url!.endsWith('.png');
+      res.writeHead(200, { 'content-type': png ? 'image/png' : 'application/json' });
+      res.end(png ? PNG : '{"status":"COMPLETED"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'reproducer-'));
+    try {
+      const file = writeReproducer(dir, 'meas-08', {
+        title: 'overlay',
+        clauses: ['MEAS-08'],
+        error: `MEAS-08: the overlay is upside down\nsent with ${KEY}`,
+        baseUrls: [BASE],
+        secrets: [KEY],
+        exchanges: [
+          exchange({ method: 'GET', url: `${BASE}/api/v1/models`, keyVariable: 'CONTRACT_API_KEY' }, 200, {
+            status: 'COMPLETED',
+          }),
+          {
+            request: {
+              method: 'GET',
+              url: `${BASE}/api/v1/export/s/overlay.png`,
+              keyVariable: 'CONTRACT_API_KEY',
+            },
+            status: 200,
+            contentType: 'image/png',
+          },
+        ],
+      });
+      const stdout = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'bash',
+          [file],
+          { env: { ...process.env, BASE_URL: url, CONTRACT_API_KEY: 'k' } },
+          (err, out) => (err ? reject(err) : resolve(out)),
+        ),
+      );
+      expect(stdout).toContain('{"status":"COMPLETED"}');
+      expect(stdout).toMatch(/\(12 bytes, not text: \S+\/2\)/);
+      expect(stdout).not.toContain('PNG');
+      expect(stdout.trimEnd()).toMatch(
+        /# What broke, and what was expected \(when the suite ran it\):\n# MEAS-08: the overlay is upside down\n# sent with <key>$/,
+      );
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is valid bash, written with its files beside it', () => {

@@ -15,6 +15,8 @@ export interface ReproducerInput {
   /** Roots the requests were sent to (the target's, and the direct one around Prism). */
   baseUrls: string[];
   exchanges: RecordedExchange[];
+  /** The run's own keys and tokens: written as `<key>` wherever the error or an answer quotes one. */
+  secrets?: Array<string | undefined>;
 }
 
 interface Capture {
@@ -84,10 +86,12 @@ export function reproducerScript(input: ReproducerInput): {
     return out;
   };
 
-  // Keys sent as raw headers (throw-away organizations') never appear in the script's comments.
-  const sentKeys = input.exchanges
-    .map((e) => /^Bearer (\S{8,})$/.exec(e.request.rawAuthorization ?? '')?.[1])
-    .filter((k): k is string => !!k);
+  // Keys sent as raw headers (throw-away organizations') and the run's own never appear in the
+  // script's comments.
+  const sentKeys = [
+    ...input.exchanges.map((e) => /^Bearer (\S{8,})$/.exec(e.request.rawAuthorization ?? '')?.[1]),
+    ...(input.secrets ?? []),
+  ].filter((k): k is string => !!k && k.length >= 8);
   const redact = (text: string) => sentKeys.reduce((out, key) => out.split(key).join('<key>'), text);
   const steps: string[][] = [];
   const samePoll = (a?: RecordedExchange, b?: RecordedExchange) =>
@@ -138,16 +142,18 @@ export function reproducerScript(input: ReproducerInput): {
         } else args.push(`-F ${shellQuote(`${field.name}=${field.value}`)}`);
       }
     }
-    step.push(
-      `echo; echo '# ${index + 1}. ${request.method} ${new URL(request.url).pathname.replace(/'/g, '')}'`,
+    // The heading names this run's ids (read from its own answers), not the suite's.
+    const shownPath = substitute(new URL(request.url).pathname, index, (t) =>
+      t.replace(/["\\$`]/g, (c) => `\\${c}`),
     );
+    step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`);
     const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
     step.push(
       poll
         ? `for try in $(seq 300); do ${curl}; [ "$(value '["${poll.field}"]' "$OUT/${index + 1}")" = ${shellQuote(poll.value)} ] && break; sleep 1; done`
         : curl,
     );
-    step.push(`head -c 2000 "$OUT/${index + 1}"; echo`);
+    step.push(`show "$OUT/${index + 1}"`);
     step.push(
       comment(
         redact(
@@ -181,8 +187,21 @@ export function reproducerScript(input: ReproducerInput): {
   lines.push(
     `value() { node -e 'let v = JSON.parse(require("fs").readFileSync(process.argv[2], "utf8")); for (const k of JSON.parse(process.argv[1])) v = v[k]; console.log(v)' "$1" "$2"; }`,
   );
+  // A body is printed when it is text; an image or a ZIP would fill the terminal with bytes.
+  lines.push(
+    `show() { node -e 'const b = require("fs").readFileSync(process.argv[1]); const binary = b.subarray(0, 4096).some((c) => c < 9 || (c > 13 && c < 32)); console.log(binary ? \`(\${b.length} bytes, not text: \${process.argv[1]})\` : b.subarray(0, 2000).toString("utf8"))' "$1"; }`,
+  );
   for (const step of steps) lines.push('', ...step);
-  lines.push('', '# What broke, and what was expected:', comment(input.error.slice(0, 3000)));
+  // Printed at the end of a run as well as read in the file: every line is a comment, so no line
+  // of it can end the heredoc.
+  lines.push(
+    '',
+    'echo',
+    "cat <<'WHAT_BROKE'",
+    '# What broke, and what was expected (when the suite ran it):',
+    comment(redact(input.error.slice(0, 3000))),
+    'WHAT_BROKE',
+  );
   return { script: `${lines.join('\n')}\n`, files };
 }
 
