@@ -21,7 +21,14 @@ function report(
       kind: 'stated',
       summary: `${id} summary`,
       outcome,
-      checks: [{ title: 't', outcome, error }],
+      checks: [
+        {
+          title: 't',
+          outcome,
+          error,
+          reproducer: error ? `reproducers/${id.toLowerCase()}-t.sh` : undefined,
+        },
+      ],
     })),
     operations: Object.entries(seen)
       .filter(([op]) => !op.includes(' '))
@@ -67,6 +74,7 @@ describe('the parity report', () => {
       b: 'fail',
       agree: false,
       bError: 'expected 200 to be 202',
+      bReproducer: 'b/reproducers/up-04-t.sh',
     });
   });
 
@@ -78,7 +86,9 @@ describe('the parity report', () => {
   it('renders what differs first', () => {
     const markdown = renderParityMarkdown(parity);
     expect(markdown).toContain('Clauses: 1 agree, 1 differ.');
-    expect(markdown).toMatch(/\| UP-04 \| stated \| pass \| fail \|.*B: expected 200 to be 202/);
+    expect(markdown).toMatch(
+      /\| UP-04 \| stated \| pass \| fail \|.*B: expected 200 to be 202 \(\[reproducer\]\(b\/reproducers\/up-04-t\.sh\)\) \|/,
+    );
     expect(markdown).toContain('| completeUpload | 202 x3 | 200 x3 | **no** |');
   });
 });

@@ -13,6 +13,9 @@ export interface ClauseParity {
   /** The first line of each side's failure, where a side failed. */
   aError?: string;
   bError?: string;
+  /** The reproducer of each side's failure, relative to the parity report's folder. */
+  aReproducer?: string;
+  bReproducer?: string;
 }
 
 /** One operation on both targets: the statuses each answered. */
@@ -33,13 +36,28 @@ export interface ParityReport {
 
 const firstLine = (text?: string) => (text ?? '').split('\n').find((l) => l.trim()) ?? '';
 
-/** Clause by clause and operation by operation, where two conformance reports agree and differ. */
-export function compareReports(a: ConformanceReport, b: ConformanceReport): ParityReport {
+/**
+ * Clause by clause and operation by operation, where two conformance reports agree and differ.
+ * `folders`: each side's report folder relative to the parity report's (reproducer links).
+ */
+export function compareReports(
+  a: ConformanceReport,
+  b: ConformanceReport,
+  folders = { a: 'a', b: 'b' },
+): ParityReport {
   const bClauses = new Map(b.clauses.map((c) => [c.id, c]));
+  const failed = (c?: ConformanceReport['clauses'][number]) =>
+    c?.outcome === 'fail' ? c.checks.find((k) => k.outcome === 'fail') : undefined;
+  const failure = (c?: ConformanceReport['clauses'][number]) => {
+    const check = failed(c);
+    return check ? firstLine(check.error) : undefined;
+  };
+  const reproducer = (folder: string, c?: ConformanceReport['clauses'][number]) => {
+    const file = failed(c)?.reproducer;
+    return file ? path.posix.join(folder.split(path.sep).join('/'), file) : undefined;
+  };
   const clauseRows = a.clauses.map((ca): ClauseParity => {
     const cb = bClauses.get(ca.id);
-    const failure = (c?: ConformanceReport['clauses'][number]) =>
-      c?.outcome === 'fail' ? firstLine(c.checks.find((k) => k.outcome === 'fail')?.error) : undefined;
     return {
       id: ca.id,
       kind: ca.kind,
@@ -49,6 +67,8 @@ export function compareReports(a: ConformanceReport, b: ConformanceReport): Pari
       agree: ca.outcome === (cb?.outcome ?? 'not-run'),
       aError: failure(ca),
       bError: failure(cb),
+      aReproducer: reproducer(folders.a, ca),
+      bReproducer: reproducer(folders.b, cb),
     };
   });
   const seenOf = (r: ConformanceReport) =>
@@ -85,6 +105,16 @@ const statuses = (seen: Record<string, number>) =>
     .map(([s, n]) => `${s} x${n}`)
     .join(', ') || 'none';
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** Each side's failure, with a link to its reproducer where one was written. */
+const why = (r: ClauseParity, link: (href: string) => string, text: (t: string) => string = (t) => t) =>
+  (['a', 'b'] as const)
+    .map((side) => {
+      const error = side === 'a' ? r.aError : r.bError;
+      const file = side === 'a' ? r.aReproducer : r.bReproducer;
+      return error && `${side.toUpperCase()}: ${text(error)}${file ? ` ${link(file)}` : ''}`;
+    })
+    .filter(Boolean)
+    .join(' / ');
 
 export function renderParityMarkdown(p: ParityReport): string {
   const lines = [
@@ -102,7 +132,7 @@ export function renderParityMarkdown(p: ParityReport): string {
       .filter((r) => !r.agree)
       .map(
         (r) =>
-          `| ${r.id} | ${r.kind} | ${r.a} | ${r.b} | ${cell(r.summary)} | ${cell([r.aError && `A: ${r.aError}`, r.bError && `B: ${r.bError}`].filter(Boolean).join(' / '))} |`,
+          `| ${r.id} | ${r.kind} | ${r.a} | ${r.b} | ${cell(r.summary)} | ${why(r, (href) => `([reproducer](${href}))`, cell)} |`,
       ),
     '',
     '## Operations: statuses seen on each side',
@@ -128,7 +158,7 @@ export function renderParityHtml(p: ParityReport): string {
   const clauseRows = p.clauses.rows
     .map(
       (r) =>
-        `<tr class="${r.agree ? '' : 'differ'}"><td>${r.id}</td><td>${r.kind}</td><td>${r.a}</td><td>${r.b}</td><td>${esc(r.summary)}</td><td>${esc([r.aError && `A: ${r.aError}`, r.bError && `B: ${r.bError}`].filter(Boolean).join(' / '))}</td></tr>`,
+        `<tr class="${r.agree ? '' : 'differ'}"><td>${r.id}</td><td>${r.kind}</td><td>${r.a}</td><td>${r.b}</td><td>${esc(r.summary)}</td><td>${why(r, (href) => `<a href="${esc(href)}">reproducer</a>`, esc)}</td></tr>`,
     )
     .join('\n');
   const operationRows = p.operations.rows
@@ -153,7 +183,10 @@ export function renderParityHtml(p: ParityReport): string {
 export function writeParityReport(aDir: string, bDir: string, outDir: string): ParityReport {
   const read = (dir: string) =>
     JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
-  const parity = compareReports(read(aDir), read(bDir));
+  const parity = compareReports(read(aDir), read(bDir), {
+    a: path.relative(outDir, aDir),
+    b: path.relative(outDir, bDir),
+  });
   writeFileSync(path.join(outDir, 'parity.json'), JSON.stringify(parity, null, 2));
   writeFileSync(path.join(outDir, 'parity.md'), renderParityMarkdown(parity));
   writeFileSync(path.join(outDir, 'parity.html'), renderParityHtml(parity));
