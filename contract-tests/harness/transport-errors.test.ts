@@ -60,7 +60,7 @@ describe('a request that gets no answer', () => {
       baseUrls: [baseUrl],
       exchanges: api.transcript,
     });
-    expect(script).toContain("# 1. POST /api/v1/predict'");
+    expect(script).toContain('echo "# 1. POST /api/v1/predict"');
     expect(script).toMatch(/# the suite saw: no answer, the target closed the connection/);
   });
 
