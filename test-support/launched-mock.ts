@@ -66,6 +66,22 @@ export function launchMock(command: string, args: string[], env: NodeJS.ProcessE
   };
 }
 
+/**
+ * The healthy mock the sabotage proxies sit in front of: a process of its own (the build, when
+ * current), as the contract suite's own setup starts it, with predictions after 10 ms.
+ */
+export function launchSabotageTarget(): LaunchedMock {
+  return launchMock(process.execPath, [
+    'bin/cellseg-mock.js',
+    '--port',
+    '0',
+    '--prediction-start-delay-ms',
+    '10',
+    '--prediction-run-delay-ms',
+    '10',
+  ]);
+}
+
 export { freePort } from '../contract-tests/harness/child-processes.js';
 
 /** Re-checks `condition` every 50 ms until it holds; false if it still does not after `limitMs`. */

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { launchMock, REPO_ROOT, type LaunchedMock } from './launched-mock.js';
+import { launchSabotageTarget, REPO_ROOT, type LaunchedMock } from './launched-mock.js';
 import { SABOTAGES, startSabotageProxy, type Sabotage } from './sabotage-proxy.js';
 
 const { values, positionals } = parseArgs({
@@ -51,15 +51,7 @@ const [main, other, tiny] = seed.organizations.map((org) => org.api_keys[0]);
 let mock: LaunchedMock | undefined;
 let target = values.target?.replace(/\/+$/, '');
 if (!target) {
-  mock = launchMock(process.execPath, [
-    'bin/cellseg-mock.js',
-    '--port',
-    '0',
-    '--prediction-start-delay-ms',
-    '10',
-    '--prediction-run-delay-ms',
-    '10',
-  ]);
+  mock = launchSabotageTarget();
   target = await mock.url.catch((err: Error) => {
     console.error(`sabotage: ${err.message}`);
     process.exit(1);

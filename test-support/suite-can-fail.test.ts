@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchMock, type LaunchedMock } from './launched-mock.js';
+import { launchSabotageTarget, type LaunchedMock } from './launched-mock.js';
 import { SABOTAGES, type Sabotage } from './sabotage-proxy.js';
 import { runSabotageCases, type SabotageVerdict } from './sabotage-runs.js';
 
@@ -26,15 +26,7 @@ describe('the contract suite flags a broken target', () => {
   beforeAll(async () => {
     // A process of its own (the build, when current), as the contract suite's own setup does: the
     // proxies and the suite's run share this one.
-    mock = launchMock(process.execPath, [
-      'bin/cellseg-mock.js',
-      '--port',
-      '0',
-      '--prediction-start-delay-ms',
-      '10',
-      '--prediction-run-delay-ms',
-      '10',
-    ]);
+    mock = launchSabotageTarget();
     verdicts = await runSabotageCases(await mock.url, keys);
     // A guard against a hang only: as the cases' own 300 s each, three at a time, on a loaded machine.
   }, 2_400_000);
