@@ -148,7 +148,7 @@ async function runChecks(): Promise<number> {
 
 /**
  * Stops the run before any check when a key is missing or refused: one line naming the variable.
- * `side` ("B", with --compare) says which target the line is about.
+ * `side` (with --compare, e.g. "B (https://staging…)") says which target the line is about.
  */
 async function preflight(baseUrl: string, names: KeyNames = KEY_VARIABLES, side = ''): Promise<void> {
   const problem = await keyProblem(
