@@ -4,6 +4,8 @@
  * case breaks (here: a request without a key is let through), and takes the mock with it on stop.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, REPO_ROOT } from './launched-mock.js';
 
@@ -49,6 +51,30 @@ describe('npm run sabotage', () => {
     expect(await exited).toBe(0);
     expect(await eventually(async () => !(await reachable(`${mock}/api/v1/models`)), 5_000)).toBe(true);
     expect(await reachable(`${proxy}/api/v1/models`)).toBe(false);
+  });
+
+  it('says so in one line when the port is taken', async () => {
+    const taken = http.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', 'test-support/run-sabotage-proxy.ts', 'no-auth', '--port', port],
+          { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+        );
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `sabotage: cannot listen on port ${port}: listen EADDRINUSE: address already in use 127.0.0.1:${port}`,
+      );
+    } finally {
+      taken.close();
+    }
   });
 
   it('names an unknown case and lists the cases, with the clauses each breaks', () => {

@@ -459,7 +459,13 @@ export async function startSabotageProxy(
       res.end(JSON.stringify({ detail: `sabotage proxy: ${(err as Error).message}` }));
     }
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // a port in use, say: the caller says so
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   state.self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: state.self,
