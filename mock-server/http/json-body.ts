@@ -14,7 +14,8 @@ export interface JsonBodyLimits extends JsonStructureLimits {
 export type JsonBody =
   | { kind: 'none' }
   | { kind: 'json'; value: unknown }
-  | { kind: 'invalid'; message: string }
+  /** `position`: the character where parsing stopped (the end, for a truncated body). */
+  | { kind: 'invalid'; message: string; position: number }
   | { kind: 'not_utf8' }
   | { kind: 'structure'; problem: JsonStructureProblem }
   | { kind: 'too_large'; limit: number }
@@ -78,7 +79,9 @@ export function parseJson(bytes: Buffer, limits: JsonStructureLimits): JsonBody 
   try {
     return { kind: 'json', value: JSON.parse(text) };
   } catch (err) {
-    return { kind: 'invalid', message: (err as Error).message };
+    const message = (err as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    return { kind: 'invalid', message, position: at ? Number(at[1]) : text.length };
   }
 }
 

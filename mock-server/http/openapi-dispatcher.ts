@@ -222,7 +222,7 @@ async function readBody(req: Request, limits: JsonBodyLimits): Promise<BodyOutco
     case 'invalid':
       return {
         error: {
-          loc: ['body', '0'],
+          loc: ['body', String(parsed.position)],
           msg: 'JSON decode error',
           type: 'json_invalid',
           input: {},

@@ -159,6 +159,13 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
 export function toValidationSentence(items: ValidationItem[]): string {
   return items
     .map((item) => {
+      // The body as a whole did not parse: the parser's own words say what and where.
+      if (item.type === 'json_invalid') {
+        const error = item.ctx.error;
+        return item.msg === 'JSON decode error' && typeof error === 'string'
+          ? `JSON decode error: ${error}`
+          : item.msg;
+      }
       const field = item.loc.slice(1).join('.') || item.loc.join('.');
       if (item.type === 'uuid_parsing') return `${field}: '${String(item.input)}' is not a valid UUID`;
       return `${field}: ${item.msg}`;
