@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig } from './config.js';
+import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
 import { DataFolderError } from './stores/database/open-database.js';
 
@@ -60,9 +61,11 @@ function stopWithLauncher(stop: () => void): void {
 function banner(url: string, services: Awaited<ReturnType<typeof startMockServer>>['services']): string {
   const lines = [
     `Cell-segmentation mock (interface v1.1.0) listening on ${url}`,
-    `  API:     ${url}/api/v1`,
-    `  Storage: ${services.config.storageUrl}`,
-    `  Data:    ${services.config.dataDir}`,
+    `  API:       ${url}/api/v1`,
+    `  Dashboard: ${url}${DASHBOARD_PATH}`,
+    `  Reference: ${url}/docs`,
+    `  Storage:   ${services.config.storageUrl}`,
+    `  Data:      ${services.config.dataDir}`,
     '',
   ];
   const base = [...services.state.models.listFor({ id: '' } as never)];

@@ -150,6 +150,14 @@ describe('the cellseg-mock command', { timeout: 120_000 }, () => {
 
   it('starts, answers the health route (open even with an admin token) and exits 0 on SIGTERM', async () => {
     const mock = await start(['--admin-token', 'walkthrough-admin']);
+    // The banner points a newcomer at the page and the reference, and both are there.
+    for (const [label, path] of [
+      ['Dashboard', '/__mock/ui'],
+      ['Reference', '/docs'],
+    ]) {
+      expect(mock.output().stdout).toMatch(new RegExp(`^  ${label}: +${mock.url}${path}$`, 'm'));
+      expect((await fetch(`${mock.url}${path}`)).status).toBe(200);
+    }
     const health = await fetch(`${mock.url}/__mock/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
