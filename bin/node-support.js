@@ -1,6 +1,6 @@
 /* global URL, process */
 // Whether this Node can run the mock, said in one line before anything loads. Plain JavaScript:
-// the launcher and `npm test` read it on any Node, also one too old for the rest (Node 20 is still
+// the launcher, `npm test` and .ci/run read it on any Node, also one too old for the rest (Node 20 is still
 // the default on some machines, and there the mock's first import dies on node:sqlite with a stack
 // trace that buries the reason).
 import { readFileSync } from 'node:fs';
