@@ -6,10 +6,9 @@
  * it). Prints the proxy's URL and the keys to use, and runs until Ctrl-C. Without a case, or with
  * --help: the cases and the clauses each breaks.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { launchSabotageTarget, REPO_ROOT, type LaunchedMock } from './launched-mock.js';
+import { mockKeys } from '../contract-tests/harness/target.js';
+import { launchSabotageTarget, type LaunchedMock } from './launched-mock.js';
 import { SABOTAGES, startSabotageProxy, type Sabotage } from './sabotage-proxy.js';
 
 const { values, positionals } = parseArgs({
@@ -43,10 +42,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const seed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'fixtures/seed.json'), 'utf8')) as {
-  organizations: Array<{ api_keys: string[] }>;
-};
-const [main, other, tiny] = seed.organizations.map((org) => org.api_keys[0]);
+// the seeded organizations' keys, as the contract suite reads them
+const { main, other = '', tiny = '' } = mockKeys();
 
 let mock: LaunchedMock | undefined;
 let target = values.target?.replace(/\/+$/, '');
