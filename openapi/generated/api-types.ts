@@ -1288,7 +1288,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The CSV as an attachment. */
+            /**
+             * @description The CSV as an attachment. A text cell that a spreadsheet would run as a formula (one that
+             *     starts with `=`, `+`, `-`, `@`, a tab or a carriage return: an image name is the client's
+             *     text) is written with a leading apostrophe, OWASP's mitigation of CSV injection, so Excel
+             *     and LibreOffice show it as text; numeric cells are never changed.
+             */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];

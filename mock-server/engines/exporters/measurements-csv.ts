@@ -7,7 +7,8 @@
  * break). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
  * columns (confluency, perimeter_px, centroid_x, centroid_y) always with 4 decimals, so the same
  * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type default as
- * `export-context.ts` says (tags joined with ";").
+ * `export-context.ts` says (tags joined with ";"). Text cells that a spreadsheet would run as a
+ * formula start with an apostrophe (`spreadsheet-safe.ts`).
  */
 import { stringify } from 'csv-stringify/sync';
 import {
@@ -20,6 +21,7 @@ import {
   TAG_SEPARATOR,
   type ExportContext,
 } from './export-context.js';
+import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 export const CSV_COLUMNS = [
   'image_name',
@@ -100,7 +102,7 @@ export function* measurementsCsvChunks(
     const cell = (column: CsvColumn): string => {
       switch (column) {
         case 'image_name':
-          return ctx.imageName;
+          return spreadsheetSafe(ctx.imageName);
         case 'image_width':
           return integer(ctx.imageWidth, column);
         case 'image_height':
@@ -108,9 +110,9 @@ export function* measurementsCsvChunks(
         case 'segmentation_id':
           return ctx.segmentationId;
         case 'segmentation_source':
-          return ctx.segmentationSource;
+          return spreadsheetSafe(ctx.segmentationSource);
         case 'model_name':
-          return ctx.modelName;
+          return spreadsheetSafe(ctx.modelName);
         case 'confluency':
           return confluency;
         case 'roi_index':
@@ -118,11 +120,11 @@ export function* measurementsCsvChunks(
         case 'roi_id':
           return ctx.roiIds[position];
         case 'cell_type':
-          return cellType;
+          return spreadsheetSafe(cellType);
         case 'tags':
-          return tags;
+          return spreadsheetSafe(tags);
         case 'entity_type':
-          return entityType;
+          return spreadsheetSafe(entityType);
         case 'area_px':
           return integer(m.areaPx, column);
         case 'perimeter_px':

@@ -829,7 +829,11 @@ export type ExportMeasurementsCsvError = ExportMeasurementsCsvErrors[keyof Expor
 
 export type ExportMeasurementsCsvResponses = {
     /**
-     * The CSV as an attachment.
+     * The CSV as an attachment. A text cell that a spreadsheet would run as a formula (one that
+     * starts with `=`, `+`, `-`, `@`, a tab or a carriage return: an image name is the client's
+     * text) is written with a leading apostrophe, OWASP's mitigation of CSV injection, so Excel
+     * and LibreOffice show it as text; numeric cells are never changed.
+     *
      */
     200: string;
 };
