@@ -117,15 +117,10 @@ export type MultipartUploadRequest = {
     file: Blob | File;
 };
 
-export type ResumableUploadRequest = {
-    name: string;
-    /**
-     * Total bytes of the file.
-     */
-    size: number;
-};
-
 export type CompleteUploadRequest = {
+    /**
+     * At most 512 parts: a plan never has more (4 GiB in parts of 8 MiB; a larger file or a smaller `--min-part-size` grows the parts, not their number).
+     */
     parts?: Array<{
         etag: string;
         part_number: number;
@@ -158,13 +153,13 @@ export type CreateImageRequest = {
     size: number;
     image_type?: 'TIFF';
     /**
-     * Free-form JSON.
+     * Free-form JSON, within the limits of every JSON body (`x-json-body-limits`: 1 MiB, 64 levels of nesting, 10,000 object keys in the whole body).
      */
     metadata?: {
         [key: string]: unknown;
     };
     /**
-     * Must belong to the caller's organization; API clients usually have none.
+     * Optional: omit it. A folder is created in the dashboard, never through this API, and must belong to the caller's organization; API clients usually have none, and no operation here produces one.
      */
     folder_id?: string | null;
     resumable?: boolean;
@@ -193,7 +188,13 @@ export type Model = {
 };
 
 export type PredictRequest = {
+    /**
+     * A `ready` image of the organization.
+     */
     image_id: string;
+    /**
+     * An `id` from GET /models. `078e62ee-4b5a-4a1e-8322-01910425db58` (nuclei-fluorescence) is a base model every organization has.
+     */
     model_id: string;
 };
 
@@ -677,15 +678,11 @@ export type CreatePredictionErrors = {
      */
     404: ErrorString;
     /**
-     * The image is not `ready` (still uploading or processing, or failed).
-     */
-    409: ErrorString;
-    /**
      * The JSON request body is larger than the mock's limit (`--max-json-body-bytes`, 1 MiB by default); it is not read past the limit and the connection is closed after the answer.
      */
     413: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * A non-UUID id or a bad body, or an image that is not `ready` (still uploading or processing, or failed): a string `detail` that says which. A request the resource's state refuses answers 422 on every operation (complete, abort and predict alike).
      */
     422: ErrorString;
     /**
