@@ -68,8 +68,9 @@ describe('a client generated from the public document', () => {
       prediction = (await sdk.getPrediction({ ...calls(), path: { prediction_id: ack.data.prediction_id } }))
         .data;
     }
-    expect(prediction.status).toBe('COMPLETED');
-    const segmentationId = prediction.segmentation_id as string;
+    // The type narrows on the status: a COMPLETED prediction's segmentation_id is a string, no cast.
+    if (prediction.status !== 'COMPLETED') throw new Error(`the prediction ended ${prediction.status}`);
+    const segmentationId: string = prediction.segmentation_id;
 
     const overlay = await sdk.exportOverlayPng({ ...calls(), path: { segmentation_id: segmentationId } });
     expect(overlay.data).toBeInstanceOf(Blob);

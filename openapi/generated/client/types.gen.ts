@@ -215,22 +215,51 @@ export type PredictionAck = {
 
 export type PredictionStatus = 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
 
-export type Prediction = {
+/**
+ * A prediction, one schema per status: `segmentation_id` and `cell_count` are required once it is COMPLETED (the interface guarantees them then, and only then), `error` comes with FAILED. Each branch fixes `status`, so generated types narrow on it (`if (p.status === 'COMPLETED')` gives a `segmentation_id: string`); there is no `discriminator` keyword, which some validators refuse and the branches do not need.
+ */
+export type Prediction = PredictionRunning | PredictionCompleted | PredictionFailed;
+
+/**
+ * What every prediction carries, whatever its status.
+ */
+export type PredictionFields = {
     prediction_id: string;
     status: PredictionStatus;
     image_id: string;
     model_id: string;
     created_at: string;
+};
+
+/**
+ * A prediction still SUBMITTED or STARTED; poll it again.
+ */
+export type PredictionRunning = PredictionFields & {
+    status: 'SUBMITTED' | 'STARTED';
+};
+
+/**
+ * A COMPLETED prediction, with its segmentation.
+ */
+export type PredictionCompleted = PredictionFields & {
+    status: 'COMPLETED';
     /**
-     * Only once COMPLETED; pass to /export* and POST /shares.
+     * Pass to /export* and POST /shares.
      */
-    segmentation_id?: string;
+    segmentation_id: string;
     /**
-     * Number of ROIs detected; only once COMPLETED.
+     * Number of ROIs detected.
      */
-    cell_count?: number;
+    cell_count: number;
+};
+
+/**
+ * A FAILED prediction.
+ */
+export type PredictionFailed = PredictionFields & {
+    status: 'FAILED';
     /**
-     * Why the prediction failed; only when FAILED.
+     * Why the prediction failed.
      */
     error?: string;
 };
@@ -682,7 +711,7 @@ export type CreatePredictionErrors = {
      */
     413: ErrorString;
     /**
-     * A non-UUID id or a bad body, or an image that is not `ready` (still uploading or processing, or failed): a string `detail` that says which. A request the resource's state refuses answers 422 on every operation (complete, abort and predict alike).
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
     /**
@@ -721,7 +750,7 @@ export type GetPredictionErrors = {
      */
     404: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
 };
@@ -930,7 +959,7 @@ export type CreateShareErrors = {
      */
     413: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
     /**
@@ -969,7 +998,7 @@ export type RevokeShareErrors = {
      */
     404: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
     /**
@@ -1008,7 +1037,7 @@ export type GetShareErrors = {
      */
     404: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
 };
