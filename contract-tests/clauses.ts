@@ -41,6 +41,12 @@ export const CLAUSES: Clause[] = [
   c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
   c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
   c(
+    'ERR-03',
+    'Errors',
+    'assumed',
+    'A request the resource state refuses answers 422 with a string detail: complete, abort and predict alike.',
+  ),
+  c(
     'VAL-01',
     'Errors',
     'stated',

@@ -110,15 +110,19 @@ check(
   },
 );
 
-check('predict refuses an image that is not ready', { clauses: ['UP-16'] }, async (ctx) => {
-  const opened = await openResumable(ctx, 1000);
-  const modelId = await fittingModelId(ctx.api);
-  const response = await ctx.api.call('createPrediction', {
-    body: { image_id: opened.body.image.id, model_id: modelId },
-  });
-  expect(response.status).toBeGreaterThanOrEqual(400);
-  expect(response.status).toBeLessThan(500);
-});
+check(
+  'predict refuses an image that is not ready with 422, the status of every state conflict',
+  { clauses: ['UP-16', 'ERR-03'] },
+  async (ctx) => {
+    const opened = await openResumable(ctx, 1000);
+    const modelId = await fittingModelId(ctx.api);
+    const response = await ctx.api.call<{ detail: unknown }>('createPrediction', {
+      body: { image_id: opened.body.image.id, model_id: modelId },
+    });
+    expect(response.status).toBe(422);
+    expect(typeof response.body.detail).toBe('string');
+  },
+);
 
 check(
   'predict answers 422 with a string detail for non-UUID ids and bad bodies',

@@ -153,7 +153,7 @@ check('a file that is not a TIFF ends failed with a reason', { clauses: ['UP-07'
 
 check(
   'abort marks the image failed and keeps the record; a second abort or a complete is refused',
-  { clauses: ['UP-08', 'UP-12'] },
+  { clauses: ['UP-08', 'UP-12', 'ERR-03'] },
   async (ctx) => {
     const opened = await openResumable(ctx, 1000);
     const id = opened.body.image.id;
