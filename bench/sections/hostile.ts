@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HostileExpectation } from '../../fixtures/hostile/build-hostile.js';
-import { Api, ACME_KEY, seed } from '../support/api.js';
+import { HttpApi, ACME_KEY, seed } from '../../test-support/api-client.js';
 import { repoRoot, rssWatch, sleep, type Child } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
 
@@ -83,18 +83,18 @@ async function alive(base: string): Promise<boolean> {
 }
 
 export async function runHostileBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
-  const api = new Api(mock.url, ACME_KEY);
+  const api = new HttpApi(mock.url, ACME_KEY);
   const expected = JSON.parse(
     readFileSync(path.join(HOSTILE_DIR, 'expected.json'), 'utf8'),
   ) as HostileExpectation[];
   const upload = async (file: string) => {
     const form = new FormData();
     form.append('file', new Blob([readFileSync(path.join(HOSTILE_DIR, file))]), file);
-    const res = await api.call('POST', '/api/v1/upload', form);
+    const res = await api.send('POST', '/api/v1/upload', form);
     const body = (await res.json()) as {
       image?: { id: string; upload_status: string; upload_error?: string };
     };
-    if (body.image) await api.call('DELETE', `/api/v1/image/${body.image.id}`);
+    if (body.image) await api.send('DELETE', `/api/v1/image/${body.image.id}`);
     return { status: res.status, image: body.image };
   };
 
