@@ -19,6 +19,7 @@ import { SqliteStateStore } from '../../mock-server/stores/sqlite-state-store.js
 import { ACME_KEY, HttpApi, seed } from '../../test-support/api-client.js';
 import { repoRoot, startTsChild, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+import type { CreatedImage } from '../../openapi/generated/client/types.gen.js';
 
 const ACME_ORG = seed.organizations[0].id;
 
@@ -97,7 +98,7 @@ async function acknowledgedWrites(
       while (performance.now() < until) {
         const t = performance.now();
         const res = await api.send('POST', '/api/v1/image', { name: 'w.tif', size: 1000 });
-        const body = (await res.json()) as { id?: string };
+        const body = (await res.json()) as CreatedImage;
         if (res.status !== 200) throw new Error(`POST /image answered ${res.status}`);
         latencies.push(performance.now() - t);
         // a delete right away keeps the organization under its storage cap; it is a write too
@@ -193,9 +194,7 @@ async function perOrgLatency(
     t = performance.now();
     const created = (await (
       await api.send('POST', '/api/v1/image', { name: 'c.tif', size: 1000 })
-    ).json()) as {
-      id: string;
-    };
+    ).json()) as CreatedImage;
     capCheck.push(performance.now() - t);
     await (await api.send('DELETE', `/api/v1/image/${created.id}`)).arrayBuffer();
   }

@@ -8,6 +8,7 @@ import { HttpApi, createBigOrg, orgUsage, resetMock } from '../../test-support/a
 import { presetTiff } from '../support/fixtures.js';
 import { MB, rssWatch, sleep, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+import type { Prediction } from '../../openapi/generated/client/types.gen.js';
 
 interface Tally {
   images: string[];
@@ -135,7 +136,7 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
   });
   await mapLimit(predictions, 16, async (id) => {
     const res = await checker.send('GET', `/api/v1/predict/${id}`);
-    const body = (await res.json()) as { status?: string };
+    const body = (await res.json()) as Prediction;
     if (res.status !== 200) predictionsLost++;
     else if (body.status !== 'COMPLETED') predictionsNotCompleted++;
   });

@@ -12,6 +12,7 @@ import { HttpApi, ACME_KEY } from '../../test-support/api-client.js';
 import { MB, rssWatch, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
 import { pagesFor, writeTiffStack } from '../support/tiff-stack.js';
+import type { UploadPlan, UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 interface Sent {
   status: number;
@@ -67,9 +68,7 @@ async function multipartUpload(base: string, file: string, size: number): Promis
     tail,
   );
   if (res.status !== 200) throw new Error(`multipart upload: ${res.status} ${res.body.slice(0, 300)}`);
-  const image = (
-    JSON.parse(res.body) as { image: { id: string; upload_status: string; upload_error?: string } }
-  ).image;
+  const image = (JSON.parse(res.body) as UploadResponse).image;
   if (image.upload_status !== 'ready')
     throw new Error(`multipart upload ended ${image.upload_status}: ${image.upload_error}`);
   return image.id;
@@ -83,10 +82,10 @@ async function resumableUpload(
   concurrency: number,
 ): Promise<{ id: string; parts: number; partsSeconds: number; completeSeconds: number }> {
   const t = performance.now();
-  const open = await api.json<{
-    image: { id: string };
-    upload: { part_size: number; urls: Array<{ part_number: number; url: string }> };
-  }>('POST', '/api/v1/upload', { name: path.basename(file), size });
+  const open = await api.json<UploadResponse & { upload: UploadPlan }>('POST', '/api/v1/upload', {
+    name: path.basename(file),
+    size,
+  });
   const { part_size: partSize, urls } = open.upload;
   const queue = [...urls];
   const sender = async () => {
