@@ -12,12 +12,12 @@ import { renderPreset } from '../fixtures/generator/synthetic.js';
 import type {
   Image,
   Model,
-  Prediction,
   PredictionAck,
   Share,
   UploadResponse,
 } from '../openapi/generated/client/types.gen.js';
 import type { components } from '../openapi/generated/mock-control-types.js';
+import type { PredictionAsRead } from '../contract-tests/harness/flows.js';
 
 /** A link share as this client creates it: with its url (the document makes `url` optional). */
 export type LinkShare = Share & { url: string };
@@ -152,9 +152,15 @@ export class HttpApi {
   async pollPrediction(
     id: string,
     { key = this.key, intervalMs = 50, timeoutMs = 600_000 }: PollOptions = {},
-  ): Promise<Prediction & { polls: number }> {
+  ): Promise<PredictionAsRead & { polls: number }> {
     return poll(`prediction ${id}`, intervalMs, timeoutMs, async () => {
-      const prediction = await this.json<Prediction>('GET', `/api/v1/predict/${id}`, undefined, 200, key);
+      const prediction = await this.json<PredictionAsRead>(
+        'GET',
+        `/api/v1/predict/${id}`,
+        undefined,
+        200,
+        key,
+      );
       const settled = prediction.status === 'COMPLETED' || prediction.status === 'FAILED';
       return { settled, value: prediction, state: prediction.status };
     });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { openResumable, pollPrediction, readyImage } from '../harness/flows.js';
+import { openResumable, pollPrediction, readyImage, type PredictionAsRead } from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
-import type { Model, Prediction, PredictionAck } from '../../openapi/generated/client/types.gen.js';
+import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
 
 check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }, async ({ api }) => {
   const response = await api.call<Model[]>('listModels');
@@ -27,7 +27,7 @@ check(
     });
     expect(ack.status).toBe(200);
     expect(ack.body.status).toBe('submitted');
-    const first = await ctx.api.call<Prediction>('getPrediction', {
+    const first = await ctx.api.call<PredictionAsRead>('getPrediction', {
       params: { prediction_id: ack.body.prediction_id },
     });
     expect(['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED']).toContain(first.body.status);
@@ -67,7 +67,7 @@ check(
     });
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
-    const state = await client.call<Prediction>('getPrediction', {
+    const state = await client.call<PredictionAsRead>('getPrediction', {
       params: { prediction_id: first.body.prediction_id },
     });
     if (state.body.status === 'SUBMITTED' || state.body.status === 'STARTED') {

@@ -7,10 +7,11 @@
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import { csvRecords } from '../harness/file-formats.js';
-import { pollImage, pollPrediction, putParts, trackImage, type UploadBody } from '../harness/flows.js';
+import { pollImage, pollPrediction, putParts, trackImage } from '../harness/flows.js';
 import { decodeRoiZip } from '../harness/imagej-roi.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
+import type { PredictionAck, Share, UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 /** Cells a spreadsheet runs as a formula start with one of these (OWASP, CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -22,7 +23,7 @@ const MARKUP = '<script>alert(1)</script><img src=x onerror=alert(2)>';
  */
 async function segmentationNamed(ctx: CheckContext, name: string): Promise<string> {
   const bytes = presetTiff().bytes;
-  const opened = await ctx.api.call<UploadBody>('uploadImage', { body: { name, size: bytes.length } });
+  const opened = await ctx.api.call<UploadResponse>('uploadImage', { body: { name, size: bytes.length } });
   expect(opened.status, `POST /upload {name: ${JSON.stringify(name)}} answered ${opened.status}`).toBe(200);
   const imageId = opened.body.image.id;
   trackImage(ctx, ctx.api, imageId);
@@ -30,7 +31,7 @@ async function segmentationNamed(ctx: CheckContext, name: string): Promise<strin
   const complete = await ctx.api.call('completeUpload', { params: { image_id: imageId } });
   expect(complete.status, `POST /upload/${imageId}/complete`).toBe(202);
   expect((await pollImage(ctx, imageId)).upload_status).toBe('ready');
-  const ack = await ctx.api.call<{ prediction_id: string }>('createPrediction', {
+  const ack = await ctx.api.call<PredictionAck>('createPrediction', {
     body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
   });
   expect(ack.status, 'POST /predict').toBe(200);
@@ -71,7 +72,7 @@ check(
       'rois.zip': await ctx.api.call<Buffer>('exportRoisZip', { params }),
       'overlay.png': await ctx.api.call<Buffer>('exportOverlayPng', { params }),
     };
-    const share = await ctx.api.call<{ id: string; url?: string | null }>('createShare', {
+    const share = await ctx.api.call<Share>('createShare', {
       body: { segmentation_id: segmentationId },
     });
     expect(share.status, 'POST /shares').toBe(200);

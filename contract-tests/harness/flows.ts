@@ -4,11 +4,22 @@ import type { CheckContext } from './check.js';
 import { fittingModelId } from './model-choice.js';
 import type {
   Image,
-  Prediction,
   PredictionAck,
+  PredictionCompleted,
+  PredictionFailed,
+  PredictionFields,
   UploadPlan,
   UploadResponse,
 } from '../../openapi/generated/client/types.gen.js';
+
+/**
+ * A prediction as a black-box check reads it: the document's per-status forms merged, every field
+ * of a status-specific form optional, so a check can ask whether a target sent a field that its
+ * status must not carry (the document's union would not let it read the field at all).
+ */
+export type PredictionAsRead = PredictionFields &
+  Partial<Omit<PredictionCompleted, keyof PredictionFields>> &
+  Partial<Omit<PredictionFailed, keyof PredictionFields>>;
 
 type Owner = 'main' | 'other' | 'tiny';
 
@@ -103,10 +114,10 @@ export async function pollPrediction(
   id: string,
   client: ApiClient = ctx.api,
   seen?: Set<string>,
-): Promise<Prediction> {
+): Promise<PredictionAsRead> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<Prediction>('getPrediction', {
+    const response = await client.call<PredictionAsRead>('getPrediction', {
       params: { prediction_id: id },
       failFast: true,
     });
