@@ -134,6 +134,7 @@ export function check(
       };
       // The requests up to the failure, before cleanup adds its own.
       let failedAt: number | undefined;
+      let failure: { error: unknown } | undefined;
       try {
         try {
           await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
@@ -145,12 +146,31 @@ export function check(
         if (record.violations.length)
           throw new Error(`responses broke the document:\n- ${record.violations.join('\n- ')}`);
       } catch (err) {
+        failure = { error: err };
+      }
+      // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
+      // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
+      const beforeCleanup = record.violations.length;
+      await cleanup.run();
+      meta.calls = record.seen;
+      const cleanupErrors = record.violations.slice(beforeCleanup);
+      if (!failure && cleanupErrors.length)
+        failure = {
+          error: new Error(
+            `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
+          ),
+        };
+      if (failure) {
         if (!meta.skipReason)
-          meta.reproducer = reproduce(title, options.clauses, err, record, target, failedAt);
-        throw err;
-      } finally {
-        await cleanup.run();
-        meta.calls = record.seen;
+          meta.reproducer = reproduce(
+            title,
+            options.clauses,
+            failure.error,
+            record,
+            target,
+            cleanupErrors.length ? undefined : failedAt,
+          );
+        throw failure.error;
       }
     },
   );
