@@ -385,6 +385,30 @@ export const SABOTAGES = {
       );
     },
   },
+  /** Deleting an image answers 500 after deleting it: only the checks' own cleanup meets it. */
+  'cleanup-5xx': {
+    breaks: ['PRED-01', 'PRED-02', 'PRED-03'],
+    files: ['predictions.check.ts'],
+    only: 'reaches COMPLETED with segmentation_id',
+    message: /cleanup got server errors:\n- .*server error 500/,
+    response: (exchange, answer) => {
+      if (exchange.method !== 'DELETE' || !/^\/api\/v1\/image\/[^/]+$/.test(route(exchange))) return;
+      if (answer.status !== 200) return;
+      answer.status = 500;
+      answer.headers['content-type'] = 'application/json';
+      answer.body = Buffer.from(JSON.stringify({ detail: 'Internal Server Error' }));
+    },
+  },
+  /** measurements.csv writes a client's image name as it came, so a name that starts a formula runs. */
+  'csv-formula-unescaped': {
+    breaks: ['SEC-01'],
+    files: ['safe-to-open.check.ts'],
+    message: /image_name cells a spreadsheet would run as a formula/,
+    response: (_exchange, answer) => {
+      if (isCsv(answer) && answer.status === 200)
+        answer.body = Buffer.from(answer.body.toString('utf8').replace(/(^|\r\n)'(?=[=+\-@\t\r])/g, '$1'));
+    },
+  },
 } as const satisfies Record<string, SabotageCase>;
 
 export type Sabotage = keyof typeof SABOTAGES;
