@@ -6,7 +6,7 @@ import { ImageService } from './domain/images/image-service.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
 import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
-import { applySeed, readSeed } from './domain/seed.js';
+import { applySeed, parseSeed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
 import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
@@ -118,7 +118,7 @@ export async function createServices(
   const shares = new ShareService(state, clock, (id) => segmentations.load(id));
   const admin = new OrganizationAdmin(state, images, predictions, clock);
   const seed = async () => {
-    const content = await readSeed(config.seedFile);
+    const content = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
     state.transaction(() => {
       applySeed(state, content);
       state.settings.set(SEEDED, new Date().toISOString());
