@@ -173,7 +173,8 @@ describe('convertImage', () => {
     expect(Math.max(th.width ?? 0, th.height ?? 0)).toBe(16);
     const plane = await readPlaneFile(files.plane);
     expect([plane.width, plane.height, plane.bitsPerSample]).toEqual([W, H, 16]);
-    expect(Buffer.from(plane.data.buffer).equals(Buffer.from(u16.buffer))).toBe(true);
+    const samples = Buffer.from(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength);
+    expect(samples.equals(Buffer.from(u16.buffer))).toBe(true);
   });
 
   it('passes limits through', async () => {

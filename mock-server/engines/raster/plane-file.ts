@@ -44,9 +44,13 @@ export async function readPlaneFile(file: string): Promise<Plane> {
     throw new PlaneFileError(
       `${file}: ${bytes.length} bytes, a ${width}x${height} plane needs ${HEADER_BYTES + sampleBytes}`,
     );
-  // Copied into a buffer of its own: typed arrays need aligned offsets, a file read may not be.
-  const samples = new Uint8Array(sampleBytes);
-  samples.set(bytes.subarray(HEADER_BYTES));
+  // A view of the bytes read where the samples are aligned (a large read has a buffer of its own,
+  // and the header keeps them at a multiple of 4); a copy otherwise: typed arrays need alignment.
+  const start = bytes.byteOffset + HEADER_BYTES;
+  const samples =
+    start % 4 === 0
+      ? new Uint8Array(bytes.buffer, start, sampleBytes)
+      : Uint8Array.from(bytes.subarray(HEADER_BYTES));
   return { width, height, bitsPerSample: bits, data: fromLittleEndian(samples, bits) };
 }
 
@@ -58,7 +62,10 @@ function littleEndianBytes(data: PlaneData): Uint8Array {
 function fromLittleEndian(samples: Uint8Array, bits: 8 | 16 | 32): PlaneData {
   const bytes = IS_LITTLE_ENDIAN || bits === 8 ? samples : swapped(samples, bits / 8);
   if (bits === 8) return bytes;
-  return bits === 16 ? new Uint16Array(bytes.buffer) : new Float32Array(bytes.buffer);
+  const count = bytes.byteLength / (bits / 8);
+  return bits === 16
+    ? new Uint16Array(bytes.buffer, bytes.byteOffset, count)
+    : new Float32Array(bytes.buffer, bytes.byteOffset, count);
 }
 
 const IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
