@@ -20,7 +20,6 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { DEFAULT_DISCARD_LIMITS } from './discard-rest.js';
 import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
-import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
@@ -44,7 +43,7 @@ export async function createApp(
   const api = await createOpenApiBackend();
   for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);
   const storagePath = new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage';
-  const embeddedStore = services.store instanceof EmbeddedObjectStore ? services.store : undefined;
+  const embeddedStore = services.store.partReceiver;
   const routes = new RouteTable([
     ...(embeddedStore ? storageRoutes(storagePath) : []),
     ...referenceRoutes(),

@@ -17,7 +17,7 @@ describe.skipIf(skip)(`measurements.csv in LibreOffice Calc${skip ? ` (skipped: 
   let exported: string[][];
   let unprotected: string[][];
   beforeAll(() => {
-    const csv = NAMES.map((imageName) => measurementsCsv(contextFor(HAND_RESULT, { imageName })))
+    const csv = NAMES.map((imageName) => measurementsCsv(contextFor(HAND_RESULT, { imageName }), CSV_COLUMNS))
       .map((text, i) => (i === 0 ? text : text.slice(text.indexOf('\r\n') + 2)))
       .join('');
     [exported, unprotected] = cellsAsSpreadsheetShows([csv, 'image_name,area_px\r\n=1+1,3\r\n']);

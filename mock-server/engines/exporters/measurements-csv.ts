@@ -6,19 +6,17 @@
  * with no ROIs; fields quoted by csv-stringify only when they contain a comma, a quote or a line
  * break). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
  * columns (confluency, perimeter_px, centroid_x, centroid_y) always with 4 decimals, so the same
- * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type default as
- * `export-context.ts` says (tags joined with ";"). Text cells that a spreadsheet would run as a
- * formula start with an apostrophe (`spreadsheet-safe.ts`).
+ * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type are as
+ * `export-context.ts` says. Text cells that a spreadsheet would run as a formula start with an
+ * apostrophe (`spreadsheet-safe.ts`).
  */
 import { stringify } from 'csv-stringify/sync';
 import {
   assertExportable,
-  cellTypeOf,
+  CELL_TYPE,
   confluencyPercent,
-  entityTypeOf,
+  ENTITY_TYPE,
   roiIndex,
-  tagsOf,
-  TAG_SEPARATOR,
   type ExportContext,
 } from './export-context.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
@@ -74,7 +72,7 @@ function real(value: number, column: CsvColumn): string {
  * (it is then written more than once). Throws a RangeError naming unknown columns; the HTTP layer
  * checks with `unknownColumns` first to build its 422.
  */
-export function measurementsCsv(ctx: ExportContext, columns: readonly string[] = CSV_COLUMNS): string {
+export function measurementsCsv(ctx: ExportContext, columns: readonly string[]): string {
   return [...measurementsCsvChunks(ctx, columns)].join('');
 }
 
@@ -82,10 +80,7 @@ export function measurementsCsv(ctx: ExportContext, columns: readonly string[] =
 export const CSV_CHUNK_ROWS = 1000;
 
 /** The same bytes as `measurementsCsv`, in chunks (header first), so the HTTP layer can stream them. */
-export function* measurementsCsvChunks(
-  ctx: ExportContext,
-  columns: readonly string[] = CSV_COLUMNS,
-): Generator<string> {
+export function* measurementsCsvChunks(ctx: ExportContext, columns: readonly string[]): Generator<string> {
   assertExportable(ctx);
   const unknown = unknownColumns(columns);
   if (unknown.length > 0) {
@@ -93,9 +88,6 @@ export function* measurementsCsvChunks(
   }
   const chosen = columns as readonly CsvColumn[];
   const confluency = real(confluencyPercent(ctx), 'confluency');
-  const cellType = cellTypeOf(ctx);
-  const entityType = entityTypeOf(ctx);
-  const tags = tagsOf(ctx).join(TAG_SEPARATOR);
 
   const row = (position: number): string[] => {
     const m = ctx.result.objects[position].measurements;
@@ -120,11 +112,11 @@ export function* measurementsCsvChunks(
         case 'roi_id':
           return ctx.roiIds[position];
         case 'cell_type':
-          return spreadsheetSafe(cellType);
+          return CELL_TYPE;
         case 'tags':
-          return spreadsheetSafe(tags);
+          return '';
         case 'entity_type':
-          return spreadsheetSafe(entityType);
+          return ENTITY_TYPE;
         case 'area_px':
           return integer(m.areaPx, column);
         case 'perimeter_px':

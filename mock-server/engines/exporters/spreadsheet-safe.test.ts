@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { measurementsCsv } from './measurements-csv.js';
+import { CSV_COLUMNS, measurementsCsv } from './measurements-csv.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 import { contextFor, HAND_RESULT } from '../../../test-support/exporters/fixtures.js';
 
@@ -18,7 +18,7 @@ describe('spreadsheetSafe', () => {
 describe('measurements.csv text cells', () => {
   it('neutralises a formula in the image name on every row, and leaves the numbers alone', () => {
     const ctx = contextFor(HAND_RESULT, { imageName: '=HYPERLINK("http://x","y")', modelName: '@model' });
-    const [header, ...rows] = parseCsv(measurementsCsv(ctx)) as string[][];
+    const [header, ...rows] = parseCsv(measurementsCsv(ctx, CSV_COLUMNS)) as string[][];
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) {
       expect(row[header.indexOf('image_name')]).toBe('\'=HYPERLINK("http://x","y")');

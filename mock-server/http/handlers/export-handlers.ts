@@ -11,7 +11,7 @@ import type { OperationHandler } from '../operation-context.js';
 export function exportHandlers({ exports }: Services): Record<string, OperationHandler> {
   return {
     async exportMeasurementsCsv({ res, org, params, query }) {
-      const csv = exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
+      const csv = await exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
       await streamAttachment(res, 'text/csv; charset=utf-8', csv, 'measurements.csv');
     },
 
@@ -19,7 +19,7 @@ export function exportHandlers({ exports }: Services): Record<string, OperationH
       await streamAttachment(
         res,
         'application/geo+json',
-        exports.roisGeojson(org, params.segmentation_id),
+        await exports.roisGeojson(org, params.segmentation_id),
         'rois.geojson',
       );
     },

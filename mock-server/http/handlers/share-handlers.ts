@@ -2,16 +2,13 @@ import type { Services } from '../../services.js';
 import { toShareResource } from '../render/share.js';
 import type { OperationHandler } from '../operation-context.js';
 
-export function shareHandlers({ shares, predictions, config }: Services): Record<string, OperationHandler> {
+export function shareHandlers({ shares, config }: Services): Record<string, OperationHandler> {
   const resource = (share: Parameters<typeof toShareResource>[0]) =>
     toShareResource(share, config.shareBaseUrl);
   return {
     createShare({ res, org, body }) {
-      const segmentation = predictions.segmentation(
-        org,
-        (body as { segmentation_id: string }).segmentation_id,
-      );
-      res.json(resource(shares.createOrGet(org, segmentation)));
+      const segmentationId = (body as { segmentation_id: string }).segmentation_id;
+      res.json(resource(shares.createOrGet(org, segmentationId)));
     },
     getShare({ res, org, params }) {
       res.json(resource(shares.get(org, params.share_id)));

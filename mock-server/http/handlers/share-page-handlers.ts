@@ -8,9 +8,9 @@ import { renderSharePage, renderUnavailablePage } from '../share-page/render-sha
 /** Public pages: no credential, and nothing served for a token that is not live. */
 export function sharePageHandlers({ shares, config }: Services): Record<string, OperationHandler> {
   return {
-    viewSharePage({ res, params }) {
+    async viewSharePage({ res, params }) {
       privateHeaders(res);
-      const live = shares.resolveToken(params.share_token);
+      const live = await shares.resolveToken(params.share_token);
       if (!live) return void res.status(404).type('html').send(renderUnavailablePage());
       shares.recordView(live.share);
       res.type('html').send(
@@ -22,9 +22,9 @@ export function sharePageHandlers({ shares, config }: Services): Record<string, 
       );
     },
 
-    viewShareImage({ res, params }) {
+    async viewShareImage({ res, params }) {
       privateHeaders(res);
-      const live = shares.resolveToken(params.share_token);
+      const live = await shares.resolveToken(params.share_token);
       if (!live || !live.segmentation.previewPath) return void res.status(404).json({ detail: 'Not Found' });
       res.type('png');
       sendFileStream(createReadStream(live.segmentation.previewPath), res);

@@ -15,6 +15,7 @@ import { PartUrlSigner } from '../../stores/object-store/part-url-signer.js';
 import { cors, parseCorsOrigins } from '../cors.js';
 import { RouteTable } from '../route-table.js';
 import { createStorageRouter, storageRoutes } from './storage-router.js';
+import { storeLayout } from '../../stores/data-layout.js';
 
 const SECRET = 'test-secret';
 const STORAGE_URL = 'http://127.0.0.1:8000/storage';
@@ -78,7 +79,7 @@ beforeEach(async () => {
   app = express();
   // as the mock's app mounts it: CORS in front, for the whole route table
   app.use(cors(parseCorsOrigins('*'), new RouteTable(storageRoutes('/storage'))));
-  app.use('/storage', createStorageRouter(store));
+  app.use('/storage', createStorageRouter(store.partReceiver));
   listening = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => listening.once('listening', resolve));
 });
@@ -200,7 +201,7 @@ describe('PUT a part', () => {
     }
     await store.whenIdle();
     expect(await store.listParts(uploadId)).toEqual([]);
-    expect(await fsp.readdir(path.join(dataDir, 'tmp'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).tmp)).toEqual([]);
   });
 
   it('accepts an empty body as a zero-byte part', async () => {
@@ -334,7 +335,7 @@ describe('abort and unknown uploads', () => {
     expect(res.text).toContain('<Code>NoSuchUpload</Code>');
     await expect(store.listParts(uploadId)).rejects.toMatchObject({ code: 'NoSuchUpload' });
     await expect(store.abortMultipartUpload(uploadId)).rejects.toMatchObject({ code: 'NoSuchUpload' });
-    expect(await fsp.readdir(path.join(dataDir, 'multipart'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).multipart)).toEqual([]);
   });
 
   it('answers 405 for other methods on a part URL and 404 XML elsewhere', async () => {
@@ -373,7 +374,7 @@ describe('complete', () => {
     const res = await send('PUT', laterUrl, { body: parts[0] });
     expect(res.status).toBe(404);
     expect(res.text).toContain('<Code>NoSuchUpload</Code>');
-    expect(await fsp.readdir(path.join(dataDir, 'multipart'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).multipart)).toEqual([]);
   });
 
   it('with an explicit subset assembles exactly those parts, accepting unquoted ETags and any order', async () => {
@@ -511,7 +512,7 @@ describe('robustness', () => {
       await store.whenIdle();
       expect(store.partsInFlight).toBe(0);
       expect(await store.listParts(uploadId)).toEqual([]);
-      expect(await fsp.readdir(path.join(dataDir, 'tmp'))).toEqual([]);
+      expect(await fsp.readdir(storeLayout(dataDir).tmp)).toEqual([]);
 
       const body = randomBytes(PART_SIZE);
       const ok = await send('PUT', url, { body }, urlOf(server));
@@ -531,8 +532,8 @@ describe('robustness', () => {
       expect(res.status).toBe(404);
       expect(res.text).toContain('<Code>NoSuchUpload</Code>');
       await store.whenIdle();
-      expect(await fsp.readdir(path.join(dataDir, 'multipart'))).toEqual([]);
-      expect(await fsp.readdir(path.join(dataDir, 'tmp'))).toEqual([]);
+      expect(await fsp.readdir(storeLayout(dataDir).multipart)).toEqual([]);
+      expect(await fsp.readdir(storeLayout(dataDir).tmp)).toEqual([]);
     } finally {
       await close();
     }
