@@ -6,10 +6,10 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient } from '../../../test-support/api-client.js';
-import { startMockServer } from '../../server.js';
+import type { startMockServer } from '../../server.js';
 import { dataLayout } from '../../stores/data-layout.js';
 import type { ChildProcessPool } from './child-process-pool.js';
-import { tasks } from './decoder-tasks.js';
+import type { tasks as Tasks } from './decoder-tasks.js';
 
 const decodes = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../engines/raster/decode-plane.js', async (importOriginal) => {
@@ -22,7 +22,7 @@ vi.mock('../../engines/raster/decode-plane.js', async (importOriginal) => {
 });
 
 /** A pool that runs the children's jobs in this process, so vi.mock reaches them. */
-function inProcessPool(): ChildProcessPool {
+function inProcessPool(tasks: typeof Tasks): ChildProcessPool {
   const run = (name: keyof typeof tasks, job: never, signal?: AbortSignal) =>
     tasks[name](job, signal ?? new AbortController().signal);
   return { run, close: async () => undefined, recycle: async () => undefined } as unknown as ChildProcessPool;
@@ -30,9 +30,14 @@ function inProcessPool(): ChildProcessPool {
 
 let mock: Awaited<ReturnType<typeof startMockServer>>;
 beforeAll(async () => {
-  mock = await startMockServer(
+  // The unit project shares loaded modules between files (isolate: false): a module another file
+  // loaded first would keep the real decodePlane. Loaded afresh here, every one sees the counter.
+  vi.resetModules();
+  const { tasks } = await import('./decoder-tasks.js');
+  const server = await import('../../server.js');
+  mock = await server.startMockServer(
     { port: 0, logLevel: 'silent' },
-    { decoderPools: { convert: inProcessPool(), segment: inProcessPool() } },
+    { decoderPools: { convert: inProcessPool(tasks), segment: inProcessPool(tasks) } },
   );
 });
 afterAll(() => mock.close());
