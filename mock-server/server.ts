@@ -69,12 +69,12 @@ export async function startMockServer(
   const stopping = new AbortController();
   let app: http.RequestListener;
   try {
-    const [{ createServices }, { createApp }] = await Promise.all([
+    const [{ createServices, httpUseCases }, { createApp }] = await Promise.all([
       import('./services.js'),
       import('./http/app.js'),
     ]);
     services = await createServices(config, { persistent: !temporaryData, ...options });
-    app = await createApp(services, logger, stopping.signal);
+    app = createApp(httpUseCases(services), logger, stopping.signal);
   } catch (err) {
     // Requests that waited are answered (503), and a bad setting must not leave a port held or a
     // temporary folder behind.

@@ -9,7 +9,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * One JSON log line per request, tied to an id that is echoed in `X-Request-Id` (the client's, if
  * it sent one), and an entry in the journal the control plane serves.
  */
-export function requestLog(logger: Logger, journal: RequestJournal) {
+export function requestLog(logger: Logger, journal: Pick<RequestJournal, 'record'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();

@@ -1,4 +1,4 @@
-import type { Services } from '../../services.js';
+import type { ImageService } from '../../domain/images/image-service.js';
 import type { OperationHandler } from '../operation-context.js';
 import { toImageRecordResource, toImageResource } from '../render/image.js';
 import { toPlanResource } from '../render/upload-plan.js';
@@ -12,7 +12,11 @@ interface CreateImageBody {
   resumable?: boolean;
 }
 
-export function imageHandlers({ images }: Services): Record<string, OperationHandler> {
+export interface ImageUseCases {
+  images: Pick<ImageService, 'openResumable' | 'createRecord' | 'get' | 'delete'>;
+}
+
+export function imageHandlers({ images }: ImageUseCases): Record<string, OperationHandler> {
   return {
     async createImage({ res, org, body }) {
       const fields = body as CreateImageBody;
