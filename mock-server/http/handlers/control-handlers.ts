@@ -6,6 +6,7 @@ import type { RequestJournal } from '../../control/request-journal.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
 import { sendDetail } from '../error-responses.js';
+import { faultsCleared, health, outcomeQueued, resetDone } from '../render/acknowledgements.js';
 import { toClockResource, toFaultResource, toProgressResource } from '../render/control.js';
 import { organizationHandlers, type OrganizationUseCases } from './organization-handlers.js';
 import { standaloneControlDocument } from '../../../openapi/documents.js';
@@ -39,7 +40,7 @@ export function controlHandlers(
     ...organizationHandlers(useCases),
 
     mockHealth({ res }) {
-      res.json({ status: 'ok', version: '1.1.0' });
+      res.json(health());
     },
 
     mockControlDocument({ res }) {
@@ -51,10 +52,10 @@ export function controlHandlers(
       const orgId = (body as Body | undefined)?.organization_id as string | undefined;
       if (orgId) {
         await resets.resetOrganization(orgId);
-        return void res.json({ reset: orgId });
+        return void res.json(resetDone(orgId));
       }
       await resets.resetAll();
-      res.json({ reset: 'all' });
+      res.json(resetDone('all'));
     },
 
     mockGetClock({ res }) {
@@ -100,7 +101,7 @@ export function controlHandlers(
           `Prediction ${id} has already finished (${status}); only a SUBMITTED or STARTED prediction can be given an outcome`,
         );
       }
-      res.json({ queued: true });
+      res.json(outcomeQueued());
     },
 
     mockListFaults({ res }) {
@@ -126,7 +127,7 @@ export function controlHandlers(
     },
 
     mockClearFaults({ res }) {
-      res.json({ cleared: faults.clear() });
+      res.json(faultsCleared(faults.clear()));
     },
 
     mockJournal({ res, query }) {

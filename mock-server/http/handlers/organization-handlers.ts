@@ -1,5 +1,6 @@
 import type { OrganizationAdmin } from '../../domain/organization-admin.js';
 import type { OperationHandler } from '../operation-context.js';
+import { apiKeyCreated } from '../render/acknowledgements.js';
 import { toOrganizationResource } from '../render/control.js';
 import { toModelResource } from '../render/model.js';
 
@@ -44,7 +45,7 @@ export function organizationHandlers({
     },
 
     mockCreateApiKey({ res, params }) {
-      res.json({ api_key: organizations.addKey(params.organization_id) });
+      res.json(apiKeyCreated(organizations.addKey(params.organization_id)));
     },
 
     mockSetPlan({ res, params, body }) {

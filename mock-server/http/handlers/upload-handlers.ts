@@ -4,6 +4,7 @@ import { sendDetail } from '../error-responses.js';
 import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
+import { deleted, uploadAborted, uploadCompleted } from '../render/acknowledgements.js';
 import { toImageResource } from '../render/image.js';
 import { toUploadResponse } from '../render/upload.js';
 import { validationItem } from '../render/validation-item.js';
@@ -76,12 +77,12 @@ export function uploadHandlers(
     async completeUpload({ res, org, params, body }) {
       const parts = (body as { parts?: Array<{ part_number: number; etag: string }> } | undefined)?.parts;
       await images.complete(org, params.image_id, parts);
-      res.status(202).json({ status: 'processing' });
+      res.status(202).json(uploadCompleted());
     },
 
     async abortUpload({ res, org, params }) {
       await images.abort(org, params.image_id);
-      res.json({ status: 'aborted' });
+      res.json(uploadAborted());
     },
 
     getUpload({ res, org, params }) {
@@ -90,7 +91,7 @@ export function uploadHandlers(
 
     async deleteUpload({ res, org, params }) {
       await images.delete(org, params.image_id);
-      res.json({ success: true });
+      res.json(deleted());
     },
   };
 }
