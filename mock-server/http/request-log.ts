@@ -31,15 +31,15 @@ export function requestLog(logger: Logger, journal: Pick<RequestJournal, 'record
       if (String(res.locals.operationId ?? '').startsWith('mock')) return;
       journal.record({
         at: new Date().toISOString(),
-        request_id: id,
+        requestId: id,
         method: req.method,
         path: req.originalUrl.split('?')[0],
-        operation_id: res.locals.operationId ?? null,
-        organization_id: res.locals.organizationId ?? null,
+        operationId: res.locals.operationId ?? null,
+        organizationId: res.locals.organizationId ?? null,
         status,
-        duration_ms: ms,
-        request_body: res.locals.requestBody,
-        response_body: res.locals.responseBody,
+        durationMs: ms,
+        requestBody: res.locals.requestBody,
+        responseBody: res.locals.responseBody,
         fault: res.locals.fault ?? null,
       });
     });

@@ -7,7 +7,12 @@ import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
 import { sendDetail } from '../error-responses.js';
 import { faultsCleared, health, outcomeQueued, resetDone } from '../render/acknowledgements.js';
-import { toClockResource, toFaultResource, toProgressResource } from '../render/control.js';
+import {
+  toClockResource,
+  toFaultResource,
+  toJournalEntryResource,
+  toProgressResource,
+} from '../render/control.js';
 import { organizationHandlers, type OrganizationUseCases } from './organization-handlers.js';
 import { standaloneControlDocument } from '../../../openapi/documents.js';
 
@@ -131,14 +136,13 @@ export function controlHandlers(
     },
 
     mockJournal({ res, query }) {
-      res.json(
-        journal.query({
-          operationId: query.operation_id as string | undefined,
-          status: optionalNumber(query.status),
-          organizationId: query.organization_id as string | undefined,
-          limit: optionalNumber(query.limit),
-        }),
-      );
+      const entries = journal.query({
+        operationId: query.operation_id as string | undefined,
+        status: optionalNumber(query.status),
+        organizationId: query.organization_id as string | undefined,
+        limit: optionalNumber(query.limit),
+      });
+      res.json(entries.map(toJournalEntryResource));
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { ClockReading } from '../../control/clock-control.js';
 import type { Fault } from '../../control/fault-registry.js';
+import type { JournalEntry } from '../../control/request-journal.js';
 import type { ProgressSetting } from '../../control/progress-control.js';
 import type { OrganizationSummary } from '../../domain/organization-admin.js';
 import type { ControlResponses, ControlSchemas } from '../api-schemas.js';
@@ -52,5 +53,21 @@ export function toFaultResource(f: Fault): ControlSchemas['MockFault'] {
     probability: f.probability ?? null,
     organization_id: f.organizationId ?? null,
     hits: f.hits,
+  };
+}
+
+export function toJournalEntryResource(e: JournalEntry): ControlSchemas['MockJournalEntry'] {
+  return {
+    at: e.at,
+    request_id: e.requestId,
+    method: e.method,
+    path: e.path,
+    operation_id: e.operationId,
+    organization_id: e.organizationId,
+    status: e.status,
+    duration_ms: e.durationMs,
+    request_body: e.requestBody,
+    response_body: e.responseBody,
+    fault: e.fault,
   };
 }
