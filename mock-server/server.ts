@@ -69,8 +69,9 @@ export async function startMockServer(
   const stopping = new AbortController();
   let app: http.RequestListener;
   try {
-    const [{ createServices, httpUseCases }, { createApp }] = await Promise.all([
+    const [{ createServices }, { httpUseCases }, { createApp }] = await Promise.all([
       import('./services.js'),
+      import('./http-wiring.js'),
       import('./http/app.js'),
     ]);
     services = await createServices(config, { persistent: !temporaryData, ...options });
