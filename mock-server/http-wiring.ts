@@ -4,6 +4,8 @@ import { FaultControl } from './control/fault-control.js';
 import { OutcomeControl } from './control/outcome-control.js';
 import { ProgressControl, type ScopeLookup } from './control/progress-control.js';
 import { ResetControl } from './control/reset-control.js';
+import type { Logger } from 'pino';
+import { createApp } from './http/app.js';
 import type { HttpUseCases } from './http/use-cases.js';
 import type { Services } from './services.js';
 
@@ -11,7 +13,7 @@ import type { Services } from './services.js';
  * What the HTTP layer calls, taken from the services: http/ declares what it needs
  * (http/use-cases.ts) and the wiring hands it in, so http/ never depends on the wiring.
  */
-export function httpUseCases(services: Services): HttpUseCases {
+function httpUseCases(services: Services): HttpUseCases {
   const { config, state, admin, progress, faults, journal } = services;
   const lookup: ScopeLookup = {
     prediction: (id) => state.predictions.get(id),
@@ -41,4 +43,9 @@ export function httpUseCases(services: Services): HttpUseCases {
     faults: new FaultControl(faults),
     dashboard: new DashboardReads(state),
   };
+}
+
+/** The HTTP app over the services: http/ gets its use cases, never the services themselves. */
+export function createHttpApp(services: Services, logger: Logger, stopping?: AbortSignal) {
+  return createApp(httpUseCases(services), logger, stopping);
 }
