@@ -1,12 +1,15 @@
 /**
  * Every testable statement of interface v1.1.0, with the section it comes from. `stated` clauses
  * are the interface's own words; `assumed` ones are this project's choices where it says "not
- * shown" (marked `x-assumed` in the document), reported apart.
+ * shown" (marked `x-assumed` in the document), reported apart. `advisory` ones are no promise of
+ * the interface: whether what a client sends comes back safe to open (OWASP); the report says
+ * "safe" or "at risk" for them, and an advisory never fails the run, so they run against staging
+ * and production as they are.
  */
 export interface Clause {
   id: string;
   area: string;
-  kind: 'stated' | 'assumed';
+  kind: 'stated' | 'assumed' | 'advisory';
   summary: string;
   /** How close a measured value must be, where the clause compares numbers. */
   tolerance?: string;
@@ -37,6 +40,12 @@ export const CLAUSES: Clause[] = [
   c('AUTH-06', 'Authentication', 'stated', 'Shared pages opened through a share url need no credential.'),
   c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
   c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
+  c(
+    'ERR-03',
+    'Errors',
+    'assumed',
+    'A request the resource state refuses answers 422 with a string detail: complete, abort and predict alike.',
+  ),
   c(
     'VAL-01',
     'Errors',
@@ -345,6 +354,20 @@ export const CLAUSES: Clause[] = [
     'stated',
     'POST /shares answers 404 for a segmentation outside the organization or unknown.',
   ),
+  c(
+    'SEC-01',
+    'Safe to open',
+    'advisory',
+    'An image name that starts a spreadsheet formula (=, +, -, @, tab, carriage return) does not come back executable in measurements.csv.',
+  ),
+  c(
+    'SEC-02',
+    'Safe to open',
+    'advisory',
+    'An image name with markup, quotes, line breaks and path characters reaches the share page escaped, Content-Disposition as one well-formed header, and no ROI entry name outside its folder.',
+  ),
 ];
+
+export const ADVISORY_IDS = new Set(CLAUSES.filter((c) => c.kind === 'advisory').map((c) => c.id));
 
 export const CLAUSE_IDS = new Set(CLAUSES.map((x) => x.id));

@@ -102,3 +102,15 @@ describe('a key that cannot work stops the run before any check', () => {
     ]);
   });
 });
+
+describe('the command line', () => {
+  it('names an unknown option, and an option without its value, before anything starts', async () => {
+    const unknown = await contract(['--base-url', url, '--pace', '5'], { CONTRACT_API_KEY: GOOD });
+    expect(unknown.code).toBe(2);
+    expect(lines(unknown.stderr)).toEqual(["error: unknown option '--pace' (see --help)"]);
+    const bare = await contract(['--report-dir'], {});
+    expect(lines(bare.stderr)).toEqual(['error: --report-dir needs a value']);
+    const half = await contract(['--compare', url], {});
+    expect(lines(half.stderr)).toEqual(['error: --compare needs two targets']);
+  });
+});

@@ -19,6 +19,7 @@
  */
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { startMockProcess, startPrism, type Running } from './harness/child-processes.js';
 import { ledgerFile, type LedgerEntry } from './harness/cleanup.js';
 import { REPO_ROOT } from './harness/openapi-contract.js';
@@ -39,38 +40,76 @@ interface Options {
   env: Record<string, string>;
 }
 
-const VALUE_FLAGS: Record<string, string> = {
-  '--poll-timeout-ms': 'CONTRACT_POLL_TIMEOUT_MS',
-  '--poll-interval-ms': 'CONTRACT_POLL_INTERVAL_MS',
-  '--pace-ms': 'CONTRACT_PACE_MS',
+/** Options that only set a variable of the suite (harness/target.ts reads them). */
+const VARIABLE_OPTIONS: Record<string, string> = {
+  'poll-timeout-ms': 'CONTRACT_POLL_TIMEOUT_MS',
+  'poll-interval-ms': 'CONTRACT_POLL_INTERVAL_MS',
+  'pace-ms': 'CONTRACT_PACE_MS',
 };
 
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  profile: { type: 'string' },
+  enable: { type: 'string' },
+  'report-dir': { type: 'string' },
+  'via-prism': { type: 'boolean' },
+  'against-prism-mock': { type: 'boolean' },
+  'cleanup-only': { type: 'boolean' },
+  // `--compare A B`: A is the option's value, B the one positional argument allowed.
+  compare: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  ...Object.fromEntries(Object.keys(VARIABLE_OPTIONS).map((name) => [name, { type: 'string' }])),
+} as const satisfies ParseArgsConfig['options'];
+
 function parse(argv: string[]): Options {
-  const options: Options = { viaPrism: false, againstPrismMock: false, cleanupOnly: false, env: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => inline ?? argv[++i] ?? fail(`${flag} needs a value`);
-    if (flag === '--base-url') options.baseUrl = value();
-    else if (flag === '--profile') options.profile = value();
-    else if (flag === '--enable') options.enable = value();
-    else if (flag === '--report-dir') options.reportDir = path.resolve(value());
-    else if (flag === '--via-prism') options.viaPrism = true;
-    else if (flag === '--against-prism-mock') options.againstPrismMock = true;
-    else if (flag === '--cleanup-only') options.cleanupOnly = true;
-    else if (flag === '--compare')
-      options.compare = [value(), argv[++i] ?? fail('--compare needs two targets')];
-    else if (flag in VALUE_FLAGS) options.env[VALUE_FLAGS[flag]] = value();
-    else if (flag === '--help' || flag === '-h') {
-      console.log(
-        readFileSync(new URL(import.meta.url), 'utf8')
-          .split('*/')[0]
-          .replace(/^\/\*\*?\n?/, '')
-          .replace(/^ \* ?/gm, ''),
-      );
-      process.exit(0);
-    } else fail(`unknown option '${argv[i]}' (see --help)`);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (err) {
+    fail(commandLineError(err as Error & { code?: string }));
   }
-  return options;
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(
+      readFileSync(new URL(import.meta.url), 'utf8')
+        .split('*/')[0]
+        .replace(/^\/\*\*?\n?/, '')
+        .replace(/^ \* ?/gm, ''),
+    );
+    process.exit(0);
+  }
+  if (values.compare !== undefined && positionals.length === 0) fail('--compare needs two targets');
+  const extra = positionals.slice(values.compare !== undefined ? 1 : 0);
+  if (extra.length) fail(`unknown option '${extra[0]}' (see --help)`);
+  const env: Record<string, string> = {};
+  for (const [name, variable] of Object.entries(VARIABLE_OPTIONS)) {
+    const value = values[name as keyof typeof values];
+    if (typeof value === 'string') env[variable] = value;
+  }
+  return {
+    baseUrl: values['base-url'],
+    profile: values.profile,
+    enable: values.enable,
+    reportDir: values['report-dir'] === undefined ? undefined : path.resolve(values['report-dir']),
+    viaPrism: values['via-prism'] ?? false,
+    againstPrismMock: values['against-prism-mock'] ?? false,
+    cleanupOnly: values['cleanup-only'] ?? false,
+    compare: values.compare === undefined ? undefined : [values.compare, positionals[0]],
+    env,
+  };
+}
+
+/** parseArgs' errors in the words this command has always used (the option named as given). */
+function commandLineError(err: Error & { code?: string }): string {
+  const named = /'(-[^' ]*)/.exec(err.message)?.[1] ?? '';
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option '${named}' (see --help)`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /does not take/.test(err.message) ? `${named} takes no value` : `${named} needs a value`;
+    default:
+      return err.message;
+  }
 }
 
 function fail(message: string): never {

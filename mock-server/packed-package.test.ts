@@ -21,9 +21,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtIsCurrent } from '../bin/dist-status.js';
+import { ACME_KEY } from '../test-support/api-client.js';
 import { REPO_ROOT } from '../test-support/launched-mock.js';
 
-const SEEDED_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 const PACKAGE_FILES = [
   'package.json',
   'README.md',
@@ -128,13 +128,13 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
     const viaNpx = await startWithNpx(consumer);
     try {
       const models = await fetch(`${viaNpx.url}/api/v1/models`, {
-        headers: { authorization: `Bearer ${SEEDED_KEY}` },
+        headers: { authorization: `Bearer ${ACME_KEY}` },
       });
       expect(models.status).toBe(200);
       // The parts of the bundle that load on first use, and the files the build copies beside it.
       const invalid = await fetch(`${viaNpx.url}/api/v1/predict`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${SEEDED_KEY}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({ image_id: 'not-a-uuid' }),
       });
       expect(invalid.status).toBe(422);

@@ -1,15 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
-import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
 import { MockClock } from './domain/clock.js';
 import { ImageService } from './domain/images/image-service.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
 import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
-import { applySeed, readSeed } from './domain/seed.js';
+import { applySeed, parseSeed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
 import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
@@ -18,29 +15,22 @@ import type { StateStore } from './domain/state.js';
 import { EmbeddedObjectStore } from './stores/object-store/embedded-store.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { openDatabase } from './stores/database/open-database.js';
-import { flushFiles } from './stores/files/flush-files.js';
 import { sweepDataFolder } from './stores/files/startup-sweep.js';
+import { DerivedImageFileStore } from './stores/files/derived-image-files.js';
+import { SegmentationFileStore } from './stores/files/segmentation-file-store.js';
 import { SqliteStateStore } from './stores/sqlite-state-store.js';
-import type { ConvertedImage } from './domain/images/image-service.js';
+import { dataLayout, type DataLayout } from './stores/data-layout.js';
+import { SegmentationReader } from './domain/segmentations/segmentation-reader.js';
+import type { ConvertedImage } from './domain/images/image-conversions.js';
 import type { ChildProcessPool } from './runtime/decoder-pool/child-process-pool.js';
 import { createDecoderPool } from './runtime/decoder-pool/decoder-pools.js';
 import type { ConvertJob } from './runtime/decoder-pool/decoder-tasks.js';
 import { ChildProcessSegmentationRunner } from './runtime/decoder-pool/segmentation-runner.js';
 
-export interface DataPaths {
-  root: string;
-  incoming: string;
-  derived: string;
-  segmentations: string;
-  objects: string;
-  /** Local copies of objects kept in a remote store, for decoding. */
-  cache: string;
-}
-
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
 export interface Services {
   config: MockConfig;
-  paths: DataPaths;
+  paths: DataLayout;
   clock: MockClock;
   state: StateStore;
   store: ObjectStore;
@@ -85,8 +75,8 @@ export async function createServices(
   config: MockConfig,
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
-  const paths = dataPaths(config.dataDir);
-  await Promise.all(Object.values(paths).map((p) => mkdir(p, { recursive: true })));
+  const paths = dataLayout(config.dataDir);
+  await Promise.all(paths.folders.map((folder) => mkdir(folder, { recursive: true })));
   // The same database code runs with and without --data-dir: without it, in the temporary folder.
   const database = openDatabase(config.dataDir);
   const state = new SqliteStateStore(database);
@@ -101,18 +91,11 @@ export async function createServices(
   const own = borrowed ? undefined : createDecoderPools(config);
   const decoders = borrowed?.convert ?? own!.convert;
   const images = new ImageService(state, store, clock, {
-    derivedDir: paths.derived,
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
-    convert: (tiffPath, outDir) =>
-      decoders.run<ConvertedImage>('convert', {
-        tiffPath,
-        outDir,
-        limits: rasterLimits,
-      } satisfies ConvertJob),
-    localPathOf: (key) => localPathOf(store, key, paths.cache),
-    forgetLocalCopy: (key) => rm(localCopyPath(key, paths.cache), { force: true }),
-    flushFiles,
+    convert: (tiffPath, files) =>
+      decoders.run<ConvertedImage>('convert', { tiffPath, files, limits: rasterLimits } satisfies ConvertJob),
+    derivedFiles: new DerivedImageFileStore(paths),
   });
   const runner =
     overrides.runner ??
@@ -126,15 +109,14 @@ export async function createServices(
     startDelayMs: config.predictionStartDelayMs,
     runDelayMs: config.predictionRunDelayMs,
   });
-  const predictions = new PredictionService(state, images, runner, progress, clock, {
-    segmentationsDir: paths.segmentations,
-    flushFiles,
-  });
+  const segmentationFiles = new SegmentationFileStore(paths);
+  const predictions = new PredictionService(state, images, runner, progress, clock, segmentationFiles);
   images.onDeleted = (derived) => predictions.forget(derived);
-  const shares = new ShareService(state, clock, (id) => predictions.loadSegmentation(id));
+  const segmentations = new SegmentationReader(state, segmentationFiles);
+  const shares = new ShareService(state, clock, (id) => segmentations.load(id));
   const admin = new OrganizationAdmin(state, images, predictions, clock);
   const seed = async () => {
-    const content = await readSeed(config.seedFile);
+    const content = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
     state.transaction(() => {
       applySeed(state, content);
       state.settings.set(SEEDED, new Date().toISOString());
@@ -143,7 +125,7 @@ export async function createServices(
   if (fresh) {
     await seed();
   } else {
-    await sweepDataFolder(state, store, sweepFolders(paths, store), () => clock.nowIso());
+    await sweepDataFolder(state, store, paths, () => clock.nowIso());
     await images.recoverConversions();
     predictions.recoverInFlight();
   }
@@ -156,7 +138,7 @@ export async function createServices(
     store,
     images,
     predictions,
-    exports: new ExportService(predictions),
+    exports: new ExportService(segmentations),
     progress,
     shares,
     admin,
@@ -189,25 +171,6 @@ export async function createServices(
   };
 }
 
-/** What the start-up sweep looks through; the embedded store's own staging folder included. */
-function sweepFolders(paths: DataPaths, store: ObjectStore) {
-  return {
-    derived: paths.derived,
-    segmentations: paths.segmentations,
-    incoming: paths.incoming,
-    cache: paths.cache,
-    storeStaging: store instanceof EmbeddedObjectStore ? path.join(store.dataDir, 'tmp') : undefined,
-    storedPrefixes: store instanceof EmbeddedObjectStore ? () => storedPrefixes(store) : undefined,
-    multipartFolder: store instanceof EmbeddedObjectStore ? path.join(store.dataDir, 'multipart') : undefined,
-  };
-}
-
-/** The embedded store keeps each image's original under `objects/<uuid>/`: one prefix per image. */
-async function storedPrefixes(store: EmbeddedObjectStore): Promise<string[]> {
-  const entries = await readdir(path.join(store.dataDir, 'objects', 'objects')).catch(() => []);
-  return entries.map((entry) => `objects/${entry}/`);
-}
-
 /** The two pools a mock runs on, made with the config's decoder settings; none starts a child yet. */
 export function createDecoderPools(config: MockConfig): DecoderPools {
   const pool = (size: number) =>
@@ -218,17 +181,6 @@ export function createDecoderPools(config: MockConfig): DecoderPools {
       timeBudgetMs: config.decoderTimeBudgetMs,
     });
   return { convert: pool(config.decoderProcesses), segment: pool(config.workerThreads) };
-}
-
-export function dataPaths(root: string): DataPaths {
-  return {
-    root,
-    incoming: path.join(root, 'incoming'),
-    derived: path.join(root, 'derived'),
-    segmentations: path.join(root, 'segmentations'),
-    objects: path.join(root, 'store'),
-    cache: path.join(root, 'cache'),
-  };
 }
 
 async function persistentSecret(file: string): Promise<Buffer> {
@@ -243,7 +195,7 @@ async function persistentSecret(file: string): Promise<Buffer> {
 
 async function createStore(
   config: MockConfig,
-  paths: DataPaths,
+  paths: DataLayout,
   persistent: boolean,
   now: () => Date,
 ): Promise<ObjectStore> {
@@ -264,32 +216,11 @@ async function createStore(
   if (config.objectStore !== 'embedded')
     throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
   return new EmbeddedObjectStore({
-    dataDir: paths.objects,
+    dataDir: paths.store,
     storageUrl: config.storageUrl,
     // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.
-    signingSecret: persistent
-      ? await persistentSecret(path.join(config.dataDir, 'signing-secret'))
-      : undefined,
+    signingSecret: persistent ? await persistentSecret(paths.signingSecret) : undefined,
     // Part URLs expire by the mock's clock, so advancing it from the control plane expires them.
     clock: now,
   });
-}
-
-function localCopyPath(key: string, cacheDir: string): string {
-  return path.join(cacheDir, createHash('sha256').update(key).digest('hex'));
-}
-
-/** The embedded store's own file, or a local copy of a remote object, made once. */
-async function localPathOf(store: ObjectStore, key: string, cacheDir: string): Promise<string> {
-  if (store instanceof EmbeddedObjectStore) return store.objectPath(key);
-  const target = localCopyPath(key, cacheDir);
-  try {
-    await access(target);
-    return target;
-  } catch {
-    const temporary = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-    await pipeline(await store.readObject(key), createWriteStream(temporary));
-    await rename(temporary, target);
-    return target;
-  }
 }

@@ -47,7 +47,7 @@ describe('a client generated from the public document', () => {
     ).toEqual([]);
   });
 
-  it('uploads cells.tif as multipart, predicts, polls, downloads the overlay and the ROI zip, and shares', async () => {
+  it('uploads cells.tif as multipart, predicts, polls, downloads every export, shares, reads and revokes the share', async () => {
     const uploaded = await sdk.uploadImage({
       ...calls(),
       body: { file: new File([cellsTif], 'cells.tif', { type: 'image/tiff' }) },
@@ -68,8 +68,9 @@ describe('a client generated from the public document', () => {
       prediction = (await sdk.getPrediction({ ...calls(), path: { prediction_id: ack.data.prediction_id } }))
         .data;
     }
-    expect(prediction.status).toBe('COMPLETED');
-    const segmentationId = prediction.segmentation_id as string;
+    // The type narrows on the status: a COMPLETED prediction's segmentation_id is a string, no cast.
+    if (prediction.status !== 'COMPLETED') throw new Error(`the prediction ended ${prediction.status}`);
+    const segmentationId: string = prediction.segmentation_id;
 
     const overlay = await sdk.exportOverlayPng({ ...calls(), path: { segmentation_id: segmentationId } });
     expect(overlay.data).toBeInstanceOf(Blob);
@@ -85,9 +86,19 @@ describe('a client generated from the public document', () => {
     const first = await zip.files[entries[0]].async('uint8array');
     expect(Buffer.from(first.subarray(0, 4)).toString('latin1')).toBe('Iout');
 
+    const csv = await sdk.exportMeasurementsCsv({ ...calls(), path: { segmentation_id: segmentationId } });
+    const rows = csv.data.trim().split('\n');
+    expect(rows[0]).toMatch(/^image_name,/);
+    expect(rows.length - 1).toBe(prediction.cell_count);
+
+    const geojson = await sdk.exportRoisGeojson({ ...calls(), path: { segmentation_id: segmentationId } });
+    expect(geojson.data.features.length).toBe(prediction.cell_count);
+
     const share = await sdk.createShare({ ...calls(), body: { segmentation_id: segmentationId } });
     expect(share.data.segmentation_id).toBe(segmentationId);
     expect(share.data.url).toMatch(/\/share\/[^/]+$/);
+    const read = await sdk.getShare({ ...calls(), path: { share_id: share.data.id } });
+    expect(read.data.view_count).toBe(0);
     const revoked = await sdk.revokeShare({ ...calls(), path: { share_id: share.data.id } });
     expect(revoked.data.revoked_at).toBeTruthy();
   });

@@ -5,7 +5,7 @@
  * to fail as on a full disk.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -21,7 +21,10 @@ import { EmbeddedObjectStore } from '../mock-server/stores/object-store/embedded
 import type { ObjectStore } from '../mock-server/domain/object-store.js';
 import type { SegmentationResult } from '../mock-server/engines/segmentation/types.js';
 import { openDatabase } from '../mock-server/stores/database/open-database.js';
-import { flushFiles } from '../mock-server/stores/files/flush-files.js';
+import { dataLayout } from '../mock-server/stores/data-layout.js';
+import { DerivedImageFileStore } from '../mock-server/stores/files/derived-image-files.js';
+import { SegmentationFileStore } from '../mock-server/stores/files/segmentation-file-store.js';
+import { SegmentationReader } from '../mock-server/domain/segmentations/segmentation-reader.js';
 import { SqliteStateStore } from '../mock-server/stores/sqlite-state-store.js';
 
 export const ORG_ID = '0e0b7f38-0000-4000-8000-000000000001';
@@ -48,6 +51,7 @@ export interface DomainWorld {
 
 export function domainWorld(schedule: Schedule = immediate): DomainWorld {
   const root = mkdtempSync(path.join(os.tmpdir(), 'domain-world-'));
+  const layout = dataLayout(root);
   const real = new SqliteStateStore(openDatabase(root));
   addOrganization(real, {
     id: ORG_ID,
@@ -75,7 +79,7 @@ export function domainWorld(schedule: Schedule = immediate): DomainWorld {
     },
   });
   const store = new EmbeddedObjectStore({
-    dataDir: path.join(root, 'store'),
+    dataDir: layout.store,
     storageUrl: 'http://127.0.0.1:1/storage',
   });
   const scheduled = new Proxy(store, {
@@ -92,21 +96,23 @@ export function domainWorld(schedule: Schedule = immediate): DomainWorld {
   }) as ObjectStore;
   const clock = new MockClock();
   const images = new ImageService(state, scheduled, clock, {
-    derivedDir: path.join(root, 'derived'),
     minPartSize: 5,
     presignExpirySeconds: 600,
-    // Conversion is not what these tests are about: previews are two small files.
-    async convert(_tiff, outDir) {
-      await mkdir(outDir, { recursive: true });
-      const previewPath = path.join(outDir, 'preview.png');
-      const thumbnailPath = path.join(outDir, 'thumbnail.png');
-      await writeFile(previewPath, 'p');
-      await writeFile(thumbnailPath, 't');
+    // Conversion is not what these tests are about: the derived files are three small files.
+    async convert(_tiff, files) {
+      await writeFile(files.preview, 'p');
+      await writeFile(files.thumbnail, 't');
+      await writeFile(files.plane, 'plane');
       world.onWorkDone();
-      return { shape: [4, 4], width: 4, height: 4, previewPath, thumbnailPath };
+      return {
+        shape: [4, 4],
+        width: 4,
+        height: 4,
+        previewPath: files.preview,
+        thumbnailPath: files.thumbnail,
+      };
     },
-    localPathOf: async (key) => store.objectPath(key),
-    flushFiles,
+    derivedFiles: new DerivedImageFileStore(layout),
   });
   const runner = {
     run: () =>
@@ -118,16 +124,18 @@ export function domainWorld(schedule: Schedule = immediate): DomainWorld {
         'runner.run',
       ),
   };
+  const segmentationFiles = new SegmentationFileStore(layout);
   const predictions = new PredictionService(
     state,
     images,
     runner,
     new ProgressControls({ startDelayMs: 0, runDelayMs: 0 }),
     clock,
-    { segmentationsDir: path.join(root, 'segmentations'), flushFiles },
+    segmentationFiles,
   );
   images.onDeleted = (derived) => predictions.forget(derived);
-  const shares = new ShareService(state, clock, (id) => predictions.loadSegmentation(id));
+  const segmentations = new SegmentationReader(state, segmentationFiles);
+  const shares = new ShareService(state, clock, (id) => segmentations.load(id));
   return Object.assign(world, {
     root,
     state: real,
@@ -150,6 +158,6 @@ export async function uploadedParts(w: DomainWorld): Promise<string> {
   const { image, plan } = await w.images.openResumable(w.org, { name: 'r.tif', size: 8 });
   const body = new PassThrough();
   body.end(Buffer.from('12345678'));
-  await w.store.putPart(plan.uploadId, '1', body);
+  await w.store.partReceiver.putPart(plan.uploadId, '1', body);
   return image.id;
 }

@@ -9,7 +9,8 @@
 import { parseArgs } from 'node:util';
 import { mockKeys } from '../contract-tests/harness/target.js';
 import { launchSabotageTarget, type LaunchedMock } from './launched-mock.js';
-import { SABOTAGES, startSabotageProxy, type Sabotage } from './sabotage-proxy.js';
+import { SABOTAGES, type Sabotage } from './sabotage-catalogue.js';
+import { startSabotageProxy } from './sabotage-proxy.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

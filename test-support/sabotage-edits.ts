@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import JSZip from 'jszip';
 import sharp from 'sharp';
 
-/** Small edits of export files, for the deliberately broken builds in sabotage-proxy.ts. */
+/** Small edits of export files, for the deliberately broken builds in sabotage-catalogue.ts. */
 
 /** Rewrites some columns of every row of a CSV with a header, keeping its quoting and CRLF. */
 export function editCsv(bytes: Buffer, edit: (row: Record<string, string>) => void): Buffer {

@@ -7,7 +7,8 @@ import { buildReport } from '../contract-tests/report/conformance-model.js';
 import { OpenApiContract } from '../contract-tests/harness/openapi-contract.js';
 import vitestConfig from '../vitest.config.js';
 import { REPO_ROOT } from './launched-mock.js';
-import { SABOTAGES, startSabotageProxy, type Sabotage } from './sabotage-proxy.js';
+import { SABOTAGES, type Sabotage } from './sabotage-catalogue.js';
+import { startSabotageProxy } from './sabotage-proxy.js';
 
 /** What the contract suite said about one broken build: the clauses it failed, and why. */
 export interface SabotageVerdict {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchSabotageTarget, type LaunchedMock } from './launched-mock.js';
-import { SABOTAGES, type Sabotage } from './sabotage-proxy.js';
+import { SABOTAGES, type Sabotage } from './sabotage-catalogue.js';
 import { runSabotageCases, type SabotageVerdict } from './sabotage-runs.js';
 
 const seed = JSON.parse(readFileSync(path.resolve('fixtures/seed.json'), 'utf8')) as {

@@ -16,16 +16,17 @@ import { openDatabase } from '../../mock-server/stores/database/open-database.js
 import { DatabaseSync } from '../../mock-server/stores/database/node-sqlite.js';
 import { inTransaction } from '../../mock-server/stores/database/transaction.js';
 import { SqliteStateStore } from '../../mock-server/stores/sqlite-state-store.js';
-import { ACME_KEY, Api, seed } from '../support/api.js';
+import { ACME_KEY, HttpApi, seed } from '../../test-support/api-client.js';
 import { repoRoot, startTsChild, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+import type { CreatedImage } from '../../openapi/generated/client/types.gen.js';
 
 const ACME_ORG = seed.organizations[0].id;
 
 export async function runDurabilityBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const seconds = ctx.quick ? 2 : 6;
   ctx.log(`durability: acknowledged writes for ${seconds} s, then bare SQLite commits on the same disk`);
-  const writes = await acknowledgedWrites(new Api(mock.url, ACME_KEY), seconds);
+  const writes = await acknowledgedWrites(new HttpApi(mock.url, ACME_KEY), seconds);
   const floor = bareCommits(await mkdtemp(path.join(ctx.tmpDir, 'sqlite-')), seconds);
   const rows: Row[] = [
     {
@@ -54,7 +55,7 @@ export async function runDurabilityBench(ctx: BenchContext, mock: Child): Promis
     const child = await startTsChild('bench/support/mock-child.ts', [folder.dir]);
     try {
       perOrg[name] = await perOrgLatency(
-        new Api(child.url, ACME_KEY),
+        new HttpApi(child.url, ACME_KEY),
         folder.acmeImages,
         ctx.quick ? 200 : 1000,
       );
@@ -86,20 +87,23 @@ export async function runDurabilityBench(ctx: BenchContext, mock: Child): Promis
   return { rows, data: { writes, floorCommitsPerSecond: floor, perOrg, sizes } };
 }
 
-async function acknowledgedWrites(api: Api, seconds: number): Promise<{ perSecond: number; p50: number }> {
+async function acknowledgedWrites(
+  api: HttpApi,
+  seconds: number,
+): Promise<{ perSecond: number; p50: number }> {
   const until = performance.now() + seconds * 1000;
   const latencies: number[] = [];
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (performance.now() < until) {
         const t = performance.now();
-        const res = await api.call('POST', '/api/v1/image', { name: 'w.tif', size: 1000 });
-        const body = (await res.json()) as { id?: string };
+        const res = await api.send('POST', '/api/v1/image', { name: 'w.tif', size: 1000 });
+        const body = (await res.json()) as CreatedImage;
         if (res.status !== 200) throw new Error(`POST /image answered ${res.status}`);
         latencies.push(performance.now() - t);
         // a delete right away keeps the organization under its storage cap; it is a write too
         const u = performance.now();
-        const deleted = await api.call('DELETE', `/api/v1/image/${body.id}`);
+        const deleted = await api.send('DELETE', `/api/v1/image/${body.id}`);
         await deleted.arrayBuffer();
         if (deleted.status !== 200) throw new Error(`DELETE /image answered ${deleted.status}`);
         latencies.push(performance.now() - u);
@@ -177,7 +181,7 @@ async function preparedFolder(
 }
 
 async function perOrgLatency(
-  api: Api,
+  api: HttpApi,
   ids: string[],
   n: number,
 ): Promise<{ read: number; capCheck: number }> {
@@ -185,16 +189,14 @@ async function perOrgLatency(
   const capCheck: number[] = [];
   for (let i = 0; i < n; i++) {
     let t = performance.now();
-    await (await api.call('GET', `/api/v1/image/${ids[i % ids.length]}`)).arrayBuffer();
+    await (await api.send('GET', `/api/v1/image/${ids[i % ids.length]}`)).arrayBuffer();
     read.push(performance.now() - t);
     t = performance.now();
     const created = (await (
-      await api.call('POST', '/api/v1/image', { name: 'c.tif', size: 1000 })
-    ).json()) as {
-      id: string;
-    };
+      await api.send('POST', '/api/v1/image', { name: 'c.tif', size: 1000 })
+    ).json()) as CreatedImage;
     capCheck.push(performance.now() - t);
-    await (await api.call('DELETE', `/api/v1/image/${created.id}`)).arrayBuffer();
+    await (await api.send('DELETE', `/api/v1/image/${created.id}`)).arrayBuffer();
   }
   return { read: median(read), capCheck: median(capCheck) };
 }

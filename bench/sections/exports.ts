@@ -6,7 +6,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Api, ACME_KEY } from '../support/api.js';
+import { HttpApi, ACME_KEY } from '../../test-support/api-client.js';
 import { presetTiff } from '../support/fixtures.js';
 import { rssWatch, startTsChild, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
@@ -28,11 +28,11 @@ async function timedGet(url: string, key?: string): Promise<{ ms: number; bytes:
 
 export async function runExportBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const runs = ctx.quick ? 3 : 7;
-  const api = new Api(mock.url, ACME_KEY);
+  const api = new HttpApi(mock.url, ACME_KEY);
   ctx.log('exports: uploading and segmenting the 2048x2048 fixture');
   const image = await api.uploadBytes(presetTiff('large-16bit-2048'), 'exports-2048.tif');
   const ack = await api.predict(image.id);
-  const done = await api.waitPrediction(ack.prediction_id);
+  const done = await api.pollPrediction(ack.prediction_id);
   if (done.status !== 'COMPLETED') throw new Error(`segmentation ${done.status}`);
   const seg = done.segmentation_id!;
 

@@ -12,9 +12,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HostileExpectation } from '../../fixtures/hostile/build-hostile.js';
-import { Api, ACME_KEY, seed } from '../support/api.js';
+import { HttpApi, ACME_KEY, seed } from '../../test-support/api-client.js';
 import { repoRoot, rssWatch, sleep, type Child } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
+import type { UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 const HOSTILE_DIR = path.join(repoRoot, 'fixtures', 'hostile');
 const WORST = 'deflate-shared-strips-400MP.tif';
@@ -83,18 +84,17 @@ async function alive(base: string): Promise<boolean> {
 }
 
 export async function runHostileBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
-  const api = new Api(mock.url, ACME_KEY);
+  const api = new HttpApi(mock.url, ACME_KEY);
   const expected = JSON.parse(
     readFileSync(path.join(HOSTILE_DIR, 'expected.json'), 'utf8'),
   ) as HostileExpectation[];
   const upload = async (file: string) => {
     const form = new FormData();
     form.append('file', new Blob([readFileSync(path.join(HOSTILE_DIR, file))]), file);
-    const res = await api.call('POST', '/api/v1/upload', form);
-    const body = (await res.json()) as {
-      image?: { id: string; upload_status: string; upload_error?: string };
-    };
-    if (body.image) await api.call('DELETE', `/api/v1/image/${body.image.id}`);
+    const res = await api.send('POST', '/api/v1/upload', form);
+    // A refused file answers an error body, with no image.
+    const body = (await res.json()) as Partial<UploadResponse>;
+    if (body.image) await api.send('DELETE', `/api/v1/image/${body.image.id}`);
     return { status: res.status, image: body.image };
   };
 
@@ -132,7 +132,7 @@ export async function runHostileBench(ctx: BenchContext, mock: Child): Promise<S
       file: e.file,
       status: r.status,
       uploadStatus: r.image?.upload_status,
-      error: r.image?.upload_error,
+      error: r.image?.upload_error ?? undefined,
       aliveAfter,
     });
     ctx.log(

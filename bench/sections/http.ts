@@ -5,7 +5,7 @@
  * while four 2048 x 2048 segmentations run.
  */
 import autocannon, { type Result } from 'autocannon';
-import { Api, ACME_KEY } from '../support/api.js';
+import { HttpApi, ACME_KEY } from '../../test-support/api-client.js';
 import { presetTiff } from '../support/fixtures.js';
 import { freePort, startPrism, startTsChild, type Child } from '../support/processes.js';
 import { fmt, type BenchContext, type Row, type SectionResult } from '../support/report.js';
@@ -44,12 +44,12 @@ export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<Sect
   const warm = ctx.quick ? 0.5 : 1;
   const measure = ctx.quick ? 2 : 5;
   const rounds = ctx.quick ? 1 : 2;
-  const api = new Api(mock.url, ACME_KEY);
+  const api = new HttpApi(mock.url, ACME_KEY);
 
   ctx.log('http: preparing an image and a completed prediction on the mock');
   const image = await api.uploadBytes(presetTiff('easy-16bit-512'), 'http-bench.tif');
   const ack = await api.predict(image.id);
-  await api.waitPrediction(ack.prediction_id);
+  await api.pollPrediction(ack.prediction_id);
   const predictBody = await api.json('GET', `/api/v1/predict/${ack.prediction_id}`);
   const uploadBody = await api.json('GET', `/api/v1/upload/${image.id}`);
 
@@ -132,7 +132,9 @@ export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<Sect
         if (!err) loaded = result;
       },
     );
-    const outcomes = await Promise.all(acks.map((a) => api.waitPrediction(a.prediction_id, 200)));
+    const outcomes = await Promise.all(
+      acks.map((a) => api.pollPrediction(a.prediction_id, { intervalMs: 200 })),
+    );
     const segSeconds = (Date.now() - started) / 1000;
     instance.stop();
     while (!loaded) await new Promise((r) => setTimeout(r, 50));

@@ -6,7 +6,7 @@
  */
 import { encodeTiff } from '../../fixtures/generator/tiff-writer.js';
 import { renderSynthetic, FIXTURE_PRESETS } from '../../fixtures/generator/synthetic.js';
-import { Api, ACME_KEY, NUCLEI_MODEL, SPLIT_MODEL } from '../support/api.js';
+import { HttpApi, ACME_KEY, seededModelId } from '../../test-support/api-client.js';
 import { presetTiff } from '../support/fixtures.js';
 import { rssWatch, type Child } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
@@ -22,13 +22,17 @@ export interface SegmentationPoint {
 
 export async function runLimitsBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const sides = ctx.quick ? [1024, 2048] : [1024, 2048, 4096];
-  const api = new Api(mock.url, ACME_KEY);
+  const api = new HttpApi(mock.url, ACME_KEY);
   const base = FIXTURE_PRESETS['large-16bit-2048'];
   const points: SegmentationPoint[] = [];
   ctx.log('limits: warming both segmentation threads');
   const warmImage = await api.uploadBytes(presetTiff('easy-8bit-256'), 'limits-warm.tif');
-  const warm = await Promise.all([NUCLEI_MODEL, SPLIT_MODEL].map((m) => api.predict(warmImage.id, m)));
-  await Promise.all(warm.map((a) => api.waitPrediction(a.prediction_id)));
+  const warm = await Promise.all(
+    [seededModelId('nuclei-fluorescence'), seededModelId('cells-fluorescence-split')].map((m) =>
+      api.predict(warmImage.id, m),
+    ),
+  );
+  await Promise.all(warm.map((a) => api.pollPrediction(a.prediction_id)));
   await api.json('DELETE', `/api/v1/upload/${warmImage.id}`);
   for (const side of sides) {
     const scale = (side / 2048) ** 2;
@@ -46,7 +50,7 @@ export async function runLimitsBench(ctx: BenchContext, mock: Child): Promise<Se
     const watch = rssWatch(mock.pid);
     const t = performance.now();
     const ack = await api.predict(image.id);
-    const done = await api.waitPrediction(ack.prediction_id, 10);
+    const done = await api.pollPrediction(ack.prediction_id, { intervalMs: 10 });
     const seconds = (performance.now() - t) / 1000;
     const rss = watch.stop();
     if (done.status !== 'COMPLETED') throw new Error(`segmentation of ${side} ended ${done.status}`);

@@ -4,10 +4,11 @@
  * client running the same loop alone, in the same mock, just before. Afterwards every id the
  * clients saw is checked against the mock (usage counters, and a GET of each id).
  */
-import { Api, createBigOrg, orgUsage, resetMock } from '../support/api.js';
+import { HttpApi, createBigOrg, orgUsage, resetMock } from '../../test-support/api-client.js';
 import { presetTiff } from '../support/fixtures.js';
 import { MB, rssWatch, sleep, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+import type { Prediction } from '../../openapi/generated/client/types.gen.js';
 
 interface Tally {
   images: string[];
@@ -34,7 +35,7 @@ function newTally(): Tally {
 }
 
 async function client(
-  api: Api,
+  api: HttpApi,
   bytes: Buffer,
   deadline: number,
   maxIterations: number,
@@ -49,9 +50,9 @@ async function client(
       const ack = await api.predict(image.id);
       t.predictions.push(ack.prediction_id);
       if (ack.status !== 'submitted') t.skipped++;
-      const done = await api.waitPrediction(ack.prediction_id, 50, 120_000);
+      const done = await api.pollPrediction(ack.prediction_id, { intervalMs: 50, timeoutMs: 120_000 });
       if (done.status !== 'COMPLETED') throw new Error(`prediction ${done.status}`);
-      const csv = await api.call('GET', `/api/v1/export/${done.segmentation_id}/measurements.csv`);
+      const csv = await api.send('GET', `/api/v1/export/${done.segmentation_id}/measurements.csv`);
       await csv.arrayBuffer();
       if (csv.status !== 200) throw new Error(`csv ${csv.status}`);
       await api.json('DELETE', `/api/v1/upload/${image.id}`);
@@ -85,7 +86,7 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
 
   ctx.log(`load: warming the segmentation threads, then one client alone for ${soloSeconds} s (the peer)`);
   const solo = newTally();
-  const soloApi = new Api(mock.url, org.key);
+  const soloApi = new HttpApi(mock.url, org.key);
   // Two loops at once start both worker threads (the first segmentation on a thread pays its start-up).
   await Promise.all([0, 1].map(() => client(soloApi, bytes, Date.now() + 60_000, 1, solo)));
   solo.iterations = 0;
@@ -99,7 +100,7 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
   const rssBefore = memBefore.rss;
   const watch = rssWatch(mock.pid);
   const tallies = Array.from({ length: clients }, newTally);
-  const apis = tallies.map(() => new Api(mock.url, org.key));
+  const apis = tallies.map(() => new HttpApi(mock.url, org.key));
   const deadline = Date.now() + seconds * 1000;
   t0 = performance.now();
   const progress = setInterval(() => {
@@ -124,18 +125,18 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
   const duplicateImages = images.length - new Set(images).size;
   const duplicatePredictions = predictions.length - new Set(predictions).size;
   const usage = await orgUsage(mock.url, org.id);
-  const checker = new Api(mock.url, org.key);
+  const checker = new HttpApi(mock.url, org.key);
   let imagesStillThere = 0;
   let predictionsLost = 0;
   let predictionsNotCompleted = 0;
   await mapLimit(images, 16, async (id) => {
-    const res = await checker.call('GET', `/api/v1/upload/${id}`);
+    const res = await checker.send('GET', `/api/v1/upload/${id}`);
     await res.arrayBuffer();
     if (res.status === 200) imagesStillThere++;
   });
   await mapLimit(predictions, 16, async (id) => {
-    const res = await checker.call('GET', `/api/v1/predict/${id}`);
-    const body = (await res.json()) as { status?: string };
+    const res = await checker.send('GET', `/api/v1/predict/${id}`);
+    const body = (await res.json()) as Prediction;
     if (res.status !== 200) predictionsLost++;
     else if (body.status !== 'COMPLETED') predictionsNotCompleted++;
   });

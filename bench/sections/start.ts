@@ -15,10 +15,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { builtIsCurrent } from '../../bin/dist-status.js';
 import { freePort } from '../../contract-tests/harness/child-processes.js';
+import { ACME_KEY } from '../../test-support/api-client.js';
 import { repoRoot } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
 
-const SEEDED_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 /** How long a launched tree sits untouched before its memory is read. */
 const IDLE_MS = 3000;
 
@@ -92,7 +92,7 @@ async function firstOk(url: string, child: ChildProcess): Promise<void> {
   for (;;) {
     if (exited) throw new Error(`${url}: the launched process exited before answering`);
     try {
-      const res = await fetch(url, { headers: { authorization: `Bearer ${SEEDED_KEY}` } });
+      const res = await fetch(url, { headers: { authorization: `Bearer ${ACME_KEY}` } });
       await res.arrayBuffer();
       if (res.status === 200) return;
     } catch {

@@ -8,10 +8,11 @@ import { copyFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Api, ACME_KEY } from '../support/api.js';
+import { HttpApi, ACME_KEY } from '../../test-support/api-client.js';
 import { MB, rssWatch, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
 import { pagesFor, writeTiffStack } from '../support/tiff-stack.js';
+import type { UploadPlan, UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 interface Sent {
   status: number;
@@ -67,9 +68,7 @@ async function multipartUpload(base: string, file: string, size: number): Promis
     tail,
   );
   if (res.status !== 200) throw new Error(`multipart upload: ${res.status} ${res.body.slice(0, 300)}`);
-  const image = (
-    JSON.parse(res.body) as { image: { id: string; upload_status: string; upload_error?: string } }
-  ).image;
+  const image = (JSON.parse(res.body) as UploadResponse).image;
   if (image.upload_status !== 'ready')
     throw new Error(`multipart upload ended ${image.upload_status}: ${image.upload_error}`);
   return image.id;
@@ -77,16 +76,16 @@ async function multipartUpload(base: string, file: string, size: number): Promis
 
 /** Part PUTs `concurrency` at a time, as S3 clients send them (1: one after the other). */
 async function resumableUpload(
-  api: Api,
+  api: HttpApi,
   file: string,
   size: number,
   concurrency: number,
 ): Promise<{ id: string; parts: number; partsSeconds: number; completeSeconds: number }> {
   const t = performance.now();
-  const open = await api.json<{
-    image: { id: string };
-    upload: { part_size: number; urls: Array<{ part_number: number; url: string }> };
-  }>('POST', '/api/v1/upload', { name: path.basename(file), size });
+  const open = await api.json<UploadResponse & { upload: UploadPlan }>('POST', '/api/v1/upload', {
+    name: path.basename(file),
+    size,
+  });
   const { part_size: partSize, urls } = open.upload;
   const queue = [...urls];
   const sender = async () => {
@@ -106,7 +105,7 @@ async function resumableUpload(
   await api.json('POST', `/api/v1/upload/${open.image.id}/complete`, undefined, 202);
   // The complete's own share (assembly and flush), apart from the conversion that follows it.
   const completeSeconds = (performance.now() - t) / 1000 - partsSeconds;
-  const done = await api.waitImage(open.image.id, 50);
+  const done = await api.pollImage(open.image.id, { intervalMs: 50 });
   if (done.upload_status !== 'ready')
     throw new Error(`resumable upload ended ${done.upload_status}: ${done.upload_error}`);
   return { id: open.image.id, parts: urls.length, partsSeconds, completeSeconds };
@@ -125,7 +124,7 @@ const RESUMABLE_TARGET = `>= ${RESUMABLE_RATIO}x of stream copy`;
 const MODES = ['multipart', 'resumable', `resumable, ${PARALLEL_PARTS} parts at a time`] as const;
 
 export async function runUploadBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
-  const api = new Api(mock.url, ACME_KEY);
+  const api = new HttpApi(mock.url, ACME_KEY);
   const targets = ctx.quick ? [16 * MB, 64 * MB] : [100 * MB, 1024 * MB];
   const copies = ctx.quick ? 1 : 2;
   const rows: Row[] = [];

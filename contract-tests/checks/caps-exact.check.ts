@@ -2,14 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import { openResumable, pollPrediction, uploadFile, type UploadBody } from '../harness/flows.js';
+import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
-
-interface Ack {
-  prediction_id: string;
-  status: string;
-}
+import type { PredictionAck, UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 const STORAGE_CAP = 3;
 const ANALYSIS_CAP = 2;
@@ -33,7 +29,7 @@ check(
       await ctx.verify('CAP-05', () =>
         expect(response.status, `image ${i} of a cap of ${STORAGE_CAP}`).toBe(200),
       );
-      if (response.status === 200) ids.push((response.body as UploadBody).image.id);
+      if (response.status === 200) ids.push((response.body as UploadResponse).image.id);
       counted.push((await org.usage()).images);
     }
     await ctx.verify('CAP-07', () =>
@@ -89,7 +85,7 @@ check(
     }
     const modelId = await fittingModelId(client);
     const predict = (imageId: string, model = modelId) =>
-      client.call<Ack>('createPrediction', { body: { image_id: imageId, model_id: model } });
+      client.call<PredictionAck>('createPrediction', { body: { image_id: imageId, model_id: model } });
     const analyses = async () => (await org.usage()).analyses_this_month;
 
     const before = await analyses();

@@ -2,9 +2,10 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import type { ApiClient } from '../harness/api-client.js';
 import type { CheckContext } from '../harness/check.js';
-import { openResumable, pollPrediction, uploadFile, type UploadBody } from '../harness/flows.js';
+import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
+import type { UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 const MAX_FILL = 60;
 
@@ -84,7 +85,7 @@ check(
     const upload = await uploadFile(ctx, presetTiff().bytes, 'quota.tif', tiny, 'tiny');
     if (upload.status === 402)
       ctx.skip('the tiny-plan organization has no free storage slot for the image to analyse');
-    const imageId = (upload.body as UploadBody).image.id;
+    const imageId = (upload.body as UploadResponse).image.id;
     const modelId = await fittingModelId(tiny);
     for (let i = 0; i < MAX_FILL; i++) {
       const response = await tiny.call<{ prediction_id: string; detail: string }>('createPrediction', {

@@ -3,13 +3,14 @@ import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import { sharedContract, type OpenApiContract } from '../harness/openapi-contract.js';
 import { csvRecords, pngInfo } from '../harness/file-formats.js';
-import { completedSegmentation, type ImageBody } from '../harness/flows.js';
+import { completedSegmentation } from '../harness/flows.js';
 import { area, bounds, centroid, corners, pixelsInside, tracedPerimeter } from '../harness/geometry.js';
 import { decodeRoiZip, type DecodedRoi } from '../harness/imagej-roi.js';
 import { modelFor } from '../harness/model-choice.js';
 import { compareOverlay } from '../harness/overlay-pixels.js';
 import { segmentationShortcomings } from '../harness/sample-quality.js';
 import { borderSample, presetTiff } from '../harness/sample-images.js';
+import type { FeatureCollection, Image } from '../../openapi/generated/client/types.gen.js';
 
 /** The CSV columns, as the document lists them for the `columns` parameter. */
 const COLUMNS = csvColumnsOf(sharedContract());
@@ -28,12 +29,7 @@ async function binaryBody(
   return ctx.api.call<Buffer>(operationId, { params, baseUrl: ctx.target.directBaseUrl });
 }
 
-interface Feature {
-  type: string;
-  id?: string;
-  geometry: { type: string; coordinates: number[][][] };
-  properties: Record<string, unknown>;
-}
+type Feature = FeatureCollection['features'][number];
 
 check(
   'the four exports describe the same cells of a meaningful sample, and each number means what the conventions say',
@@ -81,7 +77,7 @@ check(
     });
     if (gate.length) throw new Error(`SMP-01: ${gate.join('; ')} (model ${model.name})`);
 
-    const geo = await ctx.api.call<{ type: string; features: Feature[] }>('exportRoisGeojson', { params });
+    const geo = await ctx.api.call<FeatureCollection>('exportRoisGeojson', { params });
     expect(geo.status).toBe(200);
     const features = (
       typeof geo.body === 'object' && !Buffer.isBuffer(geo.body)
@@ -96,7 +92,7 @@ check(
       query: { fill_opacity: 0 },
     });
     expect(png.status).toBe(200);
-    const image = await ctx.api.call<ImageBody>('getImage', { params: { image_id: imageId } });
+    const image = await ctx.api.call<Image>('getImage', { params: { image_id: imageId } });
     expect(image.status).toBe(200);
 
     await ctx.verify('EXP-01', () => {

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { completedSegmentation, openResumable, type ImageBody } from '../harness/flows.js';
+import { completedSegmentation, openResumable } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
+import type { Image, Model, Share } from '../../openapi/generated/client/types.gen.js';
 
 const ALLOWED_FOR_WRITES = [403, 404];
 
@@ -11,7 +12,7 @@ check(
   async (ctx) => {
     const other = ctx.other!;
     const { segmentationId, predictionId, imageId } = await completedSegmentation(ctx, presetTiff().bytes);
-    const share = await ctx.api.call<{ id: string }>('createShare', {
+    const share = await ctx.api.call<Share>('createShare', {
       body: { segmentation_id: segmentationId },
     });
     ctx.cleanup.add(() =>
@@ -44,7 +45,7 @@ check(
     expect((await other.call('revokeShare', { params: { share_id: share.body.id } })).status).toBe(404);
     expect((await other.call('deleteUpload', { params: { image_id: imageId } })).status).toBe(404);
     expect((await other.call('deleteImage', { params: { image_id: imageId } })).status).toBe(404);
-    const models = await ctx.api.call<Array<{ id: string }>>('listModels');
+    const models = await ctx.api.call<Model[]>('listModels');
     expect(
       (await other.call('createPrediction', { body: { image_id: imageId, model_id: models.body[0].id } }))
         .status,
@@ -52,14 +53,14 @@ check(
 
     // nothing the other organization did changed anything
     expect(
-      (await ctx.api.call<ImageBody>('getUpload', { params: { image_id: imageId } })).body.upload_status,
+      (await ctx.api.call<Image>('getUpload', { params: { image_id: imageId } })).body.upload_status,
     ).toBe('ready');
     expect(
-      (await ctx.api.call<ImageBody>('getUpload', { params: { image_id: uploadingId } })).body.upload_status,
+      (await ctx.api.call<Image>('getUpload', { params: { image_id: uploadingId } })).body.upload_status,
     ).toBe('uploading');
     expect(
-      (await ctx.api.call<{ revoked_at: string | null }>('getShare', { params: { share_id: share.body.id } }))
-        .body.revoked_at ?? null,
+      (await ctx.api.call<Share>('getShare', { params: { share_id: share.body.id } })).body.revoked_at ??
+        null,
     ).toBeNull();
   },
 );
@@ -68,8 +69,8 @@ check(
   "another organization's custom models are not listed and answer 404 in predict",
   { clauses: ['ISO-02'], needs: ['other'] },
   async (ctx) => {
-    const mine = await ctx.api.call<Array<{ id: string; kind: string }>>('listModels');
-    const theirs = await ctx.other!.call<Array<{ id: string; kind: string }>>('listModels');
+    const mine = await ctx.api.call<Model[]>('listModels');
+    const theirs = await ctx.other!.call<Model[]>('listModels');
     const myCustom = mine.body.filter((m) => m.kind === 'custom');
     if (!myCustom.length) ctx.skip('the main organization has no custom model to test with');
     const theirIds = new Set(theirs.body.map((m) => m.id));

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { openResumable, pollPrediction, readyImage, type PredictionBody } from '../harness/flows.js';
+import { openResumable, pollPrediction, readyImage, type PredictionAsRead } from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
-
-interface Ack {
-  prediction_id: string;
-  status: string;
-  reason: string | null;
-}
+import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
 
 check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }, async ({ api }) => {
-  const response = await api.call<Array<{ id: string; name: string; kind: string }>>('listModels');
+  const response = await api.call<Model[]>('listModels');
   expect(response.status).toBe(200);
   expect(response.body.length).toBeGreaterThan(0);
   expect(response.body.some((m) => m.kind === 'base')).toBe(true);
@@ -27,12 +22,12 @@ check(
     const sample = presetTiff('easy-8bit-256');
     const imageId = await readyImage(ctx, sample.bytes);
     const modelId = await fittingModelId(ctx.api);
-    const ack = await ctx.api.call<Ack>('createPrediction', {
+    const ack = await ctx.api.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
     expect(ack.status).toBe(200);
     expect(ack.body.status).toBe('submitted');
-    const first = await ctx.api.call<PredictionBody>('getPrediction', {
+    const first = await ctx.api.call<PredictionAsRead>('getPrediction', {
       params: { prediction_id: ack.body.prediction_id },
     });
     expect(['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED']).toContain(first.body.status);
@@ -64,15 +59,15 @@ check(
     }
     const imageId = await readyImage(ctx, presetTiff('easy-16bit-512').bytes, client);
     const modelId = await fittingModelId(client);
-    const first = await client.call<Ack>('createPrediction', {
+    const first = await client.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
-    const second = await client.call<Ack>('createPrediction', {
+    const second = await client.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
     expect(first.status).toBe(200);
     expect(second.status).toBe(200);
-    const state = await client.call<PredictionBody>('getPrediction', {
+    const state = await client.call<PredictionAsRead>('getPrediction', {
       params: { prediction_id: first.body.prediction_id },
     });
     if (state.body.status === 'SUBMITTED' || state.body.status === 'STARTED') {
@@ -110,15 +105,19 @@ check(
   },
 );
 
-check('predict refuses an image that is not ready', { clauses: ['UP-16'] }, async (ctx) => {
-  const opened = await openResumable(ctx, 1000);
-  const modelId = await fittingModelId(ctx.api);
-  const response = await ctx.api.call('createPrediction', {
-    body: { image_id: opened.body.image.id, model_id: modelId },
-  });
-  expect(response.status).toBeGreaterThanOrEqual(400);
-  expect(response.status).toBeLessThan(500);
-});
+check(
+  'predict refuses an image that is not ready with 422, the status of every state conflict',
+  { clauses: ['UP-16', 'ERR-03'] },
+  async (ctx) => {
+    const opened = await openResumable(ctx, 1000);
+    const modelId = await fittingModelId(ctx.api);
+    const response = await ctx.api.call<{ detail: unknown }>('createPrediction', {
+      body: { image_id: opened.body.image.id, model_id: modelId },
+    });
+    expect(response.status).toBe(422);
+    expect(typeof response.body.detail).toBe('string');
+  },
+);
 
 check(
   'predict answers 422 with a string detail for non-UUID ids and bad bodies',
@@ -173,7 +172,7 @@ check(
     });
     expect(forced.status).toBe(200);
     const imageId = await readyImage(ctx, presetTiff().bytes, client);
-    const ack = await client.call<Ack>('createPrediction', {
+    const ack = await client.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: await fittingModelId(client) },
     });
     const done = await pollPrediction(ctx, ack.body.prediction_id, client);

@@ -4,22 +4,11 @@ import { check } from '../harness/check.js';
 import type { CheckContext } from '../harness/check.js';
 import { completedSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
-
-interface ShareBody {
-  id: string;
-  segmentation_id: string;
-  access: string;
-  role: string;
-  url: string | null;
-  view_count: number;
-  last_viewed_at: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
+import type { Share } from '../../openapi/generated/client/types.gen.js';
 
 async function sharedSegmentation(ctx: CheckContext) {
   const segmentation = await completedSegmentation(ctx, presetTiff().bytes);
-  const share = await ctx.api.call<ShareBody>('createShare', {
+  const share = await ctx.api.call<Share>('createShare', {
     body: { segmentation_id: segmentation.segmentationId },
   });
   expect(share.status).toBe(200);
@@ -48,7 +37,7 @@ check(
     });
     expect(share.revoked_at ?? null).toBeNull();
     expect(share.url).toMatch(/\/share\/[A-Za-z0-9_-]{16,}$/);
-    const again = await ctx.api.call<ShareBody>('createShare', { body: { segmentation_id: segmentationId } });
+    const again = await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(share.id);
     expect(again.body.url).toBe(share.url);
@@ -66,7 +55,7 @@ check(
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toContain(String(cellCount));
     }
-    const read = await ctx.api.call<ShareBody>('getShare', { params: { share_id: share.id } });
+    const read = await ctx.api.call<Share>('getShare', { params: { share_id: share.id } });
     expect(read.status).toBe(200);
     expect(read.body.view_count).toBe(2);
     expect(read.body.last_viewed_at).not.toBeNull();
@@ -78,18 +67,18 @@ check(
   { clauses: ['SHR-05', 'SHR-06', 'SHR-07'] },
   async (ctx) => {
     const { segmentationId, share } = await sharedSegmentation(ctx);
-    const revoked = await ctx.api.call<ShareBody>('revokeShare', { params: { share_id: share.id } });
+    const revoked = await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } });
     expect(revoked.status).toBeGreaterThanOrEqual(200);
     expect(revoked.status).toBeLessThan(300);
-    const read = await ctx.api.call<ShareBody>('getShare', { params: { share_id: share.id } });
+    const read = await ctx.api.call<Share>('getShare', { params: { share_id: share.id } });
     expect(read.status).toBe(200);
     expect(read.body.revoked_at).not.toBeNull();
     const page = await ctx.api.raw('GET', share.url!, { key: null });
     expect(page.status).toBeGreaterThanOrEqual(400);
-    expect(
-      (await ctx.api.call<ShareBody>('getShare', { params: { share_id: share.id } })).body.view_count,
-    ).toBe(read.body.view_count);
-    const fresh = await ctx.api.call<ShareBody>('createShare', { body: { segmentation_id: segmentationId } });
+    expect((await ctx.api.call<Share>('getShare', { params: { share_id: share.id } })).body.view_count).toBe(
+      read.body.view_count,
+    );
+    const fresh = await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } });
     expect(fresh.status).toBe(200);
     ctx.cleanup.add(() =>
       ctx.api.call('revokeShare', { params: { share_id: fresh.body.id }, unvalidated: true }),

@@ -3,13 +3,7 @@ import { expect } from 'vitest';
 import type { ApiClient } from '../harness/api-client.js';
 import { check, type CheckContext } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import {
-  openResumable,
-  pollPrediction,
-  uploadFile,
-  type ImageBody,
-  type UploadBody,
-} from '../harness/flows.js';
+import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import {
@@ -21,6 +15,12 @@ import {
   type ModelImage,
   type ModelShare,
 } from '../harness/state-model.js';
+import type {
+  Image,
+  PredictionAck,
+  Share as ShareRecord,
+  UploadResponse,
+} from '../../openapi/generated/client/types.gen.js';
 
 /**
  * Stateful exploration: random sequences of uploads, aborts, deletes, reads, predictions and
@@ -64,7 +64,7 @@ class UploadSingle implements Command {
     const response = await uploadFile(real.ctx, presetTiff().bytes, 'state.tif', real.client);
     statusIn(allowed, response.status, 'single-request upload');
     if (response.status === 200) {
-      const { image } = response.body as UploadBody;
+      const { image } = response.body as UploadResponse;
       expect(image.upload_status).toBe('ready');
       model.images.push({ id: image.id, status: 'ready', deleted: false });
     }
@@ -113,7 +113,7 @@ class Read extends OnImage {
   name = 'read';
   async run(model: InterfaceModel, real: Real) {
     const image = this.image(model);
-    const response = await real.client.call<ImageBody>('getUpload', { params: { image_id: image.id } });
+    const response = await real.client.call<Image>('getUpload', { params: { image_id: image.id } });
     statusIn(
       expected.read(image),
       response.status,
@@ -128,7 +128,7 @@ class Predict extends OnImage {
   async run(model: InterfaceModel, real: Real) {
     const image = this.image(model);
     const allowed = expected.predict(model, image);
-    const response = await real.client.call<{ prediction_id: string; status: string }>('createPrediction', {
+    const response = await real.client.call<PredictionAck>('createPrediction', {
       body: { image_id: image.id, model_id: real.modelId },
     });
     statusIn(
@@ -152,7 +152,7 @@ class Share implements Command {
     const segmentation = pick(model.segmentations, this.index);
     const segmentationId = segmentation.id;
     const before = liveShare(model, segmentationId);
-    const response = await real.client.call<{ id: string; revoked_at?: string | null }>('createShare', {
+    const response = await real.client.call<ShareRecord>('createShare', {
       body: { segmentation_id: segmentationId },
     });
     statusIn(
@@ -197,7 +197,7 @@ class ReadShare extends OnShare {
   name = 'readShare';
   async run(model: InterfaceModel, real: Real) {
     const share = this.share(model);
-    const response = await real.client.call<{ revoked_at?: string | null }>('getShare', {
+    const response = await real.client.call<ShareRecord>('getShare', {
       params: { share_id: share.id },
     });
     statusIn(expected.readShare(share), response.status, `read a ${shareState(share)} share`);

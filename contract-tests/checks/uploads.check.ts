@@ -8,12 +8,18 @@ import {
   trackImage,
   uploadFile,
   pollPrediction,
-  type ImageBody,
-  type PredictionBody,
-  type UploadBody,
 } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { corpusFile, largeTiff, presetTiff } from '../harness/sample-images.js';
+import type {
+  AbortUploadResponse,
+  CompleteUploadResponse,
+  CreatedImage,
+  DeleteResponse,
+  Image,
+  Prediction,
+  PredictionAck,
+} from '../../openapi/generated/client/types.gen.js';
 
 check(
   'a single-request upload answers the image ready, upload null',
@@ -27,7 +33,7 @@ check(
     expect(response.body.image.upload_status).toBe('ready');
     expect(response.body.image.size).toBe(sample.bytes.length);
     expect(response.body.image.shape).toEqual([sample.height, sample.width]);
-    const read = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: response.body.image.id } });
+    const read = await ctx.api.call<Image>('getUpload', { params: { image_id: response.body.image.id } });
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({
       id: response.body.image.id,
@@ -79,7 +85,7 @@ check(
         );
       }
     });
-    const complete = await ctx.api.call<{ status: string }>('completeUpload', {
+    const complete = await ctx.api.call<CompleteUploadResponse>('completeUpload', {
       params: { image_id: opened.body.image.id },
     });
     expect(complete.status).toBe(202);
@@ -125,7 +131,7 @@ check(
     });
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
-    const still = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: opened.body.image.id } });
+    const still = await ctx.api.call<Image>('getUpload', { params: { image_id: opened.body.image.id } });
     expect(still.body.upload_status).toBe('uploading');
     const right = await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } });
     expect(right.status).toBe(202);
@@ -153,14 +159,14 @@ check('a file that is not a TIFF ends failed with a reason', { clauses: ['UP-07'
 
 check(
   'abort marks the image failed and keeps the record; a second abort or a complete is refused',
-  { clauses: ['UP-08', 'UP-12'] },
+  { clauses: ['UP-08', 'UP-12', 'ERR-03'] },
   async (ctx) => {
     const opened = await openResumable(ctx, 1000);
     const id = opened.body.image.id;
-    const abort = await ctx.api.call<{ status: string }>('abortUpload', { params: { image_id: id } });
+    const abort = await ctx.api.call<AbortUploadResponse>('abortUpload', { params: { image_id: id } });
     expect(abort.status).toBe(200);
     expect(typeof abort.body.status).toBe('string');
-    const read = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: id } });
+    const read = await ctx.api.call<Image>('getUpload', { params: { image_id: id } });
     expect(read.body.upload_status).toBe('failed');
     for (const operationId of ['abortUpload', 'completeUpload']) {
       const again = await ctx.api.call<{ detail: unknown }>(operationId, { params: { image_id: id } });
@@ -185,7 +191,7 @@ check(
   async (ctx) => {
     const opened = await openResumable(ctx, 1000);
     const id = opened.body.image.id;
-    const deleted = await ctx.api.call<{ success: boolean }>('deleteUpload', { params: { image_id: id } });
+    const deleted = await ctx.api.call<DeleteResponse>('deleteUpload', { params: { image_id: id } });
     expect(deleted.status).toBe(200);
     expect(deleted.body.success).toBe(true);
     expect((await ctx.api.call('getUpload', { params: { image_id: id } })).status).toBe(404);
@@ -196,7 +202,7 @@ check(
 check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx) => {
   const uploaded = await uploadFile(ctx, presetTiff().bytes);
   const id = uploaded.body.image.id;
-  const deleted = await ctx.api.call<{ success: boolean }>('deleteImage', { params: { image_id: id } });
+  const deleted = await ctx.api.call<DeleteResponse>('deleteImage', { params: { image_id: id } });
   expect(deleted.status).toBe(200);
   expect(deleted.body.success).toBe(true);
   expect((await ctx.api.call('getImage', { params: { image_id: id } })).status).toBe(404);
@@ -208,7 +214,7 @@ check(
   { clauses: ['UP-13'] },
   async (ctx) => {
     const bytes = presetTiff().bytes;
-    const created = await ctx.api.call<ImageBody & { upload: UploadBody['upload'] }>('createImage', {
+    const created = await ctx.api.call<CreatedImage>('createImage', {
       body: {
         name: `${ctx.target.namePrefix}record.tif`,
         size: bytes.length,
@@ -225,7 +231,7 @@ check(
     expect((await ctx.api.call('completeUpload', { params: { image_id: created.body.id } })).status).toBe(
       202,
     );
-    const read = await ctx.api.call<ImageBody>('getImage', { params: { image_id: created.body.id } });
+    const read = await ctx.api.call<Image>('getImage', { params: { image_id: created.body.id } });
     expect(read.status).toBe(200);
     expect(['processing', 'ready']).toContain(read.body.upload_status);
     expect((await pollImage(ctx, created.body.id)).upload_status).toBe('ready');
@@ -321,7 +327,7 @@ check(
     await ctx.verify('UP-19', () => expect(refusedExpiry.status, `PUT with ${expiry} moved`).toBe(403));
     const accepted = await put(given);
     expect(accepted.status, 'the URL as given').toBe(200);
-    const image = await ctx.api.call<ImageBody>('getUpload', { params: { image_id: opened.body.image.id } });
+    const image = await ctx.api.call<Image>('getUpload', { params: { image_id: opened.body.image.id } });
     expect(image.body.upload_status).toBe('uploading');
   },
 );
@@ -333,23 +339,22 @@ check(
     const bytes = presetTiff('easy-8bit-256').bytes;
     const opened = await openResumable(ctx, bytes.length);
     const id = opened.body.image.id;
-    const imageFields = (image: ImageBody & Record<string, unknown>) =>
+    const imageFields = (image: Image & Record<string, unknown>) =>
       Object.fromEntries(['id', 'name', 'size', 'image_type', 'created_at'].map((k) => [k, image[k]]));
     const reads: Array<Record<string, unknown>> = [
-      imageFields(opened.body.image as ImageBody & Record<string, unknown>),
+      imageFields(opened.body.image as Image & Record<string, unknown>),
     ];
     await putParts(ctx.api, opened.body.upload!, bytes);
     reads.push(
       imageFields(
-        (await ctx.api.call<ImageBody & Record<string, unknown>>('getUpload', { params: { image_id: id } }))
-          .body,
+        (await ctx.api.call<Image & Record<string, unknown>>('getUpload', { params: { image_id: id } })).body,
       ),
     );
     expect((await ctx.api.call('completeUpload', { params: { image_id: id } })).status).toBe(202);
-    const ready = (await pollImage(ctx, id)) as ImageBody & Record<string, unknown>;
+    const ready = (await pollImage(ctx, id)) as Image & Record<string, unknown>;
     reads.push(imageFields(ready));
     const again = (
-      await ctx.api.call<ImageBody & Record<string, unknown>>('getImage', { params: { image_id: id } })
+      await ctx.api.call<Image & Record<string, unknown>>('getImage', { params: { image_id: id } })
     ).body;
     reads.push(imageFields(again));
     await ctx.verify('STB-01', () => {
@@ -359,21 +364,20 @@ check(
     });
 
     const modelId = await fittingModelId(ctx.api);
-    const ack = await ctx.api.call<{ prediction_id: string }>('createPrediction', {
+    const ack = await ctx.api.call<PredictionAck>('createPrediction', {
       body: { image_id: id, model_id: modelId },
     });
     expect(ack.status).toBe(200);
-    const predictionFields = (p: PredictionBody & Record<string, unknown>) =>
+    const predictionFields = (p: Prediction & Record<string, unknown>) =>
       Object.fromEntries(['prediction_id', 'image_id', 'model_id', 'created_at'].map((k) => [k, p[k]]));
     const first = (
-      await ctx.api.call<PredictionBody & Record<string, unknown>>('getPrediction', {
+      await ctx.api.call<Prediction & Record<string, unknown>>('getPrediction', {
         params: { prediction_id: ack.body.prediction_id },
       })
     ).body;
-    const done = (await pollPrediction(ctx, ack.body.prediction_id)) as PredictionBody &
-      Record<string, unknown>;
+    const done = (await pollPrediction(ctx, ack.body.prediction_id)) as Prediction & Record<string, unknown>;
     const reread = (
-      await ctx.api.call<PredictionBody & Record<string, unknown>>('getPrediction', {
+      await ctx.api.call<Prediction & Record<string, unknown>>('getPrediction', {
         params: { prediction_id: ack.body.prediction_id },
       })
     ).body;

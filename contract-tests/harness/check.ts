@@ -1,5 +1,5 @@
 import { test, type TestContext } from 'vitest';
-import { CLAUSE_IDS } from '../clauses.js';
+import { ADVISORY_IDS, CLAUSE_IDS } from '../clauses.js';
 import path from 'node:path';
 import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
 import { reportDir } from './cleanup.js';
@@ -127,12 +127,14 @@ export function check(
         } catch (err) {
           const error = `${clauseId}: ${(err as Error).message}`;
           meta.clauseOutcomes[clauseId] = { outcome: 'fail', error };
-          clauseFailures.push(error);
+          // An advisory is reported "at risk" and never fails the check (clauses.ts).
+          if (!ADVISORY_IDS.has(clauseId)) clauseFailures.push(error);
           return false;
         }
       };
       // The requests up to the failure, before cleanup adds its own.
       let failedAt: number | undefined;
+      let failure: { error: unknown } | undefined;
       try {
         try {
           await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
@@ -144,12 +146,31 @@ export function check(
         if (record.violations.length)
           throw new Error(`responses broke the document:\n- ${record.violations.join('\n- ')}`);
       } catch (err) {
+        failure = { error: err };
+      }
+      // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
+      // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
+      const beforeCleanup = record.violations.length;
+      await cleanup.run();
+      meta.calls = record.seen;
+      const cleanupErrors = record.violations.slice(beforeCleanup);
+      if (!failure && cleanupErrors.length)
+        failure = {
+          error: new Error(
+            `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
+          ),
+        };
+      if (failure) {
         if (!meta.skipReason)
-          meta.reproducer = reproduce(title, options.clauses, err, record, target, failedAt);
-        throw err;
-      } finally {
-        await cleanup.run();
-        meta.calls = record.seen;
+          meta.reproducer = reproduce(
+            title,
+            options.clauses,
+            failure.error,
+            record,
+            target,
+            cleanupErrors.length ? undefined : failedAt,
+          );
+        throw failure.error;
       }
     },
   );

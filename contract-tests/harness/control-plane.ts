@@ -1,11 +1,10 @@
 import { expect } from 'vitest';
 import type { ApiClient } from './api-client.js';
 import type { CheckContext } from './check.js';
+import type { components } from '../../openapi/generated/mock-control-types.js';
 
-export interface Usage {
-  images: number;
-  analyses_this_month: number;
-}
+type MockOrganization = components['schemas']['MockOrganization'];
+export type Usage = MockOrganization['usage'];
 
 export interface ThrowawayOrganization {
   id: string;
@@ -14,11 +13,7 @@ export interface ThrowawayOrganization {
   /** The organization's counters, as the mock's control plane reports them. */
   usage(): Promise<Usage>;
   /** How this organization's predictions progress (delays, polls before completing). */
-  progress(settings: {
-    start_delay_ms?: number;
-    run_delay_ms?: number;
-    complete_after_polls?: number;
-  }): Promise<void>;
+  progress(settings: Partial<Omit<components['schemas']['MockProgress'], 'organization_id'>>): Promise<void>;
 }
 
 /**
@@ -33,7 +28,7 @@ export async function throwawayOrganization(
   plan: { storage_cap_images: number; monthly_analysis_cap: number },
 ): Promise<ThrowawayOrganization> {
   const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
-  const created = await ctx.api.call<{ id: string; api_keys: string[] }>('mockCreateOrganization', {
+  const created = await ctx.api.call<MockOrganization>('mockCreateOrganization', {
     ...admin,
     body: { name: `${ctx.target.namePrefix}${label}`, plan: { name: label, ...plan } },
   });
@@ -46,7 +41,7 @@ export async function throwawayOrganization(
     id,
     client: ctx.clientFor(created.body.api_keys[0]),
     async usage() {
-      const listed = await ctx.api.call<Array<{ id: string; usage: Usage }>>('mockListOrganizations', admin);
+      const listed = await ctx.api.call<MockOrganization[]>('mockListOrganizations', admin);
       expect(listed.status).toBe(200);
       const mine = listed.body.find((o) => o.id === id);
       if (!mine) throw new Error(`organization ${id} is no longer listed`);

@@ -2,35 +2,24 @@ import { expect } from 'vitest';
 import type { ApiClient, ApiResponse } from './api-client.js';
 import type { CheckContext } from './check.js';
 import { fittingModelId } from './model-choice.js';
+import type {
+  Image,
+  PredictionAck,
+  PredictionCompleted,
+  PredictionFailed,
+  PredictionFields,
+  UploadPlan,
+  UploadResponse,
+} from '../../openapi/generated/client/types.gen.js';
 
-export interface ImageBody {
-  id: string;
-  name: string;
-  upload_status: 'uploading' | 'processing' | 'ready' | 'failed';
-  shape?: number[] | null;
-  upload_error?: string | null;
-  size: number;
-}
-
-export interface PlanBody {
-  part_size: number;
-  upload_id: string;
-  urls: Array<{ part_number: number; url: string }>;
-}
-
-export interface UploadBody {
-  image: ImageBody;
-  success: boolean;
-  upload: PlanBody | null;
-}
-
-export interface PredictionBody {
-  prediction_id: string;
-  status: 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
-  segmentation_id?: string;
-  cell_count?: number;
-  error?: string;
-}
+/**
+ * A prediction as a black-box check reads it: the document's per-status forms merged, every field
+ * of a status-specific form optional, so a check can ask whether a target sent a field that its
+ * status must not carry (the document's union would not let it read the field at all).
+ */
+export type PredictionAsRead = PredictionFields &
+  Partial<Omit<PredictionCompleted, keyof PredictionFields>> &
+  Partial<Omit<PredictionFailed, keyof PredictionFields>>;
 
 type Owner = 'main' | 'other' | 'tiny';
 
@@ -50,11 +39,11 @@ export async function uploadFile(
   name = 'cells.tif',
   client: ApiClient = ctx.api,
   owner: Owner = 'main',
-): Promise<ApiResponse<UploadBody>> {
+): Promise<ApiResponse<UploadResponse>> {
   const form = new FormData();
   form.append('file', new Blob([bytes], { type: 'image/tiff' }), ctx.target.namePrefix + name);
   // Prism 5.14's proxy re-encodes binary multipart bodies and corrupts the file: this request goes around it.
-  const response = await client.call<UploadBody>('uploadImage', {
+  const response = await client.call<UploadResponse>('uploadImage', {
     rawBody: form,
     baseUrl: ctx.target.directBaseUrl,
   });
@@ -68,8 +57,8 @@ export async function openResumable(
   name = 'resumable.tif',
   client: ApiClient = ctx.api,
   owner: Owner = 'main',
-): Promise<ApiResponse<UploadBody>> {
-  const response = await client.call<UploadBody>('uploadImage', {
+): Promise<ApiResponse<UploadResponse>> {
+  const response = await client.call<UploadResponse>('uploadImage', {
     body: { name: ctx.target.namePrefix + name, size },
   });
   if (response.status === 200) trackImage(ctx, client, response.body.image.id, owner);
@@ -79,7 +68,7 @@ export async function openResumable(
 /** PUTs each chunk to its presigned URL, in part order; answers the ETags. */
 export async function putParts(
   client: ApiClient,
-  plan: PlanBody,
+  plan: UploadPlan,
   bytes: Buffer,
   only?: number[],
 ): Promise<Map<number, string>> {
@@ -94,14 +83,10 @@ export async function putParts(
   return etags;
 }
 
-export async function pollImage(
-  ctx: CheckContext,
-  id: string,
-  client: ApiClient = ctx.api,
-): Promise<ImageBody> {
+export async function pollImage(ctx: CheckContext, id: string, client: ApiClient = ctx.api): Promise<Image> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<ImageBody>('getUpload', { params: { image_id: id }, failFast: true });
+    const response = await client.call<Image>('getUpload', { params: { image_id: id }, failFast: true });
     expect(response.status).toBe(200);
     const status = response.body.upload_status;
     if (status === 'ready' || status === 'failed') return response.body;
@@ -129,10 +114,10 @@ export async function pollPrediction(
   id: string,
   client: ApiClient = ctx.api,
   seen?: Set<string>,
-): Promise<PredictionBody> {
+): Promise<PredictionAsRead> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<PredictionBody>('getPrediction', {
+    const response = await client.call<PredictionAsRead>('getPrediction', {
       params: { prediction_id: id },
       failFast: true,
     });
@@ -154,7 +139,7 @@ export async function completedSegmentation(
 ): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
   const imageId = await readyImage(ctx, bytes, client);
   const modelId = model ?? (await fittingModelId(client));
-  const ack = await client.call<{ prediction_id: string }>('createPrediction', {
+  const ack = await client.call<PredictionAck>('createPrediction', {
     body: { image_id: imageId, model_id: modelId },
   });
   expect(ack.status).toBe(200);

@@ -1,13 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiClient } from './api-client.js';
 import type { MeaningfulSample } from './sample-images.js';
-
-export interface ListedModel {
-  id: string;
-  name: string;
-  kind?: string;
-  description?: string;
-}
+import type { Model } from '../../openapi/generated/client/types.gen.js';
 
 /** What a sample needs from the model that segments it. */
 export interface SampleNeeds {
@@ -20,7 +14,7 @@ export interface SampleNeeds {
  * How well a model's own words (name and description from GET /models) fit a sample: the suite
  * picks a model by what it is for, never by list order. Positive: a fit; 0 or less: no fit.
  */
-export function fitScore(model: ListedModel, needs: SampleNeeds): number {
+export function fitScore(model: Model, needs: SampleNeeds): number {
   const text = `${model.name} ${model.description ?? ''}`.toLowerCase();
   let score = 0;
   if (needs.look === 'bright-on-dark') {
@@ -37,12 +31,12 @@ export function fitScore(model: ListedModel, needs: SampleNeeds): number {
   return score;
 }
 
-const listed = new WeakMap<ApiClient, Promise<ListedModel[]>>();
+const listed = new WeakMap<ApiClient, Promise<Model[]>>();
 
-async function modelsOf(client: ApiClient): Promise<ListedModel[]> {
+async function modelsOf(client: ApiClient): Promise<Model[]> {
   let models = listed.get(client);
   if (!models) {
-    models = client.call<ListedModel[]>('listModels').then((response) => {
+    models = client.call<Model[]>('listModels').then((response) => {
       expect(response.status, 'GET /models').toBe(200);
       return response.body;
     });
@@ -55,7 +49,7 @@ async function modelsOf(client: ApiClient): Promise<ListedModel[]> {
  * The model that fits the sample, by what GET /models says each is for. CONTRACT_MODEL (an id or
  * a name) overrides the choice for a target whose descriptions say too little.
  */
-export async function modelFor(client: ApiClient, needs: SampleNeeds): Promise<ListedModel> {
+export async function modelFor(client: ApiClient, needs: SampleNeeds): Promise<Model> {
   const models = await modelsOf(client);
   const forced = process.env.CONTRACT_MODEL;
   if (forced) {

@@ -53,11 +53,11 @@ export const expected = {
   abort: (image: ModelImage) => (image.deleted ? [404] : image.status === 'uploading' ? [200] : [422]),
   delete: (image: ModelImage) => (image.deleted ? [404] : [200]),
   read: (image: ModelImage) => (image.deleted ? [404] : [200]),
-  /** Missing: 404. Not ready: a 4xx (409 on the mock, not stated). Cap reached: 402. */
+  /** Missing: 404. Not ready: 422, as every state conflict (assumed). Cap reached: 402 or 422. */
   predict(model: InterfaceModel, image: ModelImage): number[] {
     if (image.deleted) return [404];
     const capReached = model.analyses >= model.analysisCap;
-    if (image.status !== 'ready') return capReached ? [402, 409, 422] : [409, 422];
+    if (image.status !== 'ready') return capReached ? [402, 422] : [422];
     return capReached ? [402] : [200];
   },
   share: (segmentation: ModelSegmentation) => (segmentation.deleted ? [404] : [200]),

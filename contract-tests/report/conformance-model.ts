@@ -44,7 +44,13 @@ export interface ConformanceReport {
   target: { baseUrl: string; profile: string; capabilities: string[] };
   startedAt: string;
   finishedAt: string;
-  totals: { checks: Record<Outcome, number>; clauses: Record<Outcome | 'not-run', number> };
+  totals: {
+    checks: Record<Outcome, number>;
+    /** Stated and assumed clauses: the interface's promises. */
+    clauses: Record<Outcome | 'not-run', number>;
+    /** Advisory clauses apart: a fail there is "at risk", not a broken promise. */
+    advisories: Record<Outcome | 'not-run', number>;
+  };
   clauses: ClauseResult[];
   operations: OperationResult[];
   /** Every other request the checks made (presigned part URLs, share pages, unknown routes). */
@@ -113,7 +119,11 @@ export function buildReport(
         ['pass', 'fail', 'skipped'],
       ),
       clauses: count(
-        clauses.map((c) => c.outcome),
+        clauses.filter((c) => c.kind !== 'advisory').map((c) => c.outcome),
+        ['pass', 'fail', 'skipped', 'not-run'],
+      ),
+      advisories: count(
+        clauses.filter((c) => c.kind === 'advisory').map((c) => c.outcome),
         ['pass', 'fail', 'skipped', 'not-run'],
       ),
     },

@@ -42,9 +42,10 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(path.join(REPORT_DIR, 'conformance.json'), JSON.stringify(report, null, 2));
     writeFileSync(path.join(REPORT_DIR, 'conformance.md'), renderMarkdown(report));
     writeFileSync(path.join(REPORT_DIR, 'conformance.html'), renderHtml(report));
-    const { clauses } = report.totals;
+    const { clauses, advisories } = report.totals;
+    const atRisk = advisories.fail ? `; ${advisories.fail} advisory at risk (see the report)` : '';
     console.log(
-      `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run; ` +
+      `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run${atRisk}; ` +
         `report in ${shownPath(REPORT_DIR)}/conformance.{md,html,json}`,
     );
   }

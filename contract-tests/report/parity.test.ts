@@ -14,6 +14,7 @@ function report(
     totals: {
       checks: { pass: 0, fail: 0, skipped: 0 },
       clauses: { pass: 0, fail: 0, skipped: 0, 'not-run': 0 },
+      advisories: { pass: 0, fail: 0, skipped: 0, 'not-run': 0 },
     },
     clauses: clauses.map(([id, outcome, error]) => ({
       id,

@@ -1,9 +1,11 @@
 import type { ConformanceReport } from './conformance-model.js';
 
+const ADVISORY_RESULT = { pass: 'safe', fail: 'at risk', skipped: 'skipped', 'not-run': 'not run' } as const;
+
 /** A self-contained HTML page (no external assets) with the same content as the Markdown report. */
 export function renderHtml(report: ConformanceReport): string {
-  const { checks, clauses } = report.totals;
-  const clauseRows = (kind: 'stated' | 'assumed') =>
+  const { checks, clauses, advisories } = report.totals;
+  const clauseRows = (kind: 'stated' | 'assumed' | 'advisory') =>
     report.clauses
       .filter((c) => c.kind === kind)
       .map((c) => {
@@ -14,7 +16,8 @@ export function renderHtml(report: ConformanceReport): string {
               `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}${k.reproducer ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
           )
           .join('');
-        return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${c.outcome}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
+        const result = kind === 'advisory' ? ADVISORY_RESULT[c.outcome] : c.outcome;
+        return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${result}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
       })
       .join('\n');
   const operationRows = report.operations
@@ -58,6 +61,9 @@ tr.pass .result{color:#137333}tr.fail{background:#fce8e6}tr.fail .result{color:#
 <table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('stated')}</tbody></table>
 <h2>Assumed where the interface says "not shown"</h2>
 <table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('assumed')}</tbody></table>
+<h2>Advisory: safe to open (no promise of the interface; never fails the run)</h2>
+<p class="totals"><span>${advisories.pass} safe</span><span>${advisories.fail} at risk</span></p>
+<table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('advisory')}</tbody></table>
 <h2>Operations: statuses seen against statuses documented</h2>
 <table><thead><tr><th>operation</th><th>method and path</th><th>documented</th><th>seen</th><th>not documented</th></tr></thead><tbody>${operationRows}</tbody></table>
 ${otherRows ? `<h2>Other requests (outside the document)</h2><table><thead><tr><th>request</th><th>seen</th></tr></thead><tbody>${otherRows}</tbody></table>` : ''}

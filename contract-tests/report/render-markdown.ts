@@ -1,6 +1,17 @@
 import type { ConformanceReport } from './conformance-model.js';
 
 const MARK = { pass: 'pass', fail: '**FAIL**', skipped: 'skipped', 'not-run': 'not run' } as const;
+const ADVISORY_MARK = {
+  pass: 'safe',
+  fail: '**at risk**',
+  skipped: 'skipped',
+  'not-run': 'not run',
+} as const;
+const HEADING = {
+  stated: 'Stated by the interface',
+  assumed: 'Assumed where the interface says "not shown"',
+  advisory: 'Advisory: safe to open (no promise of the interface; never fails the run)',
+} as const;
 
 /** The report for people, as Markdown: totals, then stated and assumed clauses apart, then operations. */
 export function renderMarkdown(report: ConformanceReport): string {
@@ -14,12 +25,13 @@ export function renderMarkdown(report: ConformanceReport): string {
   lines.push(
     `Clauses: ${clauses.pass} pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run.`,
   );
+  const { advisories } = report.totals;
+  lines.push(
+    `Advisories (never fail the run): ${advisories.pass} safe, ${advisories.fail} at risk, ${advisories.skipped + advisories['not-run']} not judged.`,
+  );
   lines.push(`Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.skipped} skipped.`, '');
-  for (const kind of ['stated', 'assumed'] as const) {
-    lines.push(
-      `## ${kind === 'stated' ? 'Stated by the interface' : 'Assumed where the interface says "not shown"'}`,
-      '',
-    );
+  for (const kind of ['stated', 'assumed', 'advisory'] as const) {
+    lines.push(`## ${HEADING[kind]}`, '');
     lines.push('| clause | area | result | statement | notes |', '|---|---|---|---|---|');
     for (const c of report.clauses.filter((x) => x.kind === kind)) {
       const notes = c.checks
@@ -30,7 +42,8 @@ export function renderMarkdown(report: ConformanceReport): string {
             : `${k.title}: ${k.skipReason ?? 'skipped'}`,
         )
         .join('<br>');
-      lines.push(`| ${c.id} | ${c.area} | ${MARK[c.outcome]} | ${escape(c.summary)} | ${escape(notes)} |`);
+      const mark = (kind === 'advisory' ? ADVISORY_MARK : MARK)[c.outcome];
+      lines.push(`| ${c.id} | ${c.area} | ${mark} | ${escape(c.summary)} | ${escape(notes)} |`);
     }
     lines.push('');
   }

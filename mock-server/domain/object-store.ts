@@ -36,7 +36,58 @@ export interface PutObjectOptions {
   move?: boolean;
 }
 
+/** The request of a part PUT, as the HTTP layer hands it to a store that serves part URLs itself. */
+export interface PutPartOptions {
+  /** The request's `Content-MD5` header (base64 of the 16-byte digest), checked as S3 does. */
+  contentMd5?: string;
+  /** The request's declared length, when known: refused up front when larger than a part. */
+  contentLength?: number;
+}
+
+export interface PartRequestQuery {
+  expires: unknown;
+  signature: unknown;
+}
+
+/**
+ * A store whose part URLs point at this mock (the embedded store): the HTTP layer mounts a router
+ * for its part PUTs (http/storage/storage-router.ts). A remote store's URLs point at the store.
+ */
+export interface PartReceiver {
+  /** Checks a part PUT's signature; throws SignatureDoesNotMatch or AccessDenied (both 403). */
+  verifyPartRequest(method: string, uploadId: string, partNumber: string, query: PartRequestQuery): void;
+  /** Streams one part in and answers its quoted MD5 ETag. */
+  putPart(
+    uploadId: string,
+    partNumberText: string,
+    body: NodeJS.ReadableStream,
+    options?: PutPartOptions,
+  ): Promise<{ etag: string; size: number }>;
+}
+
+/** What a data folder's rows still refer to, for the start-up sweep of the store's own files. */
+export interface ReferencedByState {
+  uploadIds: ReadonlySet<string>;
+  /** Key prefixes, one per stored image (`objects/<uuid>/`). */
+  keyPrefixes: ReadonlySet<string>;
+}
+
 export interface ObjectStore {
+  /** Set when this store serves its part URLs itself; undefined when they point elsewhere. */
+  readonly partReceiver?: PartReceiver;
+  /**
+   * A file on this machine holding the object's bytes, for decoders that read files: the embedded
+   * store's own file, or a local copy of a remote object, made once and kept until `forgetLocalFile`.
+   */
+  localFileOf(key: string): Promise<string>;
+  /** Removes the local copy `localFileOf` made of a remote object, if any. */
+  forgetLocalFile(key: string): Promise<void>;
+  /**
+   * Start-up housekeeping after a crash: removes the store's staging files, open uploads and
+   * stored objects no row refers to, where the store can list them cheaply (a remote store leaves
+   * that to the bucket's lifecycle rules). Answers how many entries were removed.
+   */
+  sweepUnreferenced(referenced: ReferencedByState): Promise<number>;
   createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }>;
   /** An absolute URL a client PUTs one part to. Never contains the storage key (embedded store). */
   presignPart(uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string>;

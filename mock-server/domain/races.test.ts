@@ -18,6 +18,7 @@ import {
   type DomainWorld as World,
 } from '../../test-support/domain-world.js';
 import { DomainError } from './errors.js';
+import { dataLayout, storeLayout } from '../stores/data-layout.js';
 
 const RUNS = 25;
 const SEED = 20261122;
@@ -34,8 +35,9 @@ async function outcome(work: Promise<unknown>): Promise<string> {
 }
 
 function filesOf(w: World, imageId: string): string[] {
-  const objects = path.join(w.store.dataDir, 'objects', 'objects');
-  const derived = path.join(w.root, 'derived', imageId);
+  // the folder holding one folder per image key (`objects/<uuid>/original.tif`)
+  const objects = path.dirname(storeLayout(w.store.dataDir).objectFile('objects/any'));
+  const derived = dataLayout(w.root).derivedFilesOf(imageId).folder;
   return [...(existsSync(objects) ? readdirSync(objects) : []), ...(existsSync(derived) ? [derived] : [])];
 }
 
@@ -105,8 +107,8 @@ describe('races end in a serial order', () => {
           expect(['ok', 'not_found']).toContain(predicted);
           expect(w.state.predictions.idsOfImage(id)).toEqual([]);
           expect(w.state.segmentations.idsOfImage(id)).toEqual([]);
-          const left = existsSync(path.join(w.root, 'segmentations'))
-            ? readdirSync(path.join(w.root, 'segmentations'))
+          const left = existsSync(dataLayout(w.root).segmentations)
+            ? readdirSync(dataLayout(w.root).segmentations)
             : [];
           expect(left).toEqual([]);
         } finally {
@@ -127,12 +129,9 @@ describe('races end in a serial order', () => {
           await w.images.idle();
           const { prediction } = w.predictions.submit(w.org, id, MODEL_ID);
           await w.predictions.idle();
-          const segmentation = w.predictions.segmentation(
-            w.org,
-            w.state.predictions.get(prediction.id)!.segmentationId!,
-          );
-          const first = w.shares.createOrGet(w.org, segmentation);
-          const create = s.scheduleFunction(async () => w.shares.createOrGet(w.org, segmentation));
+          const segmentation = { id: w.state.predictions.get(prediction.id)!.segmentationId! };
+          const first = w.shares.createOrGet(w.org, segmentation.id);
+          const create = s.scheduleFunction(async () => w.shares.createOrGet(w.org, segmentation.id));
           const revoke = s.scheduleFunction(async () => w.shares.revoke(w.org, first.id));
           const [created] = await s.waitFor(Promise.all([create(), revoke(), create()]));
           const live = w.state.shares
@@ -157,7 +156,7 @@ describe('races end in a serial order', () => {
         const { image, plan } = await w.images.openResumable(w.org, { name: 'r.tif', size: 8 });
         const body = new PassThrough();
         body.write(Buffer.from('1234'));
-        const put = w.store.putPart(plan.uploadId, '1', body).then(
+        const put = w.store.partReceiver.putPart(plan.uploadId, '1', body).then(
           () => 'ok',
           (err: { code?: string }) => err.code,
         );
@@ -170,7 +169,7 @@ describe('races end in a serial order', () => {
         expect(['ok', 'NoSuchUpload']).toContain(await put);
         await w.store.whenIdle();
         expect(w.state.images.get(image.id)!.uploadStatus).toBe('failed');
-        expect(existsSync(path.join(w.store.dataDir, 'multipart', plan.uploadId))).toBe(false);
+        expect(existsSync(storeLayout(w.store.dataDir).uploadFolder(plan.uploadId))).toBe(false);
       } finally {
         w.close();
       }

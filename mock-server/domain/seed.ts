@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
 import type { StateStore } from './state.js';
@@ -27,8 +26,9 @@ export interface Seed {
   organizations: SeedOrganization[];
 }
 
-export async function readSeed(file: string): Promise<Seed> {
-  const seed = JSON.parse(await readFile(file, 'utf8')) as Seed;
+/** A seed file's text, checked for the two arrays; `file` names it in the error. */
+export function parseSeed(text: string, file: string): Seed {
+  const seed = JSON.parse(text) as Seed;
   if (!Array.isArray(seed.organizations) || !Array.isArray(seed.base_models)) {
     throw new Error(`seed file ${file}: expected "base_models" and "organizations" arrays`);
   }

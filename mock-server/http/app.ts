@@ -20,7 +20,6 @@ import { methodNotAllowed } from './method-not-allowed.js';
 import { DEFAULT_DISCARD_LIMITS } from './discard-rest.js';
 import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
-import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
@@ -46,7 +45,7 @@ export function createApp(
   const operations = documentOperations();
   const operationIds = new Set(operations.map((op) => op.operationId));
   const storagePath = new URL(settings.storageUrl).pathname.replace(/\/$/, '') || '/storage';
-  const embeddedStore = useCases.store instanceof EmbeddedObjectStore ? useCases.store : undefined;
+  const embeddedStore = useCases.store.partReceiver;
   const routes = new RouteTable([
     ...(embeddedStore ? storageRoutes(storagePath) : []),
     ...referenceRoutes(),

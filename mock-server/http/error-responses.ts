@@ -2,13 +2,17 @@ import type { Response } from 'express';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 import { detailWithoutServerPaths } from './server-paths.js';
 
-/** The status each domain failure answers with. */
+/**
+ * The status each domain failure answers with. A request the resource's state refuses answers 422
+ * on every public operation, an image not ready for predict as a complete or abort out of turn:
+ * one status for one kind of error, so generic tools can classify them (openapi.yaml).
+ */
 const STATUS_OF: Record<DomainErrorKind, number> = {
   not_found: 404,
   cap_reached: 402,
   invalid_state: 422,
   invalid_input: 422,
-  not_ready: 409,
+  not_ready: 422,
   too_large: 413,
   forbidden: 403,
   storage_full: 507,

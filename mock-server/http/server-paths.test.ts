@@ -47,7 +47,7 @@ describe('error texts a client reads', () => {
     const image = await api.uploadTiff();
     const models = (await api.call('GET', '/api/v1/models')).body as Array<{ id: string }>;
     const ack = await api.call('POST', '/api/v1/predict', { image_id: image, model_id: models[0].id });
-    const done = await api.pollPrediction(ack.body.prediction_id, ACME_KEY);
+    const done = await api.pollPrediction(ack.body.prediction_id, { key: ACME_KEY });
     expect(done.status).toBe('FAILED');
     expect(done.error).toBe("Segmentation failed: ENOENT: no such file or directory, open '<server path>'");
   });

@@ -84,4 +84,11 @@ describe('contentDisposition', () => {
     expect(extended).toMatch(/^[A-Za-z0-9!#$&+\-.^_`|~%]*$/);
     expect(decodeURIComponent(extended)).toBe('a \uFFFD \'b\' (c)*\u00e9 "q" %41_rois.zip');
   });
+
+  it('offers no path in either form: a name with folders is saved as one file name', () => {
+    const header = contentDisposition('../../etc\\passwd/x.tif', 'measurements.csv');
+    expect(header).toBe(
+      `attachment; filename=".._.._etc_passwd_x_measurements.csv"; filename*=UTF-8''.._.._etc_passwd_x_measurements.csv`,
+    );
+  });
 });

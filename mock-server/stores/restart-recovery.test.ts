@@ -12,6 +12,7 @@ import { startInstantMock } from '../../test-support/instant-mock.js';
 import { apiClient } from '../../test-support/api-client.js';
 import { DATABASE_FILE } from './database/open-database.js';
 import { DatabaseSync } from './database/node-sqlite.js';
+import { dataLayout, storeLayout } from './data-layout.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -91,18 +92,20 @@ describe('work cut short by a stop', () => {
 describe('the start-up sweep', () => {
   it('removes files no row points at (open uploads included), and fails an image whose preview is gone', async () => {
     const { dir, done } = await stoppedAfterWork();
+    const layout = dataLayout(dir);
+    const store = storeLayout(layout.store);
     const orphans = [
-      path.join(dir, 'derived', '7f1d2c3b-0000-4000-8000-000000000000'),
-      path.join(dir, 'segmentations', '7f1d2c3b-0000-4000-8000-000000000001'),
-      path.join(dir, 'segmentations', '.7f1d2c3b-0000-4000-8000-000000000002.tmp'),
-      path.join(dir, 'store', 'objects', 'objects', '7f1d2c3b-0000-4000-8000-000000000003'),
-      path.join(dir, 'store', 'multipart', 'AbCdEfGhIjKlMnOpQrStUvWx'),
+      layout.derivedFilesOf('7f1d2c3b-0000-4000-8000-000000000000').folder,
+      layout.segmentationOf('7f1d2c3b-0000-4000-8000-000000000001').folder,
+      layout.segmentationStaging('7f1d2c3b-0000-4000-8000-000000000002').folder,
+      path.dirname(store.objectFile('objects/7f1d2c3b-0000-4000-8000-000000000003/original.tif')),
+      store.uploadFolder('AbCdEfGhIjKlMnOpQrStUvWx'),
     ];
     for (const orphan of orphans) {
       mkdirSync(orphan, { recursive: true });
       writeFileSync(path.join(orphan, 'leftover'), 'x');
     }
-    rmSync(path.join(dir, 'derived', done.imageId, 'preview.png'));
+    rmSync(layout.derivedFilesOf(done.imageId).preview);
     const { mock, api } = await restarted(dir);
     try {
       for (const orphan of orphans) expect(existsSync(orphan), orphan).toBe(false);
@@ -124,7 +127,7 @@ describe('the start-up sweep', () => {
 
   it('drops a segmentation whose outlines are gone and fails its prediction with a reason', async () => {
     const { dir, done } = await stoppedAfterWork();
-    rmSync(path.join(dir, 'segmentations', done.segmentationId, 'result.json'));
+    rmSync(dataLayout(dir).segmentationOf(done.segmentationId).result);
     const { mock, api } = await restarted(dir);
     try {
       const prediction = (await api.call('GET', `/api/v1/predict/${done.predictionId}`)).body;

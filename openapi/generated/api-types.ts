@@ -19,7 +19,7 @@ export interface paths {
          *     converted before the response returns; the image is `ready` and `upload` is null. Suited to
          *     files up to a few hundred MB (4 GB at most).
          *
-         *     Mode B, `application/json` `{name, size}` (`ResumableUploadRequest`): no bytes are sent;
+         *     Mode B, `application/json` `{name, size}`: no bytes are sent;
          *     the response carries the presigned upload plan and the image is `uploading`. PUT each chunk
          *     to its `url` in part order, call complete, then poll until `ready`. Mode B is described in
          *     `x-also-accepts` rather than `content`: client generators support one request media type
@@ -463,12 +463,8 @@ export interface components {
              */
             file: string;
         };
-        ResumableUploadRequest: {
-            name: string;
-            /** @description Total bytes of the file. */
-            size: number;
-        };
         CompleteUploadRequest: {
+            /** @description At most 512 parts: a plan never has more (4 GiB in parts of 8 MiB; a larger file or a smaller `--min-part-size` grows the parts, not their number). */
             parts?: {
                 etag: string;
                 part_number: number;
@@ -495,11 +491,11 @@ export interface components {
              * @enum {string}
              */
             image_type: "TIFF";
-            /** @description Free-form JSON. */
+            /** @description Free-form JSON, within the limits of every JSON body (`x-json-body-limits`: 1 MiB, 64 levels of nesting, 10,000 object keys in the whole body). */
             metadata?: Record<string, never>;
             /**
              * Format: uuid
-             * @description Must belong to the caller's organization; API clients usually have none.
+             * @description Optional: omit it. A folder is created in the dashboard, never through this API, and must belong to the caller's organization; API clients usually have none, and no operation here produces one.
              */
             folder_id?: string | null;
             /** @default false */
@@ -536,9 +532,16 @@ export interface components {
             description?: string;
         };
         PredictRequest: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description A `ready` image of the organization.
+             */
             image_id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description An `id` from GET /models. `078e62ee-4b5a-4a1e-8322-01910425db58` (nuclei-fluorescence) is a base model every organization has.
+             * @example 078e62ee-4b5a-4a1e-8322-01910425db58
+             */
             model_id: string;
         };
         PredictionAck: {
@@ -557,7 +560,10 @@ export interface components {
         };
         /** @enum {string} */
         PredictionStatus: "SUBMITTED" | "STARTED" | "COMPLETED" | "FAILED";
-        Prediction: {
+        /** @description A prediction, one schema per status: `segmentation_id` and `cell_count` are required once it is COMPLETED (the interface guarantees them then, and only then), `error` comes with FAILED. Each branch fixes `status`, so generated types narrow on it (`if (p.status === 'COMPLETED')` gives a `segmentation_id: string`); there is no `discriminator` keyword, which some validators refuse and the branches do not need. */
+        Prediction: components["schemas"]["PredictionRunning"] | components["schemas"]["PredictionCompleted"] | components["schemas"]["PredictionFailed"];
+        /** @description What every prediction carries, whatever its status. */
+        PredictionFields: {
             /** Format: uuid */
             prediction_id: string;
             status: components["schemas"]["PredictionStatus"];
@@ -567,14 +573,29 @@ export interface components {
             model_id: string;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description A prediction still SUBMITTED or STARTED; poll it again. */
+        PredictionRunning: components["schemas"]["PredictionFields"] & {
+            /** @enum {string} */
+            status: "SUBMITTED" | "STARTED";
+        };
+        /** @description A COMPLETED prediction, with its segmentation. */
+        PredictionCompleted: components["schemas"]["PredictionFields"] & {
+            /** @constant */
+            status: "COMPLETED";
             /**
              * Format: uuid
-             * @description Only once COMPLETED; pass to /export/* and POST /shares.
+             * @description Pass to /export/* and POST /shares.
              */
-            segmentation_id?: string;
-            /** @description Number of ROIs detected; only once COMPLETED. */
-            cell_count?: number;
-            /** @description Why the prediction failed; only when FAILED. */
+            segmentation_id: string;
+            /** @description Number of ROIs detected. */
+            cell_count: number;
+        };
+        /** @description A FAILED prediction. */
+        PredictionFailed: components["schemas"]["PredictionFields"] & {
+            /** @constant */
+            status: "FAILED";
+            /** @description Why the prediction failed. */
             error?: string;
         };
         CreateShareRequest: {
@@ -713,20 +734,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
-        /** @description The image is not `ready` (still uploading or processing, or failed). */
-        ImageNotReady: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "detail": "Image 3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11 is not ready (upload_status is 'processing'); poll GET /api/v1/upload/{image_id} until it is ready."
-                 *     }
-                 */
-                "application/json": components["schemas"]["ErrorString"];
-            };
-        };
         /** @description The file is larger than the 4 GB single-file limit (`--max-upload-bytes`), or a JSON body larger than `--max-json-body-bytes` (1 MiB by default). */
         FileTooLarge: {
             headers: {
@@ -827,17 +834,12 @@ export interface components {
                 "application/json": components["schemas"]["ValidationErrorArray"] | components["schemas"]["ErrorString"];
             };
         };
-        /** @description Validation error with a string `detail`. */
+        /** @description Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike. */
         ValidationErrorString: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "detail": "image_id: 'not-a-uuid' is not a valid UUID"
-                 *     }
-                 */
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
@@ -1145,7 +1147,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "0b9a1f52-3c1e-4e8a-9d7b-2f6c5a4e1d01",
+                     *         "id": "078e62ee-4b5a-4a1e-8322-01910425db58",
                      *         "name": "nuclei-fluorescence",
                      *         "kind": "base",
                      *         "version": "1.0.0",
@@ -1171,7 +1173,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "image_id": "3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11",
-                 *       "model_id": "0b9a1f52-3c1e-4e8a-9d7b-2f6c5a4e1d01"
+                 *       "model_id": "078e62ee-4b5a-4a1e-8322-01910425db58"
                  *     }
                  */
                 "application/json": components["schemas"]["PredictRequest"];
@@ -1197,7 +1199,6 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["AnalysisCapReached"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["ImageNotReady"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
@@ -1225,7 +1226,7 @@ export interface operations {
                      *       "prediction_id": "7c2d9e41-5a3b-4f6e-8d1c-0b9a2e3f4d55",
                      *       "status": "COMPLETED",
                      *       "image_id": "3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11",
-                     *       "model_id": "0b9a1f52-3c1e-4e8a-9d7b-2f6c5a4e1d01",
+                     *       "model_id": "078e62ee-4b5a-4a1e-8322-01910425db58",
                      *       "created_at": "2026-11-22T10:00:02.000Z",
                      *       "segmentation_id": "5e8f1a2b-9c3d-4e7f-8a1b-2c3d4e5f6a77",
                      *       "cell_count": 57
@@ -1288,7 +1289,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The CSV as an attachment. */
+            /**
+             * @description The CSV as an attachment. A text cell that a spreadsheet would run as a formula (one that
+             *     starts with `=`, `+`, `-`, `@`, a tab or a carriage return: an image name is the client's
+             *     text) is written with a leading apostrophe, OWASP's mitigation of CSV injection, so Excel
+             *     and LibreOffice show it as text; numeric cells are never changed.
+             */
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];

@@ -546,7 +546,8 @@ export interface components {
         };
         /** @enum {string} */
         PredictionStatus: "SUBMITTED" | "STARTED" | "COMPLETED" | "FAILED";
-        Prediction: {
+        /** @description What every prediction carries, whatever its status. */
+        PredictionFields: {
             /** Format: uuid */
             prediction_id: string;
             status: components["schemas"]["PredictionStatus"];
@@ -556,16 +557,33 @@ export interface components {
             model_id: string;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description A prediction still SUBMITTED or STARTED; poll it again. */
+        PredictionRunning: components["schemas"]["PredictionFields"] & {
+            /** @enum {string} */
+            status: "SUBMITTED" | "STARTED";
+        };
+        /** @description A COMPLETED prediction, with its segmentation. */
+        PredictionCompleted: components["schemas"]["PredictionFields"] & {
+            /** @constant */
+            status: "COMPLETED";
             /**
              * Format: uuid
-             * @description Only once COMPLETED; pass to /export/* and POST /shares.
+             * @description Pass to /export/* and POST /shares.
              */
-            segmentation_id?: string;
-            /** @description Number of ROIs detected; only once COMPLETED. */
-            cell_count?: number;
-            /** @description Why the prediction failed; only when FAILED. */
+            segmentation_id: string;
+            /** @description Number of ROIs detected. */
+            cell_count: number;
+        };
+        /** @description A FAILED prediction. */
+        PredictionFailed: components["schemas"]["PredictionFields"] & {
+            /** @constant */
+            status: "FAILED";
+            /** @description Why the prediction failed. */
             error?: string;
         };
+        /** @description A prediction, one schema per status: `segmentation_id` and `cell_count` are required once it is COMPLETED (the interface guarantees them then, and only then), `error` comes with FAILED. Each branch fixes `status`, so generated types narrow on it (`if (p.status === 'COMPLETED')` gives a `segmentation_id: string`); there is no `discriminator` keyword, which some validators refuse and the branches do not need. */
+        Prediction: components["schemas"]["PredictionRunning"] | components["schemas"]["PredictionCompleted"] | components["schemas"]["PredictionFailed"];
         Share: {
             /** Format: uuid */
             id: string;
@@ -675,17 +693,12 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
-        /** @description Validation error with a string `detail`. */
+        /** @description Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike. */
         ValidationErrorString: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "detail": "image_id: 'not-a-uuid' is not a valid UUID"
-                 *     }
-                 */
                 "application/json": components["schemas"]["ErrorString"];
             };
         };

@@ -157,7 +157,7 @@ describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHR
         expect(await page.evaluate('window.notReloaded')).toBe(true);
 
         // A share appears with its views and public link, and shows when it is revoked.
-        const share = await api.createShare(final.segmentation_id);
+        const share = await api.createShare(final.segmentation_id!);
         expect((await fetch(share.url)).status).toBe(200);
         const shareItem = card.locator(`li[data-share-id="${share.id}"]`);
         await shareItem.filter({ hasText: '1 view' }).waitFor();

@@ -3,7 +3,6 @@
  * names. It finds the segmentation (404 across organizations), builds the exporters' context and
  * hands back bytes or chunks; the HTTP layer only parses the query and writes the answer.
  */
-import { readFile } from 'node:fs/promises';
 import type { ExportContext } from '../../engines/exporters/export-context.js';
 import {
   CSV_COLUMNS,
@@ -15,8 +14,8 @@ import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
 import type { GreyPixels } from '../../engines/raster/previews.js';
 import { DomainError } from '../errors.js';
 import type { Organization } from '../organization-record.js';
-import type { PredictionService } from '../predictions/prediction-service.js';
 import type { SegmentationRecord } from '../predictions/prediction-record.js';
+import type { SegmentationReader } from '../segmentations/segmentation-reader.js';
 
 /** What an export answer needs besides its body: the file it is named after. */
 export interface ExportOf<Body> {
@@ -32,15 +31,15 @@ const zipModule = () => import('../../engines/exporters/rois-zip.js');
 const previewsModule = () => import('../../engines/raster/previews.js');
 
 export class ExportService {
-  constructor(private readonly predictions: PredictionService) {}
+  constructor(private readonly segmentations: SegmentationReader) {}
 
   /** The measurements table, chunk by chunk; `columns` empty means every column in the documented order. */
-  measurementsCsv(
+  async measurementsCsv(
     org: Organization,
     segmentationId: string,
     columns: readonly string[],
-  ): ExportOf<Iterable<string>> {
-    const segmentation = this.predictions.segmentation(org, segmentationId);
+  ): Promise<ExportOf<Iterable<string>>> {
+    const segmentation = await this.segmentations.ofOrganization(org, segmentationId);
     const unknown = unknownColumns([...columns]);
     if (unknown.length) {
       throw new DomainError(
@@ -54,13 +53,13 @@ export class ExportService {
     );
   }
 
-  roisGeojson(org: Organization, segmentationId: string): ExportOf<Iterable<string>> {
-    const segmentation = this.predictions.segmentation(org, segmentationId);
+  async roisGeojson(org: Organization, segmentationId: string): Promise<ExportOf<Iterable<string>>> {
+    const segmentation = await this.segmentations.ofOrganization(org, segmentationId);
     return exportOf(segmentation, roisGeoJsonChunks(contextOf(segmentation)));
   }
 
   async roisZip(org: Organization, segmentationId: string): Promise<ExportOf<NodeJS.ReadableStream>> {
-    const segmentation = this.predictions.segmentation(org, segmentationId);
+    const segmentation = await this.segmentations.ofOrganization(org, segmentationId);
     const { roisZipStream } = await zipModule();
     return exportOf(segmentation, roisZipStream(contextOf(segmentation)));
   }
@@ -71,8 +70,8 @@ export class ExportService {
     segmentationId: string,
     options: OverlayOptions,
   ): Promise<ExportOf<Buffer>> {
-    const segmentation = this.predictions.segmentation(org, segmentationId);
-    const background = await previewPixels(segmentation);
+    const segmentation = await this.segmentations.ofOrganization(org, segmentationId);
+    const background = await previewPixels(segmentation, await this.segmentations.previewBytes(segmentation));
     const { overlayPng } = await overlayModule();
     const png = await overlayPng(background, segmentation.result, options);
     return exportOf(segmentation, png);
@@ -97,9 +96,9 @@ function contextOf(segmentation: SegmentationRecord): ExportContext {
 }
 
 /** The grey preview written at conversion; black when the image had none. */
-async function previewPixels(segmentation: SegmentationRecord): Promise<GreyPixels> {
+async function previewPixels(segmentation: SegmentationRecord, png: Buffer | undefined): Promise<GreyPixels> {
   const { width, height } = segmentation.result;
-  if (!segmentation.previewPath) return { width, height, channels: 1, data: new Uint8Array(width * height) };
+  if (!png) return { width, height, channels: 1, data: new Uint8Array(width * height) };
   const { greyPixelsOfPng } = await previewsModule();
-  return greyPixelsOfPng(await readFile(segmentation.previewPath));
+  return greyPixelsOfPng(png);
 }

@@ -1,36 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
 import { ObjectStoreError, type ObjectStore, type PartSelection } from '../object-store.js';
 import type { MockClock } from '../clock.js';
-import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound, storageFull } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
+import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
+import { type Converter, ImageConversions } from './image-conversions.js';
 import type { ImageRecord } from './image-record.js';
 import { planParts } from './upload-plan.js';
 
-export interface ConvertedImage {
-  shape: number[];
-  width: number;
-  height: number;
-  previewPath: string;
-  thumbnailPath: string;
-}
-
 export interface ImageServiceOptions {
-  /** Where conversion writes previews and thumbnails, one folder per image. */
-  derivedDir: string;
   minPartSize: number;
   presignExpirySeconds: number;
-  /** Turns a stored TIFF into its shape and previews; throws an Error whose message a user can act on. */
-  convert: (tiffPath: string, outDir: string) => Promise<ConvertedImage>;
-  /** A local path to read a stored object from (the embedded store answers its own file). */
-  localPathOf: (key: string) => Promise<string>;
-  /** Makes files written so far durable (fsync) before the row that points at them commits. */
-  flushFiles: (paths: string[]) => Promise<void>;
-  /** Removes the local copy `localPathOf` made of a remote object, if any. */
-  forgetLocalCopy?: (key: string) => Promise<void>;
+  convert: Converter;
+  derivedFiles: DerivedImageFiles;
 }
 
 /** What a delete removed besides the image: rows whose running work and files must go too. */
@@ -65,14 +48,11 @@ export interface SlotReservation {
  * durable before the row that points at them commits; a delete commits first and removes files after.
  */
 export class ImageService {
-  /** Conversions in flight, so shutdown and tests can wait for them. */
-  private readonly pending = new Set<Promise<void>>();
+  private readonly conversions: ImageConversions;
   /** Storage slots held by single-request uploads still streaming in, per organization. */
   private readonly reserved = new Map<string, number>();
   /** Images whose complete is assembling parts, so a second complete or an abort is refused instead of racing. */
   private readonly completing = new Set<string>();
-  /** Aborted when the mock stops: background commits waiting for disk space give up (redone after restart). */
-  private readonly stopping = new AbortController();
   /** Told which predictions and segmentations a delete removed, so their work stops and files go. */
   onDeleted: (derived: DeletedDerivatives) => Promise<void> = async () => undefined;
 
@@ -81,7 +61,9 @@ export class ImageService {
     private readonly store: ObjectStore,
     private readonly clock: MockClock,
     private readonly options: ImageServiceOptions,
-  ) {}
+  ) {
+    this.conversions = new ImageConversions(state, store, clock, options.convert, options.derivedFiles);
+  }
 
   get(org: Organization, id: string): ImageRecord {
     const image = this.state.images.get(id);
@@ -132,7 +114,7 @@ export class ImageService {
     } finally {
       reservation.release();
     }
-    await this.convert(image.id);
+    await this.conversions.convert(image.id);
     return this.state.images.get(image.id) ?? image;
   }
 
@@ -232,7 +214,7 @@ export class ImageService {
     } finally {
       this.completing.delete(id);
     }
-    this.track(this.convert(id));
+    this.conversions.start(id);
   }
 
   async abort(org: Organization, id: string): Promise<void> {
@@ -276,110 +258,29 @@ export class ImageService {
     if (image.multipartUploadId)
       await this.store.abortMultipartUpload(image.multipartUploadId).catch(() => undefined);
     await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
-    await this.options.forgetLocalCopy?.(image.storageKey);
-    await rm(this.derivedDirOf(image.id), { recursive: true, force: true });
+    await this.store.forgetLocalFile(image.storageKey).catch(() => undefined);
+    await this.options.derivedFiles.remove(image.id);
   }
 
-  /**
-   * After a restart: a conversion that was running when the mock stopped is redone once from the
-   * stored original; one that was already redone, or whose original is gone, fails with a reason.
-   */
-  async recoverConversions(): Promise<void> {
-    for (const image of this.state.images.withStatus('processing')) {
-      // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
-      const original = await this.store.exists(image.storageKey).catch(() => true);
-      const reason = !original
-        ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
-        : image.conversionAttempts >= 2
-          ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
-          : null;
-      this.state.transaction(() => {
-        if (reason) this.markFailed(image, reason);
-        else {
-          image.conversionAttempts++;
-          this.state.images.put(image);
-        }
-      });
-      if (!reason) this.track(this.convert(image.id));
-    }
+  /** After a restart: conversions that were running are redone once (image-conversions.ts). */
+  recoverConversions(): Promise<void> {
+    return this.conversions.recover();
   }
 
   /** Resolves when every conversion started so far has finished. */
-  async idle(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
-  }
-
-  async localPathOf(image: ImageRecord): Promise<string> {
-    return this.options.localPathOf(image.storageKey);
-  }
-
-  private async convert(id: string): Promise<void> {
-    const image = this.state.images.get(id);
-    if (!image) return;
-    const outDir = this.derivedDirOf(id);
-    let outcome: { converted: ConvertedImage } | { error: string };
-    try {
-      await mkdir(outDir, { recursive: true });
-      const converted = await this.options.convert(await this.options.localPathOf(image.storageKey), outDir);
-      await this.options.flushFiles([
-        converted.previewPath,
-        converted.thumbnailPath,
-        outDir,
-        this.options.derivedDir,
-      ]);
-      outcome = { converted };
-    } catch (err) {
-      // Server paths in the message are taken out where it leaves the mock (http/server-paths.ts).
-      outcome = { error: err instanceof Error ? err.message : String(err) };
-    }
-    const commit = () =>
-      this.state.transaction(() => {
-        const current = this.state.images.get(id);
-        if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
-        if ('error' in outcome) return (this.markFailed(current, outcome.error), true);
-        const { converted } = outcome;
-        current.shape = converted.shape;
-        current.derived = {
-          previewPath: converted.previewPath,
-          thumbnailPath: converted.thumbnailPath,
-          width: converted.width,
-          height: converted.height,
-        };
-        current.uploadStatus = 'ready';
-        current.processedAt = this.clock.nowIso();
-        this.state.images.put(current);
-        return true;
-      });
-    const dropUnkept = async (kept: boolean | undefined) => {
-      if (kept === false) await rm(outDir, { recursive: true, force: true });
-    };
-    try {
-      await dropUnkept(commit());
-    } catch (err) {
-      if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
-      // The disk is full. The row stays `processing` (committed, so a single-request upload is
-      // answered with it) and the result commits in the background once there is space.
-      this.track(commitWhenSpace(commit, this.stopping.signal).then(dropUnkept));
-    }
+  idle(): Promise<void> {
+    return this.conversions.idle();
   }
 
   /** Stops waiting for disk space; conversions that could not commit are redone after a restart. */
   stop(): void {
-    this.stopping.abort();
+    this.conversions.stop();
   }
 
-  private markFailed(image: ImageRecord, reason: string): void {
-    image.uploadStatus = 'failed';
-    image.uploadError = reason;
-    image.processedAt = this.clock.nowIso();
-    this.state.images.put(image);
-  }
-
-  private track(work: Promise<void>): void {
-    // A conversion reports its failures in its row; nothing it throws may end the process.
-    const settled = work.catch(() => undefined);
-    this.pending.add(settled);
-    void settled.finally(() => this.pending.delete(settled));
+  /** What a prediction reads the image from: the plane its conversion kept, else the stored TIFF. */
+  async segmentationSource(image: ImageRecord): Promise<SegmentationSource> {
+    const planePath = await this.options.derivedFiles.planeOf(image.id);
+    return planePath ? { planePath } : { tiffPath: await this.store.localFileOf(image.storageKey) };
   }
 
   private assertSlotFree(org: Organization): void {
@@ -446,10 +347,6 @@ export class ImageService {
       derived: null,
       conversionAttempts: 0,
     };
-  }
-
-  private derivedDirOf(imageId: string): string {
-    return path.join(this.options.derivedDir, imageId);
   }
 }
 

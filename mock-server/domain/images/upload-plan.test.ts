@@ -12,12 +12,14 @@ describe('planParts', () => {
     }
   });
 
-  it('keeps parts of at least 5 MiB and never more than 10,000 of them', () => {
+  it('keeps parts of at least 5 MiB and never more than the 512 the document allows', () => {
     expect(planParts(100, 1024).partSize).toBe(S3_MIN_PART_SIZE);
     const huge = planParts(4 * 1024 ** 3, 5 * MIB);
     expect(huge.partCount).toBeLessThanOrEqual(MAX_PARTS);
     expect(huge.partSize % MIB).toBe(0);
     const max = planParts(MAX_PARTS * 5 * MIB + 1, 5 * MIB);
     expect(max.partCount).toBeLessThanOrEqual(MAX_PARTS);
+    expect(MAX_PARTS).toBe(512);
+    expect(planParts(8 * 1024 ** 3, 8 * MIB).partCount).toBeLessThanOrEqual(512);
   });
 });

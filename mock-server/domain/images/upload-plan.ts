@@ -1,5 +1,10 @@
-/** S3's limits on a multipart upload: at most 10,000 parts, each at least 5 MiB except the last. */
-export const MAX_PARTS = 10_000;
+/**
+ * At most 512 parts, each at least 5 MiB (S3's floor) except the last. S3 would take 10,000, but the
+ * document states 512 (`CompleteUploadRequest.parts` maxItems): 4 GiB in the default 8 MiB parts.
+ * A larger file or a smaller `--min-part-size` grows the parts instead, so no plan outgrows the
+ * document.
+ */
+export const MAX_PARTS = 512;
 export const S3_MIN_PART_SIZE = 5 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
@@ -8,7 +13,7 @@ export interface PartLayout {
   partCount: number;
 }
 
-/** Parts of `minPartSize` (at least 5 MiB), grown in whole MiB when the file would need more than 10,000. */
+/** Parts of `minPartSize` (at least 5 MiB), grown in whole MiB when the file would need more than MAX_PARTS. */
 export function planParts(totalSize: number, minPartSize: number): PartLayout {
   let partSize = Math.max(minPartSize, S3_MIN_PART_SIZE);
   if (Math.ceil(totalSize / partSize) > MAX_PARTS) partSize = Math.ceil(totalSize / MAX_PARTS / MIB) * MIB;

@@ -170,14 +170,14 @@ describe('predictions', () => {
     await call('POST', '/__mock/clock', { reset: true }, '');
   });
 
-  it('refuses an image that is not ready with 409 and says why', async () => {
+  it('refuses an image that is not ready with 422, the status of every state conflict, and says why', async () => {
     const opened = await call('POST', '/api/v1/upload', { name: 'x.tif', size: 10 });
     const modelId = ((await call('GET', '/api/v1/models')).body as unknown as Array<{ id: string }>)[0].id;
     const response = await call('POST', '/api/v1/predict', {
       image_id: (opened.body.image as { id: string }).id,
       model_id: modelId,
     });
-    expect(response.status).toBe(409);
+    expect(response.status).toBe(422);
     expect(response.body.detail).toContain("upload_status is 'uploading'");
   });
 });

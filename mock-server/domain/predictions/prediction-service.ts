@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound } from '../errors.js';
+import type { SegmentationSource } from '../images/derived-files.js';
 import type { ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
+import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
+import { PollHolds } from './poll-holds.js';
 import type { PredictionRecord, SegmentationRecord, SegmentationRow } from './prediction-record.js';
 
-/** Runs a model on a stored TIFF; a GPU worker or the CPU threshold segmenter stand behind it alike. */
+/** Runs a model on an image; a GPU worker or the CPU threshold segmenter stand behind it alike. */
 export interface SegmentationRunner {
-  run(model: ModelRecord, tiffPath: string, signal: AbortSignal): Promise<SegmentationResult>;
+  run(model: ModelRecord, source: SegmentationSource, signal: AbortSignal): Promise<SegmentationResult>;
 }
 
 /** How long each state lasts, and any outcome forced from the control plane. */
@@ -34,18 +34,6 @@ export interface ProgressPolicy {
   ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
 }
 
-export const RESULT_FILE = 'result.json';
-const PREVIEW_FILE = 'preview.png';
-/** Outlines parsed from their files, kept for the exports that follow one another on a segmentation. */
-const RESULTS_KEPT = 16;
-
-export interface PredictionServiceOptions {
-  /** Where completed segmentations keep their outlines and their copy of the image preview. */
-  segmentationsDir: string;
-  /** Makes files written so far durable (fsync) before the row that points at them commits. */
-  flushFiles: (paths: string[]) => Promise<void>;
-}
-
 /**
  * Predictions move SUBMITTED -> STARTED -> COMPLETED or FAILED on their own after `POST /predict`;
  * clients only poll. The quota check, the identical-prediction rule and the record they guard are
@@ -55,10 +43,7 @@ export interface PredictionServiceOptions {
  */
 export class PredictionService {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  /** Polls seen per prediction, and the waiters held until enough polls arrive. */
-  private readonly polls = new Map<string, number>();
-  private readonly pollWaiters = new Map<string, { needed: number; release: () => void }>();
-  private readonly results = new Map<string, SegmentationResult>();
+  private readonly holds = new PollHolds();
   /** Aborted when the mock stops: results waiting for disk space give up (the run is redone after restart). */
   private readonly stopping = new AbortController();
 
@@ -68,7 +53,7 @@ export class PredictionService {
     private readonly runner: SegmentationRunner,
     private readonly policy: ProgressPolicy,
     private readonly clock: MockClock,
-    private readonly options: PredictionServiceOptions,
+    private readonly files: SegmentationFiles,
   ) {}
 
   submit(
@@ -116,7 +101,7 @@ export class PredictionService {
     const prediction = this.state.predictions.get(id);
     if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
     if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') {
-      this.countPoll(id);
+      this.holds.count(id);
       // The Nth poll publishes the outcome synchronously: answer what it published.
       return this.state.predictions.get(id) ?? prediction;
     }
@@ -135,73 +120,7 @@ export class PredictionService {
    * `complete_after_polls`) until enough polls have come in: from then on, the Nth poll answers it.
    */
   isHeldForPolls(id: string): boolean {
-    return this.pollWaiters.has(id);
-  }
-
-  private countPoll(id: string): void {
-    const count = (this.polls.get(id) ?? 0) + 1;
-    this.polls.set(id, count);
-    const waiter = this.pollWaiters.get(id);
-    if (waiter && count >= waiter.needed) {
-      this.pollWaiters.delete(id);
-      waiter.release();
-    }
-  }
-
-  /**
-   * The control plane's "after N polls": `onRelease` runs synchronously inside the Nth poll, so that
-   * very poll already answers the final state.
-   */
-  private waitForPolls(
-    id: string,
-    needed: number,
-    signal: AbortSignal,
-    onRelease: () => void,
-  ): Promise<void> {
-    if ((this.polls.get(id) ?? 0) >= needed) {
-      onRelease();
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.pollWaiters.delete(id);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.pollWaiters.set(id, {
-        needed,
-        release: () => {
-          signal.removeEventListener('abort', onAbort);
-          try {
-            onRelease();
-          } finally {
-            resolve();
-          }
-        },
-      });
-    });
-  }
-
-  /** A completed segmentation of the organization; anything else (missing, foreign, not completed) is a 404. */
-  segmentation(org: Organization, id: string): SegmentationRecord {
-    const segmentation = this.loadSegmentation(id);
-    if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
-    return segmentation;
-  }
-
-  /** A segmentation with its outlines, whoever owns it (the public share page), or undefined. */
-  loadSegmentation(id: string): SegmentationRecord | undefined {
-    const row = this.state.segmentations.get(id);
-    if (!row) return undefined;
-    const dir = path.join(this.options.segmentationsDir, id);
-    let result = this.results.get(id);
-    if (!result) {
-      // Written once, before the row committed, and never changed: safe to keep parsed.
-      result = JSON.parse(readFileSync(path.join(dir, RESULT_FILE), 'utf8')) as SegmentationResult;
-      if (this.results.size >= RESULTS_KEPT) this.results.delete(this.results.keys().next().value!);
-      this.results.set(id, result);
-    }
-    return { ...row, result, previewPath: row.hasPreview ? path.join(dir, PREVIEW_FILE) : null };
+    return this.holds.isHeld(id);
   }
 
   /** Stops every running job (reset, shutdown) and waits for them to settle; their rows stay as they are. */
@@ -259,8 +178,7 @@ export class PredictionService {
   }
 
   async deleteSegmentationFiles(segmentationId: string): Promise<void> {
-    this.results.delete(segmentationId);
-    await rm(path.join(this.options.segmentationsDir, segmentationId), { recursive: true, force: true });
+    await this.files.remove(segmentationId);
   }
 
   private start(prediction: PredictionRecord, model: ModelRecord): void {
@@ -297,12 +215,12 @@ export class PredictionService {
       const image = this.state.images.get(prediction.imageId);
       if (!image || image.uploadStatus !== 'ready')
         throw new Error('The image was deleted while the prediction ran.');
-      const tiffPath = await this.images.localPathOf(image);
+      const source = await this.images.segmentationSource(image);
       const preview = image.derived?.previewPath ?? null;
       const work =
         forced?.status === 'FAILED'
           ? Promise.reject(new ForcedFailure(forced.error))
-          : this.runner.run(model, tiffPath, signal);
+          : this.runner.run(model, source, signal);
       work.catch(() => undefined); // settled below, after the least running time
       await sleep(this.policy.delaysFor(prediction).runDelayMs, signal);
       const segmentation = await this.writeSegmentation(prediction, model, image.name, await work, preview);
@@ -334,7 +252,7 @@ export class PredictionService {
       : { completeAfterPolls: undefined };
     try {
       if (completeAfterPolls && !signal.aborted)
-        await this.waitForPolls(id, completeAfterPolls, signal, tryPublish);
+        await this.holds.waitFor(id, completeAfterPolls, signal, tryPublish);
       else if (!signal.aborted) tryPublish();
     } catch {
       // aborted while waiting for polls
@@ -365,18 +283,7 @@ export class PredictionService {
     imagePreview: string | null,
   ): Promise<SegmentationRecord> {
     const id = randomUUID();
-    const dir = path.join(this.options.segmentationsDir, id);
-    const staging = path.join(this.options.segmentationsDir, `.${id}.tmp`);
-    await mkdir(staging, { recursive: true });
-    const files = [path.join(staging, RESULT_FILE)];
-    await writeFile(files[0], JSON.stringify(result));
-    if (imagePreview) {
-      files.push(path.join(staging, PREVIEW_FILE));
-      await copyFile(imagePreview, files[1]);
-    }
-    await this.options.flushFiles([...files, staging]);
-    await rename(staging, dir);
-    await this.options.flushFiles([this.options.segmentationsDir]);
+    const previewPath = await this.files.write(id, result, imagePreview);
     return {
       id,
       organizationId: prediction.organizationId,
@@ -391,13 +298,13 @@ export class PredictionService {
       hasPreview: imagePreview !== null,
       createdAt: this.clock.nowIso(),
       result,
-      previewPath: imagePreview ? path.join(dir, PREVIEW_FILE) : null,
+      previewPath,
     };
   }
 
   /** One commit: the segmentation appears with COMPLETED, never "completed but still being written". */
   private publishCompleted(id: string, segmentation: SegmentationRecord): void {
-    this.polls.delete(id);
+    this.holds.forget(id);
     const { result: _result, previewPath: _previewPath, ...row } = segmentation;
     const finishedAt = this.clock.nowIso();
     this.state.transaction(() => {
@@ -416,7 +323,7 @@ export class PredictionService {
   }
 
   private publishFailed(id: string, error: string): void {
-    this.polls.delete(id);
+    this.holds.forget(id);
     const finishedAt = this.clock.nowIso();
     this.update(id, (p) => {
       p.status = 'FAILED';

@@ -13,7 +13,7 @@ import {
   apiClient,
   tokenOf,
   type CompletedSegmentation,
-  type Share,
+  type LinkShare,
 } from '../../../test-support/api-client.js';
 
 let mock: RunningMock;
@@ -42,12 +42,12 @@ describe('creating shares', () => {
       ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-    const ids = new Set(answers.map((a) => (a.body as Share).id));
+    const ids = new Set(answers.map((a) => (a.body as LinkShare).id));
     expect(ids.size).toBe(1);
-    expect(new Set(answers.map((a) => (a.body as Share).url)).size).toBe(1);
+    expect(new Set(answers.map((a) => (a.body as LinkShare).url)).size).toBe(1);
     const [id] = ids;
     expect(liveSharesOf(segmentation.segmentationId).map((s) => s.id)).toEqual([id]);
-    const share = answers[0].body as Share;
+    const share = answers[0].body as LinkShare;
     expect(share).toMatchObject({
       segmentation_id: segmentation.segmentationId,
       access: 'anyone_with_link',
@@ -148,7 +148,7 @@ describe('creating shares', () => {
 
 describe('the public page and its image', () => {
   let segmentation: CompletedSegmentation;
-  let share: Share;
+  let share: LinkShare;
 
   beforeAll(async () => {
     segmentation = await api.completedSegmentation(undefined, first.imageId);

@@ -16,13 +16,14 @@ export class ShareService {
     private readonly state: StateStore,
     private readonly clock: MockClock,
     /** The segmentation with its outlines, for the public page. */
-    private readonly loadSegmentation: (id: string) => SegmentationRecord | undefined,
+    private readonly loadSegmentation: (id: string) => Promise<SegmentationRecord | undefined>,
   ) {}
 
-  /** The live share of the segmentation, created if there is none. */
-  createOrGet(org: Organization, segmentation: SegmentationRecord): ShareRecord {
+  /** The live share of the organization's segmentation, created if there is none; 404 for any other. */
+  createOrGet(org: Organization, segmentationId: string): ShareRecord {
     return this.state.transaction(() => {
-      if (!this.state.segmentations.get(segmentation.id)) throw notFound('Segmentation');
+      const segmentation = this.state.segmentations.get(segmentationId);
+      if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
       const live = this.state.shares.liveFor(segmentation.id);
       if (live) return live;
       const share: ShareRecord = {
@@ -57,10 +58,12 @@ export class ShareService {
   }
 
   /** A live share and its segmentation for a public token, or undefined (unknown, revoked or deleted). */
-  resolveToken(token: string): { share: ShareRecord; segmentation: SegmentationRecord } | undefined {
+  async resolveToken(
+    token: string,
+  ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
     const share = this.state.shares.byToken(token);
     if (!share || share.revokedAt) return undefined;
-    const segmentation = this.loadSegmentation(share.segmentationId);
+    const segmentation = await this.loadSegmentation(share.segmentationId);
     return segmentation ? { share, segmentation } : undefined;
   }
 

@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { CSV_CHUNK_ROWS, measurementsCsvChunks } from './measurements-csv.js';
+import { CSV_CHUNK_ROWS, CSV_COLUMNS, measurementsCsvChunks } from './measurements-csv.js';
 import { GEOJSON_CHUNK_FEATURES, roisGeoJson, roisGeoJsonChunks } from './rois-geojson.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 import { contextFor } from '../../../test-support/exporters/fixtures.js';
@@ -36,7 +36,7 @@ describe('exports written in chunks, for streaming', () => {
   const ctx = contextFor(manyCells(count));
 
   it('CSV: one header, then every row once, in ROI order, across several chunks', () => {
-    const chunks = [...measurementsCsvChunks(ctx)];
+    const chunks = [...measurementsCsvChunks(ctx, CSV_COLUMNS)];
     expect(chunks.length).toBeGreaterThan(2);
     const rows = parseCsv(chunks.join('')) as string[][];
     expect(rows[0][0]).toBe('image_name');

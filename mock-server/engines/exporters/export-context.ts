@@ -8,8 +8,8 @@
  * - ROI names follow ImageJ's RoiManager (`yyyy-xxxx` from the centre of the bounds), made unique
  *   with `-1`, `-2` suffixes (see `roi-names.ts`); the zip entry is `<name>.roi` and the GeoJSON
  *   feature's `name` is the same string.
- * - Defaults when the context leaves them out: `cell_type` = "cell", `tags` = no tags (empty cell in
- *   the CSV, `[]` in GeoJSON), `entity_type` = "cell". Tags are joined with ";" in the CSV.
+ * - The mock's models classify nothing: every ROI is written with `cell_type` "cell", no `tags`
+ *   (an empty cell in the CSV, `[]` in GeoJSON) and `entity_type` "cell".
  * - Coordinates are image pixels (pixel-corner convention of `geometry/types.ts`), so the result must
  *   have the image's width and height; a mismatch is a programming error and throws.
  */
@@ -25,14 +25,10 @@ export interface ExportContext {
   readonly result: SegmentationResult;
   /** One UUID per object, in the same order as `result.objects`. */
   readonly roiIds: readonly string[];
-  readonly cellType?: string;
-  readonly tags?: readonly string[];
-  readonly entityType?: string;
 }
 
-export const DEFAULT_CELL_TYPE = 'cell';
-export const DEFAULT_ENTITY_TYPE = 'cell';
-export const TAG_SEPARATOR = ';';
+export const CELL_TYPE = 'cell';
+export const ENTITY_TYPE = 'cell';
 
 /** Throws when the context cannot be exported consistently; every exporter calls it first. */
 export function assertExportable(ctx: ExportContext): void {
@@ -58,18 +54,6 @@ export function assertExportable(ctx: ExportContext): void {
 /** 1-based ROI index of the object at array position `position`. */
 export function roiIndex(position: number): number {
   return position + 1;
-}
-
-export function cellTypeOf(ctx: ExportContext): string {
-  return ctx.cellType ?? DEFAULT_CELL_TYPE;
-}
-
-export function entityTypeOf(ctx: ExportContext): string {
-  return ctx.entityType ?? DEFAULT_ENTITY_TYPE;
-}
-
-export function tagsOf(ctx: ExportContext): string[] {
-  return [...(ctx.tags ?? [])];
 }
 
 /** Percent (0-100) of the image area covered by ROIs; objects of a label image never overlap. */

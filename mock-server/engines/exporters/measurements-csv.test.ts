@@ -30,7 +30,7 @@ describe('measurementsCsv', () => {
 
   it('writes a header and one row per ROI that parse back to the measurements', () => {
     const ctx = contextFor(HAND_RESULT);
-    const [header, ...rows] = rowsOf(measurementsCsv(ctx));
+    const [header, ...rows] = rowsOf(measurementsCsv(ctx, CSV_COLUMNS));
     expect(header).toEqual([...CSV_COLUMNS]);
     expect(rows).toHaveLength(HAND_RESULT.objects.length);
     const col = (name: string) => header.indexOf(name);
@@ -59,7 +59,7 @@ describe('measurementsCsv', () => {
 
   it('computes confluency as percent of the image covered, the same on every row', () => {
     // 6 + 5 + 15 + 1 = 27 pixels of 20 x 16 = 320
-    const [header, ...rows] = rowsOf(measurementsCsv(contextFor(HAND_RESULT)));
+    const [header, ...rows] = rowsOf(measurementsCsv(contextFor(HAND_RESULT), CSV_COLUMNS));
     const c = header.indexOf('confluency');
     expect(new Set(rows.map((r) => r[c]))).toEqual(new Set(['8.4375']));
   });
@@ -91,34 +91,28 @@ describe('measurementsCsv', () => {
 
   it('quotes a hostile image name (comma, quotes, CR/LF, non-ASCII) per RFC 4180 and round-trips it', () => {
     const hostile = 'a,b "c"\r\nd\ne – µm 細胞 🧫.tif';
-    const csv = measurementsCsv(contextFor(HAND_RESULT, { imageName: hostile, tags: ['x;y', 'z'] }), [
-      'image_name',
-      'tags',
-    ]);
+    const csv = measurementsCsv(contextFor(HAND_RESULT, { imageName: hostile }), ['image_name', 'tags']);
     expect(csv).toContain('"a,b ""c""\r\nd\ne – µm 細胞 🧫.tif"');
     const rows = rowsOf(csv);
     expect(rows).toHaveLength(5);
-    for (const row of rows.slice(1)) expect(row).toEqual([hostile, 'x;y;z']);
+    for (const row of rows.slice(1)) expect(row).toEqual([hostile, '']);
     expect(Buffer.from(csv, 'utf8').toString('utf8')).toBe(csv);
   });
 
-  it('uses the context cell_type, tags and entity_type when given', () => {
-    const csv = measurementsCsv(
-      contextFor(HAND_RESULT, { cellType: 'neuron', tags: ['a', 'b'], entityType: 'nucleus' }),
-      ['cell_type', 'tags', 'entity_type'],
-    );
-    expect(rowsOf(csv)[1]).toEqual(['neuron', 'a;b', 'nucleus']);
+  it('writes every ROI as a cell with no tags: the models classify nothing', () => {
+    const csv = measurementsCsv(contextFor(HAND_RESULT), ['cell_type', 'tags', 'entity_type']);
+    expect(rowsOf(csv)[1]).toEqual(['cell', '', 'cell']);
   });
 
   it('writes the header alone when there are no ROIs', () => {
     const empty = { width: 4, height: 3, objects: [] };
-    expect(measurementsCsv(contextFor(empty))).toBe(`${CSV_COLUMNS.join(',')}\r\n`);
+    expect(measurementsCsv(contextFor(empty), CSV_COLUMNS)).toBe(`${CSV_COLUMNS.join(',')}\r\n`);
   });
 
   it('is byte-identical for the same input', async () => {
     const { result } = randomResult(11);
-    const a = measurementsCsv(contextFor(result));
-    const b = measurementsCsv(contextFor(result));
+    const a = measurementsCsv(contextFor(result), CSV_COLUMNS);
+    const b = measurementsCsv(contextFor(result), CSV_COLUMNS);
     expect(a).toBe(b);
     expect(rowsOf(a)).toHaveLength(result.objects.length + 1);
   });
@@ -132,7 +126,7 @@ describe('measurementsCsv', () => {
   });
 
   it('refuses a context whose ids or size do not match the result', () => {
-    expect(() => measurementsCsv(contextFor(HAND_RESULT, { roiIds: [] }))).toThrow(/roi ids/);
-    expect(() => measurementsCsv(contextFor(HAND_RESULT, { imageWidth: 21 }))).toThrow(/20x16/);
+    expect(() => measurementsCsv(contextFor(HAND_RESULT, { roiIds: [] }), CSV_COLUMNS)).toThrow(/roi ids/);
+    expect(() => measurementsCsv(contextFor(HAND_RESULT, { imageWidth: 21 }), CSV_COLUMNS)).toThrow(/20x16/);
   });
 });

@@ -6,20 +6,20 @@
  * with no ROIs; fields quoted by csv-stringify only when they contain a comma, a quote or a line
  * break). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
  * columns (confluency, perimeter_px, centroid_x, centroid_y) always with 4 decimals, so the same
- * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type default as
- * `export-context.ts` says (tags joined with ";").
+ * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type are as
+ * `export-context.ts` says. Text cells that a spreadsheet would run as a formula start with an
+ * apostrophe (`spreadsheet-safe.ts`).
  */
 import { stringify } from 'csv-stringify/sync';
 import {
   assertExportable,
-  cellTypeOf,
+  CELL_TYPE,
   confluencyPercent,
-  entityTypeOf,
+  ENTITY_TYPE,
   roiIndex,
-  tagsOf,
-  TAG_SEPARATOR,
   type ExportContext,
 } from './export-context.js';
+import { spreadsheetSafe } from './spreadsheet-safe.js';
 
 export const CSV_COLUMNS = [
   'image_name',
@@ -72,7 +72,7 @@ function real(value: number, column: CsvColumn): string {
  * (it is then written more than once). Throws a RangeError naming unknown columns; the HTTP layer
  * checks with `unknownColumns` first to build its 422.
  */
-export function measurementsCsv(ctx: ExportContext, columns: readonly string[] = CSV_COLUMNS): string {
+export function measurementsCsv(ctx: ExportContext, columns: readonly string[]): string {
   return [...measurementsCsvChunks(ctx, columns)].join('');
 }
 
@@ -80,10 +80,7 @@ export function measurementsCsv(ctx: ExportContext, columns: readonly string[] =
 export const CSV_CHUNK_ROWS = 1000;
 
 /** The same bytes as `measurementsCsv`, in chunks (header first), so the HTTP layer can stream them. */
-export function* measurementsCsvChunks(
-  ctx: ExportContext,
-  columns: readonly string[] = CSV_COLUMNS,
-): Generator<string> {
+export function* measurementsCsvChunks(ctx: ExportContext, columns: readonly string[]): Generator<string> {
   assertExportable(ctx);
   const unknown = unknownColumns(columns);
   if (unknown.length > 0) {
@@ -91,16 +88,13 @@ export function* measurementsCsvChunks(
   }
   const chosen = columns as readonly CsvColumn[];
   const confluency = real(confluencyPercent(ctx), 'confluency');
-  const cellType = cellTypeOf(ctx);
-  const entityType = entityTypeOf(ctx);
-  const tags = tagsOf(ctx).join(TAG_SEPARATOR);
 
   const row = (position: number): string[] => {
     const m = ctx.result.objects[position].measurements;
     const cell = (column: CsvColumn): string => {
       switch (column) {
         case 'image_name':
-          return ctx.imageName;
+          return spreadsheetSafe(ctx.imageName);
         case 'image_width':
           return integer(ctx.imageWidth, column);
         case 'image_height':
@@ -108,9 +102,9 @@ export function* measurementsCsvChunks(
         case 'segmentation_id':
           return ctx.segmentationId;
         case 'segmentation_source':
-          return ctx.segmentationSource;
+          return spreadsheetSafe(ctx.segmentationSource);
         case 'model_name':
-          return ctx.modelName;
+          return spreadsheetSafe(ctx.modelName);
         case 'confluency':
           return confluency;
         case 'roi_index':
@@ -118,11 +112,11 @@ export function* measurementsCsvChunks(
         case 'roi_id':
           return ctx.roiIds[position];
         case 'cell_type':
-          return cellType;
+          return CELL_TYPE;
         case 'tags':
-          return tags;
+          return '';
         case 'entity_type':
-          return entityType;
+          return ENTITY_TYPE;
         case 'area_px':
           return integer(m.areaPx, column);
         case 'perimeter_px':

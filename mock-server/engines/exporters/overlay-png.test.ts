@@ -155,9 +155,9 @@ describe('overlayPng', () => {
   });
 
   it('rejects a background that does not fit the segmentation', async () => {
-    await expect(overlayPng(greyBackground(19, 16), HAND_RESULT)).rejects.toThrow(/20x16.*19x16/);
+    await expect(overlayPng(greyBackground(19, 16), HAND_RESULT, {})).rejects.toThrow(/20x16.*19x16/);
     await expect(
-      overlayPng({ ...greyBackground(20, 16), data: new Uint8Array(5) }, HAND_RESULT),
+      overlayPng({ ...greyBackground(20, 16), data: new Uint8Array(5) }, HAND_RESULT, {}),
     ).rejects.toThrow(/samples/);
   });
 });

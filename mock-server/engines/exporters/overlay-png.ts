@@ -52,7 +52,7 @@ export interface ResolvedOverlayOptions {
   readonly maxSize: number | undefined;
 }
 
-export function resolveOverlayOptions(options: OverlayOptions = {}): ResolvedOverlayOptions {
+export function resolveOverlayOptions(options: OverlayOptions): ResolvedOverlayOptions {
   const color = options.outlineColor ?? DEFAULT_OUTLINE_COLOR;
   if (typeof color !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(color)) {
     throw new OverlayOptionError('outlineColor', color, 'a colour written #rrggbb');
@@ -201,7 +201,7 @@ export function rasteriseLabels(result: SegmentationResult, outW: number, outH: 
 export async function overlayPng(
   background: OverlayBackground,
   result: SegmentationResult,
-  options: OverlayOptions = {},
+  options: OverlayOptions,
 ): Promise<Buffer> {
   const { rgb, fillOpacity, maxSize } = resolveOverlayOptions(options);
   assertBackground(background, result);

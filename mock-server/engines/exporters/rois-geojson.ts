@@ -12,14 +12,7 @@
  * `entity_type`) are ours; QuPath ignores them.
  */
 import type { Ring } from '../geometry/types.js';
-import {
-  assertExportable,
-  cellTypeOf,
-  entityTypeOf,
-  roiIndex,
-  tagsOf,
-  type ExportContext,
-} from './export-context.js';
+import { assertExportable, CELL_TYPE, ENTITY_TYPE, roiIndex, type ExportContext } from './export-context.js';
 import { uniqueRoiNames } from './roi-names.js';
 
 export type Position = [x: number, y: number];
@@ -92,8 +85,6 @@ function featureBuilder(ctx: ExportContext): (position: number) => RoiFeature {
     objects.map((o) => o.outline),
     ctx.imageHeight,
   );
-  const cellType = cellTypeOf(ctx);
-  const entityType = entityTypeOf(ctx);
   return (position: number): RoiFeature => {
     const object = objects[position];
     const m = object.measurements;
@@ -104,12 +95,12 @@ function featureBuilder(ctx: ExportContext): (position: number) => RoiFeature {
       properties: {
         objectType: 'detection',
         name: names[position],
-        classification: { name: cellType },
+        classification: { name: CELL_TYPE },
         roi_index: roiIndex(position),
         roi_id: ctx.roiIds[position],
-        cell_type: cellType,
-        tags: tagsOf(ctx),
-        entity_type: entityType,
+        cell_type: CELL_TYPE,
+        tags: [],
+        entity_type: ENTITY_TYPE,
         measurements: {
           area_px: m.areaPx,
           perimeter_px: m.perimeterPx,

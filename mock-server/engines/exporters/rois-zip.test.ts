@@ -3,7 +3,7 @@ import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
 import type { LabelImage } from '../segmentation/types.js';
 import type { ExportContext } from './export-context.js';
-import { measurementsCsv } from './measurements-csv.js';
+import { CSV_COLUMNS, measurementsCsv } from './measurements-csv.js';
 import { roisGeoJson } from './rois-geojson.js';
 import { roisZip } from './rois-zip.js';
 import {
@@ -97,7 +97,7 @@ const skipNote = noImageJ ? ` (skipped: ${noImageJ})` : '';
 /** Everything ImageJ reports must agree with the GeoJSON, the CSV and the label image. */
 function compareWithImageJ(ctx: ExportContext, labels: LabelImage, decoded: DecodedRoi[]): void {
   const features = roisGeoJson(ctx).features;
-  const [header, ...rows] = parse(measurementsCsv(ctx)) as string[][];
+  const [header, ...rows] = parse(measurementsCsv(ctx, CSV_COLUMNS)) as string[][];
   const col = (name: string) => header.indexOf(name);
   expect(decoded).toHaveLength(features.length);
   const pixelsOf = new Map<number, string[]>();

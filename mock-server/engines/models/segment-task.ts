@@ -1,4 +1,6 @@
 import { decodePlane } from '../raster/decode-plane.js';
+import type { Plane } from '../raster/plane.js';
+import { readPlaneFile } from '../raster/plane-file.js';
 import { inspectTiff } from '../raster/tiff-inspect.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 import type { ThresholdParams } from '../segmentation/threshold-segmenter.js';
@@ -17,8 +19,11 @@ export type ModelSpec =
       params: Record<string, unknown>;
     };
 
+/** The plane the image's conversion kept, or (for images converted without one) the stored TIFF. */
+export type ImageSource = { planePath: string } | { tiffPath: string };
+
 export interface SegmentTask {
-  tiffPath: string;
+  source: ImageSource;
   model: ModelSpec;
   maxPixels: number;
   maxDecodedBytes?: number;
@@ -31,18 +36,25 @@ export function buildModel(spec: ModelSpec): SegmentationModel {
 }
 
 /**
- * One job: decode the stored TIFF to a plane and run the model on it. Runs in a decoder child
- * process (runtime/decoder-pool), never in the server's own.
+ * One job: read the image's plane and run the model on it. Runs in a decoder child process
+ * (runtime/decoder-pool), never in the server's own.
  */
 export async function segmentStoredImage(
   task: SegmentTask,
   signal: AbortSignal = new AbortController().signal,
 ): Promise<SegmentationResult> {
-  const info = await inspectTiff(task.tiffPath, {
+  const plane = await planeOf(task);
+  signal.throwIfAborted();
+  return buildModel(task.model).segment(plane, signal);
+}
+
+/** The plane the conversion decoded; the TIFF is decoded again only for images that have none. */
+async function planeOf(task: SegmentTask): Promise<Plane> {
+  if ('planePath' in task.source) return readPlaneFile(task.source.planePath);
+  const { tiffPath } = task.source;
+  const info = await inspectTiff(tiffPath, {
     maxPixels: task.maxPixels,
     maxDecodedBytes: task.maxDecodedBytes,
   });
-  signal.throwIfAborted();
-  const plane = await decodePlane(task.tiffPath, info);
-  return buildModel(task.model).segment(plane, signal);
+  return decodePlane(tiffPath, info);
 }

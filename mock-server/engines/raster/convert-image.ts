@@ -1,25 +1,29 @@
 /**
- * The conversion step of an upload: bytes on disk in, shape and previews out.
+ * The conversion step of an upload: bytes on disk in, shape and derived files out.
  *
- *   convertImage(tiffPath, outDir, limits?) -> Promise<ConvertedImage>    throws TiffError
+ *   convertImage(tiffPath, files, limits?) -> Promise<ConvertedImage>    throws TiffError
  *
  * Inspects the TIFF (tiff-inspect.ts: structure, limits, strips inside the file), decodes the
- * first page to one grey plane (decode-plane.ts) and writes `preview.png` (full size, 8-bit grey,
- * contrast-stretched) and `thumbnail.png` (fits 256 x 256) into `outDir`. With `keepPlane: true` it
- * also writes the plane as `plane.raw` (samples in platform byte order, little-endian on x64/arm64, row-major, no header; width, height
- * and bitsPerSample are in the result) for a later segmentation job; without it the job can call
- * decodePlane again. Any failure is a TiffError whose message is meant for the uploader.
+ * first page to one grey plane (decode-plane.ts) and writes `files.preview` (full size, 8-bit grey,
+ * contrast-stretched), `files.thumbnail` (fits 256 x 256) and `files.plane` (the decoded plane,
+ * plane-file.ts), which a later segmentation reads instead of decoding the TIFF again. Any
+ * failure is a TiffError whose message is meant for the uploader.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { decodePlane } from './decode-plane.js';
 import type { Plane } from './plane.js';
+import { writePlaneFile } from './plane-file.js';
 import { writePreviews } from './previews.js';
 import { TiffError } from './tiff-error.js';
 import { inspectTiff, type TiffInfo, type TiffLimits } from './tiff-inspect.js';
 
+/** Where a conversion writes (folders made by the caller). */
+export interface ConvertedFiles {
+  preview: string;
+  thumbnail: string;
+  plane: string;
+}
+
 export interface ConvertOptions extends TiffLimits {
-  keepPlane?: boolean;
   thumbMax?: number;
 }
 
@@ -30,22 +34,18 @@ export interface ConvertedImage {
   bitsPerSample: Plane['bitsPerSample'];
   previewPath: string;
   thumbnailPath: string;
-  planePath?: string;
   info: TiffInfo;
 }
 
 export async function convertImage(
   tiffPath: string,
-  outDir: string,
+  files: ConvertedFiles,
   limits: ConvertOptions = {},
 ): Promise<ConvertedImage> {
   const info = await inspectTiff(tiffPath, limits);
   const plane = await decodePlane(tiffPath, info);
-  await mkdir(outDir, { recursive: true });
-  const previewPath = join(outDir, 'preview.png');
-  const thumbnailPath = join(outDir, 'thumbnail.png');
   try {
-    await writePreviews(plane, previewPath, thumbnailPath, limits.thumbMax ?? 256);
+    await writePreviews(plane, files.preview, files.thumbnail, limits.thumbMax ?? 256);
   } catch (err) {
     throw new TiffError(
       'decode',
@@ -53,21 +53,14 @@ export async function convertImage(
       { cause: err },
     );
   }
-  let planePath: string | undefined;
-  if (limits.keepPlane) {
-    planePath = join(outDir, 'plane.raw');
-    const d = plane.data;
-    // Written in the platform byte order, little-endian on x64 and arm64.
-    await writeFile(planePath, new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
-  }
+  await writePlaneFile(files.plane, plane);
   return {
     shape: info.shape,
     width: info.width,
     height: info.height,
     bitsPerSample: plane.bitsPerSample,
-    previewPath,
-    thumbnailPath,
-    planePath,
+    previewPath: files.preview,
+    thumbnailPath: files.thumbnail,
     info,
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -11,6 +11,7 @@ import {
 } from '../../../fixtures/generator/tiff-writer.js';
 import { convertImage } from './convert-image.js';
 import { decodePlane } from './decode-plane.js';
+import { readPlaneFile } from './plane-file.js';
 import { inspectTiff, TiffError } from './tiff-inspect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'decode-'));
@@ -156,28 +157,39 @@ describe('decodePlane', () => {
 });
 
 describe('convertImage', () => {
-  it('returns shape and sizes, writes previews and optionally the plane', async () => {
+  it('returns shape and sizes, writes the previews and the decoded plane', async () => {
     const p = write(
       encodeTiff([
         { width: W, height: H, bitsPerSample: 16, data: u16 },
         { width: W, height: H, bitsPerSample: 16, data: u16 },
       ]),
     );
-    const out = join(dir, 'conv');
-    const r = await convertImage(p, out, { keepPlane: true, thumbMax: 16 });
+    const files = filesIn(join(dir, 'conv'));
+    const r = await convertImage(p, files, { thumbMax: 16 });
     expect(r).toMatchObject({ shape: [2, H, W], width: W, height: H, bitsPerSample: 16 });
     const prev = await sharp(r.previewPath).metadata();
     expect([prev.width, prev.height, prev.channels, prev.format]).toEqual([W, H, 1, 'png']);
     const th = await sharp(r.thumbnailPath).metadata();
     expect(Math.max(th.width ?? 0, th.height ?? 0)).toBe(16);
-    const raw = readFileSync(r.planePath!);
-    expect(raw.equals(Buffer.from(u16.buffer))).toBe(true);
+    const plane = await readPlaneFile(files.plane);
+    expect([plane.width, plane.height, plane.bitsPerSample]).toEqual([W, H, 16]);
+    const samples = Buffer.from(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength);
+    expect(samples.equals(Buffer.from(u16.buffer))).toBe(true);
   });
 
   it('passes limits through', async () => {
     const p = write(encodeTiff([{ width: W, height: H, bitsPerSample: 8, data: u8 }]));
-    await expect(convertImage(p, join(dir, 'lim'), { maxPixels: 100 })).rejects.toThrow(
+    await expect(convertImage(p, filesIn(join(dir, 'lim')), { maxPixels: 100 })).rejects.toThrow(
       /too large: 33 x 21 pixels declared, above this server's limit of 0/,
     );
   });
 });
+
+function filesIn(folder: string) {
+  mkdirSync(folder, { recursive: true });
+  return {
+    preview: join(folder, 'preview.png'),
+    thumbnail: join(folder, 'thumbnail.png'),
+    plane: join(folder, 'plane.bin'),
+  };
+}

@@ -15,7 +15,7 @@ export interface ExportUseCases {
 export function exportHandlers({ exports }: ExportUseCases): Record<string, OperationHandler> {
   return {
     async exportMeasurementsCsv({ res, org, params, query }) {
-      const csv = exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
+      const csv = await exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
       await streamAttachment(res, 'text/csv; charset=utf-8', csv, 'measurements.csv');
     },
 
@@ -23,7 +23,7 @@ export function exportHandlers({ exports }: ExportUseCases): Record<string, Oper
       await streamAttachment(
         res,
         'application/geo+json',
-        exports.roisGeojson(org, params.segmentation_id),
+        await exports.roisGeojson(org, params.segmentation_id),
         'rois.geojson',
       );
     },

@@ -13,9 +13,9 @@ export interface SharePageUseCases {
 
 export function sharePageHandlers({ shares, settings }: SharePageUseCases): Record<string, OperationHandler> {
   return {
-    viewSharePage({ res, params }) {
+    async viewSharePage({ res, params }) {
       privateHeaders(res);
-      const live = shares.resolveToken(params.share_token);
+      const live = await shares.resolveToken(params.share_token);
       if (!live) return void res.status(404).type('html').send(renderUnavailablePage());
       shares.recordView(live.share);
       res.type('html').send(
@@ -27,9 +27,9 @@ export function sharePageHandlers({ shares, settings }: SharePageUseCases): Reco
       );
     },
 
-    viewShareImage({ res, params }) {
+    async viewShareImage({ res, params }) {
       privateHeaders(res);
-      const live = shares.resolveToken(params.share_token);
+      const live = await shares.resolveToken(params.share_token);
       if (!live || !live.segmentation.previewPath) return void res.status(404).json({ detail: 'Not Found' });
       res.type('png');
       sendFileStream(createReadStream(live.segmentation.previewPath), res);

@@ -2,17 +2,20 @@ import type { PredictionRecord } from '../../domain/predictions/prediction-recor
 import type { ApiSchemas } from '../api-schemas.js';
 import { withoutServerPaths } from '../server-paths.js';
 
-/** The interface's Prediction resource; its `error` names no server file. */
+/**
+ * The interface's Prediction resource, in the document's form for its status: a COMPLETED one
+ * carries `segmentation_id` and `cell_count`, a FAILED one its `error` (naming no server file).
+ */
 export function toPredictionResource(p: PredictionRecord): ApiSchemas['Prediction'] {
-  return {
-    prediction_id: p.id,
-    status: p.status,
-    image_id: p.imageId,
-    model_id: p.modelId,
-    created_at: p.createdAt,
-    ...(p.status === 'COMPLETED' && p.segmentationId !== null && p.cellCount !== null
-      ? { segmentation_id: p.segmentationId, cell_count: p.cellCount }
-      : {}),
-    ...(p.status === 'FAILED' ? { error: withoutServerPaths(p.error ?? 'prediction failed') } : {}),
-  };
+  const fields = { prediction_id: p.id, image_id: p.imageId, model_id: p.modelId, created_at: p.createdAt };
+  if (p.status === 'SUBMITTED' || p.status === 'STARTED') return { ...fields, status: p.status };
+  if (p.status === 'COMPLETED' && p.segmentationId !== null && p.cellCount !== null)
+    return { ...fields, status: 'COMPLETED', segmentation_id: p.segmentationId, cell_count: p.cellCount };
+  // A COMPLETED record is written with its segmentation in one transaction; one without it could
+  // only come from a damaged state file, and is not a result to offer.
+  const error =
+    p.status === 'FAILED'
+      ? (p.error ?? 'prediction failed')
+      : 'the segmentation of this prediction is missing';
+  return { ...fields, status: 'FAILED', error: withoutServerPaths(error) };
 }

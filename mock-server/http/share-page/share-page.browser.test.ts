@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, hasChromium, leaveChromium, sharedChromium } from '../../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../server.js';
-import { apiClient, type CompletedSegmentation, type Share } from '../../../test-support/api-client.js';
+import { apiClient, type CompletedSegmentation, type LinkShare } from '../../../test-support/api-client.js';
 
 const chromiumHere = hasChromium('share-page.browser.test.ts');
 
@@ -26,7 +26,7 @@ describe.skipIf(!chromiumHere)(`the public share page in Chromium (skipped witho
   let browser: Browser;
   let api: ReturnType<typeof apiClient>;
   let segmentation: CompletedSegmentation;
-  let share: Share;
+  let share: LinkShare;
 
   beforeAll(async () => {
     mock = await startInstantMock();

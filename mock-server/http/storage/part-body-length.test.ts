@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import type { RunningMock } from '../../server.js';
+import { storeLayout } from '../../stores/data-layout.js';
 
 const KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 const STALL_MS = 300;
@@ -39,7 +40,7 @@ function rawExchange(url: URL, request: string): { socket: Socket; received: Pro
 
 /** This process's open descriptors on files of the mock's multipart staging (Linux: /proc/self/fd). */
 function openInMultipart(): string[] {
-  const multipart = path.join(mock.services.config.dataDir, 'store', 'multipart') + path.sep;
+  const multipart = storeLayout(mock.services.paths.store).multipart + path.sep;
   return readdirSync('/proc/self/fd').flatMap((fd) => {
     try {
       const target = readlinkSync(`/proc/self/fd/${fd}`);

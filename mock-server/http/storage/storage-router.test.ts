@@ -7,7 +7,6 @@ import os from 'node:os';
 import path from 'node:path';
 
 import express from 'express';
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
@@ -16,6 +15,7 @@ import { PartUrlSigner } from '../../stores/object-store/part-url-signer.js';
 import { cors, parseCorsOrigins } from '../cors.js';
 import { RouteTable } from '../route-table.js';
 import { createStorageRouter, storageRoutes } from './storage-router.js';
+import { storeLayout } from '../../stores/data-layout.js';
 
 const SECRET = 'test-secret';
 const STORAGE_URL = 'http://127.0.0.1:8000/storage';
@@ -30,7 +30,7 @@ async function sha256OfStream(stream: NodeJS.ReadableStream): Promise<string> {
   return hash.digest('hex');
 }
 
-/** The path and query of a presigned URL, for supertest against the app. */
+/** The path and query of a presigned URL, to send to the app on its own socket. */
 function localPath(url: string): string {
   const parsed = new URL(url);
   expect(parsed.origin + parsed.pathname.slice(0, '/storage'.length)).toBe(STORAGE_URL);
@@ -41,6 +41,31 @@ let dataDir: string;
 let now: Date;
 let store: EmbeddedObjectStore;
 let app: express.Express;
+let listening: http.Server;
+
+interface Answer {
+  status: number;
+  /** By lower-case name. */
+  headers: Record<string, string>;
+  text: string;
+}
+
+const urlOf = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+/** One request to the app on a real socket, as a browser's PUT to a presigned URL arrives. */
+async function send(
+  method: string,
+  target: string,
+  { headers, body }: { headers?: Record<string, string>; body?: Buffer | string } = {},
+  root = urlOf(listening),
+): Promise<Answer> {
+  const response = await fetch(root + target, { method, headers, body });
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text: await response.text(),
+  };
+}
 
 beforeEach(async () => {
   dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'object-store-'));
@@ -54,10 +79,13 @@ beforeEach(async () => {
   app = express();
   // as the mock's app mounts it: CORS in front, for the whole route table
   app.use(cors(parseCorsOrigins('*'), new RouteTable(storageRoutes('/storage'))));
-  app.use('/storage', createStorageRouter(store));
+  app.use('/storage', createStorageRouter(store.partReceiver));
+  listening = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => listening.once('listening', resolve));
 });
 
 afterEach(async () => {
+  await new Promise((resolve) => listening.close(resolve));
   await fsp.rm(dataDir, { recursive: true, force: true });
 });
 
@@ -69,7 +97,7 @@ async function openUpload(totalSize = PART_SIZE * 2 + 100, key = 'images/abc/ori
 
 async function putPart(uploadId: string, partNumber: number, body: Buffer) {
   const url = await store.presignPart(uploadId, partNumber, 3600);
-  return request(app).put(localPath(url)).set('Content-Type', 'application/octet-stream').send(body);
+  return send('PUT', localPath(url), { headers: { 'Content-Type': 'application/octet-stream' }, body });
 }
 
 describe('PUT a part', () => {
@@ -114,16 +142,16 @@ describe('PUT a part', () => {
     const body = randomBytes(100);
     const url = localPath(await store.presignPart(uploadId, 3, 600));
     const wrong = createHash('md5').update('something else').digest('base64');
-    const bad = await request(app).put(url).set('Content-MD5', wrong).send(body);
+    const bad = await send('PUT', url, { headers: { 'Content-MD5': wrong }, body });
     expect(bad.status).toBe(400);
     expect(bad.headers['content-type']).toMatch(/^application\/xml/);
     expect(bad.text).toContain('<Code>BadDigest</Code>');
     expect(await store.listParts(uploadId)).toEqual([]);
 
-    const good = await request(app)
-      .put(url)
-      .set('Content-MD5', createHash('md5').update(body).digest('base64'))
-      .send(body);
+    const good = await send('PUT', url, {
+      headers: { 'Content-MD5': createHash('md5').update(body).digest('base64') },
+      body: body,
+    });
     expect(good.status).toBe(200);
     expect(good.headers.etag).toBe(`"${md5(body)}"`);
   });
@@ -131,7 +159,10 @@ describe('PUT a part', () => {
   it('refuses a malformed Content-MD5 with 400 InvalidDigest', async () => {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 600));
-    const res = await request(app).put(url).set('Content-MD5', 'not-base64').send(Buffer.from('abc'));
+    const res = await send('PUT', url, {
+      headers: { 'Content-MD5': 'not-base64' },
+      body: Buffer.from('abc'),
+    });
     expect(res.status).toBe(400);
     expect(res.text).toContain('<Code>InvalidDigest</Code>');
   });
@@ -139,9 +170,7 @@ describe('PUT a part', () => {
   it('refuses a part larger than the plan part size with 400 EntityTooLarge (declared or streamed)', async () => {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 600));
-    const declared = await request(app)
-      .put(url)
-      .send(randomBytes(PART_SIZE + 1));
+    const declared = await send('PUT', url, { body: randomBytes(PART_SIZE + 1) });
     expect(declared.status).toBe(400);
     expect(declared.text).toContain('<Code>EntityTooLarge</Code>');
     expect(declared.text).toContain('1024');
@@ -172,7 +201,7 @@ describe('PUT a part', () => {
     }
     await store.whenIdle();
     expect(await store.listParts(uploadId)).toEqual([]);
-    expect(await fsp.readdir(path.join(dataDir, 'tmp'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).tmp)).toEqual([]);
   });
 
   it('accepts an empty body as a zero-byte part', async () => {
@@ -184,7 +213,7 @@ describe('PUT a part', () => {
 });
 
 describe('signatures', () => {
-  function expectXmlError(res: request.Response, status: number, code: string) {
+  function expectXmlError(res: Answer, status: number, code: string) {
     expect(res.status).toBe(status);
     expect(res.headers['content-type']).toMatch(/^application\/xml/);
     expect(res.text.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
@@ -204,9 +233,7 @@ describe('signatures', () => {
     const sig = badSig.searchParams.get('signature')!;
     badSig.searchParams.set('signature', (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1));
     expectXmlError(
-      await request(app)
-        .put(badSig.pathname + badSig.search)
-        .send(Buffer.from('x')),
+      await send('PUT', badSig.pathname + badSig.search, { body: Buffer.from('x') }),
       403,
       'SignatureDoesNotMatch',
     );
@@ -214,22 +241,20 @@ describe('signatures', () => {
     const laterExpiry = new URL(url);
     laterExpiry.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
     expectXmlError(
-      await request(app)
-        .put(laterExpiry.pathname + laterExpiry.search)
-        .send(Buffer.from('x')),
+      await send('PUT', laterExpiry.pathname + laterExpiry.search, { body: Buffer.from('x') }),
       403,
       'SignatureDoesNotMatch',
     );
 
     const otherPart = url.pathname.replace(/\/parts\/1$/, '/parts/2') + url.search;
-    expectXmlError(await request(app).put(otherPart).send(Buffer.from('x')), 403, 'SignatureDoesNotMatch');
+    expectXmlError(await send('PUT', otherPart, { body: Buffer.from('x') }), 403, 'SignatureDoesNotMatch');
 
     expect(await store.listParts(uploadId)).toEqual([]);
   });
 
   it('answers 403 when the signature is missing', async () => {
     const { uploadId } = await openUpload();
-    const res = await request(app).put(`/storage/uploads/${uploadId}/parts/1`).send(Buffer.from('x'));
+    const res = await send('PUT', `/storage/uploads/${uploadId}/parts/1`, { body: Buffer.from('x') });
     expectXmlError(res, 403, 'AccessDenied');
   });
 
@@ -237,9 +262,9 @@ describe('signatures', () => {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 60));
     now = new Date(now.getTime() + 60_000);
-    expect((await request(app).put(url).send(Buffer.from('in time'))).status).toBe(200);
+    expect((await send('PUT', url, { body: Buffer.from('in time') })).status).toBe(200);
     now = new Date(now.getTime() + 1_000);
-    const res = await request(app).put(url).send(Buffer.from('too late'));
+    const res = await send('PUT', url, { body: Buffer.from('too late') });
     expectXmlError(res, 403, 'AccessDenied');
     expect(res.text).toContain('<Message>Request has expired</Message>');
   });
@@ -251,9 +276,11 @@ describe('signatures', () => {
     const expires = Math.floor(now.getTime() / 1000) + 600;
     for (const partNumber of ['0', '4', '-1', '1e3', '01', '99999999999999999999999', '1.0']) {
       const query = signer.query({ method: 'PUT', uploadId, partNumber, expires });
-      const res = await request(app)
-        .put(`/storage/uploads/${uploadId}/parts/${encodeURIComponent(partNumber)}?${query}`)
-        .send(Buffer.from('x'));
+      const res = await send(
+        'PUT',
+        `/storage/uploads/${uploadId}/parts/${encodeURIComponent(partNumber)}?${query}`,
+        { body: Buffer.from('x') },
+      );
       expectXmlError(res, 400, 'InvalidArgument');
       expect(res.text).toContain(`Part number &quot;${partNumber}&quot;`);
       expect(res.text).toContain('parts 1 to 3');
@@ -275,11 +302,13 @@ describe('CORS', () => {
   it('answers the preflight for a part URL and exposes the ETag', async () => {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 600));
-    const res = await request(app)
-      .options(url)
-      .set('Origin', 'http://localhost:5173')
-      .set('Access-Control-Request-Method', 'PUT')
-      .set('Access-Control-Request-Headers', 'content-type, content-md5');
+    const res = await send('OPTIONS', url, {
+      headers: {
+        Origin: 'http://localhost:5173',
+        'Access-Control-Request-Method': 'PUT',
+        'Access-Control-Request-Headers': 'content-type, content-md5',
+      },
+    });
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['access-control-allow-methods']).toContain('PUT');
@@ -289,7 +318,7 @@ describe('CORS', () => {
   });
 
   it('answers a plain OPTIONS (no preflight) with the methods of a part URL', async () => {
-    const res = await request(app).options('/storage/uploads/x/parts/1');
+    const res = await send('OPTIONS', '/storage/uploads/x/parts/1');
     expect(res.status).toBe(204);
     expect(res.headers.allow).toBe('PUT, OPTIONS');
   });
@@ -299,28 +328,28 @@ describe('abort and unknown uploads', () => {
   it('answers 404 NoSuchUpload for a PUT after abort, with a URL that was valid', async () => {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 600));
-    expect((await request(app).put(url).send(randomBytes(10))).status).toBe(200);
+    expect((await send('PUT', url, { body: randomBytes(10) })).status).toBe(200);
     await store.abortMultipartUpload(uploadId);
-    const res = await request(app).put(url).send(randomBytes(10));
+    const res = await send('PUT', url, { body: randomBytes(10) });
     expect(res.status).toBe(404);
     expect(res.text).toContain('<Code>NoSuchUpload</Code>');
     await expect(store.listParts(uploadId)).rejects.toMatchObject({ code: 'NoSuchUpload' });
     await expect(store.abortMultipartUpload(uploadId)).rejects.toMatchObject({ code: 'NoSuchUpload' });
-    expect(await fsp.readdir(path.join(dataDir, 'multipart'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).multipart)).toEqual([]);
   });
 
   it('answers 405 for other methods on a part URL and 404 XML elsewhere', async () => {
-    const get = await request(app).get('/storage/uploads/abc/parts/1');
+    const get = await send('GET', '/storage/uploads/abc/parts/1');
     expect(get.status).toBe(405);
     expect(get.headers.allow).toBe('PUT, OPTIONS');
     expect(get.text).toContain('<Code>MethodNotAllowed</Code>');
-    const other = await request(app).put('/storage/elsewhere').send('x');
+    const other = await send('PUT', '/storage/elsewhere', { body: 'x' });
     expect(other.status).toBe(404);
     expect(other.headers['content-type']).toMatch(/^application\/xml/);
   });
 
   it('answers 400 XML for a path with malformed percent-encoding', async () => {
-    const res = await request(app).put('/storage/uploads/%E0%A4%A/parts/1?expires=1&signature=x').send('x');
+    const res = await send('PUT', '/storage/uploads/%E0%A4%A/parts/1?expires=1&signature=x', { body: 'x' });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.headers['content-type']).toMatch(/^application\/xml/);
@@ -342,10 +371,10 @@ describe('complete', () => {
     expect(await sha256OfStream(await store.readObject(key))).toBe(sha256(whole));
     expect(await sha256OfStream(createReadStream(store.objectPath(key)))).toBe(sha256(whole));
     // The upload is gone: its URLs answer 404.
-    const res = await request(app).put(laterUrl).send(parts[0]);
+    const res = await send('PUT', laterUrl, { body: parts[0] });
     expect(res.status).toBe(404);
     expect(res.text).toContain('<Code>NoSuchUpload</Code>');
-    expect(await fsp.readdir(path.join(dataDir, 'multipart'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).multipart)).toEqual([]);
   });
 
   it('with an explicit subset assembles exactly those parts, accepting unquoted ETags and any order', async () => {
@@ -437,7 +466,7 @@ describe('complete', () => {
 });
 
 describe('robustness', () => {
-  /** A real socket (supertest cannot stop halfway): a part PUT with half its body sent and stored. */
+  /** A request written by hand (fetch cannot stop halfway): a part PUT with half its body sent and stored. */
   async function halfSentPut() {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 600));
@@ -483,10 +512,10 @@ describe('robustness', () => {
       await store.whenIdle();
       expect(store.partsInFlight).toBe(0);
       expect(await store.listParts(uploadId)).toEqual([]);
-      expect(await fsp.readdir(path.join(dataDir, 'tmp'))).toEqual([]);
+      expect(await fsp.readdir(storeLayout(dataDir).tmp)).toEqual([]);
 
       const body = randomBytes(PART_SIZE);
-      const ok = await request(server).put(url).send(body);
+      const ok = await send('PUT', url, { body }, urlOf(server));
       expect(ok.status).toBe(200);
       expect(ok.headers.etag).toBe(`"${md5(body)}"`);
     } finally {
@@ -503,24 +532,22 @@ describe('robustness', () => {
       expect(res.status).toBe(404);
       expect(res.text).toContain('<Code>NoSuchUpload</Code>');
       await store.whenIdle();
-      expect(await fsp.readdir(path.join(dataDir, 'multipart'))).toEqual([]);
-      expect(await fsp.readdir(path.join(dataDir, 'tmp'))).toEqual([]);
+      expect(await fsp.readdir(storeLayout(dataDir).multipart)).toEqual([]);
+      expect(await fsp.readdir(storeLayout(dataDir).tmp)).toEqual([]);
     } finally {
       await close();
     }
   });
 
   it('survives a PUT with no body at all and garbage ids', async () => {
-    const res = await request(app).put(
-      '/storage/uploads/..%2F..%2Fetc/parts/1?expires=9999999999&signature=abc',
-    );
+    const res = await send('PUT', '/storage/uploads/..%2F..%2Fetc/parts/1?expires=9999999999&signature=abc');
     expect(res.status).toBe(403);
     const signer = new PartUrlSigner(SECRET);
     const uploadId = '../../etc';
     const query = signer.query({ method: 'PUT', uploadId, partNumber: '1', expires: 9_999_999_999 });
-    const crafted = await request(app)
-      .put(`/storage/uploads/${encodeURIComponent(uploadId)}/parts/1?${query}`)
-      .send('x');
+    const crafted = await send('PUT', `/storage/uploads/${encodeURIComponent(uploadId)}/parts/1?${query}`, {
+      body: 'x',
+    });
     expect(crafted.status).toBe(404);
     expect(crafted.text).toContain('<Code>NoSuchUpload</Code>');
   });

@@ -4,16 +4,16 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 
 import type { RouteSpec } from '../route-table.js';
 
-import type { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
-import { ObjectStoreError, type ObjectStoreErrorCode } from '../../domain/object-store.js';
+import { ObjectStoreError, type ObjectStoreErrorCode, type PartReceiver } from '../../domain/object-store.js';
 import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-url-signer.js';
 import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS, type DiscardLimits } from '../discard-rest.js';
 
 /**
- * The embedded store's S3-like HTTP face: presigned part PUTs. Mount it at the path of
+ * The S3-like HTTP face of a store that receives its own parts (the embedded store's
+ * `partReceiver`): presigned part PUTs. Mount it at the path of
  * `storageUrl`, before any body parser (it reads the raw request stream):
  *
- *   app.use('/storage', createStorageRouter(store));
+ *   app.use('/storage', createStorageRouter(store.partReceiver));
  *
  * PUT  /uploads/:uploadId/parts/:partNumber?expires=..&signature=..  -> 200, ETag: "<md5 hex>"
  * OPTIONS                                                             -> 204, Allow: PUT, OPTIONS
@@ -21,7 +21,7 @@ import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS, type DiscardLimits }
  * Errors are S3's XML (`<Error><Code/><Message/><RequestId/></Error>`) with S3's status codes.
  */
 export function createStorageRouter(
-  store: EmbeddedObjectStore,
+  store: PartReceiver,
   {
     stallTimeoutMs = 120_000,
     discardLimits = DEFAULT_DISCARD_LIMITS,
@@ -75,7 +75,7 @@ export function storageRoutes(mountPath: string): RouteSpec[] {
 }
 
 async function putPart(
-  store: EmbeddedObjectStore,
+  store: PartReceiver,
   req: Request,
   res: Response,
   stallTimeoutMs: number,

@@ -1,25 +1,29 @@
 /**
  * The jobs decoder children run: everything that parses the pixels of a client's file.
  *
- *   convert   inspect + decoded-bytes budget + decode + previews (engines/raster/convert-image.ts)
- *   segment   inspect + budget + decode + the model (engines/models/segment-task.ts)
+ *   convert   inspect + decoded-bytes budget + decode + previews + the plane kept (engines/raster/convert-image.ts)
+ *   segment   the kept plane (or inspect + budget + decode, without one) + the model (engines/models/segment-task.ts)
  *
  * Loaded only inside a child (child-main.ts), never by the server's own process.
  */
-import { convertImage, type ConvertOptions } from '../../engines/raster/convert-image.js';
+import {
+  convertImage,
+  type ConvertedFiles,
+  type ConvertOptions,
+} from '../../engines/raster/convert-image.js';
 import { segmentStoredImage, type SegmentTask } from '../../engines/models/segment-task.js';
 import type { TaskTable } from './protocol.js';
 
 export interface ConvertJob {
   tiffPath: string;
-  outDir: string;
+  files: ConvertedFiles;
   limits: ConvertOptions;
 }
 
 export const tasks = {
   async convert(job: ConvertJob) {
     // `info` (every strip offset) stays here; the server needs the shape and the files.
-    const { info: _info, ...converted } = await convertImage(job.tiffPath, job.outDir, job.limits);
+    const { info: _info, ...converted } = await convertImage(job.tiffPath, job.files, job.limits);
     return converted;
   },
   segment(job: SegmentTask, signal: AbortSignal) {

@@ -32,26 +32,26 @@ afterAll(() => runner.close());
 
 describe('segmentation in a decoder child process', () => {
   it('gives exactly the result of the same job run in this process', async () => {
-    const local = await segmentStoredImage({ tiffPath: tiff, model: toSpec(model), ...limits });
-    const remote = await runner.run(model, tiff, new AbortController().signal);
+    const local = await segmentStoredImage({ source: { tiffPath: tiff }, model: toSpec(model), ...limits });
+    const remote = await runner.run(model, { tiffPath: tiff }, new AbortController().signal);
     expect(remote.objects.length).toBeGreaterThan(0);
     expect(JSON.stringify(remote)).toBe(JSON.stringify(local));
   });
 
   it('refuses a file over the decoded-bytes budget before decoding it', async () => {
     const bomb = join(HOSTILE_DIR, 'deflate-bomb-rgb-float-4.8GB.tif');
-    await expect(runner.run(model, bomb, new AbortController().signal)).rejects.toThrow(
+    await expect(runner.run(model, { tiffPath: bomb }, new AbortController().signal)).rejects.toThrow(
       /too large to decode: 20,000 x 20,000 pixels/,
     );
   });
 
   it('stops when its signal is aborted', async () => {
     const controller = new AbortController();
-    const job = runner.run(model, tiff, controller.signal);
+    const job = runner.run(model, { tiffPath: tiff }, controller.signal);
     controller.abort();
     await expect(job).rejects.toMatchObject({ name: 'AbortError' });
     // and the pool goes on
-    await expect(runner.run(model, tiff, new AbortController().signal)).resolves.toMatchObject({
+    await expect(runner.run(model, { tiffPath: tiff }, new AbortController().signal)).resolves.toMatchObject({
       width: 256,
     });
   });

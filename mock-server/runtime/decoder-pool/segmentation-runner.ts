@@ -1,10 +1,11 @@
 /**
- * The prediction service's SegmentationRunner, on a pool of child processes: the stored TIFF is
- * decoded and segmented in a child (decoder-tasks.ts `segment`), so neither a hostile file nor a
+ * The prediction service's SegmentationRunner, on a pool of child processes: the image's plane is
+ * read (or the stored TIFF decoded) and segmented in a child (decoder-tasks.ts `segment`), so neither a hostile file nor a
  * long segmentation touches the server's process or its event loop. Cancelling the signal
  * cancels the job in the child (the model checks it between steps).
  */
 import type { ModelRecord } from '../../domain/models/model-record.js';
+import type { SegmentationSource } from '../../domain/images/derived-files.js';
 import type { SegmentationRunner } from '../../domain/predictions/prediction-service.js';
 import type { ModelSpec, SegmentTask } from '../../engines/models/segment-task.js';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
@@ -16,8 +17,8 @@ export class ChildProcessSegmentationRunner implements SegmentationRunner {
     private readonly limits: { maxPixels: number; maxDecodedBytes: number },
   ) {}
 
-  run(model: ModelRecord, tiffPath: string, signal: AbortSignal): Promise<SegmentationResult> {
-    const task: SegmentTask = { tiffPath, model: toSpec(model), ...this.limits };
+  run(model: ModelRecord, source: SegmentationSource, signal: AbortSignal): Promise<SegmentationResult> {
+    const task: SegmentTask = { source, model: toSpec(model), ...this.limits };
     return this.pool.run<SegmentationResult>('segment', task, signal);
   }
 

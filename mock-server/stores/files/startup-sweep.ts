@@ -8,24 +8,11 @@
  *     outlines are gone), with a reason a client can act on, so no row points at a missing file.
  * Conversions and predictions that were running are the services' to recover (redone once).
  */
-import { existsSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { access, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { StateStore } from '../../domain/state.js';
 import type { ObjectStore } from '../../domain/object-store.js';
-
-export interface SweepFolders {
-  derived: string;
-  segmentations: string;
-  incoming: string;
-  cache: string;
-  /** The object store's own staging folder, where it has one on this disk. */
-  storeStaging?: string;
-  /** Key prefixes the object store holds, one per stored image, where it can list them cheaply. */
-  storedPrefixes?: () => Promise<string[]>;
-  /** The folder of the object store's open resumable uploads (one folder each), where it has one on this disk. */
-  multipartFolder?: string;
-}
+import type { DataLayout } from '../data-layout.js';
 
 export interface SweepReport {
   filesRemoved: number;
@@ -36,13 +23,12 @@ export interface SweepReport {
 export async function sweepDataFolder(
   state: StateStore,
   store: ObjectStore,
-  folders: SweepFolders,
+  folders: DataLayout,
   nowIso: () => string,
 ): Promise<SweepReport> {
   const report: SweepReport = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
   // Uploads still streaming and local copies of remote objects never outlive a process.
-  for (const dir of [folders.incoming, folders.cache, folders.storeStaging])
-    if (dir) report.filesRemoved += await emptyFolder(dir);
+  for (const dir of [folders.incoming, folders.cache]) report.filesRemoved += await emptyFolder(dir);
 
   for (const entry of await entries(folders.derived)) {
     if (!state.images.get(entry)) report.filesRemoved += await remove(path.join(folders.derived, entry));
@@ -52,25 +38,18 @@ export async function sweepDataFolder(
     if (!segmentationIds.has(entry))
       report.filesRemoved += await remove(path.join(folders.segmentations, entry));
   }
-  if (folders.multipartFolder) {
-    const referenced = state.images.multipartUploadIds();
-    for (const uploadId of await entries(folders.multipartFolder))
-      if (!referenced.has(uploadId))
-        report.filesRemoved += await remove(path.join(folders.multipartFolder, uploadId));
-  }
-  if (folders.storedPrefixes) {
-    const referenced = new Set(
+  // The store's own staging files, open uploads and objects no row refers to (where it can list them).
+  report.filesRemoved += await store.sweepUnreferenced({
+    uploadIds: state.images.multipartUploadIds(),
+    keyPrefixes: new Set(
       [...state.images.storageKeys()].map((key) => key.slice(0, key.lastIndexOf('/') + 1)),
-    );
-    for (const prefix of await folders.storedPrefixes())
-      if (!referenced.has(prefix)) report.filesRemoved += await store.deletePrefix(prefix).catch(() => 0);
-  }
+    ),
+  });
 
   for (const image of state.images.withStatus('ready')) {
     const files = [image.derived?.previewPath, image.derived?.thumbnailPath];
     // Only a missing object is missing: a store that cannot answer now must not fail images for good.
-    if (files.every((f) => f && existsSync(f)) && (await store.exists(image.storageKey).catch(() => true)))
-      continue;
+    if ((await everyFileThere(files)) && (await store.exists(image.storageKey).catch(() => true))) continue;
     state.transaction(() => {
       state.images.put({
         ...image,
@@ -83,7 +62,7 @@ export async function sweepDataFolder(
     report.imagesFailed++;
   }
   for (const id of segmentationIds) {
-    if (existsSync(path.join(folders.segmentations, id, 'result.json'))) continue;
+    if (await everyFileThere([folders.segmentationOf(id).result])) continue;
     state.transaction(() => {
       const row = state.segmentations.get(id);
       if (!row) return;
@@ -118,4 +97,16 @@ async function emptyFolder(dir: string): Promise<number> {
   let removed = 0;
   for (const entry of await entries(dir)) removed += await remove(path.join(dir, entry));
   return removed;
+}
+
+async function everyFileThere(files: ReadonlyArray<string | undefined>): Promise<boolean> {
+  for (const file of files) {
+    if (!file) return false;
+    try {
+      await access(file);
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }

@@ -10,7 +10,7 @@ export type ObjectStoreConfig = EmbeddedObjectStoreConfig | S3ObjectStoreConfig;
  * Builds the configured store. Only the embedded store serves part URLs itself; mount its router:
  *
  *   const store = createObjectStore(config);
- *   if (store instanceof EmbeddedObjectStore) app.use('/storage', createStorageRouter(store));
+ *   if (store.partReceiver) app.use('/storage', createStorageRouter(store.partReceiver));
  */
 export function createObjectStore(config: EmbeddedObjectStoreConfig): EmbeddedObjectStore;
 export function createObjectStore(config: S3ObjectStoreConfig, deps?: S3ObjectStoreDeps): S3ObjectStore;

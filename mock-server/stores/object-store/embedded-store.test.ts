@@ -6,6 +6,7 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { storeLayout } from '../data-layout.js';
 import { EmbeddedObjectStore } from './embedded-store.js';
 import { ObjectStoreError } from '../../domain/object-store.js';
 
@@ -31,7 +32,7 @@ async function text(stream: NodeJS.ReadableStream): Promise<string> {
   return out;
 }
 
-describe('objects', () => {
+describe('whole objects', () => {
   it('puts from a stream, reads back, reports size and existence, deletes idempotently', async () => {
     expect(await store.exists('a/b.txt')).toBe(false);
     expect(
@@ -47,7 +48,7 @@ describe('objects', () => {
     await store.deleteObject('a/b.txt');
     expect(await store.exists('a/b.txt')).toBe(false);
     // Empty folders are pruned.
-    expect(await fsp.readdir(path.join(dataDir, 'objects'))).toEqual([]);
+    expect(await fsp.readdir(storeLayout(dataDir).objects)).toEqual([]);
   });
 
   it('copies a file path by default and moves it when asked', async () => {
@@ -93,7 +94,7 @@ describe('objects', () => {
     expect(await store.exists('other/e')).toBe(true);
     expect(await store.deletePrefix('missing/')).toBe(0);
     await expect(store.deletePrefix('')).rejects.toMatchObject({ code: 'InvalidArgument' });
-    expect((await fsp.readdir(path.join(dataDir, 'objects', 'images'))).sort()).toEqual(['2']);
+    expect((await fsp.readdir(path.join(storeLayout(dataDir).objects, 'images'))).sort()).toEqual(['2']);
   });
 });
 
@@ -114,7 +115,7 @@ describe('multipart bookkeeping', () => {
 
   it('an upload outlives the store instance that opened it', async () => {
     const { uploadId } = await store.createMultipartUpload('k', { totalSize: 4, partSize: 4, partCount: 1 });
-    await store.putPart(uploadId, '1', Readable.from([Buffer.from('data')]));
+    await store.partReceiver.putPart(uploadId, '1', Readable.from([Buffer.from('data')]));
     const reopened = new EmbeddedObjectStore({ dataDir, storageUrl: 'http://x/storage', signingSecret: 's' });
     expect(await reopened.listParts(uploadId)).toEqual([
       { partNumber: 1, etag: `"${createHash('md5').update('data').digest('hex')}"`, size: 4 },
@@ -138,8 +139,8 @@ describe('multipart bookkeeping', () => {
 
   it('two concurrent completions assemble once; the second finds no upload', async () => {
     const { uploadId } = await store.createMultipartUpload('k', { totalSize: 8, partSize: 4, partCount: 2 });
-    await store.putPart(uploadId, '1', Readable.from([randomBytes(4)]));
-    await store.putPart(uploadId, '2', Readable.from([randomBytes(4)]));
+    await store.partReceiver.putPart(uploadId, '1', Readable.from([randomBytes(4)]));
+    await store.partReceiver.putPart(uploadId, '2', Readable.from([randomBytes(4)]));
     const results = await Promise.allSettled([
       store.completeMultipartUpload(uploadId),
       store.completeMultipartUpload(uploadId),
@@ -153,7 +154,7 @@ describe('multipart bookkeeping', () => {
   it('an upload for a key completes over an existing object at that key', async () => {
     await store.putObject('k', Readable.from([Buffer.from('old')]));
     const { uploadId } = await store.createMultipartUpload('k', { totalSize: 3, partSize: 3, partCount: 1 });
-    await store.putPart(uploadId, '1', Readable.from([Buffer.from('new')]));
+    await store.partReceiver.putPart(uploadId, '1', Readable.from([Buffer.from('new')]));
     await store.completeMultipartUpload(uploadId);
     expect(await text(await store.readObject('k'))).toBe('new');
   });
@@ -166,7 +167,7 @@ describe('multipart bookkeeping', () => {
  */
 async function untilWritten(uploadId: string, offset: number, byte: number): Promise<void> {
   await vi.waitFor(async () => {
-    const data = await fsp.open(path.join(dataDir, 'multipart', uploadId, 'data'), 'r');
+    const data = await fsp.open(storeLayout(dataDir).uploadData(uploadId), 'r');
     try {
       const { buffer } = await data.read(Buffer.alloc(1), 0, 1, offset);
       expect(buffer[0]).toBe(byte);
@@ -179,7 +180,6 @@ async function untilWritten(uploadId: string, offset: number, byte: number): Pro
 describe('parts written in place', () => {
   const PART = 64 * 1024;
   const md5 = (data: Buffer) => `"${createHash('md5').update(data).digest('hex')}"`;
-  const unquoteMd5 = (etag: string) => etag.slice(1, -1);
 
   async function open(partCount: number, lastSize = PART) {
     const totalSize = PART * (partCount - 1) + lastSize;
@@ -205,10 +205,10 @@ describe('parts written in place', () => {
     const uploadId = await open(4, 1000);
     const parts = [randomBytes(PART), randomBytes(PART), randomBytes(PART), randomBytes(1000)];
     const etags = await Promise.all(
-      [4, 2, 1, 3].map((n) => store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]))),
+      [4, 2, 1, 3].map((n) => store.partReceiver.putPart(uploadId, String(n), Readable.from([parts[n - 1]]))),
     );
     expect(etags.map((e) => e.etag)).toEqual([4, 2, 1, 3].map((n) => md5(parts[n - 1])));
-    const data = path.join(dataDir, 'multipart', uploadId, 'data');
+    const data = storeLayout(dataDir).uploadData(uploadId);
     const inode = (await fsp.stat(data)).ino;
     const done = await store.completeMultipartUpload(uploadId);
     expect(done.size).toBe(3 * PART + 1000);
@@ -222,15 +222,15 @@ describe('parts written in place', () => {
     const first = randomBytes(PART);
     const second = randomBytes(PART);
     const other = randomBytes(PART);
-    await store.putPart(uploadId, '1', Readable.from([first]));
-    await store.putPart(uploadId, '2', Readable.from([other]));
-    expect(await store.putPart(uploadId, '1', Readable.from([second]))).toEqual({
+    await store.partReceiver.putPart(uploadId, '1', Readable.from([first]));
+    await store.partReceiver.putPart(uploadId, '2', Readable.from([other]));
+    expect(await store.partReceiver.putPart(uploadId, '1', Readable.from([second]))).toEqual({
       etag: md5(second),
       size: PART,
     });
 
     const broken = slowBody();
-    const failing = store.putPart(uploadId, '1', broken, { contentLength: PART });
+    const failing = store.partReceiver.putPart(uploadId, '1', broken, { contentLength: PART });
     broken.write(randomBytes(PART / 2));
     // Half the new bytes reach the store before the client goes away.
     await vi.waitFor(() => expect(broken.readableFlowing && broken.readableLength === 0).toBe(true));
@@ -245,17 +245,17 @@ describe('parts written in place', () => {
   it('a part larger than its slot is refused before a byte reaches the next part', async () => {
     const uploadId = await open(2);
     const second = randomBytes(PART);
-    await store.putPart(uploadId, '2', Readable.from([second]));
+    await store.partReceiver.putPart(uploadId, '2', Readable.from([second]));
     const oversized = Buffer.alloc(PART + 10, 0xee);
     await expect(
-      store.putPart(
+      store.partReceiver.putPart(
         uploadId,
         '1',
         Readable.from([oversized.subarray(0, PART - 5), oversized.subarray(PART - 5)]),
       ),
     ).rejects.toMatchObject({ code: 'EntityTooLarge', partNumber: 1 });
     const first = randomBytes(PART);
-    await store.putPart(uploadId, '1', Readable.from([first]));
+    await store.partReceiver.putPart(uploadId, '1', Readable.from([first]));
     await store.completeMultipartUpload(uploadId);
     expect((await objectBytes()).equals(Buffer.concat([first, second]))).toBe(true);
   });
@@ -263,11 +263,13 @@ describe('parts written in place', () => {
   it('of two PUTs of one part at once, the one that finishes first is kept; the other answers OperationAborted', async () => {
     const uploadId = await open(1);
     const slow = slowBody();
-    const early = store.putPart(uploadId, '1', slow);
+    const early = store.partReceiver.putPart(uploadId, '1', slow);
     slow.write(Buffer.alloc(PART / 2, 1));
     await untilWritten(uploadId, 0, 1);
     const kept = randomBytes(PART);
-    expect(await store.putPart(uploadId, '1', Readable.from([kept]))).toMatchObject({ etag: md5(kept) });
+    expect(await store.partReceiver.putPart(uploadId, '1', Readable.from([kept]))).toMatchObject({
+      etag: md5(kept),
+    });
     slow.end(Buffer.alloc(PART / 2, 1));
     await expect(early).rejects.toMatchObject({ code: 'OperationAborted', httpStatus: 409, partNumber: 1 });
     await store.completeMultipartUpload(uploadId);
@@ -277,9 +279,10 @@ describe('parts written in place', () => {
   it('a part still streaming when the upload completes writes nothing into the object', async () => {
     const uploadId = await open(3);
     const parts = [randomBytes(PART), randomBytes(PART)];
-    for (const n of [1, 2]) await store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]));
+    for (const n of [1, 2])
+      await store.partReceiver.putPart(uploadId, String(n), Readable.from([parts[n - 1]]));
     const late = slowBody();
-    const third = store.putPart(uploadId, '3', late);
+    const third = store.partReceiver.putPart(uploadId, '3', late);
     late.write(Buffer.alloc(PART / 2, 0xaa));
     await untilWritten(uploadId, 2 * PART, 0xaa);
     expect(await store.completeMultipartUpload(uploadId)).toMatchObject({ size: 2 * PART });
@@ -291,10 +294,11 @@ describe('parts written in place', () => {
   it('after a restart, a part whose unflushed bytes were lost is refused by number at complete; sent again, the upload completes', async () => {
     const uploadId = await open(2);
     const parts = [randomBytes(PART), randomBytes(PART)];
-    for (const n of [1, 2]) await store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]));
+    for (const n of [1, 2])
+      await store.partReceiver.putPart(uploadId, String(n), Readable.from([parts[n - 1]]));
     // What a power loss does to bytes the operating system had not written yet: they are gone
     // (here: zeros) while the part's record, written earlier, stayed.
-    const data = await fsp.open(path.join(dataDir, 'multipart', uploadId, 'data'), 'r+');
+    const data = await fsp.open(storeLayout(dataDir).uploadData(uploadId), 'r+');
     await data.write(Buffer.alloc(100), 0, 100, PART + 10);
     await data.close();
 
@@ -309,29 +313,9 @@ describe('parts written in place', () => {
     expect(await restarted.exists('img/original.tif')).toBe(false);
     expect((await restarted.listParts(uploadId)).map((p) => p.partNumber)).toEqual([1]);
 
-    await restarted.putPart(uploadId, '2', Readable.from([parts[1]]));
+    await restarted.partReceiver.putPart(uploadId, '2', Readable.from([parts[1]]));
     await restarted.completeMultipartUpload(uploadId);
     expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
-  });
-
-  it('an upload opened by the earlier layout (a file per part) is moved to the data file on first use', async () => {
-    const uploadId = 'older-layout-upload-0001';
-    const dir = path.join(dataDir, 'multipart', uploadId);
-    const plan = { totalSize: 2 * PART, partSize: PART, partCount: 2 };
-    await fsp.mkdir(dir, { recursive: true });
-    await fsp.writeFile(
-      path.join(dir, 'upload.json'),
-      JSON.stringify({ uploadId, key: 'img/original.tif', plan, createdAt: '2026-01-01T00:00:00Z' }),
-    );
-    const first = randomBytes(PART);
-    await fsp.writeFile(path.join(dir, '1.part'), first);
-    await fsp.writeFile(path.join(dir, '1.md5'), unquoteMd5(md5(first)));
-
-    expect(await store.listParts(uploadId)).toEqual([{ partNumber: 1, etag: md5(first), size: PART }]);
-    const second = randomBytes(PART);
-    await store.putPart(uploadId, '2', Readable.from([second]));
-    await store.completeMultipartUpload(uploadId);
-    expect((await objectBytes()).equals(Buffer.concat([first, second]))).toBe(true);
   });
 
   it('an explicit selection other than parts 1..k is copied out of the data file byte-exact', async () => {
@@ -339,7 +323,7 @@ describe('parts written in place', () => {
     const parts = [randomBytes(PART), randomBytes(PART), randomBytes(PART)];
     const etags: string[] = [];
     for (const n of [1, 2, 3])
-      etags.push((await store.putPart(uploadId, String(n), Readable.from([parts[n - 1]]))).etag);
+      etags.push((await store.partReceiver.putPart(uploadId, String(n), Readable.from([parts[n - 1]]))).etag);
     await store.completeMultipartUpload(uploadId, [
       { partNumber: 2, etag: etags[1] },
       { partNumber: 3, etag: etags[2] },

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { apiClient } from '../../../test-support/api-client.js';
+import { dataLayout, storeLayout } from '../data-layout.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -35,9 +36,9 @@ describe('a resumable upload across a restart that lost an unflushed part', () =
     expect((await put()).status).toBe(200);
     await mock.close();
 
-    const multipart = path.join(dir, 'store', 'multipart');
-    const [uploadFolder] = readdirSync(multipart);
-    const data = await fsp.open(path.join(multipart, uploadFolder, 'data'), 'r+');
+    const store = storeLayout(dataLayout(dir).store);
+    const [uploadId] = readdirSync(store.multipart);
+    const data = await fsp.open(store.uploadData(uploadId), 'r+');
     await data.write(Buffer.alloc(64), 0, 64, 0);
     await data.close();
 

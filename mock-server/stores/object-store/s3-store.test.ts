@@ -72,7 +72,7 @@ afterEach(async () => {
 
 const plan = { totalSize: 25, partSize: 10, partCount: 3 };
 
-describe('multipart', () => {
+describe('multipart uploads', () => {
   it('creates the upload under the prefix and presigns UploadPart URLs without checksum parameters', async () => {
     const store = makeStore('tenant-a/');
     expect(await store.createMultipartUpload('images/x.tif', plan)).toEqual({ uploadId: 'up-1' });
@@ -195,7 +195,7 @@ describe('multipart', () => {
   });
 });
 
-describe('objects', () => {
+describe('whole objects', () => {
   it('puts a stream by spooling it, with a content length, and leaves no temp file', async () => {
     const store = makeStore();
     let body = '';

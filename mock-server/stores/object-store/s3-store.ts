@@ -48,6 +48,7 @@ import {
   validateExpiry,
   validatePlan,
 } from '../../domain/object-store.js';
+import { LocalCopies } from './local-copies.js';
 
 /*
  * The ObjectStore interface on an S3-compatible service (AWS S3, MinIO, ...).
@@ -78,7 +79,7 @@ export interface S3ObjectStoreOptions {
   forcePathStyle?: boolean;
   /** Omitted: the SDK's default provider chain (environment, profile, instance role, ...). */
   credentials?: S3ClientConfig['credentials'];
-  /** Where stream sources are spooled before PutObject; default: the OS temp folder. */
+  /** Where stream sources are spooled before PutObject, and local copies kept; default: the OS temp folder. */
   tmpDir?: string;
 }
 
@@ -103,6 +104,7 @@ export class S3ObjectStore implements ObjectStore {
   private readonly send: SendFn;
   private readonly tmpDir: string;
   private readonly uploads = new Map<string, KnownUpload>();
+  private readonly copies: LocalCopies;
 
   constructor(options: S3ObjectStoreOptions, deps: S3ObjectStoreDeps = {}) {
     this.bucket = options.bucket;
@@ -123,6 +125,21 @@ export class S3ObjectStore implements ObjectStore {
     const client = this.client;
     this.send = deps.send ?? ((command) => client.send(command as never));
     this.tmpDir = options.tmpDir ?? os.tmpdir();
+    this.copies = new LocalCopies(this.tmpDir);
+  }
+
+  /** Downloaded once, then kept until forgotten (the start-up sweep empties the folder). */
+  localFileOf(key: string): Promise<string> {
+    return this.copies.fileOf(key, () => this.readObject(key));
+  }
+
+  forgetLocalFile(key: string): Promise<void> {
+    return this.copies.forget(key);
+  }
+
+  /** Listing a bucket is no start-up's job: orphans there are for the bucket's lifecycle rules. */
+  async sweepUnreferenced(): Promise<number> {
+    return 0;
   }
 
   async createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }> {

@@ -25,7 +25,7 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
  * converted before the response returns; the image is `ready` and `upload` is null. Suited to
  * files up to a few hundred MB (4 GB at most).
  *
- * Mode B, `application/json` `{name, size}` (`ResumableUploadRequest`): no bytes are sent;
+ * Mode B, `application/json` `{name, size}`: no bytes are sent;
  * the response carries the presigned upload plan and the image is `uploading`. PUT each chunk
  * to its `url` in part order, call complete, then poll until `ready`. Mode B is described in
  * `x-also-accepts` rather than `content`: client generators support one request media type

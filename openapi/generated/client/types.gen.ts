@@ -117,15 +117,10 @@ export type MultipartUploadRequest = {
     file: Blob | File;
 };
 
-export type ResumableUploadRequest = {
-    name: string;
-    /**
-     * Total bytes of the file.
-     */
-    size: number;
-};
-
 export type CompleteUploadRequest = {
+    /**
+     * At most 512 parts: a plan never has more (4 GiB in parts of 8 MiB; a larger file or a smaller `--min-part-size` grows the parts, not their number).
+     */
     parts?: Array<{
         etag: string;
         part_number: number;
@@ -158,13 +153,13 @@ export type CreateImageRequest = {
     size: number;
     image_type?: 'TIFF';
     /**
-     * Free-form JSON.
+     * Free-form JSON, within the limits of every JSON body (`x-json-body-limits`: 1 MiB, 64 levels of nesting, 10,000 object keys in the whole body).
      */
     metadata?: {
         [key: string]: unknown;
     };
     /**
-     * Must belong to the caller's organization; API clients usually have none.
+     * Optional: omit it. A folder is created in the dashboard, never through this API, and must belong to the caller's organization; API clients usually have none, and no operation here produces one.
      */
     folder_id?: string | null;
     resumable?: boolean;
@@ -193,7 +188,13 @@ export type Model = {
 };
 
 export type PredictRequest = {
+    /**
+     * A `ready` image of the organization.
+     */
     image_id: string;
+    /**
+     * An `id` from GET /models. `078e62ee-4b5a-4a1e-8322-01910425db58` (nuclei-fluorescence) is a base model every organization has.
+     */
     model_id: string;
 };
 
@@ -214,22 +215,51 @@ export type PredictionAck = {
 
 export type PredictionStatus = 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
 
-export type Prediction = {
+/**
+ * A prediction, one schema per status: `segmentation_id` and `cell_count` are required once it is COMPLETED (the interface guarantees them then, and only then), `error` comes with FAILED. Each branch fixes `status`, so generated types narrow on it (`if (p.status === 'COMPLETED')` gives a `segmentation_id: string`); there is no `discriminator` keyword, which some validators refuse and the branches do not need.
+ */
+export type Prediction = PredictionRunning | PredictionCompleted | PredictionFailed;
+
+/**
+ * What every prediction carries, whatever its status.
+ */
+export type PredictionFields = {
     prediction_id: string;
     status: PredictionStatus;
     image_id: string;
     model_id: string;
     created_at: string;
+};
+
+/**
+ * A prediction still SUBMITTED or STARTED; poll it again.
+ */
+export type PredictionRunning = PredictionFields & {
+    status: 'SUBMITTED' | 'STARTED';
+};
+
+/**
+ * A COMPLETED prediction, with its segmentation.
+ */
+export type PredictionCompleted = PredictionFields & {
+    status: 'COMPLETED';
     /**
-     * Only once COMPLETED; pass to /export* and POST /shares.
+     * Pass to /export* and POST /shares.
      */
-    segmentation_id?: string;
+    segmentation_id: string;
     /**
-     * Number of ROIs detected; only once COMPLETED.
+     * Number of ROIs detected.
      */
-    cell_count?: number;
+    cell_count: number;
+};
+
+/**
+ * A FAILED prediction.
+ */
+export type PredictionFailed = PredictionFields & {
+    status: 'FAILED';
     /**
-     * Why the prediction failed; only when FAILED.
+     * Why the prediction failed.
      */
     error?: string;
 };
@@ -677,15 +707,11 @@ export type CreatePredictionErrors = {
      */
     404: ErrorString;
     /**
-     * The image is not `ready` (still uploading or processing, or failed).
-     */
-    409: ErrorString;
-    /**
      * The JSON request body is larger than the mock's limit (`--max-json-body-bytes`, 1 MiB by default); it is not read past the limit and the connection is closed after the answer.
      */
     413: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
     /**
@@ -724,7 +750,7 @@ export type GetPredictionErrors = {
      */
     404: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
 };
@@ -829,7 +855,11 @@ export type ExportMeasurementsCsvError = ExportMeasurementsCsvErrors[keyof Expor
 
 export type ExportMeasurementsCsvResponses = {
     /**
-     * The CSV as an attachment.
+     * The CSV as an attachment. A text cell that a spreadsheet would run as a formula (one that
+     * starts with `=`, `+`, `-`, `@`, a tab or a carriage return: an image name is the client's
+     * text) is written with a leading apostrophe, OWASP's mitigation of CSV injection, so Excel
+     * and LibreOffice show it as text; numeric cells are never changed.
+     *
      */
     200: string;
 };
@@ -933,7 +963,7 @@ export type CreateShareErrors = {
      */
     413: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
     /**
@@ -972,7 +1002,7 @@ export type RevokeShareErrors = {
      */
     404: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
     /**
@@ -1011,7 +1041,7 @@ export type GetShareErrors = {
      */
     404: ErrorString;
     /**
-     * Validation error with a string `detail`.
+     * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
 };

@@ -1,0 +1,78 @@
+/**
+ * A decoded grey plane on disk, so the segmentation of an image reads what its conversion
+ * decoded instead of decoding the TIFF again.
+ *
+ *   bytes 0-7    "CSPLANE1"
+ *   bytes 8-11   width, uint32 little-endian
+ *   bytes 12-15  height, uint32 little-endian
+ *   byte 16      bits per sample: 8, 16 (unsigned) or 32 (float)
+ *   bytes 17-23  zero
+ *   bytes 24-    the samples, row-major, little-endian
+ *
+ * A file whose header or length does not match is refused (PlaneFileError), never half-read.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Plane, PlaneData } from './plane.js';
+
+const MAGIC = 'CSPLANE1';
+const HEADER_BYTES = 24;
+
+export class PlaneFileError extends Error {
+  override readonly name = 'PlaneFileError';
+}
+
+export async function writePlaneFile(file: string, plane: Plane): Promise<void> {
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.write(MAGIC, 0, 'latin1');
+  header.writeUInt32LE(plane.width, 8);
+  header.writeUInt32LE(plane.height, 12);
+  header.writeUInt8(plane.bitsPerSample, 16);
+  const samples = littleEndianBytes(plane.data);
+  await writeFile(file, Buffer.concat([header, samples], HEADER_BYTES + samples.length));
+}
+
+export async function readPlaneFile(file: string): Promise<Plane> {
+  const bytes = await readFile(file);
+  if (bytes.length < HEADER_BYTES || bytes.toString('latin1', 0, 8) !== MAGIC)
+    throw new PlaneFileError(`${file} is not a decoded plane`);
+  const width = bytes.readUInt32LE(8);
+  const height = bytes.readUInt32LE(12);
+  const bits = bytes.readUInt8(16);
+  if (bits !== 8 && bits !== 16 && bits !== 32) throw new PlaneFileError(`${file}: ${bits} bits per sample`);
+  const sampleBytes = width * height * (bits / 8);
+  if (bytes.length !== HEADER_BYTES + sampleBytes)
+    throw new PlaneFileError(
+      `${file}: ${bytes.length} bytes, a ${width}x${height} plane needs ${HEADER_BYTES + sampleBytes}`,
+    );
+  // A view of the bytes read where the samples are aligned (a large read has a buffer of its own,
+  // and the header keeps them at a multiple of 4); a copy otherwise: typed arrays need alignment.
+  const start = bytes.byteOffset + HEADER_BYTES;
+  const samples =
+    start % 4 === 0
+      ? new Uint8Array(bytes.buffer, start, sampleBytes)
+      : Uint8Array.from(bytes.subarray(HEADER_BYTES));
+  return { width, height, bitsPerSample: bits, data: fromLittleEndian(samples, bits) };
+}
+
+function littleEndianBytes(data: PlaneData): Uint8Array {
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return IS_LITTLE_ENDIAN || data.BYTES_PER_ELEMENT === 1 ? bytes : swapped(bytes, data.BYTES_PER_ELEMENT);
+}
+
+function fromLittleEndian(samples: Uint8Array, bits: 8 | 16 | 32): PlaneData {
+  const bytes = IS_LITTLE_ENDIAN || bits === 8 ? samples : swapped(samples, bits / 8);
+  if (bits === 8) return bytes;
+  const count = bytes.byteLength / (bits / 8);
+  return bits === 16
+    ? new Uint16Array(bytes.buffer, bytes.byteOffset, count)
+    : new Float32Array(bytes.buffer, bytes.byteOffset, count);
+}
+
+const IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function swapped(bytes: Uint8Array, width: number): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i += width)
+    for (let j = 0; j < width; j++) out[i + j] = bytes[i + width - 1 - j];
+  return out;
+}

@@ -1,0 +1,205 @@
+/**
+ * The low-level reading of a TIFF for tiff-inspect.ts: byte ranges through a file handle (never
+ * the whole file), in the file's byte order, classic or BigTIFF offsets, and the entries and
+ * numeric tag values of one directory (IFD).
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { TiffError, formatCount } from './tiff-error.js';
+
+/** Optional observer of reads, for tests that prove the file is never read whole. */
+export interface InspectIo {
+  onRead?: (position: number, length: number) => void;
+}
+
+export const TAG_NAMES: Record<number, string> = {
+  256: 'ImageWidth',
+  257: 'ImageLength',
+  258: 'BitsPerSample',
+  259: 'Compression',
+  273: 'StripOffsets',
+  279: 'StripByteCounts',
+  324: 'TileOffsets',
+  325: 'TileByteCounts',
+  339: 'SampleFormat',
+};
+
+const TYPE_SIZES: Record<number, number> = {
+  1: 1,
+  2: 1,
+  3: 2,
+  4: 4,
+  5: 8,
+  6: 1,
+  7: 1,
+  8: 2,
+  9: 4,
+  10: 8,
+  11: 4,
+  12: 8,
+  13: 4,
+  16: 8,
+  17: 8,
+  18: 8,
+};
+
+export class Reader {
+  constructor(
+    private readonly fh: FileHandle,
+    readonly size: number,
+    private readonly io: InspectIo,
+    public le = true,
+    public big = false,
+  ) {}
+
+  async bytes(position: number, length: number, what: string): Promise<Buffer> {
+    if (position < 0 || position + length > this.size) {
+      throw new TiffError(
+        'truncated',
+        `truncated: ${what} lies past the end of the file (needs ${formatCount(length)} bytes at offset ${formatCount(position)}; the file has ${formatCount(this.size)})`,
+      );
+    }
+    const buf = Buffer.alloc(length);
+    this.io.onRead?.(position, length);
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await this.fh.read(buf, done, length - done, position + done);
+      if (bytesRead === 0)
+        throw new TiffError('truncated', `truncated: the file ended while reading ${what}`);
+      done += bytesRead;
+    }
+    return buf;
+  }
+
+  u16(b: Buffer, o: number) {
+    return this.le ? b.readUInt16LE(o) : b.readUInt16BE(o);
+  }
+  u32(b: Buffer, o: number) {
+    return this.le ? b.readUInt32LE(o) : b.readUInt32BE(o);
+  }
+  u64(b: Buffer, o: number) {
+    const v = this.le ? b.readBigUInt64LE(o) : b.readBigUInt64BE(o);
+    return v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v);
+  }
+  offset(b: Buffer, o: number) {
+    return this.big ? this.u64(b, o) : this.u32(b, o);
+  }
+}
+
+interface Entry {
+  tag: number;
+  type: number;
+  count: number;
+  /** Raw 4 or 8 value bytes of the entry. */
+  inline: Buffer;
+}
+
+export interface Ifd {
+  offset: number;
+  next: number;
+  entries: Map<number, Entry>;
+}
+
+export async function readIfd(r: Reader, offset: number, pageNo: number): Promise<Ifd> {
+  const countSize = r.big ? 8 : 2;
+  const entrySize = r.big ? 20 : 12;
+  const head = await r.bytes(
+    offset,
+    countSize,
+    `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`,
+  );
+  const n = r.big ? r.u64(head, 0) : r.u16(head, 0);
+  if (n === 0)
+    throw new TiffError(
+      'corrupt',
+      `corrupt: the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)} has no entries`,
+    );
+  if (n > 100_000)
+    throw new TiffError(
+      'corrupt',
+      `corrupt: the directory (IFD) of page ${pageNo} claims ${formatCount(n)} entries`,
+    );
+  const body = await r.bytes(
+    offset + countSize,
+    n * entrySize + (r.big ? 8 : 4),
+    `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`,
+  );
+  const entries = new Map<number, Entry>();
+  for (let i = 0; i < n; i++) {
+    const o = i * entrySize;
+    const tag = r.u16(body, o);
+    const type = r.u16(body, o + 2);
+    const count = r.big ? r.u64(body, o + 4) : r.u32(body, o + 4);
+    const inline = body.subarray(o + (r.big ? 12 : 8), o + entrySize);
+    if (!entries.has(tag)) entries.set(tag, { tag, type, count, inline });
+  }
+  return { offset, next: r.offset(body, n * entrySize), entries };
+}
+
+/** Numeric values of a tag (integers and floats; rationals as num/den). */
+export async function values(
+  r: Reader,
+  ifd: Ifd,
+  tag: number,
+  pageNo: number,
+): Promise<number[] | undefined> {
+  const e = ifd.entries.get(tag);
+  if (!e) return undefined;
+  const size = TYPE_SIZES[e.type];
+  const name = TAG_NAMES[tag] ?? `tag ${tag}`;
+  if (!size)
+    throw new TiffError('corrupt', `corrupt: ${name} of page ${pageNo} has unknown field type ${e.type}`);
+  const total = size * e.count;
+  const buf =
+    total <= e.inline.length
+      ? e.inline
+      : await r.bytes(r.offset(e.inline, 0), total, `the ${name} values of page ${pageNo}`);
+  const out = new Array<number>(e.count);
+  for (let i = 0; i < e.count; i++) {
+    const o = i * size;
+    switch (e.type) {
+      case 1:
+      case 2:
+      case 7:
+        out[i] = buf[o];
+        break;
+      case 6:
+        out[i] = buf.readInt8(o);
+        break;
+      case 3:
+        out[i] = r.u16(buf, o);
+        break;
+      case 8:
+        out[i] = r.le ? buf.readInt16LE(o) : buf.readInt16BE(o);
+        break;
+      case 4:
+      case 13:
+        out[i] = r.u32(buf, o);
+        break;
+      case 9:
+        out[i] = r.le ? buf.readInt32LE(o) : buf.readInt32BE(o);
+        break;
+      case 5:
+        out[i] = r.u32(buf, o) / (r.u32(buf, o + 4) || 1);
+        break;
+      case 10:
+        out[i] =
+          (r.le ? buf.readInt32LE(o) : buf.readInt32BE(o)) /
+          ((r.le ? buf.readInt32LE(o + 4) : buf.readInt32BE(o + 4)) || 1);
+        break;
+      case 11:
+        out[i] = r.le ? buf.readFloatLE(o) : buf.readFloatBE(o);
+        break;
+      case 12:
+        out[i] = r.le ? buf.readDoubleLE(o) : buf.readDoubleBE(o);
+        break;
+      default:
+        out[i] = r.u64(buf, o);
+    }
+  }
+  return out;
+}
+
+export async function one(r: Reader, ifd: Ifd, tag: number, pageNo: number): Promise<number | undefined> {
+  const v = await values(r, ifd, tag, pageNo);
+  return v?.[0];
+}

@@ -1,0 +1,53 @@
+/**
+ * No work twice: an upload's conversion decodes the TIFF once and keeps the plane; a prediction
+ * segments that plane instead of decoding the TIFF again. The decoder jobs run in this process
+ * here (the same task table the children run), so the decodes can be counted.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { apiClient } from '../../../test-support/api-client.js';
+import { startMockServer } from '../../server.js';
+import { dataLayout } from '../../stores/data-layout.js';
+import type { ChildProcessPool } from './child-process-pool.js';
+import { tasks } from './decoder-tasks.js';
+
+const decodes = vi.hoisted(() => ({ count: 0 }));
+vi.mock('../../engines/raster/decode-plane.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../engines/raster/decode-plane.js')>();
+  const decodePlane: typeof actual.decodePlane = (...args) => {
+    decodes.count++;
+    return actual.decodePlane(...args);
+  };
+  return { ...actual, decodePlane };
+});
+
+/** A pool that runs the children's jobs in this process, so vi.mock reaches them. */
+function inProcessPool(): ChildProcessPool {
+  const run = (name: keyof typeof tasks, job: never, signal?: AbortSignal) =>
+    tasks[name](job, signal ?? new AbortController().signal);
+  return { run, close: async () => undefined, recycle: async () => undefined } as unknown as ChildProcessPool;
+}
+
+let mock: Awaited<ReturnType<typeof startMockServer>>;
+beforeAll(async () => {
+  mock = await startMockServer(
+    { port: 0, logLevel: 'silent' },
+    { decoderPools: { convert: inProcessPool(), segment: inProcessPool() } },
+  );
+});
+afterAll(() => mock.close());
+
+describe('a prediction reuses what the upload decoded', () => {
+  it('decodes the TIFF once for an upload and its prediction; without a kept plane, once more', async () => {
+    const api = apiClient(mock.url);
+    decodes.count = 0;
+    const first = await api.completedSegmentation();
+    expect(decodes.count).toBe(1);
+
+    // An image converted by an older version has no plane beside its previews: decoded again.
+    rmSync(dataLayout(mock.services.config.dataDir).derivedFilesOf(first.imageId).plane);
+    const again = await api.completedSegmentation(undefined, first.imageId);
+    expect(decodes.count).toBe(2);
+    expect(again.cellCount).toBe(first.cellCount);
+  });
+});

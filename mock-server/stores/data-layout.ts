@@ -1,0 +1,129 @@
+/**
+ * The data folder's layout, decided here and nowhere else: every path under `--data-dir` is made
+ * by one of these functions, so moving a folder (or putting the files somewhere else entirely)
+ * changes this file only.
+ *
+ *   state.sqlite                            the database (stores/database/open-database.ts)
+ *   signing-secret                          the embedded store's key for part URLs (persistent mocks)
+ *   store/                                  the embedded object store (storeLayout below)
+ *   derived/<image id>/                     preview.png, thumbnail.png, plane.bin of a converted image
+ *   segmentations/<segmentation id>/        result.json and preview.png of a completed prediction
+ *   segmentations/.<segmentation id>.tmp/   the same, while being written
+ *   incoming/                               single-request uploads while they stream in
+ *   cache/                                  local copies of objects kept in a remote store
+ */
+import path from 'node:path';
+
+export interface DataLayout {
+  readonly root: string;
+  readonly signingSecret: string;
+  readonly store: string;
+  readonly derived: string;
+  readonly segmentations: string;
+  readonly incoming: string;
+  readonly cache: string;
+  /** Folders made at start-up. */
+  readonly folders: readonly string[];
+  derivedFilesOf(imageId: string): DerivedFilePaths;
+  segmentationOf(segmentationId: string): SegmentationFilePaths;
+  /** Where a segmentation's files are written before the rename that publishes them. */
+  segmentationStaging(segmentationId: string): SegmentationFilePaths;
+}
+
+/** What a conversion leaves beside the stored original. */
+export interface DerivedFilePaths {
+  folder: string;
+  preview: string;
+  thumbnail: string;
+  /** The decoded grey plane the segmenter reads instead of decoding the TIFF again. */
+  plane: string;
+}
+
+export interface SegmentationFilePaths {
+  folder: string;
+  result: string;
+  preview: string;
+}
+
+export function dataLayout(root: string): DataLayout {
+  const derived = path.join(root, 'derived');
+  const segmentations = path.join(root, 'segmentations');
+  const store = path.join(root, 'store');
+  const incoming = path.join(root, 'incoming');
+  const cache = path.join(root, 'cache');
+  const segmentationFiles = (folder: string): SegmentationFilePaths => ({
+    folder,
+    result: path.join(folder, 'result.json'),
+    preview: path.join(folder, 'preview.png'),
+  });
+  return {
+    root,
+    signingSecret: path.join(root, 'signing-secret'),
+    store,
+    derived,
+    segmentations,
+    incoming,
+    cache,
+    folders: [root, derived, segmentations, store, incoming, cache],
+    derivedFilesOf(imageId) {
+      const folder = path.join(derived, imageId);
+      return {
+        folder,
+        preview: path.join(folder, 'preview.png'),
+        thumbnail: path.join(folder, 'thumbnail.png'),
+        plane: path.join(folder, 'plane.bin'),
+      };
+    },
+    segmentationOf: (id) => segmentationFiles(path.join(segmentations, id)),
+    segmentationStaging: (id) => segmentationFiles(path.join(segmentations, `.${id}.tmp`)),
+  };
+}
+
+/**
+ * The embedded object store's folder:
+ *   objects/<key>                           finished objects (keys are slash-separated paths)
+ *   multipart/<upload id>/upload.json       key and plan
+ *   multipart/<upload id>/data              the object being assembled
+ *   multipart/<upload id>/<part>.json       a part that arrived whole
+ *   tmp/                                    bytes in flight; on the same file system, so renames are atomic
+ */
+export interface StoreLayout {
+  readonly root: string;
+  readonly objects: string;
+  readonly multipart: string;
+  readonly tmp: string;
+  readonly folders: readonly string[];
+  /** The file of an object; `key` must have been checked (no `..`, no empty segment). */
+  objectFile(key: string): string;
+  uploadFolder(uploadId: string): string;
+  uploadRecord(uploadId: string): string;
+  uploadData(uploadId: string): string;
+  partRecord(uploadId: string, partNumber: number): string;
+  /** The part number of a part record's file name, or undefined for any other name. */
+  partNumberOf(fileName: string): number | undefined;
+}
+
+const PART_RECORD = /^([1-9]\d{0,4})\.json$/;
+
+export function storeLayout(root: string): StoreLayout {
+  const objects = path.join(root, 'objects');
+  const multipart = path.join(root, 'multipart');
+  const tmp = path.join(root, 'tmp');
+  const uploadFolder = (uploadId: string) => path.join(multipart, uploadId);
+  return {
+    root,
+    objects,
+    multipart,
+    tmp,
+    folders: [objects, multipart, tmp],
+    objectFile: (key) => path.join(objects, ...key.split('/')),
+    uploadFolder,
+    uploadRecord: (uploadId) => path.join(uploadFolder(uploadId), 'upload.json'),
+    uploadData: (uploadId) => path.join(uploadFolder(uploadId), 'data'),
+    partRecord: (uploadId, partNumber) => path.join(uploadFolder(uploadId), `${partNumber}.json`),
+    partNumberOf(fileName) {
+      const match = PART_RECORD.exec(fileName);
+      return match === null ? undefined : Number(match[1]);
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/** The domain's DerivedImageFiles on the data folder: `derived/<image id>/` (stores/data-layout.ts). */
+import { access, mkdir, rm } from 'node:fs/promises';
+import type { DerivedFileSet, DerivedImageFiles } from '../../domain/images/derived-files.js';
+import type { DataLayout } from '../data-layout.js';
+import { flushFiles } from './flush-files.js';
+
+export class DerivedImageFileStore implements DerivedImageFiles {
+  constructor(private readonly layout: DataLayout) {}
+
+  async prepare(imageId: string): Promise<DerivedFileSet> {
+    const { folder, ...files } = this.layout.derivedFilesOf(imageId);
+    await mkdir(folder, { recursive: true });
+    return files;
+  }
+
+  async flush(imageId: string): Promise<void> {
+    const { folder, preview, thumbnail, plane } = this.layout.derivedFilesOf(imageId);
+    await flushFiles([preview, thumbnail, plane, folder, this.layout.derived]);
+  }
+
+  async remove(imageId: string): Promise<void> {
+    await rm(this.layout.derivedFilesOf(imageId).folder, { recursive: true, force: true });
+  }
+
+  async planeOf(imageId: string): Promise<string | undefined> {
+    const { plane } = this.layout.derivedFilesOf(imageId);
+    try {
+      await access(plane);
+      return plane;
+    } catch {
+      return undefined;
+    }
+  }
+}

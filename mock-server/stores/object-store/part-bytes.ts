@@ -1,0 +1,109 @@
+/** Moving a part's bytes: metered and hashed as they arrive, copied into and out of the data file. */
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import { finished, type Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { MultipartPlan, UploadedPart } from '../../domain/object-store.js';
+import { writeFully } from './slot-writer.js';
+import { tooLarge } from './store-errors.js';
+
+const COPY_CHUNK = 1 << 20;
+
+/**
+ * Like pipeline(body, meter, file), except that a failure never destroys `body`: it is the HTTP
+ * request, and destroying it would take the socket with it before the error can be answered.
+ * The caller drains or closes it after answering.
+ */
+export async function streamBodyTo(
+  body: NodeJS.ReadableStream,
+  meter: PartMeter,
+  sink: NodeJS.WritableStream,
+): Promise<void> {
+  const written = pipeline(meter, sink);
+  const stopWatching = finished(body as Readable, (error) => {
+    if (error) meter.destroy(error);
+  });
+  body.pipe(meter);
+  try {
+    await written;
+  } finally {
+    body.unpipe(meter);
+    stopWatching();
+  }
+}
+
+/** Counts, hashes and caps the bytes of one part as they stream past. */
+export class PartMeter extends Transform {
+  size = 0;
+  private readonly hash = createHash('md5');
+
+  constructor(
+    private readonly limit: number,
+    private readonly partNumber: number,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) {
+      callback(tooLarge(this.partNumber, this.limit));
+      return;
+    }
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  md5(): string {
+    return this.hash.digest('hex');
+  }
+}
+
+export function partOffset(plan: MultipartPlan, partNumber: number): number {
+  return (partNumber - 1) * plan.partSize;
+}
+
+/** A resent part, whole in `source`, into its slot of the data file. */
+export async function copyIntoSlot(source: string, data: string, offset: number): Promise<void> {
+  const target = await fsp.open(data, 'r+');
+  try {
+    for await (const chunk of createReadStream(source, { highWaterMark: COPY_CHUNK })) {
+      const at = offset;
+      offset += (chunk as Buffer).length;
+      await writeFully(target, [chunk as Buffer], at);
+    }
+  } finally {
+    await target.close();
+  }
+}
+
+/** A selection other than parts 1..k: the chosen slots copied, in order, into a new file. */
+export async function copyParts(
+  data: string,
+  plan: MultipartPlan,
+  parts: readonly UploadedPart[],
+  target: string,
+): Promise<void> {
+  async function* slots(): AsyncGenerator<Buffer> {
+    for (const part of parts) {
+      if (part.size === 0) continue;
+      const start = partOffset(plan, part.partNumber);
+      yield* createReadStream(data, { start, end: start + part.size - 1, highWaterMark: COPY_CHUNK });
+    }
+  }
+  await pipeline(slots(), createWriteStream(target, { flags: 'wx' }));
+}
+
+export async function hashRange(file: string, start: number, size: number): Promise<string> {
+  const hash = createHash('md5');
+  if (size > 0) {
+    for await (const chunk of createReadStream(file, {
+      start,
+      end: start + size - 1,
+      highWaterMark: COPY_CHUNK,
+    }))
+      hash.update(chunk as Buffer);
+  }
+  return hash.digest('hex');
+}
