@@ -3,14 +3,15 @@
  * imports only go down the layers, nothing imports in a circle, the contract suite speaks HTTP only,
  * and no source imports test support.
  *
- *   main/server  ->  http (thin: parse, call, answer)  ->  services.ts (composition root)
- *   http/control ->  domain (use cases and rules, owns the ports)
+ *   main/server  ->  services.ts, http-wiring.ts (composition root: builds the services, hands http its use cases)
+ *   http (thin: parse, call, answer; declares the use cases it calls)  ->  control, domain
+ *   control      ->  domain (use cases and rules, owns the ports)
  *   domain       ->  engines (pure work: arrays and bytes in and out)
  *   stores, runtime implement the domain's ports (database, files, object store, process pools)
  */
 const SRC = '^mock-server/';
 const notTest = '\\.test\\.ts$';
-const wiring = `${SRC}(services|server|main|index)\\.ts$`;
+const wiring = `${SRC}(services|http-wiring|server|main|index)\\.ts$`;
 
 /** A folder of mock-server/ that may not import the named folders (nor the wiring above them). */
 function layer(name, folder, forbidden, why) {
@@ -71,6 +72,14 @@ module.exports = {
       ['http', 'control', 'stores'],
       'Process pools run engines, below HTTP.',
     ),
+    {
+      name: 'http-declares-its-use-cases',
+      comment:
+        'http/ declares the use cases it calls (http/use-cases.ts); the composition root (http-wiring.ts) hands them in, so http/ never imports the wiring.',
+      severity: 'error',
+      from: { path: `${SRC}http/`, pathNot: notTest },
+      to: { path: wiring },
+    },
     layer(
       'control-below-http',
       'control',

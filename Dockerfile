@@ -16,7 +16,7 @@ COPY mock-server ./mock-server
 COPY openapi ./openapi
 COPY fixtures/seed.json ./fixtures/seed.json
 # `npm ci` builds dist/ (the `prepare` script: one esbuild bundle); the image then keeps only what
-# runs it: dist/ and the two runtime dependencies (sharp, swagger-ui-dist).
+# runs it: dist/ and the one runtime dependency (sharp).
 RUN npm ci --no-audit --no-fund \
   && npm prune --omit=dev --no-audit --no-fund \
   && npm cache clean --force

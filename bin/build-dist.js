@@ -13,10 +13,15 @@
 // - The files the server reads at run time (the documents, the seed, the dashboard's assets) are
 //   copied under dist/ in the checkout's layout: dist/ is to the built mock what the checkout is to
 //   the sources (openapi/documents.ts finds them from there).
+// - The files /docs serves (Swagger UI's bundle, its style sheet, icon and licence) are copied from
+//   the swagger-ui-dist devDependency into dist/docs-ui/: the package then installs no
+//   swagger-ui-dist, and so not the install-time analytics (@scarf/scarf) that package depends on
+//   (mock-server/http/reference-routes.ts).
 // Plain JavaScript: it runs before anything is built.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -66,8 +71,10 @@ const lazyBodyParser = {
     }));
   },
 };
-/** Loaded from node_modules as installed: native code (sharp), or files served from the package. */
-const EXTERNAL = ['sharp', 'swagger-ui-dist'];
+/** Loaded from node_modules as installed: native code. */
+const EXTERNAL = ['sharp'];
+/** What /docs serves, from swagger-ui-dist; the licence and notice go with the copy. */
+const DOCS_UI = ['swagger-ui-bundle.js', 'swagger-ui.css', 'favicon-32x32.png', 'LICENSE', 'NOTICE'];
 
 // Bundled CommonJS packages call require(); an ES module has none of its own.
 const REQUIRE_BANNER =
@@ -110,6 +117,11 @@ for (const asset of ASSETS) {
     recursive: true,
   });
 }
+
+const swaggerUi = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+mkdirSync(new URL('../dist/docs-ui/', import.meta.url), { recursive: true });
+for (const file of DOCS_UI)
+  cpSync(path.join(swaggerUi, file), fileURLToPath(new URL(`../dist/docs-ui/${file}`, import.meta.url)));
 
 // The two documents merged, as JSON, which the server reads instead of the YAML, and each one
 // parsed, for serving the control document (openapi/documents.ts). Built on its own, run once,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, OPTIONS, resolveUrls } from './config.js';
+import { ConfigError, helpText, loadConfig, resolveUrls } from './config.js';
+import { OPTIONS } from './config-options.js';
 import { startMockServer } from './server.js';
 
 describe('configuration', () => {

@@ -6,7 +6,16 @@
  * local loop; CI runs it on both Node lines.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -135,6 +144,11 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
       const dashboardScript = await fetch(`${viaNpx.url}/__mock/ui/assets/dashboard.js`);
       expect(dashboardScript.status).toBe(200);
       expect(dashboardScript.headers.get('content-type')).toContain('javascript');
+      // /docs renders from the copy the build made: no swagger-ui-dist, no analytics installed.
+      expect((await fetch(`${viaNpx.url}/docs`)).status).toBe(200);
+      expect((await fetch(`${viaNpx.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
+      expect(existsSync(path.join(consumer, 'node_modules', 'swagger-ui-dist'))).toBe(false);
+      expect(existsSync(path.join(consumer, 'node_modules', '@scarf'))).toBe(false);
     } finally {
       viaNpx.stop();
     }

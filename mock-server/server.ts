@@ -69,12 +69,14 @@ export async function startMockServer(
   const stopping = new AbortController();
   let app: http.RequestListener;
   try {
-    const [{ createServices }, { createApp }] = await Promise.all([
+    // Two imports at once, not more: jest's ES-module loader (the jest example of examples/, run
+    // against the packed package) fails to link chunks that three parallel imports share.
+    const [{ createServices }, { createHttpApp }] = await Promise.all([
       import('./services.js'),
-      import('./http/app.js'),
+      import('./http-wiring.js'),
     ]);
     services = await createServices(config, { persistent: !temporaryData, ...options });
-    app = await createApp(services, logger, stopping.signal);
+    app = createHttpApp(services, logger, stopping.signal);
   } catch (err) {
     // Requests that waited are answered (503), and a bad setting must not leave a port held or a
     // temporary folder behind.

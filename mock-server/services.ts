@@ -42,8 +42,6 @@ export interface Services {
   admin: OrganizationAdmin;
   faults: FaultRegistry;
   journal: RequestJournal;
-  /** Every operationId of the document, for validating fault targets. */
-  operationIds: Set<string>;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
   /** Waits for conversions and predictions in flight. */
@@ -146,7 +144,6 @@ export async function createServices(
     admin,
     faults: new FaultRegistry(),
     journal: new RequestJournal(),
-    operationIds: new Set(),
     async reseed() {
       await predictions.cancelAll();
       await images.idle();

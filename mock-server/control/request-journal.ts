@@ -1,14 +1,19 @@
+/** One request and its answer, as recorded; http/render/control.ts gives it its wire shape. */
 export interface JournalEntry {
+  /** ISO date-time the answer ended. */
   at: string;
-  request_id: string;
+  requestId: string;
   method: string;
   path: string;
-  operation_id: string | null;
-  organization_id: string | null;
+  operationId: string | null;
+  organizationId: string | null;
+  /** 0 when the connection closed before an answer was sent. */
   status: number;
-  duration_ms: number;
-  request_body?: unknown;
-  response_body?: unknown;
+  durationMs: number;
+  /** The JSON bodies as they were, truncated only when read (absent for files). */
+  requestBody?: unknown;
+  responseBody?: unknown;
+  /** The id of the fault that fired on it. */
   fault: string | null;
 }
 
@@ -43,10 +48,10 @@ export class RequestJournal {
     for (let i = 1; i <= this.capacity && out.length < limit; i++) {
       const e = this.entries[(this.next - i + this.capacity) % this.capacity];
       if (!e) break;
-      if (filter.operationId !== undefined && e.operation_id !== filter.operationId) continue;
+      if (filter.operationId !== undefined && e.operationId !== filter.operationId) continue;
       if (filter.status !== undefined && e.status !== filter.status) continue;
-      if (filter.organizationId !== undefined && e.organization_id !== filter.organizationId) continue;
-      out.push({ ...e, request_body: truncate(e.request_body), response_body: truncate(e.response_body) });
+      if (filter.organizationId !== undefined && e.organizationId !== filter.organizationId) continue;
+      out.push({ ...e, requestBody: truncate(e.requestBody), responseBody: truncate(e.responseBody) });
     }
     return out;
   }

@@ -9,12 +9,24 @@ import type { PredictionService } from './predictions/prediction-service.js';
 import { addOrganization, toModel } from './seed.js';
 import type { StateStore } from './state.js';
 
-export interface OrganizationView {
-  id: string;
+/** An organization with what it uses this month: what the control plane lists. */
+export interface OrganizationSummary {
+  organization: Organization;
+  usage: { images: number; analysesThisMonth: number; month: string };
+}
+
+/** A plan as the control plane sets it; a plan without a name keeps the current one ('custom' when new). */
+export interface PlanInput {
+  name?: string;
+  storageCapImages: number;
+  monthlyAnalysisCap: number;
+}
+
+export interface NewOrganization {
+  id?: string;
   name: string;
-  plan: { name: string; storage_cap_images: number; monthly_analysis_cap: number };
-  api_keys: string[];
-  usage: { images: number; analyses_this_month: number; month: string };
+  plan: PlanInput;
+  apiKeys?: string[];
 }
 
 /** What the dashboard does in production: organizations, keys, plans, usage and custom models. */
@@ -32,37 +44,25 @@ export class OrganizationAdmin {
     return org;
   }
 
-  view(org: Organization): OrganizationView {
+  summary(org: Organization): OrganizationSummary {
     const month = monthOf(this.clock.now());
     return {
-      id: org.id,
-      name: org.name,
-      plan: {
-        name: org.plan.name,
-        storage_cap_images: org.plan.storageCapImages,
-        monthly_analysis_cap: org.plan.monthlyAnalysisCap,
-      },
-      api_keys: [...org.apiKeys],
+      organization: org,
       usage: {
         images: this.state.images.countOf(org.id),
-        analyses_this_month: this.state.usage.analyses(org.id, month),
+        analysesThisMonth: this.state.usage.analyses(org.id, month),
         month,
       },
     };
   }
 
-  list(): OrganizationView[] {
-    return this.state.organizations.all().map((o) => this.view(o));
+  list(): OrganizationSummary[] {
+    return this.state.organizations.all().map((o) => this.summary(o));
   }
 
-  create(input: {
-    id?: string;
-    name: string;
-    plan: { name?: string; storage_cap_images: number; monthly_analysis_cap: number };
-    api_keys?: string[];
-  }): Organization {
+  create(input: NewOrganization): Organization {
     const id = input.id ?? randomUUID();
-    const keys = input.api_keys?.length ? input.api_keys : [newKey()];
+    const keys = input.apiKeys?.length ? input.apiKeys : [newKey()];
     return this.state.transaction(() => {
       if (this.state.organizations.get(id))
         throw new DomainError('invalid_state', `Organization ${id} already exists`);
@@ -71,7 +71,11 @@ export class OrganizationAdmin {
       addOrganization(this.state, {
         id,
         name: input.name,
-        plan: { name: input.plan.name ?? 'custom', ...input.plan },
+        plan: {
+          name: input.plan.name ?? 'custom',
+          storage_cap_images: input.plan.storageCapImages,
+          monthly_analysis_cap: input.plan.monthlyAnalysisCap,
+        },
         api_keys: keys,
       });
       return this.get(id);
@@ -84,16 +88,13 @@ export class OrganizationAdmin {
     return key;
   }
 
-  setPlan(
-    orgId: string,
-    plan: { name?: string; storage_cap_images: number; monthly_analysis_cap: number },
-  ): Organization {
+  setPlan(orgId: string, plan: PlanInput): Organization {
     return this.state.transaction(() => {
       const org = this.get(orgId);
       this.state.organizations.setPlan(orgId, {
         name: plan.name ?? org.plan.name,
-        storageCapImages: plan.storage_cap_images,
-        monthlyAnalysisCap: plan.monthly_analysis_cap,
+        storageCapImages: plan.storageCapImages,
+        monthlyAnalysisCap: plan.monthlyAnalysisCap,
       } satisfies Plan);
       return this.get(orgId);
     });

@@ -1,6 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import type { Services } from '../services.js';
 import { sendDetail } from './error-responses.js';
 import { exportHandlers } from './handlers/export-handlers.js';
 import { imageHandlers } from './handlers/image-handlers.js';
@@ -11,7 +10,8 @@ import { sharePageHandlers } from './handlers/share-page-handlers.js';
 import { shareHandlers } from './handlers/share-handlers.js';
 import { uploadHandlers } from './handlers/upload-handlers.js';
 import { withCanonicalIds } from './canonical-ids.js';
-import { createDispatcher, createOpenApiBackend } from './openapi-dispatcher.js';
+import { documentOperations } from './document-operations.js';
+import { createDispatcher } from './openapi-dispatcher.js';
 import { requestLog } from './request-log.js';
 import { addServerRoot } from './server-paths.js';
 import { createStorageRouter, storageRoutes } from './storage/storage-router.js';
@@ -23,71 +23,73 @@ import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
+import type { HttpUseCases } from './use-cases.js';
 
 /**
  * The whole HTTP surface: CORS in front of everything; storage for presigned parts; the document and
  * its reference (/openapi.json, /docs); 405 for known paths asked with another method; then every
  * operation of the document.
  */
-export async function createApp(
-  services: Services,
+export function createApp(
+  useCases: HttpUseCases,
   logger: Logger,
   /** Aborted when the server begins a graceful stop. */
   stopping?: AbortSignal,
-): Promise<express.Express> {
-  addServerRoot(services.config.dataDir);
+): express.Express {
+  const { settings } = useCases;
+  addServerRoot(settings.dataDir);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestLog(logger, services.journal));
-  const api = await createOpenApiBackend();
-  for (const op of api.getOperations()) services.operationIds.add(op.operationId as string);
-  const storagePath = new URL(services.config.storageUrl).pathname.replace(/\/$/, '') || '/storage';
-  const embeddedStore = services.store.partReceiver;
+  app.use(requestLog(logger, useCases.journal));
+  const operations = documentOperations();
+  const operationIds = new Set(operations.map((op) => op.operationId));
+  const storagePath = new URL(settings.storageUrl).pathname.replace(/\/$/, '') || '/storage';
+  const embeddedStore = useCases.store.partReceiver;
   const routes = new RouteTable([
     ...(embeddedStore ? storageRoutes(storagePath) : []),
     ...referenceRoutes(),
-    ...operationRoutes(api.getOperations()),
+    ...operationRoutes(operations),
   ]);
 
   const discardLimits = {
     ...DEFAULT_DISCARD_LIMITS,
-    maxBytes: services.config.maxDiscardedBodyBytes,
+    maxBytes: settings.maxDiscardedBodyBytes,
     stop: stopping,
   };
-  app.use(cors(parseCorsOrigins(services.config.corsOrigins), routes));
+  app.use(cors(parseCorsOrigins(settings.corsOrigins), routes));
   if (embeddedStore) {
     app.use(
       storagePath,
-      createStorageRouter(embeddedStore, { stallTimeoutMs: services.config.idleTimeoutMs, discardLimits }),
+      createStorageRouter(embeddedStore, { stallTimeoutMs: settings.idleTimeoutMs, discardLimits }),
     );
   }
-  app.use(createReferenceRouter({ publicBaseUrl: services.config.publicBaseUrl }));
-  app.use(dashboardRoutes(services));
+  app.use(createReferenceRouter({ publicBaseUrl: settings.publicBaseUrl }));
+  app.use(dashboardRoutes(useCases, { operationIds, adminToken: settings.adminToken }));
   app.use(methodNotAllowed(routes, discardLimits));
   app.use(
-    createDispatcher(api, {
-      state: services.state,
-      adminToken: services.config.adminToken,
-      faults: services.faults,
+    createDispatcher(operations, {
+      keys: useCases.keys,
+      adminToken: settings.adminToken,
+      faults: useCases.faults,
       streamingOperations: new Set(['uploadImage']),
       jsonLimits: {
-        maxBytes: services.config.maxJsonBodyBytes,
-        maxDepth: services.config.maxJsonDepth,
-        maxKeys: services.config.maxJsonKeys,
+        maxBytes: settings.maxJsonBodyBytes,
+        maxDepth: settings.maxJsonDepth,
+        maxKeys: settings.maxJsonKeys,
       },
       discardLimits,
-      handlers: withCanonicalIds(api.getOperations(), {
-        ...uploadHandlers(services, discardLimits),
-        ...imageHandlers(services),
-        ...modelHandlers(services),
-        ...predictionHandlers(services),
-        ...exportHandlers(services),
-        ...shareHandlers(services),
-        ...sharePageHandlers(services),
+      handlers: withCanonicalIds(operations, {
+        ...uploadHandlers(useCases, discardLimits),
+        ...imageHandlers(useCases),
+        ...modelHandlers(useCases),
+        ...predictionHandlers(useCases),
+        ...exportHandlers(useCases),
+        ...shareHandlers(useCases),
+        ...sharePageHandlers(useCases),
         ...internalHandlers,
-        ...controlHandlers(services),
-        ...dashboardReadHandlers(services),
+        ...controlHandlers(useCases, operationIds),
+        ...dashboardReadHandlers(useCases),
       }),
     }),
   );

@@ -5,12 +5,15 @@ import type { StateStore } from '../domain/state.js';
 export type AuthOutcome = { ok: true; org: Organization } | { ok: false; detail: string };
 
 /** `Authorization: Bearer <API_KEY>`, looked up among the organizations' keys. */
-export function authenticate(req: Request, state: StateStore): AuthOutcome {
+/** Finds the organization an API key belongs to. */
+export type KeyLookup = Pick<StateStore, 'organizationForKey'>;
+
+export function authenticate(req: Request, keys: KeyLookup): AuthOutcome {
   const header = req.headers.authorization;
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { ok: false, detail: "Invalid Authorization header: expected 'Bearer <API_KEY>'" };
-  const org = state.organizationForKey(match[1]);
+  const org = keys.organizationForKey(match[1]);
   if (!org) return { ok: false, detail: 'Invalid API key' };
   return { ok: true, org };
 }

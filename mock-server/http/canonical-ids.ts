@@ -1,4 +1,4 @@
-import type { Operation } from 'openapi-backend';
+import type { DocumentOperation } from './document-operation.js';
 import type { OperationContext, OperationHandler } from './operation-context.js';
 
 const UUID = /^(?:urn:uuid:)?([0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$/i;
@@ -26,7 +26,7 @@ interface UuidFields {
  * the look of a value, decides, so an image named like a UUID keeps its name.
  */
 export function withCanonicalIds(
-  operations: Operation[],
+  operations: DocumentOperation[],
   handlers: Record<string, OperationHandler>,
 ): Record<string, OperationHandler> {
   const wrapped: Record<string, OperationHandler> = { ...handlers };
@@ -46,7 +46,7 @@ export function withCanonicalIds(
   return wrapped;
 }
 
-function uuidFields(operation: Operation): UuidFields {
+function uuidFields(operation: DocumentOperation): UuidFields {
   const params = (operation.parameters ?? []) as Array<{ in?: string; name?: string; schema?: unknown }>;
   const named = (where: string) =>
     params.filter((p) => p.in === where && isUuidSchema(p.schema)).map((p) => String(p.name));

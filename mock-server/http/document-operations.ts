@@ -1,4 +1,4 @@
-import type { Operation } from 'openapi-backend';
+import type { DocumentOperation } from './document-operation.js';
 import { openApiDocumentCopy, type OpenApiDocument } from './openapi-document.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -12,10 +12,10 @@ type Json = Record<string, unknown>;
  * lodash, its own Ajv) was a quarter of the mock's start-up and about 20 MB of its idle memory,
  * while the document only ever refers inside itself.
  */
-export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy()): Operation[] {
+export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy()): DocumentOperation[] {
   const definition = dereference(doc) as OpenApiDocument;
   const globalSecurity = (definition.security as unknown[] | undefined) ?? [];
-  const operations: Operation[] = [];
+  const operations: DocumentOperation[] = [];
   for (const [path, pathItem] of Object.entries(definition.paths ?? {})) {
     const item = pathItem as Json;
     for (const method of METHODS) {
@@ -30,7 +30,7 @@ export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy())
           ...((item.parameters as unknown[]) ?? []),
         ],
         security: (operation.security as unknown[] | undefined) ?? globalSecurity,
-      } as unknown as Operation);
+      } as unknown as DocumentOperation);
     }
   }
   return operations;

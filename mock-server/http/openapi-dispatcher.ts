@@ -1,39 +1,24 @@
 import type { ErrorObject } from 'ajv';
 import type { NextFunction, Request, Response } from 'express';
-import type { Operation } from 'openapi-backend';
-import { documentOperations } from './document-operations.js';
+import type { DocumentOperation } from './document-operation.js';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
-import type { StateStore } from '../domain/state.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
-import { authenticate } from './bearer-auth.js';
+import { authenticate, type KeyLookup } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
 import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
 import { validationStyles, type ValidationStyle } from './openapi-document.js';
 import type { OperationHandler } from './operation-context.js';
-import { toValidationItems, toValidationSentence, type ValidationItem } from './validation-errors.js';
-
-/** The document's operations, dereferenced (document-operations.ts), behind the one call the app uses. */
-export interface OperationSource {
-  getOperations(): Operation[];
-}
-
-/**
- * Routing and request validation are ours (operation-matcher.ts, request-validator.ts): with
- * Ajv2020 plus ajv-formats, so `format: uuid` and 2020-12 keywords are enforced, and each
- * operation's validators compiled at its first request (Ajv itself loads in the background).
- */
-export async function createOpenApiBackend(): Promise<OperationSource> {
-  const operations = documentOperations();
-  return { getOperations: () => operations };
-}
+import { toValidationItems, toValidationSentence } from './validation-errors.js';
+import { validationItem, type ValidationItem } from './render/validation-item.js';
 
 export interface DispatcherOptions {
-  state: StateStore;
+  keys: KeyLookup;
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
-  faults: FaultRegistry;
+  /** The fault that fires for a request, if any. */
+  faults: Pick<FaultRegistry, 'take'>;
   handlers: Record<string, OperationHandler>;
   /** Operations whose body the handler streams itself (multipart uploads). */
   streamingOperations: Set<string>;
@@ -44,13 +29,16 @@ export interface DispatcherOptions {
 }
 
 /**
+ * Routing and request validation are ours (operation-matcher.ts, request-validator.ts): with
+ * Ajv2020 plus ajv-formats, so `format: uuid` and 2020-12 keywords are enforced, and each
+ * operation's validators compiled at its first request (Ajv itself loads in the background).
+ *
  * The request pipeline of every operation in the document, in FastAPI's order: route (404/405),
  * credentials (401), public surface (403), body and parameter validation (422 in the operation's
  * style), then the operation's handler.
  */
-export function createDispatcher(api: OperationSource, options: DispatcherOptions) {
+export function createDispatcher(operations: DocumentOperation[], options: DispatcherOptions) {
   const styles = validationStyles();
-  const operations = api.getOperations();
   const matcher = new OperationMatcher(operations);
   const validator = new RequestValidator(operations);
   // After the requests already waiting for the app have been answered.
@@ -81,7 +69,7 @@ export function createDispatcher(api: OperationSource, options: DispatcherOption
           return sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
         }
       }
-      const auth = schemes.includes('bearerAuth') ? authenticate(req, options.state) : undefined;
+      const auth = schemes.includes('bearerAuth') ? authenticate(req, options.keys) : undefined;
       if (auth && !auth.ok) {
         res.setHeader('WWW-Authenticate', 'Bearer');
         return sendDetail(res, 401, auth.detail);
@@ -141,7 +129,7 @@ export function createDispatcher(api: OperationSource, options: DispatcherOption
 }
 
 /** Query parameters the document marks `x-validated-by-handler`: their handler words the error itself. */
-function handlerValidated(operation: Operation): Set<string> {
+function handlerValidated(operation: DocumentOperation): Set<string> {
   const names = (operation.parameters ?? [])
     .filter(
       (p) =>
@@ -221,19 +209,21 @@ async function readBody(req: Request, limits: JsonBodyLimits): Promise<BodyOutco
       });
     case 'invalid':
       return {
-        error: {
-          loc: ['body', String(parsed.position)],
-          msg: 'JSON decode error',
-          type: 'json_invalid',
-          input: {},
-          ctx: { error: parsed.message },
-        },
+        error: validationItem(
+          ['body', String(parsed.position)],
+          'JSON decode error',
+          'json_invalid',
+          {},
+          {
+            error: parsed.message,
+          },
+        ),
       };
   }
 }
 
 function bodyError(msg: string, type: string, ctx: Record<string, unknown>): { error: ValidationItem } {
-  return { error: { loc: ['body'], msg, type, input: null, ctx } };
+  return { error: validationItem(['body'], msg, type, null, ctx) };
 }
 
 /** Answers for the fault, or waits its latency and lets the request go on; true when answered. */

@@ -1,7 +1,7 @@
-import type { Operation } from 'openapi-backend';
+import type { DocumentOperation } from './document-operation.js';
 
 interface CompiledOperation {
-  operation: Operation;
+  operation: DocumentOperation;
   method: string;
   pattern: RegExp;
   names: string[];
@@ -17,7 +17,7 @@ interface CompiledOperation {
 export class OperationMatcher {
   private readonly compiled: CompiledOperation[];
 
-  constructor(operations: Operation[]) {
+  constructor(operations: DocumentOperation[]) {
     this.compiled = operations
       .map((operation) => {
         const names: string[] = [];
@@ -45,7 +45,9 @@ export class OperationMatcher {
   match(
     method: string,
     path: string,
-  ): { operation: Operation; params: Record<string, string> } | { operation: undefined; pathKnown: boolean } {
+  ):
+    | { operation: DocumentOperation; params: Record<string, string> }
+    | { operation: undefined; pathKnown: boolean } {
     let pathKnown = false;
     for (const candidate of this.compiled) {
       const found = candidate.pattern.exec(path);

@@ -47,3 +47,16 @@ describe('the document at runtime', () => {
     expect((await fetch(local('/docs/..%2Fpackage.json'))).status).toBe(404);
   });
 });
+
+describe('the renderer of /docs', () => {
+  it('installs with the package without anything that reports installs (swagger-ui-dist is a devDependency)', () => {
+    const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    const runtime = Object.entries(lock.packages)
+      .filter(([where, entry]) => where !== '' && !entry.dev)
+      .map(([where]) => where.replace(/^.*node_modules\//, ''));
+    expect(runtime).not.toContain('@scarf/scarf');
+    expect(runtime).not.toContain('swagger-ui-dist');
+  });
+});

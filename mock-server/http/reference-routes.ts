@@ -1,17 +1,21 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type Response, type Router } from 'express';
 import type { PublicDocument } from './public-document.js';
 import type { RouteSpec } from './route-table.js';
+import { INSTALL_ROOT } from '../../openapi/documents.js';
 
 /**
  * The public document and a readable reference of it, as FastAPI services (production is one)
  * serve them: `/openapi.json`, `/openapi.yaml` and `/docs`, without a credential.
  *
  * `/docs` is Swagger UI, the renderer FastAPI's own `/docs` uses, from the exact version of
- * swagger-ui-dist in package.json (a plain static bundle with no dependency of its own to load at
- * run time), served from node_modules: the page loads nothing from any other host, which its
- * Content-Security-Policy also enforces.
+ * swagger-ui-dist in package.json (a plain static bundle with nothing to load at run time): the
+ * page loads nothing from any other host, which its Content-Security-Policy also enforces.
+ * swagger-ui-dist is a devDependency: the build copies the files served here into dist/docs-ui/
+ * (bin/build-dist.js), so an installed mock carries no swagger-ui-dist, and not the install-time
+ * analytics package (@scarf/scarf) it depends on (docs/browser-clients.md says why).
  */
 export function createReferenceRouter({ publicBaseUrl }: { publicBaseUrl: string }): Router {
   const router = express.Router();
@@ -39,7 +43,7 @@ export function createReferenceRouter({ publicBaseUrl }: { publicBaseUrl: string
     const file = ASSETS.get(String(req.params.asset));
     if (!file) return next();
     res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.sendFile(file, { root: swaggerUiDist() });
+    res.sendFile(file, { root: RENDERER_FOLDER });
   });
   return router;
 }
@@ -57,11 +61,14 @@ const ASSETS = new Map([
   ['favicon-32x32.png', 'favicon-32x32.png'],
 ]);
 
-let distFolder: string | undefined;
-function swaggerUiDist(): string {
-  distFolder ??= path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  return distFolder;
-}
+/**
+ * The renderer's files: where the build copied them (dist/docs-ui/), or, running the sources, the
+ * devDependency's own folder. Found once, when the app is loaded, not on a request.
+ */
+const BUILT_RENDERER = path.join(INSTALL_ROOT, 'docs-ui');
+const RENDERER_FOLDER = existsSync(BUILT_RENDERER)
+  ? BUILT_RENDERER
+  : path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
 function referenceHeaders(res: Response, publicBaseUrl: string): void {
   // "Try it out" calls the document's server, which may be another origin than the page's.

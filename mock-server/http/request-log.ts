@@ -9,7 +9,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * One JSON log line per request, tied to an id that is echoed in `X-Request-Id` (the client's, if
  * it sent one), and an entry in the journal the control plane serves.
  */
-export function requestLog(logger: Logger, journal: RequestJournal) {
+export function requestLog(logger: Logger, journal: Pick<RequestJournal, 'record'>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
@@ -31,15 +31,15 @@ export function requestLog(logger: Logger, journal: RequestJournal) {
       if (String(res.locals.operationId ?? '').startsWith('mock')) return;
       journal.record({
         at: new Date().toISOString(),
-        request_id: id,
+        requestId: id,
         method: req.method,
         path: req.originalUrl.split('?')[0],
-        operation_id: res.locals.operationId ?? null,
-        organization_id: res.locals.organizationId ?? null,
+        operationId: res.locals.operationId ?? null,
+        organizationId: res.locals.organizationId ?? null,
         status,
-        duration_ms: ms,
-        request_body: res.locals.requestBody,
-        response_body: res.locals.responseBody,
+        durationMs: ms,
+        requestBody: res.locals.requestBody,
+        responseBody: res.locals.responseBody,
         fault: res.locals.fault ?? null,
       });
     });

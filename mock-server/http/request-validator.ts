@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { Operation } from 'openapi-backend';
+import type { DocumentOperation } from './document-operation.js';
 import { requestMediaTypes } from '../../openapi/documents.js';
 import type { RequestCompilers } from './request-compilers.js';
 
@@ -29,10 +29,10 @@ export interface RequestParts {
  */
 export class RequestValidator {
   private readonly compiled = new Map<string, CompiledOperation>();
-  private readonly operations = new Map<string, Operation>();
+  private readonly operations = new Map<string, DocumentOperation>();
   private compilers: Promise<RequestCompilers> | undefined;
 
-  constructor(operations: Operation[]) {
+  constructor(operations: DocumentOperation[]) {
     for (const operation of operations) this.operations.set(operation.operationId as string, operation);
   }
 
@@ -87,7 +87,7 @@ export class RequestValidator {
 }
 
 /** The path and query parameters' schema, or undefined for an operation that has none. */
-function paramsSchema(operation: Operation): Json | undefined {
+function paramsSchema(operation: DocumentOperation): Json | undefined {
   const groups: Record<'path' | 'query', { properties: Json; required: string[] }> = {
     path: { properties: {}, required: [] },
     query: { properties: {}, required: [] },
@@ -110,7 +110,7 @@ function paramsSchema(operation: Operation): Json | undefined {
   };
 }
 
-function bodySchema(operation: Operation): Json | undefined {
+function bodySchema(operation: DocumentOperation): Json | undefined {
   const requestBody = operation.requestBody as Json | undefined;
   const schema = requestMediaTypes(requestBody)['application/json']?.schema as Json | undefined;
   if (!requestBody || !schema) return undefined;

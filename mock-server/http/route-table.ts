@@ -1,4 +1,4 @@
-import type { Operation } from 'openapi-backend';
+import type { DocumentOperation } from './document-operation.js';
 
 /** One method of one path template (`/api/v1/image/{image_id}`), with the request headers it reads. */
 export interface RouteSpec {
@@ -42,7 +42,7 @@ export class RouteTable {
 }
 
 /** The routes of the document's operations, with the headers their security, body and parameters read. */
-export function operationRoutes(operations: Operation[]): RouteSpec[] {
+export function operationRoutes(operations: DocumentOperation[]): RouteSpec[] {
   return operations.map((operation) => {
     const headers = new Set<string>();
     // An operation without `security` falls under the document's, the bearer key (as the dispatcher reads it).

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Operation } from 'openapi-backend';
-import { createOpenApiBackend } from './openapi-dispatcher.js';
+import type { DocumentOperation } from './document-operation.js';
+import { documentOperations } from './document-operations.js';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
 
-let operations: Operation[];
+let operations: DocumentOperation[];
 beforeAll(async () => {
-  operations = (await createOpenApiBackend()).getOperations();
+  operations = documentOperations();
 });
 
 describe('OperationMatcher', () => {

@@ -1,13 +1,5 @@
 import type { ErrorObject } from 'ajv';
-
-/** One item of a FastAPI-style 422 `detail` array. */
-export interface ValidationItem {
-  loc: string[];
-  msg: string;
-  type: string;
-  input: unknown;
-  ctx: Record<string, unknown>;
-}
+import { validationItem, type ValidationItem } from './render/validation-item.js';
 
 export interface RequestParts {
   path: Record<string, unknown>;
@@ -40,118 +32,97 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
-      return {
-        loc: [...loc, String(p.missingProperty)],
-        msg: 'Field required',
-        type: 'missing',
-        input: input ?? null,
-        ctx: {},
-      };
+      return validationItem([...loc, String(p.missingProperty)], 'Field required', 'missing', input ?? null);
     case 'additionalProperties':
-      return {
-        loc: [...loc, String(p.additionalProperty)],
-        msg: 'Extra inputs are not permitted',
-        type: 'extra_forbidden',
-        input: isRecord(input) ? input[String(p.additionalProperty)] : null,
-        ctx: {},
-      };
+      return validationItem(
+        [...loc, String(p.additionalProperty)],
+        'Extra inputs are not permitted',
+        'extra_forbidden',
+        isRecord(input) ? input[String(p.additionalProperty)] : null,
+      );
     case 'format':
       if (p.format === 'uuid') {
-        return {
-          loc,
-          msg: 'Input should be a valid UUID',
-          type: 'uuid_parsing',
-          input,
-          ctx: { error: `'${String(input)}' is not a UUID` },
-        };
+        return validationItem(loc, 'Input should be a valid UUID', 'uuid_parsing', input, {
+          error: `'${String(input)}' is not a UUID`,
+        });
       }
-      return {
+      return validationItem(
         loc,
-        msg: `Input should be a valid ${String(p.format)}`,
-        type: `${String(p.format)}_parsing`,
+        `Input should be a valid ${String(p.format)}`,
+        `${String(p.format)}_parsing`,
         input,
-        ctx: {},
-      };
+      );
     case 'type':
-      return {
+      return validationItem(
         loc,
-        msg: `Input should be a valid ${typeWord(String(p.type))}`,
-        type: `${typeKey(String(p.type))}_type`,
+        `Input should be a valid ${typeWord(String(p.type))}`,
+        `${typeKey(String(p.type))}_type`,
         input,
-        ctx: {},
-      };
+      );
     case 'enum':
     case 'const': {
       const allowed = (p.allowedValues as unknown[] | undefined) ?? [p.allowedValue];
       const expected = allowed.map((v) => `'${String(v)}'`).join(' or ');
-      return { loc, msg: `Input should be ${expected}`, type: 'enum', input, ctx: { expected } };
+      return validationItem(loc, `Input should be ${expected}`, 'enum', input, { expected });
     }
     case 'minimum':
-      return {
+      return validationItem(
         loc,
-        msg: `Input should be greater than or equal to ${p.limit}`,
-        type: 'greater_than_equal',
+        `Input should be greater than or equal to ${p.limit}`,
+        'greater_than_equal',
         input,
-        ctx: { ge: p.limit },
-      };
+        { ge: p.limit },
+      );
     case 'maximum':
-      return {
+      return validationItem(
         loc,
-        msg: `Input should be less than or equal to ${p.limit}`,
-        type: 'less_than_equal',
+        `Input should be less than or equal to ${p.limit}`,
+        'less_than_equal',
         input,
-        ctx: { le: p.limit },
-      };
+        { le: p.limit },
+      );
     case 'minLength':
-      return {
+      return validationItem(
         loc,
-        msg: `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`,
-        type: 'string_too_short',
+        `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`,
+        'string_too_short',
         input,
-        ctx: { min_length: p.limit },
-      };
+        { min_length: p.limit },
+      );
     case 'maxLength':
-      return {
+      return validationItem(
         loc,
-        msg: `String should have at most ${p.limit} characters`,
-        type: 'string_too_long',
+        `String should have at most ${p.limit} characters`,
+        'string_too_long',
         input,
-        ctx: { max_length: p.limit },
-      };
+        { max_length: p.limit },
+      );
     case 'minItems':
-      return {
-        loc,
-        msg: `List should have at least ${p.limit} items`,
-        type: 'too_short',
-        input,
-        ctx: { min_length: p.limit },
-      };
+      return validationItem(loc, `List should have at least ${p.limit} items`, 'too_short', input, {
+        min_length: p.limit,
+      });
     case 'maxItems':
-      return {
-        loc,
-        msg: `List should have at most ${p.limit} items`,
-        type: 'too_long',
-        input,
-        ctx: { max_length: p.limit },
-      };
+      return validationItem(loc, `List should have at most ${p.limit} items`, 'too_long', input, {
+        max_length: p.limit,
+      });
     case 'pattern':
-      return {
+      return validationItem(
         loc,
-        msg: `String should match pattern '${p.pattern}'`,
-        type: 'string_pattern_mismatch',
+        `String should match pattern '${p.pattern}'`,
+        'string_pattern_mismatch',
         input,
-        ctx: { pattern: p.pattern },
-      };
+        { pattern: p.pattern },
+      );
     case 'parse':
-      return {
-        loc: ['body', '0'],
-        msg: 'JSON decode error',
-        type: 'json_invalid',
-        input: {},
-        ctx: { error: error.message ?? '' },
-      };
+      return validationItem(
+        ['body', '0'],
+        'JSON decode error',
+        'json_invalid',
+        {},
+        { error: error.message ?? '' },
+      );
     default:
-      return { loc, msg: error.message ?? 'Invalid input', type: error.keyword, input, ctx: {} };
+      return validationItem(loc, error.message ?? 'Invalid input', error.keyword, input);
   }
 }
 

@@ -1,9 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { dashboardAsset } from '../../control/ui/dashboard-assets.js';
 import { DASHBOARD_PATH, renderDashboardPage } from '../../control/ui/render-dashboard-page.js';
-import type { Services } from '../../services.js';
 import { sendDetail, sendDomainError } from '../error-responses.js';
-import { dashboardReadHandlers } from './dashboard-read-handlers.js';
+import { dashboardReadHandlers, type DashboardReadUseCases } from './dashboard-read-handlers.js';
 
 /**
  * The reads the dashboard adds to the control plane. They are not in the document yet (the YAML
@@ -21,9 +20,20 @@ const READS = [
  * API operations, and the page shell holds no state), plus the dashboard's reads. Mounted before
  * the dispatcher.
  */
-export function dashboardRoutes(services: Services): express.Router {
+export function dashboardRoutes(
+  useCases: DashboardReadUseCases,
+  {
+    operationIds,
+    adminToken,
+  }: {
+    /** Every operationId of the document. */
+    operationIds: ReadonlySet<string>;
+    /** The control plane's token; empty leaves it open. */
+    adminToken: string;
+  },
+): express.Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  const page = renderDashboardPage({ operationIds: [...services.operationIds], version: '1.1.0' });
+  const page = renderDashboardPage({ operationIds: [...operationIds], version: '1.1.0' });
 
   router.get(DASHBOARD_PATH, (_req, res) => {
     res.locals.operationId = 'mockDashboardPage';
@@ -40,10 +50,10 @@ export function dashboardRoutes(services: Services): express.Router {
     res.type(asset.contentType).send(asset.body);
   });
 
-  const handlers = dashboardReadHandlers(services);
+  const handlers = dashboardReadHandlers(useCases);
   for (const read of READS) {
-    if (services.operationIds.has(read.operationId)) continue;
-    router.get(read.path, adminOnly(services.config.adminToken), async (req, res, next) => {
+    if (operationIds.has(read.operationId)) continue;
+    router.get(read.path, adminOnly(adminToken), async (req, res, next) => {
       res.locals.operationId = read.operationId;
       try {
         await handlers[read.operationId]({

@@ -1,14 +1,18 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import type { Services } from '../../services.js';
-import type { ExportOf } from '../../domain/exports/export-service.js';
+import type { ExportOf, ExportService } from '../../domain/exports/export-service.js';
 import { OverlayOptionError } from '../../engines/exporters/overlay-option-error.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
+import { validationItem } from '../render/validation-item.js';
 
-export function exportHandlers({ exports }: Services): Record<string, OperationHandler> {
+export interface ExportUseCases {
+  exports: Pick<ExportService, 'measurementsCsv' | 'roisGeojson' | 'roisZip' | 'overlayPng'>;
+}
+
+export function exportHandlers({ exports }: ExportUseCases): Record<string, OperationHandler> {
   return {
     async exportMeasurementsCsv({ res, org, params, query }) {
       const csv = await exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
@@ -45,13 +49,7 @@ export function exportHandlers({ exports }: Services): Record<string, OperationH
       } catch (err) {
         if (!(err instanceof OverlayOptionError)) throw err;
         sendDetail(res, 422, [
-          {
-            loc: ['query', queryName(err.parameter)],
-            msg: err.message,
-            type: 'value_error',
-            input: err.value,
-            ctx: {},
-          },
+          validationItem(['query', queryName(err.parameter)], err.message, 'value_error', err.value),
         ]);
       }
     },

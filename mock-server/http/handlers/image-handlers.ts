@@ -1,7 +1,7 @@
-import type { Services } from '../../services.js';
+import type { ImageService } from '../../domain/images/image-service.js';
 import type { OperationHandler } from '../operation-context.js';
-import { toImageRecordResource, toImageResource } from '../render/image.js';
-import { toPlanResource } from '../render/upload-plan.js';
+import { deleted } from '../render/acknowledgements.js';
+import { toCreatedImage, toImageResource } from '../render/image.js';
 
 interface CreateImageBody {
   name: string;
@@ -12,7 +12,11 @@ interface CreateImageBody {
   resumable?: boolean;
 }
 
-export function imageHandlers({ images }: Services): Record<string, OperationHandler> {
+export interface ImageUseCases {
+  images: Pick<ImageService, 'openResumable' | 'createRecord' | 'get' | 'delete'>;
+}
+
+export function imageHandlers({ images }: ImageUseCases): Record<string, OperationHandler> {
   return {
     async createImage({ res, org, body }) {
       const fields = body as CreateImageBody;
@@ -23,9 +27,9 @@ export function imageHandlers({ images }: Services): Record<string, OperationHan
       const input = { name: fields.name, size: fields.size, metadata: fields.metadata, folderId: null };
       if (fields.resumable) {
         const { image, plan } = await images.openResumable(org, input);
-        return void res.json({ ...toImageRecordResource(image), upload: toPlanResource(plan) });
+        return void res.json(toCreatedImage(image, plan));
       }
-      res.json({ ...toImageRecordResource(images.createRecord(org, input)), upload: null });
+      res.json(toCreatedImage(images.createRecord(org, input), null));
     },
 
     getImage({ res, org, params }) {
@@ -34,7 +38,7 @@ export function imageHandlers({ images }: Services): Record<string, OperationHan
 
     async deleteImage({ res, org, params }) {
       await images.delete(org, params.image_id);
-      res.json({ success: true });
+      res.json(deleted());
     },
   };
 }

@@ -1,11 +1,17 @@
-import type { Services } from '../../services.js';
+import type { ModelRecord } from '../../domain/models/model-record.js';
+import type { Organization } from '../../domain/organizations.js';
 import { toModelResource } from '../render/model.js';
 import type { OperationHandler } from '../operation-context.js';
 
-export function modelHandlers({ state }: Services): Record<string, OperationHandler> {
+export interface ModelUseCases {
+  /** The base models and the organization's own. */
+  models: { listFor(org: Organization): ModelRecord[] };
+}
+
+export function modelHandlers({ models }: ModelUseCases): Record<string, OperationHandler> {
   return {
     listModels({ res, org }) {
-      res.json(state.models.listFor(org).map(toModelResource));
+      res.json(models.listFor(org).map(toModelResource));
     },
   };
 }

@@ -1,19 +1,18 @@
-import type { Services } from '../../services.js';
+import type { PredictionService } from '../../domain/predictions/prediction-service.js';
 import type { OperationHandler } from '../operation-context.js';
+import { toPredictionAck } from '../render/prediction-ack.js';
 import { toPredictionResource } from '../render/prediction.js';
 
-export function predictionHandlers({ predictions }: Services): Record<string, OperationHandler> {
+export interface PredictionUseCases {
+  predictions: Pick<PredictionService, 'submit' | 'get'>;
+}
+
+export function predictionHandlers({ predictions }: PredictionUseCases): Record<string, OperationHandler> {
   return {
     createPrediction({ res, org, body }) {
       const { image_id, model_id } = body as { image_id: string; model_id: string };
       const { prediction, skipped } = predictions.submit(org, image_id, model_id);
-      res.json({
-        prediction_id: prediction.id,
-        status: skipped ? 'skipped' : 'submitted',
-        reason: skipped
-          ? `An identical prediction (same image and model) is already ${prediction.status}; poll it instead.`
-          : 'Queued for segmentation.',
-      });
+      res.json(toPredictionAck(prediction, skipped));
     },
 
     getPrediction({ res, org, params }) {

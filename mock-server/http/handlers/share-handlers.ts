@@ -1,10 +1,16 @@
-import type { Services } from '../../services.js';
+import type { ShareService } from '../../domain/shares/share-service.js';
 import { toShareResource } from '../render/share.js';
 import type { OperationHandler } from '../operation-context.js';
 
-export function shareHandlers({ shares, config }: Services): Record<string, OperationHandler> {
+export interface ShareUseCases {
+  /** Shares of the organization's segmentations (404 across organizations). */
+  shares: Pick<ShareService, 'createOrGet' | 'get' | 'revoke'>;
+  settings: { shareBaseUrl: string };
+}
+
+export function shareHandlers({ shares, settings }: ShareUseCases): Record<string, OperationHandler> {
   const resource = (share: Parameters<typeof toShareResource>[0]) =>
-    toShareResource(share, config.shareBaseUrl);
+    toShareResource(share, settings.shareBaseUrl);
   return {
     createShare({ res, org, body }) {
       const segmentationId = (body as { segmentation_id: string }).segmentation_id;

@@ -1,12 +1,17 @@
 import { createReadStream } from 'node:fs';
 import { sendFileStream } from '../send-file-stream.js';
 import type { Response } from 'express';
-import type { Services } from '../../services.js';
+import type { ShareService } from '../../domain/shares/share-service.js';
 import type { OperationHandler } from '../operation-context.js';
 import { renderSharePage, renderUnavailablePage } from '../share-page/render-share-page.js';
 
 /** Public pages: no credential, and nothing served for a token that is not live. */
-export function sharePageHandlers({ shares, config }: Services): Record<string, OperationHandler> {
+export interface SharePageUseCases {
+  shares: Pick<ShareService, 'resolveToken' | 'recordView'>;
+  settings: { shareBaseUrl: string; publicBaseUrl: string };
+}
+
+export function sharePageHandlers({ shares, settings }: SharePageUseCases): Record<string, OperationHandler> {
   return {
     async viewSharePage({ res, params }) {
       privateHeaders(res);
@@ -16,8 +21,8 @@ export function sharePageHandlers({ shares, config }: Services): Record<string, 
       res.type('html').send(
         renderSharePage({
           segmentation: live.segmentation,
-          imageUrl: `${config.shareBaseUrl}/share/${live.share.token}/image.png`,
-          signInUrl: `${config.publicBaseUrl}/login?next=${encodeURIComponent(`/share/${live.share.token}`)}`,
+          imageUrl: `${settings.shareBaseUrl}/share/${live.share.token}/image.png`,
+          signInUrl: `${settings.publicBaseUrl}/login?next=${encodeURIComponent(`/share/${live.share.token}`)}`,
         }),
       );
     },

@@ -1,49 +1,56 @@
-import type { Services } from '../../services.js';
+import type { ImageService } from '../../domain/images/image-service.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from '../discard-rest.js';
 import { sendDetail } from '../error-responses.js';
 import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
+import { deleted, uploadAborted, uploadCompleted } from '../render/acknowledgements.js';
 import { toImageResource } from '../render/image.js';
-import { toPlanResource } from '../render/upload-plan.js';
+import { toUploadResponse } from '../render/upload.js';
+import { validationItem } from '../render/validation-item.js';
+
+export interface UploadUseCases {
+  images: Pick<
+    ImageService,
+    'reserveSlot' | 'createFromFile' | 'openResumable' | 'complete' | 'abort' | 'get' | 'delete'
+  >;
+  settings: {
+    maxUploadBytes: number;
+    /** Where a single-request upload's file is received before the image service takes it. */
+    incomingDir: string;
+  };
+}
 
 export function uploadHandlers(
-  services: Services,
+  { images, settings }: UploadUseCases,
   discardLimits: DiscardLimits,
 ): Record<string, OperationHandler> {
-  const { images, config } = services;
-
   async function uploadSingleRequest({ req, res, org }: OperationContext): Promise<void> {
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > config.maxUploadBytes + 64 * 1024) {
+    if (declared > settings.maxUploadBytes + 64 * 1024) {
       return answerAfterDiscardingRest(req, res, discardLimits, () =>
         sendDetail(
           res,
           413,
-          `File too large: ${declared} bytes sent, the limit is ${config.maxUploadBytes} bytes (4 GB).`,
+          `File too large: ${declared} bytes sent, the limit is ${settings.maxUploadBytes} bytes (4 GB).`,
         ),
       );
     }
     const reservation = images.reserveSlot(org);
     try {
-      const received = await receiveFile(req, services.paths.incoming, config.maxUploadBytes);
+      const received = await receiveFile(req, settings.incomingDir, settings.maxUploadBytes);
       if ('status' in received) {
         if (received.status === 413 || received.status === 507) res.setHeader('Connection', 'close');
         if (received.status === 422) {
+          const type = received.field ? 'missing' : 'value_error';
           return sendDetail(res, 422, [
-            {
-              loc: ['body', received.field ?? 'file'],
-              msg: received.detail,
-              type: received.field ? 'missing' : 'value_error',
-              input: null,
-              ctx: {},
-            },
+            validationItem(['body', received.field ?? 'file'], received.detail, type),
           ]);
         }
         return sendDetail(res, received.status, received.detail);
       }
       const image = await images.createFromFile(org, reservation, received);
-      res.json({ image: toImageResource(image), success: image.uploadStatus === 'ready', upload: null });
+      res.json(toUploadResponse(image, null));
     } finally {
       reservation.release();
     }
@@ -64,18 +71,18 @@ export function uploadHandlers(
       }
       const body = ctx.body as { name: string; size: number };
       const { image, plan } = await images.openResumable(ctx.org, { name: body.name, size: body.size });
-      ctx.res.json({ image: toImageResource(image), success: true, upload: toPlanResource(plan) });
+      ctx.res.json(toUploadResponse(image, plan));
     },
 
     async completeUpload({ res, org, params, body }) {
       const parts = (body as { parts?: Array<{ part_number: number; etag: string }> } | undefined)?.parts;
       await images.complete(org, params.image_id, parts);
-      res.status(202).json({ status: 'processing' });
+      res.status(202).json(uploadCompleted());
     },
 
     async abortUpload({ res, org, params }) {
       await images.abort(org, params.image_id);
-      res.json({ status: 'aborted' });
+      res.json(uploadAborted());
     },
 
     getUpload({ res, org, params }) {
@@ -84,7 +91,7 @@ export function uploadHandlers(
 
     async deleteUpload({ res, org, params }) {
       await images.delete(org, params.image_id);
-      res.json({ success: true });
+      res.json(deleted());
     },
   };
 }

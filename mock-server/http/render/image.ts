@@ -1,4 +1,6 @@
 import type { ImageRecord } from '../../domain/images/image-record.js';
+import type { UploadPlanView } from '../../domain/images/image-service.js';
+import { toPlanResource } from './upload-plan.js';
 import type { ApiSchemas } from '../api-schemas.js';
 import { withoutServerPaths } from '../server-paths.js';
 
@@ -19,7 +21,15 @@ export function toImageResource(image: ImageRecord): ApiSchemas['Image'] {
   };
 }
 
-/** An image record as `POST /image` answers it: the Image plus the fields the record was created with. */
-export function toImageRecordResource(image: ImageRecord) {
-  return { ...toImageResource(image), metadata: image.metadata, folder_id: image.folderId };
+/**
+ * An image record as `POST /image` answers it: the Image plus the fields the record was created
+ * with, and the part URLs when it was opened as a resumable upload (null otherwise).
+ */
+export function toCreatedImage(image: ImageRecord, plan: UploadPlanView | null): ApiSchemas['CreatedImage'] {
+  return {
+    ...toImageResource(image),
+    metadata: image.metadata as ApiSchemas['CreatedImage']['metadata'],
+    folder_id: image.folderId,
+    upload: plan ? toPlanResource(plan) : null,
+  };
 }

@@ -1,0 +1,359 @@
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { INSTALL_ROOT } from '../openapi/documents.js';
+
+/**
+ * Every setting of the mock, each with its flag, its environment variable and its default, so that
+ * `npm start -- --help` and the README list the same thing.
+ */
+export interface MockConfig {
+  host: string;
+  port: number;
+  /** Root the API is reached at from outside; empty until the server listens, then http://host:port. */
+  publicBaseUrl: string;
+  /** {storage_url}: where presigned part URLs point. */
+  storageUrl: string;
+  /** {share_base_url}: where public share pages live. */
+  shareBaseUrl: string;
+  seedFile: string;
+  /** Persistent data folder; empty means a temporary folder removed at exit. */
+  dataDir: string;
+  logLevel: string;
+  /** Guards the control plane under /__mock when set. */
+  adminToken: string;
+  /** Origins a browser page may call the mock from: `*` or a comma list; empty allows none. */
+  corsOrigins: string;
+  /** Delay before a prediction moves SUBMITTED -> STARTED. */
+  predictionStartDelayMs: number;
+  /** Least time a prediction spends in STARTED before COMPLETED or FAILED. */
+  predictionRunDelayMs: number;
+  /** Child processes running segmentations (decode + model). */
+  workerThreads: number;
+  /** Child processes decoding uploads (inspection, conversion, previews). */
+  decoderProcesses: number;
+  /** Memory ceiling of one decoder or segmentation child process, MiB (native and V8). */
+  decoderMemoryMb: number;
+  /** Longest one decoder or segmentation child may work on one file, ms. */
+  decoderTimeBudgetMs: number;
+  /** Largest decoded size of a file (width x height x samples x bytes per sample x pages). */
+  maxDecodedBytes: number;
+  maxUploadBytes: number;
+  /** Largest image converted, in pixels per plane. */
+  maxImagePixels: number;
+  /** Smallest part of a resumable upload (S3's minimum is 5 MiB). */
+  minPartSize: number;
+  /** Lifetime of a presigned part URL. */
+  presignExpirySeconds: number;
+  /** Largest JSON request body, bytes (413 past it). */
+  maxJsonBodyBytes: number;
+  /** Deepest nesting of objects and arrays in a JSON body (422 past it). */
+  maxJsonDepth: number;
+  /** Most object keys in one JSON body (422 past it). */
+  maxJsonKeys: number;
+  /** Most bytes of a refused body read and dropped so its client can read the answer. */
+  maxDiscardedBodyBytes: number;
+  /** Longest a whole request (headers and body) may take; a multi-GB upload must fit in it. */
+  requestTimeoutMs: number;
+  /** Longest a connection may stay silent in the middle of a request before it is answered and closed. */
+  idleTimeoutMs: number;
+  /** 'embedded' serves part URLs itself; 's3' uses an S3-compatible store (AWS, MinIO). */
+  objectStore: string;
+  s3Bucket: string;
+  s3Region: string;
+  /** e.g. http://127.0.0.1:9000 for MinIO; empty for AWS. */
+  s3Endpoint: string;
+  s3Prefix: string;
+  /** 'true' for path-style URLs (MinIO). */
+  s3ForcePathStyle: string;
+}
+
+export interface OptionSpec {
+  key: keyof MockConfig;
+  flag: string;
+  env: string;
+  type: 'string' | 'number';
+  description: string;
+  default: (partial: Partial<MockConfig>) => string | number;
+  /** What --help shows as the default when the value itself says too little (empty, derived, a big number). */
+  shownDefault?: string;
+}
+
+export const OPTIONS: OptionSpec[] = [
+  {
+    key: 'host',
+    flag: '--host',
+    env: 'HOST',
+    type: 'string',
+    description: 'Interface to listen on',
+    default: () => '127.0.0.1',
+  },
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'PORT',
+    type: 'number',
+    description: 'Port to listen on (0 picks a free one)',
+    default: () => 8000,
+  },
+  {
+    key: 'publicBaseUrl',
+    flag: '--public-base-url',
+    env: 'PUBLIC_BASE_URL',
+    type: 'string',
+    description: 'Public root of the API ({base_url})',
+    default: () => '',
+    shownDefault: 'http://HOST:PORT',
+  },
+  {
+    key: 'storageUrl',
+    flag: '--storage-url',
+    env: 'STORAGE_URL',
+    type: 'string',
+    description: 'Root of presigned part URLs ({storage_url})',
+    default: () => '',
+    shownDefault: '<base>/storage',
+  },
+  {
+    key: 'shareBaseUrl',
+    flag: '--share-base-url',
+    env: 'SHARE_BASE_URL',
+    type: 'string',
+    description: 'Root of public share pages ({share_base_url})',
+    default: () => '',
+    shownDefault: '<base>',
+  },
+  {
+    key: 'seedFile',
+    flag: '--seed',
+    env: 'SEED_FILE',
+    type: 'string',
+    description: 'Organizations, keys, plans and models to load',
+    default: () => path.join(INSTALL_ROOT, 'fixtures', 'seed.json'),
+    shownDefault: 'fixtures/seed.json of this package',
+  },
+  {
+    key: 'dataDir',
+    flag: '--data-dir',
+    env: 'DATA_DIR',
+    type: 'string',
+    description: 'Folder for stored objects',
+    default: () => '',
+    shownDefault: 'a temporary folder, removed at exit',
+  },
+  {
+    key: 'logLevel',
+    flag: '--log-level',
+    env: 'LOG_LEVEL',
+    type: 'string',
+    description: 'pino level: fatal, error, warn, info, debug, silent',
+    default: () => 'info',
+  },
+  {
+    key: 'adminToken',
+    flag: '--admin-token',
+    env: 'ADMIN_TOKEN',
+    type: 'string',
+    description: 'Bearer token required by /__mock when set',
+    default: () => '',
+    shownDefault: 'none: the control plane is open',
+  },
+  {
+    key: 'corsOrigins',
+    flag: '--cors-origins',
+    env: 'CORS_ORIGINS',
+    type: 'string',
+    description: "Origins browser pages may call from: '*' or a comma list (http://localhost:5173,...)",
+    default: () => '*',
+  },
+  {
+    key: 'predictionStartDelayMs',
+    flag: '--prediction-start-delay-ms',
+    env: 'PREDICTION_START_DELAY_MS',
+    type: 'number',
+    description: 'Time a prediction stays SUBMITTED',
+    default: () => 1000,
+  },
+  {
+    key: 'predictionRunDelayMs',
+    flag: '--prediction-run-delay-ms',
+    env: 'PREDICTION_RUN_DELAY_MS',
+    type: 'number',
+    description: 'Least time a prediction stays STARTED',
+    default: () => 2000,
+  },
+  {
+    key: 'workerThreads',
+    flag: '--worker-threads',
+    env: 'WORKER_THREADS',
+    type: 'number',
+    description: 'Segmentation child processes (one core is left for answering polls)',
+    default: () => Math.max(1, availableParallelism() - 1),
+  },
+  {
+    key: 'decoderProcesses',
+    flag: '--decoder-processes',
+    env: 'DECODER_PROCESSES',
+    type: 'number',
+    description: 'Child processes decoding uploaded files',
+    default: () => Math.max(1, availableParallelism() - 1),
+  },
+  {
+    key: 'decoderMemoryMb',
+    flag: '--decoder-memory-mb',
+    env: 'DECODER_MEMORY_MB',
+    type: 'number',
+    description: 'Memory ceiling of one decoding or segmentation process, MiB',
+    default: () => 6144,
+  },
+  {
+    key: 'decoderTimeBudgetMs',
+    flag: '--decoder-time-budget-ms',
+    env: 'DECODER_TIME_BUDGET_MS',
+    type: 'number',
+    description: 'Longest one decoding or segmentation process may spend on one file, ms',
+    default: () => 300_000,
+  },
+  {
+    key: 'maxDecodedBytes',
+    flag: '--max-decoded-bytes',
+    env: 'MAX_DECODED_BYTES',
+    type: 'number',
+    description: 'Largest decoded size of a file (width x height x samples x bytes x pages)',
+    default: () => 4 * 1024 ** 3,
+  },
+  {
+    key: 'maxUploadBytes',
+    flag: '--max-upload-bytes',
+    env: 'MAX_UPLOAD_BYTES',
+    type: 'number',
+    description: 'Largest file accepted, bytes',
+    default: () => 4 * 1024 ** 3,
+    shownDefault: '4294967296 = 4 GiB',
+  },
+  {
+    key: 'maxImagePixels',
+    flag: '--max-image-pixels',
+    env: 'MAX_IMAGE_PIXELS',
+    type: 'number',
+    description: 'Largest plane converted, in pixels',
+    default: () => 400_000_000,
+  },
+  {
+    key: 'minPartSize',
+    flag: '--min-part-size',
+    env: 'MIN_PART_SIZE',
+    type: 'number',
+    description: 'Smallest part of a resumable upload, bytes',
+    default: () => 8 * 1024 * 1024,
+    shownDefault: '8388608 = 8 MiB',
+  },
+  {
+    key: 'presignExpirySeconds',
+    flag: '--presign-expiry-seconds',
+    env: 'PRESIGN_EXPIRY_SECONDS',
+    type: 'number',
+    description: 'Lifetime of a presigned part URL',
+    default: () => 24 * 3600,
+  },
+  {
+    key: 'maxJsonBodyBytes',
+    flag: '--max-json-body-bytes',
+    env: 'MAX_JSON_BODY_BYTES',
+    type: 'number',
+    description: 'Largest JSON request body, bytes (413 past it)',
+    default: () => 1024 * 1024,
+    shownDefault: '1048576 = 1 MiB',
+  },
+  {
+    key: 'maxJsonDepth',
+    flag: '--max-json-depth',
+    env: 'MAX_JSON_DEPTH',
+    type: 'number',
+    description: 'Deepest nesting of objects and arrays in a JSON body (422 past it)',
+    default: () => 64,
+  },
+  {
+    key: 'maxJsonKeys',
+    flag: '--max-json-keys',
+    env: 'MAX_JSON_KEYS',
+    type: 'number',
+    description: 'Most object keys in one JSON body (422 past it)',
+    default: () => 10_000,
+  },
+  {
+    key: 'maxDiscardedBodyBytes',
+    flag: '--max-discarded-body-bytes',
+    env: 'MAX_DISCARDED_BODY_BYTES',
+    type: 'number',
+    description:
+      'Most bytes of a refused body (413, 415, 405, a bad part URL) read and dropped before the answer, so the client reads it; past it the connection closes',
+    default: () => 8 * 1024 * 1024,
+    shownDefault: '8388608 = 8 MiB',
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'REQUEST_TIMEOUT_MS',
+    type: 'number',
+    description: 'Longest one request may take to arrive, upload included (408 past it)',
+    default: () => 3_600_000,
+  },
+  {
+    key: 'idleTimeoutMs',
+    flag: '--idle-timeout-ms',
+    env: 'IDLE_TIMEOUT_MS',
+    type: 'number',
+    description: 'Longest a part PUT may stall mid-body before it is refused (400) and closed',
+    default: () => 120_000,
+  },
+  {
+    key: 'objectStore',
+    flag: '--object-store',
+    env: 'OBJECT_STORE',
+    type: 'string',
+    description: "Where uploads go: 'embedded' (serves part URLs itself) or 's3'",
+    default: () => 'embedded',
+  },
+  {
+    key: 's3Bucket',
+    flag: '--s3-bucket',
+    env: 'S3_BUCKET',
+    type: 'string',
+    description: 'S3 bucket (with --object-store s3)',
+    default: () => '',
+    shownDefault: 'none',
+  },
+  {
+    key: 's3Region',
+    flag: '--s3-region',
+    env: 'S3_REGION',
+    type: 'string',
+    description: 'S3 region',
+    default: () => 'us-east-1',
+  },
+  {
+    key: 's3Endpoint',
+    flag: '--s3-endpoint',
+    env: 'S3_ENDPOINT',
+    type: 'string',
+    description: 'S3-compatible endpoint, e.g. MinIO',
+    default: () => '',
+    shownDefault: 'AWS',
+  },
+  {
+    key: 's3Prefix',
+    flag: '--s3-prefix',
+    env: 'S3_PREFIX',
+    type: 'string',
+    description: 'Key prefix in the bucket',
+    default: () => 'cellseg-mock/',
+  },
+  {
+    key: 's3ForcePathStyle',
+    flag: '--s3-force-path-style',
+    env: 'S3_FORCE_PATH_STYLE',
+    type: 'string',
+    description: "'true' for path-style URLs (MinIO)",
+    default: () => 'false',
+  },
+];

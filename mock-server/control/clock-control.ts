@@ -1,0 +1,53 @@
+import { monthOf, type MockClock } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
+
+export interface ClockReading {
+  now: Date;
+  offsetMs: number;
+  /** The calendar month the analysis quota counts in, e.g. "2026-11". */
+  month: string;
+}
+
+export interface ClockChange {
+  advanceMs?: number;
+  /** An ISO date-time, as the control plane received it. */
+  now?: string;
+  reset?: boolean;
+}
+
+// A year short of 9999-12-31: the mock clock keeps moving with real time after it is set, and a
+// date past year 9999 has no date-time form.
+const LATEST = Date.UTC(9999, 0, 1);
+
+/** Reads and moves the mock's clock for the control plane (`GET`/`POST /__mock/clock`). */
+export class ClockControl {
+  constructor(private readonly clock: MockClock) {}
+
+  read(): ClockReading {
+    const now = this.clock.now();
+    return { now, offsetMs: Math.round(this.clock.offsetMs()), month: monthOf(now) };
+  }
+
+  /**
+   * Everything is checked before anything changes: a clock past year 9999 cannot be rendered as a
+   * date-time, and every later request that reads it would fail.
+   */
+  change(change: ClockChange): ClockReading {
+    const problem = clockProblem(change, change.reset ? Date.now() : this.clock.now().getTime());
+    if (problem) throw new DomainError('invalid_input', problem);
+    if (change.reset) this.clock.reset();
+    if (change.now) this.clock.set(new Date(change.now));
+    if (change.advanceMs) this.clock.advance(change.advanceMs);
+    return this.read();
+  }
+}
+
+function clockProblem(change: ClockChange, current: number): string | undefined {
+  const start = change.now === undefined ? current : Date.parse(change.now);
+  if (!(start >= 0 && start <= LATEST))
+    return `now: '${change.now}' is outside 1970-01-01T00:00:00Z .. 9999-01-01T00:00:00Z`;
+  const target = start + (change.advanceMs ?? 0);
+  if (!(target <= LATEST))
+    return `advance_ms: ${change.advanceMs} would move the clock past 9999-01-01T00:00:00Z (it reads ${new Date(start).toISOString()})`;
+  return undefined;
+}

@@ -1,0 +1,84 @@
+import { DomainError, notFound } from '../domain/errors.js';
+import type { ImageRecord } from '../domain/images/image-record.js';
+import type { ModelRecord } from '../domain/models/model-record.js';
+import type { PredictionRecord } from '../domain/predictions/prediction-record.js';
+import type { ShareRecord } from '../domain/shares/share-record.js';
+import type { StateStore } from '../domain/state.js';
+
+const DEFAULT_LIMIT = 200;
+const MAX_DASHBOARD_IMAGES = 1000;
+
+/** An image with its predictions (newest first), each with the shares of its segmentation. */
+export interface DashboardImage {
+  image: ImageRecord;
+  predictions: Array<{ prediction: PredictionRecord; shares: ShareRecord[] }>;
+}
+
+/**
+ * Reads the dashboard (/__mock/ui) needs and no other endpoint gives: every organization's images
+ * with their predictions and shares, an image's thumbnail, an organization's models. Read from the
+ * state directly, so watching never counts as a poll of a prediction (`complete_after_polls`).
+ */
+export class DashboardReads {
+  constructor(
+    private readonly state: Pick<
+      StateStore,
+      'organizations' | 'images' | 'predictions' | 'shares' | 'models'
+    >,
+  ) {}
+
+  /** The newest images first, of one organization or all; `limit` as the query gave it (a string). */
+  images(orgId: string | undefined, limit: unknown): DashboardImage[] {
+    if (orgId !== undefined && !this.state.organizations.get(orgId)) throw notFound('Organization');
+    const count = limitOf(limit);
+    if (count === undefined)
+      throw new DomainError(
+        'invalid_input',
+        `limit: '${String(limit)}' is not an integer from 1 to ${MAX_DASHBOARD_IMAGES}`,
+      );
+    const orgIds = orgId ? [orgId] : this.state.organizations.all().map((o) => o.id);
+    return orgIds
+      .flatMap((id) => this.state.images.idsOf(id))
+      .map((id) => this.state.images.get(id))
+      .filter((image): image is ImageRecord => image !== undefined)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
+      .slice(0, count)
+      .map((image) => ({ image, predictions: this.predictionsOf(image) }));
+  }
+
+  thumbnailPath(imageId: string): string {
+    const image = this.state.images.get(imageId);
+    if (!image) throw notFound('Image');
+    if (!image.derived) throw notFound('Thumbnail');
+    return image.derived.thumbnailPath;
+  }
+
+  models(orgId: string): ModelRecord[] {
+    const org = this.state.organizations.get(orgId);
+    if (!org) throw notFound('Organization');
+    return this.state.models.listFor(org);
+  }
+
+  private predictionsOf(image: ImageRecord): DashboardImage['predictions'] {
+    return this.state.predictions
+      .idsOfImage(image.id)
+      .map((id) => this.state.predictions.get(id))
+      .filter((p) => p !== undefined)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .map((prediction) => ({
+        prediction,
+        shares: prediction.segmentationId
+          ? this.state.shares
+              .idsOfSegmentation(prediction.segmentationId)
+              .map((id) => this.state.shares.get(id))
+              .filter((s) => s !== undefined)
+          : [],
+      }));
+  }
+}
+
+function limitOf(raw: unknown): number | undefined {
+  if (raw === undefined) return DEFAULT_LIMIT;
+  const n = Number(raw);
+  return typeof raw === 'string' && /^\d+$/.test(raw) && n >= 1 && n <= MAX_DASHBOARD_IMAGES ? n : undefined;
+}

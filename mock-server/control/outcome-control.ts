@@ -1,0 +1,45 @@
+import { DomainError, notFound } from '../domain/errors.js';
+import type { PredictionRecord } from '../domain/predictions/prediction-record.js';
+import type { ForcedOutcome, ProgressControls } from '../domain/predictions/progress-controls.js';
+import type { ScopeLookup } from './progress-control.js';
+
+export interface OutcomeRequest {
+  organizationId?: string;
+  predictionId?: string;
+  status: 'COMPLETED' | 'FAILED';
+  error?: string;
+}
+
+/** A forced outcome was queued, or the named prediction had already finished (nothing changed). */
+export type OutcomeResult = { queued: true } | { queued: false; finished: PredictionRecord };
+
+/**
+ * `POST /__mock/predictions/outcomes`: how a prediction in flight ends, or how the organization's
+ * next prediction will.
+ */
+export class OutcomeControl {
+  constructor(
+    private readonly progress: ProgressControls,
+    private readonly lookup: ScopeLookup,
+  ) {}
+
+  force(request: OutcomeRequest): OutcomeResult {
+    const outcome: ForcedOutcome =
+      request.status === 'FAILED'
+        ? { status: 'FAILED', error: request.error ?? 'Segmentation failed (forced by the control plane)' }
+        : { status: 'COMPLETED' };
+    if (request.predictionId) {
+      const prediction = this.lookup.prediction(request.predictionId);
+      if (!prediction) throw notFound('Prediction');
+      if (prediction.status === 'COMPLETED' || prediction.status === 'FAILED')
+        return { queued: false, finished: prediction };
+      this.progress.forceOutcomeOf(prediction.id, outcome);
+    } else if (request.organizationId) {
+      this.lookup.organization(request.organizationId);
+      this.progress.forceNextOutcome(request.organizationId, outcome);
+    } else {
+      throw new DomainError('invalid_input', 'organization_id or prediction_id: one of them is required');
+    }
+    return { queued: true };
+  }
+}

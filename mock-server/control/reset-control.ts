@@ -1,0 +1,32 @@
+import { releaseMemory } from './release-memory.js';
+
+export interface ResetParts {
+  /** Removes one organization's images, predictions, segmentations, shares and usage. */
+  resetOrganization(orgId: string): Promise<void>;
+  /** Forgets delays and forced outcomes: one organization's, or (no argument) all of them. */
+  clearProgress(orgId?: string): void;
+  /** Back to the seed: state emptied and seeded again, the clock at real time, workers recycled. */
+  reseed(): Promise<void>;
+  clearFaults(): void;
+  clearJournal(): void;
+}
+
+/** `POST /__mock/reset`: one organization back to empty, or the whole mock back to the seed. */
+export class ResetControl {
+  constructor(
+    private readonly parts: ResetParts,
+    private readonly release: () => Promise<void> = releaseMemory,
+  ) {}
+
+  async resetOrganization(orgId: string): Promise<void> {
+    await this.parts.resetOrganization(orgId);
+    this.parts.clearProgress(orgId);
+  }
+
+  async resetAll(): Promise<void> {
+    await this.parts.reseed();
+    this.parts.clearFaults();
+    this.parts.clearJournal();
+    await this.release();
+  }
+}

@@ -1,0 +1,51 @@
+import { ClockControl } from './control/clock-control.js';
+import { DashboardReads } from './control/dashboard-reads.js';
+import { FaultControl } from './control/fault-control.js';
+import { OutcomeControl } from './control/outcome-control.js';
+import { ProgressControl, type ScopeLookup } from './control/progress-control.js';
+import { ResetControl } from './control/reset-control.js';
+import type { Logger } from 'pino';
+import { createApp } from './http/app.js';
+import type { HttpUseCases } from './http/use-cases.js';
+import type { Services } from './services.js';
+
+/**
+ * What the HTTP layer calls, taken from the services: http/ declares what it needs
+ * (http/use-cases.ts) and the wiring hands it in, so http/ never depends on the wiring.
+ */
+function httpUseCases(services: Services): HttpUseCases {
+  const { config, state, admin, progress, faults, journal } = services;
+  const lookup: ScopeLookup = {
+    prediction: (id) => state.predictions.get(id),
+    organization: (id) => admin.get(id),
+  };
+  return {
+    settings: { ...config, incomingDir: services.paths.incoming },
+    keys: state,
+    store: services.store,
+    journal,
+    images: services.images,
+    predictions: services.predictions,
+    exports: services.exports,
+    shares: services.shares,
+    models: state.models,
+    organizations: admin,
+    resets: new ResetControl({
+      resetOrganization: (orgId) => admin.resetOrganization(orgId),
+      clearProgress: (orgId) => progress.clear(orgId),
+      reseed: () => services.reseed(),
+      clearFaults: () => faults.clear(),
+      clearJournal: () => journal.clear(),
+    }),
+    clock: new ClockControl(services.clock),
+    progress: new ProgressControl(progress, lookup),
+    outcomes: new OutcomeControl(progress, lookup),
+    faults: new FaultControl(faults),
+    dashboard: new DashboardReads(state),
+  };
+}
+
+/** The HTTP app over the services: http/ gets its use cases, never the services themselves. */
+export function createHttpApp(services: Services, logger: Logger, stopping?: AbortSignal) {
+  return createApp(httpUseCases(services), logger, stopping);
+}

@@ -1,0 +1,73 @@
+import type { ClockReading } from '../../control/clock-control.js';
+import type { Fault } from '../../control/fault-registry.js';
+import type { JournalEntry } from '../../control/request-journal.js';
+import type { ProgressSetting } from '../../control/progress-control.js';
+import type { OrganizationSummary } from '../../domain/organization-admin.js';
+import type { ControlResponses, ControlSchemas } from '../api-schemas.js';
+
+/** The control plane's resources (openapi/mock-control.yaml), built from the control use cases' records. */
+
+export function toOrganizationResource({
+  organization,
+  usage,
+}: OrganizationSummary): ControlSchemas['MockOrganization'] {
+  return {
+    id: organization.id,
+    name: organization.name,
+    plan: {
+      name: organization.plan.name,
+      storage_cap_images: organization.plan.storageCapImages,
+      monthly_analysis_cap: organization.plan.monthlyAnalysisCap,
+    },
+    api_keys: [...organization.apiKeys],
+    usage: { images: usage.images, analyses_this_month: usage.analysesThisMonth, month: usage.month },
+  };
+}
+
+export function toProgressResource(setting: ProgressSetting): ControlSchemas['MockProgress'] {
+  const { delays } = setting;
+  return {
+    organization_id: setting.organizationId,
+    ...(setting.predictionId ? { prediction_id: setting.predictionId } : {}),
+    start_delay_ms: delays.startDelayMs,
+    run_delay_ms: delays.runDelayMs,
+    ...(delays.completeAfterPolls !== undefined ? { complete_after_polls: delays.completeAfterPolls } : {}),
+  };
+}
+
+export function toClockResource(
+  reading: ClockReading,
+): ControlResponses['MockClock']['content']['application/json'] {
+  return { now: reading.now.toISOString(), offset_ms: reading.offsetMs, month: reading.month };
+}
+
+export function toFaultResource(f: Fault): ControlSchemas['MockFault'] {
+  return {
+    id: f.id,
+    operation_id: f.operationId,
+    ...(f.status !== undefined ? { status: f.status } : {}),
+    ...(f.detail !== undefined ? { detail: f.detail } : {}),
+    ...(f.latencyMs !== undefined ? { latency_ms: f.latencyMs } : {}),
+    ...(f.dropConnection !== undefined ? { drop_connection: f.dropConnection } : {}),
+    times: f.times ?? null,
+    probability: f.probability ?? null,
+    organization_id: f.organizationId ?? null,
+    hits: f.hits,
+  };
+}
+
+export function toJournalEntryResource(e: JournalEntry): ControlSchemas['MockJournalEntry'] {
+  return {
+    at: e.at,
+    request_id: e.requestId,
+    method: e.method,
+    path: e.path,
+    operation_id: e.operationId,
+    organization_id: e.organizationId,
+    status: e.status,
+    duration_ms: e.durationMs,
+    request_body: e.requestBody,
+    response_body: e.responseBody,
+    fault: e.fault,
+  };
+}

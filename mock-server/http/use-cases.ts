@@ -1,0 +1,55 @@
+import type { MockConfig } from '../config.js';
+import type { FaultControl } from '../control/fault-control.js';
+import type { RequestJournal } from '../control/request-journal.js';
+import type { ObjectStore } from '../domain/object-store.js';
+import type { KeyLookup } from './bearer-auth.js';
+import type { ControlUseCases } from './handlers/control-handlers.js';
+import type { DashboardReadUseCases } from './handlers/dashboard-read-handlers.js';
+import type { ExportUseCases } from './handlers/export-handlers.js';
+import type { ImageUseCases } from './handlers/image-handlers.js';
+import type { ModelUseCases } from './handlers/model-handlers.js';
+import type { PredictionUseCases } from './handlers/prediction-handlers.js';
+import type { SharePageUseCases } from './handlers/share-page-handlers.js';
+import type { ShareUseCases } from './handlers/share-handlers.js';
+import type { UploadUseCases } from './handlers/upload-handlers.js';
+
+/** The settings the HTTP layer reads, and where a single-request upload's file is received. */
+export type HttpSettings = Pick<
+  MockConfig,
+  | 'dataDir'
+  | 'storageUrl'
+  | 'publicBaseUrl'
+  | 'shareBaseUrl'
+  | 'adminToken'
+  | 'corsOrigins'
+  | 'idleTimeoutMs'
+  | 'maxUploadBytes'
+  | 'maxDiscardedBodyBytes'
+  | 'maxJsonBodyBytes'
+  | 'maxJsonDepth'
+  | 'maxJsonKeys'
+> & { incomingDir: string };
+
+/**
+ * Everything the HTTP layer calls, declared here next to it: each handler file names the use cases
+ * it calls (its `...UseCases` interface), and the composition root (http-wiring.ts, `httpUseCases`)
+ * hands them in. http/ never sees the wiring itself.
+ */
+export type HttpUseCases = UploadUseCases &
+  ImageUseCases &
+  ModelUseCases &
+  PredictionUseCases &
+  ExportUseCases &
+  ShareUseCases &
+  SharePageUseCases &
+  ControlUseCases &
+  DashboardReadUseCases & {
+    settings: HttpSettings;
+    /** The organization of an API key, for bearer authentication. */
+    keys: KeyLookup;
+    /** Every request is recorded for the control plane's journal. */
+    journal: Pick<RequestJournal, 'record'>;
+    /** The faults the dispatcher fires before an operation. */
+    faults: Pick<FaultControl, 'take'>;
+    store: ObjectStore;
+  };
