@@ -71,18 +71,20 @@ function banner(url: string, services: Awaited<ReturnType<typeof startMockServer
   const base = [...services.state.models.listFor({ id: '' } as never)];
   lines.push('Base models (every organization):');
   for (const m of base) lines.push(`  ${m.id}  ${m.name}`);
+  const seededKeys = services.seededKeys();
   for (const org of services.state.organizations.all()) {
     lines.push(
       '',
       `Organization "${org.name}" (${org.id}), plan ${org.plan.name}: ${org.plan.storageCapImages} images, ${org.plan.monthlyAnalysisCap} analyses/month`,
     );
-    for (const key of org.apiKeys) lines.push(`  API key:      ${key}`);
+    // The seed's well-known keys; a key created later was shown once, to whoever created it.
+    for (const key of seededKeys.get(org.id) ?? []) lines.push(`  API key:      ${key}`);
     for (const m of services.state.models.listFor(org).filter((m) => m.scope === 'custom'))
       lines.push(`  Custom model: ${m.id}  ${m.name}`);
   }
   lines.push(
     '',
-    `Try: curl -H "Authorization: Bearer ${services.state.organizations.all()[0]?.apiKeys[0] ?? '<key>'}" ${url}/api/v1/models`,
+    `Try: curl -H "Authorization: Bearer ${[...seededKeys.values()].flat()[0] ?? '<key>'}" ${url}/api/v1/models`,
   );
   return lines.join('\n');
 }
