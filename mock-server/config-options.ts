@@ -16,6 +16,8 @@ export interface MockConfig {
   /** {share_base_url}: where public share pages live. */
   shareBaseUrl: string;
   seedFile: string;
+  /** 'on' or 'off'; empty loads the seed's keys on loopback only (mock-server/exposure.ts). */
+  seedKeys: string;
   /** Persistent data folder; empty means a temporary folder removed at exit. */
   dataDir: string;
   logLevel: string;
@@ -132,6 +134,15 @@ export const OPTIONS: OptionSpec[] = [
     shownDefault: 'fixtures/seed.json of this package',
   },
   {
+    key: 'seedKeys',
+    flag: '--seed-keys',
+    env: 'SEED_KEYS',
+    type: 'string',
+    description: "Load the seed's well-known API keys: on or off",
+    default: () => '',
+    shownDefault: 'on when listening on loopback, off otherwise',
+  },
+  {
     key: 'dataDir',
     flag: '--data-dir',
     env: 'DATA_DIR',
@@ -155,7 +166,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'Bearer token required by /__mock when set',
     default: () => '',
-    shownDefault: 'none: the control plane is open',
+    shownDefault: 'none on loopback (open); generated and printed off loopback',
   },
   {
     key: 'corsOrigins',

@@ -3,6 +3,7 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
 import { DataFolderError } from './stores/database/open-database.js';
+import { exposureLines, secureByDefault } from './exposure.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
 async function main(argv: string[]): Promise<void> {
@@ -10,9 +11,9 @@ async function main(argv: string[]): Promise<void> {
     console.log(helpText());
     return;
   }
-  const config = loadConfig(argv.filter((a) => a !== 'start'));
+  const { config, generatedToken } = secureByDefault(loadConfig(argv.filter((a) => a !== 'start')));
   const mock = await startMockServer(config);
-  console.log(banner(mock.url, mock.services));
+  console.log(banner(mock.url, mock.services, generatedToken));
   const temporaryData = !config.dataDir;
   let stopping = false;
   const stop = async (reason: string, { forceOnRepeat }: { forceOnRepeat: boolean }) => {
@@ -58,7 +59,11 @@ function stopWithLauncher(stop: () => void): void {
   }, 250).unref();
 }
 
-function banner(url: string, services: Awaited<ReturnType<typeof startMockServer>>['services']): string {
+function banner(
+  url: string,
+  services: Awaited<ReturnType<typeof startMockServer>>['services'],
+  generatedToken: boolean,
+): string {
   const lines = [
     `Cell-segmentation mock (interface v1.1.0) listening on ${url}`,
     `  API:       ${url}/api/v1`,
@@ -66,6 +71,7 @@ function banner(url: string, services: Awaited<ReturnType<typeof startMockServer
     `  Reference: ${url}/docs`,
     `  Storage:   ${services.config.storageUrl}`,
     `  Data:      ${services.config.dataDir}`,
+    ...exposureLines(services.config, generatedToken),
     '',
   ];
   const base = [...services.state.models.listFor({ id: '' } as never)];

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
+import { seedKeysLoaded } from './exposure.js';
 import { MockClock } from './domain/clock.js';
 import { ImageService } from './domain/images/image-service.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
@@ -122,7 +123,11 @@ export async function createServices(
   const admin = new OrganizationAdmin(state, images, predictions, clock);
   let seedContent: Seed | undefined;
   const seed = async () => {
-    const content = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
+    const parsed = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
+    // Off loopback the seed's published keys stay out unless asked for (exposure.ts).
+    const content = seedKeysLoaded(config)
+      ? parsed
+      : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
     seedContent = content;
     state.transaction(() => {
       applySeed(state, content);
