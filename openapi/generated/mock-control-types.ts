@@ -1738,7 +1738,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example image_name,roi_id,area_px
+                     *     cells.tif,1,412
+                     */
                     "text/csv": string;
+                    /** @example {"type":"FeatureCollection","features":[]} */
                     "application/geo+json": string;
                     "application/zip": string;
                     "image/png": string;
