@@ -18,6 +18,8 @@ export interface MockConfig {
   seedFile: string;
   /** 'on' or 'off'; empty loads the seed's keys on loopback only (mock-server/exposure.ts). */
   seedKeys: string;
+  /** 'on' secures a mock on loopback as if it were exposed (a shared instance behind a proxy). */
+  sandbox: string;
   /** Persistent data folder; empty means a temporary folder removed at exit. */
   dataDir: string;
   logLevel: string;
@@ -141,6 +143,15 @@ export const OPTIONS: OptionSpec[] = [
     description: "Load the seed's well-known API keys: on or off",
     default: () => '',
     shownDefault: 'on when listening on loopback, off otherwise',
+  },
+  {
+    key: 'sandbox',
+    flag: '--sandbox',
+    env: 'SANDBOX',
+    type: 'string',
+    description: 'on: secure as if exposed even on loopback (admin token, no seed keys)',
+    default: () => '',
+    shownDefault: 'off',
   },
   {
     key: 'dataDir',

@@ -33,6 +33,14 @@ describe('what counts as loopback', () => {
 
     const chosen = secureByDefault(loadConfig(['--host', '0.0.0.0', '--admin-token', 'mine'], {}));
     expect(chosen).toMatchObject({ generatedToken: false, config: { adminToken: 'mine' } });
+
+    // A shared sandbox behind a proxy on the same host listens on loopback and is still exposed.
+    const sandbox = secureByDefault(loadConfig(['--sandbox', 'on'], {}));
+    expect(sandbox.generatedToken).toBe(true);
+    expect(seedKeysLoaded(sandbox.config)).toBe(false);
+    expect(() => secureByDefault(loadConfig(['--seed-keys', 'yes'], {}))).toThrow(
+      "option --seed-keys takes on or off, not 'yes'",
+    );
   });
 });
 
