@@ -3,7 +3,7 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
 import { DataFolderError } from './stores/database/open-database.js';
-import { exposureLines, secureByDefault } from './exposure.js';
+import { exposureLines } from './exposure.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
 async function main(argv: string[]): Promise<void> {
@@ -11,8 +11,9 @@ async function main(argv: string[]): Promise<void> {
     console.log(helpText());
     return;
   }
-  const { config, generatedToken } = secureByDefault(loadConfig(argv.filter((a) => a !== 'start')));
-  const mock = await startMockServer(config);
+  const config = loadConfig(argv.filter((a) => a !== 'start'));
+  const mock = await startMockServer(config); // generates the admin token off loopback (exposure.ts)
+  const generatedToken = !config.adminToken && mock.config.adminToken !== '';
   console.log(banner(mock.url, mock.services, generatedToken));
   const temporaryData = !config.dataDir;
   let stopping = false;

@@ -80,6 +80,20 @@ describe('node bin/cellseg-mock.js --host 0.0.0.0', () => {
   });
 });
 
+describe('startMock and the tests off loopback', () => {
+  it('generate a token too, and load no seed keys', async () => {
+    const mock = await startInstantMock({ host: '0.0.0.0' });
+    try {
+      expect(mock.config.adminToken).not.toBe('');
+      const base = mock.url.replace('0.0.0.0', '127.0.0.1');
+      expect((await apiClient(base).call('GET', '/__mock/organizations', undefined, null)).status).toBe(401);
+      expect((await apiClient(base).call('GET', '/api/v1/models', undefined, ACME_KEY)).status).toBe(401);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
 describe('with an admin token, every control route of the document', () => {
   const ADMIN = 'every-route-admin-token';
   let mock: RunningMock;
