@@ -16,6 +16,10 @@ export interface MockConfig {
   /** {share_base_url}: where public share pages live. */
   shareBaseUrl: string;
   seedFile: string;
+  /** 'on' or 'off'; empty loads the seed's keys on loopback only (mock-server/exposure.ts). */
+  seedKeys: string;
+  /** 'on' secures a mock on loopback as if it were exposed (a shared instance behind a proxy). */
+  sandbox: string;
   /** Persistent data folder; empty means a temporary folder removed at exit. */
   dataDir: string;
   logLevel: string;
@@ -132,6 +136,24 @@ export const OPTIONS: OptionSpec[] = [
     shownDefault: 'fixtures/seed.json of this package',
   },
   {
+    key: 'seedKeys',
+    flag: '--seed-keys',
+    env: 'SEED_KEYS',
+    type: 'string',
+    description: "Load the seed's well-known API keys: on or off",
+    default: () => '',
+    shownDefault: 'on when listening on loopback, off otherwise',
+  },
+  {
+    key: 'sandbox',
+    flag: '--sandbox',
+    env: 'SANDBOX',
+    type: 'string',
+    description: 'on: secure as if exposed even on loopback (admin token, no seed keys)',
+    default: () => '',
+    shownDefault: 'off',
+  },
+  {
     key: 'dataDir',
     flag: '--data-dir',
     env: 'DATA_DIR',
@@ -155,7 +177,7 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'Bearer token required by /__mock when set',
     default: () => '',
-    shownDefault: 'none: the control plane is open',
+    shownDefault: 'none on loopback (open); generated and printed off loopback',
   },
   {
     key: 'corsOrigins',

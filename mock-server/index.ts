@@ -40,7 +40,7 @@ export interface RunningMockInstance {
   baseUrl: string;
   /** `${baseUrl}/api/v1` */
   apiUrl: string;
-  /** The seed's organizations, as loaded at start (and after every reset()). */
+  /** The seed's organizations, as loaded at start (and after every reset()), with the seed's keys. */
   organizations: SeededOrganization[];
   /** The first seeded organization's first key: enough for most tests. */
   apiKey: string;
@@ -70,10 +70,11 @@ export async function startMock(options: StartMockOptions = {}): Promise<Running
   const baseUrl = mock.url;
 
   const seeded = () => {
+    const keys = mock.services.seededKeys();
     const organizations = state.organizations.all().map((org): SeededOrganization => ({
       id: org.id,
       name: org.name,
-      apiKeys: [...org.apiKeys],
+      apiKeys: keys.get(org.id) ?? [],
       plan: { ...org.plan },
     }));
     const models = new Map<string, SeededModel>();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { ConfigError, loadConfig, resolveUrls, type MockConfig } from './config.js';
+import { secureByDefault } from './exposure.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { nodeHttp } from './http/node-http.js';
 import { answerNotReady, waitUntilReady } from './http/not-ready.js';
@@ -39,7 +40,8 @@ export async function startMockServer(
   partial: Partial<MockConfig> = {},
   options: ServiceOverrides & { logger?: Logger } = {},
 ): Promise<RunningMock> {
-  const base = loadConfig([], {}, partial);
+  // Off loopback a token is generated here, so startMock() off loopback is as guarded as the command.
+  const base = secureByDefault(loadConfig([], {}, partial)).config;
   if (!(base.requestTimeoutMs > 0)) throw new ConfigError('--request-timeout-ms must be more than 0');
   parseCorsOrigins(base.corsOrigins); // a bad origin stops the start before any process is spawned
   const temporaryData = !base.dataDir;

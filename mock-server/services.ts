@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
+import { seedKeysLoaded } from './exposure.js';
 import { MockClock } from './domain/clock.js';
 import { ImageService } from './domain/images/image-service.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
 import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
-import { applySeed, parseSeed } from './domain/seed.js';
+import { applySeed, parseSeed, type Seed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
 import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
@@ -44,6 +45,11 @@ export interface Services {
   journal: RequestJournal;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
+  /**
+   * The seed's well-known keys in clear, by organization id, for the banner and startMock: the state
+   * keeps only their hashes. Only keys still valid are listed.
+   */
+  seededKeys(): Map<string, string[]>;
   /** Waits for conversions and predictions in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -115,8 +121,14 @@ export async function createServices(
   const segmentations = new SegmentationReader(state, segmentationFiles);
   const shares = new ShareService(state, clock, (id) => segmentations.load(id));
   const admin = new OrganizationAdmin(state, images, predictions, clock);
+  let seedContent: Seed | undefined;
   const seed = async () => {
-    const content = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
+    const parsed = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
+    // Off loopback the seed's published keys stay out unless asked for (exposure.ts).
+    const content = seedKeysLoaded(config)
+      ? parsed
+      : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
+    seedContent = content;
     state.transaction(() => {
       applySeed(state, content);
       state.settings.set(SEEDED, new Date().toISOString());
@@ -125,6 +137,11 @@ export async function createServices(
   if (fresh) {
     await seed();
   } else {
+    // A kept data folder: its seed's keys, for the banner, when the seed file is still there.
+    seedContent = await readFile(config.seedFile, 'utf8').then(
+      (text) => parseSeed(text, config.seedFile),
+      () => undefined,
+    );
     await sweepDataFolder(state, store, paths, () => clock.nowIso());
     await images.recoverConversions();
     predictions.recoverInFlight();
@@ -153,6 +170,15 @@ export async function createServices(
       await runner.recycle?.();
       progress.clear();
       await seed();
+    },
+    seededKeys() {
+      const keys = new Map<string, string[]>();
+      for (const o of seedContent?.organizations ?? [])
+        keys.set(
+          o.id,
+          o.api_keys.filter((key) => state.organizationForKey(key)?.id === o.id),
+        );
+      return keys;
     },
     async idle() {
       await images.idle();

@@ -244,13 +244,18 @@ export function tokenOf(share: LinkShare): string {
 }
 
 type MockOrganization = components['schemas']['MockOrganization'];
+type MockCreatedOrganization = components['schemas']['MockCreatedOrganization'];
 
 /** Control plane: a fresh organization with large caps; answers its id and key. */
 export async function createBigOrg(base: string, name: string): Promise<{ id: string; key: string }> {
-  const created = await new HttpApi(base, null).json<MockOrganization>('POST', '/__mock/organizations', {
-    name,
-    plan: { storage_cap_images: 100000, monthly_analysis_cap: 100000 },
-  });
+  const created = await new HttpApi(base, null).json<MockCreatedOrganization>(
+    'POST',
+    '/__mock/organizations',
+    {
+      name,
+      plan: { storage_cap_images: 100000, monthly_analysis_cap: 100000 },
+    },
+  );
   return { id: created.id, key: created.api_keys[0] };
 }
 

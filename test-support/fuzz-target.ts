@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ACME_KEY, apiClient } from './api-client.js';
+import { ACME_KEY, apiClient, seed } from './api-client.js';
 import type { RunningMock } from '../mock-server/server.js';
 import { startInstantMock } from './instant-mock.js';
 import { curlOf, requestArbitrary, sendAndJudge, type FuzzContext } from './openapi-fuzz.js';
@@ -19,11 +19,11 @@ export async function startFuzzTarget(): Promise<{ mock: RunningMock; context: F
   const opened = await api.call('POST', '/api/v1/upload', { name: 'open.tif', size: 1000 });
   const organizations = (await api.call('GET', '/__mock/organizations', undefined, null)).body as Array<{
     id: string;
-    api_keys: string[];
   }>;
   const models = (await api.call('GET', '/api/v1/models')).body as Array<{ id: string }>;
   const context: FuzzContext = {
-    apiKeys: [ACME_KEY, ...organizations.flatMap((o) => o.api_keys)],
+    // The seed's keys: listings never show keys.
+    apiKeys: [ACME_KEY, ...seed.organizations.flatMap((o) => o.api_keys)],
     knownIds: {
       image_id: [done.imageId, opened.body.image.id],
       segmentation_id: [done.segmentationId],

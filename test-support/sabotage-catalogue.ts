@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { editCsv, flipPng, shiftRoiOutlines } from './sabotage-edits.js';
@@ -90,10 +91,12 @@ async function countOneMore(exchange: Exchange, state: ProxyState): Promise<void
   const key = exchange.headers.get('authorization')?.replace(/^Bearer /, '');
   const organizations = (await (await fetch(`${state.target}/__mock/organizations`)).json()) as Array<{
     id: string;
-    api_keys: string[];
+    keys: Array<{ id: string }>;
     usage: { analyses_this_month: number };
   }>;
-  const org = organizations.find((o) => key && o.api_keys.includes(key));
+  // Listings name keys by id (`key_` and 16 hex digits of the key's SHA-256), never in clear.
+  const keyId = key && `key_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+  const org = organizations.find((o) => keyId && o.keys.some((k) => k.id === keyId));
   if (!org) return;
   await fetch(`${state.target}/__mock/organizations/${org.id}/usage`, {
     method: 'PUT',

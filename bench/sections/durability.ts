@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { apiKeyRecord } from '../../mock-server/domain/api-keys.js';
 import { applySeed, type Seed } from '../../mock-server/domain/seed.js';
 import { openDatabase } from '../../mock-server/stores/database/open-database.js';
 import { DatabaseSync } from '../../mock-server/stores/database/node-sqlite.js';
@@ -150,7 +151,7 @@ async function preparedFolder(
           id: orgId,
           name: `bench ${o}`,
           plan: { name: 'bench', storageCapImages: 1_000_000, monthlyAnalysisCap: 1_000_000 },
-          apiKeys: [`sk_test_bench_${o}`],
+          apiKeys: [apiKeyRecord(`sk_test_bench_${o}`)],
         });
       for (let i = 0; i < perOrg; i++) {
         const id = randomUUID();

@@ -4,6 +4,8 @@ import type { CheckContext } from './check.js';
 import type { components } from '../../openapi/generated/mock-control-types.js';
 
 type MockOrganization = components['schemas']['MockOrganization'];
+/** Its keys come in clear in this answer only; no later read lists them. */
+type MockCreatedOrganization = components['schemas']['MockCreatedOrganization'];
 export type Usage = MockOrganization['usage'];
 
 export interface ThrowawayOrganization {
@@ -28,7 +30,7 @@ export async function throwawayOrganization(
   plan: { storage_cap_images: number; monthly_analysis_cap: number },
 ): Promise<ThrowawayOrganization> {
   const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
-  const created = await ctx.api.call<MockOrganization>('mockCreateOrganization', {
+  const created = await ctx.api.call<MockCreatedOrganization>('mockCreateOrganization', {
     ...admin,
     body: { name: `${ctx.target.namePrefix}${label}`, plan: { name: label, ...plan } },
   });

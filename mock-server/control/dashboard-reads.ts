@@ -1,5 +1,6 @@
 import { DomainError, notFound } from '../domain/errors.js';
 import type { ImageRecord } from '../domain/images/image-record.js';
+import type { Organization } from '../domain/organizations.js';
 import type { ModelRecord } from '../domain/models/model-record.js';
 import type { PredictionRecord } from '../domain/predictions/prediction-record.js';
 import type { ShareRecord } from '../domain/shares/share-record.js';
@@ -23,7 +24,7 @@ export class DashboardReads {
   constructor(
     private readonly state: Pick<
       StateStore,
-      'organizations' | 'images' | 'predictions' | 'shares' | 'models'
+      'organizations' | 'images' | 'predictions' | 'shares' | 'models' | 'segmentations'
     >,
   ) {}
 
@@ -51,6 +52,14 @@ export class DashboardReads {
     if (!image) throw notFound('Image');
     if (!image.derived) throw notFound('Thumbnail');
     return image.derived.thumbnailPath;
+  }
+
+  /** The organization a segmentation belongs to, for the dashboard's downloads. */
+  segmentationOwner(segmentationId: string): Organization {
+    const segmentation = this.state.segmentations.get(segmentationId);
+    const org = segmentation && this.state.organizations.get(segmentation.organizationId);
+    if (!org) throw notFound('Segmentation');
+    return org;
   }
 
   models(orgId: string): ModelRecord[] {

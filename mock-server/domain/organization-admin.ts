@@ -1,4 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { apiKeyRecord, hashApiKey, newApiKey } from './api-keys.js';
 import type { MockClock } from './clock.js';
 import { monthOf } from './clock.js';
 import { DomainError, notFound } from './errors.js';
@@ -60,13 +61,17 @@ export class OrganizationAdmin {
     return this.state.organizations.all().map((o) => this.summary(o));
   }
 
-  create(input: NewOrganization): Organization {
+  /** The new organization, and its keys in clear: the only time they are ever shown. */
+  create(input: NewOrganization): { organization: Organization; apiKeys: string[] } {
     const id = input.id ?? randomUUID();
-    const keys = input.apiKeys?.length ? input.apiKeys : [newKey()];
+    const keys = input.apiKeys?.length ? input.apiKeys : [newApiKey()];
     return this.state.transaction(() => {
       if (this.state.organizations.get(id))
         throw new DomainError('invalid_state', `Organization ${id} already exists`);
-      if (new Set(keys).size !== keys.length || keys.some((k) => this.state.organizations.keyTaken(k)))
+      if (
+        new Set(keys).size !== keys.length ||
+        keys.some((k) => this.state.organizations.keyTaken(hashApiKey(k)))
+      )
         throw new DomainError('invalid_state', 'API key already in use');
       addOrganization(this.state, {
         id,
@@ -78,14 +83,24 @@ export class OrganizationAdmin {
         },
         api_keys: keys,
       });
-      return this.get(id);
+      return { organization: this.get(id), apiKeys: keys };
     });
   }
 
-  addKey(orgId: string): string {
-    const key = newKey();
-    this.state.transaction(() => this.state.organizations.addKey(this.get(orgId).id, key));
-    return key;
+  /** A new key for the organization (rotation: add one, move clients to it, revoke the old). Shown once. */
+  addKey(orgId: string): { apiKey: string; id: string; prefix: string } {
+    const apiKey = newApiKey();
+    const record = apiKeyRecord(apiKey);
+    this.state.transaction(() => this.state.organizations.addKey(this.get(orgId).id, record));
+    return { apiKey, id: record.id, prefix: record.prefix };
+  }
+
+  /** Revokes a key by its id: the next request that presents it answers 401. */
+  revokeKey(orgId: string, keyId: string): void {
+    this.state.transaction(() => {
+      this.get(orgId);
+      if (!this.state.organizations.removeKey(orgId, keyId)) throw notFound('API key');
+    });
   }
 
   setPlan(orgId: string, plan: PlanInput): Organization {
@@ -178,7 +193,3 @@ const DEFAULT_THRESHOLD = {
   splitTouching: false,
   excludeBorderObjects: false,
 };
-
-function newKey(): string {
-  return `sk_test_${randomBytes(16).toString('hex')}`;
-}

@@ -1,4 +1,6 @@
-/** An organization as the domain keeps it: its plan (the caps) and its API keys. */
+import type { ApiKeyRecord } from './api-keys.js';
+
+/** An organization as the domain keeps it: its plan (the caps) and its API keys (hashed, never in clear). */
 export interface Plan {
   name: string;
   storageCapImages: number;
@@ -9,5 +11,5 @@ export interface Organization {
   id: string;
   name: string;
   plan: Plan;
-  apiKeys: string[];
+  apiKeys: ApiKeyRecord[];
 }

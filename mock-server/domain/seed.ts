@@ -1,3 +1,4 @@
+import { apiKeyRecord } from './api-keys.js';
 import type { ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
 import type { StateStore } from './state.js';
@@ -13,7 +14,7 @@ interface SeedModel {
   timeout_ms?: number;
 }
 
-interface SeedOrganization {
+export interface SeedOrganization {
   id: string;
   name: string;
   plan: { name: string; storage_cap_images: number; monthly_analysis_cap: number };
@@ -52,7 +53,8 @@ export function addOrganization(state: StateStore, o: SeedOrganization): void {
         storageCapImages: o.plan.storage_cap_images,
         monthlyAnalysisCap: o.plan.monthly_analysis_cap,
       },
-      apiKeys: [...o.api_keys],
+      // The seed's well-known keys are stored like any other: hashed.
+      apiKeys: o.api_keys.map(apiKeyRecord),
     });
     for (const m of o.custom_models ?? []) state.models.add(toModel(m, 'custom', o.id));
   });

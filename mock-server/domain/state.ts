@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from './api-keys.js';
 import type { ImageRecord, UploadStatus } from './images/image-record.js';
 import type { ModelRecord } from './models/model-record.js';
 import type { Organization, Plan } from './organization-record.js';
@@ -13,6 +14,7 @@ import type { ShareRecord } from './shares/share-record.js';
 export interface StateStore {
   /** Runs `work` as one transaction: all its writes are committed together when it returns, or none. */
   transaction<T>(work: () => T): T;
+  /** The organization a presented key belongs to: looked up by its hash, compared in constant time. */
   organizationForKey(key: string): Organization | undefined;
   readonly organizations: OrganizationTable;
   readonly usage: UsageTable;
@@ -31,8 +33,10 @@ export interface OrganizationTable {
   all(): Organization[];
   insert(org: Organization): void;
   setPlan(id: string, plan: Plan): void;
-  addKey(id: string, key: string): void;
-  keyTaken(key: string): boolean;
+  addKey(id: string, key: ApiKeyRecord): void;
+  /** Removes the organization's key `keyId`; false when it has none by that id. */
+  removeKey(id: string, keyId: string): boolean;
+  keyTaken(hash: string): boolean;
 }
 
 /** Analyses counted per organization and calendar month ("2026-11"). */

@@ -22,6 +22,7 @@ import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
+import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 import type { HttpUseCases } from './use-cases.js';
 
@@ -90,6 +91,7 @@ export function createApp(
         ...internalHandlers,
         ...controlHandlers(useCases, operationIds),
         ...dashboardReadHandlers(useCases),
+        ...controlExportHandlers(useCases),
       }),
     }),
   );

@@ -3,6 +3,7 @@ import type { FaultControl } from '../control/fault-control.js';
 import type { RequestJournal } from '../control/request-journal.js';
 import type { ObjectStore } from '../domain/object-store.js';
 import type { KeyLookup } from './bearer-auth.js';
+import type { ControlExportUseCases } from './handlers/control-export-handlers.js';
 import type { ControlUseCases } from './handlers/control-handlers.js';
 import type { DashboardReadUseCases } from './handlers/dashboard-read-handlers.js';
 import type { ExportUseCases } from './handlers/export-handlers.js';
@@ -43,7 +44,8 @@ export type HttpUseCases = UploadUseCases &
   ShareUseCases &
   SharePageUseCases &
   ControlUseCases &
-  DashboardReadUseCases & {
+  DashboardReadUseCases &
+  ControlExportUseCases & {
     settings: HttpSettings;
     /** The organization of an API key, for bearer authentication. */
     keys: KeyLookup;

@@ -7,9 +7,11 @@
  * nests (an inner call joins the outer one), and turns "disk full" into the domain's
  * `storage_full`, after which the database is as it was before the transaction began.
  */
+import { hashApiKey, sameKeyHash } from '../domain/api-keys.js';
 import { storageFull } from '../domain/errors.js';
 import type { ModelRecord } from '../domain/models/model-record.js';
 import type { Organization, Plan } from '../domain/organizations.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type {
   ImageTable,
   ModelTable,
@@ -65,9 +67,13 @@ export class SqliteStateStore implements StateStore {
   }
 
   organizationForKey(key: string): Organization | undefined {
-    const row = this.db.prepare('SELECT organization_id FROM api_keys WHERE key = ?').get(key) as
-      { organization_id: string } | undefined;
-    return row && this.organizations.get(row.organization_id);
+    const hash = hashApiKey(key);
+    const row = this.db
+      .prepare('SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = ?')
+      .get(hash) as { organization_id: string; key_hash: string } | undefined;
+    // The index finds the row; the bytes are still compared in constant time.
+    if (!row || !sameKeyHash(row.key_hash, hash)) return undefined;
+    return this.organizations.get(row.organization_id);
   }
 
   clear(): void {
@@ -79,7 +85,7 @@ export class SqliteStateStore implements StateStore {
         'images',
         'models',
         'analysis_usage',
-        'api_keys',
+        'api_key_hashes',
         'organizations',
         'settings',
       ])
@@ -99,8 +105,12 @@ export function isDiskFull(err: unknown): boolean {
 }
 
 function organizationTable(db: Statements): OrganizationTable {
-  const keysOf = (orgId: unknown) =>
-    db.column('SELECT key FROM api_keys WHERE organization_id = ? ORDER BY seq', orgId);
+  const keysOf = (orgId: unknown): ApiKeyRecord[] =>
+    (
+      db
+        .prepare('SELECT id, prefix, key_hash FROM api_key_hashes WHERE organization_id = ? ORDER BY seq')
+        .all(orgId as string) as Row[]
+    ).map((r) => ({ id: r.id as string, prefix: r.prefix as string, hash: r.key_hash as string }));
   const toOrganization = (r: Row): Organization => ({
     id: r.id as string,
     name: fromClientText(r.name),
@@ -112,7 +122,11 @@ function organizationTable(db: Statements): OrganizationTable {
     apiKeys: keysOf(r.id),
   });
   const nextSeq = (table: string) => db.column<number>(`SELECT coalesce(max(seq), 0) + 1 FROM ${table}`)[0];
-  const insertKey = db.prepare('INSERT INTO api_keys (key, organization_id, seq) VALUES (?, ?, ?)');
+  const insertKeyRow = db.prepare(
+    'INSERT INTO api_key_hashes (id, key_hash, prefix, organization_id, seq) VALUES (?, ?, ?, ?, ?)',
+  );
+  const insertKey = (orgId: string, key: ApiKeyRecord) =>
+    insertKeyRow.run(key.id, key.hash, key.prefix, orgId, nextSeq('api_key_hashes'));
   return {
     get(id) {
       const row = db.row('SELECT * FROM organizations WHERE id = ?', id);
@@ -133,7 +147,7 @@ function organizationTable(db: Statements): OrganizationTable {
         org.plan.monthlyAnalysisCap,
         nextSeq('organizations'),
       );
-      for (const key of org.apiKeys) insertKey.run(key, org.id, nextSeq('api_keys'));
+      for (const key of org.apiKeys) insertKey(org.id, key);
     },
     setPlan(id: string, plan: Plan) {
       db.prepare(
@@ -141,10 +155,16 @@ function organizationTable(db: Statements): OrganizationTable {
       ).run(plan.name, plan.storageCapImages, plan.monthlyAnalysisCap, id);
     },
     addKey(id, key) {
-      insertKey.run(key, id, nextSeq('api_keys'));
+      insertKey(id, key);
     },
-    keyTaken(key) {
-      return db.prepare('SELECT 1 FROM api_keys WHERE key = ?').get(key) !== undefined;
+    removeKey(id, keyId) {
+      return (
+        db.prepare('DELETE FROM api_key_hashes WHERE organization_id = ? AND id = ?').run(id, keyId).changes >
+        0
+      );
+    },
+    keyTaken(hash) {
+      return db.prepare('SELECT 1 FROM api_key_hashes WHERE key_hash = ?').get(hash) !== undefined;
     },
   };
 }

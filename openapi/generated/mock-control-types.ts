@@ -123,7 +123,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Organizations with their plans, keys and usage. */
+        /**
+         * Organizations with their plans, keys (their ids and prefixes, never the keys) and usage.
+         * @description A key is shown once, in the answer that created it (`POST /__mock/organizations`, `POST
+         *     /__mock/organizations/{organization_id}/keys`); the mock keeps only its SHA-256, so no read of
+         *     the control plane can show it again.
+         */
         get: operations["mockListOrganizations"];
         put?: never;
         /** Create an organization with a plan and keys (the stand-in for the dashboard). */
@@ -145,9 +150,30 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add an API key to an organization. */
+        /** Add an API key to an organization (rotation is add, move clients, revoke the old one). */
         post: operations["mockCreateApiKey"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/organizations/{organization_id}/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The key's `id`, as the organization's `keys` list it. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key; the next request that presents it answers 401. */
+        delete: operations["mockRevokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -352,6 +378,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/exports/{segmentation_id}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `segmentation_id` of a COMPLETED prediction. */
+                segmentation_id: components["parameters"]["SegmentationId"];
+                file: "measurements.csv" | "rois.geojson" | "rois.zip" | "overlay.png";
+            };
+            cookie?: never;
+        };
+        /**
+         * Any organization's export, as `GET /api/v1/export/{segmentation_id}/{file}` answers its owner.
+         * @description The dashboard's downloads: the operator holds no organization's key (keys are never listed
+         *     again after their creation), so the control plane serves the export itself.
+         */
+        get: operations["mockExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -370,8 +421,11 @@ export interface components {
          *         "storage_cap_images": 2,
          *         "monthly_analysis_cap": 2
          *       },
-         *       "api_keys": [
-         *         "sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b"
+         *       "keys": [
+         *         {
+         *           "id": "key_5d41402abc4b2a76",
+         *           "prefix": "sk_test_tiny"
+         *         }
          *       ],
          *       "usage": {
          *         "images": 1,
@@ -385,12 +439,20 @@ export interface components {
             id: string;
             name: string;
             plan: components["schemas"]["MockPlan"];
-            api_keys: string[];
+            /** @description The organization's keys, by id and prefix; the keys themselves are never listed. */
+            keys: {
+                id: string;
+                prefix: string;
+            }[];
             usage: {
                 images: number;
                 analyses_this_month: number;
                 month: string;
             };
+        };
+        /** @description A new organization, with its keys in clear this once. */
+        MockCreatedOrganization: components["schemas"]["MockOrganization"] & {
+            api_keys: string[];
         };
         /**
          * @example {
@@ -721,9 +783,17 @@ export interface components {
         OrganizationId: string;
         ModelId: string;
         ImageId: string;
+        /** @description The `segmentation_id` of a COMPLETED prediction. */
+        SegmentationId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description `attachment; filename="<image name>_<export>"`
+         * @example attachment; filename="plate1_well_B3_measurements.csv"
+         */
+        ContentDisposition: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -903,8 +973,11 @@ export interface operations {
                      *           "storage_cap_images": 2,
                      *           "monthly_analysis_cap": 2
                      *         },
-                     *         "api_keys": [
-                     *           "sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b"
+                     *         "keys": [
+                     *           {
+                     *             "id": "key_5d41402abc4b2a76",
+                     *             "prefix": "sk_test_tiny"
+                     *           }
                      *         ],
                      *         "usage": {
                      *           "images": 0,
@@ -949,7 +1022,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The organization, with a generated key when none was given. */
+            /**
+             * @description The organization, with its keys in clear in `api_keys` (a generated one when none was
+             *     given): the only answer that ever shows them.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -964,6 +1040,12 @@ export interface operations {
                      *         "storage_cap_images": 5,
                      *         "monthly_analysis_cap": 3
                      *       },
+                     *       "keys": [
+                     *         {
+                     *           "id": "key_0c1f7a9b3e5d2c48",
+                     *           "prefix": "sk_test_9f8e"
+                     *         }
+                     *       ],
                      *       "api_keys": [
                      *         "sk_test_9f8e7d6c5b4a39281706f5e4d3c2b1a0"
                      *       ],
@@ -974,7 +1056,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["MockOrganization"];
+                    "application/json": components["schemas"]["MockCreatedOrganization"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1008,7 +1090,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The new key. */
+            /** @description The new key, in clear once; later reads show only its id and prefix. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1016,12 +1098,44 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "api_key": "sk_test_0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+                     *       "api_key": "sk_test_0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+                     *       "id": "key_7e1c0b3f9a2d4e68",
+                     *       "prefix": "sk_test_0a1b"
                      *     }
                      */
                     "application/json": {
                         api_key: string;
+                        id: string;
+                        prefix: string;
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    mockRevokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+                /** @description The key's `id`, as the organization's `keys` list it. */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization, without the revoked key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockOrganization"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1596,6 +1710,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "image/png": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `segmentation_id` of a COMPLETED prediction. */
+                segmentation_id: components["parameters"]["SegmentationId"];
+                file: "measurements.csv" | "rois.geojson" | "rois.zip" | "overlay.png";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, as the public route serves it (its default options). */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example image_name,roi_id,area_px
+                     *     cells.tif,1,412
+                     */
+                    "text/csv": string;
+                    /** @example {"type":"FeatureCollection","features":[]} */
+                    "application/geo+json": string;
+                    "application/zip": string;
                     "image/png": string;
                 };
             };

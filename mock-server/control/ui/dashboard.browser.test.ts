@@ -165,7 +165,7 @@ describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHR
         await scrollToSection(page, 'images');
         await screenshot(page, 'desktop-images');
 
-        // The export link downloads the real file, fetched with the organization's key.
+        // The export link downloads the real file, fetched from the control plane's exports (the page holds no key).
         const [download] = await Promise.all([
           page.waitForEvent('download'),
           card.locator('a[data-export="measurements.csv"]').click(),
@@ -176,7 +176,7 @@ describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHR
         expect(lines[0].split(',')).toContain('roi_index');
         expect(lines.length - 1).toBe(final.cell_count);
 
-        // The overlay opens in a dialog, fetched with the organization's key; Close returns.
+        // The overlay opens in a dialog, fetched the same way; Close returns.
         await card.locator('a[data-export="overlay.png"]').click();
         const overlay = page.locator('#overlay-dialog');
         await imageLoaded(page.locator('#overlay-image'));

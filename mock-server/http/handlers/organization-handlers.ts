@@ -1,13 +1,21 @@
 import type { OrganizationAdmin } from '../../domain/organization-admin.js';
 import type { OperationHandler } from '../operation-context.js';
 import { apiKeyCreated } from '../render/acknowledgements.js';
-import { toOrganizationResource } from '../render/control.js';
+import { toCreatedOrganizationResource, toOrganizationResource } from '../render/control.js';
 import { toModelResource } from '../render/model.js';
 
 export interface OrganizationUseCases {
   organizations: Pick<
     OrganizationAdmin,
-    'list' | 'summary' | 'create' | 'addKey' | 'setPlan' | 'setAnalysesThisMonth' | 'addModel'
+    | 'get'
+    | 'list'
+    | 'summary'
+    | 'create'
+    | 'addKey'
+    | 'revokeKey'
+    | 'setPlan'
+    | 'setAnalysesThisMonth'
+    | 'addModel'
   >;
 }
 
@@ -32,20 +40,22 @@ export function organizationHandlers({
 
     mockCreateOrganization({ res, body }) {
       const input = body as { id?: string; name: string; plan: PlanBody; api_keys?: string[] };
-      res.json(
-        resource(
-          organizations.create({
-            id: input.id,
-            name: input.name,
-            plan: toPlanInput(input.plan),
-            apiKeys: input.api_keys,
-          }),
-        ),
-      );
+      const created = organizations.create({
+        id: input.id,
+        name: input.name,
+        plan: toPlanInput(input.plan),
+        apiKeys: input.api_keys,
+      });
+      res.json(toCreatedOrganizationResource(organizations.summary(created.organization), created.apiKeys));
     },
 
     mockCreateApiKey({ res, params }) {
       res.json(apiKeyCreated(organizations.addKey(params.organization_id)));
+    },
+
+    mockRevokeApiKey({ res, params }) {
+      organizations.revokeKey(params.organization_id, params.key_id);
+      res.json(resource(organizations.get(params.organization_id)));
     },
 
     mockSetPlan({ res, params, body }) {

@@ -16,6 +16,10 @@ export const deleted = (): ApiSchemas['DeleteResponse'] => ({ success: true });
 export const health = (): ControlAnswer<'mockHealth'> => ({ status: 'ok', version: '1.1.0' });
 /** `reset` names the organization reset, or 'all'. */
 export const resetDone = (reset: string): ControlAnswer<'mockReset'> => ({ reset });
-export const apiKeyCreated = (apiKey: string): ControlAnswer<'mockCreateApiKey'> => ({ api_key: apiKey });
+export const apiKeyCreated = (key: {
+  apiKey: string;
+  id: string;
+  prefix: string;
+}): ControlAnswer<'mockCreateApiKey'> => ({ api_key: key.apiKey, id: key.id, prefix: key.prefix });
 export const outcomeQueued = (): ControlAnswer<'mockForceOutcome'> => ({ queued: true });
 export const faultsCleared = (count: number): ControlAnswer<'mockClearFaults'> => ({ cleared: count });

@@ -19,9 +19,18 @@ export function toOrganizationResource({
       storage_cap_images: organization.plan.storageCapImages,
       monthly_analysis_cap: organization.plan.monthlyAnalysisCap,
     },
-    api_keys: [...organization.apiKeys],
+    // Only what names a key; the mock does not hold the keys themselves (domain/api-keys.ts).
+    keys: organization.apiKeys.map((key) => ({ id: key.id, prefix: key.prefix })),
     usage: { images: usage.images, analyses_this_month: usage.analysesThisMonth, month: usage.month },
   };
+}
+
+/** The answer of a creation: the one time the keys are shown in clear. */
+export function toCreatedOrganizationResource(
+  summary: OrganizationSummary,
+  apiKeys: string[],
+): ControlSchemas['MockCreatedOrganization'] {
+  return { ...toOrganizationResource(summary), api_keys: [...apiKeys] };
 }
 
 export function toProgressResource(setting: ProgressSetting): ControlSchemas['MockProgress'] {

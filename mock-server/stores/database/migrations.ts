@@ -3,7 +3,8 @@
  * model descriptions) is stored as JSON text, so any string a JSON body can carry reads back
  * exactly (see clientText in sqlite-state-store.ts). A data folder records how many steps it
  * has taken in SQLite's `user_version`; opening it runs the steps it lacks, each in its own
- * transaction. Append new steps; never edit a step that has shipped.
+ * transaction. Append new steps; never edit a step that has shipped. Steps may call `sha256_hex(text)`,
+ * which openDatabase registers before it migrates.
  */
 export const MIGRATIONS: readonly string[] = [
   `
@@ -105,5 +106,21 @@ export const MIGRATIONS: readonly string[] = [
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
   );
+  `,
+  // 2: API keys are kept hashed (domain/api-keys.ts): the clear keys of an older folder are hashed
+  // and dropped (secure_delete, set by openDatabase, overwrites the pages they were on).
+  `
+  CREATE TABLE api_key_hashes (
+    id              TEXT PRIMARY KEY,
+    key_hash        TEXT NOT NULL UNIQUE,
+    prefix          TEXT NOT NULL,
+    organization_id TEXT NOT NULL REFERENCES organizations(id),
+    seq             INTEGER NOT NULL
+  );
+  CREATE INDEX api_key_hashes_by_organization ON api_key_hashes(organization_id, seq);
+  INSERT INTO api_key_hashes (id, key_hash, prefix, organization_id, seq)
+    SELECT 'key_' || substr(sha256_hex(key), 1, 16), sha256_hex(key), substr(key, 1, 12), organization_id, seq
+    FROM api_keys;
+  DROP TABLE api_keys;
   `,
 ];

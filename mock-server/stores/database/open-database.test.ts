@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { apiKeyRecord } from '../../domain/api-keys.js';
 import { MIGRATIONS } from './migrations.js';
 import { pragma } from './node-sqlite.js';
 import { DataFolderError, openDatabase } from './open-database.js';
@@ -15,6 +16,11 @@ function folder(): string {
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+function apiKeyRecordRow(key: string) {
+  const { id, hash, prefix } = apiKeyRecord(key);
+  return { id, key_hash: hash, prefix };
+}
 
 describe('openDatabase', () => {
   it('creates the schema at its version, in WAL mode with synchronous FULL', () => {
@@ -35,6 +41,24 @@ describe('openDatabase', () => {
     expect(pragma(db, 'user_version')).toBe(2);
     expect(db.prepare('SELECT id, note FROM things').all()).toEqual([{ id: 'kept', note: 'new' }]);
     db.close();
+  });
+
+  it('hashes the clear API keys of a version 1 data folder, and leaves none in its file', () => {
+    const dir = folder();
+    const key = 'sk_test_version_one_clear_key_0123456789';
+    const old = openDatabase(dir, MIGRATIONS.slice(0, 1));
+    old.exec(`INSERT INTO organizations VALUES ('org', 'Old', 'trial', 1, 1, 1)`);
+    old.prepare('INSERT INTO api_keys (key, organization_id, seq) VALUES (?, ?, 1)').run(key, 'org');
+    old.close();
+    expect(readFileSync(path.join(dir, 'state.sqlite')).includes(Buffer.from(key))).toBe(true);
+
+    const db = openDatabase(dir);
+    expect(db.prepare('SELECT id, key_hash, prefix, organization_id FROM api_key_hashes').all()).toEqual([
+      { ...apiKeyRecordRow(key), organization_id: 'org' },
+    ]);
+    db.close();
+    for (const name of readdirSync(dir))
+      expect(readFileSync(path.join(dir, name)).includes(Buffer.from(key)), name).toBe(false);
   });
 
   it('refuses a data folder written by a newer mock, saying what to do', () => {

@@ -9,6 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { hashApiKey } from '../../domain/api-keys.js';
 import { MIGRATIONS } from './migrations.js';
 import { type Database, DatabaseSync, pragma, sqliteResultName } from './node-sqlite.js';
 import { inTransaction } from './transaction.js';
@@ -50,6 +51,10 @@ export function openDatabase(dataDir: string, migrations: readonly string[] = MI
   }
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
+  // Deleted rows (a revoked key's hash, the clear keys a migration drops) are overwritten, not left
+  // in free pages of the file.
+  db.exec('PRAGMA secure_delete = ON');
+  db.function('sha256_hex', { deterministic: true }, (text) => hashApiKey(String(text)));
   migrate(db, file, migrations);
   return db;
 }
@@ -69,4 +74,6 @@ function migrate(db: Database, file: string, migrations: readonly string[]): voi
       db.exec(`PRAGMA user_version = ${step + 1}`);
     });
   }
+  // What a step removed leaves the write-ahead log's older frames at once.
+  if (version < migrations.length) db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }

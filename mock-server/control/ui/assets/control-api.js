@@ -52,9 +52,10 @@ export async function readBlob(path) {
   return response.blob();
 }
 
-/** A public-API file (an export) fetched with the organization's key. */
-export async function fetchWithKey(path, key) {
-  const response = await fetch(path, { headers: { authorization: `Bearer ${key}` }, cache: 'no-store' });
+/** An export, from the control plane's copy of the export routes (the page holds no organization's key). */
+export async function fetchExport(path) {
+  const response = await fetch(path, { headers: adminHeaders(), cache: 'no-store' });
+  if (response.status === 401) throw new Unauthorized('the admin token was refused');
   if (!response.ok) {
     const text = await response.text();
     throw new Error(`${response.status}: ${text.slice(0, 200)}`);

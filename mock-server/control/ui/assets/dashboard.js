@@ -1,4 +1,4 @@
-/* global document, navigator, URL, setTimeout, clearTimeout */
+/* global document, URL, setTimeout, clearTimeout */
 // The dashboard's client: signs in when the mock has an admin token, then polls the control
 // plane once a second and rebuilds a section only when its data changed.
 import { forceOutcome, wireActions } from './actions.js';
@@ -26,7 +26,6 @@ const status = $('live-status');
 const say = (text) => ($('action-result').textContent = text);
 
 const organizationName = (id) => (id ? (data.organizations.find((o) => o.id === id)?.name ?? id) : '—');
-const keyOf = (orgId) => data.organizations.find((o) => o.id === orgId)?.api_keys[0];
 const modelName = (orgId, modelId) => data.models.get(orgId)?.find((m) => m.id === modelId)?.name ?? modelId;
 
 /** Runs an action; a refused token sends the page back to sign-in, any other failure is said. */
@@ -76,13 +75,13 @@ const imageContext = {
   modelName,
   thumbnailUrl,
   onOutcome: (predictionId, outcome) => forceOutcome(ctx, predictionId, outcome),
-  onExport(event, href, orgId) {
+  onExport(event, href) {
     event.preventDefault();
-    guard(async () => say(`Downloaded ${await downloadExport(href, keyOf(orgId))}`), 'download the export');
+    guard(async () => say(`Downloaded ${await downloadExport(href)}`), 'download the export');
   },
-  onOverlay(event, href, orgId, title) {
+  onOverlay(event, href, title) {
     event.preventDefault();
-    guard(() => showOverlay(href, keyOf(orgId), title), 'show the overlay');
+    guard(() => showOverlay(href, title), 'show the overlay');
   },
 };
 
@@ -90,13 +89,7 @@ function renderAll() {
   if (changed('organizations', [data.organizations, [...data.models]])) {
     replaceKeepingFocus(
       $('organization-list'),
-      renderOrganizations(data.organizations, (id) => data.models.get(id), {
-        onCopy: (key, done) =>
-          navigator.clipboard.writeText(key).then(
-            () => say(done),
-            () => say('The browser did not allow copying'),
-          ),
-      }),
+      renderOrganizations(data.organizations, (id) => data.models.get(id)),
     );
     for (const select of document.querySelectorAll('select[data-org-select]'))
       fillOrganizationSelect(select, data.organizations);

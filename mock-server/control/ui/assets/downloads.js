@@ -1,7 +1,7 @@
 /* global document, URL, setTimeout */
-// Export links point at the public API; a plain click could not send the organization's key, so
-// the file is fetched with it and handed to the browser as a download under the server's name.
-import { fetchWithKey } from './control-api.js';
+// Export links point at the control plane's exports; a plain click could not send the admin token,
+// so the file is fetched with it and handed to the browser as a download under the server's name.
+import { fetchExport } from './control-api.js';
 
 function fileNameOf(response, fallback) {
   const header = response.headers.get('content-disposition') ?? '';
@@ -9,8 +9,8 @@ function fileNameOf(response, fallback) {
   return match ? match[1] : fallback;
 }
 
-export async function downloadExport(href, key) {
-  const response = await fetchWithKey(href, key);
+export async function downloadExport(href) {
+  const response = await fetchExport(href);
   const name = fileNameOf(response, href.split('/').pop());
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');
@@ -27,8 +27,8 @@ export async function downloadExport(href, key) {
 let overlayUrl;
 
 /** Shows the overlay PNG in a dialog (Escape or Close returns focus to the link). */
-export async function showOverlay(href, key, title) {
-  const response = await fetchWithKey(href, key);
+export async function showOverlay(href, title) {
+  const response = await fetchExport(href);
   if (overlayUrl) URL.revokeObjectURL(overlayUrl);
   overlayUrl = URL.createObjectURL(await response.blob());
   const dialog = document.getElementById('overlay-dialog');

@@ -21,11 +21,6 @@ export function time(iso) {
   return iso ? iso.slice(11, 19) : '—';
 }
 
-/** A key shown without its secret middle: enough to tell two keys apart. */
-export function maskKey(key) {
-  return key.length <= 12 ? '••••' : `${key.slice(0, 13)}…${key.slice(-4)}`;
-}
-
 export function shape(s) {
   return Array.isArray(s) ? s.join(' × ') : '—';
 }

@@ -78,14 +78,14 @@ function predictionItem(p, image, ctx) {
           'nav',
           { class: 'exports', 'aria-label': `Exports of ${label}` },
           EXPORTS.map((name) => {
-            const href = `/api/v1/export/${p.segmentation_id}/${name}`;
+            const href = `/__mock/exports/${p.segmentation_id}/${name}`;
             return h(
               'a',
               {
                 href,
                 download: '',
                 dataset: { export: name, key: `export-${p.segmentation_id}-${name}` },
-                onclick: (event) => ctx.onExport(event, href, image.organization_id),
+                onclick: (event) => ctx.onExport(event, href),
               },
               name,
             );
@@ -93,15 +93,10 @@ function predictionItem(p, image, ctx) {
           h(
             'a',
             {
-              href: `/api/v1/export/${p.segmentation_id}/overlay.png`,
+              href: `/__mock/exports/${p.segmentation_id}/overlay.png`,
               dataset: { export: 'overlay.png', key: `overlay-${p.segmentation_id}` },
               onclick: (event) =>
-                ctx.onOverlay(
-                  event,
-                  `/api/v1/export/${p.segmentation_id}/overlay.png`,
-                  image.organization_id,
-                  image.name,
-                ),
+                ctx.onOverlay(event, `/__mock/exports/${p.segmentation_id}/overlay.png`, image.name),
             },
             'overlay',
           ),

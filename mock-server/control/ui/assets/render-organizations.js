@@ -1,6 +1,6 @@
-// Organizations: plan, usage against the caps, keys (masked, copyable) and models.
+// Organizations: plan, usage against the caps, keys (by prefix and id: the mock holds only their
+// hashes, so a key is shown once, to whoever created it) and models.
 import { h } from './dom.js';
-import { maskKey } from './format.js';
 
 function usageBar(id, label, used, cap) {
   // A cap of 0 is full from the start; the bar then shows the overflow as full too.
@@ -22,7 +22,7 @@ function usageBar(id, label, used, cap) {
   );
 }
 
-export function renderOrganizations(organizations, modelsOf, { onCopy }) {
+export function renderOrganizations(organizations, modelsOf) {
   if (organizations.length === 0) return [h('p', { class: 'empty' }, 'No organizations.')];
   return organizations.map((org) => {
     const models = modelsOf(org.id);
@@ -47,22 +47,13 @@ export function renderOrganizations(organizations, modelsOf, { onCopy }) {
       h(
         'ul',
         { class: 'keys' },
-        org.api_keys.map((key, i) =>
+        org.keys.map((key) =>
           h(
             'li',
-            {},
-            h('code', {}, maskKey(key)),
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'small',
-                'aria-label': `Copy key ${i + 1} of ${org.name}`,
-                dataset: { key: `copy-${org.id}-${i}` },
-                onclick: () => onCopy(key, `Key ${i + 1} of ${org.name} copied`),
-              },
-              'Copy',
-            ),
+            { dataset: { key: key.id } },
+            h('code', {}, `${key.prefix}…`),
+            ' ',
+            h('code', { class: 'id' }, key.id),
           ),
         ),
       ),
