@@ -123,6 +123,7 @@ export class ImageService {
     org: Organization,
     fields: NewImageFields,
   ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
+    assertFolderVisible(fields);
     this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
     const layout = planParts(fields.size, this.options.minPartSize);
@@ -152,6 +153,7 @@ export class ImageService {
 
   /** Image-record creation without `resumable`: a record waiting for its pixels, no plan. */
   createRecord(org: Organization, fields: NewImageFields): ImageRecord {
+    assertFolderVisible(fields);
     const image = this.newRecord(org, fields);
     this.state.transaction(() => {
       this.assertSlotFree(org);
@@ -348,6 +350,11 @@ export class ImageService {
       conversionAttempts: 0,
     };
   }
+}
+
+/** The mock has no folders (they are made in the dashboard): any folder id is outside the caller's organization. */
+function assertFolderVisible(fields: NewImageFields): void {
+  if (fields.folderId) throw notFound('Folder');
 }
 
 function imagePrefix(image: ImageRecord): string {
