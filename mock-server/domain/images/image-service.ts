@@ -305,7 +305,12 @@ export class ImageService {
   /** What a prediction reads the image from: the plane its conversion kept, else the stored TIFF. */
   async segmentationSource(image: ImageRecord): Promise<SegmentationSource> {
     const planePath = await this.options.derivedFiles.planeOf(image.id);
-    return planePath ? { planePath } : { tiffPath: await this.store.localFileOf(image.storageKey) };
+    return planePath ? { planePath } : this.storedTiffSource(image);
+  }
+
+  /** The stored TIFF, for a prediction whose kept plane could not be read. */
+  async storedTiffSource(image: ImageRecord): Promise<SegmentationSource> {
+    return { tiffPath: await this.store.localFileOf(image.storageKey) };
   }
 
   private assertSlotFree(org: Organization): void {
