@@ -35,8 +35,15 @@ export interface NewImageFields {
   folderId?: string | null;
 }
 
+/** A single-request upload's file, received to local disk; the image service moves it into the store. */
+export interface IncomingFile {
+  name: string;
+  path: string;
+  size: number;
+}
+
 /** A storage slot held while a single-request upload streams in; release it exactly once. */
-export interface SlotReservation {
+interface SlotReservation {
   release(): void;
 }
 
@@ -76,8 +83,27 @@ export class ImageService {
     return this.state.images.countOf(org.id) + (this.reserved.get(org.id) ?? 0);
   }
 
-  /** Holds one slot of the storage cap before any byte of a single-request upload is read. */
-  reserveSlot(org: Organization): SlotReservation {
+  /**
+   * Mode A, one request: holds a slot of the storage cap before any byte is read (so the cap is
+   * exact however many uploads stream at once, and a full organization is refused before the body),
+   * has `receive` bring the file to local disk, then stores and converts it. A file `receive` could
+   * not bring is answered as it said, untouched; the slot is given back in every case.
+   */
+  async uploadFile<Refusal>(
+    org: Organization,
+    receive: () => Promise<IncomingFile | { refused: Refusal }>,
+  ): Promise<{ image: ImageRecord } | { refused: Refusal }> {
+    const reservation = this.reserveSlot(org);
+    try {
+      const received = await receive();
+      if ('refused' in received) return received;
+      return { image: await this.createFromFile(org, reservation, received) };
+    } finally {
+      reservation.release();
+    }
+  }
+
+  private reserveSlot(org: Organization): SlotReservation {
     this.assertSlotFree(org);
     this.reserved.set(org.id, (this.reserved.get(org.id) ?? 0) + 1);
     let released = false;
@@ -92,14 +118,11 @@ export class ImageService {
     };
   }
 
-  /**
-   * Mode A: the file is already on local disk (streamed there by the HTTP layer). Stores it,
-   * converts it, and answers the record: `ready`, or `failed` with a reason.
-   */
-  async createFromFile(
+  /** The row commits before the slot is released, so the cap never counts the image twice or not at all. */
+  private async createFromFile(
     org: Organization,
     reservation: SlotReservation,
-    file: { name: string; path: string; size: number },
+    file: IncomingFile,
   ): Promise<ImageRecord> {
     const image = this.newRecord(org, { name: file.name, size: file.size });
     image.uploadStatus = 'processing';
@@ -123,6 +146,7 @@ export class ImageService {
     org: Organization,
     fields: NewImageFields,
   ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
+    assertFolderVisible(fields);
     this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
     const layout = planParts(fields.size, this.options.minPartSize);
@@ -152,6 +176,7 @@ export class ImageService {
 
   /** Image-record creation without `resumable`: a record waiting for its pixels, no plan. */
   createRecord(org: Organization, fields: NewImageFields): ImageRecord {
+    assertFolderVisible(fields);
     const image = this.newRecord(org, fields);
     this.state.transaction(() => {
       this.assertSlotFree(org);
@@ -280,7 +305,12 @@ export class ImageService {
   /** What a prediction reads the image from: the plane its conversion kept, else the stored TIFF. */
   async segmentationSource(image: ImageRecord): Promise<SegmentationSource> {
     const planePath = await this.options.derivedFiles.planeOf(image.id);
-    return planePath ? { planePath } : { tiffPath: await this.store.localFileOf(image.storageKey) };
+    return planePath ? { planePath } : this.storedTiffSource(image);
+  }
+
+  /** The stored TIFF, for a prediction whose kept plane could not be read. */
+  async storedTiffSource(image: ImageRecord): Promise<SegmentationSource> {
+    return { tiffPath: await this.store.localFileOf(image.storageKey) };
   }
 
   private assertSlotFree(org: Organization): void {
@@ -348,6 +378,11 @@ export class ImageService {
       conversionAttempts: 0,
     };
   }
+}
+
+/** The mock has no folders (they are made in the dashboard): any folder id is outside the caller's organization. */
+function assertFolderVisible(fields: NewImageFields): void {
+  if (fields.folderId) throw notFound('Folder');
 }
 
 function imagePrefix(image: ImageRecord): string {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { isUnreadablePlane } from '../../engines/raster/plane-file.js';
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import { DomainError, notFound } from '../errors.js';
 import type { SegmentationSource } from '../images/derived-files.js';
+import type { ImageRecord } from '../images/image-record.js';
 import type { ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
@@ -12,7 +14,10 @@ import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
 import { PollHolds } from './poll-holds.js';
 import type { PredictionRecord, SegmentationRecord, SegmentationRow } from './prediction-record.js';
 
-/** Runs a model on an image; a GPU worker or the CPU threshold segmenter stand behind it alike. */
+/**
+ * Runs a model on an image; a GPU worker or the CPU threshold segmenter stand behind it alike. A
+ * kept plane that cannot be read rejects with an error named `PlaneFileError` (engines/raster/plane-file.ts).
+ */
 export interface SegmentationRunner {
   run(model: ModelRecord, source: SegmentationSource, signal: AbortSignal): Promise<SegmentationResult>;
 }
@@ -215,12 +220,11 @@ export class PredictionService {
       const image = this.state.images.get(prediction.imageId);
       if (!image || image.uploadStatus !== 'ready')
         throw new Error('The image was deleted while the prediction ran.');
-      const source = await this.images.segmentationSource(image);
       const preview = image.derived?.previewPath ?? null;
       const work =
         forced?.status === 'FAILED'
           ? Promise.reject(new ForcedFailure(forced.error))
-          : this.runner.run(model, source, signal);
+          : this.segment(model, image, signal);
       work.catch(() => undefined); // settled below, after the least running time
       await sleep(this.policy.delaysFor(prediction).runDelayMs, signal);
       const segmentation = await this.writeSegmentation(prediction, model, image.name, await work, preview);
@@ -264,6 +268,25 @@ export class PredictionService {
       !this.stopping.signal.aborted
     )
       await this.deleteSegmentationFiles(written);
+  }
+
+  /**
+   * Segments the plane the image's conversion kept; a kept plane that cannot be read (cut short,
+   * overwritten) is no reason to fail the prediction: the stored TIFF is decoded instead, as for an
+   * image that has none.
+   */
+  private async segment(
+    model: ModelRecord,
+    image: ImageRecord,
+    signal: AbortSignal,
+  ): Promise<SegmentationResult> {
+    const source = await this.images.segmentationSource(image);
+    try {
+      return await this.runner.run(model, source, signal);
+    } catch (err) {
+      if (!('planePath' in source) || !isUnreadablePlane(err) || signal.aborted) throw err;
+      return this.runner.run(model, await this.images.storedTiffSource(image), signal);
+    }
   }
 
   /** Stops waiting for disk space; predictions that could not publish run again after a restart. */

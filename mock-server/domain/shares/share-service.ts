@@ -67,8 +67,17 @@ export class ShareService {
     return segmentation ? { share, segmentation } : undefined;
   }
 
+  /** Opening a share's page: the live share and its segmentation, with the view counted; undefined when not live. */
+  async openPage(
+    token: string,
+  ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
+    const live = await this.resolveToken(token);
+    if (live) this.recordView(live.share);
+    return live;
+  }
+
   /** Counts a view when it can: on a full disk the page still opens, uncounted. */
-  recordView(share: ShareRecord): void {
+  private recordView(share: ShareRecord): void {
     try {
       this.state.transaction(() => {
         const current = this.state.shares.get(share.id);

@@ -23,10 +23,6 @@ export interface ConvertedFiles {
   plane: string;
 }
 
-export interface ConvertOptions extends TiffLimits {
-  thumbMax?: number;
-}
-
 export interface ConvertedImage {
   shape: number[];
   width: number;
@@ -40,12 +36,12 @@ export interface ConvertedImage {
 export async function convertImage(
   tiffPath: string,
   files: ConvertedFiles,
-  limits: ConvertOptions = {},
+  limits: TiffLimits = {},
 ): Promise<ConvertedImage> {
   const info = await inspectTiff(tiffPath, limits);
   const plane = await decodePlane(tiffPath, info);
   try {
-    await writePreviews(plane, files.preview, files.thumbnail, limits.thumbMax ?? 256);
+    await writePreviews(plane, files.preview, files.thumbnail);
   } catch (err) {
     throw new TiffError(
       'decode',

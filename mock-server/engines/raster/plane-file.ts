@@ -21,6 +21,14 @@ export class PlaneFileError extends Error {
   override readonly name = 'PlaneFileError';
 }
 
+/**
+ * A plane file refused as unreadable, recognised by name: from a decoder child it comes back as an
+ * error carrying the name and message only.
+ */
+export function isUnreadablePlane(err: unknown): boolean {
+  return (err as { name?: unknown } | null)?.name === 'PlaneFileError';
+}
+
 export async function writePlaneFile(file: string, plane: Plane): Promise<void> {
   const header = Buffer.alloc(HEADER_BYTES);
   header.write(MAGIC, 0, 'latin1');

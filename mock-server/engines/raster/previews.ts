@@ -1,7 +1,7 @@
 /**
  * Preview images of a plane: a full-size 8-bit grey PNG (contrast-stretched, see
  * contrast-stretch.ts; the share page shows it and the overlay export draws on it) and a thumbnail
- * that fits in `thumbMax` x `thumbMax`, never enlarged.
+ * that fits in `THUMBNAIL_MAX` x `THUMBNAIL_MAX`, never enlarged.
  */
 import sharp from './libvips.js';
 import { stretchToUint8 } from './contrast-stretch.js';
@@ -19,11 +19,13 @@ export interface PreviewResult {
   thumbnail: PreviewFile;
 }
 
+/** The thumbnail's longest side, in pixels. */
+const THUMBNAIL_MAX = 256;
+
 export async function writePreviews(
   plane: Plane,
   outPreviewPng: string,
   outThumbnailPng: string,
-  thumbMax = 256,
 ): Promise<PreviewResult> {
   const grey = stretchToUint8(plane);
   const raw = {
@@ -34,8 +36,8 @@ export async function writePreviews(
   const p = await sharp(buf, raw).toColourspace('b-w').png({ compressionLevel: 6 }).toFile(outPreviewPng);
   const t = await sharp(buf, raw)
     .resize({
-      width: thumbMax,
-      height: thumbMax,
+      width: THUMBNAIL_MAX,
+      height: THUMBNAIL_MAX,
       fit: 'inside',
       withoutEnlargement: true,
       kernel: 'lanczos3',

@@ -20,11 +20,12 @@ export function imageHandlers({ images }: ImageUseCases): Record<string, Operati
   return {
     async createImage({ res, org, body }) {
       const fields = body as CreateImageBody;
-      if (fields.folder_id) {
-        // The mock has no folders: any folder id is outside the caller's organization.
-        return void res.status(404).json({ detail: 'Folder not found' });
-      }
-      const input = { name: fields.name, size: fields.size, metadata: fields.metadata, folderId: null };
+      const input = {
+        name: fields.name,
+        size: fields.size,
+        metadata: fields.metadata,
+        folderId: fields.folder_id,
+      };
       if (fields.resumable) {
         const { image, plan } = await images.openResumable(org, input);
         return void res.json(toCreatedImage(image, plan));

@@ -7,7 +7,7 @@ import { renderSharePage, renderUnavailablePage } from '../share-page/render-sha
 
 /** Public pages: no credential, and nothing served for a token that is not live. */
 export interface SharePageUseCases {
-  shares: Pick<ShareService, 'resolveToken' | 'recordView'>;
+  shares: Pick<ShareService, 'openPage' | 'resolveToken'>;
   settings: { shareBaseUrl: string; publicBaseUrl: string };
 }
 
@@ -15,9 +15,8 @@ export function sharePageHandlers({ shares, settings }: SharePageUseCases): Reco
   return {
     async viewSharePage({ res, params }) {
       privateHeaders(res);
-      const live = await shares.resolveToken(params.share_token);
+      const live = await shares.openPage(params.share_token);
       if (!live) return void res.status(404).type('html').send(renderUnavailablePage());
-      shares.recordView(live.share);
       res.type('html').send(
         renderSharePage({
           segmentation: live.segmentation,

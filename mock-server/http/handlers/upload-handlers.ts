@@ -10,10 +10,7 @@ import { toUploadResponse } from '../render/upload.js';
 import { validationItem } from '../render/validation-item.js';
 
 export interface UploadUseCases {
-  images: Pick<
-    ImageService,
-    'reserveSlot' | 'createFromFile' | 'openResumable' | 'complete' | 'abort' | 'get' | 'delete'
-  >;
+  images: Pick<ImageService, 'uploadFile' | 'openResumable' | 'complete' | 'abort' | 'get' | 'delete'>;
   settings: {
     maxUploadBytes: number;
     /** Where a single-request upload's file is received before the image service takes it. */
@@ -36,24 +33,18 @@ export function uploadHandlers(
         ),
       );
     }
-    const reservation = images.reserveSlot(org);
-    try {
+    const outcome = await images.uploadFile(org, async () => {
       const received = await receiveFile(req, settings.incomingDir, settings.maxUploadBytes);
-      if ('status' in received) {
-        if (received.status === 413 || received.status === 507) res.setHeader('Connection', 'close');
-        if (received.status === 422) {
-          const type = received.field ? 'missing' : 'value_error';
-          return sendDetail(res, 422, [
-            validationItem(['body', received.field ?? 'file'], received.detail, type),
-          ]);
-        }
-        return sendDetail(res, received.status, received.detail);
-      }
-      const image = await images.createFromFile(org, reservation, received);
-      res.json(toUploadResponse(image, null));
-    } finally {
-      reservation.release();
+      return 'status' in received ? { refused: received } : received;
+    });
+    if ('image' in outcome) return void res.json(toUploadResponse(outcome.image, null));
+    const refused = outcome.refused;
+    if (refused.status === 413 || refused.status === 507) res.setHeader('Connection', 'close');
+    if (refused.status === 422) {
+      const type = refused.field ? 'missing' : 'value_error';
+      return sendDetail(res, 422, [validationItem(['body', refused.field ?? 'file'], refused.detail, type)]);
     }
+    sendDetail(res, refused.status, refused.detail);
   }
 
   return {

@@ -3,7 +3,7 @@
  * segments that plane instead of decoding the TIFF again. The decoder jobs run in this process
  * here (the same task table the children run), so the decodes can be counted.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { apiClient } from '../../../test-support/api-client.js';
 import type { startMockServer } from '../../server.js';
@@ -53,6 +53,19 @@ describe('a prediction reuses what the upload decoded', () => {
     rmSync(dataLayout(mock.services.config.dataDir).derivedFilesOf(first.imageId).plane);
     const again = await api.completedSegmentation(undefined, first.imageId);
     expect(decodes.count).toBe(2);
+    expect(again.cellCount).toBe(first.cellCount);
+  });
+
+  it('a kept plane that cannot be read is decoded from the stored TIFF instead, once', async () => {
+    const api = apiClient(mock.url);
+    const first = await api.completedSegmentation();
+    writeFileSync(
+      dataLayout(mock.services.config.dataDir).derivedFilesOf(first.imageId).plane,
+      'not a plane',
+    );
+    decodes.count = 0;
+    const again = await api.completedSegmentation(undefined, first.imageId);
+    expect(decodes.count).toBe(1);
     expect(again.cellCount).toBe(first.cellCount);
   });
 });

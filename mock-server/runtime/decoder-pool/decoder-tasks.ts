@@ -6,18 +6,15 @@
  *
  * Loaded only inside a child (child-main.ts), never by the server's own process.
  */
-import {
-  convertImage,
-  type ConvertedFiles,
-  type ConvertOptions,
-} from '../../engines/raster/convert-image.js';
+import { convertImage, type ConvertedFiles } from '../../engines/raster/convert-image.js';
+import type { TiffLimits } from '../../engines/raster/tiff-inspect.js';
 import { segmentStoredImage, type SegmentTask } from '../../engines/models/segment-task.js';
 import type { TaskTable } from './protocol.js';
 
 export interface ConvertJob {
   tiffPath: string;
   files: ConvertedFiles;
-  limits: ConvertOptions;
+  limits: TiffLimits;
 }
 
 export const tasks = {
