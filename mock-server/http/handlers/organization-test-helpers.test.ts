@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CONTROL_DOCUMENT, readDocument } from '../../../openapi/documents.js';
 import { ACME_KEY, ACME_ORG, BETA_KEY, apiClient } from '../../../test-support/api-client.js';
@@ -190,5 +193,28 @@ describe("an organization's clock when the operator moves the mock's clock after
     const image = await call('POST', '/api/v1/upload', { name: 'late.tif', size: 10 }, ACME_KEY);
     expect(image.status).toBe(200);
     expect(image.body.image.created_at).toBe('9999-01-01T00:00:00.000Z');
+  });
+});
+
+describe("an organization's clock across a restart", () => {
+  it('is kept in the data folder', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'org-clock-'));
+    try {
+      const first = await startInstantMock({ dataDir: dir });
+      const moved = await apiClient(first.url).call('POST', '/__mock/org/clock', { advance_ms: 5 * DAY_MS });
+      expect(moved.status).toBe(200);
+      await first.close();
+      const second = await startInstantMock({ dataDir: dir });
+      try {
+        const read = await apiClient(second.url).call('GET', '/__mock/org/clock');
+        expect(read.body.offset_ms).toBe(5 * DAY_MS);
+        const beta = await apiClient(second.url, BETA_KEY).call('GET', '/__mock/org/clock');
+        expect(beta.body.offset_ms).toBe(0);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
