@@ -87,8 +87,17 @@ export async function createServices(
   const database = openDatabase(config.dataDir);
   const state = new SqliteStateStore(database);
   const fresh = state.settings.get(SEEDED) === undefined;
-  const clock = new MockClock(Number(state.settings.get(CLOCK_OFFSET) ?? 0), (offset) =>
-    state.transaction(() => state.settings.set(CLOCK_OFFSET, String(offset))),
+  const clock = new MockClock(
+    Number(state.settings.get(CLOCK_OFFSET) ?? 0),
+    (offset) => state.transaction(() => state.settings.set(CLOCK_OFFSET, String(offset))),
+    {
+      load: (orgId) => {
+        const saved = state.settings.get(`${CLOCK_OFFSET}:${orgId}`);
+        return saved === undefined ? undefined : Number(saved);
+      },
+      save: (orgId, offset) =>
+        state.transaction(() => state.settings.set(`${CLOCK_OFFSET}:${orgId}`, String(offset))),
+    },
   );
   const store = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
@@ -167,6 +176,7 @@ export async function createServices(
       for (const org of state.organizations.all()) await admin.resetOrganization(org.id);
       state.clear();
       clock.reset();
+      clock.forgetOrganizations();
       await runner.recycle?.();
       progress.clear();
       await seed();

@@ -23,22 +23,24 @@ const LATEST = Date.UTC(9999, 0, 1);
 export class ClockControl {
   constructor(private readonly clock: MockClock) {}
 
-  read(): ClockReading {
-    const now = this.clock.now();
-    return { now, offsetMs: Math.round(this.clock.offsetMs()), month: monthOf(now) };
+  /** The mock's clock, or (with an organization) that organization's own test clock. */
+  read(orgId?: string): ClockReading {
+    const now = this.clock.now(orgId);
+    return { now, offsetMs: Math.round(this.clock.offsetMs(orgId)), month: monthOf(now) };
   }
 
   /**
    * Everything is checked before anything changes: a clock past year 9999 cannot be rendered as a
    * date-time, and every later request that reads it would fail.
    */
-  change(change: ClockChange): ClockReading {
-    const problem = clockProblem(change, change.reset ? Date.now() : this.clock.now().getTime());
+  change(change: ClockChange, orgId?: string): ClockReading {
+    const afterReset = orgId === undefined ? Date.now() : this.clock.now().getTime();
+    const problem = clockProblem(change, change.reset ? afterReset : this.clock.now(orgId).getTime());
     if (problem) throw new DomainError('invalid_input', problem);
-    if (change.reset) this.clock.reset();
-    if (change.now) this.clock.set(new Date(change.now));
-    if (change.advanceMs) this.clock.advance(change.advanceMs);
-    return this.read();
+    if (change.reset) this.clock.reset(orgId);
+    if (change.now) this.clock.set(new Date(change.now), orgId);
+    if (change.advanceMs) this.clock.advance(change.advanceMs, orgId);
+    return this.read(orgId);
   }
 }
 

@@ -25,7 +25,9 @@ beforeEach(async () => {
 describe('the control plane', () => {
   it('refuses requests without the admin token when one is configured', async () => {
     expect((await call('GET', '/__mock/organizations', undefined, null)).status).toBe(401);
-    expect((await call('GET', '/__mock/organizations', undefined, ACME_KEY)).status).toBe(401);
+    expect((await call('GET', '/__mock/organizations', undefined, 'not-the-admin-token')).status).toBe(401);
+    // A known key is not the operator: its own helpers are under /__mock/org.
+    expect((await call('GET', '/__mock/organizations', undefined, ACME_KEY)).status).toBe(403);
     expect((await call('GET', '/__mock/health', undefined, null)).status).toBe(200);
   });
 

@@ -6,6 +6,8 @@ import type { ScopeLookup } from './progress-control.js';
 export interface OutcomeRequest {
   organizationId?: string;
   predictionId?: string;
+  /** An organization's own test helpers: a prediction of any other organization is not found. */
+  ownerId?: string;
   status: 'COMPLETED' | 'FAILED';
   error?: string;
 }
@@ -31,6 +33,8 @@ export class OutcomeControl {
     if (request.predictionId) {
       const prediction = this.lookup.prediction(request.predictionId);
       if (!prediction) throw notFound('Prediction');
+      if (request.ownerId !== undefined && prediction.organizationId !== request.ownerId)
+        throw notFound('Prediction');
       if (prediction.status === 'COMPLETED' || prediction.status === 'FAILED')
         return { queued: false, finished: prediction };
       this.progress.forceOutcomeOf(prediction.id, outcome);

@@ -7,6 +7,8 @@ import type { Delays, ProgressControls } from '../domain/predictions/progress-co
 export interface ProgressScope {
   organizationId?: string;
   predictionId?: string;
+  /** An organization's own test helpers: a prediction of any other organization is not found. */
+  ownerId?: string;
 }
 
 export interface ProgressSetting {
@@ -63,7 +65,9 @@ export class ProgressControl {
 export function resolveScope(lookup: ScopeLookup, scope: ProgressScope): ProgressScope {
   const prediction = scope.predictionId ? lookup.prediction(scope.predictionId) : undefined;
   if (scope.predictionId && !prediction) throw notFound('Prediction');
-  const organizationId = prediction?.organizationId ?? scope.organizationId;
+  if (prediction && scope.ownerId !== undefined && prediction.organizationId !== scope.ownerId)
+    throw notFound('Prediction');
+  const organizationId = prediction?.organizationId ?? scope.organizationId ?? scope.ownerId;
   if (organizationId) lookup.organization(organizationId);
   return { organizationId, predictionId: scope.predictionId };
 }

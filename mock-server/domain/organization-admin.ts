@@ -46,7 +46,7 @@ export class OrganizationAdmin {
   }
 
   summary(org: Organization): OrganizationSummary {
-    const month = monthOf(this.clock.now());
+    const month = monthOf(this.clock.now(org.id));
     return {
       organization: org,
       usage: {
@@ -118,7 +118,7 @@ export class OrganizationAdmin {
   setAnalysesThisMonth(orgId: string, count: number): Organization {
     return this.state.transaction(() => {
       const org = this.get(orgId);
-      this.state.usage.setAnalyses(orgId, monthOf(this.clock.now()), count);
+      this.state.usage.setAnalyses(orgId, monthOf(this.clock.now(orgId)), count);
       return org;
     });
   }

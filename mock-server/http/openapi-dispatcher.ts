@@ -13,6 +13,9 @@ import type { OperationHandler } from './operation-context.js';
 import { toValidationItems, toValidationSentence } from './validation-errors.js';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
 
+const OPERATOR_ONLY =
+  "This control route is the operator's (admin token); an organization's key reaches its own test helpers under /__mock/org";
+
 export interface DispatcherOptions {
   keys: KeyLookup;
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
@@ -65,6 +68,8 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
       );
       if (schemes.includes('mockAdmin')) {
         if (options.adminToken && req.headers.authorization !== `Bearer ${options.adminToken}`) {
+          // A known key is told it is known but not allowed: its own helpers are under /__mock/org.
+          if (authenticate(req, options.keys).ok) return sendDetail(res, 403, OPERATOR_ONLY);
           res.setHeader('WWW-Authenticate', 'Bearer');
           return sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
         }

@@ -403,6 +403,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/org/predictions/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test helper for the caller's own organization - force the outcome of its next prediction, or of one of its predictions.
+         * @description What `POST /__mock/predictions/outcomes` does, scoped to the organization of the API key
+         *     that calls it. Without `prediction_id`, the organization's next prediction ends with this
+         *     outcome. A prediction of another organization answers 404, as everywhere else.
+         */
+        post: operations["mockOrgForceOutcome"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/org/predictions/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Test helper for the caller's own organization - hold or delay its predictions.
+         * @description What `PUT /__mock/predictions/progress` does, scoped to the caller's organization. Without `prediction_id` the values apply to every prediction of the organization; a prediction of another organization answers 404. Send no field besides `prediction_id` (or none) to go back to the defaults.
+         */
+        put: operations["mockOrgSetProgress"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/org/clock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test helper for the caller's own organization - its clock (the mock's clock plus the organization's offset).
+         * @description `offset_ms` is the organization's own offset, on top of the mock's clock (which only the operator moves).
+         */
+        get: operations["mockOrgGetClock"];
+        put?: never;
+        /**
+         * Test helper for the caller's own organization - move its own clock.
+         * @description Moves the organization's offset only: its images, predictions and shares are stamped by its
+         *     own clock, and its monthly analysis quota counts in its own month. Every other organization,
+         *     and the mock's clock, stay where they are. `reset` puts the organization back on the mock's
+         *     clock. The offset is kept in the state database. When the operator later moves the mock's clock,
+         *     the organization's clock (the sum) is held between 1970-01-01T00:00:00Z and
+         *     9999-01-01T00:00:00Z.
+         */
+        post: operations["mockOrgSetClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/org/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test helper for the caller's own organization - remove its images, predictions, shares and usage.
+         * @description What `POST /__mock/reset` with `organization_id` does, for the caller's organization only; its keys, plan, models and clock stay. Every other organization is untouched.
+         */
+        post: operations["mockOrgReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__mock/org/journal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test helper for the caller's own organization - its recent requests and responses, newest first.
+         * @description The entries of requests made with one of the organization's keys; nobody else's.
+         */
+        get: operations["mockOrgJournal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -698,6 +809,20 @@ export interface components {
                 };
             };
         };
+        /** @description An organization's API key on an operator-only route of the control plane (when an admin token is configured); an organization's own test helpers are under `/__mock/org`. */
+        OperatorOnly: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "This control route is the operator's; an organization's key reaches /__mock/org only"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
         /** @description A valid key used on an endpoint outside the public surface. */
         Forbidden: {
             headers: {
@@ -942,6 +1067,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
@@ -991,6 +1117,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
         };
     };
     mockCreateOrganization: {
@@ -1060,6 +1187,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             /** @description The id or a key is already in use. */
             409: {
                 headers: {
@@ -1139,6 +1267,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
@@ -1176,6 +1305,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
@@ -1214,6 +1344,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
@@ -1261,7 +1392,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
         };
     };
     mockCreateModel: {
@@ -1309,6 +1442,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
@@ -1326,6 +1460,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
         };
     };
     mockSetClock: {
@@ -1357,6 +1492,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
             507: components["responses"]["StorageFull"];
@@ -1401,6 +1537,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
@@ -1451,6 +1588,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             /** @description The prediction has already finished. */
             409: {
@@ -1502,6 +1640,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
         };
     };
     mockAddFault: {
@@ -1546,6 +1685,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
         };
@@ -1576,6 +1716,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
         };
     };
     mockJournal: {
@@ -1620,6 +1761,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             422: components["responses"]["ValidationErrorString"];
         };
     };
@@ -1689,6 +1831,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
         };
@@ -1714,6 +1857,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
         };
@@ -1751,6 +1895,223 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockOrgForceOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "FAILED",
+                 *       "error": "GPU worker out of memory"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    prediction_id?: string;
+                    /** @enum {string} */
+                    status: "COMPLETED" | "FAILED";
+                    error?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The outcome is queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": true
+                     *     }
+                     */
+                    "application/json": {
+                        queued: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The prediction has already finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Prediction 3f8e2a10-6c1b-4d7e-9a52-0b4c8d2e6f71 has already finished (COMPLETED); only a SUBMITTED or STARTED prediction can be given an outcome"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorString"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockOrgSetProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "complete_after_polls": 3
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: uuid */
+                    prediction_id?: string;
+                    start_delay_ms?: number;
+                    run_delay_ms?: number;
+                    complete_after_polls?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The progress now in force for that scope. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockProgress"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            422: components["responses"]["ValidationErrorString"];
+        };
+    };
+    mockOrgGetClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MockClock"];
+            401: components["responses"]["Unauthorized"];
+        };
+    };
+    mockOrgSetClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "advance_ms": 2678400000
+                 *     }
+                 */
+                "application/json": {
+                    /** @description At most 100 years at a time. */
+                    advance_ms?: number;
+                    /**
+                     * Format: date-time
+                     * @description Between 1970-01-01T00:00:00Z and 9999-01-01T00:00:00Z; the clock after `advance_ms` must stay in that range too.
+                     */
+                    now?: string;
+                    reset?: boolean;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["MockClock"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["BodyTooLarge"];
+            422: components["responses"]["ValidationErrorString"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    mockOrgReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reset done; `reset` is the organization's id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "reset": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0"
+                     *     }
+                     */
+                    "application/json": {
+                        reset: string;
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    mockOrgJournal: {
+        parameters: {
+            query?: {
+                operation_id?: string;
+                status?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Journal entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "at": "2026-11-22T10:00:00.000Z",
+                     *         "request_id": "4f1d2c3b-5a6e-4f70-8b9c-0d1e2f3a4b5c",
+                     *         "method": "GET",
+                     *         "path": "/api/v1/models",
+                     *         "operation_id": "listModels",
+                     *         "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
+                     *         "status": 200,
+                     *         "duration_ms": 1.4,
+                     *         "fault": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["MockJournalEntry"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
         };
     };

@@ -53,7 +53,8 @@ describe("the dashboard's reads, as the control document describes them", () => 
     expect(images[0].predictions[0].shares).toHaveLength(1);
     await expectConforms('mockListImages', `/__mock/images?organization_id=${ACME_ORG}&limit=5`, 200);
     await expectConforms('mockListImages', '/__mock/images', 401, null);
-    await expectConforms('mockListImages', '/__mock/images', 401, ACME_KEY);
+    await expectConforms('mockListImages', '/__mock/images', 401, 'not-the-admin-token');
+    await expectConforms('mockListImages', '/__mock/images', 403, ACME_KEY);
     await expectConforms('mockListImages', `/__mock/images?organization_id=${randomUUID()}`, 404);
     await expectConforms('mockListImages', '/__mock/images?limit=1001', 422);
 

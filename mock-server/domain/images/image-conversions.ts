@@ -63,7 +63,7 @@ export class ImageConversions {
           height: converted.height,
         };
         current.uploadStatus = 'ready';
-        current.processedAt = this.clock.nowIso();
+        current.processedAt = this.clock.nowIso(current.organizationId);
         this.state.images.put(current);
         return true;
       });
@@ -130,6 +130,6 @@ export class ImageConversions {
 export function markFailed(state: StateStore, image: ImageRecord, reason: string, clock: MockClock): void {
   image.uploadStatus = 'failed';
   image.uploadError = reason;
-  image.processedAt = clock.nowIso();
+  image.processedAt = clock.nowIso(image.organizationId);
   state.images.put(image);
 }

@@ -251,7 +251,7 @@ export class ImageService {
     image.multipartUploadId = null;
     image.uploadStatus = 'failed';
     image.uploadError = 'Upload aborted by the client; uploaded parts were discarded.';
-    image.processedAt = this.clock.nowIso();
+    image.processedAt = this.clock.nowIso(image.organizationId);
     this.state.transaction(() => this.state.images.put(image));
     if (uploadId) await this.store.abortMultipartUpload(uploadId).catch(() => undefined);
   }
@@ -367,7 +367,7 @@ export class ImageService {
       shape: null,
       uploadStatus: 'uploading',
       uploadError: null,
-      createdAt: this.clock.nowIso(),
+      createdAt: this.clock.nowIso(org.id),
       processedAt: null,
       metadata: fields.metadata ?? {},
       folderId: fields.folderId ?? null,

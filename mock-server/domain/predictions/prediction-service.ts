@@ -80,14 +80,14 @@ export class PredictionService {
       }
       const inFlight = this.state.predictions.inFlightFor(org.id, imageId, modelId);
       if (inFlight) return { prediction: inFlight, skipped: true, model };
-      consumeAnalysis(this.state.usage, org, this.clock.now());
+      consumeAnalysis(this.state.usage, org, this.clock.now(org.id));
       const prediction: PredictionRecord = {
         id: randomUUID(),
         organizationId: org.id,
         imageId,
         modelId,
         status: 'SUBMITTED',
-        createdAt: this.clock.nowIso(),
+        createdAt: this.clock.nowIso(org.id),
         startedAt: null,
         finishedAt: null,
         segmentationId: null,
@@ -213,7 +213,7 @@ export class PredictionService {
       const submitted = this.state.predictions.get(id);
       if (!submitted) return;
       await sleep(this.policy.delaysFor(submitted).startDelayMs, signal);
-      const startedAt = this.clock.nowIso();
+      const startedAt = this.clock.nowIso(submitted.organizationId);
       if (!this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt)))) return;
       const prediction = this.state.predictions.get(id)!;
       const forced = this.policy.takeForcedOutcome(prediction);
@@ -319,7 +319,7 @@ export class PredictionService {
       cellCount: result.objects.length,
       roiIds: result.objects.map(() => randomUUID()),
       hasPreview: imagePreview !== null,
-      createdAt: this.clock.nowIso(),
+      createdAt: this.clock.nowIso(prediction.organizationId),
       result,
       previewPath,
     };
@@ -329,7 +329,7 @@ export class PredictionService {
   private publishCompleted(id: string, segmentation: SegmentationRecord): void {
     this.holds.forget(id);
     const { result: _result, previewPath: _previewPath, ...row } = segmentation;
-    const finishedAt = this.clock.nowIso();
+    const finishedAt = this.clock.nowIso(segmentation.organizationId);
     this.state.transaction(() => {
       const current = this.state.predictions.get(id);
       if (!current || (current.status !== 'SUBMITTED' && current.status !== 'STARTED')) return;
@@ -347,11 +347,10 @@ export class PredictionService {
 
   private publishFailed(id: string, error: string): void {
     this.holds.forget(id);
-    const finishedAt = this.clock.nowIso();
     this.update(id, (p) => {
       p.status = 'FAILED';
       p.error = error;
-      p.finishedAt = finishedAt;
+      p.finishedAt = this.clock.nowIso(p.organizationId);
     });
   }
 }

@@ -33,7 +33,7 @@ export class ShareService {
         token: randomBytes(32).toString('base64url'),
         viewCount: 0,
         lastViewedAt: null,
-        createdAt: this.clock.nowIso(),
+        createdAt: this.clock.nowIso(org.id),
         revokedAt: null,
       };
       this.state.shares.put(share);
@@ -51,7 +51,7 @@ export class ShareService {
   revoke(org: Organization, id: string): ShareRecord {
     return this.state.transaction(() => {
       const share = this.get(org, id);
-      share.revokedAt ??= this.clock.nowIso();
+      share.revokedAt ??= this.clock.nowIso(org.id);
       this.state.shares.put(share);
       return share;
     });
@@ -83,7 +83,7 @@ export class ShareService {
         const current = this.state.shares.get(share.id);
         if (!current) return;
         current.viewCount++;
-        current.lastViewedAt = this.clock.nowIso();
+        current.lastViewedAt = this.clock.nowIso(current.organizationId);
         this.state.shares.put(current);
         Object.assign(share, current);
       });

@@ -14,6 +14,7 @@ import {
   toProgressResource,
 } from '../render/control.js';
 import { organizationHandlers, type OrganizationUseCases } from './organization-handlers.js';
+import { organizationTestHelpers } from './organization-test-helpers.js';
 import { standaloneControlDocument } from '../../../openapi/documents.js';
 
 export interface ControlUseCases extends OrganizationUseCases {
@@ -43,6 +44,7 @@ export function controlHandlers(
 
   return {
     ...organizationHandlers(useCases),
+    ...organizationTestHelpers(useCases),
 
     mockHealth({ res }) {
       res.json(health());
