@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { Organization } from '../domain/organizations.js';
 import type { StateStore } from '../domain/state.js';
@@ -16,4 +17,14 @@ export function authenticate(req: Request, keys: KeyLookup): AuthOutcome {
   const org = keys.organizationForKey(match[1]);
   if (!org) return { ok: false, detail: 'Invalid API key' };
   return { ok: true, org };
+}
+
+/**
+ * Whether `header` is `Bearer <adminToken>`. Both sides are hashed first, so the comparison takes
+ * the same time whatever the header holds and however long it is: a timing difference would let a
+ * caller find the token character by character.
+ */
+export function isAdminToken(header: string | undefined, adminToken: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(header ?? ''), digest(`Bearer ${adminToken}`));
 }

@@ -4,7 +4,7 @@ import type { DocumentOperation } from './document-operation.js';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
 import type { Fault, FaultRegistry } from '../control/fault-registry.js';
-import { authenticate, type KeyLookup } from './bearer-auth.js';
+import { authenticate, isAdminToken, type KeyLookup } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
 import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
@@ -67,7 +67,7 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
         Object.keys(requirement),
       );
       if (schemes.includes('mockAdmin')) {
-        if (options.adminToken && req.headers.authorization !== `Bearer ${options.adminToken}`) {
+        if (options.adminToken && !isAdminToken(req.headers.authorization, options.adminToken)) {
           // A known key is told it is known but not allowed: its own helpers are under /__mock/org.
           if (authenticate(req, options.keys).ok) return sendDetail(res, 403, OPERATOR_ONLY);
           res.setHeader('WWW-Authenticate', 'Bearer');

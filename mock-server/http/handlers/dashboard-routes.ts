@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { dashboardAsset } from '../../control/ui/dashboard-assets.js';
 import { DASHBOARD_PATH, renderDashboardPage } from '../../control/ui/render-dashboard-page.js';
 import { sendDetail, sendDomainError } from '../error-responses.js';
+import { isAdminToken } from '../bearer-auth.js';
 import { dashboardReadHandlers, type DashboardReadUseCases } from './dashboard-read-handlers.js';
 
 /**
@@ -76,7 +77,7 @@ export function dashboardRoutes(
 /** The dispatcher's check of the `mockAdmin` scheme, word for word (a test holds the two alike). */
 function adminOnly(adminToken: string) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (adminToken && req.headers.authorization !== `Bearer ${adminToken}`) {
+    if (adminToken && !isAdminToken(req.headers.authorization, adminToken)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
     }
