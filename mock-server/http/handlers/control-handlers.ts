@@ -6,7 +6,8 @@ import type { RequestJournal } from '../../control/request-journal.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
 import { sendDetail } from '../error-responses.js';
-import { faultsCleared, health, outcomeQueued, resetDone } from '../render/acknowledgements.js';
+import { answerOutcome } from './outcome-answer.js';
+import { faultsCleared, health, resetDone } from '../render/acknowledgements.js';
 import {
   toClockResource,
   toFaultResource,
@@ -100,15 +101,7 @@ export function controlHandlers(
         status: input.status as OutcomeRequest['status'],
         error: input.error as string | undefined,
       });
-      if (!result.queued) {
-        const { id, status } = result.finished;
-        return sendDetail(
-          res,
-          409,
-          `Prediction ${id} has already finished (${status}); only a SUBMITTED or STARTED prediction can be given an outcome`,
-        );
-      }
-      res.json(outcomeQueued());
+      answerOutcome(res, result);
     },
 
     mockListFaults({ res }) {

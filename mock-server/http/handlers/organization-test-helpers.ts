@@ -4,8 +4,8 @@ import type { ProgressControl } from '../../control/progress-control.js';
 import type { RequestJournal } from '../../control/request-journal.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
-import { sendDetail } from '../error-responses.js';
-import { outcomeQueued, resetDone } from '../render/acknowledgements.js';
+import { answerOutcome } from './outcome-answer.js';
+import { resetDone } from '../render/acknowledgements.js';
 import { toClockResource, toJournalEntryResource, toProgressResource } from '../render/control.js';
 
 export interface OrganizationTestHelperUseCases {
@@ -38,15 +38,7 @@ export function organizationTestHelpers(
         status: input.status as OutcomeRequest['status'],
         error: input.error as string | undefined,
       });
-      if (!result.queued) {
-        const { id, status } = result.finished;
-        return sendDetail(
-          res,
-          409,
-          `Prediction ${id} has already finished (${status}); only a SUBMITTED or STARTED prediction can be given an outcome`,
-        );
-      }
-      res.json(outcomeQueued());
+      answerOutcome(res, result);
     },
 
     mockOrgSetProgress({ res, body, org }) {
