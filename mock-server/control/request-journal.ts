@@ -17,6 +17,14 @@ export interface JournalEntry {
   fault: string | null;
 }
 
+/** Which entries a reader wants; `limit` defaults to 100. */
+export interface JournalFilter {
+  operationId?: string;
+  status?: number;
+  organizationId?: string;
+  limit?: number;
+}
+
 const BODY_LIMIT = 4096;
 
 /**
@@ -37,12 +45,7 @@ export class RequestJournal {
   }
 
   /** Newest first. */
-  query(filter: {
-    operationId?: string;
-    status?: number;
-    organizationId?: string;
-    limit?: number;
-  }): JournalEntry[] {
+  query(filter: JournalFilter): JournalEntry[] {
     const limit = filter.limit ?? 100;
     const out: JournalEntry[] = [];
     for (let i = 1; i <= this.capacity && out.length < limit; i++) {

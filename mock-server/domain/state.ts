@@ -1,3 +1,5 @@
+import type { Fault, FaultSpec } from '../control/fault-registry.js';
+import type { JournalEntry, JournalFilter } from '../control/request-journal.js';
 import type { ApiKeyRecord } from './api-keys.js';
 import type { ImageRecord, UploadStatus } from './images/image-record.js';
 import type { ModelRecord } from './models/model-record.js';
@@ -7,15 +9,22 @@ import type { ShareRecord } from './shares/share-record.js';
 
 /**
  * All state of the mock, as the domain needs it (moto's "backend", behind a port): plain records
- * in and out, every read a fresh copy. The implementation is a transactional database
- * (stores/sqlite-state-store.ts); every method is synchronous, so a check and the change it guards
- * run with no other request in between, and `transaction` makes a use case's writes one commit.
+ * in and out, every read a fresh copy. Two engines implement it: SQLite for one process
+ * (stores/sqlite/) and PostgreSQL for several instances sharing one database (stores/postgres/).
+ *
+ * Every method is asynchronous. `transaction(work)` runs `work` as one transaction: every table
+ * call made while `work` runs (in its async context, however deep) joins it, and all its writes are
+ * committed together when `work`'s promise resolves, or none. A nested `transaction` joins the
+ * outer one. A check and the change it guards belong in one transaction, and a check against an
+ * organization's caps first takes `organizations.lock(id)`, so concurrent transactions on any
+ * instance run those checks one at a time (see docs/sandbox.md for the rule each guard follows).
+ * A call outside any transaction is its own transaction (autocommit).
  */
 export interface StateStore {
-  /** Runs `work` as one transaction: all its writes are committed together when it returns, or none. */
-  transaction<T>(work: () => T): T;
+  /** Runs `work` as one transaction: all its writes are committed together when it resolves, or none. */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
   /** The organization a presented key belongs to: looked up by its hash, compared in constant time. */
-  organizationForKey(key: string): Organization | undefined;
+  organizationForKey(key: string): Promise<Organization | undefined>;
   readonly organizations: OrganizationTable;
   readonly usage: UsageTable;
   readonly models: ModelTable;
@@ -24,79 +33,162 @@ export interface StateStore {
   readonly segmentations: SegmentationTable;
   readonly shares: ShareTable;
   readonly settings: SettingsTable;
+  readonly counters: CounterTable;
+  readonly faults: FaultTable;
+  readonly journal: JournalTable;
+  readonly jobs: JobTable;
   /** Empties every table (a full reset). */
-  clear(): void;
+  clear(): Promise<void>;
+  /** Ends the engine's connections; the store answers nothing afterwards. */
+  close(): Promise<void>;
 }
 
 export interface OrganizationTable {
-  get(id: string): Organization | undefined;
-  all(): Organization[];
-  insert(org: Organization): void;
-  setPlan(id: string, plan: Plan): void;
-  addKey(id: string, key: ApiKeyRecord): void;
+  /**
+   * Holds the organization's row until the transaction ends, so that one check of its caps and the
+   * change it guards run with no other transaction's in between, on every instance (PostgreSQL:
+   * SELECT ... FOR UPDATE; SQLite: a no-op, its writers are serialised by BEGIN IMMEDIATE).
+   */
+  lock(id: string): Promise<void>;
+  get(id: string): Promise<Organization | undefined>;
+  all(): Promise<Organization[]>;
+  insert(org: Organization): Promise<void>;
+  setPlan(id: string, plan: Plan): Promise<void>;
+  addKey(id: string, key: ApiKeyRecord): Promise<void>;
   /** Removes the organization's key `keyId`; false when it has none by that id. */
-  removeKey(id: string, keyId: string): boolean;
-  keyTaken(hash: string): boolean;
+  removeKey(id: string, keyId: string): Promise<boolean>;
+  keyTaken(hash: string): Promise<boolean>;
 }
 
 /** Analyses counted per organization and calendar month ("2026-11"). */
 export interface UsageTable {
-  analyses(orgId: string, month: string): number;
-  setAnalyses(orgId: string, month: string, count: number): void;
-  clear(orgId: string): void;
+  analyses(orgId: string, month: string): Promise<number>;
+  setAnalyses(orgId: string, month: string, count: number): Promise<void>;
+  clear(orgId: string): Promise<void>;
 }
 
 export interface ModelTable {
-  add(model: ModelRecord): void;
-  get(id: string): ModelRecord | undefined;
+  add(model: ModelRecord): Promise<void>;
+  get(id: string): Promise<ModelRecord | undefined>;
   /** Base models first, then the organization's custom models, each by name. */
-  listFor(org: Organization): ModelRecord[];
+  listFor(org: Organization): Promise<ModelRecord[]>;
 }
 
 export interface ImageTable {
-  get(id: string): ImageRecord | undefined;
-  put(image: ImageRecord): void;
-  delete(id: string): void;
-  countOf(orgId: string): number;
-  idsOf(orgId: string): string[];
-  withStatus(status: UploadStatus): ImageRecord[];
+  get(id: string): Promise<ImageRecord | undefined>;
+  put(image: ImageRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  countOf(orgId: string): Promise<number>;
+  idsOf(orgId: string): Promise<string[]>;
+  withStatus(status: UploadStatus): Promise<ImageRecord[]>;
   /** Every object-store key a row points at (for the start-up sweep). */
-  storageKeys(): Set<string>;
+  storageKeys(): Promise<Set<string>>;
   /** Every open resumable upload a row points at (for the start-up sweep). */
-  multipartUploadIds(): Set<string>;
+  multipartUploadIds(): Promise<Set<string>>;
 }
 
 export interface PredictionTable {
-  get(id: string): PredictionRecord | undefined;
-  put(prediction: PredictionRecord): void;
-  delete(id: string): void;
+  get(id: string): Promise<PredictionRecord | undefined>;
+  put(prediction: PredictionRecord): Promise<void>;
+  delete(id: string): Promise<void>;
   /** A SUBMITTED or STARTED prediction of this image with this model, if any. */
-  inFlightFor(orgId: string, imageId: string, modelId: string): PredictionRecord | undefined;
-  withStatus(...statuses: PredictionStatus[]): PredictionRecord[];
-  idsOfImage(imageId: string): string[];
-  idsOf(orgId: string): string[];
+  inFlightFor(orgId: string, imageId: string, modelId: string): Promise<PredictionRecord | undefined>;
+  withStatus(...statuses: PredictionStatus[]): Promise<PredictionRecord[]>;
+  idsOfImage(imageId: string): Promise<string[]>;
+  idsOf(orgId: string): Promise<string[]>;
 }
 
 export interface SegmentationTable {
-  get(id: string): SegmentationRow | undefined;
-  put(segmentation: SegmentationRow): void;
-  delete(id: string): void;
-  idsOfImage(imageId: string): string[];
-  idsOf(orgId: string): string[];
-  allIds(): Set<string>;
+  get(id: string): Promise<SegmentationRow | undefined>;
+  put(segmentation: SegmentationRow): Promise<void>;
+  delete(id: string): Promise<void>;
+  idsOfImage(imageId: string): Promise<string[]>;
+  idsOf(orgId: string): Promise<string[]>;
+  allIds(): Promise<Set<string>>;
 }
 
 export interface ShareTable {
-  get(id: string): ShareRecord | undefined;
-  put(share: ShareRecord): void;
-  delete(id: string): void;
-  byToken(token: string): ShareRecord | undefined;
-  liveFor(segmentationId: string): ShareRecord | undefined;
-  idsOfSegmentation(segmentationId: string): string[];
-  idsOf(orgId: string): string[];
+  get(id: string): Promise<ShareRecord | undefined>;
+  put(share: ShareRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  byToken(token: string): Promise<ShareRecord | undefined>;
+  liveFor(segmentationId: string): Promise<ShareRecord | undefined>;
+  idsOfSegmentation(segmentationId: string): Promise<string[]>;
+  idsOf(orgId: string): Promise<string[]>;
 }
 
+/** Small named values (the clock, progress controls): text, JSON where structured. */
 export interface SettingsTable {
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Every setting whose key starts with `prefix`, by key. */
+  withPrefix(prefix: string): Promise<Array<{ key: string; value: string }>>;
+  deleteWithPrefix(prefix: string): Promise<void>;
+}
+
+/** Named counts (polls seen per prediction), incremented atomically whichever instance counts. */
+export interface CounterTable {
+  /** Adds one and answers the new count (1 for a counter not seen before). */
+  increment(key: string): Promise<number>;
+  get(key: string): Promise<number>;
+  delete(key: string): Promise<void>;
+  clear(): Promise<void>;
+}
+
+/** Faults injected from the control plane, oldest first. */
+export interface FaultTable {
+  add(spec: FaultSpec): Promise<Fault>;
+  list(): Promise<Fault[]>;
+  /** Removes every fault; answers how many there were. */
+  clear(): Promise<number>;
+  /**
+   * The first fault, oldest first, for this operation and organization (a fault with no
+   * organization matches every one) whose probability draw (`draw()` < probability) passes: its hit
+   * is counted, and it is removed once it has fired `times` times. Atomic: two instances taking the
+   * last hit of a `times: 1` fault give it to one of them.
+   */
+  take(operationId: string, organizationId: string | undefined, draw: () => number): Promise<Fault | undefined>;
+}
+
+/** The last requests and their answers, for a partner debugging a client; keeps the newest `capacity`. */
+export interface JournalTable {
+  record(entry: JournalEntry): Promise<void>;
+  /** Newest first, bodies as recorded (the caller truncates them for display). */
+  query(filter: JournalFilter): Promise<JournalEntry[]>;
+  clear(): Promise<void>;
+}
+
+export type JobKind = 'prediction' | 'conversion';
+
+/** A job a worker holds: its lease runs out `leaseMs` after its last claim or renewal. */
+export interface JobLease {
+  kind: JobKind;
+  /** The prediction's or image's id: one job per subject and kind. */
+  subjectId: string;
+  /** How many times it has been claimed (1 on the first claim). */
+  attempts: number;
+}
+
+/**
+ * Durable work any instance's worker can run. Leases are timed on the engine's own clock (never
+ * the mock's movable clock, never an instance's wall clock), so a lease that runs out does so for
+ * every instance at once and the job goes back to the queue.
+ */
+export interface JobTable {
+  /** Queues a job; queuing one that exists already changes nothing. */
+  enqueue(kind: JobKind, subjectId: string): Promise<void>;
+  /**
+   * Claims the oldest job of these kinds that nobody holds (or whose lease ran out) for `worker`,
+   * for `leaseMs`; two workers never claim the same job at once (PostgreSQL: FOR UPDATE SKIP LOCKED).
+   */
+  claim(worker: string, kinds: readonly JobKind[], leaseMs: number): Promise<JobLease | undefined>;
+  /** Extends the lease; false when `worker` no longer holds the job (its lease ran out and another claimed it, or it is gone). */
+  renew(kind: JobKind, subjectId: string, worker: string, leaseMs: number): Promise<boolean>;
+  /** Removes the job if `worker` still holds it; false otherwise (its effect must then not be published). */
+  finish(kind: JobKind, subjectId: string, worker: string): Promise<boolean>;
+  /** Removes the job whoever holds it (its subject was deleted); its holder's next renew or finish answers false. */
+  cancel(kind: JobKind, subjectId: string): Promise<void>;
+  /** Jobs queued or held, for tests and the dashboard. */
+  count(): Promise<number>;
 }
