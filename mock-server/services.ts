@@ -146,6 +146,7 @@ export async function createServices(
       (text) => parseSeed(text, config.seedFile),
       () => undefined,
     );
+    await images.dropHeldMarks();
     await sweepDataFolder(state, store, paths, () => clock.nowIso());
     await images.recoverConversions();
     await predictions.recoverInFlight();

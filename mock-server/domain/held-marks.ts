@@ -3,15 +3,15 @@ import type { SettingsTable } from './state.js';
 /**
  * Marks a request holds while it works (a storage slot held by an upload still streaming in, an
  * upload being completed), kept in the state store so that every instance sharing it sees them.
- * A mark whose holder died without releasing it (an instance killed mid-request) stops counting
- * after `ttlMs` of its holder's clock; a request that takes longer renews nothing, so `ttlMs` is
- * longer than any request may run.
+ * A mark lasts `ttlMs` and is renewed while its holder works, so the mark of a holder that died
+ * (an instance killed mid-request) stops counting within `ttlMs`; a mock that owns its store
+ * alone drops every mark when it starts (`dropAll`), since no holder outlived the last process.
  */
 export class HeldMarks {
   constructor(
     private readonly settings: SettingsTable,
     private readonly prefix: string,
-    private readonly ttlMs = 60 * 60 * 1000,
+    private readonly ttlMs = 60_000,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -27,12 +27,26 @@ export class HeldMarks {
     return value !== undefined && Number(value) > this.now();
   }
 
-  hold(group: string, id: string): Promise<void> {
-    return this.settings.set(this.key(group, id), String(this.now() + this.ttlMs));
+  /** Takes the mark and keeps renewing it until `release` (which may be called more than once). */
+  async hold(group: string, id: string): Promise<{ release(): Promise<void> }> {
+    const key = this.key(group, id);
+    await this.renew(key);
+    const timer = setInterval(() => void this.renew(key).catch(() => undefined), this.ttlMs / 3);
+    timer.unref();
+    return {
+      release: async () => {
+        clearInterval(timer);
+        await this.settings.delete(key);
+      },
+    };
   }
 
-  release(group: string, id: string): Promise<void> {
-    return this.settings.delete(this.key(group, id));
+  async dropAll(): Promise<void> {
+    await this.settings.deleteWithPrefix(this.prefix);
+  }
+
+  private renew(key: string): Promise<void> {
+    return this.settings.set(key, String(this.now() + this.ttlMs));
   }
 
   private key(group: string, id: string): string {

@@ -108,14 +108,12 @@ export class ImageService {
   }
 
   private async reserveSlot(org: Organization): Promise<SlotReservation> {
-    const id = randomUUID();
-    await this.state.transaction(async () => {
+    // Releasing twice is harmless (a delete of what is gone), so a release rolled back with its transaction is redone.
+    return this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       await this.assertSlotFree(org);
-      await this.reserved.hold(org.id, id);
+      return this.reserved.hold(org.id, randomUUID());
     });
-    // Releasing twice is harmless (a delete of what is gone), so a release rolled back with its transaction is redone.
-    return { release: () => this.reserved.release(org.id, id) };
   }
 
   /** The row commits before the slot is released, so the cap never counts the image twice or not at all. */
@@ -209,11 +207,11 @@ export class ImageService {
         'This image record has no resumable upload: create it with "resumable": true.',
       );
     }
-    await this.state.transaction(async () => {
+    const completing = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       if (await this.completing.isHeld(org.id, id))
         throw new DomainError('invalid_state', 'This upload is already being completed.');
-      await this.completing.hold(org.id, id);
+      return this.completing.hold(org.id, id);
     });
     try {
       const selection: PartSelection[] | undefined = parts?.length
@@ -235,7 +233,7 @@ export class ImageService {
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
         await this.state.images.put(current);
-        await this.completing.release(org.id, id);
+        await completing.release();
         return true;
       });
       if (!started) {
@@ -247,7 +245,7 @@ export class ImageService {
       if (!(await this.state.images.get(id))) throw notFound('Image');
       throw asInputError(err);
     } finally {
-      await this.completing.release(org.id, id);
+      await completing.release();
     }
     await this.conversions.start(id);
   }
@@ -311,6 +309,12 @@ export class ImageService {
   /** After a restart: conversions that were running are redone once (image-conversions.ts). */
   recoverConversions(): Promise<void> {
     return this.conversions.recover();
+  }
+
+  /** A mock that owns its store alone, starting: no request of an earlier process holds a slot or a complete. */
+  async dropHeldMarks(): Promise<void> {
+    await this.reserved.dropAll();
+    await this.completing.dropAll();
   }
 
   /** Resolves when every conversion started so far has finished. */
