@@ -4,6 +4,7 @@ import type { MockConfig } from './config.js';
 import { seedKeysLoaded } from './exposure.js';
 import { MockClock } from './domain/clock.js';
 import { ImageService } from './domain/images/image-service.js';
+import { JobWorker } from './domain/jobs/job-worker.js';
 import { PredictionService, type SegmentationRunner } from './domain/predictions/prediction-service.js';
 import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
@@ -72,6 +73,8 @@ export interface ServiceOverrides {
 }
 
 const CLOCK_OFFSET = 'clock_offset_ms';
+/** How the jobs of predictions and conversions are claimed (domain/jobs/job-worker.ts). */
+const JOB_SETTINGS = { leaseMs: 15_000, concurrency: 256, pollMs: 250 };
 /** Set once the seed was loaded into this database: a data folder is seeded once, then kept. */
 const SEEDED = 'seeded_at';
 
@@ -100,7 +103,9 @@ export async function createServices(
   const borrowed = overrides.decoderPools;
   const own = borrowed ? undefined : createDecoderPools(config);
   const decoders = borrowed?.convert ?? own!.convert;
+  const worker = new JobWorker(state, JOB_SETTINGS);
   const images = new ImageService(state, store, clock, {
+    worker,
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
     convert: (tiffPath, files) =>
@@ -120,7 +125,15 @@ export async function createServices(
     runDelayMs: config.predictionRunDelayMs,
   });
   const segmentationFiles = new SegmentationFileStore(paths);
-  const predictions = new PredictionService(state, images, runner, progress, clock, segmentationFiles);
+  const predictions = new PredictionService(
+    state,
+    images,
+    runner,
+    progress,
+    clock,
+    segmentationFiles,
+    worker,
+  );
   images.onDeleted = (derived) => predictions.forget(derived);
   const segmentations = new SegmentationReader(state, segmentationFiles);
   const shares = new ShareService(state, clock, (id) => segmentations.load(id));
@@ -148,9 +161,12 @@ export async function createServices(
     );
     await images.dropHeldMarks();
     await sweepDataFolder(state, store, paths, () => clock.nowIso());
+    // This process owns the data folder alone: no lease of the process before it still runs.
+    await state.jobs.releaseAll();
     await images.recoverConversions();
-    await predictions.recoverInFlight();
+    await predictions.recoverInFlight({ soleOwner: true });
   }
+  worker.start();
 
   return {
     config,
@@ -166,14 +182,14 @@ export async function createServices(
     admin,
     journal: new RequestJournal(state.journal),
     async reseed() {
-      await predictions.cancelAll();
-      await images.idle();
+      await worker.stop();
       for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
       await state.clear();
       await clock.refresh();
       clock.forgetOrganizations();
       await runner.recycle?.();
       await seed();
+      worker.start();
     },
     async seededKeys() {
       const keys = new Map<string, string[]>();
@@ -192,7 +208,7 @@ export async function createServices(
       // Rows of work in flight stay as they are, so it resumes after a restart.
       images.stop();
       predictions.stop();
-      await predictions.cancelAll();
+      await worker.stop();
       await images.idle();
       if (overrides.runner || !borrowed) await runner.close?.();
       if (!borrowed) await decoders.close();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { MockClock } from '../mock-server/domain/clock.js';
 import { storageFull } from '../mock-server/domain/errors.js';
+import { JobWorker } from '../mock-server/domain/jobs/job-worker.js';
 import { ImageService } from '../mock-server/domain/images/image-service.js';
 import type { Organization } from '../mock-server/domain/organizations.js';
 import { PredictionService } from '../mock-server/domain/predictions/prediction-service.js';
@@ -95,7 +96,9 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
     },
   }) as ObjectStore;
   const clock = new MockClock();
+  const worker = new JobWorker(state, { leaseMs: 60_000, concurrency: 64, pollMs: 50 });
   const images = new ImageService(state, scheduled, clock, {
+    worker,
     minPartSize: 5,
     presignExpirySeconds: 600,
     // Conversion is not what these tests are about: the derived files are three small files.
@@ -132,7 +135,9 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
     new ProgressControls(state, { startDelayMs: 0, runDelayMs: 0 }),
     clock,
     segmentationFiles,
+    worker,
   );
+  worker.start();
   images.onDeleted = (derived) => predictions.forget(derived);
   const segmentations = new SegmentationReader(state, segmentationFiles);
   const shares = new ShareService(state, clock, (id) => segmentations.load(id));
@@ -147,6 +152,7 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
     async close() {
       images.stop();
       predictions.stop();
+      await worker.stop();
       await real.close();
       rmSync(root, { recursive: true, force: true });
     },

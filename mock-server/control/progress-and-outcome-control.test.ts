@@ -75,7 +75,10 @@ describe('ProgressControl', () => {
     const progress = controls({ startDelayMs: 1, runDelayMs: 2 });
     const control = new ProgressControl(progress, lookup);
     await control.set({ organizationId: ORG }, { runDelayMs: 50 });
-    expect((await control.set({ organizationId: ORG }, {})).delays).toEqual({ startDelayMs: 1, runDelayMs: 2 });
+    expect((await control.set({ organizationId: ORG }, {})).delays).toEqual({
+      startDelayMs: 1,
+      runDelayMs: 2,
+    });
   });
 
   it('an unknown prediction or organization is not found, and nothing changes', async () => {

@@ -20,7 +20,11 @@ export class RequestJournal {
   /** Newest first. */
   async query(filter: JournalFilter): Promise<JournalEntry[]> {
     const entries = await this.table.query(filter);
-    return entries.map((e) => ({ ...e, requestBody: truncate(e.requestBody), responseBody: truncate(e.responseBody) }));
+    return entries.map((e) => ({
+      ...e,
+      requestBody: truncate(e.requestBody),
+      responseBody: truncate(e.responseBody),
+    }));
   }
 
   clear(): Promise<void> {

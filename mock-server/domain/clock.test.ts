@@ -4,7 +4,10 @@ import { DomainError } from './errors.js';
 
 it('refuses a move past what a date can hold, before saving or changing anything', async () => {
   const saved: number[] = [];
-  const clock = new MockClock({ load: async () => undefined, save: async (offset) => void saved.push(offset) });
+  const clock = new MockClock({
+    load: async () => undefined,
+    save: async (offset) => void saved.push(offset),
+  });
   for (const move of [
     () => clock.advance(1e20),
     () => clock.advance(Number.NaN),

@@ -56,5 +56,7 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
 
 /** Whether a fault applies to a request of this operation and organization (its probability aside). */
 export function faultMatches(f: FaultSpec, operationId: string, organizationId: string | undefined): boolean {
-  return f.operationId === operationId && (f.organizationId === undefined || f.organizationId === organizationId);
+  return (
+    f.operationId === operationId && (f.organizationId === undefined || f.organizationId === organizationId)
+  );
 }

@@ -91,7 +91,9 @@ export class OrganizationAdmin {
   async addKey(orgId: string): Promise<{ apiKey: string; id: string; prefix: string }> {
     const apiKey = newApiKey();
     const record = apiKeyRecord(apiKey);
-    await this.state.transaction(async () => this.state.organizations.addKey((await this.get(orgId)).id, record));
+    await this.state.transaction(async () =>
+      this.state.organizations.addKey((await this.get(orgId)).id, record),
+    );
     return { apiKey, id: record.id, prefix: record.prefix };
   }
 

@@ -148,7 +148,11 @@ export interface FaultTable {
    * is counted, and it is removed once it has fired `times` times. Atomic: two instances taking the
    * last hit of a `times: 1` fault give it to one of them.
    */
-  take(operationId: string, organizationId: string | undefined, draw: () => number): Promise<Fault | undefined>;
+  take(
+    operationId: string,
+    organizationId: string | undefined,
+    draw: () => number,
+  ): Promise<Fault | undefined>;
 }
 
 /** The last requests and their answers, for a partner debugging a client; keeps the newest `capacity`. */
@@ -182,7 +186,15 @@ export interface JobTable {
    * Claims the oldest job of these kinds that nobody holds (or whose lease ran out) for `worker`,
    * for `leaseMs`; two workers never claim the same job at once (PostgreSQL: FOR UPDATE SKIP LOCKED).
    */
-  claim(worker: string, kinds: readonly JobKind[], leaseMs: number): Promise<JobLease | undefined>;
+  claim(
+    worker: string,
+    kinds: readonly JobKind[],
+    leaseMs: number,
+    /** Only this subject's job (a job its own instance runs at once). */
+    subjectId?: string,
+  ): Promise<JobLease | undefined>;
+  /** Puts every held job back in the queue: for a mock that owns its store alone, starting (no holder outlived the last process). */
+  releaseAll(): Promise<void>;
   /** Extends the lease; false when `worker` no longer holds the job (its lease ran out and another claimed it, or it is gone). */
   renew(kind: JobKind, subjectId: string, worker: string, leaseMs: number): Promise<boolean>;
   /** Removes the job if `worker` still holds it; false otherwise (its effect must then not be published). */

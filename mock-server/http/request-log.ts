@@ -30,19 +30,21 @@ export function requestLog(logger: Logger, journal: Pick<RequestJournal, 'record
       );
       if (String(res.locals.operationId ?? '').startsWith('mock')) return;
       // Recorded after the answer went out: a journal that cannot take it is logged, never the request's failure.
-      void journal.record({
-        at: new Date().toISOString(),
-        requestId: id,
-        method: req.method,
-        path: req.originalUrl.split('?')[0],
-        operationId: res.locals.operationId ?? null,
-        organizationId: res.locals.organizationId ?? null,
-        status,
-        durationMs: ms,
-        requestBody: res.locals.requestBody,
-        responseBody: res.locals.responseBody,
-        fault: res.locals.fault ?? null,
-      }).catch((err: unknown) => logger.warn({ reqId: id, err }, 'request not journaled'));
+      void journal
+        .record({
+          at: new Date().toISOString(),
+          requestId: id,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          operationId: res.locals.operationId ?? null,
+          organizationId: res.locals.organizationId ?? null,
+          status,
+          durationMs: ms,
+          requestBody: res.locals.requestBody,
+          responseBody: res.locals.responseBody,
+          fault: res.locals.fault ?? null,
+        })
+        .catch((err: unknown) => logger.warn({ reqId: id, err }, 'request not journaled'));
     });
     next();
   };

@@ -6,7 +6,8 @@ import { commitWhenSpace } from '../commit-when-space.js';
 import type { MockClock } from '../clock.js';
 import { DomainError } from '../errors.js';
 import type { ObjectStore } from '../object-store.js';
-import type { StateStore } from '../state.js';
+import type { JobWorker } from '../jobs/job-worker.js';
+import type { JobLease, StateStore } from '../state.js';
 import type { DerivedFileSet, DerivedImageFiles } from './derived-files.js';
 import type { ImageRecord } from './image-record.js';
 
@@ -21,11 +22,17 @@ export interface ConvertedImage {
 /** Turns a stored TIFF into its shape and the derived files; throws an Error whose message a user can act on. */
 export type Converter = (tiffPath: string, files: DerivedFileSet) => Promise<ConvertedImage>;
 
+/**
+ * Each conversion is a durable job (jobs/job-worker.ts), queued in the transaction that makes its
+ * image `processing`: a resumable upload's runs on any instance's worker; a single-request upload's
+ * runs at once on the instance that received it, under the job's lease, so if that instance dies
+ * another worker redoes it.
+ */
 export class ImageConversions {
-  /** Conversions in flight, so shutdown and tests can wait for them. */
-  private readonly pending = new Set<Promise<void>>();
   /** Aborted when the mock stops: background commits waiting for disk space give up (redone after restart). */
   private readonly stopping = new AbortController();
+  /** Commits waiting for disk space, so shutdown and tests can wait for them. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly state: StateStore,
@@ -33,10 +40,58 @@ export class ImageConversions {
     private readonly clock: MockClock,
     private readonly convertFile: Converter,
     private readonly files: DerivedImageFiles,
-  ) {}
+    private readonly worker: JobWorker,
+  ) {
+    worker.handle('conversion', (lease) => this.runClaimed(lease));
+  }
+
+  /** Queues the conversion of an image being made `processing`; call it inside that transaction. */
+  enqueue(id: string): Promise<void> {
+    return this.state.jobs.enqueue('conversion', id);
+  }
+
+  /** Runs the queued conversion here and now; resolves when its outcome is committed (or handed to the background). */
+  async runHere(id: string): Promise<void> {
+    await this.worker.runNow('conversion', id);
+  }
+
+  /** Lets a worker (any instance's) take the queued conversion. */
+  start(): void {
+    this.worker.poke();
+  }
+
+  /**
+   * One claim of a conversion's job. A conversion cut short (its worker stopped or died) is redone
+   * once from the stored original; one already redone, or whose original is gone, fails with a reason.
+   */
+  private async runClaimed(lease: JobLease): Promise<void> {
+    const image = await this.state.images.get(lease.subjectId);
+    if (!image || image.uploadStatus !== 'processing') return;
+    if (lease.attempts > 1 || image.conversionAttempts > 1) {
+      // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
+      const original = await this.store.exists(image.storageKey).catch(() => true);
+      const reason = !original
+        ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
+        : image.conversionAttempts >= 2
+          ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
+          : null;
+      const go = await this.state.transaction(async () => {
+        const current = await this.state.images.get(image.id);
+        if (!current || current.uploadStatus !== 'processing') return false;
+        if (reason) await markFailed(this.state, current, reason, this.clock);
+        else {
+          current.conversionAttempts++;
+          await this.state.images.put(current);
+        }
+        return !reason;
+      });
+      if (!go) return;
+    }
+    await this.convert(image.id);
+  }
 
   /** Converts the image whose row is `processing`, and commits `ready` or `failed`. */
-  async convert(id: string): Promise<void> {
+  private async convert(id: string): Promise<void> {
     const image = await this.state.images.get(id);
     if (!image) return;
     let outcome: { converted: ConvertedImage } | { error: string };
@@ -53,7 +108,8 @@ export class ImageConversions {
       this.state.transaction(async () => {
         const current = await this.state.images.get(id);
         if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
-        if ('error' in outcome) return (await markFailed(this.state, current, outcome.error, this.clock), true);
+        if ('error' in outcome)
+          return (await markFailed(this.state, current, outcome.error, this.clock), true);
         const { converted } = outcome;
         current.shape = converted.shape;
         current.derived = {
@@ -80,37 +136,15 @@ export class ImageConversions {
     }
   }
 
-  /** Converts in the background; the outcome is in the row. */
-  async start(id: string): Promise<void> {
-    this.track(this.convert(id));
-  }
-
-  /**
-   * After a restart: a conversion that was running when the mock stopped is redone once from the
-   * stored original; one that was already redone, or whose original is gone, fails with a reason.
-   */
+  /** At start: every image `processing` has its conversion queued (a data folder from before jobs were kept gets them here). */
   async recover(): Promise<void> {
-    for (const image of await this.state.images.withStatus('processing')) {
-      // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
-      const original = await this.store.exists(image.storageKey).catch(() => true);
-      const reason = !original
-        ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
-        : image.conversionAttempts >= 2
-          ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
-          : null;
-      await this.state.transaction(async () => {
-        if (reason) await markFailed(this.state, image, reason, this.clock);
-        else {
-          image.conversionAttempts++;
-          await this.state.images.put(image);
-        }
-      });
-      if (!reason) await this.start(image.id);
-    }
+    for (const image of await this.state.images.withStatus('processing')) await this.enqueue(image.id);
+    this.worker.poke();
   }
 
-  /** Resolves when every conversion started so far has finished. */
+  /** Resolves when every conversion started so far has finished, background commits included. */
   async idle(): Promise<void> {
+    await this.worker.idle();
     while (this.pending.size) await Promise.allSettled([...this.pending]);
   }
 

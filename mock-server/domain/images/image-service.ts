@@ -8,6 +8,7 @@ import type { StateStore } from '../state.js';
 import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
 import { type Converter, ImageConversions } from './image-conversions.js';
 import type { ImageRecord } from './image-record.js';
+import type { JobWorker } from '../jobs/job-worker.js';
 import { planParts } from './upload-plan.js';
 
 export interface ImageServiceOptions {
@@ -15,6 +16,8 @@ export interface ImageServiceOptions {
   presignExpirySeconds: number;
   convert: Converter;
   derivedFiles: DerivedImageFiles;
+  /** Runs the conversion jobs (and, on the same instance, the prediction jobs). */
+  worker: JobWorker;
 }
 
 /** What a delete removed besides the image: rows whose running work and files must go too. */
@@ -71,7 +74,14 @@ export class ImageService {
     private readonly clock: MockClock,
     private readonly options: ImageServiceOptions,
   ) {
-    this.conversions = new ImageConversions(state, store, clock, options.convert, options.derivedFiles);
+    this.conversions = new ImageConversions(
+      state,
+      store,
+      clock,
+      options.convert,
+      options.derivedFiles,
+      options.worker,
+    );
     this.reserved = new HeldMarks(state.settings, 'slot/');
     this.completing = new HeldMarks(state.settings, 'completing/');
   }
@@ -131,6 +141,7 @@ export class ImageService {
       // The slot is given back in the transaction that writes the row: the cap never counts both or neither.
       await this.state.transaction(async () => {
         await this.state.images.put(image);
+        await this.conversions.enqueue(image.id);
         await reservation.release();
       });
     } catch (err) {
@@ -139,7 +150,7 @@ export class ImageService {
     } finally {
       await reservation.release();
     }
-    await this.conversions.convert(image.id);
+    await this.conversions.runHere(image.id);
     return (await this.state.images.get(image.id)) ?? image;
   }
 
@@ -233,6 +244,7 @@ export class ImageService {
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
         await this.state.images.put(current);
+        await this.conversions.enqueue(id);
         await completing.release();
         return true;
       });
@@ -247,7 +259,7 @@ export class ImageService {
     } finally {
       await completing.release();
     }
-    await this.conversions.start(id);
+    this.conversions.start();
   }
 
   async abort(org: Organization, id: string): Promise<void> {
@@ -257,7 +269,10 @@ export class ImageService {
     await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       if (await this.completing.isHeld(org.id, id))
-        throw new DomainError('invalid_state', 'This upload is being completed and can no longer be aborted.');
+        throw new DomainError(
+          'invalid_state',
+          'This upload is being completed and can no longer be aborted.',
+        );
       const current = await this.state.images.get(id);
       if (!current) throw notFound('Image');
       this.assertUploading(current, 'aborted');

@@ -1,53 +1,81 @@
+import type { StateStore } from '../state.js';
+import type { SegmentationRow } from './prediction-record.js';
+
+/** An outcome ready to publish: the segmentation (its files written) or the failure. */
+export type ReadyOutcome =
+  { status: 'COMPLETED'; segmentation: SegmentationRow } | { status: 'FAILED'; error: string };
+
+interface Held {
+  needed: number;
+  outcome: ReadyOutcome;
+}
+
+const pollsOf = (id: string) => `polls/${id}`;
+const heldOf = (id: string) => `held-outcome/${id}`;
+
 /**
  * The control plane's "complete after N polls": a prediction's outcome, once ready, is held back
- * until its Nth poll, and published inside that poll before it answers, so that very poll answers it.
+ * until its Nth poll, and published inside that poll before it answers, so that very poll answers
+ * it. Polls are counted and the ready outcome kept in the state store, so the Nth poll may reach
+ * any instance, whichever instance's worker ran the prediction; publishing twice is harmless (a
+ * prediction publishes only while it is in flight).
  */
 export class PollHolds {
-  /** Polls seen per prediction, and the waiters held until enough polls arrive. */
-  private readonly polls = new Map<string, number>();
-  private readonly waiters = new Map<string, { needed: number; release: () => Promise<void> }>();
+  constructor(
+    private readonly state: StateStore,
+    private readonly publish: (id: string, outcome: ReadyOutcome) => Promise<void>,
+    private readonly checkEveryMs = 50,
+  ) {}
 
   /** Whether the prediction's outcome is ready and held until enough polls have come in. */
-  isHeld(id: string): boolean {
-    return this.waiters.has(id);
+  async isHeld(id: string): Promise<boolean> {
+    return (await this.state.settings.get(heldOf(id))) !== undefined;
   }
 
-  /** Counts one poll; the Nth releases a held outcome and settles once it is published. */
+  /** Counts one poll; the Nth publishes a held outcome before it settles. */
   async count(id: string): Promise<void> {
-    const count = (this.polls.get(id) ?? 0) + 1;
-    this.polls.set(id, count);
-    const waiter = this.waiters.get(id);
-    if (waiter && count >= waiter.needed) {
-      this.waiters.delete(id);
-      await waiter.release();
+    const polls = await this.state.counters.increment(pollsOf(id));
+    const held = await this.read(id);
+    if (held && polls >= held.needed) await this.release(id, held);
+  }
+
+  /**
+   * Holds `outcome` until the prediction's Nth poll publishes it; resolves once it is published, or
+   * with 'due' when enough polls came but none published it (the caller publishes it itself).
+   */
+  async waitFor(
+    id: string,
+    needed: number,
+    outcome: ReadyOutcome,
+    signal: AbortSignal,
+  ): Promise<'published' | 'due'> {
+    if ((await this.state.counters.get(pollsOf(id))) >= needed) return 'due';
+    await this.state.settings.set(heldOf(id), JSON.stringify({ needed, outcome } satisfies Held));
+    for (;;) {
+      signal.throwIfAborted();
+      if (!(await this.isHeld(id))) return 'published';
+      // A poll that came between the count and the hold, or whose publish met a full disk.
+      if ((await this.state.counters.get(pollsOf(id))) >= needed) return 'due';
+      await new Promise((resolve) => setTimeout(resolve, this.checkEveryMs));
     }
   }
 
-  /** `onRelease` runs inside the Nth poll (at once if that many came already). */
-  async waitFor(id: string, needed: number, signal: AbortSignal, onRelease: () => Promise<void>): Promise<void> {
-    if ((this.polls.get(id) ?? 0) >= needed) return onRelease();
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        this.waiters.delete(id);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.waiters.set(id, {
-        needed,
-        release: async () => {
-          signal.removeEventListener('abort', onAbort);
-          try {
-            await onRelease();
-          } finally {
-            resolve();
-          }
-        },
-      });
-    });
+  /** The prediction published: its polls and held outcome no longer matter. */
+  async forget(id: string): Promise<void> {
+    await this.state.counters.delete(pollsOf(id));
+    await this.state.settings.delete(heldOf(id));
   }
 
-  /** The prediction published: its polls no longer matter. */
-  async forget(id: string): Promise<void> {
-    this.polls.delete(id);
+  private async release(id: string, held: Held): Promise<void> {
+    try {
+      await this.publish(id, held.outcome);
+    } catch {
+      // A full disk: the holder publishes it once there is space (waitFor answers 'due').
+    }
+  }
+
+  private async read(id: string): Promise<Held | undefined> {
+    const text = await this.state.settings.get(heldOf(id));
+    return text === undefined ? undefined : (JSON.parse(text) as Held);
   }
 }

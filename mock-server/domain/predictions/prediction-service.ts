@@ -11,8 +11,10 @@ import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
-import { PollHolds } from './poll-holds.js';
-import type { PredictionRecord, SegmentationRecord, SegmentationRow } from './prediction-record.js';
+import type { JobWorker } from '../jobs/job-worker.js';
+import type { JobLease } from '../state.js';
+import { PollHolds, type ReadyOutcome } from './poll-holds.js';
+import type { PredictionRecord, SegmentationRow } from './prediction-record.js';
 
 /**
  * Runs a model on an image; a GPU worker or the CPU threshold segmenter stand behind it alike. A
@@ -42,13 +44,14 @@ export interface ProgressPolicy {
 /**
  * Predictions move SUBMITTED -> STARTED -> COMPLETED or FAILED on their own after `POST /predict`;
  * clients only poll. The quota check, the identical-prediction rule and the record they guard are
- * one transaction under the organization's lock, so they are exact under concurrency and committed before the answer.
- * A run re-reads its row at each stage: a prediction deleted meanwhile (its image was deleted, its
- * organization reset) publishes nothing and leaves no files.
+ * one transaction under the organization's lock, so they are exact under concurrency on any number
+ * of instances, and committed (with the prediction's job) before the answer. The run is a durable
+ * job (jobs/job-worker.ts) that any instance's worker may run; it re-reads its row at each stage,
+ * and publishes only while the prediction is in flight: a prediction deleted meanwhile publishes
+ * nothing and leaves no files, and a prediction run twice (its first worker died) completes once.
  */
 export class PredictionService {
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private readonly holds = new PollHolds();
+  private readonly holds: PollHolds;
   /** Aborted when the mock stops: results waiting for disk space give up (the run is redone after restart). */
   private readonly stopping = new AbortController();
 
@@ -59,7 +62,11 @@ export class PredictionService {
     private readonly policy: ProgressPolicy,
     private readonly clock: MockClock,
     private readonly files: SegmentationFiles,
-  ) {}
+    private readonly worker: JobWorker,
+  ) {
+    this.holds = new PollHolds(state, (id, outcome) => this.publish(id, outcome));
+    worker.handle('prediction', (lease, signal) => this.run(lease, signal));
+  }
 
   async submit(
     org: Organization,
@@ -69,7 +76,7 @@ export class PredictionService {
     const outcome = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       const image = await this.images.get(org, imageId);
-      const model = await this.modelFor(org, modelId);
+      await this.modelFor(org, modelId);
       if (image.uploadStatus !== 'ready') {
         throw new DomainError(
           'not_ready',
@@ -80,7 +87,7 @@ export class PredictionService {
         );
       }
       const inFlight = await this.state.predictions.inFlightFor(org.id, imageId, modelId);
-      if (inFlight) return { prediction: inFlight, skipped: true, model };
+      if (inFlight) return { prediction: inFlight, skipped: true };
       await consumeAnalysis(this.state.usage, org, this.clock.now(org.id));
       const prediction: PredictionRecord = {
         id: randomUUID(),
@@ -97,10 +104,11 @@ export class PredictionService {
         runAttempts: 1,
       };
       await this.state.predictions.put(prediction);
-      return { prediction, skipped: false, model };
+      await this.state.jobs.enqueue('prediction', prediction.id);
+      return { prediction, skipped: false };
     });
-    if (!outcome.skipped) this.start(outcome.prediction, outcome.model);
-    return { prediction: outcome.prediction, skipped: outcome.skipped };
+    if (!outcome.skipped) this.worker.poke();
+    return outcome;
   }
 
   async get(org: Organization, id: string): Promise<PredictionRecord> {
@@ -125,74 +133,70 @@ export class PredictionService {
    * Whether the prediction's outcome is ready and held back by "after N polls" (the control plane's
    * `complete_after_polls`) until enough polls have come in: from then on, the Nth poll answers it.
    */
-  isHeldForPolls(id: string): boolean {
+  isHeldForPolls(id: string): Promise<boolean> {
     return this.holds.isHeld(id);
   }
 
-  /** Stops every running job (reset, shutdown) and waits for them to settle; their rows stay as they are. */
+  /** Stops every run of this instance's worker (reset) and waits for them to settle; their rows stay as they are. */
   async cancelAll(): Promise<void> {
-    const jobs = [...this.running.values()];
-    for (const job of jobs) job.controller.abort();
-    await Promise.allSettled(jobs.map((j) => j.done));
+    await this.worker.cancelWhere(() => true);
   }
 
   /** Stops the runs of these predictions (deleted with their image) and removes these segmentations' files. */
   async forget({ predictionIds, segmentationIds }: { predictionIds: string[]; segmentationIds: string[] }) {
-    const jobs = predictionIds.flatMap((id) => this.running.get(id) ?? []);
-    for (const job of jobs) job.controller.abort();
-    await Promise.allSettled(jobs.map((j) => j.done));
+    await this.worker.cancel('prediction', predictionIds);
     for (const id of segmentationIds) await this.deleteSegmentationFiles(id);
   }
 
   /**
-   * After a restart: a prediction that was in flight when the mock stopped runs again once from
-   * SUBMITTED; one that was already run again fails with a reason, never a third time.
+   * At start: every prediction in flight has its job (a data folder from before jobs were kept
+   * gets them here); a mock that owns its store alone also takes back the leases of the process
+   * before it, which no longer runs anything. The job's next claim redoes the run once.
    */
-  async recoverInFlight(): Promise<void> {
-    for (const prediction of await this.state.predictions.withStatus('SUBMITTED', 'STARTED')) {
-      const model = await this.state.models.get(prediction.modelId);
-      const reason = !model
-        ? 'The model no longer exists.'
-        : prediction.runAttempts >= 2
-          ? 'The prediction was interrupted twice (the mock stopped while it ran). Submit it again.'
-          : null;
-      if (reason || !model) {
-        await this.publishFailed(prediction.id, reason ?? 'The model no longer exists.');
-        continue;
-      }
-      await this.state.transaction(() =>
-        this.state.predictions.put({
-          ...prediction,
-          status: 'SUBMITTED',
-          runAttempts: prediction.runAttempts + 1,
-        }),
-      );
-      this.start(prediction, model);
-    }
+  async recoverInFlight({ soleOwner }: { soleOwner: boolean }): Promise<void> {
+    if (soleOwner) await this.state.jobs.releaseAll();
+    for (const prediction of await this.state.predictions.withStatus('SUBMITTED', 'STARTED'))
+      await this.state.jobs.enqueue('prediction', prediction.id);
+    this.worker.poke();
   }
 
   async cancelOrganization(orgId: string): Promise<void> {
-    const jobs: Array<[string, { controller: AbortController; done: Promise<void> }]> = [];
-    for (const entry of this.running.entries())
-      if ((await this.state.predictions.get(entry[0]))?.organizationId === orgId) jobs.push(entry);
-    for (const [, job] of jobs) job.controller.abort();
-    await Promise.allSettled(jobs.map(([, job]) => job.done));
+    await this.worker.cancelWhere(
+      async (lease) =>
+        lease.kind === 'prediction' &&
+        (await this.state.predictions.get(lease.subjectId))?.organizationId === orgId,
+    );
   }
 
-  async idle(): Promise<void> {
-    while (this.running.size) await Promise.allSettled([...this.running.values()].map((j) => j.done));
+  /** Resolves when this instance runs no prediction and none is queued. */
+  idle(): Promise<void> {
+    return this.worker.idle();
   }
 
   async deleteSegmentationFiles(segmentationId: string): Promise<void> {
     await this.files.remove(segmentationId);
   }
 
-  private start(prediction: PredictionRecord, model: ModelRecord): void {
-    const controller = new AbortController();
-    const done = this.drive(prediction.id, model, controller.signal).finally(() =>
-      this.running.delete(prediction.id),
-    );
-    this.running.set(prediction.id, { controller, done });
+  /**
+   * One claim of a prediction's job. A run cut short (its worker stopped or died) is redone once
+   * from SUBMITTED; a third claim fails it with a reason, never running it a third time.
+   */
+  private async run(lease: JobLease, signal: AbortSignal): Promise<void> {
+    const id = lease.subjectId;
+    const prediction = await this.state.predictions.get(id);
+    if (!prediction || (prediction.status !== 'SUBMITTED' && prediction.status !== 'STARTED')) return;
+    const rerun = prediction.status === 'STARTED' || prediction.runAttempts > 1 || lease.attempts > 1;
+    const attempt = Math.max(lease.attempts, rerun ? prediction.runAttempts + 1 : 1);
+    const model = await this.state.models.get(prediction.modelId);
+    if (!model) return this.publish(id, { status: 'FAILED', error: 'The model no longer exists.' });
+    if (attempt > 2)
+      return this.publish(id, {
+        status: 'FAILED',
+        error: 'The prediction was interrupted twice (the mock stopped while it ran). Submit it again.',
+      });
+    if (attempt > 1 && !(await this.update(id, (p) => ((p.status = 'SUBMITTED'), (p.runAttempts = attempt)))))
+      return;
+    await this.drive(id, model, signal);
   }
 
   /** Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile. */
@@ -208,12 +212,13 @@ export class PredictionService {
 
   private async drive(id: string, model: ModelRecord, signal: AbortSignal): Promise<void> {
     // Delays are read at each stage, so the control plane can still change them for a prediction in flight.
-    let publish: () => Promise<void>;
+    let outcome: ReadyOutcome;
     let written: string | undefined;
     try {
       const submitted = await this.state.predictions.get(id);
       if (!submitted) return;
       await sleep((await this.policy.delaysFor(submitted)).startDelayMs, signal);
+      await this.clock.refresh(submitted.organizationId);
       const startedAt = this.clock.nowIso(submitted.organizationId);
       if (!(await this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt))))) return;
       const prediction = await this.state.predictions.get(id);
@@ -231,45 +236,44 @@ export class PredictionService {
       await sleep((await this.policy.delaysFor(prediction)).runDelayMs, signal);
       const segmentation = await this.writeSegmentation(prediction, model, image.name, await work, preview);
       written = segmentation.id;
-      publish = () => this.publishCompleted(id, segmentation);
+      outcome = { status: 'COMPLETED', segmentation };
     } catch (err) {
-      if (signal.aborted) return; // reset, shutdown or delete: the row is gone or resumes after a restart
-      const error = describe(err);
-      publish = () => this.publishFailed(id, error);
+      if (signal.aborted) return; // reset, delete, shutdown or a lost lease: the row is gone or another run publishes
+      outcome = { status: 'FAILED', error: describe(err) };
     }
-    // A publish that meets a full disk is committed in the background once there is space: the
-    // client only polls, and the prediction must not stay in flight for good.
-    let published = false;
-    const tryPublish = async () => {
-      // An outcome forced while it ran (POST /__mock/predictions/outcomes on a STARTED prediction)
-      // is read here, the last moment it can change what is published.
-      const late = await this.policy.takeOutcomeForcedOn(id);
-      if (late?.status === 'FAILED') publish = () => this.publishFailed(id, late.error);
-      try {
-        await publish();
-        published = true;
-      } catch (err) {
-        if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
-      }
-    };
-    const current = await this.state.predictions.get(id);
-    const { completeAfterPolls } = current
-      ? await this.policy.delaysFor(current)
-      : { completeAfterPolls: undefined };
     try {
-      if (completeAfterPolls && !signal.aborted)
-        await this.holds.waitFor(id, completeAfterPolls, signal, tryPublish);
-      else if (!signal.aborted) await tryPublish();
-    } catch {
-      // aborted while waiting for polls
+      await this.hold(id, outcome, signal);
+    } finally {
+      // Written but not what the row announces (deleted meanwhile, another run published first).
+      if (
+        written &&
+        (await this.state.predictions.get(id))?.segmentationId !== written &&
+        !this.stopping.signal.aborted
+      )
+        await this.deleteSegmentationFiles(written);
     }
-    if (!published && !signal.aborted) await commitWhenSpace(publish, this.stopping.signal);
-    if (
-      written &&
-      (await this.state.predictions.get(id))?.segmentationId !== written &&
-      !this.stopping.signal.aborted
-    )
-      await this.deleteSegmentationFiles(written);
+  }
+
+  /**
+   * Publishes a run's outcome: at once, or held for the polls the control plane asked for. A publish
+   * that meets a full disk is committed in the background once there is space: the client only
+   * polls, and the prediction must not stay in flight for good.
+   */
+  private async hold(id: string, outcome: ReadyOutcome, signal: AbortSignal): Promise<void> {
+    const current = await this.state.predictions.get(id);
+    if (!current || signal.aborted) return;
+    const { completeAfterPolls } = await this.policy.delaysFor(current);
+    if (completeAfterPolls) {
+      let held: 'published' | 'due';
+      try {
+        held = await this.holds.waitFor(id, completeAfterPolls, outcome, signal);
+      } catch {
+        if (signal.aborted) return;
+        held = 'due'; // the hold could not be kept (a full disk): publish it now, or once there is space
+      }
+      if (held === 'published') return;
+    }
+    await commitWhenSpace(() => this.publish(id, outcome), this.stopping.signal);
   }
 
   /**
@@ -306,9 +310,9 @@ export class PredictionService {
     imageName: string,
     result: SegmentationResult,
     imagePreview: string | null,
-  ): Promise<SegmentationRecord> {
+  ): Promise<SegmentationRow> {
     const id = randomUUID();
-    const previewPath = await this.files.write(id, result, imagePreview);
+    await this.files.write(id, result, imagePreview);
     return {
       id,
       organizationId: prediction.organizationId,
@@ -322,21 +326,34 @@ export class PredictionService {
       roiIds: result.objects.map(() => randomUUID()),
       hasPreview: imagePreview !== null,
       createdAt: this.clock.nowIso(prediction.organizationId),
-      result,
-      previewPath,
     };
   }
 
-  /** One commit: the segmentation appears with COMPLETED, never "completed but still being written". */
-  private async publishCompleted(id: string, segmentation: SegmentationRecord): Promise<void> {
-    await this.holds.forget(id);
-    const { result: _result, previewPath: _previewPath, ...row } = segmentation;
-    const finishedAt = this.clock.nowIso(segmentation.organizationId);
+  /**
+   * One commit, under the organization's lock so that two publishes of one prediction (a poll and
+   * its run, or two runs) serialise and the second finds it finished: the segmentation appears with
+   * COMPLETED, never "completed but still being written", and never twice.
+   */
+  private async publish(id: string, outcome: ReadyOutcome): Promise<void> {
+    const organizationId = (await this.state.predictions.get(id))?.organizationId;
+    if (!organizationId) return;
+    await this.clock.refresh(organizationId);
+    const finishedAt = this.clock.nowIso(organizationId);
     await this.state.transaction(async () => {
+      await this.state.organizations.lock(organizationId);
       const current = await this.state.predictions.get(id);
       if (!current || (current.status !== 'SUBMITTED' && current.status !== 'STARTED')) return;
+      // An outcome forced while it ran (POST /__mock/predictions/outcomes on a STARTED prediction)
+      // is taken here, the last moment it can change what is published, and with it.
+      const late = await this.policy.takeOutcomeForcedOn(id);
+      if (late?.status === 'FAILED') outcome = { status: 'FAILED', error: late.error };
+      if (outcome.status === 'FAILED') {
+        await this.state.predictions.put({ ...current, status: 'FAILED', error: outcome.error, finishedAt });
+        return;
+      }
       if (!(await this.state.images.get(current.imageId))) return;
-      await this.state.segmentations.put(row satisfies SegmentationRow);
+      const { segmentation } = outcome;
+      await this.state.segmentations.put(segmentation);
       await this.state.predictions.put({
         ...current,
         segmentationId: segmentation.id,
@@ -345,15 +362,7 @@ export class PredictionService {
         finishedAt,
       });
     });
-  }
-
-  private async publishFailed(id: string, error: string): Promise<void> {
     await this.holds.forget(id);
-    await this.update(id, (p) => {
-      p.status = 'FAILED';
-      p.error = error;
-      p.finishedAt = this.clock.nowIso(p.organizationId);
-    });
   }
 }
 

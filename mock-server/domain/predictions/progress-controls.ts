@@ -61,7 +61,8 @@ export class ProgressControls implements ProgressPolicy {
   }
 
   async delaysOf(orgId?: string, predictionId?: string): Promise<Delays> {
-    const own = predictionId === undefined ? undefined : await this.read<Delays>(KEY.prediction(predictionId));
+    const own =
+      predictionId === undefined ? undefined : await this.read<Delays>(KEY.prediction(predictionId));
     if (own) return own;
     const organization = orgId ? await this.read<Delays>(KEY.organization(orgId)) : undefined;
     return organization ?? (await this.read<Delays>(KEY.defaults)) ?? this.configured;

@@ -73,7 +73,9 @@ export function controlHandlers(
     async mockSetClock({ res, body }) {
       const input = body as { advance_ms?: number; now?: string; reset?: boolean };
       res.json(
-        toClockResource(await clock.change({ advanceMs: input.advance_ms, now: input.now, reset: input.reset })),
+        toClockResource(
+          await clock.change({ advanceMs: input.advance_ms, now: input.now, reset: input.reset }),
+        ),
       );
     },
 

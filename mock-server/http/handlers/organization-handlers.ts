@@ -31,8 +31,9 @@ const toPlanInput = (plan: PlanBody) => ({
 export function organizationHandlers({
   organizations,
 }: OrganizationUseCases): Record<string, OperationHandler> {
-  const resource = async (org: Parameters<OrganizationAdmin['summary']>[0] | Promise<Parameters<OrganizationAdmin['summary']>[0]>) =>
-    toOrganizationResource(await organizations.summary(await org));
+  const resource = async (
+    org: Parameters<OrganizationAdmin['summary']>[0] | Promise<Parameters<OrganizationAdmin['summary']>[0]>,
+  ) => toOrganizationResource(await organizations.summary(await org));
   return {
     async mockListOrganizations({ res }) {
       res.json((await organizations.list()).map(toOrganizationResource));
@@ -46,7 +47,9 @@ export function organizationHandlers({
         plan: toPlanInput(input.plan),
         apiKeys: input.api_keys,
       });
-      res.json(toCreatedOrganizationResource(await organizations.summary(created.organization), created.apiKeys));
+      res.json(
+        toCreatedOrganizationResource(await organizations.summary(created.organization), created.apiKeys),
+      );
     },
 
     async mockCreateApiKey({ res, params }) {

@@ -91,7 +91,9 @@ describe('size limits', () => {
     });
     expect(status).toBe(413);
     const org = (await mock.services.state.organizations.get('bf4d51a1-7a32-4109-b955-46a2a3ad11f0'))!;
-    expect(await mock.services.images.storedCount(org)).toBe(await mock.services.state.images.countOf(org.id));
+    expect(await mock.services.images.storedCount(org)).toBe(
+      await mock.services.state.images.countOf(org.id),
+    );
   });
 
   it('cuts off a streamed file as soon as it passes the configured limit', async () => {

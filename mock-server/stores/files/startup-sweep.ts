@@ -31,7 +31,8 @@ export async function sweepDataFolder(
   for (const dir of [folders.incoming, folders.cache]) report.filesRemoved += await emptyFolder(dir);
 
   for (const entry of await entries(folders.derived)) {
-    if (!(await state.images.get(entry))) report.filesRemoved += await remove(path.join(folders.derived, entry));
+    if (!(await state.images.get(entry)))
+      report.filesRemoved += await remove(path.join(folders.derived, entry));
   }
   const segmentationIds = await state.segmentations.allIds();
   for (const entry of await entries(folders.segmentations)) {

@@ -26,7 +26,8 @@ export function memoryFaults(): FaultTable {
     async take(operationId, organizationId, draw) {
       const fault = faults.find(
         (f) =>
-          faultMatches(f, operationId, organizationId) && (f.probability === undefined || draw() < f.probability),
+          faultMatches(f, operationId, organizationId) &&
+          (f.probability === undefined || draw() < f.probability),
       );
       if (!fault) return undefined;
       fault.hits++;

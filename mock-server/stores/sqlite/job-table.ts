@@ -14,37 +14,46 @@ export function jobTable(db: Statements, now: () => number = Date.now): Synchron
          ON CONFLICT (kind, subject_id) DO NOTHING`,
       ).run(kind, subjectId);
     },
-    claim(worker, kinds, leaseMs) {
+    claim(worker, kinds, leaseMs, subjectId) {
       const at = now();
       const marks = kinds.map(() => '?').join(', ');
+      const bySubject = subjectId === undefined ? '' : 'AND subject_id = ?';
       const row = db.row(
         `SELECT kind, subject_id, attempts FROM jobs
-         WHERE kind IN (${marks}) AND (holder IS NULL OR lease_until <= ?) ORDER BY seq LIMIT 1`,
+         WHERE kind IN (${marks}) ${bySubject} AND (holder IS NULL OR lease_until <= ?) ORDER BY seq LIMIT 1`,
         ...kinds,
+        ...(subjectId === undefined ? [] : [subjectId]),
         at,
       );
       if (!row) return undefined;
-      db.prepare('UPDATE jobs SET holder = ?, lease_until = ?, attempts = attempts + 1 WHERE kind = ? AND subject_id = ?').run(
-        worker,
-        at + leaseMs,
-        row.kind as string,
-        row.subject_id as string,
-      );
-      return { kind: row.kind as JobKind, subjectId: row.subject_id as string, attempts: (row.attempts as number) + 1 };
+      db.prepare(
+        'UPDATE jobs SET holder = ?, lease_until = ?, attempts = attempts + 1 WHERE kind = ? AND subject_id = ?',
+      ).run(worker, at + leaseMs, row.kind as string, row.subject_id as string);
+      return {
+        kind: row.kind as JobKind,
+        subjectId: row.subject_id as string,
+        attempts: (row.attempts as number) + 1,
+      };
     },
     renew(kind, subjectId, worker, leaseMs) {
       const at = now();
       return (
         db
-          .prepare('UPDATE jobs SET lease_until = ? WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ?')
+          .prepare(
+            'UPDATE jobs SET lease_until = ? WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ?',
+          )
           .run(at + leaseMs, kind, subjectId, worker, at).changes > 0
       );
     },
     finish(kind, subjectId, worker) {
       return (
-        db.prepare('DELETE FROM jobs WHERE kind = ? AND subject_id = ? AND holder = ?').run(kind, subjectId, worker)
-          .changes > 0
+        db
+          .prepare('DELETE FROM jobs WHERE kind = ? AND subject_id = ? AND holder = ?')
+          .run(kind, subjectId, worker).changes > 0
       );
+    },
+    releaseAll() {
+      db.prepare('UPDATE jobs SET holder = NULL, lease_until = NULL').run();
     },
     cancel(kind, subjectId) {
       db.prepare('DELETE FROM jobs WHERE kind = ? AND subject_id = ?').run(kind, subjectId);

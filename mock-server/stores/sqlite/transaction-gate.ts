@@ -63,7 +63,9 @@ export class TransactionGate {
     }
   }
 
-  tables<T extends object>(table: T): { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K] } {
+  tables<T extends object>(
+    table: T,
+  ): { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K] } {
     const gated: Record<string, unknown> = {};
     for (const [name, method] of Object.entries(table))
       gated[name] =

@@ -1,0 +1,178 @@
+/**
+ * A worker of durable jobs (domain/state.ts JobTable): it claims jobs any instance queued, runs up
+ * to `concurrency` of them at once, renews each lease while its job runs, and gives a job up when
+ * its lease is lost (renewal refused: the job was cancelled, or ran out and another worker took
+ * it). A job whose worker died goes back to the queue when its lease runs out, and another
+ * worker's claim runs it again; what a job publishes is guarded by its own row (a prediction
+ * publishes only while it is in flight), so a job run twice has one visible effect.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JobKind, JobLease, StateStore } from '../state.js';
+
+/** Runs one claimed job; `signal` aborts when the lease is lost or the worker stops. */
+export type JobHandler = (lease: JobLease, signal: AbortSignal) => Promise<void>;
+
+export interface JobWorkerOptions {
+  /** How long a claim holds without renewal; renewed every third of it. */
+  leaseMs: number;
+  /** Jobs run at once by this worker (most of a job's time is its delays, not CPU). */
+  concurrency: number;
+  /** How often an idle worker looks for jobs other instances queued or whose lease ran out. */
+  pollMs: number;
+}
+
+/** Why a job's run was stopped: its lease is no longer this worker's. */
+export class LeaseLost extends Error {
+  constructor(lease: JobLease) {
+    super(`the lease of ${lease.kind} job ${lease.subjectId} was lost`);
+  }
+}
+
+interface Running {
+  lease: JobLease;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+export class JobWorker {
+  readonly id = `worker-${randomUUID()}`;
+  private readonly running = new Map<string, Running>();
+  private readonly handlers = new Map<JobKind, JobHandler>();
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private stopped = false;
+  /** Claims under way, so idle() does not answer between a claim and its run. */
+  private claiming = 0;
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly options: JobWorkerOptions,
+  ) {}
+
+  handle(kind: JobKind, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Starts claiming jobs (the `worker` and `all` roles). */
+  start(): void {
+    this.stopped = false;
+    this.loop ??= this.claimLoop();
+  }
+
+  /** A job was queued here: look for it now rather than at the next poll. */
+  poke(): void {
+    this.wake?.();
+  }
+
+  /**
+   * Runs a job this instance queued itself, here and now (a single-request upload's conversion,
+   * answered when it is done): claimed like any other, so if this instance dies, another worker
+   * takes it when the lease runs out. Undefined when another worker holds it already.
+   */
+  async runNow(kind: JobKind, subjectId: string): Promise<boolean> {
+    const lease = await this.state.jobs.claim(this.id, [kind], this.options.leaseMs, subjectId);
+    if (!lease) return false;
+    await this.launch(lease).done;
+    return true;
+  }
+
+  /** Aborts this worker's run of a job (its subject was deleted or reset) and waits for it to settle. */
+  async cancel(kind: JobKind, subjectIds: readonly string[]): Promise<void> {
+    const runs = subjectIds.flatMap((id) => this.running.get(key(kind, id)) ?? []);
+    for (const run of runs) run.controller.abort();
+    await Promise.allSettled(runs.map((run) => run.done));
+  }
+
+  /** Aborts every run of this worker whose lease matches, and waits for them to settle. */
+  async cancelWhere(matches: (lease: JobLease) => boolean | Promise<boolean>): Promise<void> {
+    const runs: Running[] = [];
+    for (const run of this.running.values()) if (await matches(run.lease)) runs.push(run);
+    for (const run of runs) run.controller.abort();
+    await Promise.allSettled(runs.map((run) => run.done));
+  }
+
+  /** Resolves when this worker runs nothing and no job is queued that it could claim. */
+  async idle(): Promise<void> {
+    for (;;) {
+      if (this.running.size) {
+        await Promise.allSettled([...this.running.values()].map((run) => run.done));
+        continue;
+      }
+      if (this.claiming || (this.loop && !this.stopped && (await this.state.jobs.count()) > 0)) {
+        this.poke();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
+      return;
+    }
+  }
+
+  /** Stops claiming and aborts every run (their jobs stay queued for any worker, after their lease). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.poke();
+    const runs = [...this.running.values()];
+    for (const run of runs) run.controller.abort();
+    await Promise.allSettled([...runs.map((run) => run.done), this.loop]);
+    this.loop = undefined;
+  }
+
+  private async claimLoop(): Promise<void> {
+    while (!this.stopped) {
+      while (!this.stopped && this.running.size < this.options.concurrency) {
+        this.claiming++;
+        try {
+          const lease = await this.state.jobs
+            .claim(this.id, [...this.handlers.keys()], this.options.leaseMs)
+            .catch(() => undefined); // the store is unreachable: try again at the next poll
+          if (!lease) break;
+          this.launch(lease);
+        } finally {
+          this.claiming--;
+        }
+      }
+      if (this.stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, this.options.pollMs);
+        timer.unref();
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private launch(lease: JobLease): Running {
+    const controller = new AbortController();
+    const handler = this.handlers.get(lease.kind)!;
+    const renewal = setInterval(() => {
+      void this.state.jobs
+        .renew(lease.kind, lease.subjectId, this.id, this.options.leaseMs)
+        .then((held) => {
+          if (!held) controller.abort(new LeaseLost(lease));
+        })
+        .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
+    }, this.options.leaseMs / 3);
+    renewal.unref();
+    const done = handler(lease, controller.signal)
+      .catch(() => undefined) // a job reports its failures in its own row
+      .then(async () => {
+        clearInterval(renewal);
+        // A run stopped by this worker's own stop keeps its job queued for the next worker.
+        if (!this.stopped || !controller.signal.aborted)
+          await this.state.jobs.finish(lease.kind, lease.subjectId, this.id).catch(() => undefined);
+      })
+      .finally(() => {
+        this.running.delete(key(lease.kind, lease.subjectId));
+        this.poke();
+      });
+    const run = { lease, controller, done };
+    this.running.set(key(lease.kind, lease.subjectId), run);
+    return run;
+  }
+}
+
+const key = (kind: JobKind, subjectId: string) => `${kind}:${subjectId}`;
