@@ -30,6 +30,8 @@ export interface ConnectionSettings {
   statementTimeoutMs: number;
   /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request. */
   connectionTimeoutMs: number;
+  /** A transaction idle this long between two statements is ended by the server, its locks released. */
+  idleInTransactionTimeoutMs: number;
 }
 
 interface TransactionContext {
@@ -53,7 +55,7 @@ export class Sql {
       // The server's timeout cannot fire when the server is gone: the driver's own bounds the wait.
       query_timeout: settings.statementTimeoutMs + settings.connectionTimeoutMs,
       // A transaction whose instance stalls mid-way releases its row locks for the others.
-      idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
+      idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
       keepAlive: true,
     });
     // A connection the server dropped while idle in the pool (a restart) is discarded by the pool;
@@ -108,6 +110,11 @@ export class Sql {
     }
     const context: TransactionContext = { client, ended: false };
     let broken: Error | undefined;
+    // The pool listens for a connection's errors only while it is idle: one lost while work runs
+    // between two queries (a restart) would end the process. Its next query fails anyway, and the
+    // connection is then closed rather than handed back.
+    const onLost = (error: Error) => (broken = error);
+    client.on('error', onLost);
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
       const result = await this.current.run(context, work);
@@ -119,6 +126,7 @@ export class Sql {
       throw error;
     } finally {
       context.ended = true;
+      client.off('error', onLost);
       client.release(broken);
     }
   }

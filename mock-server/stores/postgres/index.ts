@@ -22,6 +22,11 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
   /** Waiting longer for a connection fails the request with 503 (default 5000). */
   connectionTimeoutMs?: number;
+  /**
+   * A transaction idle this long between two statements (its instance stalled, or its work outside
+   * the database is slow) is ended by the server and its row locks released (default 30000).
+   */
+  idleInTransactionTimeoutMs?: number;
   /** Requests the journal keeps, newest first (default 1000). */
   journalCapacity?: number;
 }
@@ -32,6 +37,7 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
     poolSize: options.poolSize ?? 10,
     statementTimeoutMs: options.statementTimeoutMs ?? 5000,
     connectionTimeoutMs: options.connectionTimeoutMs ?? 5000,
+    idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 30_000,
   });
   try {
     await migrate(sql);
