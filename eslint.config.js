@@ -10,6 +10,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  {
+    // The state port is asynchronous (mock-server/domain/state.ts): a promise left unawaited is a
+    // check that never ran or a write that may land after its answer, so the type-aware rules hold.
+    files: ['mock-server/**/*.ts', 'test-support/**/*.ts', 'bench/**/*.ts', 'sandbox/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   // The house's import rules (layers, circles, the suite's HTTP-only rule) live in
   // .dependency-cruiser.cjs and run as `npm run lint:deps`.
 );

@@ -14,7 +14,8 @@ import type { Services } from './services.js';
  * (http/use-cases.ts) and the wiring hands it in, so http/ never depends on the wiring.
  */
 function httpUseCases(services: Services): HttpUseCases {
-  const { config, state, admin, progress, faults, journal } = services;
+  const { config, state, admin, progress, journal } = services;
+  const faults = new FaultControl(state.faults);
   const lookup: ScopeLookup = {
     prediction: (id) => state.predictions.get(id),
     organization: (id) => admin.get(id),
@@ -40,7 +41,8 @@ function httpUseCases(services: Services): HttpUseCases {
     clock: new ClockControl(services.clock),
     progress: new ProgressControl(progress, lookup),
     outcomes: new OutcomeControl(progress, lookup),
-    faults: new FaultControl(faults),
+    faults,
+    timekeeper: services.clock,
     dashboard: new DashboardReads(state),
   };
 }

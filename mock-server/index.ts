@@ -69,17 +69,17 @@ export async function startMock(options: StartMockOptions = {}): Promise<Running
   const { state } = mock.services;
   const baseUrl = mock.url;
 
-  const seeded = () => {
-    const keys = mock.services.seededKeys();
-    const organizations = state.organizations.all().map((org): SeededOrganization => ({
+  const seeded = async () => {
+    const keys = await mock.services.seededKeys();
+    const organizations = (await state.organizations.all()).map((org): SeededOrganization => ({
       id: org.id,
       name: org.name,
       apiKeys: keys.get(org.id) ?? [],
       plan: { ...org.plan },
     }));
     const models = new Map<string, SeededModel>();
-    for (const org of state.organizations.all())
-      for (const m of state.models.listFor(org))
+    for (const org of await state.organizations.all())
+      for (const m of await state.models.listFor(org))
         models.set(m.id, {
           id: m.id,
           name: m.name,
@@ -107,13 +107,13 @@ export async function startMock(options: StartMockOptions = {}): Promise<Running
   const instance: RunningMockInstance = {
     baseUrl,
     apiUrl: `${baseUrl}/api/v1`,
-    ...seeded(),
+    ...(await seeded()),
     get apiKey() {
       return instance.organizations[0]?.apiKeys[0] ?? '';
     },
     async reset() {
       await control('POST', '/__mock/reset');
-      Object.assign(instance, seeded());
+      Object.assign(instance, await seeded());
     },
     async advanceClock(ms) {
       await control('POST', '/__mock/clock', { advance_ms: ms });

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
-import { DataFolderError } from './stores/database/open-database.js';
+import { DataFolderError } from './stores/sqlite/database/open-database.js';
 import { exposureLines } from './exposure.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
@@ -14,7 +14,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig(argv.filter((a) => a !== 'start'));
   const mock = await startMockServer(config); // generates the admin token off loopback (exposure.ts)
   const generatedToken = !config.adminToken && mock.config.adminToken !== '';
-  console.log(banner(mock.url, mock.services, generatedToken));
+  console.log(await banner(mock.url, mock.services, generatedToken));
   const temporaryData = !config.dataDir;
   let stopping = false;
   const stop = async (reason: string, { forceOnRepeat }: { forceOnRepeat: boolean }) => {
@@ -60,11 +60,11 @@ function stopWithLauncher(stop: () => void): void {
   }, 250).unref();
 }
 
-function banner(
+async function banner(
   url: string,
   services: Awaited<ReturnType<typeof startMockServer>>['services'],
   generatedToken: boolean,
-): string {
+): Promise<string> {
   const lines = [
     `Cell-segmentation mock (interface v1.1.0) listening on ${url}`,
     `  API:       ${url}/api/v1`,
@@ -75,18 +75,18 @@ function banner(
     ...exposureLines(services.config, generatedToken),
     '',
   ];
-  const base = [...services.state.models.listFor({ id: '' } as never)];
+  const base = await services.state.models.listFor({ id: '' } as never);
   lines.push('Base models (every organization):');
   for (const m of base) lines.push(`  ${m.id}  ${m.name}`);
-  const seededKeys = services.seededKeys();
-  for (const org of services.state.organizations.all()) {
+  const seededKeys = await services.seededKeys();
+  for (const org of await services.state.organizations.all()) {
     lines.push(
       '',
       `Organization "${org.name}" (${org.id}), plan ${org.plan.name}: ${org.plan.storageCapImages} images, ${org.plan.monthlyAnalysisCap} analyses/month`,
     );
     // The seed's well-known keys; a key created later was shown once, to whoever created it.
     for (const key of seededKeys.get(org.id) ?? []) lines.push(`  API key:      ${key}`);
-    for (const m of services.state.models.listFor(org).filter((m) => m.scope === 'custom'))
+    for (const m of (await services.state.models.listFor(org)).filter((m) => m.scope === 'custom'))
       lines.push(`  Custom model: ${m.id}  ${m.name}`);
   }
   lines.push(

@@ -9,17 +9,16 @@ import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
 import { applySeed, parseSeed, type Seed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
-import { FaultRegistry } from './control/fault-registry.js';
 import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
 import type { StateStore } from './domain/state.js';
 import { EmbeddedObjectStore } from './stores/object-store/embedded-store.js';
 import type { ObjectStore } from './domain/object-store.js';
-import { openDatabase } from './stores/database/open-database.js';
+import { openDatabase } from './stores/sqlite/database/open-database.js';
 import { sweepDataFolder } from './stores/files/startup-sweep.js';
 import { DerivedImageFileStore } from './stores/files/derived-image-files.js';
 import { SegmentationFileStore } from './stores/files/segmentation-file-store.js';
-import { SqliteStateStore } from './stores/sqlite-state-store.js';
+import { SqliteStateStore } from './stores/sqlite/sqlite-state-store.js';
 import { dataLayout, type DataLayout } from './stores/data-layout.js';
 import { SegmentationReader } from './domain/segmentations/segmentation-reader.js';
 import type { ConvertedImage } from './domain/images/image-conversions.js';
@@ -41,7 +40,6 @@ export interface Services {
   progress: ProgressControls;
   shares: ShareService;
   admin: OrganizationAdmin;
-  faults: FaultRegistry;
   journal: RequestJournal;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
@@ -49,7 +47,7 @@ export interface Services {
    * The seed's well-known keys in clear, by organization id, for the banner and startMock: the state
    * keeps only their hashes. Only keys still valid are listed.
    */
-  seededKeys(): Map<string, string[]>;
+  seededKeys(): Promise<Map<string, string[]>>;
   /** Waits for conversions and predictions in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -85,20 +83,17 @@ export async function createServices(
   await Promise.all(paths.folders.map((folder) => mkdir(folder, { recursive: true })));
   // The same database code runs with and without --data-dir: without it, in the temporary folder.
   const database = openDatabase(config.dataDir);
-  const state = new SqliteStateStore(database);
-  const fresh = state.settings.get(SEEDED) === undefined;
-  const clock = new MockClock(
-    Number(state.settings.get(CLOCK_OFFSET) ?? 0),
-    (offset) => state.transaction(() => state.settings.set(CLOCK_OFFSET, String(offset))),
-    {
-      load: (orgId) => {
-        const saved = state.settings.get(`${CLOCK_OFFSET}:${orgId}`);
-        return saved === undefined ? undefined : Number(saved);
-      },
-      save: (orgId, offset) =>
-        state.transaction(() => state.settings.set(`${CLOCK_OFFSET}:${orgId}`, String(offset))),
+  const state: StateStore = new SqliteStateStore(database);
+  const fresh = (await state.settings.get(SEEDED)) === undefined;
+  const offsetKey = (orgId?: string) => (orgId === undefined ? CLOCK_OFFSET : `${CLOCK_OFFSET}:${orgId}`);
+  const clock = new MockClock({
+    load: async (orgId) => {
+      const saved = await state.settings.get(offsetKey(orgId));
+      return saved === undefined ? undefined : Number(saved);
     },
-  );
+    save: (offset, orgId) => state.settings.set(offsetKey(orgId), String(offset)),
+  });
+  await clock.refresh();
   const store = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
   const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
@@ -120,7 +115,7 @@ export async function createServices(
       borrowed?.segment ?? own!.segment,
       rasterLimits,
     );
-  const progress = new ProgressControls({
+  const progress = new ProgressControls(state, {
     startDelayMs: config.predictionStartDelayMs,
     runDelayMs: config.predictionRunDelayMs,
   });
@@ -138,9 +133,9 @@ export async function createServices(
       ? parsed
       : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
     seedContent = content;
-    state.transaction(() => {
-      applySeed(state, content);
-      state.settings.set(SEEDED, new Date().toISOString());
+    await state.transaction(async () => {
+      await applySeed(state, content);
+      await state.settings.set(SEEDED, new Date().toISOString());
     });
   };
   if (fresh) {
@@ -151,9 +146,10 @@ export async function createServices(
       (text) => parseSeed(text, config.seedFile),
       () => undefined,
     );
+    await images.dropHeldMarks();
     await sweepDataFolder(state, store, paths, () => clock.nowIso());
     await images.recoverConversions();
-    predictions.recoverInFlight();
+    await predictions.recoverInFlight();
   }
 
   return {
@@ -168,26 +164,24 @@ export async function createServices(
     progress,
     shares,
     admin,
-    faults: new FaultRegistry(),
-    journal: new RequestJournal(),
+    journal: new RequestJournal(state.journal),
     async reseed() {
       await predictions.cancelAll();
       await images.idle();
-      for (const org of state.organizations.all()) await admin.resetOrganization(org.id);
-      state.clear();
-      clock.reset();
+      for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
+      await state.clear();
+      await clock.refresh();
       clock.forgetOrganizations();
       await runner.recycle?.();
-      progress.clear();
       await seed();
     },
-    seededKeys() {
+    async seededKeys() {
       const keys = new Map<string, string[]>();
-      for (const o of seedContent?.organizations ?? [])
-        keys.set(
-          o.id,
-          o.api_keys.filter((key) => state.organizationForKey(key)?.id === o.id),
-        );
+      for (const o of seedContent?.organizations ?? []) {
+        const valid = [];
+        for (const key of o.api_keys) if ((await state.organizationForKey(key))?.id === o.id) valid.push(key);
+        keys.set(o.id, valid);
+      }
       return keys;
     },
     async idle() {
@@ -202,7 +196,7 @@ export async function createServices(
       await images.idle();
       if (overrides.runner || !borrowed) await runner.close?.();
       if (!borrowed) await decoders.close();
-      state.close();
+      await state.close();
     },
   };
 }

@@ -20,12 +20,12 @@ import { ShareService } from '../mock-server/domain/shares/share-service.js';
 import { EmbeddedObjectStore } from '../mock-server/stores/object-store/embedded-store.js';
 import type { ObjectStore } from '../mock-server/domain/object-store.js';
 import type { SegmentationResult } from '../mock-server/engines/segmentation/types.js';
-import { openDatabase } from '../mock-server/stores/database/open-database.js';
+import { openDatabase } from '../mock-server/stores/sqlite/database/open-database.js';
 import { dataLayout } from '../mock-server/stores/data-layout.js';
 import { DerivedImageFileStore } from '../mock-server/stores/files/derived-image-files.js';
 import { SegmentationFileStore } from '../mock-server/stores/files/segmentation-file-store.js';
 import { SegmentationReader } from '../mock-server/domain/segmentations/segmentation-reader.js';
-import { SqliteStateStore } from '../mock-server/stores/sqlite-state-store.js';
+import { SqliteStateStore } from '../mock-server/stores/sqlite/sqlite-state-store.js';
 
 export const ORG_ID = '0e0b7f38-0000-4000-8000-000000000001';
 export const MODEL_ID = '0e0b7f38-0000-4000-8000-0000000000aa';
@@ -46,20 +46,20 @@ export interface DomainWorld {
   diskFull: boolean;
   /** Called inside the fake conversion and the fake runner, after their work and before their commit. */
   onWorkDone: () => void;
-  close(): void;
+  close(): Promise<void>;
 }
 
-export function domainWorld(schedule: Schedule = immediate): DomainWorld {
+export async function domainWorld(schedule: Schedule = immediate): Promise<DomainWorld> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'domain-world-'));
   const layout = dataLayout(root);
   const real = new SqliteStateStore(openDatabase(root));
-  addOrganization(real, {
+  await addOrganization(real, {
     id: ORG_ID,
     name: 'World',
     plan: { name: 'big', storage_cap_images: 100, monthly_analysis_cap: 100 },
     api_keys: ['sk_test_world'],
   });
-  real.transaction(() =>
+  await real.transaction(() =>
     real.models.add(
       toModel(
         { id: MODEL_ID, name: 'm', version: '1', description: '', engine: 'threshold', params: {} },
@@ -71,7 +71,7 @@ export function domainWorld(schedule: Schedule = immediate): DomainWorld {
   const state = new Proxy(real, {
     get(target, name, receiver) {
       if (name === 'transaction')
-        return <T>(work: () => T): T => {
+        return async <T>(work: () => Promise<T>): Promise<T> => {
           if (world.diskFull) throw storageFull();
           return target.transaction(work);
         };
@@ -129,7 +129,7 @@ export function domainWorld(schedule: Schedule = immediate): DomainWorld {
     state,
     images,
     runner,
-    new ProgressControls({ startDelayMs: 0, runDelayMs: 0 }),
+    new ProgressControls(state, { startDelayMs: 0, runDelayMs: 0 }),
     clock,
     segmentationFiles,
   );
@@ -143,11 +143,11 @@ export function domainWorld(schedule: Schedule = immediate): DomainWorld {
     images,
     predictions,
     shares,
-    org: real.organizations.get(ORG_ID)!,
-    close() {
+    org: (await real.organizations.get(ORG_ID))!,
+    async close() {
       images.stop();
       predictions.stop();
-      real.close();
+      await real.close();
       rmSync(root, { recursive: true, force: true });
     },
   });

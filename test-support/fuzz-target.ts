@@ -50,7 +50,7 @@ export async function fuzzMock(
   await fc.assert(
     fc.asyncProperty(requestArbitrary(context), async (request) => {
       const outcome = await sendAndJudge(mock.url, request, ANSWER_TIMEOUT_MS);
-      mock.services.faults.clear();
+      await mock.services.state.faults.clear();
       if (outcome.problems.length)
         throw new Error(`${outcome.problems.join('\n')}\nreplay: ${curlOf(mock.url, request)}`);
     }),

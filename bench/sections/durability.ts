@@ -13,10 +13,10 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { apiKeyRecord } from '../../mock-server/domain/api-keys.js';
 import { applySeed, type Seed } from '../../mock-server/domain/seed.js';
-import { openDatabase } from '../../mock-server/stores/database/open-database.js';
-import { DatabaseSync } from '../../mock-server/stores/database/node-sqlite.js';
-import { inTransaction } from '../../mock-server/stores/database/transaction.js';
-import { SqliteStateStore } from '../../mock-server/stores/sqlite-state-store.js';
+import { openDatabase } from '../../mock-server/stores/sqlite/database/open-database.js';
+import { DatabaseSync } from '../../mock-server/stores/sqlite/database/node-sqlite.js';
+import { inTransaction } from '../../mock-server/stores/sqlite/database/transaction.js';
+import { SqliteStateStore } from '../../mock-server/stores/sqlite/sqlite-state-store.js';
 import { ACME_KEY, HttpApi, seed } from '../../test-support/api-client.js';
 import { repoRoot, startTsChild, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
@@ -141,13 +141,13 @@ async function preparedFolder(
   const state = new SqliteStateStore(openDatabase(dir));
   const seedFile = JSON.parse(await readFile(path.join(repoRoot, 'fixtures', 'seed.json'), 'utf8')) as Seed;
   const acmeImages: string[] = [];
-  state.transaction(() => {
-    applySeed(state, seedFile);
-    state.settings.set('seeded_at', new Date().toISOString());
+  await state.transaction(async () => {
+    await applySeed(state, seedFile);
+    await state.settings.set('seeded_at', new Date().toISOString());
     for (let o = 0; o < orgs; o++) {
       const orgId = o === 0 ? ACME_ORG : randomUUID();
       if (o > 0)
-        state.organizations.insert({
+        await state.organizations.insert({
           id: orgId,
           name: `bench ${o}`,
           plan: { name: 'bench', storageCapImages: 1_000_000, monthlyAnalysisCap: 1_000_000 },
@@ -156,7 +156,7 @@ async function preparedFolder(
       for (let i = 0; i < perOrg; i++) {
         const id = randomUUID();
         if (o === 0) acmeImages.push(id);
-        state.images.put({
+        await state.images.put({
           id,
           organizationId: orgId,
           name: `image-${i}.tif`,
@@ -177,7 +177,7 @@ async function preparedFolder(
       }
     }
   });
-  state.close();
+  await state.close();
   return { dir, acmeImages };
 }
 

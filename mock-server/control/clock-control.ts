@@ -24,7 +24,8 @@ export class ClockControl {
   constructor(private readonly clock: MockClock) {}
 
   /** The mock's clock, or (with an organization) that organization's own test clock. */
-  read(orgId?: string): ClockReading {
+  async read(orgId?: string): Promise<ClockReading> {
+    await this.clock.refresh(orgId);
     const now = this.clock.now(orgId);
     return { now, offsetMs: Math.round(this.clock.offsetMs(orgId)), month: monthOf(now) };
   }
@@ -33,13 +34,14 @@ export class ClockControl {
    * Everything is checked before anything changes: a clock past year 9999 cannot be rendered as a
    * date-time, and every later request that reads it would fail.
    */
-  change(change: ClockChange, orgId?: string): ClockReading {
+  async change(change: ClockChange, orgId?: string): Promise<ClockReading> {
+    await this.clock.refresh(orgId);
     const afterReset = orgId === undefined ? Date.now() : this.clock.now().getTime();
     const problem = clockProblem(change, change.reset ? afterReset : this.clock.now(orgId).getTime());
     if (problem) throw new DomainError('invalid_input', problem);
-    if (change.reset) this.clock.reset(orgId);
-    if (change.now) this.clock.set(new Date(change.now), orgId);
-    if (change.advanceMs) this.clock.advance(change.advanceMs, orgId);
+    if (change.reset) await this.clock.reset(orgId);
+    if (change.now) await this.clock.set(new Date(change.now), orgId);
+    if (change.advanceMs) await this.clock.advance(change.advanceMs, orgId);
     return this.read(orgId);
   }
 }

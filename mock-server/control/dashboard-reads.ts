@@ -29,60 +29,68 @@ export class DashboardReads {
   ) {}
 
   /** The newest images first, of one organization or all; `limit` as the query gave it (a string). */
-  images(orgId: string | undefined, limit: unknown): DashboardImage[] {
-    if (orgId !== undefined && !this.state.organizations.get(orgId)) throw notFound('Organization');
+  async images(orgId: string | undefined, limit: unknown): Promise<DashboardImage[]> {
+    if (orgId !== undefined && !(await this.state.organizations.get(orgId))) throw notFound('Organization');
     const count = limitOf(limit);
     if (count === undefined)
       throw new DomainError(
         'invalid_input',
         `limit: '${String(limit)}' is not an integer from 1 to ${MAX_DASHBOARD_IMAGES}`,
       );
-    const orgIds = orgId ? [orgId] : this.state.organizations.all().map((o) => o.id);
-    return orgIds
-      .flatMap((id) => this.state.images.idsOf(id))
-      .map((id) => this.state.images.get(id))
-      .filter((image): image is ImageRecord => image !== undefined)
+    const orgIds = orgId ? [orgId] : (await this.state.organizations.all()).map((o) => o.id);
+    const images: ImageRecord[] = [];
+    for (const id of orgIds)
+      for (const imageId of await this.state.images.idsOf(id)) {
+        const image = await this.state.images.get(imageId);
+        if (image) images.push(image);
+      }
+    const newest = images
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
-      .slice(0, count)
-      .map((image) => ({ image, predictions: this.predictionsOf(image) }));
+      .slice(0, count);
+    const out: DashboardImage[] = [];
+    for (const image of newest) out.push({ image, predictions: await this.predictionsOf(image) });
+    return out;
   }
 
-  thumbnailPath(imageId: string): string {
-    const image = this.state.images.get(imageId);
+  async thumbnailPath(imageId: string): Promise<string> {
+    const image = await this.state.images.get(imageId);
     if (!image) throw notFound('Image');
     if (!image.derived) throw notFound('Thumbnail');
     return image.derived.thumbnailPath;
   }
 
   /** The organization a segmentation belongs to, for the dashboard's downloads. */
-  segmentationOwner(segmentationId: string): Organization {
-    const segmentation = this.state.segmentations.get(segmentationId);
-    const org = segmentation && this.state.organizations.get(segmentation.organizationId);
+  async segmentationOwner(segmentationId: string): Promise<Organization> {
+    const segmentation = await this.state.segmentations.get(segmentationId);
+    const org = segmentation && (await this.state.organizations.get(segmentation.organizationId));
     if (!org) throw notFound('Segmentation');
     return org;
   }
 
-  models(orgId: string): ModelRecord[] {
-    const org = this.state.organizations.get(orgId);
+  async models(orgId: string): Promise<ModelRecord[]> {
+    const org = await this.state.organizations.get(orgId);
     if (!org) throw notFound('Organization');
     return this.state.models.listFor(org);
   }
 
-  private predictionsOf(image: ImageRecord): DashboardImage['predictions'] {
-    return this.state.predictions
-      .idsOfImage(image.id)
-      .map((id) => this.state.predictions.get(id))
-      .filter((p) => p !== undefined)
-      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-      .map((prediction) => ({
-        prediction,
-        shares: prediction.segmentationId
-          ? this.state.shares
-              .idsOfSegmentation(prediction.segmentationId)
-              .map((id) => this.state.shares.get(id))
-              .filter((s) => s !== undefined)
-          : [],
-      }));
+  private async predictionsOf(image: ImageRecord): Promise<DashboardImage['predictions']> {
+    const predictions: PredictionRecord[] = [];
+    for (const id of await this.state.predictions.idsOfImage(image.id)) {
+      const prediction = await this.state.predictions.get(id);
+      if (prediction) predictions.push(prediction);
+    }
+    predictions.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+    const out: DashboardImage['predictions'] = [];
+    for (const prediction of predictions) {
+      const shares: ShareRecord[] = [];
+      if (prediction.segmentationId)
+        for (const id of await this.state.shares.idsOfSegmentation(prediction.segmentationId)) {
+          const share = await this.state.shares.get(id);
+          if (share) shares.push(share);
+        }
+      out.push({ prediction, shares });
+    }
+    return out;
   }
 }
 

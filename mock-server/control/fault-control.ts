@@ -1,28 +1,38 @@
+/**
+ * `/__mock/faults`: faults injected into the operations of the document, listed, fired and cleared.
+ * They live in the state store (domain/state.ts FaultTable), so every instance sharing it fires the
+ * same faults and counts their hits once.
+ */
+import type { Fault, FaultSpec } from '../domain/control-records.js';
 import { DomainError } from '../domain/errors.js';
-import type { Fault, FaultRegistry, FaultSpec } from './fault-registry.js';
+import type { FaultTable } from '../domain/state.js';
 
-/** `/__mock/faults`: faults injected into the operations of the document, listed, fired and cleared. */
+export type { Fault, FaultSpec };
+
 export class FaultControl {
-  constructor(private readonly faults: FaultRegistry) {}
+  constructor(
+    private readonly faults: FaultTable,
+    private readonly random: () => number = Math.random,
+  ) {}
 
-  list(): Fault[] {
+  list(): Promise<Fault[]> {
     return this.faults.list();
   }
 
   /** A fault must do something: answer a status, wait, or drop the connection. */
-  add(spec: FaultSpec): Fault {
+  async add(spec: FaultSpec): Promise<Fault> {
     if (spec.status === undefined && spec.latencyMs === undefined && !spec.dropConnection)
       throw new DomainError('invalid_input', 'a fault needs status, latency_ms or drop_connection');
     return this.faults.add(spec);
   }
 
-  /** The fault that fires for this request, if any (the dispatcher asks before every operation). */
-  take(operationId: string, organizationId: string | undefined): Fault | undefined {
-    return this.faults.take(operationId, organizationId);
+  /** The fault that fires for this request, if any (the dispatcher asks before every operation); counts its hit. */
+  take(operationId: string, organizationId: string | undefined): Promise<Fault | undefined> {
+    return this.faults.take(operationId, organizationId, this.random);
   }
 
   /** How many faults were removed. */
-  clear(): number {
+  clear(): Promise<number> {
     return this.faults.clear();
   }
 }

@@ -25,22 +25,22 @@ export class OutcomeControl {
     private readonly lookup: ScopeLookup,
   ) {}
 
-  force(request: OutcomeRequest): OutcomeResult {
+  async force(request: OutcomeRequest): Promise<OutcomeResult> {
     const outcome: ForcedOutcome =
       request.status === 'FAILED'
         ? { status: 'FAILED', error: request.error ?? 'Segmentation failed (forced by the control plane)' }
         : { status: 'COMPLETED' };
     if (request.predictionId) {
-      const prediction = this.lookup.prediction(request.predictionId);
+      const prediction = await this.lookup.prediction(request.predictionId);
       if (!prediction) throw notFound('Prediction');
       if (request.ownerId !== undefined && prediction.organizationId !== request.ownerId)
         throw notFound('Prediction');
       if (prediction.status === 'COMPLETED' || prediction.status === 'FAILED')
         return { queued: false, finished: prediction };
-      this.progress.forceOutcomeOf(prediction.id, outcome);
+      await this.progress.forceOutcomeOf(prediction.id, outcome);
     } else if (request.organizationId) {
-      this.lookup.organization(request.organizationId);
-      this.progress.forceNextOutcome(request.organizationId, outcome);
+      await this.lookup.organization(request.organizationId);
+      await this.progress.forceNextOutcome(request.organizationId, outcome);
     } else {
       throw new DomainError('invalid_input', 'organization_id or prediction_id: one of them is required');
     }

@@ -20,9 +20,9 @@ export interface ProgressSetting {
 
 /** What the progress and outcome controls look up to resolve a scope. */
 export interface ScopeLookup {
-  prediction(id: string): PredictionRecord | undefined;
+  prediction(id: string): Promise<PredictionRecord | undefined>;
   /** Throws not_found for an unknown organization. */
-  organization(id: string): Organization;
+  organization(id: string): Promise<Organization>;
 }
 
 /**
@@ -36,9 +36,9 @@ export class ProgressControl {
     private readonly lookup: ScopeLookup,
   ) {}
 
-  set(scope: ProgressScope, change: Partial<Delays>): ProgressSetting {
-    const { organizationId, predictionId } = resolveScope(this.lookup, scope);
-    const current = this.progress.delaysOf(organizationId, predictionId);
+  async set(scope: ProgressScope, change: Partial<Delays>): Promise<ProgressSetting> {
+    const { organizationId, predictionId } = await resolveScope(this.lookup, scope);
+    const current = await this.progress.delaysOf(organizationId, predictionId);
     const onlyScope =
       change.startDelayMs === undefined &&
       change.runDelayMs === undefined &&
@@ -50,24 +50,24 @@ export class ProgressControl {
           runDelayMs: change.runDelayMs ?? current.runDelayMs,
           completeAfterPolls: change.completeAfterPolls ?? current.completeAfterPolls,
         };
-    if (predictionId) this.progress.setPredictionDelays(predictionId, next);
-    else if (organizationId) this.progress.setOrganizationDelays(organizationId, next);
-    else this.progress.setDefaults(next ?? current);
+    if (predictionId) await this.progress.setPredictionDelays(predictionId, next);
+    else if (organizationId) await this.progress.setOrganizationDelays(organizationId, next);
+    else await this.progress.setDefaults(next ?? current);
     return {
       organizationId: organizationId ?? null,
       ...(predictionId ? { predictionId } : {}),
-      delays: this.progress.delaysOf(organizationId, predictionId),
+      delays: await this.progress.delaysOf(organizationId, predictionId),
     };
   }
 }
 
 /** A named prediction decides the organization; an unknown prediction or organization is not found. */
-export function resolveScope(lookup: ScopeLookup, scope: ProgressScope): ProgressScope {
-  const prediction = scope.predictionId ? lookup.prediction(scope.predictionId) : undefined;
+export async function resolveScope(lookup: ScopeLookup, scope: ProgressScope): Promise<ProgressScope> {
+  const prediction = scope.predictionId ? await lookup.prediction(scope.predictionId) : undefined;
   if (scope.predictionId && !prediction) throw notFound('Prediction');
   if (prediction && scope.ownerId !== undefined && prediction.organizationId !== scope.ownerId)
     throw notFound('Prediction');
   const organizationId = prediction?.organizationId ?? scope.organizationId ?? scope.ownerId;
-  if (organizationId) lookup.organization(organizationId);
+  if (organizationId) await lookup.organization(organizationId);
   return { organizationId, predictionId: scope.predictionId };
 }

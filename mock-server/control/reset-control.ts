@@ -4,11 +4,11 @@ export interface ResetParts {
   /** Removes one organization's images, predictions, segmentations, shares and usage. */
   resetOrganization(orgId: string): Promise<void>;
   /** Forgets delays and forced outcomes: one organization's, or (no argument) all of them. */
-  clearProgress(orgId?: string): void;
+  clearProgress(orgId?: string): Promise<void>;
   /** Back to the seed: state emptied and seeded again, the clock at real time, workers recycled. */
   reseed(): Promise<void>;
-  clearFaults(): void;
-  clearJournal(): void;
+  clearFaults(): Promise<unknown>;
+  clearJournal(): Promise<void>;
 }
 
 /** `POST /__mock/reset`: one organization back to empty, or the whole mock back to the seed. */
@@ -20,13 +20,13 @@ export class ResetControl {
 
   async resetOrganization(orgId: string): Promise<void> {
     await this.parts.resetOrganization(orgId);
-    this.parts.clearProgress(orgId);
+    await this.parts.clearProgress(orgId);
   }
 
   async resetAll(): Promise<void> {
     await this.parts.reseed();
-    this.parts.clearFaults();
-    this.parts.clearJournal();
+    await this.parts.clearFaults();
+    await this.parts.clearJournal();
     await this.release();
   }
 }

@@ -1,20 +1,25 @@
 import { DomainError } from './errors.js';
 
-/** Where each organization's own clock offset is kept (the state database). */
-export interface OrganizationOffsets {
-  load(orgId: string): number | undefined;
-  save(orgId: string, offsetMs: number): void;
+/** Where the offsets are kept (the state store): the mock's (no organization) and each organization's own. */
+export interface ClockOffsets {
+  load(orgId?: string): Promise<number | undefined>;
+  save(offsetMs: number, orgId?: string): Promise<void>;
 }
 
 // The latest time an organization's clock reads: a year short of 9999-12-31, as the control plane's.
 const LATEST = Date.UTC(9999, 0, 1);
 
-const noOffsets: OrganizationOffsets = { load: () => undefined, save: () => undefined };
+const noOffsets: ClockOffsets = { load: async () => undefined, save: async () => undefined };
 
 /**
  * The mock's clock: real time plus an offset the control plane can move, so a partner can jump to
- * next month (and see the analysis quota reset) without waiting for it. `save` keeps a new offset
- * (in the database); the offset changes only once it was saved.
+ * next month (and see the analysis quota reset) without waiting for it. A new offset is saved (in
+ * the state store) before it is used.
+ *
+ * Instances sharing one store share one clock: `refresh(orgId)` reads the offsets again, and each
+ * request (http/openapi-dispatcher.ts) and each stage of a background job calls it before it reads
+ * the time, so a clock moved through any instance holds for every request that begins after the
+ * move was acknowledged. `now()` itself answers from what the last refresh read.
  *
  * Each organization may add its own offset on top (its test clock, moved with its own key): the
  * times of its records and its quota month follow `now(orgId)`; the mock's offset stays the
@@ -23,11 +28,15 @@ const noOffsets: OrganizationOffsets = { load: () => undefined, save: () => unde
 export class MockClock {
   private readonly organizationOffsets = new Map<string, number>();
 
-  constructor(
-    private offset = 0,
-    private readonly save: (offsetMs: number) => void = () => undefined,
-    private readonly organizations: OrganizationOffsets = noOffsets,
-  ) {}
+  private offset = 0;
+
+  constructor(private readonly offsets: ClockOffsets = noOffsets) {}
+
+  /** Reads the mock's offset (and the organization's own) from the store again. */
+  async refresh(orgId?: string): Promise<void> {
+    this.offset = (await this.offsets.load()) ?? 0;
+    if (orgId !== undefined) this.organizationOffsets.set(orgId, (await this.offsets.load(orgId)) ?? 0);
+  }
 
   /** The mock's time, or (with an organization) that organization's own. */
   now(orgId?: string): Date {
@@ -47,17 +56,17 @@ export class MockClock {
     return orgId === undefined ? this.offset : this.organizationOffset(orgId);
   }
 
-  advance(ms: number, orgId?: string): void {
-    this.moveTo(this.offsetMs(orgId) + ms, orgId);
+  advance(ms: number, orgId?: string): Promise<void> {
+    return this.moveTo(this.offsetMs(orgId) + ms, orgId);
   }
 
-  set(date: Date, orgId?: string): void {
+  set(date: Date, orgId?: string): Promise<void> {
     const base = orgId === undefined ? 0 : this.offset;
-    this.moveTo(date.getTime() - Date.now() - base, orgId);
+    return this.moveTo(date.getTime() - Date.now() - base, orgId);
   }
 
-  reset(orgId?: string): void {
-    this.moveTo(0, orgId);
+  reset(orgId?: string): Promise<void> {
+    return this.moveTo(0, orgId);
   }
 
   /** After the state was emptied: every organization is back on the mock's clock. */
@@ -66,16 +75,11 @@ export class MockClock {
   }
 
   private organizationOffset(orgId: string): number {
-    let offset = this.organizationOffsets.get(orgId);
-    if (offset === undefined) {
-      offset = this.organizations.load(orgId) ?? 0;
-      this.organizationOffsets.set(orgId, offset);
-    }
-    return offset;
+    return this.organizationOffsets.get(orgId) ?? 0;
   }
 
   /** Checked before anything is saved: a clock past what a date can hold would break every request after it. */
-  private moveTo(offset: number, orgId?: string): void {
+  private async moveTo(offset: number, orgId?: string): Promise<void> {
     const total = orgId === undefined ? offset : this.offset + offset;
     const date = new Date(Date.now() + total);
     if (
@@ -88,13 +92,9 @@ export class MockClock {
         'invalid_input',
         `The clock can move to dates from 1970 to 9999; this change would put it at ${Number.isNaN(date.getTime()) ? 'an invalid date' : date.toISOString()}.`,
       );
-    if (orgId === undefined) {
-      this.save(offset);
-      this.offset = offset;
-    } else {
-      this.organizations.save(orgId, offset);
-      this.organizationOffsets.set(orgId, offset);
-    }
+    await this.offsets.save(offset, orgId);
+    if (orgId === undefined) this.offset = offset;
+    else this.organizationOffsets.set(orgId, offset);
   }
 }
 

@@ -7,13 +7,13 @@ import { DomainError } from './errors.js';
  * as it was and the work is redone after the restart). Answers undefined when aborted.
  */
 export async function commitWhenSpace<T>(
-  commit: () => T,
+  commit: () => T | Promise<T>,
   signal: AbortSignal,
   intervalMs = 1000,
 ): Promise<T | undefined> {
   for (;;) {
     try {
-      return commit();
+      return await commit();
     } catch (err) {
       if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
     }

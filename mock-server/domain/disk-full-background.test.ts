@@ -20,37 +20,37 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 it('a conversion whose commit meets a full disk commits once space is back', async () => {
-  w = domainWorld();
+  w = await domainWorld();
   const id = await uploadedParts(w);
   w.onWorkDone = () => (w.diskFull = true);
   await w.images.complete(w.org, id);
   await until(() => w.diskFull);
   await wait(50);
-  expect(w.state.images.get(id)!.uploadStatus).toBe('processing');
+  expect((await w.state.images.get(id))!.uploadStatus).toBe('processing');
   w.onWorkDone = () => undefined;
   w.diskFull = false;
   await w.images.idle();
-  expect(w.state.images.get(id)!.uploadStatus).toBe('ready');
+  expect((await w.state.images.get(id))!.uploadStatus).toBe('ready');
 });
 
 it('a prediction whose result meets a full disk completes once space is back', async () => {
-  w = domainWorld();
+  w = await domainWorld();
   const id = await uploadedParts(w);
   await w.images.complete(w.org, id);
   await w.images.idle();
   w.onWorkDone = () => (w.diskFull = true);
-  const { prediction } = w.predictions.submit(w.org, id, MODEL_ID);
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
   await until(() => w.diskFull);
   await wait(50);
-  expect(w.state.predictions.get(prediction.id)!.status).toBe('STARTED');
+  expect((await w.state.predictions.get(prediction.id))!.status).toBe('STARTED');
   w.onWorkDone = () => undefined;
   w.diskFull = false;
   await w.predictions.idle();
-  expect(w.state.predictions.get(prediction.id)!.status).toBe('COMPLETED');
+  expect((await w.state.predictions.get(prediction.id))!.status).toBe('COMPLETED');
 });
 
 it('a complete refused by a full disk after assembling its parts succeeds when sent again', async () => {
-  w = domainWorld();
+  w = await domainWorld();
   const id = await uploadedParts(w);
   // The disk fills up right after the parts are assembled, before the complete commits.
   const assemble = w.store.completeMultipartUpload.bind(w.store);
@@ -65,5 +65,5 @@ it('a complete refused by a full disk after assembling its parts succeeds when s
   w.diskFull = false;
   await w.images.complete(w.org, id);
   await w.images.idle();
-  expect(w.state.images.get(id)!.uploadStatus).toBe('ready');
+  expect((await w.state.images.get(id))!.uploadStatus).toBe('ready');
 });

@@ -39,41 +39,41 @@ export class OrganizationAdmin {
     private readonly clock: MockClock,
   ) {}
 
-  get(id: string): Organization {
-    const org = this.state.organizations.get(id);
+  async get(id: string): Promise<Organization> {
+    const org = await this.state.organizations.get(id);
     if (!org) throw notFound('Organization');
     return org;
   }
 
-  summary(org: Organization): OrganizationSummary {
+  async summary(org: Organization): Promise<OrganizationSummary> {
     const month = monthOf(this.clock.now(org.id));
     return {
       organization: org,
       usage: {
-        images: this.state.images.countOf(org.id),
-        analysesThisMonth: this.state.usage.analyses(org.id, month),
+        images: await this.state.images.countOf(org.id),
+        analysesThisMonth: await this.state.usage.analyses(org.id, month),
         month,
       },
     };
   }
 
-  list(): OrganizationSummary[] {
-    return this.state.organizations.all().map((o) => this.summary(o));
+  async list(): Promise<OrganizationSummary[]> {
+    const summaries = [];
+    for (const org of await this.state.organizations.all()) summaries.push(await this.summary(org));
+    return summaries;
   }
 
   /** The new organization, and its keys in clear: the only time they are ever shown. */
-  create(input: NewOrganization): { organization: Organization; apiKeys: string[] } {
+  create(input: NewOrganization): Promise<{ organization: Organization; apiKeys: string[] }> {
     const id = input.id ?? randomUUID();
     const keys = input.apiKeys?.length ? input.apiKeys : [newApiKey()];
-    return this.state.transaction(() => {
-      if (this.state.organizations.get(id))
+    return this.state.transaction(async () => {
+      if (await this.state.organizations.get(id))
         throw new DomainError('invalid_state', `Organization ${id} already exists`);
-      if (
-        new Set(keys).size !== keys.length ||
-        keys.some((k) => this.state.organizations.keyTaken(hashApiKey(k)))
-      )
-        throw new DomainError('invalid_state', 'API key already in use');
-      addOrganization(this.state, {
+      let taken = new Set(keys).size !== keys.length;
+      for (const k of keys) taken ||= await this.state.organizations.keyTaken(hashApiKey(k));
+      if (taken) throw new DomainError('invalid_state', 'API key already in use');
+      await addOrganization(this.state, {
         id,
         name: input.name,
         plan: {
@@ -83,30 +83,31 @@ export class OrganizationAdmin {
         },
         api_keys: keys,
       });
-      return { organization: this.get(id), apiKeys: keys };
+      return { organization: await this.get(id), apiKeys: keys };
     });
   }
 
   /** A new key for the organization (rotation: add one, move clients to it, revoke the old). Shown once. */
-  addKey(orgId: string): { apiKey: string; id: string; prefix: string } {
+  async addKey(orgId: string): Promise<{ apiKey: string; id: string; prefix: string }> {
     const apiKey = newApiKey();
     const record = apiKeyRecord(apiKey);
-    this.state.transaction(() => this.state.organizations.addKey(this.get(orgId).id, record));
+    await this.state.transaction(async () => this.state.organizations.addKey((await this.get(orgId)).id, record));
     return { apiKey, id: record.id, prefix: record.prefix };
   }
 
   /** Revokes a key by its id: the next request that presents it answers 401. */
-  revokeKey(orgId: string, keyId: string): void {
-    this.state.transaction(() => {
-      this.get(orgId);
-      if (!this.state.organizations.removeKey(orgId, keyId)) throw notFound('API key');
+  revokeKey(orgId: string, keyId: string): Promise<void> {
+    return this.state.transaction(async () => {
+      await this.get(orgId);
+      if (!(await this.state.organizations.removeKey(orgId, keyId))) throw notFound('API key');
     });
   }
 
-  setPlan(orgId: string, plan: PlanInput): Organization {
-    return this.state.transaction(() => {
-      const org = this.get(orgId);
-      this.state.organizations.setPlan(orgId, {
+  setPlan(orgId: string, plan: PlanInput): Promise<Organization> {
+    return this.state.transaction(async () => {
+      await this.state.organizations.lock(orgId);
+      const org = await this.get(orgId);
+      await this.state.organizations.setPlan(orgId, {
         name: plan.name ?? org.plan.name,
         storageCapImages: plan.storageCapImages,
         monthlyAnalysisCap: plan.monthlyAnalysisCap,
@@ -115,15 +116,16 @@ export class OrganizationAdmin {
     });
   }
 
-  setAnalysesThisMonth(orgId: string, count: number): Organization {
-    return this.state.transaction(() => {
-      const org = this.get(orgId);
-      this.state.usage.setAnalyses(orgId, monthOf(this.clock.now(orgId)), count);
+  setAnalysesThisMonth(orgId: string, count: number): Promise<Organization> {
+    return this.state.transaction(async () => {
+      await this.state.organizations.lock(orgId);
+      const org = await this.get(orgId);
+      await this.state.usage.setAnalyses(orgId, monthOf(this.clock.now(orgId)), count);
       return org;
     });
   }
 
-  addModel(
+  async addModel(
     orgId: string,
     input: {
       id?: string;
@@ -135,8 +137,8 @@ export class OrganizationAdmin {
       url?: string;
       timeout_ms?: number;
     },
-  ): ModelRecord {
-    this.get(orgId);
+  ): Promise<ModelRecord> {
+    await this.get(orgId);
     if (input.engine === 'remote' && !input.url)
       throw new DomainError('invalid_input', "url: a remote model needs the worker's url");
     const params =
@@ -155,10 +157,10 @@ export class OrganizationAdmin {
       'custom',
       orgId,
     );
-    this.state.transaction(() => {
-      if (this.state.models.get(model.id))
+    await this.state.transaction(async () => {
+      if (await this.state.models.get(model.id))
         throw new DomainError('invalid_state', `Model ${model.id} already exists`);
-      this.state.models.add(model);
+      await this.state.models.add(model);
     });
     return model;
   }
@@ -169,16 +171,25 @@ export class OrganizationAdmin {
    * then their files.
    */
   async resetOrganization(orgId: string): Promise<void> {
-    this.get(orgId);
+    await this.get(orgId);
     await this.predictions.cancelOrganization(orgId);
-    const removed = this.state.transaction(() => {
-      const images = this.state.images.idsOf(orgId).map((id) => this.state.images.get(id)!);
-      const segmentationIds = this.state.segmentations.idsOf(orgId);
-      for (const id of this.state.shares.idsOf(orgId)) this.state.shares.delete(id);
-      for (const id of segmentationIds) this.state.segmentations.delete(id);
-      for (const id of this.state.predictions.idsOf(orgId)) this.state.predictions.delete(id);
-      for (const image of images) this.state.images.delete(image.id);
-      this.state.usage.clear(orgId);
+    const removed = await this.state.transaction(async () => {
+      await this.state.organizations.lock(orgId);
+      const images = [];
+      for (const id of await this.state.images.idsOf(orgId)) {
+        const image = await this.state.images.get(id);
+        if (image) images.push(image);
+        await this.state.jobs.cancel('conversion', id);
+      }
+      const segmentationIds = await this.state.segmentations.idsOf(orgId);
+      for (const id of await this.state.shares.idsOf(orgId)) await this.state.shares.delete(id);
+      for (const id of segmentationIds) await this.state.segmentations.delete(id);
+      for (const id of await this.state.predictions.idsOf(orgId)) {
+        await this.state.predictions.delete(id);
+        await this.state.jobs.cancel('prediction', id);
+      }
+      for (const image of images) await this.state.images.delete(image.id);
+      await this.state.usage.clear(orgId);
       return { images, segmentationIds };
     });
     for (const image of removed.images) await this.images.removeFiles(image);

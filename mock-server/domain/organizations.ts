@@ -6,8 +6,8 @@ import type { Organization } from './organization-record.js';
 export type { Organization, Plan } from './organization-record.js';
 
 /** Counts one analysis, or refuses with the plan's limit in words. Synchronous, so it is exact under concurrency. */
-export function consumeAnalysis(usage: UsageTable, org: Organization, now: Date): void {
-  const used = usage.analyses(org.id, monthOf(now));
+export async function consumeAnalysis(usage: UsageTable, org: Organization, now: Date): Promise<void> {
+  const used = await usage.analyses(org.id, monthOf(now));
   if (used >= org.plan.monthlyAnalysisCap) {
     throw new DomainError(
       'cap_reached',
@@ -15,7 +15,7 @@ export function consumeAnalysis(usage: UsageTable, org: Organization, now: Date)
         `and ${used} were used in ${monthOf(now)}. The quota resets on ${firstDayOfNextMonth(now)}.`,
     );
   }
-  usage.setAnalyses(org.id, monthOf(now), used + 1);
+  await usage.setAnalyses(org.id, monthOf(now), used + 1);
 }
 
 export function storageCapMessage(org: Organization, stored: number): string {

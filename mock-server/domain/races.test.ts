@@ -45,7 +45,7 @@ describe('races end in a serial order', () => {
   it('complete vs DELETE: the delete wins or follows; nothing of the image is left', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), async (s) => {
-        const w = world((work, label) => s.schedule(work, label));
+        const w = await world((work, label) => s.schedule(work, label));
         try {
           const id = await uploadedWithoutSchedule(w, s);
           const answers = Promise.all([
@@ -56,10 +56,10 @@ describe('races end in a serial order', () => {
           await s.waitFor(w.images.idle());
           expect(deleted).toBe('ok');
           expect(['ok', 'not_found', 'invalid_state']).toContain(completed);
-          expect(w.state.images.get(id)).toBeUndefined();
+          expect(await w.state.images.get(id)).toBeUndefined();
           expect(filesOf(w, id)).toEqual([]);
         } finally {
-          w.close();
+          await w.close();
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -69,7 +69,7 @@ describe('races end in a serial order', () => {
   it('two completes at once: exactly one is accepted, the image converts once', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), async (s) => {
-        const w = world((work, label) => s.schedule(work, label));
+        const w = await world((work, label) => s.schedule(work, label));
         try {
           const id = await uploadedWithoutSchedule(w, s);
           const answers = await s.waitFor(
@@ -77,11 +77,11 @@ describe('races end in a serial order', () => {
           );
           await s.waitFor(w.images.idle());
           expect(answers.sort()).toEqual(['invalid_state', 'ok']);
-          const image = w.state.images.get(id)!;
+          const image = (await w.state.images.get(id))!;
           expect(image.uploadStatus).toBe('ready');
           expect(image.conversionAttempts).toBe(1);
         } finally {
-          w.close();
+          await w.close();
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -91,7 +91,7 @@ describe('races end in a serial order', () => {
   it('predict vs image DELETE: either 404, or the prediction goes with the image; no segmentation survives', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), fc.boolean(), async (s, predictFirst) => {
-        const w = world((work, label) => s.schedule(work, label));
+        const w = await world((work, label) => s.schedule(work, label));
         try {
           const id = await uploadedWithoutSchedule(w, s);
           await s.waitFor(w.images.complete(w.org, id).then(() => w.images.idle()));
@@ -105,14 +105,14 @@ describe('races end in a serial order', () => {
           const [predicted, deleted] = predictFirst ? [first, second] : [second, first];
           expect(deleted).toBe('ok');
           expect(['ok', 'not_found']).toContain(predicted);
-          expect(w.state.predictions.idsOfImage(id)).toEqual([]);
-          expect(w.state.segmentations.idsOfImage(id)).toEqual([]);
+          expect(await w.state.predictions.idsOfImage(id)).toEqual([]);
+          expect(await w.state.segmentations.idsOfImage(id)).toEqual([]);
           const left = existsSync(dataLayout(w.root).segmentations)
             ? readdirSync(dataLayout(w.root).segmentations)
             : [];
           expect(left).toEqual([]);
         } finally {
-          w.close();
+          await w.close();
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -122,27 +122,28 @@ describe('races end in a serial order', () => {
   it('share create vs revoke: at most one live share, and a revoked share stays revoked', async () => {
     await fc.assert(
       fc.asyncProperty(fc.scheduler(), async (s) => {
-        const w = world(immediate);
+        const w = await world(immediate);
         try {
           const id = await uploadedParts(w);
           await w.images.complete(w.org, id);
           await w.images.idle();
-          const { prediction } = w.predictions.submit(w.org, id, MODEL_ID);
+          const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
           await w.predictions.idle();
-          const segmentation = { id: w.state.predictions.get(prediction.id)!.segmentationId! };
-          const first = w.shares.createOrGet(w.org, segmentation.id);
+          const segmentation = { id: (await w.state.predictions.get(prediction.id))!.segmentationId! };
+          const first = await w.shares.createOrGet(w.org, segmentation.id);
           const create = s.scheduleFunction(async () => w.shares.createOrGet(w.org, segmentation.id));
           const revoke = s.scheduleFunction(async () => w.shares.revoke(w.org, first.id));
           const [created] = await s.waitFor(Promise.all([create(), revoke(), create()]));
-          const live = w.state.shares
-            .idsOfSegmentation(segmentation.id)
-            .map((shareId) => w.state.shares.get(shareId)!)
-            .filter((share) => !share.revokedAt);
+          const live = [];
+          for (const shareId of await w.state.shares.idsOfSegmentation(segmentation.id)) {
+            const share = (await w.state.shares.get(shareId))!;
+            if (!share.revokedAt) live.push(share);
+          }
           expect(live.length).toBeLessThanOrEqual(1);
-          expect(w.state.shares.get(first.id)!.revokedAt).not.toBeNull();
+          expect((await w.state.shares.get(first.id))!.revokedAt).not.toBeNull();
           if (created.id !== first.id) expect(live.map((share) => share.id)).toContain(created.id);
         } finally {
-          w.close();
+          await w.close();
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -151,7 +152,7 @@ describe('races end in a serial order', () => {
 
   it('abort vs part PUT: the PUT is refused or its part is discarded; nothing of the upload is left', async () => {
     for (const bodyEndsFirst of [true, false]) {
-      const w = world(immediate);
+      const w = await world(immediate);
       try {
         const { image, plan } = await w.images.openResumable(w.org, { name: 'r.tif', size: 8 });
         const body = new PassThrough();
@@ -168,10 +169,10 @@ describe('races end in a serial order', () => {
         body.end();
         expect(['ok', 'NoSuchUpload']).toContain(await put);
         await w.store.whenIdle();
-        expect(w.state.images.get(image.id)!.uploadStatus).toBe('failed');
+        expect((await w.state.images.get(image.id))!.uploadStatus).toBe('failed');
         expect(existsSync(storeLayout(w.store.dataDir).uploadFolder(plan.uploadId))).toBe(false);
       } finally {
-        w.close();
+        await w.close();
       }
     }
   });

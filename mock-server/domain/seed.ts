@@ -36,16 +36,16 @@ export function parseSeed(text: string, file: string): Seed {
   return seed;
 }
 
-export function applySeed(state: StateStore, seed: Seed): void {
-  state.transaction(() => {
-    for (const m of seed.base_models) state.models.add(toModel(m, 'base'));
-    for (const o of seed.organizations) addOrganization(state, o);
+export function applySeed(state: StateStore, seed: Seed): Promise<void> {
+  return state.transaction(async () => {
+    for (const m of seed.base_models) await state.models.add(toModel(m, 'base'));
+    for (const o of seed.organizations) await addOrganization(state, o);
   });
 }
 
-export function addOrganization(state: StateStore, o: SeedOrganization): void {
-  state.transaction(() => {
-    state.organizations.insert({
+export function addOrganization(state: StateStore, o: SeedOrganization): Promise<void> {
+  return state.transaction(async () => {
+    await state.organizations.insert({
       id: o.id,
       name: o.name,
       plan: {
@@ -56,7 +56,7 @@ export function addOrganization(state: StateStore, o: SeedOrganization): void {
       // The seed's well-known keys are stored like any other: hashed.
       apiKeys: o.api_keys.map(apiKeyRecord),
     });
-    for (const m of o.custom_models ?? []) state.models.add(toModel(m, 'custom', o.id));
+    for (const m of o.custom_models ?? []) await state.models.add(toModel(m, 'custom', o.id));
   });
 }
 

@@ -1,5 +1,5 @@
-import type { Fault, FaultSpec } from '../control/fault-registry.js';
-import type { JournalEntry, JournalFilter } from '../control/request-journal.js';
+import type { Fault, FaultSpec, JournalEntry, JournalFilter } from './control-records.js';
+
 import type { ApiKeyRecord } from './api-keys.js';
 import type { ImageRecord, UploadStatus } from './images/image-record.js';
 import type { ModelRecord } from './models/model-record.js';

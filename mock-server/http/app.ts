@@ -73,6 +73,7 @@ export function createApp(
       keys: useCases.keys,
       adminToken: settings.adminToken,
       faults: useCases.faults,
+      clock: useCases.timekeeper,
       streamingOperations: new Set(['uploadImage']),
       jsonLimits: {
         maxBytes: settings.maxJsonBodyBytes,

@@ -9,12 +9,12 @@ export type AuthOutcome = { ok: true; org: Organization } | { ok: false; detail:
 /** Finds the organization an API key belongs to. */
 export type KeyLookup = Pick<StateStore, 'organizationForKey'>;
 
-export function authenticate(req: Request, keys: KeyLookup): AuthOutcome {
+export async function authenticate(req: Request, keys: KeyLookup): Promise<AuthOutcome> {
   const header = req.headers.authorization;
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { ok: false, detail: "Invalid Authorization header: expected 'Bearer <API_KEY>'" };
-  const org = keys.organizationForKey(match[1]);
+  const org = await keys.organizationForKey(match[1]);
   if (!org) return { ok: false, detail: 'Invalid API key' };
   return { ok: true, org };
 }

@@ -3,7 +3,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { DocumentOperation } from './document-operation.js';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
-import type { Fault, FaultRegistry } from '../control/fault-registry.js';
+import type { Fault, FaultControl } from '../control/fault-control.js';
+import type { MockClock } from '../domain/clock.js';
 import { authenticate, isAdminToken, type KeyLookup } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
@@ -21,7 +22,9 @@ export interface DispatcherOptions {
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
   /** The fault that fires for a request, if any. */
-  faults: Pick<FaultRegistry, 'take'>;
+  faults: Pick<FaultControl, 'take'>;
+  /** Read again at the start of every request: instances sharing a store share its clock. */
+  clock: Pick<MockClock, 'refresh'>;
   handlers: Record<string, OperationHandler>;
   /** Operations whose body the handler streams itself (multipart uploads). */
   streamingOperations: Set<string>;
@@ -69,18 +72,19 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
       if (schemes.includes('mockAdmin')) {
         if (options.adminToken && !isAdminToken(req.headers.authorization, options.adminToken)) {
           // A known key is told it is known but not allowed: its own helpers are under /__mock/org.
-          if (authenticate(req, options.keys).ok) return sendDetail(res, 403, OPERATOR_ONLY);
+          if ((await authenticate(req, options.keys)).ok) return sendDetail(res, 403, OPERATOR_ONLY);
           res.setHeader('WWW-Authenticate', 'Bearer');
           return sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
         }
       }
-      const auth = schemes.includes('bearerAuth') ? authenticate(req, options.keys) : undefined;
+      const auth = schemes.includes('bearerAuth') ? await authenticate(req, options.keys) : undefined;
       if (auth && !auth.ok) {
         res.setHeader('WWW-Authenticate', 'Bearer');
         return sendDetail(res, 401, auth.detail);
       }
       res.locals.organizationId = auth?.ok ? auth.org.id : undefined;
-      const fault = options.faults.take(operationId, res.locals.organizationId);
+      await options.clock.refresh(res.locals.organizationId);
+      const fault = await options.faults.take(operationId, res.locals.organizationId);
       if (fault && (await applyFault(fault, req, res))) return;
       if (operation.tags?.includes('internal'))
         return sendDetail(res, 403, 'This endpoint is not part of the public API.');

@@ -29,7 +29,8 @@ export function requestLog(logger: Logger, journal: Pick<RequestJournal, 'record
         'request',
       );
       if (String(res.locals.operationId ?? '').startsWith('mock')) return;
-      journal.record({
+      // Recorded after the answer went out: a journal that cannot take it is logged, never the request's failure.
+      void journal.record({
         at: new Date().toISOString(),
         requestId: id,
         method: req.method,
@@ -41,7 +42,7 @@ export function requestLog(logger: Logger, journal: Pick<RequestJournal, 'record
         requestBody: res.locals.requestBody,
         responseBody: res.locals.responseBody,
         fault: res.locals.fault ?? null,
-      });
+      }).catch((err: unknown) => logger.warn({ reqId: id, err }, 'request not journaled'));
     });
     next();
   };

@@ -1,6 +1,7 @@
 import type { MockConfig } from '../config.js';
 import type { FaultControl } from '../control/fault-control.js';
 import type { RequestJournal } from '../control/request-journal.js';
+import type { MockClock } from '../domain/clock.js';
 import type { ObjectStore } from '../domain/object-store.js';
 import type { KeyLookup } from './bearer-auth.js';
 import type { ControlExportUseCases } from './handlers/control-export-handlers.js';
@@ -53,5 +54,7 @@ export type HttpUseCases = UploadUseCases &
     journal: Pick<RequestJournal, 'record'>;
     /** The faults the dispatcher fires before an operation. */
     faults: Pick<FaultControl, 'take'>;
+    /** The mock's clock, read again from the state store at the start of every request. */
+    timekeeper: Pick<MockClock, 'refresh'>;
     store: ObjectStore;
   };

@@ -3,7 +3,7 @@
  * by one of these functions, so moving a folder (or putting the files somewhere else entirely)
  * changes this file only.
  *
- *   state.sqlite                            the database (stores/database/open-database.ts)
+ *   state.sqlite                            the database (stores/sqlite/database/open-database.ts)
  *   signing-secret                          the embedded store's key for part URLs (persistent mocks)
  *   store/                                  the embedded object store (storeLayout below)
  *   derived/<image id>/                     preview.png, thumbnail.png, plane.bin of a converted image

@@ -36,7 +36,7 @@ describe('a delete removes everything derived from the image', () => {
     it(`DELETE ${route}/{id}: exports, share page, prediction, share and files are gone`, async () => {
       const done = await api.completedSegmentation();
       const share = await api.createShare(done.segmentationId);
-      const image = mock.services.state.images.get(done.imageId)!;
+      const image = (await mock.services.state.images.get(done.imageId))!;
       const segmentationDir = path.join(mock.services.paths.segmentations, done.segmentationId);
       const derivedDir = path.dirname(image.derived!.previewPath);
       for (const name of EXPORTS) expect(await exportStatus(done.segmentationId, name)).toBe(200);
@@ -127,7 +127,7 @@ describe.skipIf(!tmpfs)('a full disk', () => {
   it('answers 507 with a detail, keeps nothing of the refused writes, and recovers once space is back', async () => {
     const done = await api.completedSegmentation();
     const share = await api.createShare(done.segmentationId);
-    const imagesBefore = mock.services.state.images.countOf(ACME_ORG);
+    const imagesBefore = await mock.services.state.images.countOf(ACME_ORG);
     const filler = await fillDisk(tmpfs!);
 
     const form = new FormData();
@@ -148,14 +148,14 @@ describe.skipIf(!tmpfs)('a full disk', () => {
       expect(answer, `${refused.indexOf(answer)}: ${JSON.stringify(answer)}`).toMatchObject({ status: 507 });
       expect(answer.body.detail).toMatch(/disk is full/);
     }
-    expect(mock.services.state.images.countOf(ACME_ORG)).toBe(imagesBefore);
+    expect(await mock.services.state.images.countOf(ACME_ORG)).toBe(imagesBefore);
     expect((await api.getShare(share.id)).revoked_at).toBeNull();
 
     await rm(filler);
     expect((await api.call('POST', '/api/v1/image', { name: 'after.tif', size: 1000 })).status).toBe(200);
     expect((await api.call('DELETE', `/api/v1/shares/${share.id}`)).status).toBe(200);
     expect((await api.getShare(share.id)).revoked_at).not.toBeNull();
-    expect(mock.services.state.images.countOf(ACME_ORG)).toBe(imagesBefore + 1);
+    expect(await mock.services.state.images.countOf(ACME_ORG)).toBe(imagesBefore + 1);
   });
 });
 if (!tmpfs) console.warn('disk-full test skipped: cannot mount a tmpfs here (needs root)');

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import { apiClient } from '../../test-support/api-client.js';
-import { DATABASE_FILE } from './database/open-database.js';
-import { DatabaseSync } from './database/node-sqlite.js';
+import { DATABASE_FILE } from './sqlite/database/open-database.js';
+import { DatabaseSync } from './sqlite/database/node-sqlite.js';
 import { dataLayout, storeLayout } from './data-layout.js';
 
 const dirs: string[] = [];
@@ -50,7 +50,7 @@ describe('work cut short by a stop', () => {
     let { mock, api } = await restarted(dir);
     try {
       expect((await api.call('GET', `/api/v1/upload/${done.imageId}`)).body.upload_status).toBe('ready');
-      expect(mock.services.state.images.get(done.imageId)!.conversionAttempts).toBe(2);
+      expect((await mock.services.state.images.get(done.imageId))!.conversionAttempts).toBe(2);
     } finally {
       await mock.close();
     }
@@ -133,7 +133,7 @@ describe('the start-up sweep', () => {
       const prediction = (await api.call('GET', `/api/v1/predict/${done.predictionId}`)).body;
       expect(prediction.status).toBe('FAILED');
       expect(prediction.error).toMatch(/lost/);
-      expect(mock.services.state.segmentations.get(done.segmentationId)).toBeUndefined();
+      expect(await mock.services.state.segmentations.get(done.segmentationId)).toBeUndefined();
     } finally {
       await mock.close();
     }

@@ -22,7 +22,7 @@ describe('POST /api/v1/image with folder_id', () => {
   it.each([false, true])(
     'a folder id is 404 Folder not found and keeps nothing (resumable: %s)',
     async (resumable) => {
-      const before = mock.services.state.images.countOf(ACME_ORG);
+      const before = await mock.services.state.images.countOf(ACME_ORG);
       const answer = await api.call('POST', '/api/v1/image', {
         name: 'in-a-folder.tif',
         size: 1000,
@@ -31,7 +31,7 @@ describe('POST /api/v1/image with folder_id', () => {
       });
       expect(answer.status).toBe(404);
       expect(answer.body).toEqual({ detail: 'Folder not found' });
-      expect(mock.services.state.images.countOf(ACME_ORG)).toBe(before);
+      expect(await mock.services.state.images.countOf(ACME_ORG)).toBe(before);
     },
   );
 

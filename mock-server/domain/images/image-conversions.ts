@@ -37,7 +37,7 @@ export class ImageConversions {
 
   /** Converts the image whose row is `processing`, and commits `ready` or `failed`. */
   async convert(id: string): Promise<void> {
-    const image = this.state.images.get(id);
+    const image = await this.state.images.get(id);
     if (!image) return;
     let outcome: { converted: ConvertedImage } | { error: string };
     try {
@@ -50,10 +50,10 @@ export class ImageConversions {
       outcome = { error: err instanceof Error ? err.message : String(err) };
     }
     const commit = () =>
-      this.state.transaction(() => {
-        const current = this.state.images.get(id);
+      this.state.transaction(async () => {
+        const current = await this.state.images.get(id);
         if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
-        if ('error' in outcome) return (markFailed(this.state, current, outcome.error, this.clock), true);
+        if ('error' in outcome) return (await markFailed(this.state, current, outcome.error, this.clock), true);
         const { converted } = outcome;
         current.shape = converted.shape;
         current.derived = {
@@ -64,14 +64,14 @@ export class ImageConversions {
         };
         current.uploadStatus = 'ready';
         current.processedAt = this.clock.nowIso(current.organizationId);
-        this.state.images.put(current);
+        await this.state.images.put(current);
         return true;
       });
     const dropUnkept = async (kept: boolean | undefined) => {
       if (kept === false) await this.files.remove(id);
     };
     try {
-      await dropUnkept(commit());
+      await dropUnkept(await commit());
     } catch (err) {
       if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
       // The disk is full. The row stays `processing` (committed, so a single-request upload is
@@ -81,7 +81,7 @@ export class ImageConversions {
   }
 
   /** Converts in the background; the outcome is in the row. */
-  start(id: string): void {
+  async start(id: string): Promise<void> {
     this.track(this.convert(id));
   }
 
@@ -90,7 +90,7 @@ export class ImageConversions {
    * stored original; one that was already redone, or whose original is gone, fails with a reason.
    */
   async recover(): Promise<void> {
-    for (const image of this.state.images.withStatus('processing')) {
+    for (const image of await this.state.images.withStatus('processing')) {
       // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
       const original = await this.store.exists(image.storageKey).catch(() => true);
       const reason = !original
@@ -98,14 +98,14 @@ export class ImageConversions {
         : image.conversionAttempts >= 2
           ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
           : null;
-      this.state.transaction(() => {
-        if (reason) markFailed(this.state, image, reason, this.clock);
+      await this.state.transaction(async () => {
+        if (reason) await markFailed(this.state, image, reason, this.clock);
         else {
           image.conversionAttempts++;
-          this.state.images.put(image);
+          await this.state.images.put(image);
         }
       });
-      if (!reason) this.start(image.id);
+      if (!reason) await this.start(image.id);
     }
   }
 
@@ -127,9 +127,14 @@ export class ImageConversions {
   }
 }
 
-export function markFailed(state: StateStore, image: ImageRecord, reason: string, clock: MockClock): void {
+export async function markFailed(
+  state: StateStore,
+  image: ImageRecord,
+  reason: string,
+  clock: MockClock,
+): Promise<void> {
   image.uploadStatus = 'failed';
   image.uploadError = reason;
   image.processedAt = clock.nowIso(image.organizationId);
-  state.images.put(image);
+  await state.images.put(image);
 }

@@ -3,6 +3,7 @@ import { ObjectStoreError, type ObjectStore, type PartSelection } from '../objec
 import type { MockClock } from '../clock.js';
 import { DomainError, notFound, storageFull } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
+import { HeldMarks } from '../held-marks.js';
 import type { StateStore } from '../state.js';
 import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
 import { type Converter, ImageConversions } from './image-conversions.js';
@@ -44,22 +45,23 @@ export interface IncomingFile {
 
 /** A storage slot held while a single-request upload streams in; release it exactly once. */
 interface SlotReservation {
-  release(): void;
+  release(): Promise<void>;
 }
 
 /**
  * The image lifecycle of the interface's "Image upload_status" table: single-request uploads,
  * resumable uploads over presigned parts, conversion, abort and deletion, and the storage cap.
- * Each check and the change it guards run in one synchronous transaction, so they are exact under
- * any number of concurrent requests and committed before the request is answered. Files are made
+ * Each check and the change it guards run in one transaction under the organization's lock, so they
+ * are exact under any number of concurrent requests on any number of instances, and committed
+ * before the request is answered. Files are made
  * durable before the row that points at them commits; a delete commits first and removes files after.
  */
 export class ImageService {
   private readonly conversions: ImageConversions;
   /** Storage slots held by single-request uploads still streaming in, per organization. */
-  private readonly reserved = new Map<string, number>();
+  private readonly reserved: HeldMarks;
   /** Images whose complete is assembling parts, so a second complete or an abort is refused instead of racing. */
-  private readonly completing = new Set<string>();
+  private readonly completing: HeldMarks;
   /** Told which predictions and segmentations a delete removed, so their work stops and files go. */
   onDeleted: (derived: DeletedDerivatives) => Promise<void> = async () => undefined;
 
@@ -70,17 +72,19 @@ export class ImageService {
     private readonly options: ImageServiceOptions,
   ) {
     this.conversions = new ImageConversions(state, store, clock, options.convert, options.derivedFiles);
+    this.reserved = new HeldMarks(state.settings, 'slot/');
+    this.completing = new HeldMarks(state.settings, 'completing/');
   }
 
-  get(org: Organization, id: string): ImageRecord {
-    const image = this.state.images.get(id);
+  async get(org: Organization, id: string): Promise<ImageRecord> {
+    const image = await this.state.images.get(id);
     if (!image || image.organizationId !== org.id) throw notFound('Image');
     return image;
   }
 
   /** Images stored plus slots held by uploads still streaming: what the storage cap counts. */
-  storedCount(org: Organization): number {
-    return this.state.images.countOf(org.id) + (this.reserved.get(org.id) ?? 0);
+  async storedCount(org: Organization): Promise<number> {
+    return (await this.state.images.countOf(org.id)) + (await this.reserved.count(org.id));
   }
 
   /**
@@ -93,29 +97,23 @@ export class ImageService {
     org: Organization,
     receive: () => Promise<IncomingFile | { refused: Refusal }>,
   ): Promise<{ image: ImageRecord } | { refused: Refusal }> {
-    const reservation = this.reserveSlot(org);
+    const reservation = await this.reserveSlot(org);
     try {
       const received = await receive();
       if ('refused' in received) return received;
       return { image: await this.createFromFile(org, reservation, received) };
     } finally {
-      reservation.release();
+      await reservation.release();
     }
   }
 
-  private reserveSlot(org: Organization): SlotReservation {
-    this.assertSlotFree(org);
-    this.reserved.set(org.id, (this.reserved.get(org.id) ?? 0) + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        const left = (this.reserved.get(org.id) ?? 1) - 1;
-        if (left > 0) this.reserved.set(org.id, left);
-        else this.reserved.delete(org.id);
-      },
-    };
+  private async reserveSlot(org: Organization): Promise<SlotReservation> {
+    // Releasing twice is harmless (a delete of what is gone), so a release rolled back with its transaction is redone.
+    return this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      await this.assertSlotFree(org);
+      return this.reserved.hold(org.id, randomUUID());
+    });
   }
 
   /** The row commits before the slot is released, so the cap never counts the image twice or not at all. */
@@ -130,15 +128,19 @@ export class ImageService {
     try {
       // The bytes are stored and flushed before the row that points at them commits.
       await this.store.putObject(image.storageKey, file.path, { move: true });
-      this.state.transaction(() => this.state.images.put(image));
+      // The slot is given back in the transaction that writes the row: the cap never counts both or neither.
+      await this.state.transaction(async () => {
+        await this.state.images.put(image);
+        await reservation.release();
+      });
     } catch (err) {
       await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
       throw asInputError(err);
     } finally {
-      reservation.release();
+      await reservation.release();
     }
     await this.conversions.convert(image.id);
-    return this.state.images.get(image.id) ?? image;
+    return (await this.state.images.get(image.id)) ?? image;
   }
 
   /** Mode B and image-record creation with `resumable: true`: a record in `uploading` and its part plan. */
@@ -147,7 +149,7 @@ export class ImageService {
     fields: NewImageFields,
   ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
     assertFolderVisible(fields);
-    this.assertSlotFree(org);
+    await this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
     const layout = planParts(fields.size, this.options.minPartSize);
     const { uploadId } = await this.store
@@ -163,9 +165,10 @@ export class ImageService {
       }
       image.multipartUploadId = uploadId;
       // The cap is checked again where the row is written: other requests ran during the awaits.
-      this.state.transaction(() => {
-        this.assertSlotFree(org);
-        this.state.images.put(image);
+      await this.state.transaction(async () => {
+        await this.state.organizations.lock(org.id);
+        await this.assertSlotFree(org);
+        await this.state.images.put(image);
       });
       return { image, plan: { partSize: layout.partSize, uploadId, urls } };
     } catch (err) {
@@ -175,12 +178,13 @@ export class ImageService {
   }
 
   /** Image-record creation without `resumable`: a record waiting for its pixels, no plan. */
-  createRecord(org: Organization, fields: NewImageFields): ImageRecord {
+  async createRecord(org: Organization, fields: NewImageFields): Promise<ImageRecord> {
     assertFolderVisible(fields);
     const image = this.newRecord(org, fields);
-    this.state.transaction(() => {
-      this.assertSlotFree(org);
-      this.state.images.put(image);
+    await this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      await this.assertSlotFree(org);
+      await this.state.images.put(image);
     });
     return image;
   }
@@ -194,10 +198,8 @@ export class ImageService {
     id: string,
     parts?: Array<{ part_number: number; etag: string }>,
   ): Promise<void> {
-    const image = this.get(org, id);
+    const image = await this.get(org, id);
     this.assertUploading(image, 'completed');
-    if (this.completing.has(id))
-      throw new DomainError('invalid_state', 'This upload is already being completed.');
     const uploadId = image.multipartUploadId;
     if (!uploadId) {
       throw new DomainError(
@@ -205,7 +207,12 @@ export class ImageService {
         'This image record has no resumable upload: create it with "resumable": true.',
       );
     }
-    this.completing.add(id);
+    const completing = await this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      if (await this.completing.isHeld(org.id, id))
+        throw new DomainError('invalid_state', 'This upload is already being completed.');
+      return this.completing.hold(org.id, id);
+    });
     try {
       const selection: PartSelection[] | undefined = parts?.length
         ? parts.map((p) => ({ partNumber: p.part_number, etag: p.etag }))
@@ -218,14 +225,15 @@ export class ImageService {
         await this.assertSizeMatches(image, uploadId, selection);
         await this.store.completeMultipartUpload(uploadId, selection);
       }
-      const started = this.state.transaction(() => {
+      const started = await this.state.transaction(async () => {
         // Deleted while the parts were assembled: the delete came first, as in a serial order.
-        const current = this.state.images.get(id);
+        const current = await this.state.images.get(id);
         if (!current) return false;
         current.multipartUploadId = null;
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
-        this.state.images.put(current);
+        await this.state.images.put(current);
+        await completing.release();
         return true;
       });
       if (!started) {
@@ -234,25 +242,31 @@ export class ImageService {
       }
     } catch (err) {
       // Deleted while the parts were assembled: answer as if the delete had come first.
-      if (!this.state.images.get(id)) throw notFound('Image');
+      if (!(await this.state.images.get(id))) throw notFound('Image');
       throw asInputError(err);
     } finally {
-      this.completing.delete(id);
+      await completing.release();
     }
-    this.conversions.start(id);
+    await this.conversions.start(id);
   }
 
   async abort(org: Organization, id: string): Promise<void> {
-    const image = this.get(org, id);
+    const image = await this.get(org, id);
     this.assertUploading(image, 'aborted');
-    if (this.completing.has(id))
-      throw new DomainError('invalid_state', 'This upload is being completed and can no longer be aborted.');
     const uploadId = image.multipartUploadId;
-    image.multipartUploadId = null;
-    image.uploadStatus = 'failed';
-    image.uploadError = 'Upload aborted by the client; uploaded parts were discarded.';
-    image.processedAt = this.clock.nowIso(image.organizationId);
-    this.state.transaction(() => this.state.images.put(image));
+    await this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      if (await this.completing.isHeld(org.id, id))
+        throw new DomainError('invalid_state', 'This upload is being completed and can no longer be aborted.');
+      const current = await this.state.images.get(id);
+      if (!current) throw notFound('Image');
+      this.assertUploading(current, 'aborted');
+      current.multipartUploadId = null;
+      current.uploadStatus = 'failed';
+      current.uploadError = 'Upload aborted by the client; uploaded parts were discarded.';
+      current.processedAt = this.clock.nowIso(current.organizationId);
+      await this.state.images.put(current);
+    });
     if (uploadId) await this.store.abortMultipartUpload(uploadId).catch(() => undefined);
   }
 
@@ -261,17 +275,22 @@ export class ImageService {
    * shares) in one commit, then their files: the stored original, previews, segmentation folders.
    */
   async delete(org: Organization, id: string): Promise<void> {
-    const image = this.get(org, id);
-    const derived = this.state.transaction(() => {
-      const segmentationIds = this.state.segmentations.idsOfImage(id);
-      const predictionIds = this.state.predictions.idsOfImage(id);
+    const image = await this.get(org, id);
+    const derived = await this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      const segmentationIds = await this.state.segmentations.idsOfImage(id);
+      const predictionIds = await this.state.predictions.idsOfImage(id);
       for (const segmentationId of segmentationIds) {
-        for (const shareId of this.state.shares.idsOfSegmentation(segmentationId))
-          this.state.shares.delete(shareId);
-        this.state.segmentations.delete(segmentationId);
+        for (const shareId of await this.state.shares.idsOfSegmentation(segmentationId))
+          await this.state.shares.delete(shareId);
+        await this.state.segmentations.delete(segmentationId);
       }
-      for (const predictionId of predictionIds) this.state.predictions.delete(predictionId);
-      this.state.images.delete(id);
+      for (const predictionId of predictionIds) {
+        await this.state.predictions.delete(predictionId);
+        await this.state.jobs.cancel('prediction', predictionId);
+      }
+      await this.state.jobs.cancel('conversion', id);
+      await this.state.images.delete(id);
       return { predictionIds, segmentationIds };
     });
     await this.onDeleted(derived);
@@ -290,6 +309,12 @@ export class ImageService {
   /** After a restart: conversions that were running are redone once (image-conversions.ts). */
   recoverConversions(): Promise<void> {
     return this.conversions.recover();
+  }
+
+  /** A mock that owns its store alone, starting: no request of an earlier process holds a slot or a complete. */
+  async dropHeldMarks(): Promise<void> {
+    await this.reserved.dropAll();
+    await this.completing.dropAll();
   }
 
   /** Resolves when every conversion started so far has finished. */
@@ -313,8 +338,8 @@ export class ImageService {
     return { tiffPath: await this.store.localFileOf(image.storageKey) };
   }
 
-  private assertSlotFree(org: Organization): void {
-    const stored = this.storedCount(org);
+  private async assertSlotFree(org: Organization): Promise<void> {
+    const stored = await this.storedCount(org);
     if (stored >= org.plan.storageCapImages)
       throw new DomainError('cap_reached', storageCapMessage(org, stored));
   }

@@ -42,7 +42,7 @@ describe('GET /models order', () => {
         engine,
       },
     ];
-    for (const model of added) mock.services.state.models.add(model);
+    for (const model of added) await mock.services.state.models.add(model);
     const client = apiClient(mock.url);
     const names = (key: string) =>
       client

@@ -119,7 +119,7 @@ describe('predictions', () => {
     // Everything derived from the image goes with it, the prediction included (x-assumed).
     expect((await call('GET', `/api/v1/predict/${ack.body.prediction_id as string}`)).status).toBe(404);
     await mock.services.idle();
-    expect(mock.services.state.predictions.idsOfImage(imageId)).toEqual([]);
+    expect(await mock.services.state.predictions.idsOfImage(imageId)).toEqual([]);
     expect(readdirSync(mock.services.paths.segmentations)).toEqual(segmentationsBefore);
     expect((await fetch(`${mock.url}/__mock/health`)).status).toBe(200);
     await call('PUT', '/__mock/predictions/progress', { organization_id: orgId }, '');

@@ -24,25 +24,25 @@ export interface SegmentationRunner {
 
 /** How long each state lasts, and any outcome forced from the control plane. */
 export interface ProgressPolicy {
-  delaysFor(prediction: PredictionRecord): {
+  delaysFor(prediction: PredictionRecord): Promise<{
     startDelayMs: number;
     runDelayMs: number;
     completeAfterPolls?: number;
-  };
+  }>;
   /** A forced outcome for this prediction, consumed when it is read. */
   takeForcedOutcome(
     prediction: PredictionRecord,
-  ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
+  ): Promise<{ status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined>;
   /** An outcome forced on this very prediction after it started, consumed when it is read. */
   takeOutcomeForcedOn(
     predictionId: string,
-  ): { status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined;
+  ): Promise<{ status: 'FAILED'; error: string } | { status: 'COMPLETED' } | undefined>;
 }
 
 /**
  * Predictions move SUBMITTED -> STARTED -> COMPLETED or FAILED on their own after `POST /predict`;
  * clients only poll. The quota check, the identical-prediction rule and the record they guard are
- * one synchronous transaction, so they are exact under concurrency and committed before the answer.
+ * one transaction under the organization's lock, so they are exact under concurrency and committed before the answer.
  * A run re-reads its row at each stage: a prediction deleted meanwhile (its image was deleted, its
  * organization reset) publishes nothing and leaves no files.
  */
@@ -61,14 +61,15 @@ export class PredictionService {
     private readonly files: SegmentationFiles,
   ) {}
 
-  submit(
+  async submit(
     org: Organization,
     imageId: string,
     modelId: string,
-  ): { prediction: PredictionRecord; skipped: boolean } {
-    const outcome = this.state.transaction(() => {
-      const image = this.images.get(org, imageId);
-      const model = this.modelFor(org, modelId);
+  ): Promise<{ prediction: PredictionRecord; skipped: boolean }> {
+    const outcome = await this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      const image = await this.images.get(org, imageId);
+      const model = await this.modelFor(org, modelId);
       if (image.uploadStatus !== 'ready') {
         throw new DomainError(
           'not_ready',
@@ -78,9 +79,9 @@ export class PredictionService {
               : 'poll GET /api/v1/upload/{image_id} until upload_status is ready.'),
         );
       }
-      const inFlight = this.state.predictions.inFlightFor(org.id, imageId, modelId);
+      const inFlight = await this.state.predictions.inFlightFor(org.id, imageId, modelId);
       if (inFlight) return { prediction: inFlight, skipped: true, model };
-      consumeAnalysis(this.state.usage, org, this.clock.now(org.id));
+      await consumeAnalysis(this.state.usage, org, this.clock.now(org.id));
       const prediction: PredictionRecord = {
         id: randomUUID(),
         organizationId: org.id,
@@ -95,26 +96,26 @@ export class PredictionService {
         error: null,
         runAttempts: 1,
       };
-      this.state.predictions.put(prediction);
+      await this.state.predictions.put(prediction);
       return { prediction, skipped: false, model };
     });
     if (!outcome.skipped) this.start(outcome.prediction, outcome.model);
     return { prediction: outcome.prediction, skipped: outcome.skipped };
   }
 
-  get(org: Organization, id: string): PredictionRecord {
-    const prediction = this.state.predictions.get(id);
+  async get(org: Organization, id: string): Promise<PredictionRecord> {
+    const prediction = await this.state.predictions.get(id);
     if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
     if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') {
-      this.holds.count(id);
-      // The Nth poll publishes the outcome synchronously: answer what it published.
-      return this.state.predictions.get(id) ?? prediction;
+      await this.holds.count(id);
+      // The Nth poll publishes the outcome before it answers: answer what it published.
+      return (await this.state.predictions.get(id)) ?? prediction;
     }
     return prediction;
   }
 
-  private modelFor(org: Organization, modelId: string): ModelRecord {
-    const model = this.state.models.get(modelId);
+  private async modelFor(org: Organization, modelId: string): Promise<ModelRecord> {
+    const model = await this.state.models.get(modelId);
     if (!model || (model.scope === 'custom' && model.organizationId !== org.id))
       throw notFound(`Model ${modelId}`);
     return model;
@@ -147,19 +148,19 @@ export class PredictionService {
    * After a restart: a prediction that was in flight when the mock stopped runs again once from
    * SUBMITTED; one that was already run again fails with a reason, never a third time.
    */
-  recoverInFlight(): void {
-    for (const prediction of this.state.predictions.withStatus('SUBMITTED', 'STARTED')) {
-      const model = this.state.models.get(prediction.modelId);
+  async recoverInFlight(): Promise<void> {
+    for (const prediction of await this.state.predictions.withStatus('SUBMITTED', 'STARTED')) {
+      const model = await this.state.models.get(prediction.modelId);
       const reason = !model
         ? 'The model no longer exists.'
         : prediction.runAttempts >= 2
           ? 'The prediction was interrupted twice (the mock stopped while it ran). Submit it again.'
           : null;
       if (reason || !model) {
-        this.publishFailed(prediction.id, reason ?? 'The model no longer exists.');
+        await this.publishFailed(prediction.id, reason ?? 'The model no longer exists.');
         continue;
       }
-      this.state.transaction(() =>
+      await this.state.transaction(() =>
         this.state.predictions.put({
           ...prediction,
           status: 'SUBMITTED',
@@ -171,9 +172,9 @@ export class PredictionService {
   }
 
   async cancelOrganization(orgId: string): Promise<void> {
-    const jobs = [...this.running.entries()].filter(
-      ([id]) => this.state.predictions.get(id)?.organizationId === orgId,
-    );
+    const jobs: Array<[string, { controller: AbortController; done: Promise<void> }]> = [];
+    for (const entry of this.running.entries())
+      if ((await this.state.predictions.get(entry[0]))?.organizationId === orgId) jobs.push(entry);
     for (const [, job] of jobs) job.controller.abort();
     await Promise.allSettled(jobs.map(([, job]) => job.done));
   }
@@ -195,29 +196,30 @@ export class PredictionService {
   }
 
   /** Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile. */
-  private update(id: string, change: (p: PredictionRecord) => void): boolean {
-    return this.state.transaction(() => {
-      const current = this.state.predictions.get(id);
+  private update(id: string, change: (p: PredictionRecord) => void): Promise<boolean> {
+    return this.state.transaction(async () => {
+      const current = await this.state.predictions.get(id);
       if (!current) return false;
       change(current);
-      this.state.predictions.put(current);
+      await this.state.predictions.put(current);
       return true;
     });
   }
 
   private async drive(id: string, model: ModelRecord, signal: AbortSignal): Promise<void> {
     // Delays are read at each stage, so the control plane can still change them for a prediction in flight.
-    let publish: () => void;
+    let publish: () => Promise<void>;
     let written: string | undefined;
     try {
-      const submitted = this.state.predictions.get(id);
+      const submitted = await this.state.predictions.get(id);
       if (!submitted) return;
-      await sleep(this.policy.delaysFor(submitted).startDelayMs, signal);
+      await sleep((await this.policy.delaysFor(submitted)).startDelayMs, signal);
       const startedAt = this.clock.nowIso(submitted.organizationId);
-      if (!this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt)))) return;
-      const prediction = this.state.predictions.get(id)!;
-      const forced = this.policy.takeForcedOutcome(prediction);
-      const image = this.state.images.get(prediction.imageId);
+      if (!(await this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt))))) return;
+      const prediction = await this.state.predictions.get(id);
+      if (!prediction) return;
+      const forced = await this.policy.takeForcedOutcome(prediction);
+      const image = await this.state.images.get(prediction.imageId);
       if (!image || image.uploadStatus !== 'ready')
         throw new Error('The image was deleted while the prediction ran.');
       const preview = image.derived?.previewPath ?? null;
@@ -226,7 +228,7 @@ export class PredictionService {
           ? Promise.reject(new ForcedFailure(forced.error))
           : this.segment(model, image, signal);
       work.catch(() => undefined); // settled below, after the least running time
-      await sleep(this.policy.delaysFor(prediction).runDelayMs, signal);
+      await sleep((await this.policy.delaysFor(prediction)).runDelayMs, signal);
       const segmentation = await this.writeSegmentation(prediction, model, image.name, await work, preview);
       written = segmentation.id;
       publish = () => this.publishCompleted(id, segmentation);
@@ -238,33 +240,33 @@ export class PredictionService {
     // A publish that meets a full disk is committed in the background once there is space: the
     // client only polls, and the prediction must not stay in flight for good.
     let published = false;
-    const tryPublish = () => {
+    const tryPublish = async () => {
       // An outcome forced while it ran (POST /__mock/predictions/outcomes on a STARTED prediction)
       // is read here, the last moment it can change what is published.
-      const late = this.policy.takeOutcomeForcedOn(id);
+      const late = await this.policy.takeOutcomeForcedOn(id);
       if (late?.status === 'FAILED') publish = () => this.publishFailed(id, late.error);
       try {
-        publish();
+        await publish();
         published = true;
       } catch (err) {
         if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
       }
     };
-    const current = this.state.predictions.get(id);
+    const current = await this.state.predictions.get(id);
     const { completeAfterPolls } = current
-      ? this.policy.delaysFor(current)
+      ? await this.policy.delaysFor(current)
       : { completeAfterPolls: undefined };
     try {
       if (completeAfterPolls && !signal.aborted)
         await this.holds.waitFor(id, completeAfterPolls, signal, tryPublish);
-      else if (!signal.aborted) tryPublish();
+      else if (!signal.aborted) await tryPublish();
     } catch {
       // aborted while waiting for polls
     }
     if (!published && !signal.aborted) await commitWhenSpace(publish, this.stopping.signal);
     if (
       written &&
-      this.state.predictions.get(id)?.segmentationId !== written &&
+      (await this.state.predictions.get(id))?.segmentationId !== written &&
       !this.stopping.signal.aborted
     )
       await this.deleteSegmentationFiles(written);
@@ -326,16 +328,16 @@ export class PredictionService {
   }
 
   /** One commit: the segmentation appears with COMPLETED, never "completed but still being written". */
-  private publishCompleted(id: string, segmentation: SegmentationRecord): void {
-    this.holds.forget(id);
+  private async publishCompleted(id: string, segmentation: SegmentationRecord): Promise<void> {
+    await this.holds.forget(id);
     const { result: _result, previewPath: _previewPath, ...row } = segmentation;
     const finishedAt = this.clock.nowIso(segmentation.organizationId);
-    this.state.transaction(() => {
-      const current = this.state.predictions.get(id);
+    await this.state.transaction(async () => {
+      const current = await this.state.predictions.get(id);
       if (!current || (current.status !== 'SUBMITTED' && current.status !== 'STARTED')) return;
-      if (!this.state.images.get(current.imageId)) return;
-      this.state.segmentations.put(row satisfies SegmentationRow);
-      this.state.predictions.put({
+      if (!(await this.state.images.get(current.imageId))) return;
+      await this.state.segmentations.put(row satisfies SegmentationRow);
+      await this.state.predictions.put({
         ...current,
         segmentationId: segmentation.id,
         cellCount: segmentation.cellCount,
@@ -345,9 +347,9 @@ export class PredictionService {
     });
   }
 
-  private publishFailed(id: string, error: string): void {
-    this.holds.forget(id);
-    this.update(id, (p) => {
+  private async publishFailed(id: string, error: string): Promise<void> {
+    await this.holds.forget(id);
+    await this.update(id, (p) => {
       p.status = 'FAILED';
       p.error = error;
       p.finishedAt = this.clock.nowIso(p.organizationId);

@@ -1,3 +1,4 @@
+import type { StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
 import type { ProgressPolicy } from './prediction-service.js';
 
@@ -10,90 +11,107 @@ export interface Delays {
 
 export type ForcedOutcome = { status: 'FAILED'; error: string } | { status: 'COMPLETED' };
 
+/** Where each setting lives in the state store's settings (JSON values). */
+const KEY = {
+  defaults: 'progress/defaults',
+  organization: (orgId: string) => `progress/organization/${orgId}`,
+  prediction: (predictionId: string) => `progress/prediction/${predictionId}`,
+  forcedNext: (orgId: string) => `progress/forced-next/${orgId}`,
+  forcedOn: (predictionId: string) => `progress/forced-on/${predictionId}`,
+};
+
 /**
  * How predictions progress: the configured delays, overridden per organization from the control
- * plane, and outcomes forced for the next prediction of an organization.
+ * plane, and outcomes forced for the next prediction of an organization. Kept in the state store,
+ * so a setting made through one instance holds for predictions any instance runs; an outcome is
+ * taken under its organization's lock, so it is consumed once.
  */
 export class ProgressControls implements ProgressPolicy {
-  private readonly delaysByOrg = new Map<string, Delays>();
-  private readonly delaysByPrediction = new Map<string, Delays>();
-  private readonly forcedNext = new Map<string, ForcedOutcome[]>();
-  private readonly forcedById = new Map<string, ForcedOutcome>();
+  constructor(
+    private readonly state: StateStore,
+    private readonly configured: Delays,
+  ) {}
 
-  private defaults: Delays;
-
-  constructor(private readonly configured: Delays) {
-    this.defaults = configured;
+  async setDefaults(delays: Delays): Promise<void> {
+    await this.state.settings.set(KEY.defaults, JSON.stringify(delays));
   }
 
-  setDefaults(delays: Delays): void {
-    this.defaults = delays;
-  }
-
-  setOrganizationDelays(orgId: string, delays: Delays | undefined): void {
-    if (delays) this.delaysByOrg.set(orgId, delays);
-    else this.delaysByOrg.delete(orgId);
+  async setOrganizationDelays(orgId: string, delays: Delays | undefined): Promise<void> {
+    await this.put(KEY.organization(orgId), delays);
   }
 
   /** The next prediction submitted by the organization ends with this outcome. */
-  forceNextOutcome(orgId: string, outcome: ForcedOutcome): void {
-    const queue = this.forcedNext.get(orgId) ?? [];
-    queue.push(outcome);
-    this.forcedNext.set(orgId, queue);
+  async forceNextOutcome(orgId: string, outcome: ForcedOutcome): Promise<void> {
+    await this.state.transaction(async () => {
+      await this.state.organizations.lock(orgId);
+      const queue = (await this.read<ForcedOutcome[]>(KEY.forcedNext(orgId))) ?? [];
+      queue.push(outcome);
+      await this.put(KEY.forcedNext(orgId), queue);
+    });
   }
 
   /** This prediction (if it has not finished yet) ends with this outcome. */
-  forceOutcomeOf(predictionId: string, outcome: ForcedOutcome): void {
-    this.forcedById.set(predictionId, outcome);
+  async forceOutcomeOf(predictionId: string, outcome: ForcedOutcome): Promise<void> {
+    await this.put(KEY.forcedOn(predictionId), outcome);
   }
 
   /** This prediction's stages from now on; undefined goes back to its organization's. */
-  setPredictionDelays(predictionId: string, delays: Delays | undefined): void {
-    if (delays) this.delaysByPrediction.set(predictionId, delays);
-    else this.delaysByPrediction.delete(predictionId);
+  async setPredictionDelays(predictionId: string, delays: Delays | undefined): Promise<void> {
+    await this.put(KEY.prediction(predictionId), delays);
   }
 
-  delaysOf(orgId?: string, predictionId?: string): Delays {
-    const own = predictionId === undefined ? undefined : this.delaysByPrediction.get(predictionId);
+  async delaysOf(orgId?: string, predictionId?: string): Promise<Delays> {
+    const own = predictionId === undefined ? undefined : await this.read<Delays>(KEY.prediction(predictionId));
     if (own) return own;
-    return (orgId && this.delaysByOrg.get(orgId)) || this.defaults;
+    const organization = orgId ? await this.read<Delays>(KEY.organization(orgId)) : undefined;
+    return organization ?? (await this.read<Delays>(KEY.defaults)) ?? this.configured;
   }
 
-  delaysFor(prediction: PredictionRecord): Delays {
-    return (
-      this.delaysByPrediction.get(prediction.id) ??
-      this.delaysByOrg.get(prediction.organizationId) ??
-      this.defaults
-    );
+  delaysFor(prediction: PredictionRecord): Promise<Delays> {
+    return this.delaysOf(prediction.organizationId, prediction.id);
   }
 
   /** Consumed once, when a prediction that was forced after it started publishes its outcome. */
-  takeOutcomeForcedOn(predictionId: string): ForcedOutcome | undefined {
-    const own = this.forcedById.get(predictionId);
-    this.forcedById.delete(predictionId);
-    return own;
+  takeOutcomeForcedOn(predictionId: string): Promise<ForcedOutcome | undefined> {
+    return this.state.transaction(async () => {
+      const own = await this.read<ForcedOutcome>(KEY.forcedOn(predictionId));
+      if (own) await this.state.settings.delete(KEY.forcedOn(predictionId));
+      return own;
+    });
   }
 
   /** Consumed once, when the prediction starts: its own forced outcome first, then its organization's next. */
-  takeForcedOutcome(prediction: PredictionRecord): ForcedOutcome | undefined {
-    const own = this.forcedById.get(prediction.id);
-    if (own) {
-      this.forcedById.delete(prediction.id);
-      return own;
-    }
-    return this.forcedNext.get(prediction.organizationId)?.shift();
+  takeForcedOutcome(prediction: PredictionRecord): Promise<ForcedOutcome | undefined> {
+    return this.state.transaction(async () => {
+      await this.state.organizations.lock(prediction.organizationId);
+      const own = await this.read<ForcedOutcome>(KEY.forcedOn(prediction.id));
+      if (own) {
+        await this.state.settings.delete(KEY.forcedOn(prediction.id));
+        return own;
+      }
+      const queue = await this.read<ForcedOutcome[]>(KEY.forcedNext(prediction.organizationId));
+      const next = queue?.shift();
+      if (next) await this.put(KEY.forcedNext(prediction.organizationId), queue!.length ? queue : undefined);
+      return next;
+    });
   }
 
-  clear(orgId?: string): void {
+  async clear(orgId?: string): Promise<void> {
     if (orgId === undefined) {
-      this.defaults = this.configured;
-      this.delaysByOrg.clear();
-      this.delaysByPrediction.clear();
-      this.forcedNext.clear();
-      this.forcedById.clear();
+      await this.state.settings.deleteWithPrefix('progress/');
     } else {
-      this.delaysByOrg.delete(orgId);
-      this.forcedNext.delete(orgId);
+      await this.state.settings.delete(KEY.organization(orgId));
+      await this.state.settings.delete(KEY.forcedNext(orgId));
     }
+  }
+
+  private async read<T>(key: string): Promise<T | undefined> {
+    const value = await this.state.settings.get(key);
+    return value === undefined ? undefined : (JSON.parse(value) as T);
+  }
+
+  private async put(key: string, value: unknown): Promise<void> {
+    if (value === undefined) await this.state.settings.delete(key);
+    else await this.state.settings.set(key, JSON.stringify(value));
   }
 }

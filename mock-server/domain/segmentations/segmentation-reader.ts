@@ -21,15 +21,15 @@ export class SegmentationReader {
   ) {}
 
   /** The row of a completed segmentation of the organization; anything else is a 404. */
-  row(org: Organization, id: string): SegmentationRow {
-    const row = this.state.segmentations.get(id);
+  async row(org: Organization, id: string): Promise<SegmentationRow> {
+    const row = await this.state.segmentations.get(id);
     if (!row || row.organizationId !== org.id) throw notFound('Segmentation');
     return row;
   }
 
   /** A completed segmentation of the organization with its outlines; anything else is a 404. */
   async ofOrganization(org: Organization, id: string): Promise<SegmentationRecord> {
-    this.row(org, id);
+    await this.row(org, id);
     const segmentation = await this.load(id);
     if (!segmentation) throw notFound('Segmentation');
     return segmentation;
@@ -37,7 +37,7 @@ export class SegmentationReader {
 
   /** A segmentation with its outlines, whoever owns it (the public share page), or undefined. */
   async load(id: string): Promise<SegmentationRecord | undefined> {
-    const row = this.state.segmentations.get(id);
+    const row = await this.state.segmentations.get(id);
     if (!row) return undefined;
     let result = this.results.get(id);
     if (!result) {
@@ -46,14 +46,14 @@ export class SegmentationReader {
         result = await this.files.readResult(id);
       } catch (error) {
         // Deleted while its outlines were read: as if the delete had come first.
-        if (!this.state.segmentations.get(id)) return undefined;
+        if (!(await this.state.segmentations.get(id))) return undefined;
         throw error;
       }
       if (this.results.size >= RESULTS_KEPT) this.results.delete(this.results.keys().next().value!);
       this.results.set(id, result);
     }
     // Deleted while its outlines were read: as if the delete had come first.
-    if (!this.state.segmentations.get(id)) return undefined;
+    if (!(await this.state.segmentations.get(id))) return undefined;
     return { ...row, result, previewPath: row.hasPreview ? this.files.previewPathOf(id) : null };
   }
 

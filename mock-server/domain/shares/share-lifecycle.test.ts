@@ -27,11 +27,14 @@ beforeAll(async () => {
 });
 afterAll(() => mock?.close());
 
-const liveSharesOf = (segmentationId: string) =>
-  mock.services.state.shares
-    .idsOfSegmentation(segmentationId)
-    .map((id) => mock.services.state.shares.get(id)!)
-    .filter((s) => !s.revokedAt);
+const liveSharesOf = async (segmentationId: string) => {
+  const live = [];
+  for (const id of await mock.services.state.shares.idsOfSegmentation(segmentationId)) {
+    const share = (await mock.services.state.shares.get(id))!;
+    if (!share.revokedAt) live.push(share);
+  }
+  return live;
+};
 
 describe('creating shares', () => {
   it('20 simultaneous creates for one segmentation make exactly one share', async () => {
@@ -46,7 +49,7 @@ describe('creating shares', () => {
     expect(ids.size).toBe(1);
     expect(new Set(answers.map((a) => (a.body as LinkShare).url)).size).toBe(1);
     const [id] = ids;
-    expect(liveSharesOf(segmentation.segmentationId).map((s) => s.id)).toEqual([id]);
+    expect((await liveSharesOf(segmentation.segmentationId)).map((s) => s.id)).toEqual([id]);
     const share = answers[0].body as LinkShare;
     expect(share).toMatchObject({
       segmentation_id: segmentation.segmentationId,
@@ -68,7 +71,7 @@ describe('creating shares', () => {
     expect(ids.size).toBe(1);
     expect(ids.has(old.id)).toBe(false);
     expect(answers[0].url).not.toBe(old.url);
-    expect(liveSharesOf(segmentation.segmentationId)).toHaveLength(1);
+    expect(await liveSharesOf(segmentation.segmentationId)).toHaveLength(1);
   });
 
   it('tokens are at least 128 bits of base64url and differ across 100 shares', async () => {
@@ -92,7 +95,7 @@ describe('creating shares', () => {
     );
     expect(foreign.status).toBe(404);
     expect(typeof foreign.body.detail).toBe('string');
-    expect(liveSharesOf(first.segmentationId)).toHaveLength(0);
+    expect(await liveSharesOf(first.segmentationId)).toHaveLength(0);
 
     const mine = await api.createShare(first.segmentationId);
     expect((await api.call('GET', `/api/v1/shares/${mine.id}`, undefined, BETA_KEY)).status).toBe(404);
@@ -123,7 +126,7 @@ describe('creating shares', () => {
       expect(started.body.segmentation_id).toBeUndefined();
       const refused = await api.call('POST', '/api/v1/shares', { segmentation_id: pending });
       expect(refused.status).toBe(404);
-      expect(liveSharesOf(pending)).toHaveLength(0);
+      expect(await liveSharesOf(pending)).toHaveLength(0);
 
       // the same id becomes shareable once the prediction is COMPLETED: the 404 was about the state
       const done = await api.pollPrediction(ack.body.prediction_id);
@@ -182,7 +185,7 @@ describe('the public page and its image', () => {
     expect(src).toBeDefined();
     const imageUrl = new URL(src!.replace(/&amp;/g, '&'), share.url).href;
     expect(imageUrl).toBe(`${share.url}/image.png`);
-    const record = mock.services.state.segmentations.get(segmentation.segmentationId)!;
+    const record = (await mock.services.state.segmentations.get(segmentation.segmentationId))!;
     const secrets = {
       image: segmentation.imageId,
       segmentation: segmentation.segmentationId,

@@ -7,9 +7,9 @@ import type { StateStore } from '../state.js';
 import type { ShareRecord } from './share-record.js';
 
 /**
- * One live share per segmentation. Every method is one synchronous transaction, so twenty
- * simultaneous creates see each other and make exactly one share, concurrent page opens count
- * exactly, and a revocation is on disk before it is acknowledged.
+ * One live share per segmentation. Every change is one transaction under the organization's lock,
+ * so twenty simultaneous creates on any instances see each other and make exactly one share,
+ * concurrent page opens count exactly, and a revocation is committed before it is acknowledged.
  */
 export class ShareService {
   constructor(
@@ -20,11 +20,12 @@ export class ShareService {
   ) {}
 
   /** The live share of the organization's segmentation, created if there is none; 404 for any other. */
-  createOrGet(org: Organization, segmentationId: string): ShareRecord {
-    return this.state.transaction(() => {
-      const segmentation = this.state.segmentations.get(segmentationId);
+  createOrGet(org: Organization, segmentationId: string): Promise<ShareRecord> {
+    return this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      const segmentation = await this.state.segmentations.get(segmentationId);
       if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
-      const live = this.state.shares.liveFor(segmentation.id);
+      const live = await this.state.shares.liveFor(segmentation.id);
       if (live) return live;
       const share: ShareRecord = {
         id: randomUUID(),
@@ -36,23 +37,24 @@ export class ShareService {
         createdAt: this.clock.nowIso(org.id),
         revokedAt: null,
       };
-      this.state.shares.put(share);
+      await this.state.shares.put(share);
       return share;
     });
   }
 
-  get(org: Organization, id: string): ShareRecord {
-    const share = this.state.shares.get(id);
+  async get(org: Organization, id: string): Promise<ShareRecord> {
+    const share = await this.state.shares.get(id);
     if (!share || share.organizationId !== org.id) throw notFound('Share');
     return share;
   }
 
   /** Revoking twice keeps the first revocation time. */
-  revoke(org: Organization, id: string): ShareRecord {
-    return this.state.transaction(() => {
-      const share = this.get(org, id);
+  revoke(org: Organization, id: string): Promise<ShareRecord> {
+    return this.state.transaction(async () => {
+      await this.state.organizations.lock(org.id);
+      const share = await this.get(org, id);
       share.revokedAt ??= this.clock.nowIso(org.id);
-      this.state.shares.put(share);
+      await this.state.shares.put(share);
       return share;
     });
   }
@@ -61,7 +63,7 @@ export class ShareService {
   async resolveToken(
     token: string,
   ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
-    const share = this.state.shares.byToken(token);
+    const share = await this.state.shares.byToken(token);
     if (!share || share.revokedAt) return undefined;
     const segmentation = await this.loadSegmentation(share.segmentationId);
     return segmentation ? { share, segmentation } : undefined;
@@ -72,19 +74,20 @@ export class ShareService {
     token: string,
   ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
     const live = await this.resolveToken(token);
-    if (live) this.recordView(live.share);
+    if (live) await this.recordView(live.share);
     return live;
   }
 
   /** Counts a view when it can: on a full disk the page still opens, uncounted. */
-  private recordView(share: ShareRecord): void {
+  private async recordView(share: ShareRecord): Promise<void> {
     try {
-      this.state.transaction(() => {
-        const current = this.state.shares.get(share.id);
+      await this.state.transaction(async () => {
+        await this.state.organizations.lock(share.organizationId);
+        const current = await this.state.shares.get(share.id);
         if (!current) return;
         current.viewCount++;
         current.lastViewedAt = this.clock.nowIso(current.organizationId);
-        this.state.shares.put(current);
+        await this.state.shares.put(current);
         Object.assign(share, current);
       });
     } catch (err) {

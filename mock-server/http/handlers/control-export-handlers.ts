@@ -21,7 +21,7 @@ export function controlExportHandlers(useCases: ControlExportUseCases): Record<s
   };
   return {
     async mockExport(ctx) {
-      const org = useCases.dashboard.segmentationOwner(ctx.params.segmentation_id);
+      const org = await useCases.dashboard.segmentationOwner(ctx.params.segmentation_id);
       await byFile[ctx.params.file]({ ...ctx, org, query: {} });
     },
   };

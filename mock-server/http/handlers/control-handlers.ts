@@ -66,20 +66,20 @@ export function controlHandlers(
       res.json(resetDone('all'));
     },
 
-    mockGetClock({ res }) {
-      res.json(toClockResource(clock.read()));
+    async mockGetClock({ res }) {
+      res.json(toClockResource(await clock.read()));
     },
 
-    mockSetClock({ res, body }) {
+    async mockSetClock({ res, body }) {
       const input = body as { advance_ms?: number; now?: string; reset?: boolean };
       res.json(
-        toClockResource(clock.change({ advanceMs: input.advance_ms, now: input.now, reset: input.reset })),
+        toClockResource(await clock.change({ advanceMs: input.advance_ms, now: input.now, reset: input.reset })),
       );
     },
 
-    mockSetProgress({ res, body }) {
+    async mockSetProgress({ res, body }) {
       const input = body as Body;
-      const setting = progress.set(
+      const setting = await progress.set(
         {
           organizationId: input.organization_id as string | undefined,
           predictionId: input.prediction_id as string | undefined,
@@ -93,9 +93,9 @@ export function controlHandlers(
       res.json(toProgressResource(setting));
     },
 
-    mockForceOutcome({ res, body }) {
+    async mockForceOutcome({ res, body }) {
       const input = body as Body;
-      const result = outcomes.force({
+      const result = await outcomes.force({
         organizationId: input.organization_id as string | undefined,
         predictionId: input.prediction_id as string | undefined,
         status: input.status as OutcomeRequest['status'],
@@ -104,16 +104,16 @@ export function controlHandlers(
       answerOutcome(res, result);
     },
 
-    mockListFaults({ res }) {
-      res.json(faults.list().map(toFaultResource));
+    async mockListFaults({ res }) {
+      res.json((await faults.list()).map(toFaultResource));
     },
 
-    mockAddFault({ res, body }) {
+    async mockAddFault({ res, body }) {
       const input = body as Body;
       const operationId = String(input.operation_id);
       if (!operationIds.has(operationId))
         return sendDetail(res, 422, `operation_id: '${operationId}' is not an operation of the document`);
-      const fault = faults.add({
+      const fault = await faults.add({
         operationId,
         status: input.status as number | undefined,
         detail: input.detail as string | undefined,
@@ -126,12 +126,12 @@ export function controlHandlers(
       res.json(toFaultResource(fault));
     },
 
-    mockClearFaults({ res }) {
-      res.json(faultsCleared(faults.clear()));
+    async mockClearFaults({ res }) {
+      res.json(faultsCleared(await faults.clear()));
     },
 
-    mockJournal({ res, query }) {
-      const entries = journal.query({
+    async mockJournal({ res, query }) {
+      const entries = await journal.query({
         operationId: query.operation_id as string | undefined,
         status: optionalNumber(query.status),
         organizationId: query.organization_id as string | undefined,

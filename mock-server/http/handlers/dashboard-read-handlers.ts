@@ -18,22 +18,22 @@ export function dashboardReadHandlers({
   settings,
 }: DashboardReadUseCases): Record<string, OperationHandler> {
   return {
-    mockListImages({ res, query }) {
+    async mockListImages({ res, query }) {
       const orgId = typeof query.organization_id === 'string' ? query.organization_id : undefined;
-      const images = dashboard.images(orgId, query.limit);
+      const images = await dashboard.images(orgId, query.limit);
       res.setHeader('Cache-Control', 'no-store');
       res.json(images.map((image) => toDashboardImage(image, settings.shareBaseUrl)));
     },
 
-    mockImageThumbnail({ res, params }) {
-      const file = dashboard.thumbnailPath(params.image_id);
+    async mockImageThumbnail({ res, params }) {
+      const file = await dashboard.thumbnailPath(params.image_id);
       res.setHeader('Cache-Control', 'no-store');
       res.type('png');
       sendFileStream(createReadStream(file), res);
     },
 
-    mockListModels({ res, params }) {
-      const models = dashboard.models(params.organization_id);
+    async mockListModels({ res, params }) {
+      const models = await dashboard.models(params.organization_id);
       res.setHeader('Cache-Control', 'no-store');
       res.json(models.map(toDashboardModel));
     },

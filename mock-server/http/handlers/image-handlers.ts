@@ -30,11 +30,11 @@ export function imageHandlers({ images }: ImageUseCases): Record<string, Operati
         const { image, plan } = await images.openResumable(org, input);
         return void res.json(toCreatedImage(image, plan));
       }
-      res.json(toCreatedImage(images.createRecord(org, input), null));
+      res.json(toCreatedImage(await images.createRecord(org, input), null));
     },
 
-    getImage({ res, org, params }) {
-      res.json(toImageResource(images.get(org, params.image_id)));
+    async getImage({ res, org, params }) {
+      res.json(toImageResource(await images.get(org, params.image_id)));
     },
 
     async deleteImage({ res, org, params }) {

@@ -5,13 +5,13 @@ import type { OperationHandler } from '../operation-context.js';
 
 export interface ModelUseCases {
   /** The base models and the organization's own. */
-  models: { listFor(org: Organization): ModelRecord[] };
+  models: { listFor(org: Organization): Promise<ModelRecord[]> };
 }
 
 export function modelHandlers({ models }: ModelUseCases): Record<string, OperationHandler> {
   return {
-    listModels({ res, org }) {
-      res.json(models.listFor(org).map(toModelResource));
+    async listModels({ res, org }) {
+      res.json((await models.listFor(org)).map(toModelResource));
     },
   };
 }

@@ -31,45 +31,45 @@ const toPlanInput = (plan: PlanBody) => ({
 export function organizationHandlers({
   organizations,
 }: OrganizationUseCases): Record<string, OperationHandler> {
-  const resource = (org: Parameters<OrganizationAdmin['summary']>[0]) =>
-    toOrganizationResource(organizations.summary(org));
+  const resource = async (org: Parameters<OrganizationAdmin['summary']>[0] | Promise<Parameters<OrganizationAdmin['summary']>[0]>) =>
+    toOrganizationResource(await organizations.summary(await org));
   return {
-    mockListOrganizations({ res }) {
-      res.json(organizations.list().map(toOrganizationResource));
+    async mockListOrganizations({ res }) {
+      res.json((await organizations.list()).map(toOrganizationResource));
     },
 
-    mockCreateOrganization({ res, body }) {
+    async mockCreateOrganization({ res, body }) {
       const input = body as { id?: string; name: string; plan: PlanBody; api_keys?: string[] };
-      const created = organizations.create({
+      const created = await organizations.create({
         id: input.id,
         name: input.name,
         plan: toPlanInput(input.plan),
         apiKeys: input.api_keys,
       });
-      res.json(toCreatedOrganizationResource(organizations.summary(created.organization), created.apiKeys));
+      res.json(toCreatedOrganizationResource(await organizations.summary(created.organization), created.apiKeys));
     },
 
-    mockCreateApiKey({ res, params }) {
-      res.json(apiKeyCreated(organizations.addKey(params.organization_id)));
+    async mockCreateApiKey({ res, params }) {
+      res.json(apiKeyCreated(await organizations.addKey(params.organization_id)));
     },
 
-    mockRevokeApiKey({ res, params }) {
-      organizations.revokeKey(params.organization_id, params.key_id);
-      res.json(resource(organizations.get(params.organization_id)));
+    async mockRevokeApiKey({ res, params }) {
+      await organizations.revokeKey(params.organization_id, params.key_id);
+      res.json(await resource(organizations.get(params.organization_id)));
     },
 
-    mockSetPlan({ res, params, body }) {
-      res.json(resource(organizations.setPlan(params.organization_id, toPlanInput(body as PlanBody))));
+    async mockSetPlan({ res, params, body }) {
+      res.json(await resource(organizations.setPlan(params.organization_id, toPlanInput(body as PlanBody))));
     },
 
-    mockSetUsage({ res, params, body }) {
+    async mockSetUsage({ res, params, body }) {
       const count = (body as { analyses_this_month: number }).analyses_this_month;
-      res.json(resource(organizations.setAnalysesThisMonth(params.organization_id, count)));
+      res.json(await resource(organizations.setAnalysesThisMonth(params.organization_id, count)));
     },
 
-    mockCreateModel({ res, params, body }) {
+    async mockCreateModel({ res, params, body }) {
       const input = body as Parameters<OrganizationAdmin['addModel']>[1];
-      res.json(toModelResource(organizations.addModel(params.organization_id, input)));
+      res.json(toModelResource(await organizations.addModel(params.organization_id, input)));
     },
   };
 }

@@ -29,9 +29,9 @@ export function organizationTestHelpers(
 ): Record<string, OperationHandler> {
   const { resets, clock, progress, outcomes, journal } = useCases;
   return {
-    mockOrgForceOutcome({ res, body, org }) {
+    async mockOrgForceOutcome({ res, body, org }) {
       const input = body as Body;
-      const result = outcomes.force({
+      const result = await outcomes.force({
         organizationId: org.id,
         ownerId: org.id,
         predictionId: input.prediction_id as string | undefined,
@@ -41,9 +41,9 @@ export function organizationTestHelpers(
       answerOutcome(res, result);
     },
 
-    mockOrgSetProgress({ res, body, org }) {
+    async mockOrgSetProgress({ res, body, org }) {
       const input = body as Body;
-      const setting = progress.set(
+      const setting = await progress.set(
         { ownerId: org.id, predictionId: input.prediction_id as string | undefined },
         {
           startDelayMs: input.start_delay_ms as number | undefined,
@@ -54,14 +54,14 @@ export function organizationTestHelpers(
       res.json(toProgressResource(setting));
     },
 
-    mockOrgGetClock({ res, org }) {
-      res.json(toClockResource(clock.read(org.id)));
+    async mockOrgGetClock({ res, org }) {
+      res.json(toClockResource(await clock.read(org.id)));
     },
 
-    mockOrgSetClock({ res, body, org }) {
+    async mockOrgSetClock({ res, body, org }) {
       const input = body as { advance_ms?: number; now?: string; reset?: boolean };
       const change = { advanceMs: input.advance_ms, now: input.now, reset: input.reset };
-      res.json(toClockResource(clock.change(change, org.id)));
+      res.json(toClockResource(await clock.change(change, org.id)));
     },
 
     async mockOrgReset({ res, org }) {
@@ -69,8 +69,8 @@ export function organizationTestHelpers(
       res.json(resetDone(org.id));
     },
 
-    mockOrgJournal({ res, query, org }) {
-      const entries = journal.query({
+    async mockOrgJournal({ res, query, org }) {
+      const entries = await journal.query({
         operationId: query.operation_id as string | undefined,
         status: optionalNumber(query.status),
         organizationId: org.id,

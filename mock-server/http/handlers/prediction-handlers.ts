@@ -9,14 +9,14 @@ export interface PredictionUseCases {
 
 export function predictionHandlers({ predictions }: PredictionUseCases): Record<string, OperationHandler> {
   return {
-    createPrediction({ res, org, body }) {
+    async createPrediction({ res, org, body }) {
       const { image_id, model_id } = body as { image_id: string; model_id: string };
-      const { prediction, skipped } = predictions.submit(org, image_id, model_id);
+      const { prediction, skipped } = await predictions.submit(org, image_id, model_id);
       res.json(toPredictionAck(prediction, skipped));
     },
 
-    getPrediction({ res, org, params }) {
-      res.json(toPredictionResource(predictions.get(org, params.prediction_id)));
+    async getPrediction({ res, org, params }) {
+      res.json(toPredictionResource(await predictions.get(org, params.prediction_id)));
     },
   };
 }

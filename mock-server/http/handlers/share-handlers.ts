@@ -12,15 +12,15 @@ export function shareHandlers({ shares, settings }: ShareUseCases): Record<strin
   const resource = (share: Parameters<typeof toShareResource>[0]) =>
     toShareResource(share, settings.shareBaseUrl);
   return {
-    createShare({ res, org, body }) {
+    async createShare({ res, org, body }) {
       const segmentationId = (body as { segmentation_id: string }).segmentation_id;
-      res.json(resource(shares.createOrGet(org, segmentationId)));
+      res.json(resource(await shares.createOrGet(org, segmentationId)));
     },
-    getShare({ res, org, params }) {
-      res.json(resource(shares.get(org, params.share_id)));
+    async getShare({ res, org, params }) {
+      res.json(resource(await shares.get(org, params.share_id)));
     },
-    revokeShare({ res, org, params }) {
-      res.json(resource(shares.revoke(org, params.share_id)));
+    async revokeShare({ res, org, params }) {
+      res.json(resource(await shares.revoke(org, params.share_id)));
     },
   };
 }

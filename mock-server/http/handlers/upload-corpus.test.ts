@@ -90,8 +90,8 @@ describe('size limits', () => {
       req.write('--x\r\nContent-Disposition: form-data; name="file"; filename="huge.tif"\r\n\r\n');
     });
     expect(status).toBe(413);
-    const org = mock.services.state.organizations.get('bf4d51a1-7a32-4109-b955-46a2a3ad11f0')!;
-    expect(mock.services.images.storedCount(org)).toBe(mock.services.state.images.countOf(org.id));
+    const org = (await mock.services.state.organizations.get('bf4d51a1-7a32-4109-b955-46a2a3ad11f0'))!;
+    expect(await mock.services.images.storedCount(org)).toBe(await mock.services.state.images.countOf(org.id));
   });
 
   it('cuts off a streamed file as soon as it passes the configured limit', async () => {
@@ -106,7 +106,7 @@ describe('size limits', () => {
       });
       expect(response.status).toBe(413);
       expect(((await response.json()) as { detail: string }).detail).toContain('1024');
-      expect(small.services.state.images.countOf('bf4d51a1-7a32-4109-b955-46a2a3ad11f0')).toBe(0);
+      expect(await small.services.state.images.countOf('bf4d51a1-7a32-4109-b955-46a2a3ad11f0')).toBe(0);
     } finally {
       await small.close();
     }

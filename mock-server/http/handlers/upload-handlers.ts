@@ -76,8 +76,8 @@ export function uploadHandlers(
       res.json(uploadAborted());
     },
 
-    getUpload({ res, org, params }) {
-      res.json(toImageResource(images.get(org, params.image_id)));
+    async getUpload({ res, org, params }) {
+      res.json(toImageResource(await images.get(org, params.image_id)));
     },
 
     async deleteUpload({ res, org, params }) {

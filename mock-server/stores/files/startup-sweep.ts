@@ -31,27 +31,27 @@ export async function sweepDataFolder(
   for (const dir of [folders.incoming, folders.cache]) report.filesRemoved += await emptyFolder(dir);
 
   for (const entry of await entries(folders.derived)) {
-    if (!state.images.get(entry)) report.filesRemoved += await remove(path.join(folders.derived, entry));
+    if (!(await state.images.get(entry))) report.filesRemoved += await remove(path.join(folders.derived, entry));
   }
-  const segmentationIds = state.segmentations.allIds();
+  const segmentationIds = await state.segmentations.allIds();
   for (const entry of await entries(folders.segmentations)) {
     if (!segmentationIds.has(entry))
       report.filesRemoved += await remove(path.join(folders.segmentations, entry));
   }
   // The store's own staging files, open uploads and objects no row refers to (where it can list them).
   report.filesRemoved += await store.sweepUnreferenced({
-    uploadIds: state.images.multipartUploadIds(),
+    uploadIds: await state.images.multipartUploadIds(),
     keyPrefixes: new Set(
-      [...state.images.storageKeys()].map((key) => key.slice(0, key.lastIndexOf('/') + 1)),
+      [...(await state.images.storageKeys())].map((key) => key.slice(0, key.lastIndexOf('/') + 1)),
     ),
   });
 
-  for (const image of state.images.withStatus('ready')) {
+  for (const image of await state.images.withStatus('ready')) {
     const files = [image.derived?.previewPath, image.derived?.thumbnailPath];
     // Only a missing object is missing: a store that cannot answer now must not fail images for good.
     if ((await everyFileThere(files)) && (await store.exists(image.storageKey).catch(() => true))) continue;
-    state.transaction(() => {
-      state.images.put({
+    await state.transaction(async () => {
+      await state.images.put({
         ...image,
         uploadStatus: 'failed',
         uploadError:
@@ -63,14 +63,14 @@ export async function sweepDataFolder(
   }
   for (const id of segmentationIds) {
     if (await everyFileThere([folders.segmentationOf(id).result])) continue;
-    state.transaction(() => {
-      const row = state.segmentations.get(id);
+    await state.transaction(async () => {
+      const row = await state.segmentations.get(id);
       if (!row) return;
-      for (const shareId of state.shares.idsOfSegmentation(id)) state.shares.delete(shareId);
-      state.segmentations.delete(id);
-      const prediction = state.predictions.get(row.predictionId);
+      for (const shareId of await state.shares.idsOfSegmentation(id)) await state.shares.delete(shareId);
+      await state.segmentations.delete(id);
+      const prediction = await state.predictions.get(row.predictionId);
       if (prediction)
-        state.predictions.put({
+        await state.predictions.put({
           ...prediction,
           status: 'FAILED',
           segmentationId: null,

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { hashApiKey } from '../../domain/api-keys.js';
+import { hashApiKey } from '../../../domain/api-keys.js';
 import { MIGRATIONS } from './migrations.js';
 import { type Database, DatabaseSync, pragma, sqliteResultName } from './node-sqlite.js';
 import { inTransaction } from './transaction.js';

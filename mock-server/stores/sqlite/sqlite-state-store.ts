@@ -3,17 +3,22 @@
  * indexes are in database/migrations.ts; every per-organization read and every lookup by id or
  * token goes through an index, so it costs the same however many other records there are.
  *
- * Reads return fresh objects; writes are statements in the caller's transaction. `transaction`
- * nests (an inner call joins the outer one), and turns "disk full" into the domain's
- * `storage_full`, after which the database is as it was before the transaction began.
+ * Reads return fresh objects; writes are statements in the caller's transaction. The tables are
+ * synchronous underneath; transaction-gate.ts serves them through the asynchronous port. A
+ * transaction turns "disk full" into the domain's `storage_full`, after which the database is as
+ * it was before the transaction began.
  */
-import { hashApiKey, sameKeyHash } from '../domain/api-keys.js';
-import { storageFull } from '../domain/errors.js';
-import type { ModelRecord } from '../domain/models/model-record.js';
-import type { Organization, Plan } from '../domain/organizations.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
+import { storageFull } from '../../domain/errors.js';
+import type { ModelRecord } from '../../domain/models/model-record.js';
+import type { Organization, Plan } from '../../domain/organizations.js';
+import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type {
+  CounterTable,
+  FaultTable,
   ImageTable,
+  JobTable,
+  JournalTable,
   ModelTable,
   OrganizationTable,
   PredictionTable,
@@ -22,7 +27,7 @@ import type {
   ShareTable,
   StateStore,
   UsageTable,
-} from '../domain/state.js';
+} from '../../domain/state.js';
 import type { Database } from './database/node-sqlite.js';
 import { sqliteResultName } from './database/node-sqlite.js';
 import {
@@ -32,7 +37,11 @@ import {
   statementCache,
   type Statements,
 } from './database/statements.js';
-import { inTransaction } from './database/transaction.js';
+import { memoryCounters } from '../memory/counters.js';
+import { memoryFaults } from '../memory/fault-list.js';
+import { memoryJournal } from '../memory/journal-ring.js';
+import { jobTable } from './job-table.js';
+import { type Synchronous, TransactionGate } from './transaction-gate.js';
 import { imageTable, predictionTable, segmentationTable, shareTable } from './work-tables.js';
 
 export class SqliteStateStore implements StateStore {
@@ -44,40 +53,54 @@ export class SqliteStateStore implements StateStore {
   readonly segmentations: SegmentationTable;
   readonly shares: ShareTable;
   readonly settings: SettingsTable;
+  readonly counters: CounterTable;
+  readonly faults: FaultTable;
+  readonly journal: JournalTable;
+  readonly jobs: JobTable;
+  private readonly gate: TransactionGate;
+  private readonly organizationRows: Synchronous<OrganizationTable>;
 
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    options: { journalCapacity?: number } = {},
+  ) {
     const statements = statementCache(db);
-    this.organizations = organizationTable(statements);
-    this.usage = usageTable(statements);
-    this.models = modelTable(statements);
-    this.images = imageTable(statements);
-    this.predictions = predictionTable(statements);
-    this.segmentations = segmentationTable(statements);
-    this.shares = shareTable(statements);
-    this.settings = settingsTable(statements);
+    this.organizationRows = organizationTable(statements);
+    const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err)));
+    this.organizations = gate.tables(this.organizationRows);
+    this.usage = gate.tables(usageTable(statements));
+    this.models = gate.tables(modelTable(statements));
+    this.images = gate.tables(imageTable(statements));
+    this.predictions = gate.tables(predictionTable(statements));
+    this.segmentations = gate.tables(segmentationTable(statements));
+    this.shares = gate.tables(shareTable(statements));
+    this.settings = gate.tables(settingsTable(statements));
+    this.jobs = gate.tables(jobTable(statements));
+    // One process owns a SQLite folder, so what the control plane keeps between requests lives in
+    // that process's memory, as it always has: the shared engine (stores/postgres/) keeps it in tables.
+    this.counters = memoryCounters();
+    this.faults = memoryFaults();
+    this.journal = memoryJournal(options.journalCapacity);
   }
 
-  transaction<T>(work: () => T): T {
-    if (this.db.isTransaction) return work();
-    try {
-      return inTransaction(this.db, work);
-    } catch (err) {
-      throw isDiskFull(err) ? storageFull() : err;
-    }
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.gate.transaction(work);
   }
 
-  organizationForKey(key: string): Organization | undefined {
-    const hash = hashApiKey(key);
-    const row = this.db
-      .prepare('SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = ?')
-      .get(hash) as { organization_id: string; key_hash: string } | undefined;
-    // The index finds the row; the bytes are still compared in constant time.
-    if (!row || !sameKeyHash(row.key_hash, hash)) return undefined;
-    return this.organizations.get(row.organization_id);
+  organizationForKey(key: string): Promise<Organization | undefined> {
+    return this.gate.run(() => {
+      const hash = hashApiKey(key);
+      const row = this.db
+        .prepare('SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = ?')
+        .get(hash) as { organization_id: string; key_hash: string } | undefined;
+      // The index finds the row; the bytes are still compared in constant time.
+      if (!row || !sameKeyHash(row.key_hash, hash)) return undefined;
+      return this.organizationRows.get(row.organization_id);
+    });
   }
 
-  clear(): void {
-    this.transaction(() => {
+  async clear(): Promise<void> {
+    await this.transaction(async () => {
       for (const table of [
         'shares',
         'segmentations',
@@ -88,12 +111,17 @@ export class SqliteStateStore implements StateStore {
         'api_key_hashes',
         'organizations',
         'settings',
+        'jobs',
       ])
         this.db.prepare(`DELETE FROM ${table}`).run();
     });
+    await this.counters.clear();
+    await this.faults.clear();
+    await this.journal.clear();
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    await this.gate.closed();
     this.db.close();
   }
 }
@@ -104,7 +132,7 @@ export function isDiskFull(err: unknown): boolean {
   return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'SQLITE_IOERR_WRITE';
 }
 
-function organizationTable(db: Statements): OrganizationTable {
+function organizationTable(db: Statements): Synchronous<OrganizationTable> {
   const keysOf = (orgId: unknown): ApiKeyRecord[] =>
     (
       db
@@ -128,6 +156,9 @@ function organizationTable(db: Statements): OrganizationTable {
   const insertKey = (orgId: string, key: ApiKeyRecord) =>
     insertKeyRow.run(key.id, key.hash, key.prefix, orgId, nextSeq('api_key_hashes'));
   return {
+    lock() {
+      // BEGIN IMMEDIATE has already made this transaction the only writer of the database.
+    },
     get(id) {
       const row = db.row('SELECT * FROM organizations WHERE id = ?', id);
       return row && toOrganization(row);
@@ -169,7 +200,7 @@ function organizationTable(db: Statements): OrganizationTable {
   };
 }
 
-function usageTable(db: Statements): UsageTable {
+function usageTable(db: Statements): Synchronous<UsageTable> {
   return {
     analyses(orgId, month) {
       const [count] = db.column<number>(
@@ -191,7 +222,7 @@ function usageTable(db: Statements): UsageTable {
   };
 }
 
-function modelTable(db: Statements): ModelTable {
+function modelTable(db: Statements): Synchronous<ModelTable> {
   const toModel = (r: Row): ModelRecord => ({
     id: r.id as string,
     name: fromClientText(r.name),
@@ -233,7 +264,7 @@ function modelTable(db: Statements): ModelTable {
   };
 }
 
-function settingsTable(db: Statements): SettingsTable {
+function settingsTable(db: Statements): Synchronous<SettingsTable> {
   return {
     get(key) {
       return db.column('SELECT value FROM settings WHERE key = ?', key)[0];
@@ -242,6 +273,17 @@ function settingsTable(db: Statements): SettingsTable {
       db.prepare(
         'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
       ).run(key, value);
+    },
+    delete(key) {
+      db.prepare('DELETE FROM settings WHERE key = ?').run(key);
+    },
+    withPrefix(prefix) {
+      return db
+        .prepare('SELECT key, value FROM settings WHERE substr(key, 1, length(?)) = ? ORDER BY key')
+        .all(prefix, prefix) as Array<{ key: string; value: string }>;
+    },
+    deleteWithPrefix(prefix) {
+      db.prepare('DELETE FROM settings WHERE substr(key, 1, length(?)) = ?').run(prefix, prefix);
     },
   };
 }

@@ -2,17 +2,18 @@
  * The tables of an organization's work in SQLite: images, predictions, segmentations and shares
  * (the StateStore port's tables, domain/state.ts; schema in database/migrations.ts).
  */
-import type { ImageRecord, UploadStatus } from '../domain/images/image-record.js';
+import type { ImageRecord, UploadStatus } from '../../domain/images/image-record.js';
 import type {
   PredictionRecord,
   PredictionStatus,
   SegmentationRow,
-} from '../domain/predictions/prediction-record.js';
-import type { ShareRecord } from '../domain/shares/share-record.js';
-import type { ImageTable, PredictionTable, SegmentationTable, ShareTable } from '../domain/state.js';
+} from '../../domain/predictions/prediction-record.js';
+import type { ShareRecord } from '../../domain/shares/share-record.js';
+import type { ImageTable, PredictionTable, SegmentationTable, ShareTable } from '../../domain/state.js';
 import { clientText, fromClientText, type Row, type Statements } from './database/statements.js';
+import type { Synchronous } from './transaction-gate.js';
 
-export function imageTable(db: Statements): ImageTable {
+export function imageTable(db: Statements): Synchronous<ImageTable> {
   const toImage = (r: Row): ImageRecord => ({
     id: r.id as string,
     organizationId: r.organization_id as string,
@@ -78,7 +79,7 @@ export function imageTable(db: Statements): ImageTable {
   };
 }
 
-export function predictionTable(db: Statements): PredictionTable {
+export function predictionTable(db: Statements): Synchronous<PredictionTable> {
   const toPrediction = (r: Row): PredictionRecord => ({
     id: r.id as string,
     organizationId: r.organization_id as string,
@@ -135,7 +136,7 @@ export function predictionTable(db: Statements): PredictionTable {
   };
 }
 
-export function segmentationTable(db: Statements): SegmentationTable {
+export function segmentationTable(db: Statements): Synchronous<SegmentationTable> {
   const toSegmentation = (r: Row): SegmentationRow => ({
     id: r.id as string,
     organizationId: r.organization_id as string,
@@ -185,7 +186,7 @@ export function segmentationTable(db: Statements): SegmentationTable {
   };
 }
 
-export function shareTable(db: Statements): ShareTable {
+export function shareTable(db: Statements): Synchronous<ShareTable> {
   const toShare = (r: Row): ShareRecord => ({
     id: r.id as string,
     organizationId: r.organization_id as string,

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiKeyRecord } from '../../domain/api-keys.js';
+import { apiKeyRecord } from '../../../domain/api-keys.js';
 import { MIGRATIONS } from './migrations.js';
 import { pragma } from './node-sqlite.js';
 import { DataFolderError, openDatabase } from './open-database.js';

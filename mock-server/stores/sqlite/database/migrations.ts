@@ -123,4 +123,18 @@ export const MIGRATIONS: readonly string[] = [
     FROM api_keys;
   DROP TABLE api_keys;
   `,
+  // 3: durable jobs (domain/state.ts JobTable): predictions and conversions any worker can run,
+  // each held under a lease that runs out if its worker stops renewing it.
+  `
+  CREATE TABLE jobs (
+    kind        TEXT NOT NULL CHECK (kind IN ('prediction', 'conversion')),
+    subject_id  TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    holder      TEXT,
+    lease_until INTEGER,
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (kind, subject_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX jobs_in_order ON jobs(seq);
+  `,
 ];

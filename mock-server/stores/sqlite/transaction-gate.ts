@@ -1,0 +1,84 @@
+/**
+ * How one SQLite connection serves an asynchronous port. node:sqlite is synchronous and the
+ * connection is the process's only one, so:
+ *
+ *   gate.transaction(work)  one transaction at a time: BEGIN IMMEDIATE, `work` (which may await),
+ *                           COMMIT, or ROLLBACK when it throws; a call from inside `work`'s async
+ *                           context joins it (AsyncLocalStorage says whose context a call is in)
+ *   gate.run(fn)            a single synchronous read or write: at once, unless another context's
+ *                           transaction is open, then after it ends (so no read sees uncommitted rows)
+ *   gate.tables(syncTable)  the same table with every method gated and answering a promise
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+import type { Database } from './database/node-sqlite.js';
+
+/** A table's methods as the SQLite tables implement them: the port's, answering at once. */
+export type Synchronous<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
+};
+
+export class TransactionGate {
+  private readonly context = new AsyncLocalStorage<symbol>();
+  /** The open transaction's token, and a promise that settles when it ends. */
+  private open: { token: symbol; ended: Promise<void> } | undefined;
+  /** The end of the last transaction queued: the next one begins after it. */
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly translate: (err: unknown) => unknown,
+  ) {}
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.insideOpen()) return work();
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    const previous = this.tail;
+    this.tail = ended;
+    await previous;
+    const token = Symbol('transaction');
+    this.open = { token, ended };
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      const result = await this.context.run(token, work);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      // A COMMIT that fails on a full disk may already have ended the transaction itself.
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      throw this.translate(err);
+    } finally {
+      this.open = undefined;
+      end();
+    }
+  }
+
+  async run<T>(fn: () => T): Promise<T> {
+    while (this.open && !this.insideOpen()) await this.open.ended;
+    try {
+      return fn();
+    } catch (err) {
+      throw this.translate(err);
+    }
+  }
+
+  tables<T extends object>(table: T): { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K] } {
+    const gated: Record<string, unknown> = {};
+    for (const [name, method] of Object.entries(table))
+      gated[name] =
+        typeof method === 'function'
+          ? (...args: unknown[]) => this.run(() => (method as (...a: unknown[]) => unknown)(...args))
+          : method;
+    return gated as never;
+  }
+
+  /** Settles when every transaction queued so far has ended. */
+  async closed(): Promise<void> {
+    await this.tail;
+  }
+
+  private insideOpen(): boolean {
+    return this.open !== undefined && this.context.getStore() === this.open.token;
+  }
+}
