@@ -6,9 +6,10 @@
  *
  * A claim takes the oldest free job with FOR UPDATE SKIP LOCKED: two workers claiming at once lock
  * different rows (a row another claim holds is skipped, not waited for), and the row is re-read
- * under its lock before it is taken, so a lease renewed meanwhile is not stolen. Renew and finish
- * are conditional on the worker still holding the job: a worker whose lease ran out and was
- * claimed by another learns it from their answer (false) and publishes nothing.
+ * under its lock before it is taken, so a lease renewed meanwhile is not stolen. A lease that ran
+ * out cannot be renewed (the job is back in the queue, as in SQLite's table), and finish is
+ * conditional on the worker still holding the job: a worker whose job was claimed by another
+ * learns it from their answer (false) and publishes nothing.
  */
 import type { JobKind, JobTable } from '../../domain/state.js';
 import type { Sql } from './connection.js';
@@ -26,10 +27,10 @@ export function jobTable(sql: Sql): JobTable {
     },
     async claim(worker, kinds, leaseMs) {
       const row = await sql.row(
-        `UPDATE jobs SET worker = $1, lease_until = ${leaseEnd('$3')}, attempts = attempts + 1
+        `UPDATE jobs SET holder = $1, lease_until = ${leaseEnd('$3')}, attempts = attempts + 1
          WHERE (kind, subject_id) = (
            SELECT kind, subject_id FROM jobs
-           WHERE kind = ANY($2) AND (worker IS NULL OR lease_until <= clock_timestamp())
+           WHERE kind = ANY($2) AND (holder IS NULL OR lease_until <= clock_timestamp())
            ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING kind, subject_id, attempts`,
         [worker, kinds, leaseMs],
@@ -45,14 +46,14 @@ export function jobTable(sql: Sql): JobTable {
     async renew(kind, subjectId, worker, leaseMs) {
       const renewed = await sql.rows(
         `UPDATE jobs SET lease_until = ${leaseEnd('$4')}
-         WHERE kind = $1 AND subject_id = $2 AND worker = $3 RETURNING 1`,
+         WHERE kind = $1 AND subject_id = $2 AND holder = $3 AND lease_until > clock_timestamp() RETURNING 1`,
         [kind, subjectId, worker, leaseMs],
       );
       return renewed.length > 0;
     },
     async finish(kind, subjectId, worker) {
       const finished = await sql.rows(
-        'DELETE FROM jobs WHERE kind = $1 AND subject_id = $2 AND worker = $3 RETURNING 1',
+        'DELETE FROM jobs WHERE kind = $1 AND subject_id = $2 AND holder = $3 RETURNING 1',
         [kind, subjectId, worker],
       );
       return finished.length > 0;

@@ -156,7 +156,7 @@ export const MIGRATIONS: readonly string[] = [
     kind        text NOT NULL CHECK (kind IN ('prediction', 'conversion')),
     subject_id  text NOT NULL,
     seq         bigint GENERATED ALWAYS AS IDENTITY,
-    worker      text,
+    holder      text,
     lease_until timestamptz,
     attempts    integer NOT NULL DEFAULT 0,
     PRIMARY KEY (kind, subject_id)

@@ -6,7 +6,7 @@ import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import type { ModelRecord } from '../../domain/models/model-record.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { ModelTable, OrganizationTable, UsageTable } from '../../domain/state.js';
-import { clientText, fromClientText } from '../database/statements.js';
+import { clientText, fromClientText } from './client-text.js';
 import type { Row, Sql } from './connection.js';
 
 export function organizationTable(sql: Sql): OrganizationTable {

@@ -3,14 +3,10 @@
  * counters, injected faults and the request journal (the StateStore port's tables, domain/state.ts).
  */
 import { randomUUID } from 'node:crypto';
+import type { Fault, FaultSpec, JournalEntry } from '../../domain/control-records.js';
 import type { CounterTable, FaultTable, JournalTable, SettingsTable } from '../../domain/state.js';
-import { clientText, fromClientText } from '../database/statements.js';
+import { clientText, fromClientText } from './client-text.js';
 import type { Row, Sql } from './connection.js';
-
-// Named through the port: stores/ may not import control/, where these records are declared.
-type FaultSpec = Parameters<FaultTable['add']>[0];
-type Fault = Awaited<ReturnType<FaultTable['add']>>;
-type JournalEntry = Parameters<JournalTable['record']>[0];
 
 /** Keys are the mock's own names; values may carry a client's text, so they are stored JSON-escaped. */
 export function settingsTable(sql: Sql): SettingsTable {

@@ -11,7 +11,7 @@ import type {
 } from '../../domain/predictions/prediction-record.js';
 import type { ShareRecord } from '../../domain/shares/share-record.js';
 import type { ImageTable, PredictionTable, SegmentationTable, ShareTable } from '../../domain/state.js';
-import { clientText, fromClientText } from '../database/statements.js';
+import { clientText, fromClientText } from './client-text.js';
 import type { Row, Sql } from './connection.js';
 
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
