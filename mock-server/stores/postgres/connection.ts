@@ -1,0 +1,137 @@
+/**
+ * The pool of connections to PostgreSQL and the transactions on it:
+ *
+ *   sql.rows(text, params)     runs in the caller's transaction if there is one (found through
+ *                              AsyncLocalStorage, however deep the call), else on the pool (autocommit)
+ *   sql.transaction(work)      BEGIN, work, COMMIT on one connection; a nested call joins the outer
+ *                              one; a race lost (serialization failure, deadlock, a guard index
+ *                              filled first) reruns `work` from the start, a few times
+ *
+ * Transactions run at READ COMMITTED, not SERIALIZABLE: every rule that must hold across instances
+ * has its own exact guard (the organization's row lock before a cap check, partial unique indexes,
+ * SKIP LOCKED claims, conditional UPDATEs; docs/sandbox.md), so nothing is left for SERIALIZABLE to
+ * catch, and it would fail and rerun every pair of requests that merely read what the other
+ * writes (two uploads of one organization), with their file work, for no gain.
+ *
+ * Every failure leaves as the domain's error (failures.ts): a database that is down or too slow
+ * becomes StoreUnavailableError after at most the connection or statement timeout, never a hang.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { asDomainFailure, isRetryable } from './failures.js';
+
+export type Row = Record<string, unknown>;
+
+export interface ConnectionSettings {
+  url: string;
+  /** Connections this instance opens at most. */
+  poolSize: number;
+  /** A statement (a lock wait included) that runs longer is cancelled and the request fails. */
+  statementTimeoutMs: number;
+  /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request. */
+  connectionTimeoutMs: number;
+  /** A transaction idle this long between two statements is ended by the server, its locks released. */
+  idleInTransactionTimeoutMs: number;
+}
+
+interface TransactionContext {
+  client: pg.PoolClient;
+  /** Set once COMMIT or ROLLBACK ran: late calls of work it started go to the pool instead. */
+  ended: boolean;
+}
+
+const RERUNS = 4;
+
+export class Sql {
+  private readonly pool: pg.Pool;
+  private readonly current = new AsyncLocalStorage<TransactionContext>();
+
+  constructor(settings: ConnectionSettings) {
+    this.pool = new pg.Pool({
+      connectionString: settings.url,
+      max: settings.poolSize,
+      connectionTimeoutMillis: settings.connectionTimeoutMs,
+      statement_timeout: settings.statementTimeoutMs,
+      // The server's timeout cannot fire when the server is gone: the driver's own bounds the wait.
+      query_timeout: settings.statementTimeoutMs + settings.connectionTimeoutMs,
+      // A transaction whose instance stalls mid-way releases its row locks for the others.
+      idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
+      keepAlive: true,
+    });
+    // A connection the server dropped while idle in the pool (a restart) is discarded by the pool;
+    // without a listener the event would end the process.
+    this.pool.on('error', () => {});
+  }
+
+  async rows(text: string, params: unknown[] = []): Promise<Row[]> {
+    const context = this.current.getStore();
+    try {
+      const client = context && !context.ended ? context.client : this.pool;
+      return (await client.query(text, params)).rows as Row[];
+    } catch (error) {
+      // Inside a transaction the raw error goes up to transaction(), which decides on a rerun.
+      throw context && !context.ended ? error : asDomainFailure(error);
+    }
+  }
+
+  async row(text: string, params: unknown[] = []): Promise<Row | undefined> {
+    return (await this.rows(text, params))[0];
+  }
+
+  /** The first column of every row. */
+  async column<T = string>(text: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.rows(text, params)).map((row) => Object.values(row)[0] as T);
+  }
+
+  inTransaction(): boolean {
+    const context = this.current.getStore();
+    return context !== undefined && !context.ended;
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inTransaction()) return work();
+    for (let run = 1; ; run++) {
+      try {
+        return await this.once(work);
+      } catch (error) {
+        if (run >= RERUNS || !isRetryable(error)) throw asDomainFailure(error);
+        // A short random pause, so two transactions that collided do not collide again in step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * run));
+      }
+    }
+  }
+
+  private async once<T>(work: () => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw asDomainFailure(error);
+    }
+    const context: TransactionContext = { client, ended: false };
+    let broken: Error | undefined;
+    // The pool listens for a connection's errors only while it is idle: one lost while work runs
+    // between two queries (a restart) would end the process. Its next query fails anyway, and the
+    // connection is then closed rather than handed back.
+    const onLost = (error: Error) => (broken = error);
+    client.on('error', onLost);
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      const result = await this.current.run(context, work);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection whose ROLLBACK fails is in an unknown state: closed, not handed to the next caller.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      context.ended = true;
+      client.off('error', onLost);
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

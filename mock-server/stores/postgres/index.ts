@@ -1,0 +1,49 @@
+/**
+ * The PostgreSQL engine of the state port, for instances that share one database:
+ *
+ *   openPostgresStateStore({ url }) -> PostgresStateStore     migrated, ready
+ *
+ * Settings and what they cost are in docs/sandbox.md ("State engines").
+ */
+import { Sql } from './connection.js';
+import { migrate } from './migrations.js';
+import { PostgresStateStore } from './postgres-state-store.js';
+
+export { DatabaseSchemaError } from './migrations.js';
+export { StoreUnavailableError } from './failures.js';
+export type { PostgresStateStore } from './postgres-state-store.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user:password@host:port/database */
+  url: string;
+  /** Connections this instance opens at most (default 10). */
+  poolSize?: number;
+  /** A statement, lock waits included, that runs longer fails its request with 503 (default 5000). */
+  statementTimeoutMs?: number;
+  /** Waiting longer for a connection fails the request with 503 (default 5000). */
+  connectionTimeoutMs?: number;
+  /**
+   * A transaction idle this long between two statements (its instance stalled, or its work outside
+   * the database is slow) is ended by the server and its row locks released (default 30000).
+   */
+  idleInTransactionTimeoutMs?: number;
+  /** Requests the journal keeps, newest first (default 1000). */
+  journalCapacity?: number;
+}
+
+export async function openPostgresStateStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
+  const sql = new Sql({
+    url: options.url,
+    poolSize: options.poolSize ?? 10,
+    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? 5000,
+    idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 30_000,
+  });
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  return new PostgresStateStore(sql, options.journalCapacity ?? 1000);
+}

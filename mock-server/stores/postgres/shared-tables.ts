@@ -1,0 +1,162 @@
+/**
+ * What every instance must see alike, in PostgreSQL: settings (the clock, progress controls),
+ * counters, injected faults and the request journal (the StateStore port's tables, domain/state.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Fault, FaultSpec, JournalEntry } from '../../domain/control-records.js';
+import type { CounterTable, FaultTable, JournalTable, SettingsTable } from '../../domain/state.js';
+import { clientText, fromClientText } from './client-text.js';
+import type { Row, Sql } from './connection.js';
+
+/** Keys are the mock's own names; values may carry a client's text, so they are stored JSON-escaped. */
+export function settingsTable(sql: Sql): SettingsTable {
+  return {
+    async get(key) {
+      const [value] = await sql.column('SELECT value FROM settings WHERE key = $1', [key]);
+      return value === undefined ? undefined : fromClientText(value);
+    },
+    async set(key, value) {
+      await sql.rows(
+        'INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        [key, clientText(value)],
+      );
+    },
+    async delete(key) {
+      await sql.rows('DELETE FROM settings WHERE key = $1', [key]);
+    },
+    async withPrefix(prefix) {
+      const rows = await sql.rows('SELECT key, value FROM settings WHERE starts_with(key, $1) ORDER BY key', [
+        prefix,
+      ]);
+      return rows.map((r) => ({ key: r.key as string, value: fromClientText(r.value) }));
+    },
+    async deleteWithPrefix(prefix) {
+      await sql.rows('DELETE FROM settings WHERE starts_with(key, $1)', [prefix]);
+    },
+  };
+}
+
+export function counterTable(sql: Sql): CounterTable {
+  return {
+    async increment(key) {
+      // One statement: the row lock of the upsert orders concurrent increments, none is lost.
+      const [value] = await sql.column<string>(
+        `INSERT INTO counters (key, value) VALUES ($1, 1)
+         ON CONFLICT (key) DO UPDATE SET value = counters.value + 1 RETURNING value`,
+        [key],
+      );
+      return Number(value);
+    },
+    async get(key) {
+      const [value] = await sql.column<string>('SELECT value FROM counters WHERE key = $1', [key]);
+      return value === undefined ? 0 : Number(value);
+    },
+    async delete(key) {
+      await sql.rows('DELETE FROM counters WHERE key = $1', [key]);
+    },
+    async clear() {
+      await sql.rows('DELETE FROM counters');
+    },
+  };
+}
+
+export function faultTable(sql: Sql): FaultTable {
+  const toFault = (r: Row): Fault => ({
+    ...(JSON.parse(r.spec as string) as FaultSpec),
+    id: r.id as string,
+    hits: r.hits as number,
+  });
+  return {
+    async add(spec) {
+      const fault: Fault = { ...spec, id: randomUUID(), hits: 0 };
+      await sql.rows(
+        'INSERT INTO faults (id, operation_id, organization_id, spec, times) VALUES ($1, $2, $3, $4, $5)',
+        [
+          fault.id,
+          clientText(spec.operationId),
+          spec.organizationId === undefined ? null : clientText(spec.organizationId),
+          JSON.stringify(spec),
+          spec.times ?? null,
+        ],
+      );
+      return fault;
+    },
+    async list() {
+      return (await sql.rows('SELECT * FROM faults ORDER BY seq')).map(toFault);
+    },
+    async clear() {
+      return (await sql.rows('DELETE FROM faults RETURNING 1')).length;
+    },
+    async take(operationId, organizationId, draw) {
+      // The candidates are read without a lock (most requests find none: one indexed read); the
+      // hit is then taken by a conditional UPDATE, which holds the row and re-reads it first, so of
+      // two instances taking the last hit of a `times: 1` fault only one counts it; the other
+      // moves on to the next candidate.
+      const candidates = await sql.rows(
+        `SELECT * FROM faults WHERE operation_id = $1 AND (organization_id IS NULL OR organization_id = $2)
+         ORDER BY seq`,
+        [clientText(operationId), organizationId === undefined ? null : clientText(organizationId)],
+      );
+      for (const candidate of candidates) {
+        const { probability } = toFault(candidate);
+        if (probability !== undefined && !(draw() < probability)) continue;
+        const taken = await sql.transaction(async () => {
+          const [row] = await sql.rows(
+            `UPDATE faults SET hits = hits + 1
+             WHERE id = $1 AND (times IS NULL OR hits < times)
+             RETURNING *`,
+            [candidate.id],
+          );
+          if (!row) return undefined;
+          const fault = toFault(row);
+          if (fault.times !== undefined && fault.hits >= fault.times)
+            await sql.rows('DELETE FROM faults WHERE id = $1', [fault.id]);
+          return fault;
+        });
+        if (taken) return taken;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** The newest `capacity` entries; each is stored whole as JSON text (bodies may hold any JSON string). */
+export function journalTable(sql: Sql, capacity: number): JournalTable {
+  return {
+    async record(entry) {
+      // Trims by sequence number in the same statement: what is older than the newest `capacity`
+      // goes (a rolled-back insert leaves a gap in the sequence, so at times a few less are kept).
+      await sql.rows(
+        `WITH added AS (
+           INSERT INTO journal (operation_id, organization_id, status, entry) VALUES ($1, $2, $3, $4) RETURNING seq
+         )
+         DELETE FROM journal WHERE seq <= (SELECT seq FROM added) - $5`,
+        [
+          entry.operationId === null ? null : clientText(entry.operationId),
+          entry.organizationId === null ? null : clientText(entry.organizationId),
+          entry.status,
+          JSON.stringify(entry),
+          capacity,
+        ],
+      );
+    },
+    async query(filter) {
+      const rows = await sql.column(
+        `SELECT entry FROM journal
+         WHERE ($1::text IS NULL OR operation_id = $1) AND ($2::integer IS NULL OR status = $2)
+           AND ($3::text IS NULL OR organization_id = $3)
+         ORDER BY seq DESC LIMIT $4`,
+        [
+          filter.operationId === undefined ? null : clientText(filter.operationId),
+          filter.status ?? null,
+          filter.organizationId === undefined ? null : clientText(filter.organizationId),
+          Math.min(filter.limit ?? 100, capacity),
+        ],
+      );
+      return rows.map((text) => JSON.parse(text) as JournalEntry);
+    },
+    async clear() {
+      await sql.rows('DELETE FROM journal');
+    },
+  };
+}

@@ -1,0 +1,591 @@
+/**
+ * One suite of the StateStore port's behaviour (domain/state.ts), run against every engine: what
+ * the domain may count on whichever engine keeps its state. PostgreSQL runs on a throwaway server
+ * started once for this file (never skipped: without PostgreSQL installed it fails, naming the
+ * package). The concurrency proofs across connection pools are in postgres/concurrency.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../domain/api-keys.js';
+import type { ImageRecord } from '../domain/images/image-record.js';
+import type { ModelRecord } from '../domain/models/model-record.js';
+import type { Organization } from '../domain/organization-record.js';
+import type { PredictionRecord, SegmentationRow } from '../domain/predictions/prediction-record.js';
+import type { ShareRecord } from '../domain/shares/share-record.js';
+import type { StateStore } from '../domain/state.js';
+import { startTestPostgres, type TestPostgres } from '../../test-support/test-postgres.js';
+import { openPostgresStateStore } from './postgres/index.js';
+import { openDatabase } from './sqlite/database/open-database.js';
+import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
+
+interface Engine {
+  name: string;
+  /**
+   * Whether counters, faults and the journal take part in transactions: in PostgreSQL they are
+   * tables like the others; SQLite's engine keeps them in its process's memory, outside them.
+   */
+  controlTablesInTransactions: boolean;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** A store on a new, empty database. */
+  open(options?: { journalCapacity?: number }): Promise<StateStore>;
+}
+
+let postgres: TestPostgres | undefined;
+const postgresEngine: Engine = {
+  name: 'PostgreSQL',
+  controlTablesInTransactions: true,
+  async start() {
+    postgres = await startTestPostgres();
+  },
+  stop: async () => postgres?.stop(),
+  async open(options = {}) {
+    return openPostgresStateStore({ url: await postgres!.newDatabase(), poolSize: 4, ...options });
+  },
+};
+
+const sqliteEngine: Engine = {
+  name: 'SQLite',
+  controlTablesInTransactions: false,
+  start: async () => {},
+  stop: async () => {},
+  async open(options = {}) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'state-contract-'));
+    const store = new SqliteStateStore(openDatabase(dir), options);
+    const close = store.close.bind(store);
+    return Object.assign(store, {
+      async close() {
+        await close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    });
+  },
+};
+
+const ENGINES: Engine[] = [sqliteEngine, postgresEngine];
+
+// Text a client may send in a JSON string that a database's text type cannot hold as such.
+const AWKWARD = 'a\u0000b\ud800c\udfff "quoted" \\ é 🦠';
+const ORG_ID = 'org-1';
+const OTHER_ORG_ID = 'org-2';
+
+const organization = (id = ORG_ID, name = 'Lab'): Organization => ({
+  id,
+  name,
+  plan: { name: 'pro', storageCapImages: 5, monthlyAnalysisCap: 10 },
+  apiKeys: [{ id: `key_${id}`, prefix: 'sk_test_abcd', hash: hashApiKey(`sk_test_${id}`) }],
+});
+
+const image = (id: string, overrides: Partial<ImageRecord> = {}): ImageRecord => ({
+  id,
+  organizationId: ORG_ID,
+  name: 'cells.tif',
+  imageType: 'TIFF',
+  size: 5_000_000_000,
+  shape: [512, 512],
+  uploadStatus: 'ready',
+  uploadError: null,
+  createdAt: '2026-11-25T12:00:00.000Z',
+  processedAt: '2026-11-25T12:00:01.000Z',
+  metadata: { stain: AWKWARD, nested: { n: 1.5, list: [true, null] } },
+  folderId: AWKWARD,
+  storageKey: `images/${id}.tif`,
+  multipartUploadId: null,
+  conversionAttempts: 1,
+  derived: {
+    previewPath: `derived/${id}/preview.png`,
+    thumbnailPath: `derived/${id}/thumb.png`,
+    width: 512,
+    height: 512,
+  },
+  ...overrides,
+});
+
+const prediction = (id: string, overrides: Partial<PredictionRecord> = {}): PredictionRecord => ({
+  id,
+  organizationId: ORG_ID,
+  imageId: 'img-1',
+  modelId: 'model-1',
+  status: 'SUBMITTED',
+  createdAt: '2026-11-25T12:00:00.000Z',
+  startedAt: null,
+  finishedAt: null,
+  segmentationId: null,
+  cellCount: null,
+  error: null,
+  runAttempts: 0,
+  ...overrides,
+});
+
+const segmentation = (id: string, overrides: Partial<SegmentationRow> = {}): SegmentationRow => ({
+  id,
+  organizationId: ORG_ID,
+  predictionId: 'pred-1',
+  imageId: 'img-1',
+  imageName: AWKWARD,
+  modelId: 'model-1',
+  modelName: 'Nuclei',
+  source: 'mock-threshold/1.0.0',
+  cellCount: 3,
+  roiIds: ['r1', 'r2', 'r3'],
+  hasPreview: true,
+  createdAt: '2026-11-25T12:00:02.000Z',
+  ...overrides,
+});
+
+const share = (id: string, overrides: Partial<ShareRecord> = {}): ShareRecord => ({
+  id,
+  organizationId: ORG_ID,
+  segmentationId: 'seg-1',
+  token: `token-${id}`,
+  viewCount: 0,
+  lastViewedAt: null,
+  createdAt: '2026-11-25T12:00:03.000Z',
+  revokedAt: null,
+  ...overrides,
+});
+
+const model = (id: string, name: string, overrides: Partial<ModelRecord> = {}): ModelRecord => ({
+  id,
+  name,
+  version: '1.0.0',
+  description: AWKWARD,
+  scope: 'base',
+  engine: { kind: 'remote', url: 'http://127.0.0.1:1/', timeoutMs: 1000, params: { t: AWKWARD } },
+  ...overrides,
+});
+
+describe.each(ENGINES)('the state store on $name', (engine) => {
+  let state: StateStore;
+  beforeAll(async () => {
+    await engine.start();
+    state = await engine.open();
+  });
+  afterAll(async () => {
+    await state?.close();
+    await engine.stop();
+  });
+  beforeEach(async () => {
+    await state.clear();
+    await state.organizations.insert(organization());
+    await state.organizations.insert(organization(OTHER_ORG_ID, 'Other'));
+  });
+
+  describe('organizations', () => {
+    it('reads back what was inserted, a name of any JSON string exactly, in insertion order', async () => {
+      await state.organizations.insert(organization('org-3', AWKWARD));
+      expect(await state.organizations.get('org-3')).toEqual(organization('org-3', AWKWARD));
+      expect((await state.organizations.all()).map((o) => o.id)).toEqual([ORG_ID, OTHER_ORG_ID, 'org-3']);
+      expect(await state.organizations.get('nobody')).toBeUndefined();
+    });
+
+    it('changes the plan, adds and removes keys, and finds an organization by its key', async () => {
+      await state.organizations.setPlan(ORG_ID, {
+        name: 'max',
+        storageCapImages: 50,
+        monthlyAnalysisCap: 500,
+      });
+      const key = { id: 'key_2', prefix: 'sk_test_2', hash: 'cd'.repeat(32) };
+      await state.organizations.addKey(ORG_ID, key);
+      const org = await state.organizations.get(ORG_ID);
+      expect(org?.plan).toEqual({ name: 'max', storageCapImages: 50, monthlyAnalysisCap: 500 });
+      expect(org?.apiKeys.map((k) => k.id)).toEqual([`key_${ORG_ID}`, 'key_2']);
+      expect(await state.organizations.keyTaken(key.hash)).toBe(true);
+      expect(await state.organizations.removeKey(ORG_ID, 'key_2')).toBe(true);
+      expect(await state.organizations.removeKey(ORG_ID, 'key_2')).toBe(false);
+      expect(await state.organizations.keyTaken(key.hash)).toBe(false);
+    });
+
+    it('finds the organization of a presented key by its hash, and none for an unknown key', async () => {
+      await state.organizations.addKey(OTHER_ORG_ID, {
+        id: 'key_x',
+        prefix: 'sk_test_x',
+        hash: hashApiKey('sk_test_x'),
+      });
+      expect((await state.organizationForKey('sk_test_x'))?.id).toBe(OTHER_ORG_ID);
+      expect(await state.organizationForKey('sk_test_unknown')).toBeUndefined();
+    });
+
+    it('lock() holds nothing up inside a single transaction and answers for an unknown organization', async () => {
+      await state.transaction(async () => {
+        await state.organizations.lock(ORG_ID);
+        await state.organizations.lock(ORG_ID);
+        await state.organizations.lock('nobody');
+      });
+    });
+  });
+
+  it('counts analyses per organization and month', async () => {
+    expect(await state.usage.analyses(ORG_ID, '2026-11')).toBe(0);
+    await state.usage.setAnalyses(ORG_ID, '2026-11', 3);
+    await state.usage.setAnalyses(ORG_ID, '2026-11', 4);
+    await state.usage.setAnalyses(ORG_ID, '2026-12', 1);
+    await state.usage.setAnalyses(OTHER_ORG_ID, '2026-11', 9);
+    expect(await state.usage.analyses(ORG_ID, '2026-11')).toBe(4);
+    await state.usage.clear(ORG_ID);
+    expect(await state.usage.analyses(ORG_ID, '2026-11')).toBe(0);
+    expect(await state.usage.analyses(ORG_ID, '2026-12')).toBe(0);
+    expect(await state.usage.analyses(OTHER_ORG_ID, '2026-11')).toBe(9);
+  });
+
+  it('lists base models first, then the organization’s own, each by name in code-point order', async () => {
+    await state.models.add(model('m-b', 'beta'));
+    await state.models.add(model('m-a', 'Zeta'));
+    await state.models.add(model('m-c', 'alpha', { scope: 'custom', organizationId: ORG_ID }));
+    await state.models.add(model('m-d', 'Alpha', { scope: 'custom', organizationId: OTHER_ORG_ID }));
+    expect(await state.models.get('m-c')).toEqual(
+      model('m-c', 'alpha', { scope: 'custom', organizationId: ORG_ID }),
+    );
+    expect(await state.models.get('m-a')).toEqual(model('m-a', 'Zeta'));
+    const org = (await state.organizations.get(ORG_ID))!;
+    expect((await state.models.listFor(org)).map((m) => m.name)).toEqual(['Zeta', 'beta', 'alpha']);
+  });
+
+  it('keeps images: upsert, counts, lookups by status, keys and open uploads, delete', async () => {
+    await state.images.put(image('img-1'));
+    await state.images.put(
+      image('img-2', { uploadStatus: 'uploading', multipartUploadId: 'up-2', derived: null, shape: null }),
+    );
+    await state.images.put(image('img-3', { organizationId: OTHER_ORG_ID }));
+    expect(await state.images.get('img-1')).toEqual(image('img-1'));
+    await state.images.put(image('img-2', { uploadStatus: 'processing', name: 'renamed' }));
+    expect((await state.images.get('img-2'))?.name).toBe('renamed');
+    expect(await state.images.countOf(ORG_ID)).toBe(2);
+    expect((await state.images.idsOf(ORG_ID)).sort()).toEqual(['img-1', 'img-2']);
+    expect((await state.images.withStatus('processing')).map((i) => i.id)).toEqual(['img-2']);
+    expect(await state.images.storageKeys()).toEqual(
+      new Set(['images/img-1.tif', 'images/img-2.tif', 'images/img-3.tif']),
+    );
+    expect(await state.images.multipartUploadIds()).toEqual(new Set());
+    await state.images.put(image('img-2', { multipartUploadId: 'up-2' }));
+    expect(await state.images.multipartUploadIds()).toEqual(new Set(['up-2']));
+    await state.images.delete('img-1');
+    expect(await state.images.get('img-1')).toBeUndefined();
+    expect(await state.images.countOf(ORG_ID)).toBe(1);
+  });
+
+  it('keeps predictions: upsert, the one in flight per image and model, by status, by image and organization', async () => {
+    await state.predictions.put(prediction('p-1'));
+    await state.predictions.put(
+      prediction('p-2', { status: 'COMPLETED', imageId: 'img-2', segmentationId: 's', cellCount: 4 }),
+    );
+    await state.predictions.put(
+      prediction('p-3', { organizationId: OTHER_ORG_ID, status: 'FAILED', error: 'no' }),
+    );
+    expect(await state.predictions.get('p-2')).toEqual(
+      prediction('p-2', { status: 'COMPLETED', imageId: 'img-2', segmentationId: 's', cellCount: 4 }),
+    );
+    expect((await state.predictions.inFlightFor(ORG_ID, 'img-1', 'model-1'))?.id).toBe('p-1');
+    expect(await state.predictions.inFlightFor(OTHER_ORG_ID, 'img-1', 'model-1')).toBeUndefined();
+    expect(await state.predictions.inFlightFor(ORG_ID, 'img-1', 'model-2')).toBeUndefined();
+    await state.predictions.put(prediction('p-1', { status: 'STARTED', startedAt: 'then', runAttempts: 1 }));
+    expect((await state.predictions.inFlightFor(ORG_ID, 'img-1', 'model-1'))?.runAttempts).toBe(1);
+    expect((await state.predictions.withStatus('STARTED', 'FAILED')).map((p) => p.id).sort()).toEqual([
+      'p-1',
+      'p-3',
+    ]);
+    expect(await state.predictions.idsOfImage('img-1')).toEqual(expect.arrayContaining(['p-1', 'p-3']));
+    expect((await state.predictions.idsOf(ORG_ID)).sort()).toEqual(['p-1', 'p-2']);
+    await state.predictions.delete('p-1');
+    expect(await state.predictions.get('p-1')).toBeUndefined();
+  });
+
+  it('keeps segmentations and shares, the live share of a segmentation, by token', async () => {
+    await state.segmentations.put(segmentation('seg-1'));
+    await state.segmentations.put(segmentation('seg-2', { imageId: 'img-2', hasPreview: false }));
+    expect(await state.segmentations.get('seg-1')).toEqual(segmentation('seg-1'));
+    expect((await state.segmentations.get('seg-2'))?.hasPreview).toBe(false);
+    expect(await state.segmentations.idsOfImage('img-1')).toEqual(['seg-1']);
+    expect((await state.segmentations.idsOf(ORG_ID)).sort()).toEqual(['seg-1', 'seg-2']);
+    expect(await state.segmentations.allIds()).toEqual(new Set(['seg-1', 'seg-2']));
+
+    await state.shares.put(share('sh-1', { revokedAt: '2026-11-25T12:01:00.000Z' }));
+    await state.shares.put(share('sh-2'));
+    expect((await state.shares.liveFor('seg-1'))?.id).toBe('sh-2');
+    expect(await state.shares.byToken('token-sh-1')).toEqual(
+      share('sh-1', { revokedAt: '2026-11-25T12:01:00.000Z' }),
+    );
+    await state.shares.put(share('sh-2', { viewCount: 2, lastViewedAt: 'now', revokedAt: 'later' }));
+    expect(await state.shares.liveFor('seg-1')).toBeUndefined();
+    expect((await state.shares.get('sh-2'))?.viewCount).toBe(2);
+    expect((await state.shares.idsOfSegmentation('seg-1')).sort()).toEqual(['sh-1', 'sh-2']);
+    expect((await state.shares.idsOf(ORG_ID)).sort()).toEqual(['sh-1', 'sh-2']);
+    await state.shares.delete('sh-1');
+    await state.segmentations.delete('seg-1');
+    expect(await state.shares.get('sh-1')).toBeUndefined();
+    expect(await state.segmentations.get('seg-1')).toBeUndefined();
+  });
+
+  it('keeps settings, JSON of any string as a value, read by prefix in key order', async () => {
+    const awkward = JSON.stringify({ detail: AWKWARD });
+    expect(await state.settings.get('clock')).toBeUndefined();
+    await state.settings.set('clock', '{"offsetMs":5}');
+    await state.settings.set('progress:b', awkward);
+    await state.settings.set('progress:a', '1');
+    await state.settings.set('progress:a', '2');
+    await state.settings.set('progressive', 'x');
+    expect(await state.settings.get('progress:b')).toBe(awkward);
+    expect(await state.settings.withPrefix('progress:')).toEqual([
+      { key: 'progress:a', value: '2' },
+      { key: 'progress:b', value: awkward },
+    ]);
+    await state.settings.deleteWithPrefix('progress:');
+    await state.settings.delete('clock');
+    expect(await state.settings.withPrefix('')).toEqual([{ key: 'progressive', value: 'x' }]);
+  });
+
+  it('counts: increment answers the new count, none lost when many run at once', async () => {
+    expect(await state.counters.get('polls:p')).toBe(0);
+    expect(await state.counters.increment('polls:p')).toBe(1);
+    const counts = await Promise.all(Array.from({ length: 20 }, () => state.counters.increment('polls:p')));
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    expect(await state.counters.get('polls:p')).toBe(21);
+    await state.counters.increment('polls:q');
+    await state.counters.delete('polls:p');
+    expect(await state.counters.get('polls:p')).toBe(0);
+    await state.counters.clear();
+    expect(await state.counters.get('polls:q')).toBe(0);
+  });
+
+  describe('faults', () => {
+    it('are listed oldest first and cleared, answering how many there were', async () => {
+      const first = await state.faults.add({ operationId: 'uploadImage', status: 503, detail: AWKWARD });
+      const second = await state.faults.add({
+        operationId: 'getImage',
+        latencyMs: 10,
+        organizationId: ORG_ID,
+      });
+      expect(first).toMatchObject({ operationId: 'uploadImage', detail: AWKWARD, hits: 0 });
+      expect(await state.faults.list()).toEqual([first, second]);
+      expect(await state.faults.clear()).toBe(2);
+      expect(await state.faults.list()).toEqual([]);
+    });
+
+    it('take the oldest matching fault for the operation and organization, count hits, retire after `times`', async () => {
+      await state.faults.add({ operationId: 'getImage', status: 500, organizationId: OTHER_ORG_ID });
+      const mine = await state.faults.add({ operationId: 'getImage', status: 503, times: 2 });
+      const never = () => 0;
+      expect(await state.faults.take('uploadImage', ORG_ID, never)).toBeUndefined();
+      expect(await state.faults.take('getImage', ORG_ID, never)).toMatchObject({ id: mine.id, hits: 1 });
+      expect(await state.faults.take('getImage', ORG_ID, never)).toMatchObject({ id: mine.id, hits: 2 });
+      expect(await state.faults.take('getImage', ORG_ID, never)).toBeUndefined();
+      expect((await state.faults.list()).map((f) => f.organizationId)).toEqual([OTHER_ORG_ID]);
+      expect(await state.faults.take('getImage', OTHER_ORG_ID, never)).toMatchObject({
+        status: 500,
+        hits: 1,
+      });
+    });
+
+    it('fire on a probability draw below their probability, and pass on to the next otherwise', async () => {
+      const rare = await state.faults.add({ operationId: 'getImage', status: 500, probability: 0.1 });
+      const always = await state.faults.add({ operationId: 'getImage', status: 503 });
+      expect((await state.faults.take('getImage', ORG_ID, () => 0.5))?.id).toBe(always.id);
+      expect((await state.faults.take('getImage', ORG_ID, () => 0.05))?.id).toBe(rare.id);
+    });
+
+    it('give the last hit of a `times: 1` fault to exactly one of many takers at once', async () => {
+      await state.faults.add({ operationId: 'getImage', status: 503, times: 1 });
+      const taken = await Promise.all(
+        Array.from({ length: 12 }, () => state.faults.take('getImage', ORG_ID, () => 0)),
+      );
+      expect(taken.filter(Boolean)).toHaveLength(1);
+      expect(await state.faults.list()).toEqual([]);
+    });
+  });
+
+  it('journal: newest first, filtered, limited, keeping only the newest `capacity`', async () => {
+    const small = await engine.open({ journalCapacity: 5 });
+    try {
+      const entry = (i: number) => ({
+        at: `2026-11-25T12:00:0${i}.000Z`,
+        requestId: `r${i}`,
+        method: 'GET',
+        path: `/api/v1/images/${i}`,
+        operationId: i % 2 ? 'getImage' : 'listImages',
+        organizationId: i < 6 ? ORG_ID : null,
+        status: i === 7 ? 404 : 200,
+        durationMs: i,
+        ...(i === 8 ? { requestBody: { name: AWKWARD }, responseBody: [1, { a: null }] } : {}),
+        fault: null,
+      });
+      for (let i = 1; i <= 8; i++) await small.journal.record(entry(i));
+      expect((await small.journal.query({})).map((e) => e.requestId)).toEqual(['r8', 'r7', 'r6', 'r5', 'r4']);
+      expect((await small.journal.query({})).at(0)).toEqual(entry(8));
+      expect((await small.journal.query({ operationId: 'getImage' })).map((e) => e.requestId)).toEqual([
+        'r7',
+        'r5',
+      ]);
+      expect((await small.journal.query({ status: 404 })).map((e) => e.requestId)).toEqual(['r7']);
+      expect(
+        (await small.journal.query({ organizationId: ORG_ID, limit: 1 })).map((e) => e.requestId),
+      ).toEqual(['r5']);
+      await small.journal.clear();
+      expect(await small.journal.query({})).toEqual([]);
+    } finally {
+      await small.close();
+    }
+  });
+
+  describe('jobs', () => {
+    const HELD = 60_000;
+    // A lease of 0 ms has run out as soon as it is given: the lease's expiry, with no waiting.
+    const LAPSED = 0;
+
+    it('are queued once per subject and claimed oldest first, by one worker at a time', async () => {
+      await state.jobs.enqueue('prediction', 'p-1');
+      await state.jobs.enqueue('conversion', 'img-1');
+      await state.jobs.enqueue('prediction', 'p-1');
+      await state.jobs.enqueue('prediction', 'p-2');
+      expect(await state.jobs.count()).toBe(3);
+      expect(await state.jobs.claim('w1', ['prediction'], HELD)).toEqual({
+        kind: 'prediction',
+        subjectId: 'p-1',
+        attempts: 1,
+      });
+      expect(await state.jobs.claim('w2', ['prediction', 'conversion'], HELD)).toEqual({
+        kind: 'conversion',
+        subjectId: 'img-1',
+        attempts: 1,
+      });
+      expect(await state.jobs.claim('w3', ['prediction'], HELD)).toMatchObject({ subjectId: 'p-2' });
+      expect(await state.jobs.claim('w4', ['prediction', 'conversion'], HELD)).toBeUndefined();
+    });
+
+    it('go back to the queue when the lease runs out; the old holder can then neither renew nor finish', async () => {
+      await state.jobs.enqueue('prediction', 'p-1');
+      expect(await state.jobs.claim('killed', ['prediction'], LAPSED)).toMatchObject({ attempts: 1 });
+      expect(await state.jobs.claim('other', ['prediction'], HELD)).toEqual({
+        kind: 'prediction',
+        subjectId: 'p-1',
+        attempts: 2,
+      });
+      expect(await state.jobs.renew('prediction', 'p-1', 'killed', HELD)).toBe(false);
+      expect(await state.jobs.finish('prediction', 'p-1', 'killed')).toBe(false);
+      expect(await state.jobs.renew('prediction', 'p-1', 'other', HELD)).toBe(true);
+      expect(await state.jobs.finish('prediction', 'p-1', 'other')).toBe(true);
+      expect(await state.jobs.count()).toBe(0);
+    });
+
+    it('stay with their holder while it renews the lease in time, and go back to the queue once it lapsed', async () => {
+      await state.jobs.enqueue('conversion', 'img-1');
+      await state.jobs.claim('w1', ['conversion'], HELD);
+      expect(await state.jobs.renew('conversion', 'img-1', 'w1', HELD)).toBe(true);
+      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toBeUndefined();
+      // A lease that ran out is not renewed, even before anyone else claims the job.
+      expect(await state.jobs.renew('conversion', 'img-1', 'w1', LAPSED)).toBe(true);
+      expect(await state.jobs.renew('conversion', 'img-1', 'w1', HELD)).toBe(false);
+      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toMatchObject({
+        subjectId: 'img-1',
+        attempts: 2,
+      });
+    });
+
+    it('cancelled whoever holds them: the holder learns it from renew and finish', async () => {
+      await state.jobs.enqueue('prediction', 'p-1');
+      await state.jobs.claim('w1', ['prediction'], HELD);
+      await state.jobs.cancel('prediction', 'p-1');
+      expect(await state.jobs.renew('prediction', 'p-1', 'w1', HELD)).toBe(false);
+      expect(await state.jobs.finish('prediction', 'p-1', 'w1')).toBe(false);
+      expect(await state.jobs.count()).toBe(0);
+    });
+  });
+
+  describe('transactions', () => {
+    it('commit every write together when the work resolves, and answer its result', async () => {
+      const result = await state.transaction(async () => {
+        await state.images.put(image('img-1'));
+        await state.predictions.put(prediction('p-1'));
+        return 'done';
+      });
+      expect(result).toBe('done');
+      expect(await state.images.get('img-1')).toBeDefined();
+      expect(await state.predictions.get('p-1')).toBeDefined();
+    });
+
+    it('keep none of the writes when the work throws, and throw its error', async () => {
+      const failure = new Error('the check failed');
+      await expect(
+        state.transaction(async () => {
+          await state.images.put(image('img-1'));
+          await state.counters.increment('n');
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await state.images.get('img-1')).toBeUndefined();
+      expect(await state.counters.get('n')).toBe(engine.controlTablesInTransactions ? 0 : 1);
+    });
+
+    it('join a nested transaction to the outer one: the outer failure undoes the inner writes', async () => {
+      await expect(
+        state.transaction(async () => {
+          await state.transaction(async () => state.images.put(image('img-1')));
+          expect(await state.images.get('img-1')).toBeDefined();
+          throw new Error('outer fails');
+        }),
+      ).rejects.toThrow('outer fails');
+      expect(await state.images.get('img-1')).toBeUndefined();
+    });
+
+    it('join every call made in the work’s async context, however it was scheduled', async () => {
+      await expect(
+        state.transaction(async () => {
+          await Promise.all([state.images.put(image('img-1')), state.images.put(image('img-2'))]);
+          await new Promise<void>((resolve, reject) =>
+            setTimeout(() => state.settings.set('later', 'x').then(resolve, reject), 1),
+          );
+          await Promise.resolve().then(() => state.counters.increment('n'));
+          expect(await state.images.countOf(ORG_ID)).toBe(2);
+          throw new Error('undo all');
+        }),
+      ).rejects.toThrow('undo all');
+      expect(await state.images.countOf(ORG_ID)).toBe(0);
+      expect(await state.settings.get('later')).toBeUndefined();
+      expect(await state.counters.get('n')).toBe(engine.controlTablesInTransactions ? 0 : 1);
+    });
+
+    it('outside any transaction, each call is its own and stays done', async () => {
+      await state.images.put(image('img-1'));
+      await expect(state.transaction(async () => Promise.reject(new Error('unrelated')))).rejects.toThrow();
+      expect(await state.images.get('img-1')).toBeDefined();
+    });
+  });
+
+  it('clear() empties every table', async () => {
+    await state.images.put(image('img-1'));
+    await state.predictions.put(prediction('p-1'));
+    await state.segmentations.put(segmentation('seg-1'));
+    await state.shares.put(share('sh-1'));
+    await state.models.add(model('m-1', 'm'));
+    await state.usage.setAnalyses(ORG_ID, '2026-11', 1);
+    await state.settings.set('k', 'v');
+    await state.counters.increment('c');
+    await state.faults.add({ operationId: 'getImage' });
+    await state.journal.record({
+      at: 'now',
+      requestId: 'r',
+      method: 'GET',
+      path: '/',
+      operationId: null,
+      organizationId: null,
+      status: 200,
+      durationMs: 1,
+      fault: null,
+    });
+    await state.jobs.enqueue('prediction', 'p-1');
+    await state.clear();
+    expect(await state.organizations.all()).toEqual([]);
+    expect(await state.images.storageKeys()).toEqual(new Set());
+    expect(await state.predictions.withStatus('SUBMITTED')).toEqual([]);
+    expect(await state.segmentations.allIds()).toEqual(new Set());
+    expect(await state.shares.get('sh-1')).toBeUndefined();
+    expect(await state.models.get('m-1')).toBeUndefined();
+    expect(await state.usage.analyses(ORG_ID, '2026-11')).toBe(0);
+    expect(await state.settings.withPrefix('')).toEqual([]);
+    expect(await state.counters.get('c')).toBe(0);
+    expect(await state.faults.list()).toEqual([]);
+    expect(await state.journal.query({})).toEqual([]);
+    expect(await state.jobs.count()).toBe(0);
+  });
+});
