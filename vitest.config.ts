@@ -25,6 +25,7 @@ export default defineConfig({
             'scripts/**/*.test.ts',
             'test-support/**/*.test.ts',
             'bin/**/*.test.ts',
+            'sandbox/**/*.test.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
