@@ -47,7 +47,8 @@ export interface SandboxInstance {
   readonly url: string;
   readonly pid: number;
   readonly logFile: string;
-  kill(signal?: NodeJS.Signals): void;
+  /** Signals the instance's process (SIGTERM by default) and resolves once it has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port (after a kill) and resolves once it answers. */
   restart(): Promise<void>;
 }
@@ -168,7 +169,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         get pid() {
           return current.pid;
         },
-        kill: (signal) => current.kill(signal),
+        async kill(signal) {
+          current.kill(signal);
+          await current.exited;
+        },
         async restart() {
           if (!current.hasExited()) await stopPiece(current);
           pieces.delete(current);

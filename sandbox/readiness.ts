@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { describeExit, type LoggedProcess } from './logged-process.js';
 
@@ -17,7 +18,9 @@ export async function waitUntilAnswering(url: string, piece: LoggedProcess): Pro
   for (;;) {
     if (exited || piece.hasExited()) {
       const exit = await piece.exited;
-      throw new Error(`${piece.name} ${describeExit(exit)} before it was ready; its log: ${piece.logFile}`);
+      throw new Error(
+        `${piece.name} ${describeExit(exit)} before it was ready; its log (${piece.logFile}) ends:\n${await logTail(piece.logFile)}`,
+      );
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
@@ -33,6 +36,17 @@ export async function waitUntilAnswering(url: string, piece: LoggedProcess): Pro
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
   }
+}
+
+/** The last lines of a log, quoted in the error: the sandbox's folder, log included, goes with stop(). */
+async function logTail(file: string): Promise<string> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  return text
+    .trimEnd()
+    .split('\n')
+    .slice(-12)
+    .map((line) => `  | ${line}`)
+    .join('\n');
 }
 
 /** A TCP port free on 127.0.0.1 right now (the kernel's pick). */
