@@ -26,7 +26,9 @@ describe('npm run sandbox', () => {
     });
 
     expect(stderr).toMatch(/^PostgreSQL: starting a throwaway server\.\.\.$/m);
-    expect(stderr).toMatch(/^sandbox-1: ready at http:\/\/127\.0\.0\.1:\d+ \(log .*sandbox-1\.log\)$/m);
+    const pid = Number(
+      /^sandbox-1: ready at http:\/\/127\.0\.0\.1:\d+ \(pid (\d+), log .*sandbox-1\.log\)$/m.exec(stderr)![1],
+    );
     const url = /URL: +(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1];
     const token = /Admin token: +(\S+)/.exec(stdout)![1];
     expect(stdout).toContain('API key:      sk_test_acme_');
@@ -46,6 +48,15 @@ describe('npm run sandbox', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(withToken.status).toBe(200);
+
+    // An instance that dies is reported, with its log, while the rest keeps running.
+    process.kill(pid, 'SIGKILL');
+    await new Promise<void>((resolve) => {
+      const seen = () =>
+        /^! sandbox-1 was killed by SIGKILL; its log: \S+sandbox-1\.log$/m.test(stderr) && resolve();
+      seen();
+      child.stderr.on('data', seen);
+    });
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

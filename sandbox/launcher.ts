@@ -142,6 +142,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       'on',
       '--seed-keys',
       options.seed === false ? 'off' : 'on',
+      // One line per request with its id, whatever LOG_LEVEL the launcher's environment has.
+      '--log-level',
+      'info',
       ...(options.instanceArgs ?? []),
     ];
     const instances: SandboxInstance[] = [];
@@ -161,7 +164,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       };
       let current = await launch();
       notAborted();
-      report(`${id}: ready at ${instanceUrl} (log ${logFile})`);
+      report(`${id}: ready at ${instanceUrl} (pid ${current.pid}, log ${logFile})`);
       return {
         id,
         url: instanceUrl,

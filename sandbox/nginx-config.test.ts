@@ -1,10 +1,16 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import http from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { MULTIPART_ENVELOPE_BYTES, renderNginxConfig, type NginxConfigOptions } from './nginx-config.js';
+import { freePort } from './readiness.js';
+
+const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
+const asRoot = process.getuid?.() === 0 ? { workerUser: { user: 'nobody', group: 'nogroup' } } : {};
 
 const OPTIONS: NginxConfigOptions = {
   listen: { host: '127.0.0.1', port: 8080 },
@@ -96,10 +102,8 @@ describe('the sandbox nginx.conf', () => {
       await mkdir(path.join(prefix, 'logs'));
       await mkdir(path.join(prefix, 'temp'));
       const file = path.join(prefix, 'nginx.conf');
-      const asRoot = process.getuid?.() === 0 ? { workerUser: { user: 'nobody', group: 'nogroup' } } : {};
       await writeFile(file, renderNginxConfig({ ...OPTIONS, ...asRoot }));
-      const nginx = process.env.NGINX ?? '/usr/sbin/nginx';
-      const { stderr } = await promisify(execFile)(nginx, [
+      const { stderr } = await promisify(execFile)(NGINX, [
         '-t',
         '-p',
         prefix,
@@ -111,6 +115,98 @@ describe('the sandbox nginx.conf', () => {
       expect(stderr).toMatch(/test is successful/);
     } finally {
       await rm(prefix, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Upstreams that die before answering (the connection is cut on each request), counting what reached them. */
+async function dyingInstances(count: number) {
+  const methods: string[] = [];
+  const servers = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const server = http.createServer((req) => {
+        methods.push(req.method!);
+        req.socket.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    }),
+  );
+  return {
+    methods,
+    upstreams: servers.map((s) => ({ host: '127.0.0.1', port: (s.address() as AddressInfo).port })),
+    close: () => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))),
+  };
+}
+
+/** A real nginx on the rendered configuration, for one request. */
+async function throughNginx(
+  upstreams: NginxConfigOptions['instances'],
+  request: (url: string) => Promise<Response>,
+): Promise<Response> {
+  const prefix = await mkdtemp(path.join(os.tmpdir(), 'sandbox-nginx-'));
+  const port = await freePort();
+  await mkdir(path.join(prefix, 'logs'));
+  await mkdir(path.join(prefix, 'temp'));
+  const file = path.join(prefix, 'nginx.conf');
+  await writeFile(
+    file,
+    renderNginxConfig({ ...OPTIONS, ...asRoot, listen: { host: '127.0.0.1', port }, instances: upstreams }),
+  );
+  const nginx = spawn(NGINX, ['-p', prefix, '-c', file, '-e', path.join(prefix, 'logs', 'error.log')], {
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => nginx.once('exit', resolve));
+  try {
+    // Listening is the readiness here: any request would reach the upstreams under test.
+    for (;;) {
+      const open = await new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => resolve(true)).once('error', () => resolve(false));
+        socket.once('connect', () => socket.end());
+      });
+      if (open) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return await request(`http://127.0.0.1:${port}`);
+  } finally {
+    nginx.kill('SIGTERM');
+    await exited;
+    await rm(prefix, { recursive: true, force: true });
+  }
+}
+
+describe('nginx on the sandbox configuration, when instances die before answering', () => {
+  it('tries a GET on the next instance, and answers 503 in the error shape when none answers', async () => {
+    const instances = await dyingInstances(2);
+    try {
+      const answer = await throughNginx(instances.upstreams, async (url) => {
+        const response = await fetch(`${url}/api/v1/models`);
+        return new Response(await response.text(), { status: response.status, headers: response.headers });
+      });
+      expect(instances.methods).toEqual(['GET', 'GET']);
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(await answer.json()).toEqual({ detail: expect.stringMatching(/No instance/) });
+    } finally {
+      await instances.close();
+    }
+  });
+
+  it('never sends a POST that reached one instance to another', async () => {
+    const instances = await dyingInstances(2);
+    try {
+      const answer = await throughNginx(instances.upstreams, async (url) => {
+        const response = await fetch(`${url}/api/v1/predict`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
+        return new Response(await response.text(), { status: response.status });
+      });
+      expect(instances.methods).toEqual(['POST']);
+      expect(answer.status).toBe(503);
+    } finally {
+      await instances.close();
     }
   });
 });
