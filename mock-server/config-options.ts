@@ -75,6 +75,8 @@ export interface MockConfig {
   role: InstanceRole;
   /** Names this instance in its logs (and among the instances sharing one database). */
   instanceId: string;
+  /** How long a worker's claim on a job holds without renewal: a killed worker's job waits this long for another. */
+  jobLeaseMs: number;
 }
 
 export const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
@@ -412,5 +414,14 @@ export const OPTIONS: OptionSpec[] = [
     description: 'Name of this instance in its logs',
     default: () => `${hostname()}-${process.pid}`,
     shownDefault: 'HOSTNAME-PID',
+  },
+  {
+    key: 'jobLeaseMs',
+    flag: '--job-lease-ms',
+    env: 'JOB_LEASE_MS',
+    type: 'number',
+    description:
+      "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
+    default: () => 15_000,
   },
 ];

@@ -55,6 +55,9 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
   if (!(INSTANCE_ROLES as readonly string[]).includes(config.role)) {
     throw new ConfigError(`--role / ROLE must be one of ${INSTANCE_ROLES.join(', ')}, got '${config.role}'`);
   }
+  if (!(config.jobLeaseMs >= 300)) {
+    throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
+  }
   if (!INSTANCE_ID.test(config.instanceId)) {
     throw new ConfigError(
       `--instance-id / INSTANCE_ID must be 1 to 128 letters, digits or . _ : -, got '${config.instanceId}'`,
