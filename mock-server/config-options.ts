@@ -77,6 +77,10 @@ export interface MockConfig {
   instanceId: string;
   /** How long a worker's claim on a job holds without renewal: a killed worker's job waits this long for another. */
   jobLeaseMs: number;
+  /** Connections to the shared PostgreSQL this instance opens at most. */
+  databasePoolSize: number;
+  /** A statement on the shared PostgreSQL (lock waits included) that runs longer fails its request with 503. */
+  databaseTimeoutMs: number;
 }
 
 export const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
@@ -422,6 +426,22 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description:
       "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
+    default: () => 15_000,
+  },
+  {
+    key: 'databasePoolSize',
+    flag: '--database-pool-size',
+    env: 'DATABASE_POOL_SIZE',
+    type: 'number',
+    description: 'Connections to the shared PostgreSQL this instance opens at most',
+    default: () => 10,
+  },
+  {
+    key: 'databaseTimeoutMs',
+    flag: '--database-timeout-ms',
+    env: 'DATABASE_TIMEOUT_MS',
+    type: 'number',
+    description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
     default: () => 15_000,
   },
 ];

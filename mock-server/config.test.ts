@@ -81,6 +81,24 @@ describe('an instance among others', () => {
     );
   });
 
+  it('takes the job lease and the PostgreSQL pool and timeout, and names a bad value', () => {
+    const defaults = loadConfig([], {});
+    expect([defaults.jobLeaseMs, defaults.databasePoolSize, defaults.databaseTimeoutMs]).toEqual([
+      15_000, 10, 15_000,
+    ]);
+    expect(loadConfig(['--job-lease-ms', '2000'], { DATABASE_POOL_SIZE: '4' })).toMatchObject({
+      jobLeaseMs: 2000,
+      databasePoolSize: 4,
+    });
+    expect(() => loadConfig(['--job-lease-ms', '10'], {})).toThrow(
+      /--job-lease-ms \/ JOB_LEASE_MS must be at least 300, got '10'/,
+    );
+    expect(() => loadConfig(['--database-pool-size', '0'], {})).toThrow(/--database-pool-size/);
+    expect(() => loadConfig([], { DATABASE_TIMEOUT_MS: '5' })).toThrow(
+      /DATABASE_TIMEOUT_MS must be at least 100/,
+    );
+  });
+
   it('is named hostname-pid unless given a name, and refuses a name unfit for a log line', () => {
     expect(loadConfig([], {}).instanceId).toBe(`${hostname()}-${process.pid}`);
     expect(loadConfig(['--instance-id', 'sandbox-2'], {}).instanceId).toBe('sandbox-2');

@@ -55,6 +55,16 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
   if (!(INSTANCE_ROLES as readonly string[]).includes(config.role)) {
     throw new ConfigError(`--role / ROLE must be one of ${INSTANCE_ROLES.join(', ')}, got '${config.role}'`);
   }
+  if (!(Number.isInteger(config.databasePoolSize) && config.databasePoolSize >= 1)) {
+    throw new ConfigError(
+      `--database-pool-size / DATABASE_POOL_SIZE must be a whole number from 1, got '${config.databasePoolSize}'`,
+    );
+  }
+  if (!(config.databaseTimeoutMs >= 100)) {
+    throw new ConfigError(
+      `--database-timeout-ms / DATABASE_TIMEOUT_MS must be at least 100, got '${config.databaseTimeoutMs}'`,
+    );
+  }
   if (!(config.jobLeaseMs >= 300)) {
     throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
   }

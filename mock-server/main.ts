@@ -75,6 +75,23 @@ async function banner(
     ...exposureLines(services.config, generatedToken),
     '',
   ];
+  // Listening already: a state database that does not answer now must not end the instance.
+  const seededKeys = await organizationLines(services, lines).catch((error: unknown) => {
+    lines.push(`(organizations not listed: ${error instanceof Error ? error.message : String(error)})`);
+    return new Map<string, string[]>();
+  });
+  lines.push(
+    '',
+    `Try: curl -H "Authorization: Bearer ${[...seededKeys.values()].flat()[0] ?? '<key>'}" ${url}/api/v1/models`,
+  );
+  return lines.join('\n');
+}
+
+/** Base models, and each organization with its seeded keys and custom models; answers the seeded keys. */
+async function organizationLines(
+  services: Awaited<ReturnType<typeof startMockServer>>['services'],
+  lines: string[],
+): Promise<Map<string, string[]>> {
   const base = await services.state.models.listFor({ id: '' } as never);
   lines.push('Base models (every organization):');
   for (const m of base) lines.push(`  ${m.id}  ${m.name}`);
@@ -89,11 +106,7 @@ async function banner(
     for (const m of (await services.state.models.listFor(org)).filter((m) => m.scope === 'custom'))
       lines.push(`  Custom model: ${m.id}  ${m.name}`);
   }
-  lines.push(
-    '',
-    `Try: curl -H "Authorization: Bearer ${[...seededKeys.values()].flat()[0] ?? '<key>'}" ${url}/api/v1/models`,
-  );
-  return lines.join('\n');
+  return seededKeys;
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -234,7 +234,11 @@ async function openState(config: MockConfig): Promise<StateStore> {
   if (config.databaseUrl !== undefined) {
     // Loaded only when asked for: a laptop's mock never loads the PostgreSQL driver.
     const { openPostgresStateStore } = await import('./stores/postgres/index.js');
-    return openPostgresStateStore({ url: config.databaseUrl });
+    return openPostgresStateStore({
+      url: config.databaseUrl,
+      poolSize: config.databasePoolSize,
+      statementTimeoutMs: config.databaseTimeoutMs,
+    });
   }
   // The same database code runs with and without --data-dir: without it, in the temporary folder.
   return new SqliteStateStore(openDatabase(config.dataDir));

@@ -7,6 +7,12 @@ import type { SettingsTable } from './state.js';
  * (an instance killed mid-request) stops counting within `ttlMs`; a mock that owns its store
  * alone drops every mark when it starts (`dropAll`), since no holder outlived the last process.
  */
+/** A mark held: renewed from `keep()` until `release()` (which may be called more than once). */
+export interface HeldMark {
+  keep(): void;
+  release(): Promise<void>;
+}
+
 export class HeldMarks {
   constructor(
     private readonly settings: SettingsTable,
@@ -27,15 +33,29 @@ export class HeldMarks {
     return value !== undefined && Number(value) > this.now();
   }
 
-  /** Takes the mark and keeps renewing it until `release` (which may be called more than once). */
-  async hold(group: string, id: string): Promise<{ release(): Promise<void> }> {
+  /**
+   * Takes the mark (inside the caller's transaction: a transaction that is run again takes it
+   * again). Its renewal starts with `keep()`, called once that transaction has committed.
+   */
+  async hold(group: string, id: string): Promise<HeldMark> {
     const key = this.key(group, id);
     await this.renew(key);
-    const timer = setInterval(() => void this.renew(key).catch(() => undefined), this.ttlMs / 3);
-    timer.unref();
+    let timer: NodeJS.Timeout | undefined;
+    let renewing: Promise<void> = Promise.resolve();
+    let released = false;
     return {
+      keep: () => {
+        if (released || timer) return;
+        timer = setInterval(() => {
+          renewing = this.renew(key).catch(() => undefined);
+        }, this.ttlMs / 3);
+        timer.unref();
+      },
       release: async () => {
+        released = true;
         clearInterval(timer);
+        // A renewal under way would put the mark back after its delete.
+        await renewing;
         await this.settings.delete(key);
       },
     };

@@ -180,19 +180,17 @@ export interface JobLease {
  * every instance at once and the job goes back to the queue.
  */
 export interface JobTable {
-  /** Queues a job; queuing one that exists already changes nothing. */
-  enqueue(kind: JobKind, subjectId: string): Promise<void>;
+  /**
+   * Queues a job; queuing one that exists already changes nothing. With `heldBy`, the job is
+   * queued already claimed by that worker for `leaseMs` (its first claim): the instance that queued
+   * it runs it at once, and no other worker can take it before its lease runs out.
+   */
+  enqueue(kind: JobKind, subjectId: string, heldBy?: { worker: string; leaseMs: number }): Promise<void>;
   /**
    * Claims the oldest job of these kinds that nobody holds (or whose lease ran out) for `worker`,
    * for `leaseMs`; two workers never claim the same job at once (PostgreSQL: FOR UPDATE SKIP LOCKED).
    */
-  claim(
-    worker: string,
-    kinds: readonly JobKind[],
-    leaseMs: number,
-    /** Only this subject's job (a job its own instance runs at once). */
-    subjectId?: string,
-  ): Promise<JobLease | undefined>;
+  claim(worker: string, kinds: readonly JobKind[], leaseMs: number): Promise<JobLease | undefined>;
   /** Puts every held job back in the queue: for a mock that owns its store alone, starting (no holder outlived the last process). */
   releaseAll(): Promise<void>;
   /** Extends the lease; false when `worker` no longer holds the job (its lease ran out and another claimed it, or it is gone). */

@@ -50,9 +50,14 @@ export class ImageConversions {
     return this.state.jobs.enqueue('conversion', id);
   }
 
-  /** Runs the queued conversion here and now; resolves when its outcome is committed (or handed to the background). */
-  async runHere(id: string): Promise<void> {
-    await this.worker.runNow('conversion', id);
+  /** Queues a conversion this instance runs at once (`runHere`); call it inside the transaction that makes the image `processing`. */
+  enqueueHere(id: string): Promise<void> {
+    return this.worker.enqueueHeld('conversion', id);
+  }
+
+  /** Runs the conversion queued with `enqueueHere`; resolves when its outcome is committed (or handed to the background). */
+  runHere(id: string): Promise<void> {
+    return this.worker.runHeld('conversion', id);
   }
 
   /** Lets a worker (any instance's) take the queued conversion. */

@@ -117,13 +117,26 @@ export class ImageService {
     }
   }
 
+  /**
+   * A slot is taken and given back under the organization's lock, as every change to what the cap
+   * counts is: a count of images and slots is two reads, and a slot given back between them
+   * unlocked would be counted by neither. Releasing twice is harmless (a delete of what is gone),
+   * so a release rolled back with its transaction is redone.
+   */
   private async reserveSlot(org: Organization): Promise<SlotReservation> {
-    // Releasing twice is harmless (a delete of what is gone), so a release rolled back with its transaction is redone.
-    return this.state.transaction(async () => {
+    const mark = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       await this.assertSlotFree(org);
       return this.reserved.hold(org.id, randomUUID());
     });
+    mark.keep();
+    return {
+      release: () =>
+        this.state.transaction(async () => {
+          await this.state.organizations.lock(org.id);
+          await mark.release();
+        }),
+    };
   }
 
   /** The row commits before the slot is released, so the cap never counts the image twice or not at all. */
@@ -140,8 +153,9 @@ export class ImageService {
       await this.store.putObject(image.storageKey, file.path, { move: true });
       // The slot is given back in the transaction that writes the row: the cap never counts both or neither.
       await this.state.transaction(async () => {
+        await this.state.organizations.lock(org.id);
         await this.state.images.put(image);
-        await this.conversions.enqueue(image.id);
+        await this.conversions.enqueueHere(image.id);
         await reservation.release();
       });
     } catch (err) {
@@ -224,6 +238,7 @@ export class ImageService {
         throw new DomainError('invalid_state', 'This upload is already being completed.');
       return this.completing.hold(org.id, id);
     });
+    completing.keep();
     try {
       const selection: PartSelection[] | undefined = parts?.length
         ? parts.map((p) => ({ partNumber: p.part_number, etag: p.etag }))

@@ -65,16 +65,18 @@ export class JobWorker {
     this.wake?.();
   }
 
+  /** Queues a job already held by this worker, to be run here with `runHeld` once its transaction commits. */
+  enqueueHeld(kind: JobKind, subjectId: string): Promise<void> {
+    return this.state.jobs.enqueue(kind, subjectId, { worker: this.id, leaseMs: this.options.leaseMs });
+  }
+
   /**
-   * Runs a job this instance queued itself, here and now (a single-request upload's conversion,
-   * answered when it is done): claimed like any other, so if this instance dies, another worker
-   * takes it when the lease runs out. Undefined when another worker holds it already.
+   * Runs a job this instance queued held (`enqueueHeld`), here and now: a single-request upload's
+   * conversion, answered when it is done. If this instance dies, another worker takes the job when
+   * its lease runs out.
    */
-  async runNow(kind: JobKind, subjectId: string): Promise<boolean> {
-    const lease = await this.state.jobs.claim(this.id, [kind], this.options.leaseMs, subjectId);
-    if (!lease) return false;
-    await this.launch(lease).done;
-    return true;
+  async runHeld(kind: JobKind, subjectId: string): Promise<void> {
+    await this.launch({ kind, subjectId, attempts: 1 }).done;
   }
 
   /** Aborts this worker's run of a job (its subject was deleted or reset) and waits for it to settle. */

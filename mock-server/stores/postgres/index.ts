@@ -18,9 +18,9 @@ export interface PostgresStoreOptions {
   url: string;
   /** Connections this instance opens at most (default 10). */
   poolSize?: number;
-  /** A statement, lock waits included, that runs longer fails its request with 503 (default 5000). */
+  /** A statement, lock waits included, that runs longer fails its request with 503 (default 15000: lock waits under load included). */
   statementTimeoutMs?: number;
-  /** Waiting longer for a connection fails the request with 503 (default 5000). */
+  /** Waiting longer for a connection fails the request with 503 (default 10000). */
   connectionTimeoutMs?: number;
   /**
    * A transaction idle this long between two statements (its instance stalled, or its work outside
@@ -35,8 +35,8 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
   const sql = new Sql({
     url: options.url,
     poolSize: options.poolSize ?? 10,
-    statementTimeoutMs: options.statementTimeoutMs ?? 5000,
-    connectionTimeoutMs: options.connectionTimeoutMs ?? 5000,
+    statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? 10_000,
     idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 30_000,
   });
   try {

@@ -19,22 +19,24 @@ const leaseEnd = (parameter: string) =>
 
 export function jobTable(sql: Sql): JobTable {
   return {
-    async enqueue(kind, subjectId) {
-      await sql.rows('INSERT INTO jobs (kind, subject_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-        kind,
-        subjectId,
-      ]);
+    async enqueue(kind, subjectId, heldBy) {
+      await sql.rows(
+        `INSERT INTO jobs (kind, subject_id, holder, lease_until, attempts)
+         VALUES ($1, $2, $3, CASE WHEN $3::text IS NULL THEN NULL ELSE ${leaseEnd('$4')} END,
+           CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END)
+         ON CONFLICT DO NOTHING`,
+        [kind, subjectId, heldBy?.worker ?? null, heldBy?.leaseMs ?? 0],
+      );
     },
-    async claim(worker, kinds, leaseMs, subjectId) {
+    async claim(worker, kinds, leaseMs) {
       const row = await sql.row(
         `UPDATE jobs SET holder = $1, lease_until = ${leaseEnd('$3')}, attempts = attempts + 1
          WHERE (kind, subject_id) = (
            SELECT kind, subject_id FROM jobs
-           WHERE kind = ANY($2) AND ($4::text IS NULL OR subject_id = $4)
-             AND (holder IS NULL OR lease_until <= clock_timestamp())
+           WHERE kind = ANY($2) AND (holder IS NULL OR lease_until <= clock_timestamp())
            ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING kind, subject_id, attempts`,
-        [worker, kinds, leaseMs, subjectId ?? null],
+        [worker, kinds, leaseMs],
       );
       return (
         row && {

@@ -8,21 +8,20 @@ import type { Synchronous } from './transaction-gate.js';
 
 export function jobTable(db: Statements, now: () => number = Date.now): Synchronous<JobTable> {
   return {
-    enqueue(kind, subjectId) {
+    enqueue(kind, subjectId, heldBy) {
       db.prepare(
-        `INSERT INTO jobs (kind, subject_id, seq) VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM jobs))
+        `INSERT INTO jobs (kind, subject_id, seq, holder, lease_until, attempts)
+         VALUES (?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM jobs), ?, ?, ?)
          ON CONFLICT (kind, subject_id) DO NOTHING`,
-      ).run(kind, subjectId);
+      ).run(kind, subjectId, heldBy?.worker ?? null, heldBy ? now() + heldBy.leaseMs : null, heldBy ? 1 : 0);
     },
-    claim(worker, kinds, leaseMs, subjectId) {
+    claim(worker, kinds, leaseMs) {
       const at = now();
       const marks = kinds.map(() => '?').join(', ');
-      const bySubject = subjectId === undefined ? '' : 'AND subject_id = ?';
       const row = db.row(
         `SELECT kind, subject_id, attempts FROM jobs
-         WHERE kind IN (${marks}) ${bySubject} AND (holder IS NULL OR lease_until <= ?) ORDER BY seq LIMIT 1`,
+         WHERE kind IN (${marks}) AND (holder IS NULL OR lease_until <= ?) ORDER BY seq LIMIT 1`,
         ...kinds,
-        ...(subjectId === undefined ? [] : [subjectId]),
         at,
       );
       if (!row) return undefined;
