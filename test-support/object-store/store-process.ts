@@ -14,11 +14,10 @@ export type StoreCommand =
   | { op: 'abort'; uploadId: string }
   | { op: 'listParts'; uploadId: string }
   /** Takes the lock file and holds it until `release`; answers once held. */
-  | { op: 'hold'; file: string }
+  | { op: 'hold'; file: string; staleMs?: number }
   | { op: 'release' };
 
 const store = new EmbeddedObjectStore({ dataDir: process.argv[2], storageUrl: 'http://127.0.0.1:1/storage' });
-const locks = new FolderLocks();
 let release: (() => void) | undefined;
 
 async function run(command: StoreCommand): Promise<unknown> {
@@ -37,7 +36,7 @@ async function run(command: StoreCommand): Promise<unknown> {
       return store.listParts(command.uploadId);
     case 'hold': {
       const held = new Promise<void>((resolve) => {
-        void locks.run(
+        void new FolderLocks({ staleMs: command.staleMs }).run(
           'held',
           command.file,
           () => {

@@ -232,4 +232,23 @@ describe('a second process on the folder', () => {
     );
     expect(order.at(-1)).toBe('taken over');
   });
+
+  it('a lock held longer than staleMs is touched by its holder, so no one takes it over', async () => {
+    const send = await startChild();
+    const file = path.join(dataDir, 'lock');
+    expect(await send({ op: 'hold', file, staleMs: 1_500 })).toMatchObject({ ok: true });
+    const order: string[] = [];
+    const mine = new FolderLocks({ staleMs: 1_500 }).run(
+      'k',
+      file,
+      async () => void order.push('mine'),
+      () => new Error('gone'),
+    );
+    // More than twice staleMs: without the holder's touches its lock would be judged dead.
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    order.push('released');
+    await send({ op: 'release' });
+    await mine;
+    expect(order).toEqual(['released', 'mine']);
+  });
 });
