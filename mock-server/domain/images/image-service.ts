@@ -212,9 +212,7 @@ export class ImageService {
         : undefined;
       // Assembled by an earlier complete whose commit did not happen (a full disk, a crash): the
       // parts are gone but the object is whole, so this complete only has to commit.
-      const assembled =
-        (await this.store.headObject(image.storageKey).catch(() => null))?.size === image.size;
-      if (!assembled) {
+      if (!(await this.assembled(image))) {
         await this.assertSizeMatches(image, uploadId, selection);
         await this.store.completeMultipartUpload(uploadId, selection);
       }
@@ -222,6 +220,8 @@ export class ImageService {
         // Deleted while the parts were assembled: the delete came first, as in a serial order.
         const current = this.state.images.get(id);
         if (!current) return false;
+        // Another instance's complete committed first (its memory is not this one's `completing`).
+        this.assertUploading(current, 'completed');
         current.multipartUploadId = null;
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
@@ -235,6 +235,9 @@ export class ImageService {
     } catch (err) {
       // Deleted while the parts were assembled: answer as if the delete had come first.
       if (!this.state.images.get(id)) throw notFound('Image');
+      // Assembled by another instance's complete, whose commit may not be in yet: that one answers.
+      if (err instanceof ObjectStoreError && err.code === 'NoSuchUpload' && (await this.assembled(image)))
+        throw new DomainError('invalid_state', 'This upload is already being completed.');
       throw asInputError(err);
     } finally {
       this.completing.delete(id);
@@ -317,6 +320,11 @@ export class ImageService {
     const stored = this.storedCount(org);
     if (stored >= org.plan.storageCapImages)
       throw new DomainError('cap_reached', storageCapMessage(org, stored));
+  }
+
+  /** Whether the image's stored object is whole: its parts were assembled by some complete. */
+  private async assembled(image: ImageRecord): Promise<boolean> {
+    return (await this.store.headObject(image.storageKey).catch(() => null))?.size === image.size;
   }
 
   private assertUploading(image: ImageRecord, verb: string): void {
