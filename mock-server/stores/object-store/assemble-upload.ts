@@ -39,7 +39,7 @@ export async function assembleUpload(
   const size = selected.reduce((sum, part) => sum + part.size, 0);
   const target = layout.objectFile(key);
   const data = layout.uploadData(uploadId);
-  const aside = `${data}.completing`;
+  const aside = asideOf(data);
   await fsp.rename(data, aside).catch((error: unknown) => {
     throw asStoreError(error);
   });
@@ -80,6 +80,19 @@ export async function assembleUpload(
     throw asStoreError(error);
   }
   return size;
+}
+
+const asideOf = (data: string) => `${data}.completing`;
+
+/**
+ * A complete stopped between its two renames (the mock killed while it flushed) left the data
+ * file aside: put back, under the upload's lock, so the next complete finds the parts.
+ */
+export async function restoreDataFile(layout: StoreLayout, uploadId: string): Promise<void> {
+  const data = layout.uploadData(uploadId);
+  await fsp.rename(asideOf(data), data).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw asStoreError(error);
+  });
 }
 
 /** Where a recorded part's bytes are; `data` is the data file's current name. */

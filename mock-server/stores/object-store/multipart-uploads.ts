@@ -20,7 +20,7 @@ import {
   validatePlan,
 } from '../../domain/object-store.js';
 import type { StoreLayout } from '../data-layout.js';
-import { assembleUpload, byteRange } from './assemble-upload.js';
+import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
 import { isMissing } from './disk.js';
 import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
 import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
@@ -299,6 +299,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       const arrived = await this.records.readParts(uploadId);
       const selected = matchSelection(arrived, parts) as StoredPart[];
       checkPartSizes(selected, record.plan.partSize);
+      await restoreDataFile(this.layout, uploadId);
       await this.verifyInherited(uploadId, record.plan, selected);
       const size = await assembleUpload(this.layout, this.records, this.stagingFile, {
         uploadId,

@@ -252,3 +252,17 @@ describe('a second process on the folder', () => {
     expect(order).toEqual(['released', 'mine']);
   });
 });
+
+describe('a complete cut short between its renames', () => {
+  it('leaves the data file aside; the next complete puts it back and assembles the object', async () => {
+    const uploadId = await open(2);
+    const parts = [randomBytes(PART), randomBytes(PART)];
+    await put(one, uploadId, 1, parts[0]);
+    await put(one, uploadId, 2, parts[1]);
+    // What a kill -9 during the complete's flush leaves: the data file renamed aside, no object.
+    const data = storeLayout(path.join(dataDir)).uploadData(uploadId);
+    await fsp.rename(data, `${data}.completing`);
+    expect((await other.completeMultipartUpload(uploadId)).size).toBe(2 * PART);
+    expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
+  });
+});
