@@ -88,6 +88,7 @@ export function dataLayout(root: string): DataLayout {
  *   multipart/<upload id>/<part>.slot       the part's slot in `data`, claimed by its first PUT (O_EXCL)
  *   multipart/<upload id>/<part>.<id>.part  a part sent again, in a file of its own
  *   multipart/<upload id>/lock              held (O_EXCL) while a part is recorded or the upload ends
+ *   multipart/<upload id>/lock.takeover     held while a dead holder's lock is removed (folder-lock.ts)
  *   tmp/                                    bytes in flight; on the same file system, so renames are atomic
  */
 export interface StoreLayout {
