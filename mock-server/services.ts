@@ -75,6 +75,8 @@ export interface ServiceOverrides {
 const CLOCK_OFFSET = 'clock_offset_ms';
 /** How the jobs of predictions and conversions are claimed (domain/jobs/job-worker.ts). */
 const JOB_SETTINGS = { leaseMs: 15_000, concurrency: 256, pollMs: 250 };
+/** Longer than any request or job takes to write a file and commit the row that refers to it. */
+const SHARED_SWEEP_GRACE_MS = 60 * 60 * 1000;
 /** Set once the seed was loaded into this database: a data folder is seeded once, then kept. */
 const SEEDED = 'seeded_at';
 
@@ -171,10 +173,12 @@ export async function createServices(
       (text) => parseSeed(text, config.seedFile),
       () => undefined,
     );
-    if (soleOwner) {
-      await images.dropHeldMarks();
-      await sweepDataFolder(state, store, paths, () => clock.nowIso());
-    }
+    if (soleOwner) await images.dropHeldMarks();
+    // Another instance's files in progress are young: on a shared folder only what nothing has
+    // touched for SHARED_SWEEP_GRACE_MS goes.
+    await sweepDataFolder(state, store, paths, () => clock.nowIso(), {
+      graceMs: soleOwner ? 0 : SHARED_SWEEP_GRACE_MS,
+    });
     await images.recoverConversions();
     await predictions.recoverInFlight({ soleOwner });
   }
@@ -317,5 +321,6 @@ async function createStore(
     signingSecret: persistent ? await persistentSecret(paths.signingSecret) : undefined,
     // Part URLs expire by the mock's clock, so advancing it from the control plane expires them.
     clock: now,
+    sweepGraceMs: config.databaseUrl === undefined ? 0 : SHARED_SWEEP_GRACE_MS,
   });
 }

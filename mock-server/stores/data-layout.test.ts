@@ -64,7 +64,17 @@ describe("the embedded store's layout", () => {
     expect(store.uploadData('u')).toBe(path.join(root, 'store', 'multipart', 'u', 'data'));
     expect(store.partRecord('u', 12)).toBe(path.join(root, 'store', 'multipart', 'u', '12.json'));
     expect(store.partNumberOf('12.json')).toBe(12);
-    for (const name of ['upload.json', 'data', '0.json', '012.json', '123456.json', '1.json.tmp'])
+    for (const name of ['upload.json', 'data', '0.json', '012.json', '123456.json', '1.json.tmp', '1.slot'])
       expect(store.partNumberOf(name), name).toBeUndefined();
+  });
+
+  it("names a part's slot claim, its own file when sent again, and the upload's lock", () => {
+    const upload = path.join(root, 'store', 'multipart', 'u');
+    expect(store.slotClaim('u', 3)).toBe(path.join(upload, '3.slot'));
+    expect(store.partFile('u', 3, 'ab12')).toBe(path.join(upload, '3.ab12.part'));
+    expect(store.uploadLock('u')).toBe(path.join(upload, 'lock'));
+    expect(store.claimedPartOf('3.slot')).toBe(3);
+    for (const name of ['3.json', 'lock', '0.slot', '3.ab12.part'])
+      expect(store.claimedPartOf(name), name).toBeUndefined();
   });
 });

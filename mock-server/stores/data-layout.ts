@@ -85,6 +85,10 @@ export function dataLayout(root: string): DataLayout {
  *   multipart/<upload id>/upload.json       key and plan
  *   multipart/<upload id>/data              the object being assembled
  *   multipart/<upload id>/<part>.json       a part that arrived whole
+ *   multipart/<upload id>/<part>.slot       the part's slot in `data`, claimed by its first PUT (O_EXCL)
+ *   multipart/<upload id>/<part>.<id>.part  a part sent again, in a file of its own
+ *   multipart/<upload id>/lock              held (O_EXCL) while a part is recorded or the upload ends
+ *   multipart/<upload id>/lock.takeover     held while a dead holder's lock is removed (folder-lock.ts)
  *   tmp/                                    bytes in flight; on the same file system, so renames are atomic
  */
 export interface StoreLayout {
@@ -99,11 +103,18 @@ export interface StoreLayout {
   uploadRecord(uploadId: string): string;
   uploadData(uploadId: string): string;
   partRecord(uploadId: string, partNumber: number): string;
+  slotClaim(uploadId: string, partNumber: number): string;
+  /** A resent part's own file; `partId` must be a plain token (hex). */
+  partFile(uploadId: string, partNumber: number, partId: string): string;
+  uploadLock(uploadId: string): string;
   /** The part number of a part record's file name, or undefined for any other name. */
   partNumberOf(fileName: string): number | undefined;
+  /** The part number of a slot claim's file name, or undefined for any other name. */
+  claimedPartOf(fileName: string): number | undefined;
 }
 
 const PART_RECORD = /^([1-9]\d{0,4})\.json$/;
+const SLOT_CLAIM = /^([1-9]\d{0,4})\.slot$/;
 
 export function storeLayout(root: string): StoreLayout {
   const objects = path.join(root, 'objects');
@@ -121,8 +132,16 @@ export function storeLayout(root: string): StoreLayout {
     uploadRecord: (uploadId) => path.join(uploadFolder(uploadId), 'upload.json'),
     uploadData: (uploadId) => path.join(uploadFolder(uploadId), 'data'),
     partRecord: (uploadId, partNumber) => path.join(uploadFolder(uploadId), `${partNumber}.json`),
+    slotClaim: (uploadId, partNumber) => path.join(uploadFolder(uploadId), `${partNumber}.slot`),
+    partFile: (uploadId, partNumber, partId) =>
+      path.join(uploadFolder(uploadId), `${partNumber}.${partId}.part`),
+    uploadLock: (uploadId) => path.join(uploadFolder(uploadId), 'lock'),
     partNumberOf(fileName) {
       const match = PART_RECORD.exec(fileName);
+      return match === null ? undefined : Number(match[1]);
+    },
+    claimedPartOf(fileName) {
+      const match = SLOT_CLAIM.exec(fileName);
       return match === null ? undefined : Number(match[1]);
     },
   };

@@ -245,9 +245,7 @@ export class ImageService {
         : undefined;
       // Assembled by an earlier complete whose commit did not happen (a full disk, a crash): the
       // parts are gone but the object is whole, so this complete only has to commit.
-      const assembled =
-        (await this.store.headObject(image.storageKey).catch(() => null))?.size === image.size;
-      if (!assembled) {
+      if (!(await this.assembled(image))) {
         await this.assertSizeMatches(image, uploadId, selection);
         await this.store.completeMultipartUpload(uploadId, selection);
       }
@@ -255,6 +253,8 @@ export class ImageService {
         // Deleted while the parts were assembled: the delete came first, as in a serial order.
         const current = await this.state.images.get(id);
         if (!current) return false;
+        // Another instance's complete committed first (its memory is not this one's `completing`).
+        this.assertUploading(current, 'completed');
         current.multipartUploadId = null;
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
@@ -270,6 +270,9 @@ export class ImageService {
     } catch (err) {
       // Deleted while the parts were assembled: answer as if the delete had come first.
       if (!(await this.state.images.get(id))) throw notFound('Image');
+      // Assembled by another instance's complete, whose commit may not be in yet: that one answers.
+      if (err instanceof ObjectStoreError && err.code === 'NoSuchUpload' && (await this.assembled(image)))
+        throw new DomainError('invalid_state', 'This upload is already being completed.');
       throw asInputError(err);
     } finally {
       await completing.release();
@@ -372,6 +375,11 @@ export class ImageService {
     const stored = await this.storedCount(org);
     if (stored >= org.plan.storageCapImages)
       throw new DomainError('cap_reached', storageCapMessage(org, stored));
+  }
+
+  /** Whether the image's stored object is whole: its parts were assembled by some complete. */
+  private async assembled(image: ImageRecord): Promise<boolean> {
+    return (await this.store.headObject(image.storageKey).catch(() => null))?.size === image.size;
   }
 
   private assertUploading(image: ImageRecord, verb: string): void {

@@ -1,8 +1,9 @@
 /** The domain's DerivedImageFiles on the data folder: `derived/<image id>/` (stores/data-layout.ts). */
-import { access, mkdir, rm } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import type { DerivedFileSet, DerivedImageFiles } from '../../domain/images/derived-files.js';
 import type { DataLayout } from '../data-layout.js';
 import { flushFiles } from './flush-files.js';
+import { removeFolder } from './remove-folder.js';
 
 export class DerivedImageFileStore implements DerivedImageFiles {
   constructor(private readonly layout: DataLayout) {}
@@ -18,8 +19,9 @@ export class DerivedImageFileStore implements DerivedImageFiles {
     await flushFiles([preview, thumbnail, plane, folder, this.layout.derived]);
   }
 
+  /** Safe while a conversion still writes into the folder (remove-folder.ts). */
   async remove(imageId: string): Promise<void> {
-    await rm(this.layout.derivedFilesOf(imageId).folder, { recursive: true, force: true });
+    await removeFolder(this.layout.derivedFilesOf(imageId).folder);
   }
 
   async planeOf(imageId: string): Promise<string | undefined> {

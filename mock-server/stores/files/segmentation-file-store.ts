@@ -7,6 +7,7 @@ import type { SegmentationFiles } from '../../domain/segmentations/segmentation-
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
 import type { DataLayout } from '../data-layout.js';
 import { flushFiles } from './flush-files.js';
+import { removeFolder } from './remove-folder.js';
 
 export class SegmentationFileStore implements SegmentationFiles {
   constructor(private readonly layout: DataLayout) {}
@@ -45,6 +46,6 @@ export class SegmentationFileStore implements SegmentationFiles {
   }
 
   async remove(id: string): Promise<void> {
-    await rm(this.layout.segmentationOf(id).folder, { recursive: true, force: true });
+    await removeFolder(this.layout.segmentationOf(id).folder);
   }
 }

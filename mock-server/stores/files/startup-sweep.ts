@@ -7,12 +7,16 @@
  *   - fails work whose files are missing (an image whose preview is gone, a segmentation whose
  *     outlines are gone), with a reason a client can act on, so no row points at a missing file.
  * Conversions and predictions that were running are the services' to recover (redone once).
+ *
+ * On a folder shared by several instances, what no row refers to may be another instance's work
+ * in progress: with `graceMs`, only what has also not changed for that long goes (sweep-age.ts).
  */
 import { access, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { StateStore } from '../../domain/state.js';
 import type { ObjectStore } from '../../domain/object-store.js';
 import type { DataLayout } from '../data-layout.js';
+import { untouchedFor } from './sweep-age.js';
 
 export interface SweepReport {
   filesRemoved: number;
@@ -20,24 +24,34 @@ export interface SweepReport {
   segmentationsDropped: number;
 }
 
+export interface SweepOptions {
+  /** Only what has not changed for this long is removed; 0 (one owner of the folder) removes at once. */
+  graceMs?: number;
+}
+
 export async function sweepDataFolder(
   state: StateStore,
   store: ObjectStore,
   folders: DataLayout,
   nowIso: () => string,
+  { graceMs = 0 }: SweepOptions = {},
 ): Promise<SweepReport> {
   const report: SweepReport = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
-  // Uploads still streaming and local copies of remote objects never outlive a process.
-  for (const dir of [folders.incoming, folders.cache]) report.filesRemoved += await emptyFolder(dir);
+  const removeIfUntouched = async (target: string): Promise<number> =>
+    (await untouchedFor(target, graceMs)) ? remove(target) : 0;
+  // Uploads still streaming and local copies of remote objects never outlive the process that made them.
+  for (const dir of [folders.incoming, folders.cache])
+    for (const entry of await entries(dir))
+      report.filesRemoved += await removeIfUntouched(path.join(dir, entry));
 
   for (const entry of await entries(folders.derived)) {
     if (!(await state.images.get(entry)))
-      report.filesRemoved += await remove(path.join(folders.derived, entry));
+      report.filesRemoved += await removeIfUntouched(path.join(folders.derived, entry));
   }
   const segmentationIds = await state.segmentations.allIds();
   for (const entry of await entries(folders.segmentations)) {
     if (!segmentationIds.has(entry))
-      report.filesRemoved += await remove(path.join(folders.segmentations, entry));
+      report.filesRemoved += await removeIfUntouched(path.join(folders.segmentations, entry));
   }
   // The store's own staging files, open uploads and objects no row refers to (where it can list them).
   report.filesRemoved += await store.sweepUnreferenced({
@@ -92,12 +106,6 @@ async function entries(dir: string): Promise<string[]> {
 async function remove(target: string): Promise<number> {
   await rm(target, { recursive: true, force: true });
   return 1;
-}
-
-async function emptyFolder(dir: string): Promise<number> {
-  let removed = 0;
-  for (const entry of await entries(dir)) removed += await remove(path.join(dir, entry));
-  return removed;
 }
 
 async function everyFileThere(files: ReadonlyArray<string | undefined>): Promise<boolean> {

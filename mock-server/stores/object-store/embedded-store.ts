@@ -18,6 +18,8 @@ import {
 } from '../../domain/object-store.js';
 import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { isMissing, syncFile, syncFolders } from './disk.js';
+import { untouchedFor } from '../files/sweep-age.js';
+import type { FolderLockOptions } from './folder-lock.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
 import { noSuchKey } from './store-errors.js';
 
@@ -29,6 +31,13 @@ export interface EmbeddedObjectStoreOptions {
   /** HMAC key for part URLs; random per process when omitted. */
   signingSecret?: string | Buffer;
   clock?: () => Date;
+  /**
+   * Several instances on one folder: the start-up sweep removes only what has not changed for this
+   * long (stores/files/sweep-age.ts). 0 (the default) for a folder one process owns.
+   */
+  sweepGraceMs?: number;
+  /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
+  locks?: FolderLockOptions;
 }
 
 /**
@@ -41,17 +50,20 @@ export class EmbeddedObjectStore implements ObjectStore {
   readonly dataDir: string;
   readonly partReceiver: EmbeddedMultipartUploads;
   private readonly layout: StoreLayout;
+  private readonly sweepGraceMs: number;
   private made: Promise<void> | undefined;
 
   constructor(options: EmbeddedObjectStoreOptions) {
     this.dataDir = path.resolve(options.dataDir);
     this.layout = storeLayout(this.dataDir);
+    this.sweepGraceMs = options.sweepGraceMs ?? 0;
     this.partReceiver = new EmbeddedMultipartUploads({
       layout: this.layout,
       storageUrl: options.storageUrl,
       signingSecret: options.signingSecret,
       clock: options.clock ?? (() => new Date()),
       stagingFile: (label) => this.stagingFile(label),
+      locks: options.locks,
     });
   }
 
@@ -210,25 +222,34 @@ export class EmbeddedObjectStore implements ObjectStore {
   // ---- start-up sweep --------------------------------------------------------------------------
 
   /**
-   * Staging files never outlive a process; an upload folder or an image's objects no row refers
-   * to are what a crash between a row's delete and the files' removal left behind.
+   * Staging files never outlive the process that made them; an upload folder or an image's
+   * objects no row refers to are what a crash between a row's delete and the files' removal left
+   * behind. With other instances on the folder, each of these may also be one's work in progress
+   * (an upload opened, an object stored, before its row commits): then only what has not changed
+   * for `sweepGraceMs` goes.
    */
   async sweepUnreferenced(referenced: ReferencedByState): Promise<number> {
+    const untouched = (target: string) => untouchedFor(target, this.sweepGraceMs);
     let removed = 0;
     for (const entry of await entries(this.layout.tmp)) {
-      await fsp.rm(path.join(this.layout.tmp, entry), { recursive: true, force: true });
+      const file = path.join(this.layout.tmp, entry);
+      if (!(await untouched(file))) continue;
+      await fsp.rm(file, { recursive: true, force: true });
       removed++;
     }
     for (const uploadId of await entries(this.layout.multipart)) {
-      if (referenced.uploadIds.has(uploadId)) continue;
-      await fsp.rm(this.layout.uploadFolder(uploadId), { recursive: true, force: true });
+      const folder = path.join(this.layout.multipart, uploadId);
+      if (referenced.uploadIds.has(uploadId) || !(await untouched(folder))) continue;
+      await fsp.rm(folder, { recursive: true, force: true });
       removed++;
     }
     // Keys are `<kind>/<uuid>/<name>`: one two-segment prefix per image.
     for (const first of await entries(this.layout.objects)) {
       for (const second of await entries(path.join(this.layout.objects, first))) {
         const prefix = `${first}/${second}/`;
-        if (!referenced.keyPrefixes.has(prefix)) removed += await this.deletePrefix(prefix).catch(() => 0);
+        if (referenced.keyPrefixes.has(prefix)) continue;
+        if (!(await untouched(path.join(this.layout.objects, first, second)))) continue;
+        removed += await this.deletePrefix(prefix).catch(() => 0);
       }
     }
     return removed;

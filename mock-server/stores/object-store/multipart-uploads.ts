@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 import {
@@ -21,10 +20,11 @@ import {
   validatePlan,
 } from '../../domain/object-store.js';
 import type { StoreLayout } from '../data-layout.js';
-import { isMissing, syncFile, syncFolders } from './disk.js';
-import { KeyedLock } from './keyed-lock.js';
-import { type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
-import { copyIntoSlot, copyParts, hashRange, partOffset, PartMeter, streamBodyTo } from './part-bytes.js';
+import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
+import { isMissing } from './disk.js';
+import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
+import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
+import { hashRange, partOffset, PartMeter, streamBodyTo } from './part-bytes.js';
 import { PartUrlSigner } from './part-url-signer.js';
 import { SlotWriter } from './slot-writer.js';
 import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from './store-errors.js';
@@ -38,24 +38,28 @@ export interface MultipartUploadsOptions {
   clock: () => Date;
   /** A fresh path in the store's staging folder (made on first use). */
   stagingFile: (label: string) => Promise<string>;
+  /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
+  locks?: FolderLockOptions;
 }
 
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
-
-/** A slot is written in place by the PUT in `SlotWriter`, or was claimed for good ('taken'). */
-type SlotClaim = SlotWriter | 'taken';
 
 /**
  * The embedded store's resumable uploads (folders in storeLayout, stores/data-layout.ts): each
  * upload's data file is sized to the plan when it opens, part n lands at offset (n - 1) * partSize.
  *
- * A part's first PUT streams straight into its slot, hashed on the way (one pass, no copy); a
- * re-sent part streams to tmp/ first, so a failed resend leaves the earlier bytes alone, and is
- * copied into the slot once whole. Nothing is flushed per part: a completing upload flushes the
- * data file once and renames it to its key (no copy when the parts are 1..k). A part's 200 thus
- * promises what the operating system holds: it survives the mock being killed, not the machine
- * losing power before the complete. So parts written by an earlier process are hashed again at
- * complete, and one whose bytes no longer match is refused by number (see docs/persistence.md).
+ * A part's first PUT claims its slot on disk and streams straight into it, hashed on the way (one
+ * pass, no copy); a part sent again streams to a file of its own, so a failed resend leaves the
+ * earlier bytes alone and no two PUTs ever write one place. Nothing is flushed per part: a
+ * completing upload flushes once and renames the data file to its key (no copy when the parts are
+ * 1..k, all in their slots). A part's 200 thus promises what the operating system holds: it
+ * survives the mock being killed, not the machine losing power before the complete. So parts
+ * written by another process are hashed again at complete, and one whose bytes no longer match is
+ * refused by number (see docs/persistence.md).
+ *
+ * Several processes may serve one upload on a shared folder (README.md): every answer is read
+ * from disk (upload-records.ts), and recording a part, completing and aborting hold the upload's
+ * lock file (folder-lock.ts), not only a lock in this process's memory.
  */
 export class EmbeddedMultipartUploads implements PartReceiver {
   private readonly layout: StoreLayout;
@@ -64,11 +68,11 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   private readonly clock: () => Date;
   private readonly stagingFile: (label: string) => Promise<string>;
   private readonly records: UploadRecords;
-  private readonly locks = new KeyedLock();
+  private readonly locks: FolderLocks;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Per upload, the slots this process writes in place or has claimed: a claimed slot is never written in place again. */
-  private readonly slots = new Map<string, Map<number, SlotClaim>>();
-  /** Tells this process's parts from those of an earlier one (whose unflushed bytes a power loss may have taken). */
+  /** This process's PUTs writing a slot in place, by upload and claim: a complete or an abort here stops them. */
+  private readonly writers = new Map<string, Map<string, SlotWriter>>();
+  /** Tells this process's parts from those of another one (whose unflushed bytes a power loss may have taken). */
   private readonly writerId = randomBytes(8).toString('hex');
 
   constructor(options: MultipartUploadsOptions) {
@@ -78,6 +82,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     this.clock = options.clock;
     this.stagingFile = options.stagingFile;
     this.records = new UploadRecords(options.layout, options.stagingFile);
+    this.locks = new FolderLocks(options.locks);
   }
 
   async createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }> {
@@ -168,21 +173,13 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       return md5;
     };
 
-    const recorded = await this.records.hasPart(uploadId, partNumber);
-    const data = await fsp
-      .open(this.layout.uploadData(uploadId), 'r+')
-      .catch((error: NodeJS.ErrnoException) => {
-        throw isMissing(error) ? noSuchUpload(uploadId) : asStoreError(error, partNumber);
-      });
-    // Decided without an await between the look and the claim, so two PUTs never share a slot.
-    const slots = this.slotsOf(uploadId);
-    if (!recorded && !slots.has(partNumber)) {
-      const writer = new SlotWriter(data, partOffset(record.plan, partNumber));
-      slots.set(partNumber, writer);
-      return this.writeInPlace(uploadId, partNumber, record.plan, writer, data, body, checkArrived);
-    }
-    await data.close();
-    return this.writeAndReplace(uploadId, partNumber, body, checkArrived);
+    // What this PUT replaces: if another PUT of the part is recorded while this one streams, the
+    // one that finished first is kept.
+    const earlier = await this.records.readPart(uploadId, partNumber);
+    const id = randomBytes(8).toString('hex');
+    if (earlier === undefined && (await this.records.claimSlot(uploadId, partNumber, id)))
+      return this.writeInPlace(uploadId, partNumber, record.plan, id, body, checkArrived);
+    return this.writeOwnFile(uploadId, partNumber, record.plan, id, earlier?.id, body, checkArrived);
   }
 
   /** A part's first PUT: hashed and written at its offset in one pass. */
@@ -190,66 +187,68 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     uploadId: string,
     partNumber: number,
     plan: MultipartPlan,
-    writer: SlotWriter,
-    data: FileHandle,
+    id: string,
     body: NodeJS.ReadableStream,
     checkArrived: (meter: PartMeter) => string,
   ): Promise<{ etag: string; size: number }> {
-    const slots = this.slotsOf(uploadId);
     const meter = new PartMeter(plan.partSize, partNumber);
-    let stored = false;
+    const finished = new Error('finished');
+    let writer: SlotWriter | undefined;
+    let md5: string;
     try {
-      await streamBodyTo(body, meter, writer);
-      const md5 = checkArrived(meter);
-      await this.locks.run(uploadId, async () => {
-        // A complete, an abort or a resend of this part came first: these bytes are not the part.
-        if (writer.stopReason !== undefined) throw writer.stopReason;
-        await this.upload(uploadId);
-        await this.records.writePart(uploadId, partNumber, { md5, size: meter.size, writer: this.writerId });
+      const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
+        throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
       });
-      stored = true;
-      return { etag: `"${md5}"`, size: meter.size };
-    } catch (error) {
-      throw asStoreError(writer.stopReason ?? error, partNumber);
-    } finally {
-      // No write of this PUT may land after the slot is given to another one.
-      await writer.stop(new Error('finished'));
-      await data.close();
-      if (slots.get(partNumber) === writer) {
-        if (stored) slots.set(partNumber, 'taken');
-        else slots.delete(partNumber);
+      writer = new SlotWriter(data, partOffset(plan, partNumber));
+      this.writersOf(uploadId).set(id, writer);
+      try {
+        await streamBodyTo(body, meter, writer);
+        md5 = checkArrived(meter);
+      } finally {
+        // No write of this PUT lands after this; closed before the part is recorded, so another
+        // instance reading the slot on a network file system sees its bytes (close-to-open).
+        await writer.stop(finished);
+        await data.close();
+        this.forgetWriter(uploadId, id);
       }
+    } catch (error) {
+      // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
+      const stoppedBy = writer?.stopReason;
+      throw asStoreError(stoppedBy !== undefined && stoppedBy !== finished ? stoppedBy : error, partNumber);
+    } finally {
+      await this.records.releaseSlot(uploadId, partNumber, id);
     }
+    // Stopped by a complete or an abort after the last byte: these bytes are not the part.
+    if (writer.stopReason !== finished) throw asStoreError(writer.stopReason, partNumber);
+    return this.record(uploadId, partNumber, undefined, { md5, size: meter.size, writer: this.writerId, id });
   }
 
   /**
    * A resend (or a PUT racing the first one): the body goes to tmp/ first, so a failure leaves the
-   * earlier part alone, and is copied into the slot under the upload's lock once whole.
+   * earlier part alone, and into a file of its own in the upload's folder once whole.
    */
-  private async writeAndReplace(
+  private async writeOwnFile(
     uploadId: string,
     partNumber: number,
+    plan: MultipartPlan,
+    id: string,
+    earlierId: string | undefined,
     body: NodeJS.ReadableStream,
     checkArrived: (meter: PartMeter) => string,
   ): Promise<{ etag: string; size: number }> {
-    const record = await this.upload(uploadId);
-    const meter = new PartMeter(record.plan.partSize, partNumber);
+    const meter = new PartMeter(plan.partSize, partNumber);
     const tmp = await this.stagingFile(`part-${partNumber}`);
     try {
       await streamBodyTo(body, meter, createWriteStream(tmp, { flags: 'wx' }));
       const md5 = checkArrived(meter);
-      await this.locks.run(uploadId, async () => {
-        await this.upload(uploadId);
-        const slots = this.slotsOf(uploadId);
-        const earlier = slots.get(partNumber);
-        slots.set(partNumber, 'taken');
-        if (earlier instanceof SlotWriter) await earlier.stop(replaced(partNumber));
-        // Record gone before the bytes change: a crash in between leaves the part missing, not wrong.
-        await this.records.removePart(uploadId, partNumber);
-        await copyIntoSlot(tmp, this.layout.uploadData(uploadId), partOffset(record.plan, partNumber));
-        await this.records.writePart(uploadId, partNumber, { md5, size: meter.size, writer: this.writerId });
-      });
-      return { etag: `"${md5}"`, size: meter.size };
+      const file = this.layout.partFile(uploadId, partNumber, id);
+      return await this.record(
+        uploadId,
+        partNumber,
+        earlierId,
+        { md5, size: meter.size, writer: this.writerId, id, file: path.basename(file) },
+        () => fsp.rename(tmp, file),
+      );
     } catch (error) {
       throw asStoreError(error, partNumber);
     } finally {
@@ -257,61 +256,60 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     }
   }
 
-  async listParts(uploadId: string): Promise<UploadedPart[]> {
-    await this.upload(uploadId);
-    return this.locks.run(uploadId, async () =>
-      (await this.records.readParts(uploadId)).map(({ partNumber, etag, size }) => ({
-        partNumber,
-        etag,
-        size,
-      })),
-    );
+  /**
+   * Records a part under the upload's lock, unless another PUT of it was recorded since this one
+   * started (that one finished first and is kept: OperationAborted). A part's earlier own file goes.
+   */
+  private async record(
+    uploadId: string,
+    partNumber: number,
+    earlierId: string | undefined,
+    part: PartRecord,
+    place?: () => Promise<void>,
+  ): Promise<{ etag: string; size: number }> {
+    await this.lock(uploadId, async () => {
+      await this.upload(uploadId);
+      const current = await this.records.readPart(uploadId, partNumber);
+      if (current?.id !== earlierId) throw replaced(partNumber);
+      await place?.();
+      await this.records.writePart(uploadId, partNumber, part);
+      if (current?.file !== undefined)
+        await fsp.rm(this.records.partFile(uploadId, current.file), { force: true });
+    });
+    return { etag: `"${part.md5}"`, size: part.size };
   }
 
+  async listParts(uploadId: string): Promise<UploadedPart[]> {
+    await this.upload(uploadId);
+    return (await this.records.readParts(uploadId)).map(({ partNumber, etag, size }) => ({
+      partNumber,
+      etag,
+      size,
+    }));
+  }
+
+  /**
+   * Under the upload's lock, so of two completes (in any processes) one assembles the object and
+   * the other finds the upload gone: NoSuchUpload, as for any completed upload.
+   */
   async completeMultipartUpload(uploadId: string, parts?: PartSelection[]): Promise<CompletedObject> {
     await this.upload(uploadId);
-    return this.locks.run(uploadId, async () => {
+    return this.lock(uploadId, async () => {
       const record = await this.upload(uploadId);
       const arrived = await this.records.readParts(uploadId);
       const selected = matchSelection(arrived, parts) as StoredPart[];
       checkPartSizes(selected, record.plan.partSize);
+      await restoreDataFile(this.layout, uploadId);
       await this.verifyInherited(uploadId, record.plan, selected);
-
-      // Nothing may be written into the data file once it is (or is copied into) the object.
-      const slots = this.slotsOf(uploadId);
-      for (const claim of slots.values())
-        if (claim instanceof SlotWriter) await claim.stop(noSuchUpload(uploadId));
-
-      const size = selected.reduce((sum, part) => sum + part.size, 0);
-      const target = this.layout.objectFile(record.key);
-      const contiguous =
-        selected.every((part, index) => part.partNumber === index + 1) &&
-        arrived.every((part) => part.partNumber <= selected.length);
-      const data = this.layout.uploadData(uploadId);
-      const tmp = contiguous ? undefined : await this.stagingFile('assembly');
-      try {
-        if (tmp === undefined) {
-          // Parts 1..k, nothing after them: the data file cut to their end is the object.
-          const handle = await fsp.open(data, 'r+');
-          try {
-            await handle.truncate(size);
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-        } else {
-          await copyParts(data, record.plan, selected, tmp);
-          await syncFile(tmp);
-        }
-        await fsp.mkdir(path.dirname(target), { recursive: true });
-        await fsp.rename(tmp ?? data, target);
-        await syncFolders(path.dirname(target));
-      } catch (error) {
-        if (tmp !== undefined) await fsp.rm(tmp, { force: true });
-        throw asStoreError(error);
-      }
-      this.forgetUpload(uploadId);
-      await fsp.rm(this.layout.uploadFolder(uploadId), { recursive: true, force: true, maxRetries: 3 });
+      const size = await assembleUpload(this.layout, this.records, this.stagingFile, {
+        uploadId,
+        key: record.key,
+        plan: record.plan,
+        selected,
+        arrived,
+        stopOwnWriters: () => this.stopWriters(uploadId),
+      });
+      await this.records.end(uploadId);
       const digests = selected.map((part) => Buffer.from(unquoteEtag(part.etag), 'hex'));
       const etag = `"${createHash('md5').update(Buffer.concat(digests)).digest('hex')}-${digests.length}"`;
       return { key: record.key, size, etag };
@@ -320,18 +318,17 @@ export class EmbeddedMultipartUploads implements PartReceiver {
 
   async abortMultipartUpload(uploadId: string): Promise<void> {
     await this.upload(uploadId);
-    await this.locks.run(uploadId, async () => {
+    await this.lock(uploadId, async () => {
       await this.upload(uploadId);
-      for (const claim of this.slotsOf(uploadId).values())
-        if (claim instanceof SlotWriter) await claim.stop(noSuchUpload(uploadId));
-      this.forgetUpload(uploadId);
-      await fsp.rm(this.layout.uploadFolder(uploadId), { recursive: true, force: true, maxRetries: 3 });
+      await this.stopWriters(uploadId);
+      await this.records.end(uploadId);
     });
   }
 
   /**
-   * Parts written by an earlier process were never flushed: a power loss may have taken their
-   * bytes though their record stayed. They are hashed again; one that no longer matches is
+   * Parts written by another process were never flushed: a power loss may have taken their bytes
+   * though their record stayed (or, on a network file system, that process's bytes may not be
+   * there yet). They are hashed again; one that no longer matches is
    * forgotten and refused by number, so the client sends it again instead of getting a wrong file.
    */
   private async verifyInherited(
@@ -341,11 +338,8 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   ): Promise<void> {
     for (const part of selected) {
       if (part.writer === this.writerId) continue;
-      const md5 = await hashRange(
-        this.layout.uploadData(uploadId),
-        partOffset(plan, part.partNumber),
-        part.size,
-      );
+      const { file, start, size } = byteRange(this.layout, this.records, uploadId, plan, part);
+      const md5 = await hashRange(file, start, size);
       if (md5 === unquoteEtag(part.etag)) continue;
       await this.records.removePart(uploadId, part.partNumber);
       throw new ObjectStoreError(
@@ -369,17 +363,31 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     return this.records.get(uploadId);
   }
 
-  private slotsOf(uploadId: string): Map<number, SlotClaim> {
-    let slots = this.slots.get(uploadId);
-    if (slots === undefined) {
-      slots = new Map();
-      this.slots.set(uploadId, slots);
-    }
-    return slots;
+  /** The upload's lock, held across processes: gone with the upload's folder (NoSuchUpload). */
+  private lock<T>(uploadId: string, task: () => Promise<T>): Promise<T> {
+    return this.locks.run(uploadId, this.layout.uploadLock(uploadId), task, () => noSuchUpload(uploadId));
   }
 
-  private forgetUpload(uploadId: string): void {
-    this.records.forget(uploadId);
-    this.slots.delete(uploadId);
+  private writersOf(uploadId: string): Map<string, SlotWriter> {
+    let writers = this.writers.get(uploadId);
+    if (writers === undefined) {
+      writers = new Map();
+      this.writers.set(uploadId, writers);
+    }
+    return writers;
+  }
+
+  private forgetWriter(uploadId: string, id: string): void {
+    const writers = this.writers.get(uploadId);
+    writers?.delete(id);
+    if (writers?.size === 0) this.writers.delete(uploadId);
+  }
+
+  /** Stops this process's PUTs writing into the upload's data file; answers their claims. */
+  private async stopWriters(uploadId: string): Promise<ReadonlySet<string>> {
+    const writers = this.writers.get(uploadId) ?? new Map<string, SlotWriter>();
+    this.writers.delete(uploadId);
+    for (const writer of writers.values()) await writer.stop(noSuchUpload(uploadId));
+    return new Set(writers.keys());
   }
 }

@@ -1,11 +1,9 @@
 /** Moving a part's bytes: metered and hashed as they arrive, copied into and out of the data file. */
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import * as fsp from 'node:fs/promises';
 import { finished, type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { MultipartPlan, UploadedPart } from '../../domain/object-store.js';
-import { writeFully } from './slot-writer.js';
+import type { MultipartPlan } from '../../domain/object-store.js';
 import { tooLarge } from './store-errors.js';
 
 const COPY_CHUNK = 1 << 20;
@@ -64,35 +62,22 @@ export function partOffset(plan: MultipartPlan, partNumber: number): number {
   return (partNumber - 1) * plan.partSize;
 }
 
-/** A resent part, whole in `source`, into its slot of the data file. */
-export async function copyIntoSlot(source: string, data: string, offset: number): Promise<void> {
-  const target = await fsp.open(data, 'r+');
-  try {
-    for await (const chunk of createReadStream(source, { highWaterMark: COPY_CHUNK })) {
-      const at = offset;
-      offset += (chunk as Buffer).length;
-      await writeFully(target, [chunk as Buffer], at);
-    }
-  } finally {
-    await target.close();
-  }
+/** Where a part's bytes are: its slot of the data file, or its own file. */
+export interface ByteRange {
+  file: string;
+  start: number;
+  size: number;
 }
 
-/** A selection other than parts 1..k: the chosen slots copied, in order, into a new file. */
-export async function copyParts(
-  data: string,
-  plan: MultipartPlan,
-  parts: readonly UploadedPart[],
-  target: string,
-): Promise<void> {
-  async function* slots(): AsyncGenerator<Buffer> {
-    for (const part of parts) {
-      if (part.size === 0) continue;
-      const start = partOffset(plan, part.partNumber);
-      yield* createReadStream(data, { start, end: start + part.size - 1, highWaterMark: COPY_CHUNK });
+/** Parts other than one data file's slots 1..k: each part's bytes copied, in order, into a new file. */
+export async function copyRanges(ranges: readonly ByteRange[], target: string): Promise<void> {
+  async function* bytes(): AsyncGenerator<Buffer> {
+    for (const { file, start, size } of ranges) {
+      if (size === 0) continue;
+      yield* createReadStream(file, { start, end: start + size - 1, highWaterMark: COPY_CHUNK });
     }
   }
-  await pipeline(slots(), createWriteStream(target, { flags: 'wx' }));
+  await pipeline(bytes(), createWriteStream(target, { flags: 'wx' }));
 }
 
 export async function hashRange(file: string, start: number, size: number): Promise<string> {
