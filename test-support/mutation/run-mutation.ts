@@ -1,0 +1,80 @@
+/**
+ * `npm run mutate -- [--workers N] [--sample N] [--seed S] [--only PREFIX] [--report-dir DIR]`:
+ * the contract suite's power, measured. Starts a healthy mock, watches which answers each check
+ * file receives, then runs the checks once per mutant (test-support/mutation/mutants.ts) through
+ * the sabotage proxy, and prints the kill rate per operation and per clause and every survivor.
+ * Workers default to the cores (at least 2: a check file mostly waits on the mock). The report goes to <report-dir>/mutation.{md,json} (default reports/). Exit code 1 when the
+ * score is under --threshold (default 0).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { mockKeys } from '../../contract-tests/harness/target.js';
+import { launchSabotageTarget } from '../launched-mock.js';
+import { allMutants, sampleMutants } from './mutants.js';
+import { observe, runMutants } from './mutation-run.js';
+import { progressLine, renderScore, scoreOf } from './score.js';
+
+const { values } = parseArgs({
+  options: {
+    workers: { type: 'string', default: String(Math.max(2, os.availableParallelism())) },
+    sample: { type: 'string' },
+    seed: { type: 'string', default: '30' },
+    only: { type: 'string' },
+    threshold: { type: 'string', default: '0' },
+    'report-dir': { type: 'string', default: process.env.CONTRACT_REPORT_DIR || 'reports' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log(
+    'usage: npm run mutate -- [--workers N] [--sample N] [--seed S] [--only PREFIX] [--threshold 0.98] [--report-dir DIR]',
+  );
+  process.exit(0);
+}
+const number = (name: keyof typeof values, value: string | undefined): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) {
+    console.error(`mutate: --${name} must be a number, not '${value}'`);
+    process.exit(2);
+  }
+  return n;
+};
+const workers = Math.max(1, number('workers', values.workers));
+let mutants = allMutants().filter((m) => !values.only || m.id.startsWith(values.only));
+if (values.sample !== undefined)
+  mutants = sampleMutants(mutants, number('sample', values.sample), number('seed', values.seed));
+if (!mutants.length) {
+  console.error(`mutate: no mutant's id starts with '${values.only}'`);
+  process.exit(2);
+}
+
+const started = Date.now();
+const mock = launchSabotageTarget();
+const { main, other = '', tiny = '' } = mockKeys();
+const keys = { main, other, tiny };
+try {
+  const url = await mock.url;
+  console.log(`mutate: ${mutants.length} mutants, ${workers} workers, against a mock at ${url}`);
+  const observation = await observe(url, keys, workers);
+  for (const [file, errors] of observation.failing)
+    console.log(`mutate: ${file} fails against the healthy mock, so judges no mutant:\n  ${errors}`);
+  let done = 0;
+  const verdicts = await runMutants(url, keys, mutants, observation, workers, (verdict) =>
+    console.log(progressLine(++done, mutants.length, verdict)),
+  );
+  const score = scoreOf(verdicts);
+  const seconds = (Date.now() - started) / 1000;
+  const markdown = renderScore(score, verdicts, { date: new Date().toISOString().slice(0, 10), seconds });
+  const dir = path.resolve(values['report-dir']);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'mutation.md'), markdown);
+  writeFileSync(path.join(dir, 'mutation.json'), JSON.stringify({ score, verdicts }, null, 2));
+  console.log(`\n${markdown}`);
+  console.log(`mutate: report in ${path.relative(process.cwd(), dir) || '.'}/mutation.{md,json}`);
+  process.exitCode = score.rate < number('threshold', values.threshold) ? 1 : 0;
+} finally {
+  mock.child.kill('SIGTERM');
+  await mock.exited;
+}
