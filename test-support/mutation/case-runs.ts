@@ -30,6 +30,8 @@ export interface CaseOutcome {
   errors: string;
   /** The check files that ran, and how long each took. */
   durations: Record<string, number>;
+  /** The `operation status` answers each check received, by the check's full name. */
+  calls: Record<string, string[]>;
 }
 
 export interface Keys {
@@ -63,6 +65,14 @@ function outcomeOf(key: string, modules: TestModule[]): CaseOutcome {
     failedClauses: report.clauses.filter((c) => c.outcome === 'fail').map((c) => c.id),
     errors: lines.slice(0, 5).join('\n'),
     durations: Object.fromEntries(modules.map((m) => [path.basename(m.moduleId), m.diagnostic().duration])),
+    calls: Object.fromEntries(
+      modules.flatMap((m) =>
+        [...m.children.allTests()].map((t) => [
+          t.fullName,
+          (t.meta().contract?.calls ?? []).map((c) => `${c.operationId} ${c.status}`),
+        ]),
+      ),
+    ),
   };
 }
 

@@ -54,10 +54,23 @@ const started = Date.now();
 const mock = launchSabotageTarget();
 const { main, other = '', tiny = '' } = mockKeys();
 const keys = { main, other, tiny };
+// Ctrl-C takes the mock with it (it runs in a process group of its own)
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    mock.kill();
+    process.exit(130);
+  });
 try {
   const url = await mock.url;
   console.log(`mutate: ${mutants.length} mutants, ${workers} workers, against a mock at ${url}`);
+  const watching = Date.now();
   const observation = await observe(url, keys, workers);
+  const durations = Object.entries(observation.durations).map(
+    ([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `mutate: every check file once against the healthy mock, watched, in ${((Date.now() - watching) / 1000).toFixed(0)} s (${durations.join(', ')})`,
+  );
   for (const [file, errors] of observation.failing)
     console.log(`mutate: ${file} fails against the healthy mock, so judges no mutant:\n  ${errors}`);
   let done = 0;

@@ -1,12 +1,17 @@
+import { unobservable } from '../../contract-tests/unobservable.js';
 import type { Mutant, MutantLog } from './mutant.js';
 
 /**
  * What became of each mutant, and the score: the share of mutants that changed an answer which
  * the suite then failed on. A mutant that changed no answer in its run (a stale read of a field
  * that never moves, a swap of two equal values) or whose answers no check receives is counted
- * apart: no check could have seen it, and the report lists both.
+ * apart: no check could have seen it, and the report lists both. So is a survivor the clause
+ * catalogue calls not observable by a black-box client (contract-tests/unobservable.ts), with why.
  */
-export type Fate = 'killed' | 'survived' | 'unchanged' | 'unreached';
+/** The least share of mutants the suite must kill (issue 30): `npm test`'s sample asserts it. */
+export const SCORE_THRESHOLD = 0.98;
+
+export type Fate = 'killed' | 'survived' | 'unobservable' | 'unchanged' | 'unreached';
 
 export interface Verdict {
   id: string;
@@ -31,14 +36,21 @@ export function verdictOf(
       ? 'killed'
       : log.changed === 0
         ? 'unchanged'
-        : 'survived';
+        : unobservable(mutant.id)
+          ? 'unobservable'
+          : 'survived';
   return {
     id: mutant.id,
     operation: mutant.operation,
     summary: mutant.summary,
     fate,
     failedClauses: outcome?.failedClauses ?? [],
-    detail: fate === 'killed' ? (outcome?.errors ?? '') : (log.example ?? ''),
+    detail:
+      fate === 'killed'
+        ? (outcome?.errors ?? '')
+        : fate === 'unobservable'
+          ? unobservable(mutant.id)!.why
+          : (log.example ?? ''),
     files,
   };
 }
@@ -52,6 +64,7 @@ export function progressLine(done: number, total: number, verdict: Verdict): str
 interface Tally {
   killed: number;
   survived: number;
+  unobservable: number;
   unchanged: number;
   unreached: number;
 }
@@ -60,7 +73,7 @@ const rate = (t: Tally) => (t.killed + t.survived ? t.killed / (t.killed + t.sur
 const percent = (x: number) => `${(100 * x).toFixed(1)} %`;
 
 function tally(verdicts: Verdict[]): Tally {
-  const t: Tally = { killed: 0, survived: 0, unchanged: 0, unreached: 0 };
+  const t: Tally = { killed: 0, survived: 0, unobservable: 0, unchanged: 0, unreached: 0 };
   for (const v of verdicts) t[v.fate]++;
   return t;
 }
@@ -96,7 +109,7 @@ export function renderScore(
   const lines = [
     `# Mutation score: ${percent(score.rate)}`,
     '',
-    `${meta.date}; ${verdicts.length} mutants in ${meta.seconds.toFixed(0)} s: ${total.killed} killed, ${total.survived} survived, ${total.unchanged} changed no answer, ${total.unreached} reach no check.`,
+    `${meta.date}; ${verdicts.length} mutants in ${meta.seconds.toFixed(0)} s: ${total.killed} killed, ${total.survived} survived, ${total.unobservable} survived not observable, ${total.unchanged} changed no answer, ${total.unreached} reach no check.`,
     '',
     '## Per operation',
     '',
@@ -125,6 +138,10 @@ export function renderScore(
         `  ${v.detail.replace(/\n/g, '\n  ')}`,
         '  ```',
       ]),
+    '',
+    '## Survived, not observable (contract-tests/unobservable.ts)',
+    '',
+    ...verdicts.filter((v) => v.fate === 'unobservable').map((v) => `- \`${v.id}\`: ${v.detail}`),
     '',
     '## Changed no answer',
     '',
