@@ -86,6 +86,11 @@ for (const op of operations) {
       for (const key of [null, 'sk_test_unknown_key_000000000000000000', '!Token abc']) {
         const response = await api.call(op.operationId, { params: randomParams(op), key });
         expect(response.status, `key ${String(key)}`).toBe(401);
+        // The document lists WWW-Authenticate on every 401; RFC 6750 (3) makes it the bearer challenge.
+        expect(
+          response.headers.get('www-authenticate'),
+          `${op.operationId} 401 (key ${String(key)}): WWW-Authenticate`,
+        ).toMatch(/^Bearer\b/i);
       }
     },
   );
