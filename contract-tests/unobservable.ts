@@ -19,6 +19,25 @@ export const UNOBSERVABLE: Unobservable[] = [
     clause: 'ERR-01',
     why: 'An error detail is prose: the interface promises {detail: string}, not its words, so another sentence is as right as this one.',
   },
+  {
+    mutants: /^\w+\.422\.body\.detail\[\]\.(msg|type):(string|swap-\w+)$/,
+    clause: 'VAL-02',
+    why: "A FastAPI-style item's msg is prose and its type a code the document leaves open (type: string, no vocabulary): a client checks where the error is (loc) and what was sent (input), which the checks compare.",
+  },
+  {
+    mutants: /^\w+\.422\.body\.detail\[\]\.ctx:drop$/,
+    clause: 'VAL-02',
+    why: "ctx is optional in the document's item (required: loc, msg, type), as FastAPI leaves it out of most errors.",
+  },
+  {
+    mutants: /^(completeUpload|abortUpload)\.404\.status:403$/,
+    clause: 'ISO-01',
+    why: 'The document lets complete and abort answer 403, "not accessible with this key", for an image the key cannot reach: 403 and 404 are both right there.',
+  },
+  {
+    mutants: /^(uploadImage|createImage)\.200\.body\.upload\.upload_id:string$/,
+    why: 'upload_id is opaque: no operation takes it back (complete and abort name the image), so no client can tell one value from another.',
+  },
 ];
 
 /** The entry that excuses a surviving mutant, if any. */

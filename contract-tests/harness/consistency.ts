@@ -70,8 +70,9 @@ function echoed(operationId: string, sent: unknown): Json | undefined {
     Object.fromEntries(names.filter((n) => sent[n] !== undefined).map((n) => [n, sent[n]]));
   switch (operationId) {
     case 'uploadImage':
-    case 'createImage':
       return pick('name', 'size');
+    case 'createImage':
+      return pick('name', 'size', 'image_type', 'metadata');
     case 'createPrediction':
       return pick('image_id', 'model_id');
     case 'createShare':
@@ -107,7 +108,17 @@ export class ConsistencyLedger {
     const echo = echoed(operationId, sent);
     if (creates && isObject(body)) {
       const id = creates.id(body);
-      if (typeof id === 'string' && echo) this.sent.set(`${creates.kind} ${id}`, echo);
+      // every answer about it echoes what the image schema keeps; the creating answer the rest too
+      if (typeof id === 'string' && echo) {
+        const { metadata, image_type, ...kept } = echo;
+        const created = resourcesIn(operationId, body)[0]?.fields ?? body;
+        for (const [field, value] of Object.entries({ metadata, image_type }))
+          if (value !== undefined && !same(created[field], value))
+            problems.push(
+              `${operationId}: ${creates.kind} ${id} ${field} is ${JSON.stringify(created[field])}, the request sent ${JSON.stringify(value)}`,
+            );
+        this.sent.set(`${creates.kind} ${id}`, kept);
+      }
     }
     for (const { kind, id, fields } of resourcesIn(operationId, body)) {
       const key = `${kind} ${id}`;

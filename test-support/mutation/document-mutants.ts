@@ -126,7 +126,7 @@ function fieldMutants(
   });
   const mutants: Mutant[] = [];
   if (field.path[field.path.length - 1] !== EACH)
-    mutants.push(make('drop', `${name} left out`, (body) => dropAt(body, field.path)));
+    mutants.push(make('drop', `${name} left out`, (body) => dropAt(body, field.path, field.required)));
   for (const [kind, change] of Object.entries(valueChanges(field)))
     mutants.push(make(kind, `${name} changed (${kind})`, (body) => changeAt(body, field.path, change)));
   for (const other of siblings)

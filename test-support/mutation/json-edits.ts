@@ -87,11 +87,15 @@ export function changeAt(body: unknown, path: string[], change: ValueChange): bo
   return changed;
 }
 
-/** Removes the field wherever it is present (an array element is left alone: items are changed, not dropped). */
-export function dropAt(body: unknown, path: string[]): boolean {
+/**
+ * Removes the field wherever it is present (an array element is left alone: items are changed, not
+ * dropped). An optional field that holds null is left too: absent and null say the same of it.
+ */
+export function dropAt(body: unknown, path: string[], required = true): boolean {
   let changed = false;
   for (const slot of slotsOf(body, path)) {
     if (Array.isArray(slot.parent) || !present(slot)) continue;
+    if (!required && read(slot) === null) continue;
     delete (slot.parent as Record<string, unknown>)[slot.key];
     changed = true;
   }

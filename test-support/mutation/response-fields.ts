@@ -13,6 +13,8 @@ export interface ResponseField {
   format?: string;
   /** Every value an `enum` or `const` of any branch allows. */
   values?: unknown[];
+  /** Some branch lists it in `required` (array items always are). */
+  required: boolean;
 }
 
 export const fieldName = (path: string[]): string =>
@@ -31,24 +33,27 @@ function typesOf(node: Node): string[] {
  */
 export function responseFields(document: Node, schema: unknown): ResponseField[] {
   const found = new Map<string, ResponseField>();
-  const visit = (raw: unknown, path: string[], depth: number): void => {
+  const visit = (raw: unknown, path: string[], depth: number, required: boolean): void => {
     if (depth > 12 || raw === undefined) return;
     const node = resolve(document, raw);
     for (const key of ['allOf', 'oneOf', 'anyOf'])
-      for (const branch of (node[key] as unknown[] | undefined) ?? []) visit(branch, path, depth + 1);
+      for (const branch of (node[key] as unknown[] | undefined) ?? [])
+        visit(branch, path, depth + 1, required);
     if (path.length) {
       const key = fieldName(path);
-      const field = found.get(key) ?? { path, types: new Set<string>() };
+      const field = found.get(key) ?? { path, types: new Set<string>(), required };
+      field.required ||= required;
       found.set(key, field);
       for (const type of typesOf(node)) field.types.add(type);
       if (typeof node.format === 'string') field.format ??= node.format;
       const values = [...((node.enum as unknown[]) ?? []), ...(node.const !== undefined ? [node.const] : [])];
       if (values.length) field.values = [...new Set([...(field.values ?? []), ...values])];
     }
+    const listed = new Set((node.required as string[] | undefined) ?? []);
     for (const [name, property] of Object.entries((node.properties as Node | undefined) ?? {}))
-      visit(property, [...path, name], depth + 1);
-    if (node.items) visit(node.items, [...path, EACH], depth + 1);
+      visit(property, [...path, name], depth + 1, listed.has(name));
+    if (node.items) visit(node.items, [...path, EACH], depth + 1, true);
   };
-  visit(schema, [], 0);
+  visit(schema, [], 0, true);
   return [...found.values()];
 }
