@@ -128,7 +128,8 @@ export async function runCases(
                 CONTRACT_API_KEY: keys.main,
                 CONTRACT_OTHER_ORG_API_KEY: keys.other,
                 CONTRACT_TINY_API_KEY: keys.tiny,
-                CONTRACT_POLL_TIMEOUT_MS: '5000',
+                // long enough for a loaded machine: a poll that times out would kill a mutant it did not see
+                CONTRACT_POLL_TIMEOUT_MS: '20000',
               },
             },
           },
