@@ -76,6 +76,10 @@ check(
     const page = await ctx.api.raw('GET', share.url!, { key: null });
     // the share page documents 200 and 404 alone: a link that no longer opens answers the 404 page
     expect(page.status, 'viewSharePage of a revoked link').toBe(404);
+    expect(page.headers.get('content-type'), 'viewSharePage 404: content type').toMatch(/^text\/html/);
+    expect(await page.text(), 'viewSharePage 404: the "no longer available" page').toMatch(
+      /no longer available/i,
+    );
     expect((await ctx.api.call<Share>('getShare', { params: { share_id: share.id } })).body.view_count).toBe(
       read.body.view_count,
     );
