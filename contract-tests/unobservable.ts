@@ -35,6 +35,11 @@ export const UNOBSERVABLE: Unobservable[] = [
     why: 'The document lets complete and abort answer 403, "not accessible with this key", for an image the key cannot reach: 403 and 404 are both right there.',
   },
   {
+    mutants: /^(uploadImage|createImage)\.200\.body\.upload\.part_size:number$/,
+    clause: 'UP-03',
+    why: 'A part size one byte larger still covers the file in as many parts: the client cuts the parts it is told to, the store assembles what it is sent, and the image comes out the same.',
+  },
+  {
     mutants: /^(uploadImage|createImage)\.200\.body\.upload\.upload_id:string$/,
     why: 'upload_id is opaque: no operation takes it back (complete and abort name the image), so no client can tell one value from another.',
   },
