@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { COMPARISON_SABOTAGES } from './sabotage-comparisons.js';
+import type { Answer, Exchange, ProxyState, SabotageCase } from './sabotage-case.js';
 import { editCsv, flipPng, shiftRoiOutlines } from './sabotage-edits.js';
 
 /**
@@ -10,48 +12,7 @@ import { editCsv, flipPng, shiftRoiOutlines } from './sabotage-edits.js';
  * against the document where the rule is about meaning. Nothing of this lives in the mock.
  */
 
-/** A request as the proxy received it; a case may edit it before it goes on. */
-export interface Exchange {
-  method: string;
-  /** Path and query, as the client sent them. */
-  path: string;
-  headers: Headers;
-  body: Buffer;
-}
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-export interface ProxyState {
-  target: string;
-  /** The proxy's own root: links in answers (part URLs, share URLs) are rewritten to it. */
-  self: string;
-  keys: { main: string; other: string };
-  /** Presigned part URLs handed out, by path without query: what the client was given. */
-  presigned: Map<string, URL>;
-  /** Predictions already read once. */
-  polled: Set<string>;
-  /** Images deleted through the proxy. */
-  deleted: Set<string>;
-}
-
-export interface SabotageCase {
-  /** The clauses the broken build must make fail. */
-  breaks: readonly string[];
-  /** The check files to run against it. */
-  files: readonly string[];
-  /** A test-name pattern narrowing the run to the checks that matter (vitest -t). */
-  only?: string;
-  /** The failure must say this (e.g. that a value is outside the document, not a poll timeout). */
-  message?: RegExp;
-  /** Settings of the run (a seed and a run count for the stateful exploration). */
-  env?: Record<string, string>;
-  request?(exchange: Exchange, state: ProxyState): void | Promise<void>;
-  response?(exchange: Exchange, answer: Answer, state: ProxyState): void | Promise<void>;
-}
+export type { Answer, Exchange, ProxyState, SabotageCase } from './sabotage-case.js';
 
 const seed = JSON.parse(readFileSync(path.resolve('fixtures/seed.json'), 'utf8')) as {
   base_models: Array<{ id: string; name: string }>;
@@ -412,6 +373,7 @@ export const SABOTAGES = {
         answer.body = Buffer.from(answer.body.toString('utf8').replace(/(^|\r\n)'(?=[=+\-@\t\r])/g, '$1'));
     },
   },
+  ...COMPARISON_SABOTAGES,
 } as const satisfies Record<string, SabotageCase>;
 
 export type Sabotage = keyof typeof SABOTAGES;

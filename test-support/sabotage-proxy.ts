@@ -27,14 +27,17 @@ function rememberPresigned(answer: Answer, state: ProxyState): void {
   }
 }
 
-/** The proxy of one case in front of `target`, on `port` (default: a free one). */
+/**
+ * The proxy of one case in front of `target`, on `port` (default: a free one): a case of the
+ * catalogue by name, or any case (the mutation harness's generated ones, test-support/mutation/).
+ */
 export async function startSabotageProxy(
   target: string,
-  sabotage: Sabotage,
+  sabotage: Sabotage | SabotageCase,
   keys: { main: string; other: string },
   port = 0,
 ) {
-  const broken: SabotageCase = SABOTAGES[sabotage];
+  const broken: SabotageCase = typeof sabotage === 'string' ? SABOTAGES[sabotage] : sabotage;
   const state: ProxyState = {
     target,
     self: '',

@@ -24,10 +24,10 @@ interface Keys {
 }
 
 /** The cases' checks fail on purpose: their output is judged below, not printed. */
-const silent: Reporter = {};
+export const silent: Reporter = {};
 
 /** The contract project's own settings (concurrency, isolation, timeouts), so a case runs its checks as the suite does. */
-function contractSettings() {
+export function contractSettings() {
   const projects = (vitestConfig.test?.projects ?? []) as Array<{ test?: Record<string, unknown> }>;
   const contract = projects.find((p) => p.test?.name === 'contract')?.test;
   if (!contract) throw new Error('vitest.config.ts has no contract project');
@@ -46,7 +46,7 @@ function caseEnv(name: Sabotage): Record<string, string> {
  * Only the checks that name a clause the case breaks can fail it (a clause's outcome is that of
  * the checks naming it), so a case runs those alone, narrowed further by the case's `only`.
  */
-function namePattern(breaks: readonly string[], only: string | undefined): RegExp {
+export function namePattern(breaks: readonly string[], only: string | undefined): RegExp {
   const names = `(?=.*\\[[^\\]]*(?<![\\w-])(?:${breaks.join('|')})(?![\\w-])[^\\]]*\\])`;
   return new RegExp(`^${names}${only ? `(?=.*(?:${only}))` : ''}`);
 }
@@ -57,7 +57,13 @@ function namePattern(breaks: readonly string[], only: string | undefined): RegEx
  * worker may collect several files before it runs them), then loads the check module under a
  * query of the case's name, so that the same checks load again for each case in one worker.
  */
-function caseFile(dir: string, name: Sabotage, file: string, env: Record<string, string>, unset: string[]) {
+export function caseFile(
+  dir: string,
+  name: string,
+  file: string,
+  env: Record<string, string>,
+  unset: string[],
+) {
   const caseDir = path.join(dir, name);
   mkdirSync(caseDir, { recursive: true });
   const wrapper = path.join(caseDir, file);

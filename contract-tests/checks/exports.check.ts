@@ -101,6 +101,12 @@ check(
       expect(rows).toHaveLength(cellCount);
       expect(new Set(rows.map((r) => r.roi_id)).size).toBe(cellCount);
       for (const row of rows) expect(row.segmentation_id).toBe(segmentationId);
+      // derived columns against their source: the image's name (as safe-to-open writes a formula)
+      // and the model the prediction ran
+      const name = image.body.name.replace(/^(?=[=+\-@\t\r])/, "'");
+      for (const row of rows) expect(row.image_name, 'image_name against GET /image name').toBe(name);
+      for (const row of rows)
+        expect(row.model_name, 'model_name against the model asked for').toBe(model.name);
     });
     await ctx.verify('EXP-04', () => {
       expect(features).toHaveLength(cellCount);

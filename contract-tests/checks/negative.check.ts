@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { sharedContract, type OperationSpec } from '../harness/openapi-contract.js';
+import { expectFieldError } from '../harness/validation-items.js';
 
 /**
  * Negative checks generated from the document: for every operation of the public API, requests
@@ -86,6 +87,11 @@ for (const op of operations) {
       for (const key of [null, 'sk_test_unknown_key_000000000000000000', '!Token abc']) {
         const response = await api.call(op.operationId, { params: randomParams(op), key });
         expect(response.status, `key ${String(key)}`).toBe(401);
+        // The document lists WWW-Authenticate on every 401; RFC 6750 (3) makes it the bearer challenge.
+        expect(
+          response.headers.get('www-authenticate'),
+          `${op.operationId} 401 (key ${String(key)}): WWW-Authenticate`,
+        ).toMatch(/^Bearer\b/i);
       }
     },
   );
@@ -104,13 +110,18 @@ for (const op of operations) {
         delete body[name];
         const response = await api.call(op.operationId, { params, body });
         expect(response.status, `without ${name}`).toBe(422);
-        expect(JSON.stringify(response.body), `detail names ${name}`).toContain(name);
+        const detail = (response.body as { detail: unknown }).detail;
+        if (Array.isArray(detail)) expectFieldError(detail, name, `${op.operationId} without ${name}`);
+        else expect(JSON.stringify(response.body), `detail names ${name}`).toContain(name);
       }
       for (const [name, property] of Object.entries(properties)) {
         const wrong = wrongTypeValue(contract.deref(property));
         if (wrong === undefined) continue;
         const response = await api.call(op.operationId, { params, body: { ...valid, [name]: wrong } });
         expect(response.status, `${name} of the wrong type`).toBe(422);
+        const detail = (response.body as { detail: unknown }).detail;
+        if (Array.isArray(detail))
+          expectFieldError(detail, name, `${op.operationId} ${name} of the wrong type`, wrong);
       }
       const malformed = await api.call(op.operationId, {
         params,

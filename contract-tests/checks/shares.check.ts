@@ -74,7 +74,12 @@ check(
     expect(read.status).toBe(200);
     expect(read.body.revoked_at).not.toBeNull();
     const page = await ctx.api.raw('GET', share.url!, { key: null });
-    expect(page.status).toBeGreaterThanOrEqual(400);
+    // the share page documents 200 and 404 alone: a link that no longer opens answers the 404 page
+    expect(page.status, 'viewSharePage of a revoked link').toBe(404);
+    expect(page.headers.get('content-type'), 'viewSharePage 404: content type').toMatch(/^text\/html/);
+    expect(await page.text(), 'viewSharePage 404: the "no longer available" page').toMatch(
+      /no longer available/i,
+    );
     expect((await ctx.api.call<Share>('getShare', { params: { share_id: share.id } })).body.view_count).toBe(
       read.body.view_count,
     );
@@ -85,7 +90,10 @@ check(
     );
     expect(fresh.body.id).not.toBe(share.id);
     expect(fresh.body.url).not.toBe(share.url);
-    expect((await ctx.api.raw('GET', share.url!, { key: null })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await ctx.api.raw('GET', share.url!, { key: null })).status,
+      'the revoked link after a new share',
+    ).toBe(404);
     expect((await ctx.api.raw('GET', fresh.body.url!, { key: null })).status).toBe(200);
   },
 );

@@ -10,6 +10,7 @@ import {
   pollPrediction,
 } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
+import { expectFieldError, type ValidationItem } from '../harness/validation-items.js';
 import { corpusFile, largeTiff, presetTiff } from '../harness/sample-images.js';
 import type {
   AbortUploadResponse,
@@ -265,24 +266,27 @@ check(
   'malformed uploads answer 4xx in the documented shape, never 5xx',
   { clauses: ['VAL-05', 'VAL-02'], prismAnswersItself: true },
   async (ctx) => {
-    const cases: Array<[string, Parameters<typeof ctx.api.call>[1]]> = [
-      ['missing size', { body: { name: 'x.tif' } }],
-      ['size as string', { body: { name: 'x.tif', size: 'big' } }],
-      ['negative size', { body: { name: 'x.tif', size: -1 } }],
+    // Each case with the field its 422 must name (loc) and, for a wrong value, the value it must echo (input).
+    const cases: Array<[string, Parameters<typeof ctx.api.call>[1], string?, unknown?]> = [
+      ['missing size', { body: { name: 'x.tif' } }, 'size'],
+      ['size as string', { body: { name: 'x.tif', size: 'big' } }, 'size', 'big'],
+      ['negative size', { body: { name: 'x.tif', size: -1 } }, 'size', -1],
       [
         'malformed JSON',
         { rawBody: '{"name": "x.tif", "size": ', headers: { 'content-type': 'application/json' } },
       ],
     ];
-    for (const [label, options] of cases) {
+    for (const [label, options, field, input] of cases) {
       const response = await ctx.api.call<{ detail: unknown }>('uploadImage', options);
       expect(response.status, label).toBe(422);
       expect(Array.isArray(response.body.detail), label).toBe(true);
+      if (field) expectFieldError(response.body.detail as ValidationItem[], field, label, input);
     }
     const noFile = new FormData();
     noFile.append('other', 'value');
-    const missingFile = await ctx.api.call('uploadImage', { rawBody: noFile });
+    const missingFile = await ctx.api.call<{ detail: ValidationItem[] }>('uploadImage', { rawBody: noFile });
     expect(missingFile.status).toBe(422);
+    expectFieldError(missingFile.body.detail, 'file', 'multipart without a file part');
   },
 );
 

@@ -1,3 +1,4 @@
+import { ConsistencyLedger } from './consistency.js';
 import type { OpenApiContract } from './openapi-contract.js';
 import type { Target } from './target.js';
 import {
@@ -48,9 +49,16 @@ export interface CheckRecord {
   seen: SeenCall[];
   violations: string[];
   transcript: RecordedExchange[];
+  /** The resources the check's answers described, each answer held against the earlier ones. */
+  ledger: ConsistencyLedger;
 }
 
-export const newCheckRecord = (): CheckRecord => ({ seen: [], violations: [], transcript: [] });
+export const newCheckRecord = (): CheckRecord => ({
+  seen: [],
+  violations: [],
+  transcript: [],
+  ledger: new ConsistencyLedger(),
+});
 
 /**
  * HTTP client of one check: builds requests from the document's operations, validates every
@@ -61,6 +69,7 @@ export class ApiClient {
   readonly seen: SeenCall[];
   readonly violations: string[];
   readonly transcript: RecordedExchange[];
+  private readonly ledger: ConsistencyLedger;
   private lastRequestAt = 0;
 
   constructor(
@@ -72,6 +81,7 @@ export class ApiClient {
     this.seen = record.seen;
     this.violations = record.violations;
     this.transcript = record.transcript;
+    this.ledger = record.ledger;
   }
 
   /**
@@ -119,8 +129,10 @@ export class ApiClient {
       body: await recordBody(body),
     };
     await this.pace();
+    const sentAt = Date.now();
     const response = await this.send(url, { method: op.method, headers, body, redirect: 'manual' }, recorded);
     const bytes = Buffer.from(await response.arrayBuffer());
+    const receivedAt = Date.now();
     const contentType = response.headers.get('content-type');
     this.transcript.push(recordAnswer(recorded, response.status, contentType, bytes));
     const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
@@ -128,6 +140,8 @@ export class ApiClient {
     if (!options.unvalidated) {
       const violations = this.contract.validateResponse(operationId, response.status, contentType, parsed);
       for (const v of violations) this.violations.push(v.message);
+      if (!violations.length && response.status < 300 && contentType?.includes('json'))
+        this.violations.push(...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt));
       if (options.failFast && violations.length)
         throw new Error(
           `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,

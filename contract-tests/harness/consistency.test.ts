@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { ConsistencyLedger } from './consistency.js';
+
+const T0 = Date.parse('2026-11-25T12:00:00.000Z');
+const image = (fields: Record<string, unknown> = {}) => ({
+  id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11',
+  name: 'cells.tif',
+  size: 10,
+  image_type: 'TIFF',
+  upload_status: 'uploading',
+  created_at: '2026-11-25T12:00:00.100Z',
+  processed_at: null,
+  ...fields,
+});
+
+describe('the consistency ledger of one check', () => {
+  it('accepts answers that agree with the request, each other and the clock', () => {
+    const ledger = new ConsistencyLedger();
+    expect(
+      ledger.observe(
+        'createImage',
+        { name: 'cells.tif', size: 10, metadata: { well: 'B3' } },
+        { ...image(), metadata: { well: 'B3' } },
+        T0,
+        T0 + 200,
+      ),
+    ).toEqual([]);
+    const ready = image({ upload_status: 'ready', processed_at: '2026-11-25T12:00:01.000Z', shape: [4, 4] });
+    expect(ledger.observe('getImage', undefined, ready, T0 + 1000, T0 + 1100)).toEqual([]);
+  });
+
+  it('names an echoed field that differs from the request', () => {
+    const ledger = new ConsistencyLedger();
+    const [problem] = ledger.observe(
+      'uploadImage',
+      { name: 'cells.tif', size: 10 },
+      { image: image({ name: 'cells.tifx' }) },
+      T0,
+      T0 + 200,
+    );
+    expect(problem).toMatch(/uploadImage: image .* name is "cells.tifx", the request sent "cells.tif"/);
+    expect(
+      ledger.observe(
+        'createImage',
+        { name: 'cells.tif', size: 10, metadata: { a: 1 } },
+        image(),
+        T0,
+        T0 + 1,
+      )[0],
+    ).toMatch(/metadata is undefined/);
+  });
+
+  it('names a settled field that changed, and a status or count that went back', () => {
+    const ledger = new ConsistencyLedger();
+    ledger.observe('getImage', undefined, image({ upload_status: 'ready' }), T0, T0 + 500);
+    const problems = ledger.observe(
+      'getImage',
+      undefined,
+      image({ upload_status: 'processing', size: 11 }),
+      T0,
+      T0 + 500,
+    );
+    expect(problems.join('\n')).toMatch(/size is 11, an earlier answer said 10/);
+    expect(problems.join('\n')).toMatch(/upload_status went back from ready to processing/);
+    const share = { id: 's', segmentation_id: 'g', view_count: 2, created_at: '2026-11-25T12:00:00.000Z' };
+    ledger.observe('getShare', undefined, share, T0, T0 + 500);
+    expect(ledger.observe('getShare', undefined, { ...share, view_count: 1 }, T0, T0 + 500)[0]).toMatch(
+      /view_count went down from 2 to 1/,
+    );
+  });
+
+  it('names a timestamp in the future, before its created_at, or before the request that created it', () => {
+    const ledger = new ConsistencyLedger();
+    const late = image({ processed_at: '2026-11-25T14:00:00.000Z' });
+    expect(ledger.observe('getImage', undefined, late, T0, T0 + 500)[0]).toMatch(
+      /processed_at .* is in the future/,
+    );
+    const early = image({ id: 'b', processed_at: '2026-11-25T11:00:00.000Z' });
+    expect(ledger.observe('getImage', undefined, early, T0, T0 + 500)[0]).toMatch(/is before its created_at/);
+    const old = image({ id: 'c', created_at: '2026-11-25T11:00:00.000Z' });
+    expect(ledger.observe('createImage', { name: 'cells.tif', size: 10 }, old, T0, T0 + 500)[0]).toMatch(
+      /before the request that created it/,
+    );
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * Checks that compare, not only validate (issue 30): every answer about a resource is held against
+ * what the client sent to create it (echoed fields), against the earlier answers about the same
+ * resource in the same check (fields that never change once set must agree, fields that move with
+ * events only move forward), and against time (a later timestamp of an object is not before its
+ * created_at, and no timestamp is in the future, or before the request that created it).
+ */
+
+type Json = Record<string, unknown>;
+
+/** Clocks of a client and a target differ: a timestamp is judged against the client's, this far either way. */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+type Kind = 'image' | 'prediction' | 'share' | 'model';
+
+/** Fields that never change once they have a value (null and absent are no value yet). */
+const SETTLED: Record<Kind, string[]> = {
+  image: ['name', 'size', 'image_type', 'created_at', 'shape', 'processed_at', 'upload_error'],
+  prediction: ['image_id', 'model_id', 'created_at', 'segmentation_id', 'cell_count', 'error'],
+  share: ['segmentation_id', 'access', 'role', 'url', 'created_at', 'revoked_at'],
+  model: ['name', 'kind', 'version'],
+};
+
+/** Settled fields a later event may clear (a revoked share's link, where a target drops it). */
+const MAY_CLEAR = ['url'];
+
+/** Fields that move with events, in the order they may take (a value never comes back after a later one). */
+const FORWARD: Record<string, string[]> = {
+  upload_status: ['uploading', 'processing', 'ready', 'failed'],
+  status: ['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED'],
+};
+/** Numbers that only grow. */
+const GROWING = ['view_count'];
+/** Timestamps that come after the object's created_at. */
+const AFTER_CREATION = ['processed_at', 'revoked_at', 'last_viewed_at'];
+
+const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** The resources an answer describes, by kind and id. */
+function resourcesIn(operationId: string, body: unknown): Array<{ kind: Kind; id: string; fields: Json }> {
+  if (!isObject(body) && !Array.isArray(body)) return [];
+  const one = (kind: Kind, fields: unknown, idField = 'id') =>
+    isObject(fields) && typeof fields[idField] === 'string'
+      ? [{ kind, id: fields[idField] as string, fields }]
+      : [];
+  switch (operationId) {
+    case 'uploadImage':
+      return one('image', (body as Json).image);
+    case 'createImage':
+    case 'getUpload':
+    case 'getImage':
+      return one('image', body);
+    case 'getPrediction':
+      return one('prediction', body, 'prediction_id');
+    case 'createShare':
+    case 'getShare':
+    case 'revokeShare':
+      return one('share', body);
+    case 'listModels':
+      return (Array.isArray(body) ? body : []).flatMap((m) => one('model', m));
+    default:
+      return [];
+  }
+}
+
+/** What the client sent that an answer must echo, by operation: the fields of the created resource. */
+function echoed(operationId: string, sent: unknown): Json | undefined {
+  if (!isObject(sent)) return undefined;
+  const pick = (...names: string[]) =>
+    Object.fromEntries(names.filter((n) => sent[n] !== undefined).map((n) => [n, sent[n]]));
+  switch (operationId) {
+    case 'uploadImage':
+      return pick('name', 'size');
+    case 'createImage':
+      return pick('name', 'size', 'image_type', 'metadata');
+    case 'createPrediction':
+      return pick('image_id', 'model_id');
+    case 'createShare':
+      return pick('segmentation_id');
+    default:
+      return undefined;
+  }
+}
+
+const CREATES: Record<string, { kind: Kind; id: (body: Json) => unknown }> = {
+  uploadImage: { kind: 'image', id: (b) => (isObject(b.image) ? b.image.id : undefined) },
+  createImage: { kind: 'image', id: (b) => b.id },
+  createPrediction: { kind: 'prediction', id: (b) => b.prediction_id },
+  createShare: { kind: 'share', id: (b) => b.id },
+};
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** One check's memory of the resources its answers described. */
+export class ConsistencyLedger {
+  private readonly first = new Map<string, Json>();
+  private readonly latest = new Map<string, Json>();
+  private readonly sent = new Map<string, Json>();
+
+  /**
+   * Holds one 2xx JSON answer against what came before; answers a line per disagreement. `sent` is
+   * the JSON body of the request, `sentAt` and `receivedAt` the client's clock around it.
+   */
+  observe(operationId: string, sent: unknown, body: unknown, sentAt: number, receivedAt: number): string[] {
+    const problems: string[] = [];
+    const label = (kind: string, id: string, field: string) => `${operationId}: ${kind} ${id} ${field}`;
+    const creates = CREATES[operationId];
+    const echo = echoed(operationId, sent);
+    if (creates && isObject(body)) {
+      const id = creates.id(body);
+      // every answer about it echoes what the image schema keeps; the creating answer the rest too
+      if (typeof id === 'string' && echo) {
+        const { metadata, image_type, ...kept } = echo;
+        const created = resourcesIn(operationId, body)[0]?.fields ?? body;
+        for (const [field, value] of Object.entries({ metadata, image_type }))
+          if (value !== undefined && !same(created[field], value))
+            problems.push(
+              `${operationId}: ${creates.kind} ${id} ${field} is ${JSON.stringify(created[field])}, the request sent ${JSON.stringify(value)}`,
+            );
+        this.sent.set(`${creates.kind} ${id}`, kept);
+      }
+    }
+    for (const { kind, id, fields } of resourcesIn(operationId, body)) {
+      const key = `${kind} ${id}`;
+      for (const [field, value] of Object.entries(this.sent.get(key) ?? {}))
+        if (!same(fields[field], value))
+          problems.push(
+            `${label(kind, id, field)} is ${JSON.stringify(fields[field])}, the request sent ${JSON.stringify(value)}`,
+          );
+      const first = this.first.get(key) ?? {};
+      for (const field of SETTLED[kind]) {
+        if (first[field] === undefined || first[field] === null) continue;
+        if (MAY_CLEAR.includes(field) && fields[field] === null) continue;
+        if (!same(fields[field], first[field]))
+          problems.push(
+            `${label(kind, id, field)} is ${JSON.stringify(fields[field])}, an earlier answer said ${JSON.stringify(first[field])}`,
+          );
+      }
+      const before = this.latest.get(key);
+      if (before) {
+        for (const [field, order] of Object.entries(FORWARD)) {
+          const [was, now] = [order.indexOf(before[field] as string), order.indexOf(fields[field] as string)];
+          if (was >= 0 && now >= 0 && now < was)
+            problems.push(
+              `${label(kind, id, field)} went back from ${String(before[field])} to ${String(fields[field])}`,
+            );
+        }
+        for (const field of GROWING)
+          if (
+            typeof before[field] === 'number' &&
+            typeof fields[field] === 'number' &&
+            fields[field] < before[field]
+          )
+            problems.push(`${label(kind, id, field)} went down from ${before[field]} to ${fields[field]}`);
+      }
+      problems.push(
+        ...timeProblems(
+          fields,
+          (f) => label(kind, id, f),
+          receivedAt,
+          creates?.kind === kind ? sentAt : undefined,
+        ),
+      );
+      for (const field of SETTLED[kind])
+        if (fields[field] !== undefined && fields[field] !== null) first[field] ??= fields[field];
+      this.first.set(key, first);
+      this.latest.set(key, fields);
+    }
+    return problems;
+  }
+}
+
+function timeProblems(
+  fields: Json,
+  label: (field: string) => string,
+  receivedAt: number,
+  createdAfter?: number,
+): string[] {
+  const problems: string[] = [];
+  const at = (field: string) =>
+    typeof fields[field] === 'string' ? Date.parse(fields[field] as string) : NaN;
+  const created = at('created_at');
+  for (const field of Object.keys(fields).filter((f) => f.endsWith('_at'))) {
+    const t = at(field);
+    if (Number.isNaN(t)) continue;
+    if (t > receivedAt + CLOCK_SKEW_MS)
+      problems.push(
+        `${label(field)} ${String(fields[field])} is in the future (answered at ${new Date(receivedAt).toISOString()})`,
+      );
+    if (AFTER_CREATION.includes(field) && !Number.isNaN(created) && t < created)
+      problems.push(
+        `${label(field)} ${String(fields[field])} is before its created_at ${String(fields.created_at)}`,
+      );
+  }
+  if (createdAfter !== undefined && !Number.isNaN(created) && created < createdAfter - CLOCK_SKEW_MS)
+    problems.push(
+      `${label('created_at')} ${String(fields.created_at)} is before the request that created it (sent at ${new Date(createdAfter).toISOString()})`,
+    );
+  return problems;
+}

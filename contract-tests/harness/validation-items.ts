@@ -1,0 +1,32 @@
+import { expect } from 'vitest';
+
+/** One item of a FastAPI-style 422 detail array (VAL-02). */
+export interface ValidationItem {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+  input?: unknown;
+  ctx?: unknown;
+}
+
+/**
+ * A 422 about a body field names it: an item at loc ["body", field], echoing the value sent as its
+ * input when the value was there but wrong (for a missing field there is no value to echo).
+ */
+export function expectFieldError(
+  detail: ValidationItem[],
+  field: string,
+  label: string,
+  input?: unknown,
+): void {
+  const item = detail.find(
+    (d) => Array.isArray(d.loc) && d.loc[0] === 'body' && d.loc[d.loc.length - 1] === field,
+  );
+  expect(
+    item,
+    `${label}: a detail item at loc ["body", "${field}"] in ${JSON.stringify(detail)}`,
+  ).toBeDefined();
+  expect(item!.loc, `${label}: loc of the ${field} item`).toEqual(['body', field]);
+  if (input !== undefined)
+    expect(item!.input, `${label}: input of the ${field} item echoes the value sent`).toEqual(input);
+}

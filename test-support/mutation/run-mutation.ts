@@ -1,0 +1,111 @@
+/**
+ * `npm run mutate -- [--workers N] [--sample N] [--seed S] [--only PREFIX] [--ids FILE] [--report-dir DIR]`:
+ * the contract suite's power, measured. Starts a healthy mock, watches which answers each check
+ * file receives, then runs the checks once per mutant (test-support/mutation/mutants.ts) through
+ * the sabotage proxy, and prints the kill rate per operation and per clause and every survivor.
+ * --ids runs the mutants listed in FILE, one id a line (an earlier run's survivors, say). Each
+ * verdict is also appended to <report-dir>/mutation-verdicts.jsonl as it comes, so a run stopped
+ * early keeps what it measured.
+ * Workers default to the cores (at least 2: a check file mostly waits on the mock). The report goes to <report-dir>/mutation.{md,json} (default reports/). Exit code 1 when the
+ * score is under --threshold (default 0).
+ */
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { mockKeys } from '../../contract-tests/harness/target.js';
+import { launchSabotageTarget } from '../launched-mock.js';
+import { allMutants, sampleMutants } from './mutants.js';
+import { observe, runMutants } from './mutation-run.js';
+import { progressLine, renderScore, scoreOf } from './score.js';
+
+const { values } = parseArgs({
+  options: {
+    workers: { type: 'string', default: String(Math.max(2, os.availableParallelism())) },
+    sample: { type: 'string' },
+    seed: { type: 'string', default: '30' },
+    only: { type: 'string' },
+    ids: { type: 'string' },
+    threshold: { type: 'string', default: '0' },
+    'report-dir': { type: 'string', default: process.env.CONTRACT_REPORT_DIR || 'reports' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  console.log(
+    'usage: npm run mutate -- [--workers N] [--sample N] [--seed S] [--only PREFIX] [--threshold 0.98] [--report-dir DIR]',
+  );
+  process.exit(0);
+}
+const number = (name: keyof typeof values, value: string | undefined): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) {
+    console.error(`mutate: --${name} must be a number, not '${value}'`);
+    process.exit(2);
+  }
+  return n;
+};
+const workers = Math.max(1, number('workers', values.workers));
+const listed =
+  values.ids === undefined
+    ? undefined
+    : new Set(
+        readFileSync(values.ids, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      );
+let mutants = allMutants().filter(
+  (m) => (!values.only || m.id.startsWith(values.only)) && (!listed || listed.has(m.id)),
+);
+if (values.sample !== undefined)
+  mutants = sampleMutants(mutants, number('sample', values.sample), number('seed', values.seed));
+if (!mutants.length) {
+  console.error(`mutate: no mutant matches --only '${values.only ?? ''}' and --ids '${values.ids ?? ''}'`);
+  process.exit(2);
+}
+
+const started = Date.now();
+const dir = path.resolve(values['report-dir']);
+mkdirSync(dir, { recursive: true });
+const running = path.join(dir, 'mutation-verdicts.jsonl');
+writeFileSync(running, '');
+const mock = launchSabotageTarget();
+const { main, other = '', tiny = '' } = mockKeys();
+const keys = { main, other, tiny };
+// Ctrl-C takes the mock with it (it runs in a process group of its own)
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    mock.kill();
+    process.exit(130);
+  });
+try {
+  const url = await mock.url;
+  console.log(`mutate: ${mutants.length} mutants, ${workers} workers, against a mock at ${url}`);
+  const watching = Date.now();
+  const observation = await observe(url, keys, workers);
+  const durations = Object.entries(observation.durations).map(
+    ([f, ms]) => `${f} ${(ms / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `mutate: every check file once against the healthy mock, watched, in ${((Date.now() - watching) / 1000).toFixed(0)} s (${durations.join(', ')})`,
+  );
+  for (const [file, errors] of observation.failing)
+    console.log(`mutate: ${file} fails against the healthy mock, so judges no mutant:\n  ${errors}`);
+  let done = 0;
+  const verdicts = await runMutants(url, keys, mutants, observation, workers, (verdict) => {
+    console.log(progressLine(++done, mutants.length, verdict));
+    appendFileSync(running, `${JSON.stringify(verdict)}\n`);
+  });
+  const score = scoreOf(verdicts);
+  const seconds = (Date.now() - started) / 1000;
+  const markdown = renderScore(score, verdicts, { date: new Date().toISOString().slice(0, 10), seconds });
+  writeFileSync(path.join(dir, 'mutation.md'), markdown);
+  writeFileSync(path.join(dir, 'mutation.json'), JSON.stringify({ score, verdicts }, null, 2));
+  console.log(`\n${markdown}`);
+  console.log(`mutate: report in ${path.relative(process.cwd(), dir) || '.'}/mutation.{md,json}`);
+  process.exitCode = score.rate < number('threshold', values.threshold) ? 1 : 0;
+} finally {
+  mock.child.kill('SIGTERM');
+  await mock.exited;
+}
