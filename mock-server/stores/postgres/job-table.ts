@@ -25,15 +25,16 @@ export function jobTable(sql: Sql): JobTable {
         subjectId,
       ]);
     },
-    async claim(worker, kinds, leaseMs) {
+    async claim(worker, kinds, leaseMs, subjectId) {
       const row = await sql.row(
         `UPDATE jobs SET holder = $1, lease_until = ${leaseEnd('$3')}, attempts = attempts + 1
          WHERE (kind, subject_id) = (
            SELECT kind, subject_id FROM jobs
-           WHERE kind = ANY($2) AND (holder IS NULL OR lease_until <= clock_timestamp())
+           WHERE kind = ANY($2) AND ($4::text IS NULL OR subject_id = $4)
+             AND (holder IS NULL OR lease_until <= clock_timestamp())
            ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING kind, subject_id, attempts`,
-        [worker, kinds, leaseMs],
+        [worker, kinds, leaseMs, subjectId ?? null],
       );
       return (
         row && {
@@ -42,6 +43,10 @@ export function jobTable(sql: Sql): JobTable {
           attempts: row.attempts as number,
         }
       );
+    },
+    async releaseAll() {
+      // Only for a mock that owns its database alone (no other instance holds a job it runs).
+      await sql.rows('UPDATE jobs SET holder = NULL, lease_until = NULL WHERE holder IS NOT NULL');
     },
     async renew(kind, subjectId, worker, leaseMs) {
       const renewed = await sql.rows(
