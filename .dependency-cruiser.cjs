@@ -42,6 +42,14 @@ module.exports = {
       to: { path: SRC },
     },
     {
+      name: 'sandbox-runs-the-mock-as-a-process',
+      comment:
+        'The sandbox launcher starts instances as a deployment does (bin/cellseg-mock.js), never inside itself.',
+      severity: 'error',
+      from: { path: '^sandbox/', pathNot: notTest },
+      to: { path: SRC },
+    },
+    {
       name: 'sources-do-not-import-test-support',
       comment: 'Test support is for tests; the mock must run without it.',
       severity: 'error',

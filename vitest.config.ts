@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -27,6 +27,7 @@ export default defineConfig({
             'bin/**/*.test.ts',
             'sandbox/**/*.test.ts',
           ],
+          exclude: [...configDefaults.exclude, 'sandbox/sandbox.test.ts', 'sandbox/cli.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -57,6 +58,19 @@ export default defineConfig({
           sequence: { concurrent: true, groupOrder: 1 },
           maxConcurrency: 8,
           maxWorkers: 3,
+        },
+      },
+      {
+        test: {
+          // The shared sandbox end to end: PostgreSQL, three mock instances and nginx, the contract
+          // suite through it. It runs alone, after the others: it starts five processes of its own.
+          name: 'sandbox',
+          include: ['sandbox/sandbox.test.ts', 'sandbox/cli.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          pool: 'forks',
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

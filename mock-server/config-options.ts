@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../openapi/documents.js';
 
@@ -69,7 +69,18 @@ export interface MockConfig {
   s3Prefix: string;
   /** 'true' for path-style URLs (MinIO). */
   s3ForcePathStyle: string;
+  /** postgres:// or postgresql:// URL of a shared PostgreSQL; absent means the embedded SQLite file. */
+  databaseUrl?: string;
+  /** What this instance does: answers the API, runs the jobs (predictions, conversions), or both. */
+  role: InstanceRole;
+  /** Names this instance in its logs (and among the instances sharing one database). */
+  instanceId: string;
+  /** How long a worker's claim on a job holds without renewal: a killed worker's job waits this long for another. */
+  jobLeaseMs: number;
 }
+
+export const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
+export type InstanceRole = (typeof INSTANCE_ROLES)[number];
 
 export interface OptionSpec {
   key: keyof MockConfig;
@@ -377,5 +388,40 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: "'true' for path-style URLs (MinIO)",
     default: () => 'false',
+  },
+  {
+    key: 'databaseUrl',
+    flag: '--database-url',
+    env: 'DATABASE_URL',
+    type: 'string',
+    description: 'Shared PostgreSQL (postgres://user:password@host:5432/db) that several instances join',
+    default: () => '',
+    shownDefault: 'none: an SQLite file in the data folder',
+  },
+  {
+    key: 'role',
+    flag: '--role',
+    env: 'ROLE',
+    type: 'string',
+    description: "'api' answers requests, 'worker' runs predictions and conversions, 'all' both",
+    default: () => 'all',
+  },
+  {
+    key: 'instanceId',
+    flag: '--instance-id',
+    env: 'INSTANCE_ID',
+    type: 'string',
+    description: 'Name of this instance in its logs',
+    default: () => `${hostname()}-${process.pid}`,
+    shownDefault: 'HOSTNAME-PID',
+  },
+  {
+    key: 'jobLeaseMs',
+    flag: '--job-lease-ms',
+    env: 'JOB_LEASE_MS',
+    type: 'number',
+    description:
+      "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
+    default: () => 15_000,
   },
 ];

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, helpText, loadConfig, resolveUrls } from './config.js';
 import { OPTIONS } from './config-options.js';
@@ -46,6 +47,50 @@ describe('configuration', () => {
     await expect(startMockServer({ port: 0, logLevel: 'silent', objectStore: 'ftp' })).rejects.toThrow(
       /'embedded' or 's3'/,
     );
+  });
+});
+
+describe('an instance among others', () => {
+  it('joins a PostgreSQL given by flag or environment, and none by default', () => {
+    expect(loadConfig([], {}).databaseUrl).toBeUndefined();
+    expect(loadConfig([], { DATABASE_URL: 'postgres://u:p@db:5432/mock' }).databaseUrl).toBe(
+      'postgres://u:p@db:5432/mock',
+    );
+    expect(
+      loadConfig(['--database-url', 'postgresql://db/mock'], { DATABASE_URL: 'postgres://other/x' })
+        .databaseUrl,
+    ).toBe('postgresql://db/mock');
+  });
+
+  it('refuses a database URL of another scheme, naming the option and not the password', () => {
+    const refused = () => loadConfig(['--database-url', 'mysql://root:hunter2@db/mock']);
+    expect(refused).toThrow(ConfigError);
+    expect(refused).toThrow(
+      /--database-url \/ DATABASE_URL must start with postgres:\/\/ or postgresql:\/\/, got a mysql: URL/,
+    );
+    expect(refused).not.toThrow(/hunter2/);
+    expect(() => loadConfig([], { DATABASE_URL: 'db.example.com' })).toThrow(/--database-url.*got no URL/);
+  });
+
+  it('runs as api, worker or all (the default), and names a bad role', () => {
+    expect(loadConfig([], {}).role).toBe('all');
+    expect(loadConfig(['--role', 'worker'], {}).role).toBe('worker');
+    expect(loadConfig([], { ROLE: 'api' }).role).toBe('api');
+    expect(() => loadConfig(['--role', 'workers'], {})).toThrow(
+      /--role \/ ROLE must be one of api, worker, all, got 'workers'/,
+    );
+  });
+
+  it('is named hostname-pid unless given a name, and refuses a name unfit for a log line', () => {
+    expect(loadConfig([], {}).instanceId).toBe(`${hostname()}-${process.pid}`);
+    expect(loadConfig(['--instance-id', 'sandbox-2'], {}).instanceId).toBe('sandbox-2');
+    expect(() => loadConfig(['--instance-id', 'a b\nc'], {})).toThrow(/--instance-id \/ INSTANCE_ID must be/);
+  });
+
+  it('lists the three settings in --help', () => {
+    expect(helpText()).toMatch(/--database-url\s+DATABASE_URL .*\[none: an SQLite file in the data folder\]/);
+    expect(helpText()).toMatch(/--role\s+ROLE .*\[all\]/);
+    expect(helpText()).toMatch(/--instance-id\s+INSTANCE_ID .*\[HOSTNAME-PID\]/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { OPTIONS, type MockConfig, type OptionSpec } from './config-options.js';
+import { INSTANCE_ROLES, OPTIONS, type MockConfig, type OptionSpec } from './config-options.js';
 
 export type { MockConfig } from './config-options.js';
 
@@ -34,7 +34,36 @@ export function loadConfig(
     const raw = overrides[option.key] ?? flags.get(option.flag) ?? env[option.env] ?? option.default(config);
     (config as Record<string, unknown>)[option.key] = coerce(option, raw);
   }
-  return config as MockConfig;
+  return checkInstanceSettings(config as MockConfig);
+}
+
+/** Same characters as a request id (http/request-log.ts): safe in a log line and in a header. */
+const INSTANCE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The settings that say where this instance stands among others. A database URL is checked for
+ * its scheme only, and only the scheme is repeated in the error: the rest may hold a password.
+ */
+function checkInstanceSettings(config: MockConfig): MockConfig {
+  if (config.databaseUrl === '') delete config.databaseUrl;
+  else if (config.databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(config.databaseUrl)) {
+    const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(config.databaseUrl)?.[0];
+    throw new ConfigError(
+      `--database-url / DATABASE_URL must start with postgres:// or postgresql://, got ${scheme ? `a ${scheme} URL` : 'no URL'}`,
+    );
+  }
+  if (!(INSTANCE_ROLES as readonly string[]).includes(config.role)) {
+    throw new ConfigError(`--role / ROLE must be one of ${INSTANCE_ROLES.join(', ')}, got '${config.role}'`);
+  }
+  if (!(config.jobLeaseMs >= 300)) {
+    throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
+  }
+  if (!INSTANCE_ID.test(config.instanceId)) {
+    throw new ConfigError(
+      `--instance-id / INSTANCE_ID must be 1 to 128 letters, digits or . _ : -, got '${config.instanceId}'`,
+    );
+  }
+  return config;
 }
 
 /**

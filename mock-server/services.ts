@@ -84,9 +84,10 @@ export async function createServices(
 ): Promise<Services> {
   const paths = dataLayout(config.dataDir);
   await Promise.all(paths.folders.map((folder) => mkdir(folder, { recursive: true })));
-  // The same database code runs with and without --data-dir: without it, in the temporary folder.
-  const database = openDatabase(config.dataDir);
-  const state: StateStore = new SqliteStateStore(database);
+  const state = await openState(config);
+  // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
+  // instances may be running: what one-owner start-up steps would clear may be theirs.
+  const soleOwner = config.databaseUrl === undefined;
   const fresh = (await state.settings.get(SEEDED)) === undefined;
   const offsetKey = (orgId?: string) => (orgId === undefined ? CLOCK_OFFSET : `${CLOCK_OFFSET}:${orgId}`);
   const clock = new MockClock({
@@ -103,7 +104,7 @@ export async function createServices(
   const borrowed = overrides.decoderPools;
   const own = borrowed ? undefined : createDecoderPools(config);
   const decoders = borrowed?.convert ?? own!.convert;
-  const worker = new JobWorker(state, JOB_SETTINGS);
+  const worker = new JobWorker(state, { ...JOB_SETTINGS, leaseMs: config.jobLeaseMs });
   const images = new ImageService(state, store, clock, {
     worker,
     minPartSize: config.minPartSize,
@@ -151,22 +152,33 @@ export async function createServices(
       await state.settings.set(SEEDED, new Date().toISOString());
     });
   };
+  /**
+   * Instances starting at once on an empty shared database each find it unseeded: the first to
+   * commit seeds it, and the others' seeding fails on what it already holds; they go on with it.
+   */
+  const seedOnce = async () => {
+    try {
+      await seed();
+    } catch (error) {
+      if ((await state.settings.get(SEEDED)) === undefined) throw error;
+    }
+  };
   if (fresh) {
-    await seed();
+    await seedOnce();
   } else {
     // A kept data folder: its seed's keys, for the banner, when the seed file is still there.
     seedContent = await readFile(config.seedFile, 'utf8').then(
       (text) => parseSeed(text, config.seedFile),
       () => undefined,
     );
-    await images.dropHeldMarks();
-    await sweepDataFolder(state, store, paths, () => clock.nowIso());
-    // This process owns the data folder alone: no lease of the process before it still runs.
-    await state.jobs.releaseAll();
+    if (soleOwner) {
+      await images.dropHeldMarks();
+      await sweepDataFolder(state, store, paths, () => clock.nowIso());
+    }
     await images.recoverConversions();
-    await predictions.recoverInFlight({ soleOwner: true });
+    await predictions.recoverInFlight({ soleOwner });
   }
-  worker.start();
+  if (config.role !== 'api') worker.start();
 
   return {
     config,
@@ -189,7 +201,7 @@ export async function createServices(
       clock.forgetOrganizations();
       await runner.recycle?.();
       await seed();
-      worker.start();
+      if (config.role !== 'api') worker.start();
     },
     async seededKeys() {
       const keys = new Map<string, string[]>();
@@ -217,6 +229,17 @@ export async function createServices(
   };
 }
 
+/** The state store: a shared PostgreSQL when --database-url names one, else the data folder's own SQLite file. */
+async function openState(config: MockConfig): Promise<StateStore> {
+  if (config.databaseUrl !== undefined) {
+    // Loaded only when asked for: a laptop's mock never loads the PostgreSQL driver.
+    const { openPostgresStateStore } = await import('./stores/postgres/index.js');
+    return openPostgresStateStore({ url: config.databaseUrl });
+  }
+  // The same database code runs with and without --data-dir: without it, in the temporary folder.
+  return new SqliteStateStore(openDatabase(config.dataDir));
+}
+
 /** The two pools a mock runs on, made with the config's decoder settings; none starts a child yet. */
 export function createDecoderPools(config: MockConfig): DecoderPools {
   const pool = (size: number) =>
@@ -229,13 +252,35 @@ export function createDecoderPools(config: MockConfig): DecoderPools {
   return { convert: pool(config.decoderProcesses), segment: pool(config.workerThreads) };
 }
 
+/**
+ * The data folder's signing key, made by the first mock that needs it. Instances sharing the folder
+ * may start at once: the key is created exclusively ('wx'), and one that lost the race reads the
+ * winner's, so every instance verifies the part URLs any other signed.
+ */
 async function persistentSecret(file: string): Promise<Buffer> {
-  try {
-    return Buffer.from(await readFile(file, 'utf8'), 'hex');
-  } catch {
+  const read = async () => {
+    const hex = await readFile(file, 'utf8');
+    if (hex.length !== 64) throw Object.assign(new Error('half-written key'), { code: 'EAGAIN' });
+    return Buffer.from(hex, 'hex');
+  };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'EAGAIN' && attempt < 50) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
+      if (code !== 'ENOENT') throw error;
+    }
     const secret = randomBytes(32);
-    await writeFile(file, secret.toString('hex'), { mode: 0o600 });
-    return secret;
+    try {
+      await writeFile(file, secret.toString('hex'), { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+    }
   }
 }
 

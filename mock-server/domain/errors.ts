@@ -11,7 +11,9 @@ export type DomainErrorKind =
   | 'too_large'
   | 'forbidden'
   /** The mock's disk (database or files) is full: nothing of the request was kept. */
-  | 'storage_full';
+  | 'storage_full'
+  /** The shared state database did not answer (down, restarting, too slow): nothing was kept. */
+  | 'store_unavailable';
 
 export class DomainError extends Error {
   constructor(

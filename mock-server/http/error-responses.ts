@@ -16,6 +16,7 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   too_large: 413,
   forbidden: 403,
   storage_full: 507,
+  store_unavailable: 503,
 };
 
 /** Every error body of the API and the control plane goes through here, so none names a server file. */

@@ -7,6 +7,7 @@
  * publishes only while it is in flight), so a job run twice has one visible effect.
  */
 import { randomUUID } from 'node:crypto';
+import { DomainError } from '../errors.js';
 import type { JobKind, JobLease, StateStore } from '../state.js';
 
 /** Runs one claimed job; `signal` aborts when the lease is lost or the worker stops. */
@@ -158,11 +159,16 @@ export class JobWorker {
     }, this.options.leaseMs / 3);
     renewal.unref();
     const done = handler(lease, controller.signal)
-      .catch(() => undefined) // a job reports its failures in its own row
-      .then(async () => {
+      // A job reports its failures in its own row; one that could not reach the state store keeps
+      // its job, whose lease runs out and whose next claim runs it again.
+      .then(
+        () => true,
+        (err: unknown) => !(err instanceof DomainError && err.kind === 'store_unavailable'),
+      )
+      .then(async (settled) => {
         clearInterval(renewal);
         // A run stopped by this worker's own stop keeps its job queued for the next worker.
-        if (!this.stopped || !controller.signal.aborted)
+        if (settled && (!this.stopped || !controller.signal.aborted))
           await this.state.jobs.finish(lease.kind, lease.subjectId, this.id).catch(() => undefined);
       })
       .finally(() => {

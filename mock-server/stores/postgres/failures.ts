@@ -36,12 +36,11 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** The database did not answer (down, restarting, unreachable, too slow). */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-  /** The kind the domain's errors use, so the HTTP layer can answer 503 (see docs/sandbox.md). */
-  readonly kind = 'store_unavailable';
+export class StoreUnavailableError extends DomainError {
   constructor(detail: string, options?: ErrorOptions) {
-    super(`The state database is unavailable (${detail}); try again shortly.`, options);
+    super('store_unavailable', `The state database is unavailable (${detail}); try again shortly.`);
+    this.name = 'StoreUnavailableError';
+    this.cause = options?.cause;
   }
 }
 
@@ -63,7 +62,7 @@ export function isRetryable(error: unknown): boolean {
 
 /** The error the domain sees for a failure of PostgreSQL's (the original as `cause`). */
 export function asDomainFailure(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError || error instanceof DomainError) return error;
+  if (error instanceof DomainError) return error;
   const { code, constraint, message } = (error ?? {}) as PgError;
   if (isUnavailable(error)) return new StoreUnavailableError(message ?? String(error), { cause: error });
   if (code === '22021' || code === '22P05')

@@ -63,6 +63,9 @@ export function jobTable(sql: Sql): JobTable {
       );
       return finished.length > 0;
     },
+    async releaseAll() {
+      await sql.rows('UPDATE jobs SET holder = NULL, lease_until = NULL');
+    },
     async cancel(kind, subjectId) {
       await sql.rows('DELETE FROM jobs WHERE kind = $1 AND subject_id = $2', [kind, subjectId]);
     },

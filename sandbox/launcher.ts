@@ -1,0 +1,269 @@
+/**
+ * `startSandbox()`: a PostgreSQL (a throwaway one unless given), N mock instances on one shared
+ * data folder and that database, and nginx in front of them, started in that order and stopped in
+ * the reverse one. The command line (cli.ts) and the tests drive the same function.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeExit, spawnLogged, type LoggedProcess } from './logged-process.js';
+import { renderNginxConfig } from './nginx-config.js';
+import { freePort, waitUntilAnswering } from './readiness.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-postgres.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const HEALTH = '/__mock/health';
+const HOST = '127.0.0.1';
+/** The mock's defaults for the limits nginx must leave to it (mock-server/config-options.ts). */
+const MOCK_LIMITS = { maxUploadBytes: 4 * 1024 ** 3, requestTimeoutMs: 3_600_000, idleTimeoutMs: 120_000 };
+/** Longest an instance may take to finish its requests on SIGTERM before it is killed. */
+const STOP_WITHIN_MS = 15_000;
+
+export interface SandboxOptions {
+  instances: number;
+  /** Where the one address listens; a free port when absent or 0. */
+  port?: number;
+  /** Load the seed's well-known keys (as `npm start` does); true by default. */
+  seed?: boolean;
+  /** An existing PostgreSQL to join; a throwaway one is started when absent. */
+  databaseUrl?: string;
+  /** The folder all instances share, kept after stop; a temporary one, removed, when absent. */
+  dataDir?: string;
+  /** More options for every instance (`--prediction-run-delay-ms 0`, ...). */
+  instanceArgs?: string[];
+  /** Progress while starting, and the report of a piece that dies. */
+  report?: (line: string) => void;
+  /** Aborting it while starting (a Ctrl-C) stops what has started and rejects. */
+  signal?: AbortSignal;
+}
+
+export interface SandboxInstance {
+  /** sandbox-1, sandbox-2, ...: its --instance-id. */
+  readonly id: string;
+  /** The instance's own address, behind nginx. */
+  readonly url: string;
+  readonly pid: number;
+  readonly logFile: string;
+  /** Signals the instance's process (SIGTERM by default) and resolves once it has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port (after a kill) and resolves once it answers. */
+  restart(): Promise<void>;
+}
+
+export interface Sandbox {
+  /** The one address: nginx. */
+  url: string;
+  adminToken: string;
+  instances: SandboxInstance[];
+  /** The throwaway server, or undefined when the sandbox joined --database-url. */
+  postgres: ThrowawayPostgres | undefined;
+  databaseUrl: string;
+  dataDir: string;
+  /** Where every piece logs. */
+  logs: Array<{ piece: string; file: string }>;
+  /** The first instance's start-up banner (models, organizations, keys), as `npm start` prints it. */
+  seedBanner: string;
+  stop(): Promise<void>;
+}
+
+export function checkInstanceCount(instances: number): void {
+  if (!Number.isInteger(instances) || instances < 1 || instances > 32)
+    throw new Error(`--instances must be a whole number from 1 to 32, got '${instances}'`);
+}
+
+export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  checkInstanceCount(options.instances);
+  const report = options.report ?? (() => undefined);
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'cellseg-sandbox-'));
+  // nginx's workers (an unprivileged user when root starts it) must reach its temp folders in here.
+  await chmod(workDir, 0o755);
+  const cleanups: Array<() => Promise<void>> = [() => rm(workDir, { recursive: true, force: true })];
+  /** The instances' processes, and nginx once it runs: nginx stops first, then the instances. */
+  const pieces = new Set<LoggedProcess>();
+  let balancer: LoggedProcess | undefined;
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      // nginx first (no new requests), then the instances (they finish theirs), the database last.
+      if (balancer) await stopPiece(balancer);
+      await Promise.all([...pieces].map(stopPiece));
+      for (const cleanup of [...cleanups].reverse()) await cleanup().catch(() => undefined);
+    })());
+  const notAborted = () => options.signal?.throwIfAborted();
+  const watch = (piece: LoggedProcess) => {
+    void piece.exited.then((exit) => {
+      if (!stopping) report(`! ${piece.name} ${describeExit(exit)}; its log: ${piece.logFile}`);
+    });
+  };
+
+  try {
+    const port = options.port || (await freePort());
+    const url = `http://${HOST}:${port}`;
+    const dataDir = options.dataDir ? path.resolve(options.dataDir) : path.join(workDir, 'data');
+    await mkdir(dataDir, { recursive: true });
+    const logDir = path.join(workDir, 'logs');
+    await mkdir(logDir);
+
+    let postgres: ThrowawayPostgres | undefined;
+    let databaseUrl = options.databaseUrl;
+    if (!databaseUrl) {
+      report('PostgreSQL: starting a throwaway server...');
+      postgres = await startThrowawayPostgres({ dir: path.join(workDir, 'postgres') });
+      cleanups.push(() => postgres!.stop());
+      databaseUrl = postgres.url;
+      report(`PostgreSQL: ready (log ${postgres.logFile})`);
+      notAborted();
+    }
+
+    const adminToken = randomBytes(24).toString('base64url');
+    const argsOf = (id: string, instancePort: number) => [
+      path.join(REPO_ROOT, 'bin', 'cellseg-mock.js'),
+      '--port',
+      String(instancePort),
+      '--host',
+      HOST,
+      '--data-dir',
+      dataDir,
+      '--database-url',
+      databaseUrl,
+      '--admin-token',
+      adminToken,
+      '--instance-id',
+      id,
+      // Presigned part URLs and share links must point at nginx, not at the instance that made them.
+      '--public-base-url',
+      url,
+      '--sandbox',
+      'on',
+      '--seed-keys',
+      options.seed === false ? 'off' : 'on',
+      // One line per request with its id, whatever LOG_LEVEL the launcher's environment has.
+      '--log-level',
+      'info',
+      ...(options.instanceArgs ?? []),
+    ];
+    const instances: SandboxInstance[] = [];
+    const startInstance = async (index: number): Promise<SandboxInstance> => {
+      const id = `sandbox-${index + 1}`;
+      const instancePort = await freePort();
+      const instanceUrl = `http://${HOST}:${instancePort}`;
+      const logFile = path.join(logDir, `${id}.log`);
+      const launch = async () => {
+        const piece = await spawnLogged(id, process.execPath, argsOf(id, instancePort), logFile, {
+          cwd: REPO_ROOT,
+        });
+        pieces.add(piece);
+        watch(piece);
+        await waitUntilAnswering(instanceUrl + HEALTH, piece);
+        return piece;
+      };
+      let current = await launch();
+      notAborted();
+      report(`${id}: ready at ${instanceUrl} (pid ${current.pid}, log ${logFile})`);
+      return {
+        id,
+        url: instanceUrl,
+        logFile,
+        get pid() {
+          return current.pid;
+        },
+        async kill(signal) {
+          current.kill(signal);
+          await current.exited;
+        },
+        async restart() {
+          if (!current.hasExited()) await stopPiece(current);
+          pieces.delete(current);
+          current = await launch();
+          report(`${id}: restarted`);
+        },
+      };
+    };
+    // The first instance creates the schema and loads the seed alone; the others then join it.
+    report(`Instances: starting ${options.instances} on one shared folder and database...`);
+    instances.push(await startInstance(0));
+    instances.push(...(await Promise.all(range(1, options.instances).map(startInstance))));
+
+    const nginx = await startNginx(workDir, port, instances, watch);
+    balancer = nginx.piece;
+    await waitUntilAnswering(url + HEALTH, nginx.piece);
+    report(`nginx: ready at ${url} (log ${nginx.piece.logFile})`);
+
+    return {
+      url,
+      adminToken,
+      instances,
+      postgres,
+      databaseUrl,
+      dataDir,
+      logs: [
+        ...(postgres ? [{ piece: 'postgresql', file: postgres.logFile }] : []),
+        ...instances.map((i) => ({ piece: i.id, file: i.logFile })),
+        { piece: 'nginx', file: nginx.piece.logFile },
+        { piece: 'nginx requests', file: nginx.accessLog },
+      ],
+      seedBanner: await seedBanner(instances[0].logFile),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function startNginx(
+  workDir: string,
+  port: number,
+  instances: SandboxInstance[],
+  watch: (piece: LoggedProcess) => void,
+): Promise<{ piece: LoggedProcess; accessLog: string }> {
+  const prefix = path.join(workDir, 'nginx');
+  await mkdir(path.join(prefix, 'logs'), { recursive: true });
+  await mkdir(path.join(prefix, 'temp'), { recursive: true });
+  await chmod(prefix, 0o755);
+  const conf = path.join(prefix, 'nginx.conf');
+  await writeFile(
+    conf,
+    renderNginxConfig({
+      listen: { host: HOST, port },
+      instances: instances.map((i) => ({ host: HOST, port: Number(new URL(i.url).port) })),
+      ...MOCK_LIMITS,
+      workerUser: process.getuid?.() === 0 ? unprivilegedAccount() : undefined,
+    }),
+  );
+  const binary = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+  const errorLog = path.join(prefix, 'logs', 'error.log');
+  const piece = await spawnLogged('nginx', binary, ['-p', prefix, '-c', conf, '-e', errorLog], errorLog);
+  watch(piece);
+  return { piece, accessLog: path.join(prefix, 'logs', 'access.log') };
+}
+
+/** Debian's nobody:nogroup (nginx's own default group, nobody, does not exist there). */
+function unprivilegedAccount(): { user: string; group: string } {
+  return { user: 'nobody', group: existsSync('/etc/debian_version') ? 'nogroup' : 'nobody' };
+}
+
+async function stopPiece(piece: LoggedProcess): Promise<void> {
+  if (piece.hasExited()) return;
+  piece.kill('SIGTERM');
+  const timer = setTimeout(() => piece.kill('SIGKILL'), STOP_WITHIN_MS);
+  await piece.exited;
+  clearTimeout(timer);
+}
+
+/** The part of the mock's banner after its addresses: base models, organizations, their keys. */
+async function seedBanner(logFile: string): Promise<string> {
+  const text = await readFile(logFile, 'utf8');
+  const start = text.indexOf('Base models');
+  const end = text.indexOf('\n', text.indexOf('Try: curl', start));
+  return start < 0 || end < 0 ? '' : text.slice(start, end);
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+}

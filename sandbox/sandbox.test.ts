@@ -1,0 +1,241 @@
+/**
+ * The shared sandbox end to end (issue 28, items 5 and 6): three instances on one PostgreSQL and one
+ * shared folder, driven only through nginx's one address, as a partner would.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Model } from '../openapi/generated/client/types.gen.js';
+import { encodeTiff } from '../fixtures/generator/tiff-writer.js';
+import { renderPreset } from '../fixtures/generator/synthetic.js';
+import { HttpApi, seed, type ReadAnswer } from '../test-support/api-client.js';
+import { REPO_ROOT } from '../test-support/launched-mock.js';
+import { startSandbox, type Sandbox } from './launcher.js';
+
+const INSTANCES = 3;
+let sandbox: Sandbox;
+/** The control plane, through nginx, with the sandbox's admin token. */
+let operator: HttpApi;
+const reported: string[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({
+    instances: INSTANCES,
+    // Instant predictions: a test that needs one in flight holds it through the control plane.
+    instanceArgs: ['--prediction-start-delay-ms', '0', '--prediction-run-delay-ms', '0'],
+    report: (line) => reported.push(line),
+  });
+  operator = new HttpApi(sandbox.url, sandbox.adminToken);
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+});
+
+const tiff = (() => {
+  const { plane } = renderPreset('easy-8bit-256');
+  return encodeTiff([{ width: plane.width, height: plane.height, bitsPerSample: 8, data: plane.data }]);
+})();
+
+function uploadForm(name: string): FormData {
+  const form = new FormData();
+  form.append('file', new Blob([tiff], { type: 'image/tiff' }), name);
+  return form;
+}
+
+/** A fresh organization (control plane) with this plan; answers its id and a client acting as it. */
+async function organization(storage: number, analyses: number): Promise<{ id: string; api: HttpApi }> {
+  const created = await operator.json<{ id: string; api_keys: string[] }>('POST', '/__mock/organizations', {
+    name: `sandbox-${randomUUID().slice(0, 8)}`,
+    plan: { storage_cap_images: storage, monthly_analysis_cap: analyses },
+  });
+  return { id: created.id, api: new HttpApi(sandbox.url, created.api_keys[0]) };
+}
+
+async function setPlan(id: string, storage: number, analyses: number): Promise<void> {
+  await operator.json('PUT', `/__mock/organizations/${id}/plan`, {
+    storage_cap_images: storage,
+    monthly_analysis_cap: analyses,
+  });
+}
+
+async function usage(id: string): Promise<{ images: number; analyses_this_month: number }> {
+  const all = await operator.json<
+    Array<{ id: string; usage: { images: number; analyses_this_month: number } }>
+  >('GET', '/__mock/organizations');
+  return all.find((o) => o.id === id)!.usage;
+}
+
+function statuses(answers: Array<Pick<ReadAnswer, 'status'>>): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/** Reads until `done` holds; the bound only keeps a broken sandbox from hanging the run. */
+async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('npm run sandbox, three instances behind nginx', () => {
+  it('answers at one address from more than one instance (the instances log each request id)', async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `sandbox-probe-${i}-${randomUUID()}`);
+    const answers = await Promise.all(
+      ids.map((id) => fetch(`${sandbox.url}/__mock/health`, { headers: { 'x-request-id': id } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200));
+    const answeredBy = await eventually(
+      'request ids in the instance logs',
+      async () => {
+        const logs = await Promise.all(sandbox.instances.map((i) => readFile(i.logFile, 'utf8')));
+        return ids.map((id) => logs.findIndex((log) => log.includes(`"reqId":"${id}"`)));
+      },
+      (found) => found.every((index) => index >= 0),
+    );
+    expect(new Set(answeredBy).size).toBeGreaterThan(1);
+  });
+
+  it('gives an organization with 10 free slots exactly 10 of 40 concurrent uploads, whichever instance takes them', async () => {
+    const { id, api } = await organization(10, 100);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => api.call('POST', '/api/v1/upload', uploadForm(`race-${i}.tif`))),
+    );
+    expect(statuses(answers)).toEqual({ 200: 10, 402: 30 });
+    expect((await usage(id)).images).toBe(10);
+  });
+
+  it('gives an organization with 10 analyses left exactly 10 of 40 concurrent predictions', async () => {
+    const { id, api } = await organization(100, 100);
+    const models = (await api.json<Model[]>('GET', '/api/v1/models')).slice(0, 3);
+    const images = await Promise.all(Array.from({ length: 14 }, () => api.uploadTiff()));
+    // 40 different (image, model) pairs: none is an identical prediction of another.
+    const pairs = images.flatMap((image) => models.map((model) => [image, model.id])).slice(0, 40);
+    await setPlan(id, 100, 10);
+    const answers = await Promise.all(
+      pairs.map(([image_id, model_id]) => api.call('POST', '/api/v1/predict', { image_id, model_id })),
+    );
+    expect(statuses(answers)).toEqual({ 200: 10, 402: 30 });
+    expect(answers.filter((a) => a.status === 200).map((a) => a.body.status)).toEqual(
+      Array(10).fill('submitted'),
+    );
+    expect((await usage(id)).analyses_this_month).toBe(10);
+  });
+
+  it('creates one live share of a segmentation for 40 concurrent requests', async () => {
+    const { api } = await organization(10, 10);
+    const { segmentationId } = await api.completedSegmentation();
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        api.call('POST', '/api/v1/shares', { segmentation_id: segmentationId }),
+      ),
+    );
+    expect(statuses(answers)).toEqual({ 200: 40 });
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+  });
+
+  it('completes a prediction whose instance was killed (kill -9) mid-run, on another one, counted once', async () => {
+    const { id, api } = await organization(10, 10);
+    const image = await api.uploadTiff();
+    const [first, ...others] = sandbox.instances;
+    // Only the first instance is up while the prediction starts: its worker is the one running it.
+    for (const other of others) await other.kill('SIGKILL');
+    await operator.json('PUT', '/__mock/predictions/progress', {
+      organization_id: id,
+      run_delay_ms: 86_400_000,
+    });
+    const ack = await api.predict(image);
+    await eventually(
+      'the prediction to start',
+      () => api.json<{ status: string }>('GET', `/api/v1/predict/${ack.prediction_id}`),
+      (p) => p.status === 'STARTED',
+    );
+    for (const other of others) await other.restart();
+    await first.kill('SIGKILL');
+    expect(reported.some((line) => line.includes(`${first.id} was killed by SIGKILL`))).toBe(true);
+    // Back to the instant defaults, so whichever instance takes the job over finishes it at once.
+    await operator.json('PUT', '/__mock/predictions/progress', { organization_id: id });
+    const done = await api.pollPrediction(ack.prediction_id, { timeoutMs: 120_000 });
+    expect(done.status).toBe('COMPLETED');
+    expect(done.segmentation_id).toEqual(expect.any(String));
+    expect((await usage(id)).analyses_this_month).toBe(1);
+    await first.restart();
+  });
+
+  it('answers 503 with a detail while PostgreSQL restarts, and every instance recovers by itself', async () => {
+    if (!sandbox.postgres) throw new Error('the sandbox of this test starts its own PostgreSQL');
+    const key = seed.organizations[0].api_keys[0];
+    // An image no one has: only the database can say so, no cache can.
+    const unknownImage = () => `/api/v1/upload/${randomUUID()}`;
+    await sandbox.postgres.restart(async () => {
+      const api = new HttpApi(sandbox.url, key);
+      const answers = await Promise.all(
+        Array.from({ length: 9 }, () =>
+          // The bound turns a hang into a failure; it is not a measure of speed.
+          api.send('GET', unknownImage(), undefined, { signal: AbortSignal.timeout(60_000) }),
+        ),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect((await answer.json()) as unknown).toEqual({ detail: expect.any(String) });
+      }
+    });
+    for (const instance of sandbox.instances) {
+      const direct = new HttpApi(instance.url, key);
+      await eventually(
+        `${instance.id} after the restart`,
+        () => direct.call('GET', unknownImage()),
+        (a) => a.status === 404,
+      );
+    }
+  });
+
+  it('passes the contract suite through nginx', async () => {
+    const reportDir = await mkdtemp(path.join(os.tmpdir(), 'sandbox-contract-'));
+    try {
+      const [main, other] = seed.organizations.map((o) => o.api_keys[0]);
+      const tiny = seed.organizations.find((o) => o.api_keys[0].startsWith('sk_test_tiny'))!.api_keys[0];
+      const run = await new Promise<{ code: number | null; output: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            '--import',
+            'tsx',
+            'contract-tests/cli.ts',
+            '--base-url',
+            sandbox.url,
+            '--profile',
+            'mock',
+            '--report-dir',
+            reportDir,
+          ],
+          {
+            cwd: REPO_ROOT,
+            env: {
+              ...process.env,
+              CONTRACT_API_KEY: main,
+              CONTRACT_OTHER_ORG_API_KEY: other,
+              CONTRACT_TINY_API_KEY: tiny,
+              CONTRACT_ADMIN_TOKEN: sandbox.adminToken,
+            },
+          },
+        );
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+        child.on('close', (code) => resolve({ code, output }));
+      });
+      expect(run.code, run.output.slice(-4000)).toBe(0);
+    } finally {
+      await rm(reportDir, { recursive: true, force: true });
+    }
+  });
+});
