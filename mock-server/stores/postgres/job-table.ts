@@ -44,10 +44,6 @@ export function jobTable(sql: Sql): JobTable {
         }
       );
     },
-    async releaseAll() {
-      // Only for a mock that owns its database alone (no other instance holds a job it runs).
-      await sql.rows('UPDATE jobs SET holder = NULL, lease_until = NULL WHERE holder IS NOT NULL');
-    },
     async renew(kind, subjectId, worker, leaseMs) {
       const renewed = await sql.rows(
         `UPDATE jobs SET lease_until = ${leaseEnd('$4')}
