@@ -482,6 +482,26 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       });
     });
 
+    it('are claimed by subject when one is named, and all put back by releaseAll', async () => {
+      await state.jobs.enqueue('prediction', 'p-1');
+      await state.jobs.enqueue('prediction', 'p-2');
+      expect(await state.jobs.claim('w1', ['prediction'], HELD, 'p-2')).toMatchObject({ subjectId: 'p-2' });
+      expect(await state.jobs.claim('w2', ['prediction'], HELD, 'p-2')).toBeUndefined();
+      expect(await state.jobs.claim('w2', ['conversion'], HELD, 'p-1')).toBeUndefined();
+      expect(await state.jobs.claim('w2', ['prediction'], HELD)).toMatchObject({ subjectId: 'p-1' });
+      await state.jobs.releaseAll();
+      expect(await state.jobs.renew('prediction', 'p-1', 'w2', HELD)).toBe(false);
+      expect(await state.jobs.claim('w3', ['prediction'], HELD)).toEqual({
+        kind: 'prediction',
+        subjectId: 'p-1',
+        attempts: 2,
+      });
+      expect(await state.jobs.claim('w3', ['prediction'], HELD)).toMatchObject({
+        subjectId: 'p-2',
+        attempts: 2,
+      });
+    });
+
     it('cancelled whoever holds them: the holder learns it from renew and finish', async () => {
       await state.jobs.enqueue('prediction', 'p-1');
       await state.jobs.claim('w1', ['prediction'], HELD);
