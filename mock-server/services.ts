@@ -179,7 +179,7 @@ export async function createServices(
     await sweepDataFolder(state, store, paths, () => clock.nowIso(), {
       graceMs: soleOwner ? 0 : SHARED_SWEEP_GRACE_MS,
     });
-    await images.recoverConversions();
+    await images.recoverConversions({ soleOwner });
     await predictions.recoverInFlight({ soleOwner });
   }
   if (config.role !== 'api') worker.start();

@@ -482,13 +482,12 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       });
     });
 
-    it('are claimed by subject when one is named, and all put back by releaseAll', async () => {
+    it('are queued already held when asked, not claimable by another, and all put back by releaseAll', async () => {
       await state.jobs.enqueue('prediction', 'p-1');
-      await state.jobs.enqueue('prediction', 'p-2');
-      expect(await state.jobs.claim('w1', ['prediction'], HELD, 'p-2')).toMatchObject({ subjectId: 'p-2' });
-      expect(await state.jobs.claim('w2', ['prediction'], HELD, 'p-2')).toBeUndefined();
-      expect(await state.jobs.claim('w2', ['conversion'], HELD, 'p-1')).toBeUndefined();
+      await state.jobs.enqueue('prediction', 'p-2', { worker: 'w1', leaseMs: HELD });
+      expect(await state.jobs.renew('prediction', 'p-2', 'w1', HELD)).toBe(true);
       expect(await state.jobs.claim('w2', ['prediction'], HELD)).toMatchObject({ subjectId: 'p-1' });
+      expect(await state.jobs.claim('w2', ['prediction'], HELD)).toBeUndefined();
       await state.jobs.releaseAll();
       expect(await state.jobs.renew('prediction', 'p-1', 'w2', HELD)).toBe(false);
       expect(await state.jobs.claim('w3', ['prediction'], HELD)).toEqual({

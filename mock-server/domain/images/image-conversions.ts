@@ -67,32 +67,35 @@ export class ImageConversions {
 
   /**
    * One claim of a conversion's job. A conversion cut short (its worker stopped or died) is redone
-   * once from the stored original; one already redone, or whose original is gone, fails with a reason.
+   * once from the stored original; one already redone, or whose original is gone, fails with a
+   * reason. The row counts the runs begun (`conversionAttempts`): a claim beyond them is a rerun.
    */
   private async runClaimed(lease: JobLease): Promise<void> {
     const image = await this.state.images.get(lease.subjectId);
     if (!image || image.uploadStatus !== 'processing') return;
-    if (lease.attempts > 1 || image.conversionAttempts > 1) {
-      // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
-      const original = await this.store.exists(image.storageKey).catch(() => true);
-      const reason = !original
-        ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
-        : image.conversionAttempts >= 2
-          ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
-          : null;
-      const go = await this.state.transaction(async () => {
-        const current = await this.state.images.get(image.id);
-        if (!current || current.uploadStatus !== 'processing') return false;
-        if (reason) await markFailed(this.state, current, reason, this.clock);
-        else {
-          current.conversionAttempts++;
-          await this.state.images.put(current);
-        }
-        return !reason;
-      });
-      if (!go) return;
-    }
+    if (lease.attempts > image.conversionAttempts && !(await this.countRerun(image))) return;
     await this.convert(image.id);
+  }
+
+  /** Counts a rerun of the image's conversion, or fails it with its reason; false when it is not to run. */
+  private async countRerun(image: ImageRecord): Promise<boolean> {
+    // Only a missing object is missing: a store that cannot answer now must not fail the image for good.
+    const original = await this.store.exists(image.storageKey).catch(() => true);
+    const reason = !original
+      ? 'The uploaded file was lost: the mock stopped before it was stored. Upload the image again.'
+      : image.conversionAttempts >= 2
+        ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
+        : null;
+    return this.state.transaction(async () => {
+      const current = await this.state.images.get(image.id);
+      if (!current || current.uploadStatus !== 'processing') return false;
+      if (reason) await markFailed(this.state, current, reason, this.clock);
+      else {
+        current.conversionAttempts++;
+        await this.state.images.put(current);
+      }
+      return !reason;
+    });
   }
 
   /** Converts the image whose row is `processing`, and commits `ready` or `failed`. */
@@ -141,9 +144,16 @@ export class ImageConversions {
     }
   }
 
-  /** At start: every image `processing` has its conversion queued (a data folder from before jobs were kept gets them here). */
-  async recover(): Promise<void> {
-    for (const image of await this.state.images.withStatus('processing')) await this.enqueue(image.id);
+  /**
+   * At start: every image `processing` has its conversion queued (a data folder from before jobs
+   * were kept gets them here). A mock that owns its store alone knows each of them was cut short by
+   * the stop of the process before it, and counts that rerun now (or fails the image).
+   */
+  async recover({ soleOwner }: { soleOwner: boolean }): Promise<void> {
+    for (const image of await this.state.images.withStatus('processing')) {
+      if (soleOwner && !(await this.countRerun(image))) continue;
+      await this.enqueue(image.id);
+    }
     this.worker.poke();
   }
 

@@ -340,8 +340,8 @@ export class ImageService {
   }
 
   /** After a restart: conversions that were running are redone once (image-conversions.ts). */
-  recoverConversions(): Promise<void> {
-    return this.conversions.recover();
+  recoverConversions(options: { soleOwner: boolean }): Promise<void> {
+    return this.conversions.recover(options);
   }
 
   /** A mock that owns its store alone, starting: no request of an earlier process holds a slot or a complete. */
