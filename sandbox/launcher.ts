@@ -5,18 +5,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeExit, spawnLogged, type LoggedProcess } from './logged-process.js';
 import { renderNginxConfig } from './nginx-config.js';
-import { freePort, waitUntilAnswering } from './readiness.js';
+import { freePort, waitForLogLine, waitUntilAnswering } from './readiness.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-postgres.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HEALTH = '/__mock/health';
 const HOST = '127.0.0.1';
+/** The last line of the banner an instance prints once it has started (mock-server/main.ts). */
+const BANNER_END = 'Try: curl';
 /** The mock's defaults for the limits nginx must leave to it (mock-server/config-options.ts). */
 const MOCK_LIMITS = { maxUploadBytes: 4 * 1024 ** 3, requestTimeoutMs: 3_600_000, idleTimeoutMs: 120_000 };
 /** Longest an instance may take to finish its requests on SIGTERM before it is killed. */
@@ -154,12 +156,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const instanceUrl = `http://${HOST}:${instancePort}`;
       const logFile = path.join(logDir, `${id}.log`);
       const launch = async () => {
+        const logged = (await stat(logFile).catch(() => undefined))?.size ?? 0;
         const piece = await spawnLogged(id, process.execPath, argsOf(id, instancePort), logFile, {
           cwd: REPO_ROOT,
         });
         pieces.add(piece);
         watch(piece);
         await waitUntilAnswering(instanceUrl + HEALTH, piece);
+        await waitForLogLine(piece, BANNER_END, logged);
         return piece;
       };
       let current = await launch();
@@ -260,7 +264,7 @@ async function stopPiece(piece: LoggedProcess): Promise<void> {
 async function seedBanner(logFile: string): Promise<string> {
   const text = await readFile(logFile, 'utf8');
   const start = text.indexOf('Base models');
-  const end = text.indexOf('\n', text.indexOf('Try: curl', start));
+  const end = text.indexOf('\n', text.indexOf(BANNER_END, start));
   return start < 0 || end < 0 ? '' : text.slice(start, end);
 }
 

@@ -38,6 +38,28 @@ export async function waitUntilAnswering(url: string, piece: LoggedProcess): Pro
   }
 }
 
+/**
+ * Resolves once the piece's log holds `text`. An instance answers its health route before `main`
+ * prints its banner (read from the database): it is started only once the banner is out. A
+ * restarted instance appends to the same log: only what follows `fromByte` counts.
+ */
+export async function waitForLogLine(piece: LoggedProcess, text: string, fromByte: number): Promise<void> {
+  const deadline = Date.now() + READY_WITHIN_MS;
+  const logged = async () =>
+    (await readFile(piece.logFile).catch(() => Buffer.alloc(0))).subarray(fromByte).toString('utf8');
+  while (!(await logged()).includes(text)) {
+    if (piece.hasExited()) {
+      const exit = await piece.exited;
+      throw new Error(
+        `${piece.name} ${describeExit(exit)} while starting; its log (${piece.logFile}) ends:\n${await logTail(piece.logFile)}`,
+      );
+    }
+    if (Date.now() > deadline)
+      throw new Error(`${piece.name} never logged '${text}'; its log: ${piece.logFile}`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
+  }
+}
+
 /** The last lines of a log, quoted in the error: the sandbox's folder, log included, goes with stop(). */
 async function logTail(file: string): Promise<string> {
   const text = await readFile(file, 'utf8').catch(() => '');

@@ -69,6 +69,18 @@ async function usage(id: string): Promise<{ images: number; analyses_this_month:
   return all.find((o) => o.id === id)!.usage;
 }
 
+/**
+ * An uploaded image once it is ready. On a shared database its conversion is a job that any
+ * instance's worker may run, so the upload can answer `processing`: the image is polled until ready.
+ */
+async function readyImage(api: HttpApi): Promise<string> {
+  const image = await api.uploadBytes(tiff, 'plate1.tif');
+  if (image.upload_status === 'ready') return image.id;
+  const settled = await api.pollImage(image.id, { timeoutMs: 120_000 });
+  if (settled.upload_status !== 'ready') throw new Error(`upload not ready: ${JSON.stringify(settled)}`);
+  return image.id;
+}
+
 function statuses(answers: Array<Pick<ReadAnswer, 'status'>>): Record<number, number> {
   const counts: Record<number, number> = {};
   for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
@@ -116,7 +128,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
   it('gives an organization with 10 analyses left exactly 10 of 40 concurrent predictions', async () => {
     const { id, api } = await organization(100, 100);
     const models = (await api.json<Model[]>('GET', '/api/v1/models')).slice(0, 3);
-    const images = await Promise.all(Array.from({ length: 14 }, () => api.uploadTiff()));
+    const images = await Promise.all(Array.from({ length: 14 }, () => readyImage(api)));
     // 40 different (image, model) pairs: none is an identical prediction of another.
     const pairs = images.flatMap((image) => models.map((model) => [image, model.id])).slice(0, 40);
     await setPlan(id, 100, 10);
@@ -132,7 +144,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
 
   it('creates one live share of a segmentation for 40 concurrent requests', async () => {
     const { api } = await organization(10, 10);
-    const { segmentationId } = await api.completedSegmentation();
+    const { segmentationId } = await api.completedSegmentation(undefined, await readyImage(api));
     const answers = await Promise.all(
       Array.from({ length: 40 }, () =>
         api.call('POST', '/api/v1/shares', { segmentation_id: segmentationId }),
@@ -144,7 +156,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
 
   it('completes a prediction whose instance was killed (kill -9) mid-run, on another one, counted once', async () => {
     const { id, api } = await organization(10, 10);
-    const image = await api.uploadTiff();
+    const image = await readyImage(api);
     const [first, ...others] = sandbox.instances;
     // Only the first instance is up while the prediction starts: its worker is the one running it.
     for (const other of others) await other.kill('SIGKILL');
