@@ -692,6 +692,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
+        /** @description The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers. */
+        StoreUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The state database is unavailable (Connection terminated unexpectedly); try again shortly."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
         /** @description The resource is missing or outside the caller's organization. */
         NotFound: {
             headers: {
@@ -892,6 +906,7 @@ export interface operations {
             413: components["responses"]["FileTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -918,6 +933,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteUpload: {
@@ -935,6 +951,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -982,6 +999,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArrayOrState"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1014,6 +1032,7 @@ export interface operations {
             403: components["responses"]["ImageNotAccessible"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArrayOrState"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1083,6 +1102,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1109,6 +1129,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     deleteImage: {
@@ -1126,6 +1147,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1159,6 +1181,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createPrediction: {
@@ -1201,6 +1224,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1238,6 +1262,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     exportOverlayPng: {
@@ -1272,6 +1297,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     exportMeasurementsCsv: {
@@ -1322,6 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorArray"] | components["schemas"]["ErrorString"];
                 };
             };
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     exportRoisGeojson: {
@@ -1396,6 +1423,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     exportRoisZip: {
@@ -1423,6 +1451,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     createShare: {
@@ -1456,6 +1485,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1482,6 +1512,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     revokeShare: {
@@ -1520,6 +1551,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1553,6 +1585,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     viewShareImage: {
@@ -1577,6 +1610,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["NotFound"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
 }

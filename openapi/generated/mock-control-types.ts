@@ -852,6 +852,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
+        /** @description The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers. */
+        StoreUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "The state database is unavailable (Connection terminated unexpectedly); try again shortly."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
         /** @description The resource is missing or outside the caller's organization. */
         NotFound: {
             headers: {
@@ -934,6 +948,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     listOrganizations: {
@@ -947,6 +962,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     trainModel: {
@@ -962,6 +978,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockHealth: {
@@ -992,6 +1009,7 @@ export interface operations {
                     };
                 };
             };
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockControlDocument: {
@@ -1027,6 +1045,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockReset: {
@@ -1071,6 +1090,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1118,6 +1138,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockCreateOrganization: {
@@ -1204,6 +1225,7 @@ export interface operations {
             };
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1241,6 +1263,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1270,6 +1293,7 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1309,6 +1333,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1348,6 +1373,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1395,6 +1421,7 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockCreateModel: {
@@ -1446,6 +1473,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1461,6 +1489,7 @@ export interface operations {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockSetClock: {
@@ -1495,6 +1524,7 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -1541,6 +1571,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockForceOutcome: {
@@ -1606,6 +1637,7 @@ export interface operations {
             };
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockListFaults: {
@@ -1641,6 +1673,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockAddFault: {
@@ -1688,6 +1721,7 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockClearFaults: {
@@ -1717,6 +1751,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockJournal: {
@@ -1763,6 +1798,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockListImages: {
@@ -1834,6 +1870,7 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockImageThumbnail: {
@@ -1860,6 +1897,7 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockExport: {
@@ -1896,6 +1934,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockOrgForceOutcome: {
@@ -1957,6 +1996,7 @@ export interface operations {
             };
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockOrgSetProgress: {
@@ -1996,6 +2036,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockOrgGetClock: {
@@ -2009,6 +2050,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockOrgSetClock: {
@@ -2042,6 +2084,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -2071,6 +2114,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
     };
@@ -2113,6 +2157,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
 }

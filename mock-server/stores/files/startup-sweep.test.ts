@@ -34,8 +34,8 @@ beforeEach(() => {
   for (const folder of dataLayout(root).folders) mkdirSync(folder, { recursive: true });
   state = new SqliteStateStore(openDatabase(root));
 });
-afterEach(() => {
-  state.close();
+afterEach(async () => {
+  await state.close();
   rmSync(root, { recursive: true, force: true });
 });
 

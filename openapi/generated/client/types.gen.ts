@@ -358,6 +358,10 @@ export type UploadImageErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -397,6 +401,10 @@ export type DeleteUploadErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -435,6 +443,10 @@ export type GetUploadErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type GetUploadError = GetUploadErrors[keyof GetUploadErrors];
@@ -481,6 +493,10 @@ export type CompleteUploadErrors = {
      */
     422: ValidationErrorArray | ErrorString;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -525,6 +541,10 @@ export type AbortUploadErrors = {
      *
      */
     422: ValidationErrorArray | ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
     /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
@@ -571,6 +591,10 @@ export type CreateImageErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -610,6 +634,10 @@ export type DeleteImageErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -648,6 +676,10 @@ export type GetImageErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type GetImageError = GetImageErrors[keyof GetImageErrors];
@@ -673,6 +705,10 @@ export type ListModelsErrors = {
      * Missing or invalid credentials.
      */
     401: ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ListModelsError = ListModelsErrors[keyof ListModelsErrors];
@@ -715,6 +751,10 @@ export type CreatePredictionErrors = {
      */
     422: ErrorString;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -753,6 +793,10 @@ export type GetPredictionErrors = {
      * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type GetPredictionError = GetPredictionErrors[keyof GetPredictionErrors];
@@ -804,6 +848,10 @@ export type ExportOverlayPngErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ExportOverlayPngError = ExportOverlayPngErrors[keyof ExportOverlayPngErrors];
@@ -849,6 +897,10 @@ export type ExportMeasurementsCsvErrors = {
      *
      */
     422: ValidationErrorArray | ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ExportMeasurementsCsvError = ExportMeasurementsCsvErrors[keyof ExportMeasurementsCsvErrors];
@@ -891,6 +943,10 @@ export type ExportRoisGeojsonErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ExportRoisGeojsonError = ExportRoisGeojsonErrors[keyof ExportRoisGeojsonErrors];
@@ -929,6 +985,10 @@ export type ExportRoisZipErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ExportRoisZipError = ExportRoisZipErrors[keyof ExportRoisZipErrors];
@@ -966,6 +1026,10 @@ export type CreateShareErrors = {
      * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
     /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
@@ -1006,6 +1070,10 @@ export type RevokeShareErrors = {
      */
     422: ErrorString;
     /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
+    /**
      * The mock's disk is full: nothing of the request was kept (a write is acknowledged only once it is committed). Once space is freed the next request succeeds, without a restart.
      */
     507: ErrorString;
@@ -1044,6 +1112,10 @@ export type GetShareErrors = {
      * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type GetShareError = GetShareErrors[keyof GetShareErrors];
@@ -1074,6 +1146,10 @@ export type ViewSharePageErrors = {
      * Unknown or revoked link.
      */
     404: string;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ViewSharePageError = ViewSharePageErrors[keyof ViewSharePageErrors];
@@ -1104,6 +1180,10 @@ export type ViewShareImageErrors = {
      * The resource is missing or outside the caller's organization.
      */
     404: ErrorString;
+    /**
+     * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
+     */
+    503: ErrorString;
 };
 
 export type ViewShareImageError = ViewShareImageErrors[keyof ViewShareImageErrors];
