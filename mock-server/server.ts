@@ -71,12 +71,11 @@ export async function startMockServer(
   const stopping = new AbortController();
   let app: http.RequestListener;
   try {
-    // Two imports at once, not more: jest's ES-module loader (the jest example of examples/, run
-    // against the packed package) fails to link chunks that three parallel imports share.
-    const [{ createServices }, { createHttpApp }] = await Promise.all([
-      import('./services.js'),
-      import('./http-wiring.js'),
-    ]);
+    // One import after the other: jest's ES-module loader (the jest example of examples/, run
+    // against the packed package) fails to link a chunk that imports running at once share
+    // ("request for 'node:module' is from a module not been linked").
+    const { createServices } = await import('./services.js');
+    const { createHttpApp } = await import('./http-wiring.js');
     services = await createServices(config, { persistent: !temporaryData, ...options });
     app = createHttpApp(services, logger, stopping.signal);
   } catch (err) {
