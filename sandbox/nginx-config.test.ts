@@ -35,9 +35,9 @@ describe('the sandbox nginx.conf', () => {
   it('spreads requests over every instance by fewest connections', () => {
     expect(conf).toMatch(/upstream mock \{\n\s+least_conn;/);
     expect(directive(conf, 'server')).toEqual([
-      '127.0.0.1:9001 max_fails=1 fail_timeout=2s',
-      '127.0.0.1:9002 max_fails=1 fail_timeout=2s',
-      '[::1]:9003 max_fails=1 fail_timeout=2s',
+      '127.0.0.1:9001 max_fails=0',
+      '127.0.0.1:9002 max_fails=0',
+      '[::1]:9003 max_fails=0',
     ]);
     expect(directive(conf, 'listen')).toEqual(['127.0.0.1:8080']);
   });

@@ -44,7 +44,9 @@ export function renderNginxConfig(options: NginxConfigOptions): string {
   const requestSeconds = Math.ceil(options.requestTimeoutMs / 1000) + MARGIN_SECONDS;
   const idleSeconds = Math.ceil(options.idleTimeoutMs / 1000) + MARGIN_SECONDS;
   const servers = options.instances
-    .map((i) => `    server ${address(i)} max_fails=1 fail_timeout=2s;`)
+    // max_fails=0: an instance is never set aside; a request that cannot connect to one tries the
+    // next (proxy_next_upstream), so an instance back from a restart takes requests at once.
+    .map((i) => `    server ${address(i)} max_fails=0;`)
     .join('\n');
   return `# Written by the sandbox launcher (sandbox/nginx-config.ts); paths are relative to nginx -p.
 ${options.workerUser ? `user ${options.workerUser.user} ${options.workerUser.group};\n` : ''}daemon off;
