@@ -116,6 +116,39 @@ describe('npm run sandbox, three instances behind nginx', () => {
     expect(new Set(answeredBy).size).toBeGreaterThan(1);
   });
 
+  it('holds the control plane for every instance: a clock moved, a fault set and requests journaled through one are seen through the others', async () => {
+    const { id, api } = await organization(10, 10);
+    const [one, ...rest] = sandbox.instances;
+    const through = (instance: { url: string }, token: string) => new HttpApi(instance.url, token);
+    const direct = (instance: { url: string }) => through(instance, sandbox.adminToken);
+    // The organization's own clock, moved a year through the first instance.
+    const orgKey = api.key!;
+    await through(one, orgKey).json('POST', '/__mock/org/clock', { advance_ms: 365 * 86_400_000 });
+    for (const other of rest) {
+      const clock = await through(other, orgKey).json<{ offset_ms: number }>('GET', '/__mock/org/clock');
+      expect(clock.offset_ms, other.id).toBe(365 * 86_400_000);
+    }
+    // A fault that fires once, set through the first instance, fires on exactly one request among all.
+    await direct(one).json('POST', '/__mock/faults', {
+      operation_id: 'listModels',
+      status: 503,
+      times: 1,
+      organization_id: id,
+    });
+    const answers = await Promise.all(
+      sandbox.instances.flatMap((instance) =>
+        [1, 2].map(() => through(instance, orgKey).call('GET', '/api/v1/models')),
+      ),
+    );
+    expect(statuses(answers)).toEqual({ 200: 5, 503: 1 });
+    // One journal: the six requests, whichever instance answered them, read through the last.
+    const journal = await direct(rest[rest.length - 1]).json<Array<{ operation_id: string }>>(
+      'GET',
+      `/__mock/journal?organization_id=${id}&operation_id=listModels`,
+    );
+    expect(journal).toHaveLength(6);
+  });
+
   it('gives an organization with 10 free slots exactly 10 of 40 concurrent uploads, whichever instance takes them', async () => {
     const { id, api } = await organization(10, 100);
     const answers = await Promise.all(

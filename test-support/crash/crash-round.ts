@@ -13,6 +13,8 @@ export interface CrashWorld {
   root: string;
   dataDir: string;
   ledger: AcknowledgedWrites;
+  /** More options for the mock (`--database-url ...`: the same rounds on the shared engine). */
+  mockArgs?: string[];
   /** Set up on the first round: an organization with room for every write, and a segmentation to share. */
   key?: string;
   segmentationId?: string;
@@ -28,7 +30,7 @@ const CLIENTS = 8;
 
 export async function crashRound(world: CrashWorld, seed: number): Promise<RoundResult> {
   const rng = createRng(seed);
-  const mock = await startMockProcess(world.root, world.dataDir);
+  const mock = await startMockProcess(world.root, world.dataDir, world.mockArgs);
   try {
     if (!world.key) await setUp(world, mock.url);
     const before = world.ledger.size;
@@ -50,7 +52,7 @@ export async function crashRound(world: CrashWorld, seed: number): Promise<Round
     await kill;
     await Promise.allSettled(clients);
     const acknowledgedThisRound = world.ledger.size - before;
-    const again = await startMockProcess(world.root, world.dataDir);
+    const again = await startMockProcess(world.root, world.dataDir, world.mockArgs);
     try {
       return { seed, killedAfterMs, acknowledgedThisRound, ...(await check(world, again.url)) };
     } finally {
