@@ -232,10 +232,12 @@ export class ImageService {
         'This image record has no resumable upload: create it with "resumable": true.',
       );
     }
+    // The mark keeps an abort out while the parts are assembled. A second complete is not refused
+    // by it: the store serialises completes of one upload, and the second finds the object
+    // assembled and the row no longer uploading (below), or finishes what a complete cut short by
+    // a killed instance left, whose mark outlives it until it expires.
     const completing = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
-      if (await this.completing.isHeld(org.id, id))
-        throw new DomainError('invalid_state', 'This upload is already being completed.');
       return this.completing.hold(org.id, id);
     });
     completing.keep();
