@@ -258,3 +258,29 @@ async function json(
   if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
   return res.json();
 }
+
+/**
+ * Rounds with these seeds, each asserted to lose nothing acknowledged, then that the rounds did
+ * write (a test of nothing would pass too): the crash test of each state engine.
+ */
+export async function expectNoAcknowledgedWriteLost(
+  world: CrashWorld,
+  seeds: number[],
+  expect: (
+    actual: unknown,
+    message?: string,
+  ) => { toMatchObject(o: object): void; toBeGreaterThan(n: number): void },
+): Promise<void> {
+  for (const seed of seeds) {
+    const round = await crashRound(world, seed);
+    expect(round, `round with seed ${seed}`).toMatchObject({
+      createdLost: [],
+      deletesUndone: [],
+      revocationsUndone: [],
+      uploadsLost: [],
+    });
+  }
+  expect(world.ledger.created.size).toBeGreaterThan(0);
+  expect(world.ledger.revoked.size).toBeGreaterThan(0);
+  expect(world.ledger.completed.size).toBeGreaterThan(0);
+}
