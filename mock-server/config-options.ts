@@ -81,6 +81,8 @@ export interface MockConfig {
   databasePoolSize: number;
   /** A statement on the shared PostgreSQL (lock waits included) that runs longer fails its request with 503. */
   databaseTimeoutMs: number;
+  /** How long a starting instance keeps trying a PostgreSQL that does not answer before it exits (0: one try). */
+  databaseWaitMs: number;
 }
 
 export const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
@@ -443,5 +445,14 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
     default: () => 15_000,
+  },
+  {
+    key: 'databaseWaitMs',
+    flag: '--database-wait-ms',
+    env: 'DATABASE_WAIT_MS',
+    type: 'number',
+    description:
+      'How long a starting instance keeps trying a PostgreSQL that does not answer, then exits (0: one try)',
+    default: () => 30_000,
   },
 ];

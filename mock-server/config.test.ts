@@ -99,6 +99,15 @@ describe('an instance among others', () => {
     );
   });
 
+  it('waits 30 s for a PostgreSQL that does not answer at start-up unless told otherwise (0: one try)', () => {
+    expect(loadConfig([], {}).databaseWaitMs).toBe(30_000);
+    expect(loadConfig(['--database-wait-ms', '0'], {}).databaseWaitMs).toBe(0);
+    expect(loadConfig([], { DATABASE_WAIT_MS: '120000' }).databaseWaitMs).toBe(120_000);
+    expect(() => loadConfig([], { DATABASE_WAIT_MS: '-1' })).toThrow(
+      /--database-wait-ms \/ DATABASE_WAIT_MS must be a non-negative number, got '-1'/,
+    );
+  });
+
   it('is named hostname-pid unless given a name, and refuses a name unfit for a log line', () => {
     expect(loadConfig([], {}).instanceId).toBe(`${hostname()}-${process.pid}`);
     expect(loadConfig(['--instance-id', 'sandbox-2'], {}).instanceId).toBe('sandbox-2');

@@ -76,7 +76,11 @@ export async function startMockServer(
     // ("request for 'node:module' is from a module not been linked").
     const { createServices } = await import('./services.js');
     const { createHttpApp } = await import('./http-wiring.js');
-    services = await createServices(config, { persistent: !temporaryData, ...options });
+    services = await createServices(config, {
+      persistent: !temporaryData,
+      onDatabaseWait: (line) => logger.warn(line),
+      ...options,
+    });
     app = createHttpApp(services, logger, stopping.signal);
   } catch (err) {
     // Requests that waited are answered (503), and a bad setting must not leave a port held or a

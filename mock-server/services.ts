@@ -70,6 +70,8 @@ export interface ServiceOverrides {
   decoderPools?: DecoderPools;
   /** Keep state in the data folder across restarts (set when --data-dir is given). */
   persistent?: boolean;
+  /** Told while a shared PostgreSQL does not answer at start-up (--database-wait-ms). */
+  onDatabaseWait?: (line: string) => void;
 }
 
 const CLOCK_OFFSET = 'clock_offset_ms';
@@ -86,7 +88,7 @@ export async function createServices(
 ): Promise<Services> {
   const paths = dataLayout(config.dataDir);
   await Promise.all(paths.folders.map((folder) => mkdir(folder, { recursive: true })));
-  const state = await openState(config);
+  const state = await openState(config, overrides.onDatabaseWait);
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.
   const soleOwner = config.databaseUrl === undefined;
@@ -234,7 +236,7 @@ export async function createServices(
 }
 
 /** The state store: a shared PostgreSQL when --database-url names one, else the data folder's own SQLite file. */
-async function openState(config: MockConfig): Promise<StateStore> {
+async function openState(config: MockConfig, onWaiting?: (line: string) => void): Promise<StateStore> {
   if (config.databaseUrl !== undefined) {
     // Loaded only when asked for: a laptop's mock never loads the PostgreSQL driver.
     const { openPostgresStateStore } = await import('./stores/postgres/index.js');
@@ -242,6 +244,8 @@ async function openState(config: MockConfig): Promise<StateStore> {
       url: config.databaseUrl,
       poolSize: config.databasePoolSize,
       statementTimeoutMs: config.databaseTimeoutMs,
+      waitMs: config.databaseWaitMs,
+      onWaiting,
     });
   }
   // The same database code runs with and without --data-dir: without it, in the temporary folder.

@@ -6,6 +6,7 @@
  * Settings and what they cost are in docs/sandbox.md ("State engines").
  */
 import { Sql } from './connection.js';
+import { waitForDatabase } from './database-wait.js';
 import { migrate } from './migrations.js';
 import { PostgresStateStore } from './postgres-state-store.js';
 
@@ -29,6 +30,10 @@ export interface PostgresStoreOptions {
   idleInTransactionTimeoutMs?: number;
   /** Requests the journal keeps, newest first (default 1000). */
   journalCapacity?: number;
+  /** How long opening keeps trying a database that does not answer (default 0: one try; database-wait.ts). */
+  waitMs?: number;
+  /** Told each time a try failed and another follows. */
+  onWaiting?: (line: string) => void;
 }
 
 export async function openPostgresStateStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
@@ -40,7 +45,11 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
     idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 30_000,
   });
   try {
-    await migrate(sql);
+    await waitForDatabase(() => migrate(sql), {
+      url: options.url,
+      waitMs: options.waitMs ?? 0,
+      report: options.onWaiting ?? (() => {}),
+    });
   } catch (error) {
     await sql.close();
     throw error;
