@@ -24,6 +24,28 @@ export interface PartSelection {
   etag: string;
 }
 
+/**
+ * What the caller's own records hold of an upload it opened (the image row: the storage key, and
+ * the plan its size and the part size give). A store with a durable record of its own (the embedded
+ * store, on disk) does not need it; one without (S3: the part PUTs go to the bucket, and no
+ * instance remembers the upload) needs it to act on the upload from any instance.
+ */
+export interface KnownUpload {
+  key: string;
+  plan: MultipartPlan;
+}
+
+/** How `listParts` may answer without asking the store what arrived. */
+export interface ListPartsOptions {
+  known?: KnownUpload;
+  /**
+   * The parts the caller is about to complete with. A store that learns of parts only at completion
+   * (S3) answers these, sized by `known.plan` (its part URLs sign each part's length, so it holds
+   * no part of another size), and leaves whether they arrived, with those ETags, to the completion.
+   */
+  selection?: PartSelection[];
+}
+
 export interface CompletedObject {
   key: string;
   size: number;
@@ -89,16 +111,28 @@ export interface ObjectStore {
    */
   sweepUnreferenced(referenced: ReferencedByState): Promise<number>;
   createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }>;
-  /** An absolute URL a client PUTs one part to. Never contains the storage key (embedded store). */
-  presignPart(uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string>;
-  /** Parts that arrived, in part-number order. */
-  listParts(uploadId: string): Promise<UploadedPart[]>;
+  /**
+   * An absolute URL a client PUTs one part to. Never contains the storage key (embedded store).
+   * `known` (here and below): the caller's record of the upload, which a store may need (KnownUpload).
+   */
+  presignPart(
+    uploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+    known?: KnownUpload,
+  ): Promise<string>;
+  /** Parts that arrived, in part-number order (but see ListPartsOptions.selection). */
+  listParts(uploadId: string, options?: ListPartsOptions): Promise<UploadedPart[]>;
   /**
    * Without `parts` (or with an empty list): every part that arrived, in part-number order. With
    * `parts`: exactly those, in part-number order, each ETag checked. A failure changes nothing.
    */
-  completeMultipartUpload(uploadId: string, parts?: PartSelection[]): Promise<CompletedObject>;
-  abortMultipartUpload(uploadId: string): Promise<void>;
+  completeMultipartUpload(
+    uploadId: string,
+    parts?: PartSelection[],
+    known?: KnownUpload,
+  ): Promise<CompletedObject>;
+  abortMultipartUpload(uploadId: string, known?: KnownUpload): Promise<void>;
   putObject(
     key: string,
     source: NodeJS.ReadableStream | string,

@@ -9,7 +9,8 @@ import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
 import { type Converter, ImageConversions } from './image-conversions.js';
 import type { ImageRecord } from './image-record.js';
 import type { JobWorker } from '../jobs/job-worker.js';
-import { planParts } from './upload-plan.js';
+import { assertPartsAddUp } from './part-sizes.js';
+import { knownUpload } from './upload-plan.js';
 
 export interface ImageServiceOptions {
   minPartSize: number;
@@ -176,16 +177,16 @@ export class ImageService {
     assertFolderVisible(fields);
     await this.assertSlotFree(org);
     const image = this.newRecord(org, fields);
-    const layout = planParts(fields.size, this.options.minPartSize);
+    const known = this.known(image);
     const { uploadId } = await this.store
-      .createMultipartUpload(image.storageKey, { totalSize: fields.size, ...layout })
+      .createMultipartUpload(image.storageKey, known.plan)
       .catch((err: unknown) => Promise.reject(asInputError(err)));
     try {
       const urls = [];
-      for (let n = 1; n <= layout.partCount; n++) {
+      for (let n = 1; n <= known.plan.partCount; n++) {
         urls.push({
           partNumber: n,
-          url: await this.store.presignPart(uploadId, n, this.options.presignExpirySeconds),
+          url: await this.store.presignPart(uploadId, n, this.options.presignExpirySeconds, known),
         });
       }
       image.multipartUploadId = uploadId;
@@ -195,9 +196,9 @@ export class ImageService {
         await this.assertSlotFree(org);
         await this.state.images.put(image);
       });
-      return { image, plan: { partSize: layout.partSize, uploadId, urls } };
+      return { image, plan: { partSize: known.plan.partSize, uploadId, urls } };
     } catch (err) {
-      await this.store.abortMultipartUpload(uploadId).catch(() => undefined);
+      await this.store.abortMultipartUpload(uploadId, known).catch(() => undefined);
       throw asInputError(err);
     }
   }
@@ -248,8 +249,9 @@ export class ImageService {
       // Assembled by an earlier complete whose commit did not happen (a full disk, a crash): the
       // parts are gone but the object is whole, so this complete only has to commit.
       if (!(await this.assembled(image))) {
-        await this.assertSizeMatches(image, uploadId, selection);
-        await this.store.completeMultipartUpload(uploadId, selection);
+        const known = this.known(image);
+        await assertPartsAddUp(this.store, uploadId, image.size, selection, known);
+        await this.store.completeMultipartUpload(uploadId, selection, known);
       }
       const started = await this.state.transaction(async () => {
         // Deleted while the parts were assembled: the delete came first, as in a serial order.
@@ -302,7 +304,7 @@ export class ImageService {
       current.processedAt = this.clock.nowIso(current.organizationId);
       await this.state.images.put(current);
     });
-    if (uploadId) await this.store.abortMultipartUpload(uploadId).catch(() => undefined);
+    if (uploadId) await this.store.abortMultipartUpload(uploadId, this.known(image)).catch(() => undefined);
   }
 
   /**
@@ -335,7 +337,9 @@ export class ImageService {
   /** The files of an image whose row is gone: its open upload, stored original, local copy and previews. */
   async removeFiles(image: ImageRecord): Promise<void> {
     if (image.multipartUploadId)
-      await this.store.abortMultipartUpload(image.multipartUploadId).catch(() => undefined);
+      await this.store
+        .abortMultipartUpload(image.multipartUploadId, this.known(image))
+        .catch(() => undefined);
     await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
     await this.store.forgetLocalFile(image.storageKey).catch(() => undefined);
     await this.options.derivedFiles.remove(image.id);
@@ -393,32 +397,9 @@ export class ImageService {
     }
   }
 
-  private async assertSizeMatches(
-    image: ImageRecord,
-    uploadId: string,
-    selection?: PartSelection[],
-  ): Promise<void> {
-    const arrived = await this.store.listParts(uploadId);
-    if (arrived.length === 0) {
-      throw new DomainError(
-        'invalid_input',
-        'No parts were uploaded: PUT each chunk to its presigned url before completing.',
-      );
-    }
-    const chosen = selection ? new Set(selection.map((p) => p.partNumber)) : null;
-    const missing = selection?.filter((p) => !arrived.some((a) => a.partNumber === p.partNumber)) ?? [];
-    if (missing.length) {
-      throw new DomainError('invalid_input', `Part ${missing[0].partNumber} was not uploaded.`);
-    }
-    const total = arrived
-      .filter((p) => !chosen || chosen.has(p.partNumber))
-      .reduce((sum, p) => sum + p.size, 0);
-    if (total !== image.size) {
-      throw new DomainError(
-        'invalid_input',
-        `Size mismatch: the image was declared as ${image.size} bytes but the parts add up to ${total} bytes.`,
-      );
-    }
+  /** The row's record of its upload, for a store that keeps none of its own (upload-plan.ts). */
+  private known(image: ImageRecord) {
+    return knownUpload(image, this.options.minPartSize);
   }
 
   private newRecord(org: Organization, fields: NewImageFields): ImageRecord {

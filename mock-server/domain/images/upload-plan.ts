@@ -1,3 +1,5 @@
+import type { KnownUpload } from '../object-store.js';
+
 /**
  * At most 512 parts, each at least 5 MiB (S3's floor) except the last. S3 would take 10,000, but the
  * document states 512 (`CompleteUploadRequest.parts` maxItems): 4 GiB in the default 8 MiB parts.
@@ -18,4 +20,13 @@ export function planParts(totalSize: number, minPartSize: number): PartLayout {
   let partSize = Math.max(minPartSize, S3_MIN_PART_SIZE);
   if (Math.ceil(totalSize / partSize) > MAX_PARTS) partSize = Math.ceil(totalSize / MAX_PARTS / MIB) * MIB;
   return { partSize, partCount: Math.max(1, Math.ceil(totalSize / partSize)) };
+}
+
+/**
+ * What the image's row says of its resumable upload: its storage key, and the plan its declared size
+ * and the part size give. A store that keeps no record of its own (S3) acts on the upload from it,
+ * on whichever instance; the instances sharing a store therefore share `--min-part-size`.
+ */
+export function knownUpload(image: { storageKey: string; size: number }, minPartSize: number): KnownUpload {
+  return { key: image.storageKey, plan: { totalSize: image.size, ...planParts(image.size, minPartSize) } };
 }

@@ -71,6 +71,8 @@ afterEach(async () => {
 });
 
 const plan = { totalSize: 25, partSize: 10, partCount: 3 };
+/** The image row's record of the upload, as the domain passes it (KnownUpload). */
+const known = { key: 'k', plan };
 
 describe('multipart uploads', () => {
   it('creates the upload under the prefix and presigns UploadPart URLs without checksum parameters', async () => {
@@ -82,14 +84,16 @@ describe('multipart uploads', () => {
         input: { Bucket: 'cells', Key: 'tenant-a/images/x.tif', ContentType: 'application/octet-stream' },
       },
     ]);
-    const url = new URL(await store.presignPart('up-1', 2, 600));
+    const url = new URL(await store.presignPart('up-1', 2, 600, { ...known, key: 'images/x.tif' }));
     expect(url.origin + url.pathname).toBe('http://127.0.0.1:9000/cells/tenant-a/images/x.tif');
     expect(url.searchParams.get('uploadId')).toBe('up-1');
     expect(url.searchParams.get('partNumber')).toBe('2');
     expect(url.searchParams.get('X-Amz-Expires')).toBe('600');
     expect(url.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     expect([...url.searchParams.keys()].filter((k) => /checksum/i.test(k))).toEqual([]);
-    await expect(store.presignPart('up-1', 4, 600)).rejects.toMatchObject({ code: 'InvalidArgument' });
+    // The part's planned length is signed: S3 refuses a PUT of any other size.
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+    await expect(store.presignPart('up-1', 4, 600, known)).rejects.toMatchObject({ code: 'InvalidArgument' });
   });
 
   it('lists parts across pages, quoting ETags', async () => {
@@ -100,7 +104,7 @@ describe('multipart uploads', () => {
         ? { Parts: [{ PartNumber: 2, ETag: '"b"', Size: 10 }], IsTruncated: true, NextPartNumberMarker: '2' }
         : { Parts: [{ PartNumber: 1, ETag: 'a', Size: 10 }], IsTruncated: false },
     );
-    expect(await store.listParts('up-1')).toEqual([
+    expect(await store.listParts('up-1', { known })).toEqual([
       { partNumber: 1, etag: '"a"', size: 10 },
       { partNumber: 2, etag: '"b"', size: 10 },
     ]);
@@ -123,6 +127,8 @@ describe('multipart uploads', () => {
     }));
     handlers.set(CompleteMultipartUploadCommand, () => ({ ETag: '"abc-2"' }));
 
+    // Without the row's record the adapter has no plan to size a list by: it asks ListParts.
+    handlers.set(ListMultipartUploadsCommand, () => ({ Uploads: [{ UploadId: 'up-1', Key: 'tenant-a/k' }] }));
     const wrong = await store
       .completeMultipartUpload('up-1', [{ partNumber: 3, etag: 'zzz' }])
       .catch((error: unknown) => error);
@@ -155,14 +161,14 @@ describe('multipart uploads', () => {
     handlers.set(CompleteMultipartUploadCommand, () => {
       throw s3Error('EntityTooSmall', 400, 'Your proposed upload is smaller than the minimum allowed size');
     });
-    const error = await store.completeMultipartUpload('up-1').catch((e: unknown) => e);
+    const error = await store.completeMultipartUpload('up-1', undefined, known).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ObjectStoreError);
     expect(error).toMatchObject({ code: 'EntityTooSmall', httpStatus: 400 });
 
     handlers.set(AbortMultipartUploadCommand, () => {
       throw s3Error('NoSuchUpload', 404);
     });
-    await expect(store.abortMultipartUpload('up-1')).rejects.toMatchObject({
+    await expect(store.abortMultipartUpload('up-1', known)).rejects.toMatchObject({
       code: 'NoSuchUpload',
       httpStatus: 404,
     });
@@ -170,10 +176,10 @@ describe('multipart uploads', () => {
     handlers.set(AbortMultipartUploadCommand, () => {
       throw s3Error('SlowDown', 503);
     });
-    await expect(store.abortMultipartUpload('up-1')).rejects.toMatchObject({ code: 'InternalError' });
+    await expect(store.abortMultipartUpload('up-1', known)).rejects.toMatchObject({ code: 'InternalError' });
   });
 
-  it('finds an upload it did not open with ListMultipartUploads, and says NoSuchUpload when absent', async () => {
+  it("without the row's record, finds an upload with ListMultipartUploads, and says NoSuchUpload when absent", async () => {
     const store = makeStore();
     handlers.set(ListMultipartUploadsCommand, ({ input }) =>
       input.KeyMarker === undefined
@@ -192,6 +198,87 @@ describe('multipart uploads', () => {
       input: { Bucket: 'cells', Key: 'tenant-a/images/y.tif', UploadId: 'old' },
     });
     await expect(store.listParts('never')).rejects.toMatchObject({ code: 'NoSuchUpload' });
+  });
+});
+
+describe('an upload any instance acts on (nothing of it kept in a process)', () => {
+  // `instance` and `other` are two adapters on one bucket, as two mock instances would be; the fake
+  // answers no ListParts and no ListMultipartUploads (an S3-compatible server may lack them), so a
+  // test fails if either is sent.
+  const parts = [
+    { partNumber: 2, etag: 'b' },
+    { partNumber: 1, etag: '"a"' },
+    { partNumber: 3, etag: '"c"' },
+  ];
+
+  it('presigns, sizes, completes and aborts on another instance from the record and the listed parts alone', async () => {
+    await makeStore().createMultipartUpload('k', plan);
+    const other = makeStore();
+    const url = new URL(await other.presignPart('up-1', 3, 600, known));
+    expect(url.pathname).toBe('/cells/tenant-a/k');
+    expect(await other.listParts('up-1', { known, selection: parts })).toEqual([
+      { partNumber: 1, etag: '"a"', size: 10 },
+      { partNumber: 2, etag: '"b"', size: 10 },
+      { partNumber: 3, etag: '"c"', size: 5 },
+    ]);
+    handlers.set(CompleteMultipartUploadCommand, () => ({ ETag: '"abc-3"' }));
+    expect(await other.completeMultipartUpload('up-1', parts, known)).toEqual({
+      key: 'k',
+      size: 25,
+      etag: '"abc-3"',
+    });
+    expect(sent.at(-1)).toEqual({
+      name: 'CompleteMultipartUploadCommand',
+      input: {
+        Bucket: 'cells',
+        Key: 'tenant-a/k',
+        UploadId: 'up-1',
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: '"a"' },
+            { PartNumber: 2, ETag: '"b"' },
+            { PartNumber: 3, ETag: '"c"' },
+          ],
+        },
+      },
+    });
+    handlers.set(AbortMultipartUploadCommand, () => ({}));
+    await makeStore().abortMultipartUpload('up-2', known);
+    expect(sent.at(-1)).toEqual({
+      name: 'AbortMultipartUploadCommand',
+      input: { Bucket: 'cells', Key: 'tenant-a/k', UploadId: 'up-2' },
+    });
+    expect(sent.map((c) => c.name)).toEqual([
+      'CreateMultipartUploadCommand',
+      'CompleteMultipartUploadCommand',
+      'AbortMultipartUploadCommand',
+    ]);
+  });
+
+  it("answers a subset with the plan's sizes (the domain then finds the size short) and refuses a part outside the plan before sending anything", async () => {
+    const other = makeStore();
+    expect(await other.listParts('up-1', { known, selection: [{ partNumber: 3, etag: 'c' }] })).toEqual([
+      { partNumber: 3, etag: '"c"', size: 5 },
+    ]);
+    const outside = await other
+      .completeMultipartUpload('up-1', [...parts, { partNumber: 4, etag: 'd' }], known)
+      .catch((error: unknown) => error);
+    expect(outside).toMatchObject({ code: 'InvalidPart', partNumber: 4 });
+    const twice = await other
+      .completeMultipartUpload('up-1', [...parts, { partNumber: 1, etag: 'a' }], known)
+      .catch((error: unknown) => error);
+    expect(twice).toMatchObject({ code: 'InvalidPartOrder', partNumber: 1 });
+    expect(sent).toEqual([]);
+  });
+
+  it("maps S3's own refusal of a listed part that never arrived", async () => {
+    handlers.set(CompleteMultipartUploadCommand, () => {
+      throw s3Error('InvalidPart', 400, 'One or more of the specified parts could not be found.');
+    });
+    await expect(makeStore().completeMultipartUpload('up-1', parts, known)).rejects.toMatchObject({
+      code: 'InvalidPart',
+      httpStatus: 400,
+    });
   });
 });
 

@@ -35,12 +35,15 @@ import {
   checkObjectKey,
   checkPartSizes,
   type CompletedObject,
+  type KnownUpload,
+  type ListPartsOptions,
   matchSelection,
   type MultipartPlan,
   type ObjectStore,
   ObjectStoreError,
   type ObjectStoreErrorCode,
   OBJECT_STORE_ERROR_STATUS,
+  orderSelection,
   type PartSelection,
   type PutObjectOptions,
   quoteEtag,
@@ -49,6 +52,7 @@ import {
   validatePlan,
 } from '../../domain/object-store.js';
 import { LocalCopies } from './local-copies.js';
+import { plannedParts, plannedPartSize } from './planned-parts.js';
 
 /*
  * The ObjectStore interface on an S3-compatible service (AWS S3, MinIO, ...).
@@ -62,8 +66,11 @@ import { LocalCopies } from './local-copies.js';
  * - A presigned S3 URL carries the object key in its path, so use opaque keys (e.g.
  *   `uploads/<uuid>`) if the key must not reveal anything.
  * - S3 itself requires every part but the last to be at least 5 MiB (EntityTooSmall at completion).
- * - The upload's key and plan are remembered in this process; after a restart the key is found
- *   again with ListMultipartUploads, but the plan (for part-number range checks) is not.
+ * - Nothing of an upload is remembered in this process, so any instance can act on any upload: the
+ *   key and plan come from the caller's record (`known`, the image row), else the key is found
+ *   again with ListMultipartUploads and the plan is not known. The parts' sizes, numbers and ETags
+ *   of a complete that lists them come from the list and the plan (each part URL signs its
+ *   Content-Length): no ListParts. A complete without a list asks ListParts what arrived.
  * - PutObject needs a length: a stream source is first spooled to a temporary file.
  * - Browsers PUTting to the presigned URLs need a CORS rule on the bucket exposing `ETag`.
  */
@@ -92,18 +99,12 @@ export interface S3ObjectStoreDeps {
   send?: SendFn;
 }
 
-interface KnownUpload {
-  key: string;
-  plan?: MultipartPlan;
-}
-
 export class S3ObjectStore implements ObjectStore {
   readonly bucket: string;
   readonly prefix: string;
   readonly client: S3Client;
   private readonly send: SendFn;
   private readonly tmpDir: string;
-  private readonly uploads = new Map<string, KnownUpload>();
   private readonly copies: LocalCopies;
 
   constructor(options: S3ObjectStoreOptions, deps: S3ObjectStoreDeps = {}) {
@@ -154,13 +155,18 @@ export class S3ObjectStore implements ObjectStore {
     )) as CreateMultipartUploadCommandOutput;
     if (!out.UploadId)
       throw new ObjectStoreError('InternalError', 'CreateMultipartUpload answered no UploadId');
-    this.uploads.set(out.UploadId, { key, plan: { ...plan } });
     return { uploadId: out.UploadId };
   }
 
-  async presignPart(uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
-    const upload = await this.upload(uploadId);
-    const limit = upload.plan?.partCount ?? 10_000;
+  /** With the plan known, the URL signs the part's length: S3 refuses a PUT of any other size. */
+  async presignPart(
+    uploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+    known?: KnownUpload,
+  ): Promise<string> {
+    const key = await this.keyOf(uploadId, known);
+    const limit = known?.plan.partCount ?? 10_000;
     if (!Number.isSafeInteger(partNumber) || partNumber < 1 || partNumber > limit) {
       throw new ObjectStoreError(
         'InvalidArgument',
@@ -170,22 +176,26 @@ export class S3ObjectStore implements ObjectStore {
     validateExpiry(expiresInSeconds);
     const command = new UploadPartCommand({
       Bucket: this.bucket,
-      Key: this.fullKey(upload.key),
+      Key: this.fullKey(key),
       UploadId: uploadId,
       PartNumber: partNumber,
+      ...(known === undefined ? {} : { ContentLength: plannedPartSize(known.plan, partNumber) }),
     });
     return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
   }
 
-  async listParts(uploadId: string): Promise<UploadedPart[]> {
-    const upload = await this.upload(uploadId);
+  /** The selected parts as the plan sizes them, when both are given; else what ListParts says arrived. */
+  async listParts(uploadId: string, options: ListPartsOptions = {}): Promise<UploadedPart[]> {
+    const { known, selection } = options;
+    if (known !== undefined && selection?.length) return plannedParts(known.plan, selection);
+    const key = await this.keyOf(uploadId, known);
     const parts: UploadedPart[] = [];
     let marker: string | undefined;
     do {
       const out = (await this.call(
         new ListPartsCommand({
           Bucket: this.bucket,
-          Key: this.fullKey(upload.key),
+          Key: this.fullKey(key),
           UploadId: uploadId,
           ...(marker === undefined ? {} : { PartNumberMarker: marker }),
         }),
@@ -199,39 +209,59 @@ export class S3ObjectStore implements ObjectStore {
     return parts.sort((a, b) => a.partNumber - b.partNumber);
   }
 
-  async completeMultipartUpload(uploadId: string, parts?: PartSelection[]): Promise<CompletedObject> {
-    const upload = await this.upload(uploadId);
-    // Checked here first so the errors name the part, which S3's own InvalidPart does not.
-    const selected = matchSelection(await this.listParts(uploadId), parts);
-    if (upload.plan !== undefined) checkPartSizes(selected, upload.plan.partSize);
+  /**
+   * With the parts listed and the plan known, the list is what S3 assembles (S3 checks each ETag
+   * against the part it holds, InvalidPart otherwise) and the plan gives the sizes: no ListParts.
+   * Without a list, ListParts says what arrived (the interface's "discovered from storage").
+   */
+  async completeMultipartUpload(
+    uploadId: string,
+    parts?: PartSelection[],
+    known?: KnownUpload,
+  ): Promise<CompletedObject> {
+    const key = await this.keyOf(uploadId, known);
+    let selected: UploadedPart[];
+    if (known !== undefined && parts?.length) {
+      const listed = orderSelection(parts);
+      selected = plannedParts(known.plan, listed);
+      const outside = listed.find((part) => !selected.some((s) => s.partNumber === part.partNumber));
+      if (outside !== undefined)
+        throw new ObjectStoreError(
+          'InvalidPart',
+          `Part ${outside.partNumber} is not in this upload's plan (parts 1 to ${known.plan.partCount})`,
+          { partNumber: outside.partNumber },
+        );
+    } else {
+      // Checked here first so the errors name the part, which S3's own InvalidPart does not.
+      selected = matchSelection(await this.listParts(uploadId, { known }), parts);
+      if (known !== undefined) checkPartSizes(selected, known.plan.partSize);
+    }
     const out = (await this.call(
       new CompleteMultipartUploadCommand({
         Bucket: this.bucket,
-        Key: this.fullKey(upload.key),
+        Key: this.fullKey(key),
         UploadId: uploadId,
         MultipartUpload: {
           Parts: selected.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })),
         },
       }),
     )) as CompleteMultipartUploadCommandOutput;
-    this.uploads.delete(uploadId);
     return {
-      key: upload.key,
+      key,
       size: selected.reduce((sum, part) => sum + part.size, 0),
       etag: quoteEtag(out.ETag ?? ''),
     };
   }
 
-  async abortMultipartUpload(uploadId: string): Promise<void> {
-    const upload = await this.upload(uploadId);
+  async abortMultipartUpload(uploadId: string, known?: KnownUpload): Promise<void> {
+    const key = await this.keyOf(uploadId, known);
     await this.call(
       new AbortMultipartUploadCommand({
         Bucket: this.bucket,
-        Key: this.fullKey(upload.key),
+        Key: this.fullKey(key),
         UploadId: uploadId,
       }),
     );
-    this.uploads.delete(uploadId);
   }
 
   async putObject(
@@ -343,10 +373,12 @@ export class S3ObjectStore implements ObjectStore {
     return this.prefix + key;
   }
 
-  /** The upload's key: remembered, or found again among the bucket's open uploads. */
-  private async upload(uploadId: string): Promise<KnownUpload> {
-    const known = this.uploads.get(uploadId);
-    if (known !== undefined) return known;
+  /**
+   * The upload's key: from the caller's record, else found among the bucket's open uploads (a
+   * caller without one, such as an upload opened before records were passed).
+   */
+  private async keyOf(uploadId: string, known: KnownUpload | undefined): Promise<string> {
+    if (known !== undefined) return known.key;
     let keyMarker: string | undefined;
     let uploadIdMarker: string | undefined;
     do {
@@ -359,11 +391,7 @@ export class S3ObjectStore implements ObjectStore {
         }),
       )) as ListMultipartUploadsCommandOutput;
       const found = (out.Uploads ?? []).find((upload) => upload.UploadId === uploadId);
-      if (found?.Key !== undefined) {
-        const recovered: KnownUpload = { key: found.Key.slice(this.prefix.length) };
-        this.uploads.set(uploadId, recovered);
-        return recovered;
-      }
+      if (found?.Key !== undefined) return found.Key.slice(this.prefix.length);
       keyMarker = out.IsTruncated ? out.NextKeyMarker : undefined;
       uploadIdMarker = out.IsTruncated ? out.NextUploadIdMarker : undefined;
     } while (keyMarker !== undefined);
