@@ -310,7 +310,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
       console.log(`stateful check through nginx, seed ${seed}: exit ${run.code}`);
       expect(
         run.code,
-        `seed ${seed} failed; replay it against a sandbox with CONTRACT_SEED=${seed} npm run contract -- --base-url <its URL> --profile mock\n${run.output.slice(-4000)}`,
+        `seed ${seed} failed; replay it with CONTRACT_SEED=${seed} against a sandbox (npm run sandbox), running the stateful check alone as docs/contract-suite.md shows\n${run.output.slice(-4000)}`,
       ).toBe(0);
     },
   );
