@@ -12,8 +12,9 @@
  *             where its time went, writes reports/bench-profile.json; docs/benchmarks.md is left alone
  *             because profiling slows the mock.
  * --render    runs nothing: rewrites the docs/benchmarks.md table from reports/bench.json.
- * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start. The table keeps
- *             the rows of sections not run this time from the previous reports/bench.json.
+ * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start.
+ *             The table keeps the rows of sections not run this time from the previous
+ *             reports/bench.json, and says of a section never run that it was not measured.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -44,7 +45,11 @@ const MOCK_SECTIONS: Record<string, MockSection> = {
   hostile: runHostileBench,
   durability: runDurabilityBench,
 };
-const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', 'start'];
+/** Sections that start their own processes instead of one mock child. */
+const OWN_PROCESS_SECTIONS: Record<string, (ctx: BenchContext) => Promise<SectionResult>> = {
+  start: runStartBench,
+};
+const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', ...Object.keys(OWN_PROCESS_SECTIONS)];
 
 function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
   let only = ALL;
@@ -73,16 +78,16 @@ function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: b
   return { only, quick, profile, render };
 }
 
-async function runSegmentationOwnerBench(log: (m: string) => void): Promise<SectionResult | undefined> {
+async function runSegmentationOwnerBench(log: (m: string) => void): Promise<SectionResult | string> {
   const file = path.join(repoRoot, 'bench', 'segmentation', 'run.ts');
   if (!existsSync(file)) {
     log('segmentation: bench/segmentation/run.ts does not exist yet; skipped');
-    return undefined;
+    return 'bench/segmentation/run.ts does not exist';
   }
   const mod = (await import(pathToFileURL(file).href)) as { runSegmentationBench?: () => Promise<object> };
   if (typeof mod.runSegmentationBench !== 'function') {
     log('segmentation: bench/segmentation/run.ts exports no runSegmentationBench(); skipped');
-    return undefined;
+    return 'bench/segmentation/run.ts exports no runSegmentationBench()';
   }
   const result = (await mod.runSegmentationBench()) as { rows?: unknown };
   const rows: Row[] =
@@ -175,11 +180,10 @@ async function main(): Promise<void> {
       try {
         if (name === 'segmentation') {
           const result = await runSegmentationOwnerBench(log);
-          if (!result) continue;
-          Object.assign(record, result);
-        } else if (name === 'start') {
-          // launches its own processes, as a user does: `npm start` and Prism side by side
-          Object.assign(record, await runStartBench(ctx));
+          if (typeof result === 'string') record.skipped = result;
+          else Object.assign(record, result);
+        } else if (OWN_PROCESS_SECTIONS[name]) {
+          Object.assign(record, await OWN_PROCESS_SECTIONS[name](ctx));
         } else {
           const profileDir = path.join(reportsDir, 'profiles', name);
           if (args.profile) {
