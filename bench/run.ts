@@ -12,11 +12,11 @@
  *             where its time went, writes reports/bench-profile.json; docs/benchmarks.md is left alone
  *             because profiling slows the mock.
  * --render    runs nothing: rewrites the docs/benchmarks.md table from reports/bench.json.
- * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start.
- *             The table keeps the rows of sections not run this time from the previous
+ * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start,
+ *             sandbox. The table keeps the rows of sections not run this time from the previous
  *             reports/bench.json, and says of a section never run that it was not measured.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,7 @@ import { runHostileBench } from './sections/hostile.js';
 import { runHttpBench } from './sections/http.js';
 import { runLimitsBench } from './sections/limits.js';
 import { runLoadBench } from './sections/load.js';
+import { runSandboxBench } from './sections/sandbox.js';
 import { runStartBench } from './sections/start.js';
 import { runUploadBench } from './sections/uploads.js';
 import { repoRoot, startTsChild, type Child } from './support/processes.js';
@@ -48,6 +49,8 @@ const MOCK_SECTIONS: Record<string, MockSection> = {
 /** Sections that start their own processes instead of one mock child. */
 const OWN_PROCESS_SECTIONS: Record<string, (ctx: BenchContext) => Promise<SectionResult>> = {
   start: runStartBench,
+  // 1 instance on SQLite, 1-3 on PostgreSQL, each behind nginx, a throwaway PostgreSQL under them
+  sandbox: runSandboxBench,
 };
 const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', ...Object.keys(OWN_PROCESS_SECTIONS)];
 
@@ -140,6 +143,8 @@ async function main(): Promise<void> {
   const log = (m: string) =>
     console.log(`[bench +${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
   const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'cellseg-bench-'));
+  // A section that stops on Ctrl-C exits from its signal handler, past the finally below.
+  process.once('exit', () => rmSync(tmpDir, { recursive: true, force: true }));
   const ctx: BenchContext = { quick: args.quick, profile: args.profile, tmpDir, log };
   const reportsDir = path.join(repoRoot, 'reports');
   await mkdir(reportsDir, { recursive: true });

@@ -4,6 +4,7 @@ import type { SegmentationPoint } from '../sections/limits.js';
 import { explainMisses } from './miss-causes.js';
 import { MB } from './processes.js';
 import type { BenchReport, Row } from './report.js';
+import { sandboxSizingText } from './sandbox-rows.js';
 
 export const START = '<!-- bench:start -->';
 export const END = '<!-- bench:end -->';
@@ -18,6 +19,7 @@ export const SECTION_TITLES: Record<string, string> = {
   hostile: 'Hostile input',
   durability: 'Durability',
   segmentation: 'Segmentation',
+  sandbox: 'Sandbox',
 };
 const ORDER = Object.keys(SECTION_TITLES);
 
@@ -138,7 +140,7 @@ export function renderReadmeSection(report: BenchReport): string {
   if (when.length) lines.push(`Measured: ${when.join('; ')}.`, '');
   const misses = explainMisses(ORDER.map((s) => ({ title: SECTION_TITLES[s], record: report.sections[s] })));
   if (misses.length) lines.push('## What misses its target, and why', '', ...misses, '');
-  const limits = limitsText(report);
+  const limits = [...limitsText(report), ...sandboxSizingText(report.sections.sandbox?.data)];
   if (limits.length) lines.push('## Limits', '', ...limits, '');
   lines.push(END);
   return lines.join('\n');
