@@ -215,8 +215,11 @@ async function main(): Promise<void> {
           }
         }
       } catch (err) {
-        record.error = (err as Error).stack ?? String(err);
-        log(`${name} FAILED: ${(err as Error).message}`);
+        // fetch's own message ("fetch failed") says nothing: its cause (ECONNRESET, ...) goes first
+        const cause = (err as Error).cause as { code?: string; message?: string } | undefined;
+        const because = cause ? ` (${cause.code ?? cause.message})` : '';
+        record.error = `${(err as Error).message}${because}\n${(err as Error).stack ?? String(err)}`;
+        log(`${name} FAILED: ${(err as Error).message}${because}`);
       }
       record.seconds = (Date.now() - t) / 1000;
       report.sections[name] = record;
