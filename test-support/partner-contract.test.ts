@@ -152,3 +152,110 @@ describe('a partner contract recorded from the journal', { timeout: 120_000 }, (
     }
   });
 });
+
+describe('provider states', { timeout: 120_000 }, () => {
+  let stateful: PartnerContract;
+  let key: string;
+
+  /** The client of an organization the operator drove to its storage cap, then into a fault. */
+  beforeAll(async () => {
+    const operator = new HttpApi(mock.url, null);
+    const created = await operator.json<{ id: string; api_keys: string[] }>('POST', '/__mock/organizations', {
+      name: 'partner with states',
+      plan: { storage_cap_images: 5, monthly_analysis_cap: 5 },
+    });
+    key = created.api_keys[0];
+    const client = new HttpApi(mock.url, key);
+    await client.json('GET', '/api/v1/models');
+    await operator.json('PUT', `/__mock/organizations/${created.id}/plan`, {
+      storage_cap_images: 0,
+      monthly_analysis_cap: 5,
+    });
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(64)], { type: 'image/tiff' }), 'over-cap.tif');
+    expect((await client.send('POST', '/api/v1/upload', form)).status).toBe(402);
+    await operator.json('PUT', `/__mock/organizations/${created.id}/plan`, {
+      storage_cap_images: 5,
+      monthly_analysis_cap: 5,
+    });
+    await operator.json('POST', '/__mock/faults', {
+      operation_id: 'listModels',
+      status: 503,
+      times: 1,
+      organization_id: created.id,
+    });
+    expect((await client.send('GET', '/api/v1/models')).status).toBe(503);
+    await client.json('GET', '/api/v1/models');
+    stateful = (await recordFromJournal(mock.url, key, { consumer: 'stateful-client' })).contract;
+  });
+
+  const targetFor = (baseUrl: string, env: Record<string, string> = {}) =>
+    targetAt(baseUrl, { CONTRACT_API_KEY: key, ...env });
+
+  it('are named after the control-plane setups the journal shows the organization was driven into', () => {
+    expect(
+      stateful.interactions.map((i) => [
+        i.comments[NAMESPACE].operationId,
+        i.response.status,
+        i.providerStates,
+      ]),
+    ).toEqual([
+      ['listModels', 200, undefined],
+      ['uploadImage', 402, [{ name: 'organization at its storage cap' }]],
+      [
+        'listModels',
+        503,
+        [
+          {
+            name: 'listModels answers 503 once (an injected fault)',
+            params: { operation_id: 'listModels', status: 503 },
+          },
+        ],
+      ],
+      ['listModels', 200, undefined],
+    ]);
+  });
+
+  it('are set up through the control plane, and the organization is left as it was', async () => {
+    const results = await replayContract(stateful, sharedContract(), targetFor(mock.url));
+    expect(results.filter((r) => r.outcome !== 'pass')).toEqual([]);
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(64)], { type: 'image/tiff' }), 'after.tif');
+    // Under its cap again: the upload is refused for its bytes (422), not for the cap (402).
+    expect((await new HttpApi(mock.url, key).send('POST', '/api/v1/upload', form)).status).not.toBe(402);
+  });
+
+  it('are skipped with the reason where the profile does not allow the control plane', async () => {
+    const results = await replayContract(
+      stateful,
+      sharedContract(),
+      targetFor(mock.url, { CONTRACT_PROFILE: 'staging' }),
+    );
+    expect(results.map((r) => r.outcome)).toEqual(['pass', 'skipped', 'skipped', 'pass']);
+    expect(results[1].skipReason).toMatch(
+      /'organization at its storage cap' needs 'control'.*--enable control/,
+    );
+  });
+
+  it('are skipped with the reason where the target has no control plane', async () => {
+    const noControlPlane: SabotageCase = {
+      breaks: [],
+      files: [],
+      response: (exchange, answer) => {
+        if (!exchange.path.startsWith('/__mock/')) return;
+        answer.status = 404;
+        answer.body = Buffer.from('{"detail":"Not Found"}');
+      },
+    };
+    const proxy = await startSabotageProxy(mock.url, noControlPlane, { main: key, other: BETA_KEY });
+    try {
+      const results = await replayContract(stateful, sharedContract(), targetFor(proxy.url));
+      expect(results.map((r) => r.outcome)).toEqual(['pass', 'skipped', 'skipped', 'pass']);
+      expect(results[2].skipReason).toBe(
+        "provider state 'listModels answers 503 once (an injected fault)' needs a control plane: GET /__mock/health answered 404",
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -38,8 +38,8 @@ export function recordContract(
   const groups: JournalEntry[][] = [];
   for (const entry of entries) {
     const last = groups.at(-1)?.at(-1);
-    if (last && entry.method === 'GET' && last.method === 'GET' && last.path === entry.path)
-      groups.at(-1)!.push(entry);
+    const repeated = last?.method === 'GET' && entry.method === 'GET' && last.path === entry.path;
+    if (repeated && last.status === entry.status && !last.fault && !entry.fault) groups.at(-1)!.push(entry);
     else groups.push([entry]);
   }
   const bound = new Map<string, { variable: string; interaction: PactInteraction; path: string }>();
