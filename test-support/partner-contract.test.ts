@@ -107,6 +107,10 @@ describe('a partner contract recorded from the journal', { timeout: 120_000 }, (
       type: 'ProviderState',
       expression: '${image_id}',
     });
+    expect(predict.request.generators?.body?.['$.model_id']?.expression).toBe('${model_id}');
+    expect(interactionOf(recorded, 'listModels').comments[NAMESPACE].binds).toEqual({
+      model_id: expect.stringMatching(/^\$\[\d+\]\.id$/),
+    });
     expect(predict.comments[NAMESPACE].requestShape).toEqual({ image_id: 'string', model_id: 'string' });
     const poll = interactionOf(recorded, 'getPrediction');
     expect(poll.request.generators?.path?.expression).toBe('/api/v1/predict/${prediction_id}');

@@ -5,6 +5,7 @@
  *   --org KEY          the organization's API key (its own journal is read with it)
  *   --out FILE         where the contract goes
  *   --base-url URL     the mock (default http://localhost:8000)
+ *   --since TIME       only the requests answered at or after this ISO date-time (the start of the client's run)
  *   --fields FILE      narrowing: JSON of operation id -> the JSON paths of its answers the client relies on
  *   --consumer NAME    the consumer's name in the contract (default: partner)
  */
@@ -49,6 +50,7 @@ async function record(argv: string[]): Promise<number> {
       out: { type: 'string' },
       'base-url': { type: 'string' },
       fields: { type: 'string' },
+      since: { type: 'string' },
       consumer: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -57,6 +59,8 @@ async function record(argv: string[]): Promise<number> {
     console.log(usage());
     return 0;
   }
+  if (values.since !== undefined && Number.isNaN(Date.parse(values.since)))
+    throw new Error(`--since ${values.since} is not an ISO date-time`);
   if (positionals[0] !== 'record' || positionals.length > 1 || !values.org || !values.out) {
     console.error(`error: expected 'contract record --org <key> --out <file>'\n\n${usage()}`);
     return 2;
@@ -67,6 +71,7 @@ async function record(argv: string[]): Promise<number> {
     {
       consumer: values.consumer ?? 'partner',
       fields: values.fields ? readFields(values.fields) : undefined,
+      since: values.since,
     },
   );
   writeFileSync(values.out, `${JSON.stringify(contract, null, 2)}\n`);

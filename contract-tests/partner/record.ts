@@ -17,6 +17,8 @@ export interface RecordOptions {
   consumer: string;
   recordedFrom: string;
   recordedAt?: string;
+  /** Only the requests answered at or after this ISO date-time (the start of the client's run). */
+  since?: string;
   /** Narrowing: per operation id, the only JSON paths of its answers the partner relies on. */
   fields?: Record<string, string[]>;
 }
@@ -33,7 +35,11 @@ export function recordContract(
   options: RecordOptions,
 ): PartnerContract {
   const entries = journal.filter(
-    (e) => e.status > 0 && e.operation_id && contract.operations.get(e.operation_id)?.document === 'public',
+    (e) =>
+      e.status > 0 &&
+      e.operation_id &&
+      contract.operations.get(e.operation_id)?.document === 'public' &&
+      (options.since === undefined || Date.parse(e.at) >= Date.parse(options.since)),
   );
   const groups: JournalEntry[][] = [];
   for (const entry of entries) {
@@ -42,50 +48,49 @@ export function recordContract(
     if (repeated && last.status === entry.status && !last.fault && !entry.fault) groups.at(-1)!.push(entry);
     else groups.push([entry]);
   }
-  const bound = new Map<string, { variable: string; interaction: PactInteraction; path: string }>();
-  const used = new Set<string>();
+  // Each id an answer hands out, by value; named after the first request that sends it back.
+  const bound = new Map<string, { interaction: PactInteraction; path: string; variable?: string }>();
+  const taken = new Set<string>();
+  const use = (value: string, usedAs: string): string | undefined => {
+    const binding = bound.get(value);
+    if (!binding) return undefined;
+    if (!binding.variable) {
+      let name = usedAs;
+      for (let i = 2; taken.has(name); i++) name = `${usedAs}_${i}`;
+      taken.add(name);
+      binding.variable = name;
+    }
+    return binding.variable;
+  };
   const interactions = groups.map((group, index) => {
     const interaction = toInteraction(contract, group, index, options);
     const ext = interaction.comments[NAMESPACE];
     // The ids this request reuses from earlier answers become expressions.
-    const template = ext.pathTemplate;
-    const params = pathParams(template, interaction.request.path);
-    let expression = template;
+    const params = pathParams(ext.pathTemplate, interaction.request.path);
+    let expression = ext.pathTemplate;
     let generated = false;
     for (const [name, value] of Object.entries(params)) {
-      const binding = bound.get(value);
-      expression = expression.replace(
-        `{${name}}`,
-        binding ? `\${${binding.variable}}` : encodeURIComponent(value),
-      );
-      if (binding) {
-        generated = true;
-        used.add(binding.variable);
-      }
+      const variable = use(value, name);
+      expression = expression.replace(`{${name}}`, variable ? `\${${variable}}` : encodeURIComponent(value));
+      generated ||= variable !== undefined;
     }
     if (generated) interaction.request.generators = { path: { type: 'ProviderState', expression } };
-    const requestBody = interaction.request.body?.content;
-    for (const [value, at] of stringLeaves(requestBody)) {
-      const binding = bound.get(value);
-      if (!binding) continue;
-      used.add(binding.variable);
+    for (const [value, at] of stringLeaves(interaction.request.body?.content)) {
+      const variable = use(value, String(at.filter((s) => typeof s === 'string').at(-1) ?? 'value'));
+      if (!variable) continue;
       interaction.request.generators ??= {};
       (interaction.request.generators.body ??= {})[formatPath(at)] = {
         type: 'ProviderState',
-        expression: `\${${binding.variable}}`,
+        expression: `\${${variable}}`,
       };
     }
     // The ids this answer hands out, for the requests after it.
-    const answer = group.at(-1)!.response_body;
-    for (const [value, at] of stringLeaves(answer)) {
-      if (!ID_LIKE.test(value) || bound.has(value)) continue;
-      const variable = variableName(at, new Set([...bound.values()].map((b) => b.variable)));
-      bound.set(value, { variable, interaction, path: formatPath(at) });
-    }
+    for (const [value, at] of stringLeaves(group.at(-1)!.response_body))
+      if (ID_LIKE.test(value) && !bound.has(value)) bound.set(value, { interaction, path: formatPath(at) });
     return interaction;
   });
   for (const { variable, interaction, path } of bound.values())
-    if (used.has(variable)) (interaction.comments[NAMESPACE].binds ??= {})[variable] = path;
+    if (variable) (interaction.comments[NAMESPACE].binds ??= {})[variable] = path;
   return {
     consumer: { name: options.consumer },
     provider: { name: 'cellseg' },
@@ -197,14 +202,4 @@ function stringLeaves(value: unknown, at: PathStep[] = [], out: Array<[string, P
   else if (value && typeof value === 'object')
     for (const [k, v] of Object.entries(value)) stringLeaves(v, [...at, k], out);
   return out;
-}
-
-/** `image.id` -> image_id, `prediction_id` -> prediction_id; a second one of a name gets `_2`. */
-function variableName(at: PathStep[], taken: Set<string>): string {
-  const named = at.filter((s): s is string => typeof s === 'string');
-  const last = named.at(-1) ?? 'value';
-  const base = last === 'id' && named.length > 1 ? `${named.at(-2)}_id` : last;
-  let name = base;
-  for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
-  return name;
 }
