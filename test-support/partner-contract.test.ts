@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,11 +39,17 @@ const DROPS_SHAPE: SabotageCase = {
 let mock: RunningMock;
 let reports: string;
 
+const savedReportDir = process.env.CONTRACT_REPORT_DIR;
+
 beforeAll(async () => {
   mock = await startInstantMock();
   reports = await mkdtemp(path.join(os.tmpdir(), 'partner-contract-'));
+  // The ledger and the reproducers go where the run's reports go (harness/cleanup.ts reportDir).
+  process.env.CONTRACT_REPORT_DIR = reports;
 });
 afterAll(async () => {
+  if (savedReportDir === undefined) delete process.env.CONTRACT_REPORT_DIR;
+  else process.env.CONTRACT_REPORT_DIR = savedReportDir;
   await mock?.close();
   await rm(reports, { recursive: true, force: true });
 });
@@ -137,7 +143,10 @@ describe('a partner contract recorded from the journal', { timeout: 120_000 }, (
       expect(failed[0].error).toMatch(
         /5\. GET \/api\/v1\/image\/\{image_id\} \(getImage\).*relies on \$\.shape/,
       );
-      expect(failed[0].reproducer).toMatch(/^reproducers\/partner-005-getimage\.sh$/);
+      expect(failed[0].reproducer).toBe('reproducers/partner-005-getimage.sh');
+      const script = await readFile(path.join(reports, failed[0].reproducer!), 'utf8');
+      expect(script).toContain('/api/v1/image/');
+      expect(script).not.toContain(ACME_KEY);
     } finally {
       await proxy.close();
     }
