@@ -26,6 +26,7 @@ export default defineConfig({
             'test-support/**/*.test.ts',
             'bin/**/*.test.ts',
             'sandbox/**/*.test.ts',
+            'bench/**/*.test.ts',
           ],
           exclude: [...configDefaults.exclude, 'sandbox/sandbox.test.ts', 'sandbox/cli.test.ts'],
           testTimeout: 60_000,

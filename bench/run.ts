@@ -12,10 +12,11 @@
  *             where its time went, writes reports/bench-profile.json; docs/benchmarks.md is left alone
  *             because profiling slows the mock.
  * --render    runs nothing: rewrites the docs/benchmarks.md table from reports/bench.json.
- * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start. The table keeps
- *             the rows of sections not run this time from the previous reports/bench.json.
+ * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start,
+ *             sandbox. The table keeps the rows of sections not run this time from the previous
+ *             reports/bench.json, and says of a section never run that it was not measured.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +27,7 @@ import { runHostileBench } from './sections/hostile.js';
 import { runHttpBench } from './sections/http.js';
 import { runLimitsBench } from './sections/limits.js';
 import { runLoadBench } from './sections/load.js';
+import { runSandboxBench } from './sections/sandbox.js';
 import { runStartBench } from './sections/start.js';
 import { runUploadBench } from './sections/uploads.js';
 import { repoRoot, startTsChild, type Child } from './support/processes.js';
@@ -44,7 +46,13 @@ const MOCK_SECTIONS: Record<string, MockSection> = {
   hostile: runHostileBench,
   durability: runDurabilityBench,
 };
-const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', 'start'];
+/** Sections that start their own processes instead of one mock child. */
+const OWN_PROCESS_SECTIONS: Record<string, (ctx: BenchContext) => Promise<SectionResult>> = {
+  start: runStartBench,
+  // 1 instance on SQLite, 1-3 on PostgreSQL, each behind nginx, a throwaway PostgreSQL under them
+  sandbox: runSandboxBench,
+};
+const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', ...Object.keys(OWN_PROCESS_SECTIONS)];
 
 function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
   let only = ALL;
@@ -73,16 +81,16 @@ function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: b
   return { only, quick, profile, render };
 }
 
-async function runSegmentationOwnerBench(log: (m: string) => void): Promise<SectionResult | undefined> {
+async function runSegmentationOwnerBench(log: (m: string) => void): Promise<SectionResult | string> {
   const file = path.join(repoRoot, 'bench', 'segmentation', 'run.ts');
   if (!existsSync(file)) {
     log('segmentation: bench/segmentation/run.ts does not exist yet; skipped');
-    return undefined;
+    return 'bench/segmentation/run.ts does not exist';
   }
   const mod = (await import(pathToFileURL(file).href)) as { runSegmentationBench?: () => Promise<object> };
   if (typeof mod.runSegmentationBench !== 'function') {
     log('segmentation: bench/segmentation/run.ts exports no runSegmentationBench(); skipped');
-    return undefined;
+    return 'bench/segmentation/run.ts exports no runSegmentationBench()';
   }
   const result = (await mod.runSegmentationBench()) as { rows?: unknown };
   const rows: Row[] =
@@ -135,6 +143,8 @@ async function main(): Promise<void> {
   const log = (m: string) =>
     console.log(`[bench +${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
   const tmpDir = await mkdtemp(path.join(os.tmpdir(), 'cellseg-bench-'));
+  // A section that stops on Ctrl-C exits from its signal handler, past the finally below.
+  process.once('exit', () => rmSync(tmpDir, { recursive: true, force: true }));
   const ctx: BenchContext = { quick: args.quick, profile: args.profile, tmpDir, log };
   const reportsDir = path.join(repoRoot, 'reports');
   await mkdir(reportsDir, { recursive: true });
@@ -175,11 +185,10 @@ async function main(): Promise<void> {
       try {
         if (name === 'segmentation') {
           const result = await runSegmentationOwnerBench(log);
-          if (!result) continue;
-          Object.assign(record, result);
-        } else if (name === 'start') {
-          // launches its own processes, as a user does: `npm start` and Prism side by side
-          Object.assign(record, await runStartBench(ctx));
+          if (typeof result === 'string') record.skipped = result;
+          else Object.assign(record, result);
+        } else if (OWN_PROCESS_SECTIONS[name]) {
+          Object.assign(record, await OWN_PROCESS_SECTIONS[name](ctx));
         } else {
           const profileDir = path.join(reportsDir, 'profiles', name);
           if (args.profile) {
@@ -206,8 +215,11 @@ async function main(): Promise<void> {
           }
         }
       } catch (err) {
-        record.error = (err as Error).stack ?? String(err);
-        log(`${name} FAILED: ${(err as Error).message}`);
+        // fetch's own message ("fetch failed") says nothing: its cause (ECONNRESET, ...) goes first
+        const cause = (err as Error).cause as { code?: string; message?: string } | undefined;
+        const because = cause ? ` (${cause.code ?? cause.message})` : '';
+        record.error = `${(err as Error).message}${because}\n${(err as Error).stack ?? String(err)}`;
+        log(`${name} FAILED: ${(err as Error).message}${because}`);
       }
       record.seconds = (Date.now() - t) / 1000;
       report.sections[name] = record;

@@ -21,6 +21,8 @@ const COMMANDS = `Usage: cellseg-mock [command] [options]
 
 Commands:
   start [options]   run the mock (the default command: 'cellseg-mock --port 9000' starts it too)
+  contract record --org <key> --out <file> [--base-url URL]
+                    an organization's journal as a partner contract (a checkout only: docs/partner-contracts.md)
   help              print this text and the options of start
   version           print the version (also --version)
 `;
@@ -36,7 +38,9 @@ if (command === 'version' || options.includes('--version') || options.includes('
   process.exit(0);
 }
 if (command === 'help') options = ['--help'];
-else if (command !== 'start') {
+else if (command === 'contract') {
+  await runContractCommand(options);
+} else if (command !== 'start') {
   console.error(`cellseg-mock: unknown command '${command}'\n\n${COMMANDS}`);
   process.exit(2);
 }
@@ -54,6 +58,25 @@ if (builtIsCurrent(root)) {
   await import(new URL('dist/mock-server/main.js', root).href);
 } else {
   await runSources();
+}
+
+// The recorder is part of the contract suite (contract-tests/partner/), which a checkout has and
+// the packed package does not: it runs from the sources through tsx.
+async function runContractCommand(contractOptions) {
+  const recorder = new URL('contract-tests/partner/record-cli.ts', root);
+  let register;
+  try {
+    readFileSync(recorder);
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    console.error(
+      'cellseg-mock contract: needs a checkout of the repository with its dev dependencies (npm ci): the recorder lives in contract-tests/partner/',
+    );
+    process.exit(1);
+  }
+  register();
+  const { recordCommand } = await import(recorder.href);
+  process.exit(await recordCommand(contractOptions));
 }
 
 async function runSources() {

@@ -10,6 +10,8 @@
  *   --poll-timeout-ms N, --poll-interval-ms N, --pace-ms N
  *   --report-dir DIR       where the reports go (default reports/)
  *   --cleanup-only         delete what an interrupted run left behind (from <report-dir>/contract-ledger.jsonl), and stop
+ *   --partner FILE         replay a partner's recorded contract (cellseg-mock contract record) instead of the suite's
+ *                          checks: per-interaction reports partner.{md,html,json} (docs/partner-contracts.md)
  *   --compare A B          run the same checks against two targets and write a parity report (parity.{md,html,json});
  *                          A and B are `mock` (a mock started for the run) or a base URL. Keys of a URL target come
  *                          from CONTRACT_A_API_KEY, CONTRACT_A_OTHER_ORG_API_KEY, CONTRACT_A_TINY_API_KEY (B likewise),
@@ -24,7 +26,8 @@ import { startMockProcess, startPrism, type Running } from './harness/child-proc
 import { ledgerFile, type LedgerEntry } from './harness/cleanup.js';
 import { REPO_ROOT } from './harness/openapi-contract.js';
 import { KEY_VARIABLES, keyProblem, type KeyNames, type KeyRole } from './harness/preflight.js';
-import { mockKeys } from './harness/target.js';
+import { mockKeys, targetFromEnv } from './harness/target.js';
+import { verifyPartnerContract } from './partner/verify.js';
 import { writeParityReport } from './report/parity.js';
 import { shownPath } from './report/shown-path.js';
 
@@ -36,6 +39,7 @@ interface Options {
   againstPrismMock: boolean;
   cleanupOnly: boolean;
   compare?: [string, string];
+  partner?: string;
   reportDir?: string;
   env: Record<string, string>;
 }
@@ -57,6 +61,7 @@ const OPTIONS = {
   'cleanup-only': { type: 'boolean' },
   // `--compare A B`: A is the option's value, B the one positional argument allowed.
   compare: { type: 'string' },
+  partner: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...Object.fromEntries(Object.keys(VARIABLE_OPTIONS).map((name) => [name, { type: 'string' }])),
 } as const satisfies ParseArgsConfig['options'];
@@ -95,6 +100,7 @@ function parse(argv: string[]): Options {
     againstPrismMock: values['against-prism-mock'] ?? false,
     cleanupOnly: values['cleanup-only'] ?? false,
     compare: values.compare === undefined ? undefined : [values.compare, positionals[0]],
+    partner: values.partner === undefined ? undefined : path.resolve(values.partner),
     env,
   };
 }
@@ -309,6 +315,22 @@ async function compare(options: Options, started: Running[]): Promise<number> {
   return Math.max(...codes, parity.clauses.differ ? 1 : 0);
 }
 
+/** A partner's contract against the target (a mock started for the run without --base-url). */
+async function partner(options: Options, file: string, started: Running[]): Promise<number> {
+  let baseUrl = options.baseUrl;
+  if (!baseUrl) {
+    console.log('Starting the mock...');
+    const mock = await startMockProcess();
+    started.push(mock);
+    baseUrl = mock.url;
+    useSeededKeys(options.profile);
+  } else if (options.profile) process.env.CONTRACT_PROFILE = options.profile;
+  await preflight(baseUrl);
+  if (options.enable) process.env.CONTRACT_ENABLE = options.enable;
+  process.env.CONTRACT_BASE_URL = baseUrl;
+  return verifyPartnerContract(file, targetFromEnv(process.env));
+}
+
 async function main(): Promise<number> {
   // Colour codes only for a terminal: CI logs and files read them as noise.
   if (!process.stdout.isTTY && !('FORCE_COLOR' in process.env)) process.env.NO_COLOR = '1';
@@ -318,6 +340,7 @@ async function main(): Promise<number> {
   if (options.cleanupOnly) return cleanupOnly();
   const started: Running[] = [];
   try {
+    if (options.partner) return await partner(options, options.partner, started);
     return options.compare ? await compare(options, started) : await checkTarget(options, started);
   } finally {
     for (const process_ of started.reverse()) await process_.stop();

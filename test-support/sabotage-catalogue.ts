@@ -236,7 +236,7 @@ export const SABOTAGES = {
   /** An image's created_at is the time of the read. */
   'created-at-moves': {
     breaks: ['STB-01'],
-    files: ['uploads.check.ts'],
+    files: ['stability.check.ts'],
     only: 'must not change',
     response: (exchange, answer) => {
       if (

@@ -27,6 +27,43 @@ function rememberPresigned(answer: Answer, state: ProxyState): void {
   }
 }
 
+/** Methods HTTP lets a client send again when no answer came (RFC 9110, 9.2.2): a part PUT is one. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+/** A connection that broke before any answer: a kept-alive one the mock closed as it was reused. */
+function connectionLost(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: string } }).cause;
+  return ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(cause?.code ?? '');
+}
+
+/** Tries of a request whose connection broke before any answer (each broken one is dropped). */
+const TRIES = 3;
+
+/**
+ * Sends a request to the mock, again on another connection when one broke before any answer and
+ * the method may be sent twice. fetch keeps connections to the mock alive between requests, and
+ * the mock closes one that idles past its keep-alive timeout (5 s); under heavy load the proxy's
+ * event loop reads that close late and sends the next request on the dead connection, which
+ * fails with ECONNRESET: the proxy answered those 502, part PUTs after a poll's idle time above
+ * all. A POST is never sent twice (it may have been acted on): its 502 names the socket's error.
+ */
+async function forward(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if (attempt === TRIES || !IDEMPOTENT.has(init.method ?? 'GET') || !connectionLost(err)) throw err;
+    }
+  }
+}
+
+/** The proxy's 502 says what failed, down to the socket's error code. */
+function describeFailure(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const message = (err as Error).message;
+  return cause ? `${message} (${cause.code ?? 'no code'}: ${cause.message ?? ''})` : message;
+}
+
 /**
  * The proxy of one case in front of `target`, on `port` (default: a free one): a case of the
  * catalogue by name, or any case (the mutation harness's generated ones, test-support/mutation/).
@@ -62,7 +99,7 @@ export async function startSabotageProxy(
         body: Buffer.concat(chunks),
       };
       await broken.request?.(exchange, state);
-      const upstream = await fetch(target + exchange.path, {
+      const upstream = await forward(target + exchange.path, {
         method: exchange.method,
         headers: exchange.headers,
         body: ['GET', 'HEAD'].includes(exchange.method) ? undefined : exchange.body,
@@ -85,7 +122,7 @@ export async function startSabotageProxy(
       res.end(answer.body);
     } catch (err) {
       res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ detail: `sabotage proxy: ${(err as Error).message}` }));
+      res.end(JSON.stringify({ detail: `sabotage proxy: ${describeFailure(err)}` }));
     }
   });
   await new Promise<void>((resolve, reject) => {

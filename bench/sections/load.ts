@@ -2,68 +2,20 @@
  * Section 4, load without loss: many concurrent clients on loopback, each looping upload (small
  * TIFF), predict, poll, export CSV, delete, in a fresh organization with large caps. Peer: one
  * client running the same loop alone, in the same mock, just before. Afterwards every id the
- * clients saw is checked against the mock (usage counters, and a GET of each id).
+ * clients saw is checked against the mock (usage counters, and a GET of each id): a prediction
+ * whose image the loop deleted must be gone with it, any other must answer COMPLETED.
  */
 import { HttpApi, createBigOrg, orgUsage, resetMock } from '../../test-support/api-client.js';
 import { presetTiff } from '../support/fixtures.js';
+import {
+  judgePredictionLookups,
+  loopClient as client,
+  newTally,
+  type PredictionLookup,
+} from '../support/loop-client.js';
 import { MB, rssWatch, sleep, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
 import type { Prediction } from '../../openapi/generated/client/types.gen.js';
-
-interface Tally {
-  images: string[];
-  predictions: string[];
-  deleted: number;
-  skipped: number;
-  iterations: number;
-  iterationMs: number[];
-  failures: string[];
-  statuses: Map<number, number>;
-}
-
-function newTally(): Tally {
-  return {
-    images: [],
-    predictions: [],
-    deleted: 0,
-    skipped: 0,
-    iterations: 0,
-    iterationMs: [],
-    failures: [],
-    statuses: new Map(),
-  };
-}
-
-async function client(
-  api: HttpApi,
-  bytes: Buffer,
-  deadline: number,
-  maxIterations: number,
-  t: Tally,
-): Promise<void> {
-  for (let i = 0; i < maxIterations && Date.now() < deadline; i++) {
-    const started = performance.now();
-    try {
-      const image = await api.uploadBytes(bytes, `load-${i}.tif`);
-      t.images.push(image.id);
-      if (image.upload_status !== 'ready') throw new Error(`upload ${image.upload_status}`);
-      const ack = await api.predict(image.id);
-      t.predictions.push(ack.prediction_id);
-      if (ack.status !== 'submitted') t.skipped++;
-      const done = await api.pollPrediction(ack.prediction_id, { intervalMs: 50, timeoutMs: 120_000 });
-      if (done.status !== 'COMPLETED') throw new Error(`prediction ${done.status}`);
-      const csv = await api.send('GET', `/api/v1/export/${done.segmentation_id}/measurements.csv`);
-      await csv.arrayBuffer();
-      if (csv.status !== 200) throw new Error(`csv ${csv.status}`);
-      await api.json('DELETE', `/api/v1/upload/${image.id}`);
-      t.deleted++;
-      t.iterations++;
-      t.iterationMs.push(performance.now() - started);
-    } catch (err) {
-      t.failures.push((err as Error).message.slice(0, 200));
-    }
-  }
-}
 
 async function mapLimit<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -118,28 +70,30 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
   const all = [solo, ...tallies];
   const images = all.flatMap((t) => t.images);
   const predictions = all.flatMap((t) => t.predictions);
-  const deleted = all.reduce((s, t) => s + t.deleted, 0);
+  const deleted = all.reduce((s, t) => s + t.deletedImages.size, 0);
   const skipped = all.reduce((s, t) => s + t.skipped, 0);
   const failures = all.flatMap((t) => t.failures);
   const serverErrors = [soloApi, ...apis].flatMap((a) => a.serverErrors);
   const duplicateImages = images.length - new Set(images).size;
-  const duplicatePredictions = predictions.length - new Set(predictions).size;
+  const duplicatePredictions = predictions.length - new Set(predictions.map((p) => p.id)).size;
   const usage = await orgUsage(mock.url, org.id);
   const checker = new HttpApi(mock.url, org.key);
   let imagesStillThere = 0;
-  let predictionsLost = 0;
-  let predictionsNotCompleted = 0;
   await mapLimit(images, 16, async (id) => {
     const res = await checker.send('GET', `/api/v1/upload/${id}`);
     await res.arrayBuffer();
     if (res.status === 200) imagesStillThere++;
   });
-  await mapLimit(predictions, 16, async (id) => {
+  const deletedImages = new Set(all.flatMap((t) => [...t.deletedImages]));
+  const lookups: PredictionLookup[] = [];
+  await mapLimit(predictions, 16, async ({ id, imageId }) => {
     const res = await checker.send('GET', `/api/v1/predict/${id}`);
     const body = (await res.json()) as Prediction;
-    if (res.status !== 200) predictionsLost++;
-    else if (body.status !== 'COMPLETED') predictionsNotCompleted++;
+    lookups.push({ imageDeleted: deletedImages.has(imageId), httpStatus: res.status, status: body.status });
   });
+  const verdict = judgePredictionLookups(lookups);
+  const predictionsLost = verdict.lost;
+  const predictionsNotCompleted = verdict.notCompleted;
   const expectedImages = images.length - deleted;
   const lostImages = Math.abs(usage.images - expectedImages) + Math.abs(imagesStillThere - expectedImages);
 
@@ -173,6 +127,7 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
     imagesStillThere,
     predictionsLost,
     predictionsNotCompleted,
+    predictionsOutlivingTheirImage: verdict.outlivedImage,
     skipped,
     rss: { idle: rssIdle, before: rssBefore, peak: rss.peak, after: rssAfter, afterReset: rssAfterReset },
     heapUsed: { before: memBefore.heapUsed, after: memAfter.heapUsed, afterReset: memAfterReset.heapUsed },
@@ -185,7 +140,8 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
     duplicatePredictions === 0 &&
     lostImages === 0 &&
     predictionsLost === 0 &&
-    predictionsNotCompleted === 0;
+    predictionsNotCompleted === 0 &&
+    verdict.outlivedImage === 0;
   const rows: Row[] = [
     {
       section: 'Load',
@@ -208,7 +164,7 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
     {
       section: 'Load',
       metric: 'lost or duplicated images / predictions',
-      ours: `dup ${duplicateImages} / ${duplicatePredictions}; lost ${lostImages} / ${predictionsLost}; not COMPLETED ${predictionsNotCompleted}`,
+      ours: `dup ${duplicateImages} / ${duplicatePredictions}; lost ${lostImages} / ${predictionsLost}; not COMPLETED ${predictionsNotCompleted}; outlived their deleted image ${verdict.outlivedImage}`,
       peer: `usage.images ${usage.images}, expected ${expectedImages}; ${imagesStillThere} ids still answer`,
       ratio: lossOk ? 'exact' : 'MISMATCH',
       target: 'none lost, none duplicated',

@@ -18,6 +18,9 @@ declare module 'autocannon' {
     pipelining?: number;
     method?: string;
     headers?: Record<string, string>;
+    body?: string;
+    /** Called once per connection: its own headers, e.g. its own API key. */
+    setupClient?: (client: { setHeaders(headers: Record<string, string>): void }) => void;
   }
   export interface Result {
     requests: Histogram;

@@ -1,22 +1,27 @@
 /** The section of docs/benchmarks.md between the bench markers: the table, then the limits the numbers show. */
 import { readFile, writeFile } from 'node:fs/promises';
 import type { SegmentationPoint } from '../sections/limits.js';
+import { explainMisses } from './miss-causes.js';
 import { MB } from './processes.js';
 import type { BenchReport, Row } from './report.js';
+import { sandboxSizingText } from './sandbox-rows.js';
 
 export const START = '<!-- bench:start -->';
 export const END = '<!-- bench:end -->';
-const ORDER = [
-  'start',
-  'http',
-  'uploads',
-  'exports',
-  'load',
-  'limits',
-  'hostile',
-  'durability',
-  'segmentation',
-];
+/** Every section, in the table's order, with the name its rows carry. */
+export const SECTION_TITLES: Record<string, string> = {
+  start: 'Start',
+  http: 'HTTP',
+  uploads: 'Uploads',
+  exports: 'Exports',
+  load: 'Load',
+  limits: 'Limits',
+  hostile: 'Hostile input',
+  durability: 'Durability',
+  segmentation: 'Segmentation',
+  sandbox: 'Sandbox',
+};
+const ORDER = Object.keys(SECTION_TITLES);
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
@@ -82,66 +87,34 @@ function limitsText(report: BenchReport): string[] {
 }
 
 /**
- * Causes of the misses, from CPU profiles of the mock (`--profile`, analysed on 2026-11-22); printed
- * only for a target this run missed. The causes are in mock-server/, which the benchmark does not change.
+ * The rows of one section; a section without figures still gets a row saying why (never measured,
+ * failed, or skipped), so the table shows every section, misses included.
  */
-const CAUSES: Array<{ match: RegExp; text: string }> = [
-  {
-    match: /overhead < 30%/,
-    text:
-      "- **HTTP overhead over bare express.** The first profile showed openapi-backend's `matchOperation` " +
-      'rebuilding its operation list and a RegExp per path on every request (about 30% of the busy time, ' +
-      'overhead +200%); the dispatcher now matches on patterns compiled once ' +
-      '(`mock-server/http/operation-matcher.ts`), which brought it to about +60%. What remains is work the ' +
-      'bare route does not do, spread thin across many functions: the bearer lookup, request validation ' +
-      "(openapi-backend's `parseRequest` plus Ajv), a pino log line, a journal entry for the control plane " +
-      'and the request id. Cutting it further would mean compiling our own validators per operation.',
-  },
-  {
-    match: /p99 < 50 ms/,
-    text:
-      '- **p99 while four segmentations run.** Two segmentation worker threads, the event loop and the ' +
-      "load generator share two cores. In the window the profile covers, the mock's main thread was busy 90% " +
-      'of the time, yet gathered only about a third of the CPU samples its busy stretches would hold ' +
-      '(it was waiting for a core): tail latency is CPU starvation times the per-request cost above. ' +
-      'The mock leaves a core to the event loop by default (`--worker-threads` = cores - 1). Segmentations ' +
-      'run in child processes (runtime/decoder-pool/) started on demand: the first prediction after a ' +
-      "child has stopped for idleness (60 s) also pays that child's start, about 0.1 s from dist/ and " +
-      '0.3 s from the sources through tsx (measured 2026-11-23).',
-  },
-  {
-    match: /after reset within 50 MB/,
-    text:
-      '- **RSS after reset.** Compare the JS heap used before and after the reset in the same row: when it is ' +
-      'back at its level before the run, no state outlived the reset. Diagnosed with smaps, heap statistics and ' +
-      "gdb: what stays is V8's heap pages in the main thread, which V8 keeps mapped until its memory reducer " +
-      'runs 15-20 s later on an idle mock, plus 35-45 MB of glibc free lists (`malloc_trim(0)` returned 40 MB). ' +
-      'A full reset therefore replaces the workers and runs two full collections ' +
-      '(`mock-server/control/release-memory.ts`); a miss here means something new holds memory past a reset.',
-  },
-  {
-    match: /within 2x of OpenCV/,
-    text:
-      '- **Segmentation against OpenCV.** The Gaussian, half of our time before, now runs in WebAssembly SIMD ' +
-      '(about 20 ms of the total at sigma 1.5, from 84-97 ms in packed JavaScript). The stages after it ' +
-      '(Otsu on the full 16-bit histogram, hole filling, labelling, Wand tracing, measuring) are scalar ' +
-      'JavaScript over the full-resolution plane, where OpenCV works in SIMD C++ and thresholds in 8 bits; a ' +
-      'miss here on a quiet machine would point at those stages (see `stagesMedianMs` in `reports/bench.json`).',
-  },
-];
-
-function missesText(report: BenchReport): string[] {
-  const rows: Row[] = ORDER.flatMap((s) => report.sections[s]?.rows ?? []);
-  const missed = rows.filter((r) => r.ok === false);
-  return CAUSES.filter((c) => missed.some((r) => c.match.test(r.target))).map((c) => c.text);
+export function sectionRows(report: BenchReport, name: string): Row[] {
+  const section = SECTION_TITLES[name] ?? name;
+  const record = report.sections[name];
+  const empty = (metric: string, ok: boolean | null): Row[] => [
+    { section, metric, ours: '', peer: '', ratio: '', target: '', ok },
+  ];
+  if (!record)
+    return empty(
+      `not measured: no run of this section on record (\`npm run bench -- --only ${name}\`)`,
+      null,
+    );
+  if (record.error && record.rows.length === 0)
+    return empty(`failed in this run: ${record.error.split('\n')[0].replace(/^Error: /, '')}`, false);
+  if (record.rows.length === 0)
+    return empty(`skipped: ${record.skipped ?? 'the section returned no figures'}`, null);
+  return record.rows;
 }
 
 export function renderReadmeSection(report: BenchReport): string {
-  const rows: Row[] = ORDER.flatMap((s) => report.sections[s]?.rows ?? []);
+  const rows: Row[] = ORDER.flatMap((s) => sectionRows(report, s));
   const lines = [
     START,
     '',
-    '`npm run bench` (all sections, about four minutes here), `npm run bench -- --only http,uploads`, ' +
+    '`npm run bench` (all sections, about ' +
+      `${Math.max(1, Math.round(totalSeconds(report) / 60))} minutes here), \`npm run bench -- --only http,uploads\`, ` +
       '`npm run bench -- --quick` (smoke run, this page untouched), `npm run bench -- --only load --profile` ' +
       '(mock under `--cpu-prof`, profiles in `reports/profiles/`). Every number is in `reports/bench.json`.',
     '',
@@ -161,19 +134,20 @@ export function renderReadmeSection(report: BenchReport): string {
     ),
     '',
   ];
-  const errors = ORDER.filter((s) => report.sections[s]?.error);
-  if (errors.length)
-    lines.push(`Sections that failed in this run: ${errors.join(', ')} (see reports/bench.json).`, '');
   const when = ORDER.filter((s) => report.sections[s]).map(
     (s) => `${s} ${report.sections[s].measuredAt.slice(0, 16).replace('T', ' ')} UTC`,
   );
-  lines.push(`Measured: ${when.join('; ')}.`, '');
-  const misses = missesText(report);
+  if (when.length) lines.push(`Measured: ${when.join('; ')}.`, '');
+  const misses = explainMisses(ORDER.map((s) => ({ title: SECTION_TITLES[s], record: report.sections[s] })));
   if (misses.length) lines.push('## What misses its target, and why', '', ...misses, '');
-  const limits = limitsText(report);
+  const limits = [...limitsText(report), ...sandboxSizingText(report.sections.sandbox?.data)];
   if (limits.length) lines.push('## Limits', '', ...limits, '');
   lines.push(END);
   return lines.join('\n');
+}
+
+function totalSeconds(report: BenchReport): number {
+  return Object.values(report.sections).reduce((sum, s) => sum + s.seconds, 0);
 }
 
 export async function writeReadmeSection(readmePath: string, section: string): Promise<void> {

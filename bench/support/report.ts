@@ -13,6 +13,8 @@ export interface Row {
   target: string;
   /** true: met, false: missed, null: no target. */
   ok: boolean | null;
+  /** Why a missed target was missed, when the section knows (docs/benchmarks.md prints it). */
+  why?: string;
 }
 
 export interface SectionResult {
@@ -52,6 +54,8 @@ export interface SectionRecord {
   rows: Row[];
   data: Record<string, unknown>;
   error?: string;
+  /** Why the section measured nothing though it ran (a peer or a tool missing). */
+  skipped?: string;
   profile?: ProfileSummary[];
 }
 
@@ -60,4 +64,11 @@ export interface BenchReport {
   quick: boolean;
   machine: { node: string; cpus: number; cpuModel: string; memoryGB: number; loadavg: number[] };
   sections: Record<string, SectionRecord>;
+}
+
+/** The value below which `p` percent of `values` fall (nearest rank); 0 for no values. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }

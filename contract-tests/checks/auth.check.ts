@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus } from '../harness/steps.js';
 
 const NOT_A_UUID = 'not-a-uuid';
 
@@ -8,14 +9,14 @@ check(
   { clauses: ['AUTH-01', 'ERR-01'], prismAnswersItself: true },
   async ({ api }) => {
     const response = await api.call('listModels', { key: null });
-    expect(response.status).toBe(401);
+    expectStatus(response, 401);
     expect(typeof (response.body as { detail: unknown }).detail).toBe('string');
   },
 );
 
 check('an unknown API key answers 401', { clauses: ['AUTH-02', 'ERR-01'] }, async ({ api }) => {
   const response = await api.call('listModels', { key: 'sk_test_this_key_does_not_exist_0000000000' });
-  expect(response.status).toBe(401);
+  expectStatus(response, 401);
 });
 
 check(
@@ -29,7 +30,7 @@ check(
       'Bearer  ',
     ]) {
       const response = await api.call('listModels', { key: `!${header}` });
-      expect(response.status, `Authorization: ${header.slice(0, 12)}...`).toBe(401);
+      expectStatus(response, 401, `Authorization: ${header.slice(0, 12)}...`);
     }
   },
 );
@@ -39,7 +40,7 @@ check(
   { clauses: ['AUTH-01'], prismAnswersItself: true },
   async ({ api }) => {
     const response = await api.call('getUpload', { key: null, params: { image_id: NOT_A_UUID } });
-    expect(response.status).toBe(401);
+    expectStatus(response, 401);
   },
 );
 
@@ -48,9 +49,9 @@ check(
   { clauses: ['AUTH-04', 'AUTH-05', 'ERR-01'] },
   async ({ api }) => {
     const keyCreation = await api.call('createApiKey', { body: { name: 'contract' } });
-    expect(keyCreation.status).toBe(403);
+    expectStatus(keyCreation, 403);
     expect(typeof (keyCreation.body as { detail: unknown }).detail).toBe('string');
-    expect((await api.call('listOrganizations')).status).toBe(403);
+    expectStatus(await api.call('listOrganizations'), 403);
   },
 );
 
@@ -58,13 +59,13 @@ check(
   'the non-public surface still answers 401 without credentials',
   { clauses: ['AUTH-01', 'AUTH-04'], prismAnswersItself: true },
   async ({ api }) => {
-    expect((await api.call('createApiKey', { key: null })).status).toBe(401);
+    expectStatus(await api.call('createApiKey', { key: null }), 401);
   },
 );
 
 check('an unknown route answers 404 with a detail', { clauses: ['ERR-02'] }, async ({ api }) => {
   const response = await api.raw('GET', '/api/v1/this-route-does-not-exist');
-  expect(response.status).toBe(404);
+  expectStatus(response, 404);
   const body = (await response.json()) as { detail: unknown };
   expect(typeof body.detail).toBe('string');
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus, need } from '../harness/steps.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
@@ -26,9 +27,7 @@ check(
         i % 2
           ? await uploadFile(ctx, presetTiff().bytes, `slot-${i}.tif`, client)
           : await openResumable(ctx, 1000, `slot-${i}.tif`, client);
-      await ctx.verify('CAP-05', () =>
-        expect(response.status, `image ${i} of a cap of ${STORAGE_CAP}`).toBe(200),
-      );
+      await ctx.verify('CAP-05', () => expectStatus(response, 200, `image ${i} of a cap of ${STORAGE_CAP}`));
       if (response.status === 200) ids.push((response.body as UploadResponse).image.id);
       counted.push((await org.usage()).images);
     }
@@ -51,7 +50,7 @@ check(
       ).toEqual([402, 402, 402]),
     );
     const afterRefusals = (await org.usage()).images;
-    expect((await client.call('deleteImage', { params: { image_id: ids[0] } })).status).toBe(200);
+    expectStatus(await client.call('deleteImage', { params: { image_id: ids[0] } }), 200);
     const afterDelete = (await org.usage()).images;
     const reopened = await openResumable(ctx, 1000, 'freed.tif', client);
     const afterReopen = (await org.usage()).images;
@@ -62,7 +61,7 @@ check(
         STORAGE_CAP,
       ]),
     );
-    await ctx.verify('CAP-05', () => expect(reopened.status, 'the freed slot').toBe(200));
+    await ctx.verify('CAP-05', () => expectStatus(reopened, 200, 'the freed slot'));
   },
 );
 
@@ -79,8 +78,9 @@ check(
     await org.progress({ start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 2 });
     const images: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const upload = await uploadFile(ctx, presetTiff().bytes, `analyse-${i}.tif`, client);
-      expect(upload.status).toBe(200);
+      const upload = need(await uploadFile(ctx, presetTiff().bytes, `analyse-${i}.tif`, client), 200, [
+        'image.id',
+      ]);
       images.push(upload.body.image.id);
     }
     const modelId = await fittingModelId(client);
@@ -94,15 +94,18 @@ check(
     const repeat = await predict(images[0]);
     const afterRepeat = await analyses();
     await ctx.verify('PRED-07', () => {
-      expect(first.body.status).toBe('submitted');
-      expect(repeat.body).toMatchObject({ status: 'skipped', prediction_id: first.body.prediction_id });
+      expect(first.body.status, 'POST /predict: status').toBe('submitted');
+      expect(repeat.body, 'POST /predict again while in flight').toMatchObject({
+        status: 'skipped',
+        prediction_id: first.body.prediction_id,
+      });
       expect([before, afterFirst, afterRepeat], 'analyses before, after submitted, after skipped').toEqual([
         0, 1, 1,
       ]);
     });
-    await pollPrediction(ctx, first.body.prediction_id, client);
+    await pollPrediction(ctx, need(first, 200, ['prediction_id']).body.prediction_id, client);
     const missing = await predict(images[1], randomUUID());
-    expect(missing.status).toBe(404);
+    expectStatus(missing, 404, 'predict with an unknown model');
     const afterMissing = await analyses();
     const second = await predict(images[1]);
     const afterSecond = await analyses();
@@ -117,9 +120,9 @@ check(
       ).toEqual([1, 2, 2]),
     );
     await ctx.verify('CAP-06', () => {
-      expect(second.status, `prediction ${ANALYSIS_CAP} of a cap of ${ANALYSIS_CAP}`).toBe(200);
-      expect(over.status, `prediction ${ANALYSIS_CAP + 1}`).toBe(402);
-      expect(typeof over.body.detail).toBe('string');
+      expectStatus(second, 200, `prediction ${ANALYSIS_CAP} of a cap of ${ANALYSIS_CAP}`);
+      expectStatus(over, 402, `prediction ${ANALYSIS_CAP + 1}`);
+      expect(typeof over.body.detail, 'createPrediction 402: type of detail').toBe('string');
     });
     if (second.status === 200) await pollPrediction(ctx, second.body.prediction_id, client);
   },

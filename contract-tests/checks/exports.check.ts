@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
+import { expectStatus } from '../harness/steps.js';
 import { sharedContract, type OpenApiContract } from '../harness/openapi-contract.js';
 import { csvRecords, pngInfo } from '../harness/file-formats.js';
 import { completedSegmentation } from '../harness/flows.js';
@@ -66,7 +67,7 @@ check(
     const params = { segmentation_id: segmentationId };
 
     const csv = await ctx.api.call<Buffer>('exportMeasurementsCsv', { params });
-    expect(csv.status).toBe(200);
+    expectStatus(csv, 200);
     const { header, rows } = csvRecords(csv.bytes);
     const measured = rows.map(numbers);
     const gate = segmentationShortcomings(measured, sample);
@@ -78,29 +79,30 @@ check(
     if (gate.length) throw new Error(`SMP-01: ${gate.join('; ')} (model ${model.name})`);
 
     const geo = await ctx.api.call<FeatureCollection>('exportRoisGeojson', { params });
-    expect(geo.status).toBe(200);
+    expectStatus(geo, 200);
     const features = (
       typeof geo.body === 'object' && !Buffer.isBuffer(geo.body)
         ? geo.body
         : JSON.parse(geo.bytes.toString('utf8'))
     ).features as Feature[];
     const zip = await ctx.api.call<Buffer>('exportRoisZip', { params });
-    expect(zip.status).toBe(200);
+    expectStatus(zip, 200);
     const rois = await decodeRoiZip((await binaryBody(ctx, 'exportRoisZip', params, zip.bytes)).bytes);
     const png = await ctx.api.call<Buffer>('exportOverlayPng', {
       params: { ...params },
       query: { fill_opacity: 0 },
     });
-    expect(png.status).toBe(200);
+    expectStatus(png, 200);
     const image = await ctx.api.call<Image>('getImage', { params: { image_id: imageId } });
-    expect(image.status).toBe(200);
+    expectStatus(image, 200);
 
     await ctx.verify('EXP-01', () => {
-      expect(csv.contentType).toMatch(/^text\/csv/);
-      expect(header).toEqual(COLUMNS);
-      expect(rows).toHaveLength(cellCount);
-      expect(new Set(rows.map((r) => r.roi_id)).size).toBe(cellCount);
-      for (const row of rows) expect(row.segmentation_id).toBe(segmentationId);
+      expect(csv.contentType, 'measurements.csv: content type').toMatch(/^text\/csv/);
+      expect(header, 'measurements.csv: header').toEqual(COLUMNS);
+      expect(rows, `measurements.csv: rows, one per cell of cell_count ${cellCount}`).toHaveLength(cellCount);
+      expect(new Set(rows.map((r) => r.roi_id)).size, 'measurements.csv: distinct roi_id').toBe(cellCount);
+      for (const row of rows)
+        expect(row.segmentation_id, 'measurements.csv: segmentation_id').toBe(segmentationId);
       // derived columns against their source: the image's name (as safe-to-open writes a formula)
       // and the model the prediction ran
       const name = image.body.name.replace(/^(?=[=+\-@\t\r])/, "'");
@@ -109,7 +111,9 @@ check(
         expect(row.model_name, 'model_name against the model asked for').toBe(model.name);
     });
     await ctx.verify('EXP-04', () => {
-      expect(features).toHaveLength(cellCount);
+      expect(features, `rois.geojson: features, one per cell of cell_count ${cellCount}`).toHaveLength(
+        cellCount,
+      );
       // What is wrong, gathered and asserted once: an expect() per vertex cost a third of a second
       // per run, and the list names every bad feature instead of the first.
       const wrong: string[] = [];
@@ -133,8 +137,8 @@ check(
       );
     });
     await ctx.verify('EXP-05', () => {
-      expect(rois).toHaveLength(cellCount);
-      for (const roi of rois) expect(roi.entryName).toMatch(/\.roi$/);
+      expect(rois, `rois.zip: entries, one per cell of cell_count ${cellCount}`).toHaveLength(cellCount);
+      for (const roi of rois) expect(roi.entryName, 'rois.zip: entry name').toMatch(/\.roi$/);
     });
     await ctx.verify('EXP-07', () => {
       expect(csv.headers.get('content-disposition')).toMatch(
@@ -144,15 +148,15 @@ check(
         expect(response.headers.get('content-disposition')).toMatch(/^attachment;/);
     });
     await ctx.verify('EXP-08', () => {
-      expect(geo.contentType).toMatch(/^application\/geo\+json/);
-      expect(zip.contentType).toMatch(/^application\/zip/);
-      expect(png.contentType).toBe('image/png');
+      expect(geo.contentType, 'rois.geojson: content type').toMatch(/^application\/geo\+json/);
+      expect(zip.contentType, 'rois.zip: content type').toMatch(/^application\/zip/);
+      expect(png.contentType, 'overlay.png: content type').toBe('image/png');
     });
     const pngBytes = (await binaryBody(ctx, 'exportOverlayPng', params, png.bytes)).bytes;
     await ctx.verify('EXP-06', () => {
       const info = pngInfo(pngBytes);
-      expect(info.colorType).toBe(2);
-      expect(info.bitDepth).toBe(8);
+      expect(info.colorType, 'overlay.png: PNG colour type (2, RGB)').toBe(2);
+      expect(info.bitDepth, 'overlay.png: bit depth').toBe(8);
     });
     const rowById = new Map(rows.map((r, i) => [r.roi_id, measured[i]]));
     await ctx.verify('EXP-09', () => {
@@ -257,7 +261,10 @@ check(
       const shape = image.body.shape ?? [];
       expect(shape.slice(-2), 'shape [height, width]').toEqual([sample.height, sample.width]);
       for (const row of measured)
-        expect([row.image_width, row.image_height]).toEqual([sample.width, sample.height]);
+        expect([row.image_width, row.image_height], 'measurements.csv: [image_width, image_height]').toEqual([
+          sample.width,
+          sample.height,
+        ]);
     });
     await ctx.verify('MEAS-08', async () => {
       const overlay = await compareOverlay(
@@ -338,10 +345,16 @@ check('the columns parameter selects and orders CSV columns', { clauses: ['EXP-0
     params: { segmentation_id: segmentationId },
     query: { columns: ['roi_id', 'area_px', 'image_name'] },
   });
-  expect(response.status).toBe(200);
+  expectStatus(response, 200);
   const { header, rows } = csvRecords(response.bytes);
-  expect(header).toEqual(['roi_id', 'area_px', 'image_name']);
-  expect(rows).toHaveLength(cellCount);
+  expect(header, 'measurements.csv?columns=roi_id,area_px,image_name: header').toEqual([
+    'roi_id',
+    'area_px',
+    'image_name',
+  ]);
+  expect(rows, `measurements.csv?columns=…: rows, one per cell of cell_count ${cellCount}`).toHaveLength(
+    cellCount,
+  );
 });
 
 check(
@@ -353,12 +366,16 @@ check(
       params: { segmentation_id: segmentationId },
       query: { columns: ['area_px', 'areaa', 'bogus_col'] },
     });
-    expect(response.status).toBeGreaterThanOrEqual(400);
-    expect(response.status).toBeLessThan(500);
+    expectStatus(
+      response,
+      Array.from({ length: 100 }, (_, i) => 400 + i),
+      'measurements.csv with unknown columns answers a 4xx',
+    );
     const detail = JSON.stringify(response.body.detail);
-    expect(detail).toContain('areaa');
-    expect(detail).toContain('bogus_col');
-    for (const column of COLUMNS) expect(detail).toContain(column);
+    const what = 'measurements.csv with unknown columns: the detail names';
+    expect(detail, `${what} 'areaa'`).toContain('areaa');
+    expect(detail, `${what} 'bogus_col'`).toContain('bogus_col');
+    for (const column of COLUMNS) expect(detail, `${what} the valid column ${column}`).toContain(column);
   },
 );
 
@@ -372,8 +389,8 @@ check('exports answer 404 for an unknown segmentation', { clauses: ['EXP-10'] },
     const response = await api.call<{ detail: unknown }>(operationId, {
       params: { segmentation_id: randomUUID() },
     });
-    expect(response.status, operationId).toBe(404);
-    expect(typeof response.body.detail).toBe('string');
+    expectStatus(response, 404, operationId);
+    expect(typeof response.body.detail, `${operationId} 404: type of detail`).toBe('string');
   }
 });
 

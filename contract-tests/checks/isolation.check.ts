@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus, need } from '../harness/steps.js';
 import { completedSegmentation, openResumable } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Image, Model, Share } from '../../openapi/generated/client/types.gen.js';
@@ -12,13 +13,17 @@ check(
   async (ctx) => {
     const other = ctx.other!;
     const { segmentationId, predictionId, imageId } = await completedSegmentation(ctx, presetTiff().bytes);
-    const share = await ctx.api.call<Share>('createShare', {
-      body: { segmentation_id: segmentationId },
-    });
+    const share = need(
+      await ctx.api.call<Share>('createShare', {
+        body: { segmentation_id: segmentationId },
+      }),
+      200,
+      ['id'],
+    );
     ctx.cleanup.add(() =>
       ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
     );
-    const uploading = await openResumable(ctx, 1000);
+    const uploading = need(await openResumable(ctx, 1000), 200, ['image.id']);
     const uploadingId = uploading.body.image.id;
 
     const reads: Array<[string, Record<string, string>]> = [
@@ -33,34 +38,41 @@ check(
     ];
     for (const [operationId, params] of reads) {
       const response = await other.call<{ detail: unknown }>(operationId, { params });
-      expect(response.status, operationId).toBe(404);
-      expect(JSON.stringify(response.body)).not.toContain(imageId);
+      expectStatus(response, 404, "another organization's read");
+      expect(JSON.stringify(response.body), `${operationId} 404: names the image id`).not.toContain(imageId);
     }
     for (const operationId of ['completeUpload', 'abortUpload']) {
-      expect(ALLOWED_FOR_WRITES, operationId).toContain(
-        (await other.call(operationId, { params: { image_id: uploadingId } })).status,
+      expectStatus(
+        await other.call(operationId, { params: { image_id: uploadingId } }),
+        ALLOWED_FOR_WRITES,
+        "another organization's write",
       );
     }
-    expect((await other.call('createShare', { body: { segmentation_id: segmentationId } })).status).toBe(404);
-    expect((await other.call('revokeShare', { params: { share_id: share.body.id } })).status).toBe(404);
-    expect((await other.call('deleteUpload', { params: { image_id: imageId } })).status).toBe(404);
-    expect((await other.call('deleteImage', { params: { image_id: imageId } })).status).toBe(404);
-    const models = await ctx.api.call<Model[]>('listModels');
-    expect(
-      (await other.call('createPrediction', { body: { image_id: imageId, model_id: models.body[0].id } }))
-        .status,
-    ).toBe(404);
+    expectStatus(await other.call('createShare', { body: { segmentation_id: segmentationId } }), 404);
+    expectStatus(await other.call('revokeShare', { params: { share_id: share.body.id } }), 404);
+    expectStatus(await other.call('deleteUpload', { params: { image_id: imageId } }), 404);
+    expectStatus(await other.call('deleteImage', { params: { image_id: imageId } }), 404);
+    const models = need(await ctx.api.call<Model[]>('listModels'), 200, ['0.id']);
+    expectStatus(
+      await other.call('createPrediction', { body: { image_id: imageId, model_id: models.body[0].id } }),
+      404,
+      "predict on another organization's image",
+    );
 
     // nothing the other organization did changed anything
+    const read = async <T>(operationId: string, params: Record<string, string>) =>
+      need(await ctx.api.call<T>(operationId, { params }), 200).body;
     expect(
-      (await ctx.api.call<Image>('getUpload', { params: { image_id: imageId } })).body.upload_status,
+      (await read<Image>('getUpload', { image_id: imageId })).upload_status,
+      "GET /upload/{id} after another organization's calls: upload_status of the ready image",
     ).toBe('ready');
     expect(
-      (await ctx.api.call<Image>('getUpload', { params: { image_id: uploadingId } })).body.upload_status,
+      (await read<Image>('getUpload', { image_id: uploadingId })).upload_status,
+      "GET /upload/{id} after another organization's calls: upload_status of the open upload",
     ).toBe('uploading');
     expect(
-      (await ctx.api.call<Share>('getShare', { params: { share_id: share.body.id } })).body.revoked_at ??
-        null,
+      (await read<Share>('getShare', { share_id: share.body.id })).revoked_at ?? null,
+      "GET /shares/{id} after another organization's revoke: revoked_at",
     ).toBeNull();
   },
 );
@@ -69,12 +81,15 @@ check(
   "another organization's custom models are not listed and answer 404 in predict",
   { clauses: ['ISO-02'], needs: ['other'] },
   async (ctx) => {
-    const mine = await ctx.api.call<Model[]>('listModels');
-    const theirs = await ctx.other!.call<Model[]>('listModels');
+    const mine = need(await ctx.api.call<Model[]>('listModels'), 200);
+    const theirs = need(await ctx.other!.call<Model[]>('listModels'), 200);
     const myCustom = mine.body.filter((m) => m.kind === 'custom');
     if (!myCustom.length) ctx.skip('the main organization has no custom model to test with');
     const theirIds = new Set(theirs.body.map((m) => m.id));
-    for (const model of myCustom) expect(theirIds.has(model.id), model.id).toBe(false);
+    for (const model of myCustom)
+      expect([...theirIds], `GET /models of the other organization lists our custom model`).not.toContain(
+        model.id,
+      );
     const upload = await completedSegmentation(ctx, presetTiff().bytes, ctx.other!);
     ctx.cleanup.add(() =>
       ctx.other!.call('deleteImage', { params: { image_id: upload.imageId }, unvalidated: true }),
@@ -82,6 +97,6 @@ check(
     const response = await ctx.other!.call('createPrediction', {
       body: { image_id: upload.imageId, model_id: myCustom[0].id },
     });
-    expect(response.status).toBe(404);
+    expectStatus(response, 404, "predict with another organization's custom model");
   },
 );

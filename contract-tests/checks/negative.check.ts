@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus } from '../harness/steps.js';
 import { sharedContract, type OperationSpec } from '../harness/openapi-contract.js';
 import { expectFieldError } from '../harness/validation-items.js';
 
@@ -86,7 +87,7 @@ for (const op of operations) {
     async ({ api }) => {
       for (const key of [null, 'sk_test_unknown_key_000000000000000000', '!Token abc']) {
         const response = await api.call(op.operationId, { params: randomParams(op), key });
-        expect(response.status, `key ${String(key)}`).toBe(401);
+        expectStatus(response, 401, `key ${String(key)}`);
         // The document lists WWW-Authenticate on every 401; RFC 6750 (3) makes it the bearer challenge.
         expect(
           response.headers.get('www-authenticate'),
@@ -109,7 +110,7 @@ for (const op of operations) {
         const body = { ...valid };
         delete body[name];
         const response = await api.call(op.operationId, { params, body });
-        expect(response.status, `without ${name}`).toBe(422);
+        expectStatus(response, 422, `without ${name}`);
         const detail = (response.body as { detail: unknown }).detail;
         if (Array.isArray(detail)) expectFieldError(detail, name, `${op.operationId} without ${name}`);
         else expect(JSON.stringify(response.body), `detail names ${name}`).toContain(name);
@@ -118,7 +119,7 @@ for (const op of operations) {
         const wrong = wrongTypeValue(contract.deref(property));
         if (wrong === undefined) continue;
         const response = await api.call(op.operationId, { params, body: { ...valid, [name]: wrong } });
-        expect(response.status, `${name} of the wrong type`).toBe(422);
+        expectStatus(response, 422, `${name} of the wrong type`);
         const detail = (response.body as { detail: unknown }).detail;
         if (Array.isArray(detail))
           expectFieldError(detail, name, `${op.operationId} ${name} of the wrong type`, wrong);
@@ -128,7 +129,7 @@ for (const op of operations) {
         rawBody: '{"truncated": ',
         headers: { 'content-type': 'application/json' },
       });
-      expect(malformed.status, 'malformed JSON').toBe(422);
+      expectStatus(malformed, 422, 'malformed JSON');
       const wrongType = await api.call(op.operationId, {
         params,
         rawBody: 'name=x',

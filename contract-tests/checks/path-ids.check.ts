@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus } from '../harness/steps.js';
 import { sharedContract } from '../harness/openapi-contract.js';
 
 /** Every operation of the document that takes a UUID in its path, found by reading the document. */
@@ -22,16 +23,17 @@ for (const op of withPathIds) {
         params,
         body: op.requestContentTypes.includes('application/json') ? {} : undefined,
       });
-      expect(response.status).toBe(422);
+      expectStatus(response, 422, `${op.pathParams[0]} 'not-a-uuid'`);
       const detail = (response.body as { detail: unknown }).detail;
+      const what = `${op.operationId} 422: detail`;
       if (op.validationStyle === 'string') {
-        expect(typeof detail).toBe('string');
-        expect(detail).toContain('not-a-uuid');
+        expect(typeof detail, `${what}, its type`).toBe('string');
+        expect(detail, `${what} names the value sent`).toContain('not-a-uuid');
       } else {
-        expect(Array.isArray(detail)).toBe(true);
+        expect(detail, `${what}, an array of items (${JSON.stringify(detail)})`).toBeInstanceOf(Array);
         const item = (detail as Array<{ loc: string[]; type: string; input: unknown }>)[0];
-        expect(item.loc).toEqual(['path', op.pathParams[0]]);
-        expect(item.input).toBe('not-a-uuid');
+        expect(item?.loc, `${what}[0].loc`).toEqual(['path', op.pathParams[0]]);
+        expect(item?.input, `${what}[0].input`).toBe('not-a-uuid');
       }
     },
   );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus, need } from '../harness/steps.js';
 import { openResumable, pollPrediction, readyImage, type PredictionAsRead } from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { fittingModelId } from '../harness/model-choice.js';
@@ -9,10 +10,15 @@ import type { Model, PredictionAck } from '../../openapi/generated/client/types.
 
 check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }, async ({ api }) => {
   const response = await api.call<Model[]>('listModels');
-  expect(response.status).toBe(200);
-  expect(response.body.length).toBeGreaterThan(0);
-  expect(response.body.some((m) => m.kind === 'base')).toBe(true);
-  expect(new Set(response.body.map((m) => m.id)).size).toBe(response.body.length);
+  expectStatus(response, 200);
+  expect(response.body.length, 'GET /models: number of models').toBeGreaterThan(0);
+  expect(
+    response.body.map((m) => m.kind),
+    'GET /models: the kinds listed include a base model',
+  ).toContain('base');
+  expect(new Set(response.body.map((m) => m.id)).size, 'GET /models: distinct ids').toBe(
+    response.body.length,
+  );
 });
 
 check(
@@ -25,20 +31,28 @@ check(
     const ack = await ctx.api.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
-    expect(ack.status).toBe(200);
-    expect(ack.body.status).toBe('submitted');
-    const first = await ctx.api.call<PredictionAsRead>('getPrediction', {
-      params: { prediction_id: ack.body.prediction_id },
-    });
-    expect(['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED']).toContain(first.body.status);
+    expectStatus(ack, 200);
+    expect(ack.body.status, 'POST /predict: status').toBe('submitted');
+    const first = need(
+      await ctx.api.call<PredictionAsRead>('getPrediction', {
+        params: { prediction_id: ack.body.prediction_id },
+      }),
+      200,
+    );
+    expect(['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED'], 'GET /predict/{id}: status').toContain(
+      first.body.status,
+    );
     if (first.body.status !== 'COMPLETED') {
-      expect(first.body.segmentation_id).toBeUndefined();
-      expect(first.body.cell_count).toBeUndefined();
+      expect(
+        first.body.segmentation_id,
+        `GET /predict/{id} ${first.body.status}: segmentation_id`,
+      ).toBeUndefined();
+      expect(first.body.cell_count, `GET /predict/{id} ${first.body.status}: cell_count`).toBeUndefined();
     }
     const done = await pollPrediction(ctx, ack.body.prediction_id);
-    expect(done.status, done.error).toBe('COMPLETED');
-    expect(done.segmentation_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(done.cell_count).toBeGreaterThan(0);
+    expect(done.status, `GET /predict/{id} once done: status (error: ${done.error})`).toBe('COMPLETED');
+    expect(done.segmentation_id, 'GET /predict/{id} COMPLETED: segmentation_id').toMatch(/^[0-9a-f-]{36}$/);
+    expect(done.cell_count, 'GET /predict/{id} COMPLETED: cell_count').toBeGreaterThan(0);
   },
 );
 
@@ -65,16 +79,19 @@ check(
     const second = await client.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
     });
-    expect(first.status).toBe(200);
-    expect(second.status).toBe(200);
-    const state = await client.call<PredictionAsRead>('getPrediction', {
-      params: { prediction_id: first.body.prediction_id },
-    });
+    need(first, 200, ['prediction_id']);
+    expectStatus(second, 200, 'the same prediction again');
+    const state = need(
+      await client.call<PredictionAsRead>('getPrediction', {
+        params: { prediction_id: first.body.prediction_id },
+      }),
+      200,
+    );
     if (state.body.status === 'SUBMITTED' || state.body.status === 'STARTED') {
-      expect(second.body.status).toBe('skipped');
-      expect(second.body.prediction_id).toBe(first.body.prediction_id);
+      expect(second.body.status, 'POST /predict again while in flight: status').toBe('skipped');
+      expect(second.body.prediction_id, 'POST /predict again: prediction_id').toBe(first.body.prediction_id);
     } else if (second.body.status === 'skipped') {
-      expect(second.body.prediction_id).toBe(first.body.prediction_id);
+      expect(second.body.prediction_id, 'POST /predict again: prediction_id').toBe(first.body.prediction_id);
     } else {
       ctx.skip(
         'the first prediction finished before the second request; the target is too fast to observe the rule',
@@ -93,14 +110,16 @@ check(
     const noImage = await ctx.api.call<{ detail: unknown }>('createPrediction', {
       body: { image_id: randomUUID(), model_id: modelId },
     });
-    expect(noImage.status).toBe(404);
-    expect(typeof noImage.body.detail).toBe('string');
+    expectStatus(noImage, 404, 'predict an unknown image');
+    expect(typeof noImage.body.detail, 'createPrediction 404: type of detail').toBe('string');
     const noModel = await ctx.api.call('createPrediction', {
       body: { image_id: imageId, model_id: randomUUID() },
     });
-    expect(noModel.status).toBe(404);
-    expect((await ctx.api.call('getPrediction', { params: { prediction_id: randomUUID() } })).status).toBe(
+    expectStatus(noModel, 404, 'predict with an unknown model');
+    expectStatus(
+      await ctx.api.call('getPrediction', { params: { prediction_id: randomUUID() } }),
       404,
+      'read an unknown prediction',
     );
   },
 );
@@ -109,13 +128,13 @@ check(
   'predict refuses an image that is not ready with 422, the status of every state conflict',
   { clauses: ['UP-16', 'ERR-03'] },
   async (ctx) => {
-    const opened = await openResumable(ctx, 1000);
+    const opened = need(await openResumable(ctx, 1000), 200, ['image.id']);
     const modelId = await fittingModelId(ctx.api);
     const response = await ctx.api.call<{ detail: unknown }>('createPrediction', {
       body: { image_id: opened.body.image.id, model_id: modelId },
     });
-    expect(response.status).toBe(422);
-    expect(typeof response.body.detail).toBe('string');
+    expectStatus(response, 422, 'predict an image still uploading');
+    expect(typeof response.body.detail, 'createPrediction 422: type of detail').toBe('string');
   },
 );
 
@@ -131,15 +150,15 @@ check(
     ];
     for (const body of bodies) {
       const response = await ctx.api.call<{ detail: unknown }>('createPrediction', { body });
-      expect(response.status, JSON.stringify(body)).toBe(422);
-      expect(typeof response.body.detail).toBe('string');
+      expectStatus(response, 422, `createPrediction with ${JSON.stringify(body)}`);
+      expect(typeof response.body.detail, `createPrediction 422: type of detail`).toBe('string');
     }
     const malformed = await ctx.api.call<{ detail: unknown }>('createPrediction', {
       rawBody: '{"image_id":',
       headers: { 'content-type': 'application/json' },
     });
-    expect(malformed.status).toBe(422);
-    expect(typeof malformed.body.detail).toBe('string');
+    expectStatus(malformed, 422, 'createPrediction with malformed JSON');
+    expect(typeof malformed.body.detail, 'createPrediction 422: type of detail').toBe('string');
   },
 );
 
@@ -157,7 +176,7 @@ check(
         plan: { storage_cap_images: 5, monthly_analysis_cap: 5 },
       }),
     });
-    expect(created.status).toBe(200);
+    need(created, 200);
     const org = (await created.json()) as { id: string; api_keys: string[] };
     ctx.cleanup.add(() =>
       ctx.api.raw('POST', `${ctx.target.directBaseUrl}/__mock/reset`, {
@@ -170,15 +189,19 @@ check(
       ...admin,
       body: JSON.stringify({ organization_id: org.id, status: 'FAILED', error: 'GPU worker out of memory' }),
     });
-    expect(forced.status).toBe(200);
+    need(forced, 200);
     const imageId = await readyImage(ctx, presetTiff().bytes, client);
-    const ack = await client.call<PredictionAck>('createPrediction', {
-      body: { image_id: imageId, model_id: await fittingModelId(client) },
-    });
+    const ack = need(
+      await client.call<PredictionAck>('createPrediction', {
+        body: { image_id: imageId, model_id: await fittingModelId(client) },
+      }),
+      200,
+      ['prediction_id'],
+    );
     const done = await pollPrediction(ctx, ack.body.prediction_id, client);
-    expect(done.status).toBe('FAILED');
-    expect(done.error).toBe('GPU worker out of memory');
-    expect(done.segmentation_id).toBeUndefined();
-    expect(client.violations).toEqual([]);
+    expect(done.status, 'GET /predict/{id} of a forced failure: status').toBe('FAILED');
+    expect(done.error, 'GET /predict/{id} FAILED: error').toBe('GPU worker out of memory');
+    expect(done.segmentation_id, 'GET /predict/{id} FAILED: segmentation_id').toBeUndefined();
+    expect(client.violations, 'answers outside the document').toEqual([]);
   },
 );

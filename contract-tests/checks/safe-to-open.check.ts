@@ -6,6 +6,7 @@
  */
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
+import { BlockedByStep, expectStatus, need } from '../harness/steps.js';
 import { csvRecords } from '../harness/file-formats.js';
 import { pollImage, pollPrediction, putParts, trackImage } from '../harness/flows.js';
 import { decodeRoiZip } from '../harness/imagej-roi.js';
@@ -24,19 +25,29 @@ const MARKUP = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 async function segmentationNamed(ctx: CheckContext, name: string): Promise<string> {
   const bytes = presetTiff().bytes;
   const opened = await ctx.api.call<UploadResponse>('uploadImage', { body: { name, size: bytes.length } });
-  expect(opened.status, `POST /upload {name: ${JSON.stringify(name)}} answered ${opened.status}`).toBe(200);
+  need(opened, 200, ['image.id', 'upload.urls']);
   const imageId = opened.body.image.id;
   trackImage(ctx, ctx.api, imageId);
   await putParts(ctx.api, opened.body.upload!, bytes);
   const complete = await ctx.api.call('completeUpload', { params: { image_id: imageId } });
-  expect(complete.status, `POST /upload/${imageId}/complete`).toBe(202);
-  expect((await pollImage(ctx, imageId)).upload_status).toBe('ready');
+  need(complete, 202);
+  expect(
+    (await pollImage(ctx, imageId)).upload_status,
+    'GET /upload/{id} after complete: upload_status',
+  ).toBe('ready');
   const ack = await ctx.api.call<PredictionAck>('createPrediction', {
     body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
   });
-  expect(ack.status, 'POST /predict').toBe(200);
+  need(ack, 200, ['prediction_id']);
   const done = await pollPrediction(ctx, ack.body.prediction_id);
-  expect(done.status, done.error).toBe('COMPLETED');
+  if (done.status !== 'COMPLETED')
+    throw new BlockedByStep(
+      {
+        key: `getPrediction ended ${done.status}`,
+        text: `GET /api/v1/predict/{prediction_id} (getPrediction) ended ${done.status}`,
+      },
+      ', expected COMPLETED',
+    );
   return done.segmentation_id!;
 }
 
@@ -53,7 +64,7 @@ check(
     const csv = await ctx.api.call<Buffer>('exportMeasurementsCsv', {
       params: { segmentation_id: formulaSegmentation },
     });
-    expect(csv.status, 'GET measurements.csv').toBe(200);
+    need(csv, 200);
     await ctx.verify('SEC-01', () => {
       const cells = csvRecords(csv.bytes).rows.map((row) => row.image_name);
       expect(cells.length, 'measurements.csv has rows to judge').toBeGreaterThan(0);
@@ -75,7 +86,7 @@ check(
     const share = await ctx.api.call<Share>('createShare', {
       body: { segmentation_id: segmentationId },
     });
-    expect(share.status, 'POST /shares').toBe(200);
+    need(share, 200, ['id']);
     ctx.cleanup.add(
       () => ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
       { kind: 'share', id: share.body.id, owner: 'main', baseUrl: ctx.target.baseUrl },
@@ -85,7 +96,7 @@ check(
 
     await ctx.verify('SEC-02', async () => {
       for (const [name, response] of Object.entries(exports)) {
-        expect(response.status, `GET ${name}`).toBe(200);
+        expectStatus(response, 200, `GET ${name}`);
         expect(response.headers.get('set-cookie'), `${name}: the name split a header`).toBeNull();
         const disposition = response.headers.get('content-disposition') ?? '';
         // One header, one quoted file name with nothing unescaped in it, no path of its own.
@@ -100,7 +111,7 @@ check(
       for (const entry of entries)
         expect(entry, 'rois.zip entry name outside its folder').not.toMatch(/^[/\\]|(^|[/\\])\.\.([/\\]|$)/);
       if (page) {
-        expect(page.status, `GET ${share.body.url}`).toBe(200);
+        expectStatus(page, 200, `GET ${share.body.url}`);
         expect(html, 'the share page holds the image name as live markup').not.toContain(MARKUP);
       }
     });

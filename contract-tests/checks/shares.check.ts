@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { expectStatus, need } from '../harness/steps.js';
 import type { CheckContext } from '../harness/check.js';
 import { completedSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
@@ -8,10 +9,13 @@ import type { Share } from '../../openapi/generated/client/types.gen.js';
 
 async function sharedSegmentation(ctx: CheckContext) {
   const segmentation = await completedSegmentation(ctx, presetTiff().bytes);
-  const share = await ctx.api.call<Share>('createShare', {
-    body: { segmentation_id: segmentation.segmentationId },
-  });
-  expect(share.status).toBe(200);
+  const share = need(
+    await ctx.api.call<Share>('createShare', {
+      body: { segmentation_id: segmentation.segmentationId },
+    }),
+    200,
+    ['id', 'url'],
+  );
   ctx.cleanup.add(
     () => ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
     {
@@ -29,18 +33,18 @@ check(
   { clauses: ['SHR-01', 'SHR-02', 'SHR-03'] },
   async (ctx) => {
     const { segmentationId, share } = await sharedSegmentation(ctx);
-    expect(share).toMatchObject({
+    expect(share, 'POST /shares: the share').toMatchObject({
       segmentation_id: segmentationId,
       access: 'anyone_with_link',
       role: 'viewer',
       view_count: 0,
     });
-    expect(share.revoked_at ?? null).toBeNull();
-    expect(share.url).toMatch(/\/share\/[A-Za-z0-9_-]{16,}$/);
+    expect(share.revoked_at ?? null, 'POST /shares: revoked_at of a new share').toBeNull();
+    expect(share.url, 'POST /shares: url').toMatch(/\/share\/[A-Za-z0-9_-]{16,}$/);
     const again = await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } });
-    expect(again.status).toBe(200);
-    expect(again.body.id).toBe(share.id);
-    expect(again.body.url).toBe(share.url);
+    expectStatus(again, 200, 'share the same segmentation again');
+    expect(again.body.id, 'POST /shares again: id').toBe(share.id);
+    expect(again.body.url, 'POST /shares again: url').toBe(share.url);
   },
 );
 
@@ -51,14 +55,16 @@ check(
     const { share, cellCount } = await sharedSegmentation(ctx);
     for (let i = 0; i < 2; i++) {
       const page = await ctx.api.raw('GET', share.url!, { key: null });
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-type')).toMatch(/text\/html/);
-      expect(await page.text()).toContain(String(cellCount));
+      expectStatus(page, 200, `open the share page (view ${i + 1})`);
+      expect(page.headers.get('content-type'), 'share page: content type').toMatch(/text\/html/);
+      expect(await page.text(), 'share page: shows the cell count').toContain(String(cellCount));
     }
     const read = await ctx.api.call<Share>('getShare', { params: { share_id: share.id } });
-    expect(read.status).toBe(200);
-    expect(read.body.view_count).toBe(2);
-    expect(read.body.last_viewed_at).not.toBeNull();
+    expectStatus(read, 200, 'read the share after two views');
+    expect(read.body.view_count, 'GET /shares/{id} after two views: view_count').toBe(2);
+    expect(read.body.last_viewed_at, 'GET /shares/{id} after two views: last_viewed_at').toEqual(
+      expect.any(String),
+    );
   },
 );
 
@@ -68,33 +74,34 @@ check(
   async (ctx) => {
     const { segmentationId, share } = await sharedSegmentation(ctx);
     const revoked = await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } });
-    expect(revoked.status).toBeGreaterThanOrEqual(200);
-    expect(revoked.status).toBeLessThan(300);
+    expectStatus(revoked, [200, 201, 202, 204], 'revoke the share');
     const read = await ctx.api.call<Share>('getShare', { params: { share_id: share.id } });
-    expect(read.status).toBe(200);
-    expect(read.body.revoked_at).not.toBeNull();
+    expectStatus(read, 200, 'read the share after revoking it');
+    expect(read.body.revoked_at, 'GET /shares/{id} after revoke: revoked_at').toEqual(expect.any(String));
     const page = await ctx.api.raw('GET', share.url!, { key: null });
     // the share page documents 200 and 404 alone: a link that no longer opens answers the 404 page
-    expect(page.status, 'viewSharePage of a revoked link').toBe(404);
+    expectStatus(page, 404, 'viewSharePage of a revoked link');
     expect(page.headers.get('content-type'), 'viewSharePage 404: content type').toMatch(/^text\/html/);
     expect(await page.text(), 'viewSharePage 404: the "no longer available" page').toMatch(
       /no longer available/i,
     );
-    expect((await ctx.api.call<Share>('getShare', { params: { share_id: share.id } })).body.view_count).toBe(
-      read.body.view_count,
-    );
+    expect(
+      need(await ctx.api.call<Share>('getShare', { params: { share_id: share.id } }), 200).body.view_count,
+      'GET /shares/{id}: view_count after opening the revoked link',
+    ).toBe(read.body.view_count);
     const fresh = await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } });
-    expect(fresh.status).toBe(200);
+    expectStatus(fresh, 200, 'share again after revoking');
     ctx.cleanup.add(() =>
       ctx.api.call('revokeShare', { params: { share_id: fresh.body.id }, unvalidated: true }),
     );
-    expect(fresh.body.id).not.toBe(share.id);
-    expect(fresh.body.url).not.toBe(share.url);
-    expect(
-      (await ctx.api.raw('GET', share.url!, { key: null })).status,
+    expect(fresh.body.id, 'POST /shares after revoke: id, not the revoked one').not.toBe(share.id);
+    expect(fresh.body.url, 'POST /shares after revoke: url, not the revoked one').not.toBe(share.url);
+    expectStatus(
+      await ctx.api.raw('GET', share.url!, { key: null }),
+      404,
       'the revoked link after a new share',
-    ).toBe(404);
-    expect((await ctx.api.raw('GET', fresh.body.url!, { key: null })).status).toBe(200);
+    );
+    expectStatus(await ctx.api.raw('GET', fresh.body.url!, { key: null }), 200, 'the new link');
   },
 );
 
@@ -105,10 +112,10 @@ check(
     const unknown = await api.call<{ detail: unknown }>('createShare', {
       body: { segmentation_id: randomUUID() },
     });
-    expect(unknown.status).toBe(404);
-    expect((await api.call('getShare', { params: { share_id: randomUUID() } })).status).toBe(404);
+    expectStatus(unknown, 404, 'share an unknown segmentation');
+    expectStatus(await api.call('getShare', { params: { share_id: randomUUID() } }), 404, 'an unknown share');
     const bad = await api.call<{ detail: unknown }>('createShare', { body: { segmentation_id: 'nope' } });
-    expect(bad.status).toBe(422);
-    expect(typeof bad.body.detail).toBe('string');
+    expectStatus(bad, 422, 'share a non-UUID segmentation id');
+    expect(typeof bad.body.detail, 'createShare 422: type of detail').toBe('string');
   },
 );

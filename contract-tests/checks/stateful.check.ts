@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import type { ApiClient } from '../harness/api-client.js';
 import { check, type CheckContext } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
+import { BlockedByStep } from '../harness/steps.js';
 import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
@@ -50,7 +51,9 @@ class OpenResumable implements Command {
     const response = await openResumable(real.ctx, 1000, 'state.tif', real.client);
     statusIn(allowed, response.status, 'open a resumable upload');
     if (response.status === 200) {
-      expect(response.body.image.upload_status).toBe('uploading');
+      expect(response.body.image.upload_status, 'POST /upload (resumable): image.upload_status').toBe(
+        'uploading',
+      );
       model.images.push({ id: response.body.image.id, status: 'uploading', deleted: false });
     }
   }
@@ -65,7 +68,7 @@ class UploadSingle implements Command {
     statusIn(allowed, response.status, 'single-request upload');
     if (response.status === 200) {
       const { image } = response.body as UploadResponse;
-      expect(image.upload_status).toBe('ready');
+      expect(image.upload_status, 'POST /upload (single request): image.upload_status').toBe('ready');
       model.images.push({ id: image.id, status: 'ready', deleted: false });
     }
   }
@@ -137,10 +140,10 @@ class Predict extends OnImage {
       `predict on a ${image.deleted ? 'deleted' : image.status} image (${model.analyses} of ${model.analysisCap} analyses used)`,
     );
     if (response.status !== 200) return;
-    expect(response.body.status).toBe('submitted');
+    expect(response.body.status, 'POST /predict: status').toBe('submitted');
     model.analyses++;
     const done = await pollPrediction(real.ctx, response.body.prediction_id, real.client);
-    expect(done.status).toBe('COMPLETED');
+    expect(done.status, `GET /predict/{id} once done: status (error: ${done.error})`).toBe('COMPLETED');
     model.segmentations.push({ id: done.segmentation_id!, imageId: image.id, deleted: false });
   }
 }
@@ -169,7 +172,7 @@ class Share implements Command {
       ).not.toContain(response.body.id);
       model.shares.push({ id: response.body.id, segmentationId, revoked: false, deleted: false });
     }
-    expect(response.body.revoked_at ?? null).toBeNull();
+    expect(response.body.revoked_at ?? null, 'POST /shares: revoked_at of a live share').toBeNull();
   }
   toString = () => `share(segmentation ${this.index})`;
 }
@@ -273,11 +276,14 @@ check(
       if (!result.failed) return;
       const shortest = result.counterexample![0];
       // Replay the shortest failing sequence, so the transcript (and the reproducer) is that one.
+      // A step every run needs (the throw-away organization) blocks the exploration, not fails it.
+      if (result.errorInstance instanceof BlockedByStep) throw result.errorInstance;
       let error =
         result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
       try {
         await runOnce(shortest);
       } catch (err) {
+        if (err instanceof BlockedByStep) throw err;
         error = (err as Error).message;
       }
       throw new Error(

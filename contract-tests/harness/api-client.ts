@@ -37,6 +37,10 @@ export interface ApiResponse<T = unknown> {
   body: T;
   bytes: Buffer;
   operationId: string;
+  /** The request as sent (method, the operation's path template, the URL), for messages that name it. */
+  request: { method: string; path: string; url: string; label: string };
+  /** How this answer broke the document (status, media type or schema); empty when it did not. */
+  violations: string[];
 }
 
 export interface SeenCall {
@@ -137,9 +141,11 @@ export class ApiClient {
     this.transcript.push(recordAnswer(recorded, response.status, contentType, bytes));
     const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
     this.seen.push({ operationId, status: response.status });
+    const own: string[] = [];
     if (!options.unvalidated) {
       const violations = this.contract.validateResponse(operationId, response.status, contentType, parsed);
-      for (const v of violations) this.violations.push(v.message);
+      for (const v of violations) own.push(v.message);
+      this.violations.push(...own);
       if (!violations.length && response.status < 300 && contentType?.includes('json'))
         this.violations.push(...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt));
       if (options.failFast && violations.length)
@@ -158,6 +164,8 @@ export class ApiClient {
       body: parsed as T,
       bytes,
       operationId,
+      request: { method: op.method, path: op.path, url: url.toString(), label: operationId },
+      violations: own,
     };
   }
 
@@ -193,6 +201,12 @@ export class ApiClient {
     });
     if (response.status >= 500)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
+    RAW_REQUESTS.set(response, {
+      method,
+      path: new URL(url).pathname,
+      url,
+      label: this.seen.at(-1)!.operationId,
+    });
     return response;
   }
 
@@ -213,6 +227,12 @@ export class ApiClient {
     this.lastRequestAt = Date.now();
   }
 }
+
+/** The request behind each answer of `ApiClient.raw`, so a message about the answer can name it. */
+const RAW_REQUESTS = new WeakMap<Response, ApiResponse['request']>();
+
+export const rawRequestOf = (response: Response): ApiResponse['request'] | undefined =>
+  RAW_REQUESTS.get(response);
 
 export function fillPath(template: string, params: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {

@@ -7,6 +7,7 @@ import { writeReproducer } from './reproducer.js';
 import { Cleanup } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
+import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import type { Capability, Target } from './target.js';
 
 export interface CheckContext {
@@ -37,7 +38,11 @@ export interface CheckMeta {
   /** The reproducer script written when the check failed, relative to the report folder. */
   reproducer?: string;
   /** Outcomes of the clauses the check judged one by one (see CheckContext.verify). */
-  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
+  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string; step?: Step }>;
+  /** The step the check needed and did not get (steps.ts `need`): its clauses are blocked, not failed. */
+  blockedBy?: Step;
+  /** The step whose answer failed the check's own expectation (steps.ts `expectStatus`). */
+  failedStep?: Step;
 }
 
 declare module 'vitest' {
@@ -125,8 +130,13 @@ export function check(
             meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
           return true;
         } catch (err) {
-          const error = `${clauseId}: ${(err as Error).message}`;
-          meta.clauseOutcomes[clauseId] = { outcome: 'fail', error };
+          if (err instanceof BlockedByStep) throw err;
+          const error = `${clauseId}: ${withLastAnswer((err as Error).message, record.transcript, contract!)}`;
+          meta.clauseOutcomes[clauseId] = {
+            outcome: 'fail',
+            error,
+            ...(err instanceof StepAnsweredOtherwise ? { step: err.step } : {}),
+          };
           // An advisory is reported "at risk" and never fails the check (clauses.ts).
           if (!ADVISORY_IDS.has(clauseId)) clauseFailures.push(error);
           return false;
@@ -140,6 +150,8 @@ export function check(
           await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
         } catch (err) {
           failedAt = record.transcript.length;
+          if (err instanceof Error && !meta.skipReason)
+            err.message = withLastAnswer(err.message, record.transcript, contract);
           throw err;
         }
         if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
@@ -147,6 +159,8 @@ export function check(
           throw new Error(`responses broke the document:\n- ${record.violations.join('\n- ')}`);
       } catch (err) {
         failure = { error: err };
+        if (err instanceof BlockedByStep) meta.blockedBy = err.step;
+        if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
       }
       // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
       // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
@@ -163,7 +177,8 @@ export function check(
       if (failure) {
         if (!meta.skipReason)
           meta.reproducer = reproduce(
-            title,
+            meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
+            meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
             options.clauses,
             failure.error,
             record,
@@ -176,8 +191,12 @@ export function check(
   );
 }
 
-/** Writes the failed check's reproducer; answers its path relative to the report folder. */
+/**
+ * Writes the failed check's reproducer; answers its path relative to the report folder. A step
+ * that blocked checks has one reproducer (named after the step), whichever check met it.
+ */
 function reproduce(
+  name: string,
   title: string,
   clauses: string[],
   err: unknown,
@@ -186,7 +205,7 @@ function reproduce(
   upTo: number | undefined,
 ): string | undefined {
   try {
-    const slug = `${clauses[0]}-${title}`
+    const slug = name
       .toLowerCase()
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-|-$/g, '')

@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
 import type { ApiClient } from './api-client.js';
 import type { CheckContext } from './check.js';
+import { need } from './steps.js';
 import type { components } from '../../openapi/generated/mock-control-types.js';
 
 type MockOrganization = components['schemas']['MockOrganization'];
@@ -30,11 +30,14 @@ export async function throwawayOrganization(
   plan: { storage_cap_images: number; monthly_analysis_cap: number },
 ): Promise<ThrowawayOrganization> {
   const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
-  const created = await ctx.api.call<MockCreatedOrganization>('mockCreateOrganization', {
-    ...admin,
-    body: { name: `${ctx.target.namePrefix}${label}`, plan: { name: label, ...plan } },
-  });
-  expect(created.status, 'create a throw-away organization').toBe(200);
+  const created = need(
+    await ctx.api.call<MockCreatedOrganization>('mockCreateOrganization', {
+      ...admin,
+      body: { name: `${ctx.target.namePrefix}${label}`, plan: { name: label, ...plan } },
+    }),
+    200,
+    ['id', 'api_keys.0'],
+  );
   const id = created.body.id;
   ctx.cleanup.add(() =>
     ctx.api.call('mockReset', { ...admin, body: { organization_id: id }, unvalidated: true }),
@@ -43,18 +46,19 @@ export async function throwawayOrganization(
     id,
     client: ctx.clientFor(created.body.api_keys[0]),
     async usage() {
-      const listed = await ctx.api.call<MockOrganization[]>('mockListOrganizations', admin);
-      expect(listed.status).toBe(200);
+      const listed = need(await ctx.api.call<MockOrganization[]>('mockListOrganizations', admin), 200);
       const mine = listed.body.find((o) => o.id === id);
       if (!mine) throw new Error(`organization ${id} is no longer listed`);
       return mine.usage;
     },
     async progress(settings) {
-      const response = await ctx.api.call('mockSetProgress', {
-        ...admin,
-        body: { organization_id: id, ...settings },
-      });
-      expect(response.status).toBe(200);
+      need(
+        await ctx.api.call('mockSetProgress', {
+          ...admin,
+          body: { organization_id: id, ...settings },
+        }),
+        200,
+      );
     },
   };
 }

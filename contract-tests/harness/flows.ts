@@ -1,7 +1,7 @@
-import { expect } from 'vitest';
 import type { ApiClient, ApiResponse } from './api-client.js';
 import type { CheckContext } from './check.js';
 import { fittingModelId } from './model-choice.js';
+import { BlockedByStep, need } from './steps.js';
 import type {
   Image,
   PredictionAck,
@@ -76,8 +76,7 @@ export async function putParts(
   for (const { part_number, url } of plan.urls) {
     if (only && !only.includes(part_number)) continue;
     const chunk = bytes.subarray((part_number - 1) * plan.part_size, part_number * plan.part_size);
-    const response = await client.raw('PUT', url, { body: chunk, key: null });
-    expect(response.status, `PUT part ${part_number}`).toBe(200);
+    const response = need(await client.raw('PUT', url, { body: chunk, key: null }), 200);
     etags.set(part_number, response.headers.get('etag') ?? '');
   }
   return etags;
@@ -86,8 +85,11 @@ export async function putParts(
 export async function pollImage(ctx: CheckContext, id: string, client: ApiClient = ctx.api): Promise<Image> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<Image>('getUpload', { params: { image_id: id }, failFast: true });
-    expect(response.status).toBe(200);
+    const response = need(
+      await client.call<Image>('getUpload', { params: { image_id: id }, failFast: true }),
+      200,
+      ['upload_status'],
+    );
     const status = response.body.upload_status;
     if (status === 'ready' || status === 'failed') return response.body;
     if (Date.now() > deadline)
@@ -103,9 +105,9 @@ export async function readyImage(
   client: ApiClient = ctx.api,
   owner: Owner = 'main',
 ): Promise<string> {
-  const response = await uploadFile(ctx, bytes, 'cells.tif', client, owner);
-  expect(response.status).toBe(200);
-  expect(response.body.image.upload_status).toBe('ready');
+  const response = need(await uploadFile(ctx, bytes, 'cells.tif', client, owner), 200, ['image.id'], {
+    'image.upload_status': 'ready',
+  });
   return response.body.image.id;
 }
 
@@ -117,11 +119,14 @@ export async function pollPrediction(
 ): Promise<PredictionAsRead> {
   const deadline = Date.now() + ctx.target.pollTimeoutMs;
   for (;;) {
-    const response = await client.call<PredictionAsRead>('getPrediction', {
-      params: { prediction_id: id },
-      failFast: true,
-    });
-    expect(response.status).toBe(200);
+    const response = need(
+      await client.call<PredictionAsRead>('getPrediction', {
+        params: { prediction_id: id },
+        failFast: true,
+      }),
+      200,
+      ['status'],
+    );
     seen?.add(response.body.status);
     if (response.body.status === 'COMPLETED' || response.body.status === 'FAILED') return response.body;
     if (Date.now() > deadline)
@@ -139,12 +144,22 @@ export async function completedSegmentation(
 ): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
   const imageId = await readyImage(ctx, bytes, client);
   const modelId = model ?? (await fittingModelId(client));
-  const ack = await client.call<PredictionAck>('createPrediction', {
-    body: { image_id: imageId, model_id: modelId },
-  });
-  expect(ack.status).toBe(200);
+  const ack = need(
+    await client.call<PredictionAck>('createPrediction', {
+      body: { image_id: imageId, model_id: modelId },
+    }),
+    200,
+    ['prediction_id'],
+  );
   const done = await pollPrediction(ctx, ack.body.prediction_id, client);
-  expect(done.status, done.error).toBe('COMPLETED');
+  if (done.status !== 'COMPLETED')
+    throw new BlockedByStep(
+      {
+        key: `getPrediction ended ${done.status}`,
+        text: `GET /api/v1/predict/{prediction_id} (getPrediction) ended ${done.status}`,
+      },
+      `, expected COMPLETED${done.error ? `: ${done.error}` : ''}`,
+    );
   return {
     segmentationId: done.segmentation_id!,
     cellCount: done.cell_count!,

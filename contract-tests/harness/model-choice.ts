@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { need } from './steps.js';
 import type { ApiClient } from './api-client.js';
 import type { MeaningfulSample } from './sample-images.js';
 import type { Model } from '../../openapi/generated/client/types.gen.js';
@@ -36,10 +36,7 @@ const listed = new WeakMap<ApiClient, Promise<Model[]>>();
 async function modelsOf(client: ApiClient): Promise<Model[]> {
   let models = listed.get(client);
   if (!models) {
-    models = client.call<Model[]>('listModels').then((response) => {
-      expect(response.status, 'GET /models').toBe(200);
-      return response.body;
-    });
+    models = client.call<Model[]>('listModels').then((response) => need(response, 200).body);
     listed.set(client, models);
   }
   return models;

@@ -13,7 +13,13 @@ export function checkResults(testModules: ReadonlyArray<TestModule>): CheckResul
       if (!meta) continue;
       const result = test.result();
       const outcome: Outcome =
-        result.state === 'passed' ? 'pass' : result.state === 'failed' ? 'fail' : 'skipped';
+        result.state === 'passed'
+          ? 'pass'
+          : result.state === 'failed'
+            ? meta.blockedBy
+              ? 'blocked'
+              : 'fail'
+            : 'skipped';
       checks.push({
         title: test.name.replace(/^\[[^\]]*\]\s*/, ''),
         file: path.relative(REPO_ROOT, module.moduleId),
@@ -25,6 +31,8 @@ export function checkResults(testModules: ReadonlyArray<TestModule>): CheckResul
         calls: meta.calls,
         clauseOutcomes: meta.clauseOutcomes,
         reproducer: meta.reproducer,
+        blockedBy: meta.blockedBy,
+        failedStep: meta.failedStep,
       });
     }
   }

@@ -1,7 +1,10 @@
 import { CLAUSES, type Clause } from '../clauses.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
+import type { Step } from '../harness/steps.js';
+import { rootCauses, type RootCause } from './root-causes.js';
 
-export type Outcome = 'pass' | 'fail' | 'skipped';
+/** `blocked`: a step the check needed failed first, so its clauses were not judged (see root causes). */
+export type Outcome = 'pass' | 'fail' | 'blocked' | 'skipped';
 
 /** One check as the run saw it. */
 export interface CheckResult {
@@ -16,12 +19,16 @@ export interface CheckResult {
   /** The reproducer script of a failure, relative to the report folder. */
   reproducer?: string;
   /** Clauses this check judged one by one, with their own outcome. */
-  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string }>;
+  clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string; step?: Step }>;
+  /** The step that blocked the check (outcome `blocked`). */
+  blockedBy?: Step;
+  /** The step whose answer the check's own expectation refused. */
+  failedStep?: Step;
 }
 
 export interface ClauseResult extends Clause {
   outcome: Outcome | 'not-run';
-  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason' | 'reproducer'>>;
+  checks: Array<Pick<CheckResult, 'title' | 'outcome' | 'error' | 'skipReason' | 'reproducer' | 'blockedBy'>>;
 }
 
 export interface OperationResult {
@@ -51,6 +58,8 @@ export interface ConformanceReport {
     /** Advisory clauses apart: a fail there is "at risk", not a broken promise. */
     advisories: Record<Outcome | 'not-run', number>;
   };
+  /** What failed, first: each failing step once, with what failed at it and what it blocked. */
+  rootCauses: RootCause[];
   clauses: ClauseResult[];
   operations: OperationResult[];
   /** Every other request the checks made (presigned part URLs, share pages, unknown routes). */
@@ -72,6 +81,10 @@ export function buildReport(
       .filter((c) => c.clauses.includes(clause.id))
       .map((c) => {
         const own = c.clauseOutcomes?.[clause.id];
+        // A blocked check judged only what it reached: a clause it failed before the block fails,
+        // the rest are blocked (a pass before the block is not the whole clause).
+        if (c.outcome === 'blocked')
+          return own?.outcome === 'fail' ? { ...c, outcome: own.outcome, error: own.error } : c;
         const explained =
           c.outcome !== 'fail' || Object.values(c.clauseOutcomes ?? {}).some((o) => o.outcome === 'fail');
         return own && explained ? { ...c, outcome: own.outcome, error: own.error } : c;
@@ -79,12 +92,13 @@ export function buildReport(
     return {
       ...clause,
       outcome: clauseOutcome(covering.map((c) => c.outcome)),
-      checks: covering.map(({ title, outcome, error, skipReason, reproducer }) => ({
+      checks: covering.map(({ title, outcome, error, skipReason, reproducer, blockedBy }) => ({
         title,
         outcome,
         error,
         skipReason,
         reproducer,
+        blockedBy,
       })),
     };
   });
@@ -116,17 +130,18 @@ export function buildReport(
     totals: {
       checks: count(
         checks.map((c) => c.outcome),
-        ['pass', 'fail', 'skipped'],
+        ['pass', 'fail', 'blocked', 'skipped'],
       ),
       clauses: count(
         clauses.filter((c) => c.kind !== 'advisory').map((c) => c.outcome),
-        ['pass', 'fail', 'skipped', 'not-run'],
+        ['pass', 'fail', 'blocked', 'skipped', 'not-run'],
       ),
       advisories: count(
         clauses.filter((c) => c.kind === 'advisory').map((c) => c.outcome),
-        ['pass', 'fail', 'skipped', 'not-run'],
+        ['pass', 'fail', 'blocked', 'skipped', 'not-run'],
       ),
     },
+    rootCauses: rootCauses(checks),
     clauses,
     operations,
     otherRequests: [...others]
@@ -139,6 +154,8 @@ export function buildReport(
 function clauseOutcome(outcomes: Outcome[]): ClauseResult['outcome'] {
   if (outcomes.length === 0) return 'not-run';
   if (outcomes.includes('fail')) return 'fail';
+  // Evidence the clause needed was never gathered: not a pass, though nothing of it failed.
+  if (outcomes.includes('blocked')) return 'blocked';
   if (outcomes.includes('pass')) return 'pass';
   return 'skipped';
 }

@@ -45,7 +45,7 @@ export default class ConformanceReporter implements Reporter {
     const { clauses, advisories } = report.totals;
     const atRisk = advisories.fail ? `; ${advisories.fail} advisory at risk (see the report)` : '';
     console.log(
-      `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run${atRisk}; ` +
+      `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.blocked} blocked, ${clauses.skipped} skipped, ${clauses['not-run']} not run${atRisk}; ` +
         `report in ${shownPath(REPORT_DIR)}/conformance.{md,html,json}`,
     );
   }

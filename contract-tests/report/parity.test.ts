@@ -12,10 +12,11 @@ function report(
     startedAt: '',
     finishedAt: '',
     totals: {
-      checks: { pass: 0, fail: 0, skipped: 0 },
-      clauses: { pass: 0, fail: 0, skipped: 0, 'not-run': 0 },
-      advisories: { pass: 0, fail: 0, skipped: 0, 'not-run': 0 },
+      checks: { pass: 0, fail: 0, blocked: 0, skipped: 0 },
+      clauses: { pass: 0, fail: 0, blocked: 0, skipped: 0, 'not-run': 0 },
+      advisories: { pass: 0, fail: 0, blocked: 0, skipped: 0, 'not-run': 0 },
     },
+    rootCauses: [],
     clauses: clauses.map(([id, outcome, error]) => ({
       id,
       area: 'x',

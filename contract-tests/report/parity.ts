@@ -46,8 +46,11 @@ export function compareReports(
   folders = { a: 'a', b: 'b' },
 ): ParityReport {
   const bClauses = new Map(b.clauses.map((c) => [c.id, c]));
+  // A blocked clause's line names the step that blocked it.
   const failed = (c?: ConformanceReport['clauses'][number]) =>
-    c?.outcome === 'fail' ? c.checks.find((k) => k.outcome === 'fail') : undefined;
+    c?.outcome === 'fail' || c?.outcome === 'blocked'
+      ? c.checks.find((k) => k.outcome === c.outcome)
+      : undefined;
   const failure = (c?: ConformanceReport['clauses'][number]) => {
     const check = failed(c);
     return check ? firstLine(check.error) : undefined;

@@ -1,6 +1,13 @@
 import type { ConformanceReport } from './conformance-model.js';
+import type { Affected } from './root-causes.js';
 
-const ADVISORY_RESULT = { pass: 'safe', fail: 'at risk', skipped: 'skipped', 'not-run': 'not run' } as const;
+const ADVISORY_RESULT = {
+  pass: 'safe',
+  fail: 'at risk',
+  blocked: 'blocked',
+  skipped: 'skipped',
+  'not-run': 'not run',
+} as const;
 
 /** A self-contained HTML page (no external assets) with the same content as the Markdown report. */
 export function renderHtml(report: ConformanceReport): string {
@@ -13,7 +20,7 @@ export function renderHtml(report: ConformanceReport): string {
           .filter((k) => k.outcome !== 'pass')
           .map(
             (k) =>
-              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : (k.skipReason ?? 'skipped'))}${k.reproducer ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
+              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : k.outcome === 'blocked' ? `blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)` : (k.skipReason ?? 'skipped'))}${k.reproducer && k.outcome === 'fail' ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
           )
           .join('');
         const result = kind === 'advisory' ? ADVISORY_RESULT[c.outcome] : c.outcome;
@@ -38,8 +45,16 @@ export function renderHtml(report: ConformanceReport): string {
     )
     .join('\n');
   const total = report.checks.reduce((sum, c) => sum + c.calls.length, 0);
+  const affected = (list: Affected[]) =>
+    esc(list.map((a) => `${a.clauses.join(', ') || 'no clause of its own'} (${a.check})`).join('; '));
+  const rootCauses = report.rootCauses
+    .map(
+      (c) =>
+        `<li><strong>${esc(c.text)}</strong>${c.reproducer ? ` <a href="${esc(c.reproducer)}">reproducer</a>` : ''}${c.fails.length ? `<div>fails: ${affected(c.fails)}</div>` : ''}${c.blocks.length ? `<div>blocks: ${affected(c.blocks)}</div>` : ''}</li>`,
+    )
+    .join('\n');
   const failures = report.checks
-    .filter((c) => c.outcome === 'fail')
+    .filter((c) => c.outcome === 'fail' || c.outcome === 'blocked')
     .map(
       (f) =>
         `<details open><summary>${esc(f.title)} <span class="muted">(${f.clauses.join(', ')})</span>${f.reproducer ? ` <a href="${esc(f.reproducer)}">reproducer</a>` : ''}</summary><pre>${esc((f.error ?? '').slice(0, 5000))}</pre></details>`,
@@ -51,12 +66,13 @@ export function renderHtml(report: ConformanceReport): string {
 <style>
 body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:1200px;padding:0 1rem;line-height:1.4}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 2rem;font-size:.9rem}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}
-tr.pass .result{color:#137333}tr.fail{background:#fce8e6}tr.fail .result{color:#a50e0e;font-weight:bold}tr.skipped .result,tr.not-run .result{color:#777}
+tr.pass .result{color:#137333}tr.fail{background:#fce8e6}tr.fail .result{color:#a50e0e;font-weight:bold}tr.blocked{background:#fef7e0}tr.skipped .result,tr.blocked .result,tr.not-run .result{color:#777}
 .totals span{display:inline-block;margin-right:1rem;padding:.3rem .6rem;border-radius:4px;background:#f1f3f4}.muted{color:#777}pre{white-space:pre-wrap;background:#f8f9fa;padding:.5rem}
 </style></head><body>
 <h1>Conformance report: interface v1.1.0</h1>
 <p>Target <code>${esc(report.target.baseUrl)}</code>, profile <code>${esc(report.target.profile)}</code>, enabled: ${esc(report.target.capabilities.join(', ') || 'none')}. Run ${esc(report.startedAt)} to ${esc(report.finishedAt)}.</p>
-<p class="totals"><span>Clauses: ${clauses.pass} pass</span><span>${clauses.fail} fail</span><span>${clauses.skipped} skipped</span><span>${clauses['not-run']} not run</span><span>Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.skipped} skipped</span></p>
+<p class="totals"><span>Clauses: ${clauses.pass} pass</span><span>${clauses.fail} fail</span><span>${clauses.blocked} blocked</span><span>${clauses.skipped} skipped</span><span>${clauses['not-run']} not run</span><span>Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.blocked} blocked, ${checks.skipped} skipped</span></p>
+${rootCauses ? `<h2>Root causes, first</h2><ol>${rootCauses}</ol>` : ''}
 <h2>Stated by the interface</h2>
 <table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('stated')}</tbody></table>
 <h2>Assumed where the interface says "not shown"</h2>

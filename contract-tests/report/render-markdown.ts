@@ -1,9 +1,17 @@
 import type { ConformanceReport } from './conformance-model.js';
+import type { Affected } from './root-causes.js';
 
-const MARK = { pass: 'pass', fail: '**FAIL**', skipped: 'skipped', 'not-run': 'not run' } as const;
+const MARK = {
+  pass: 'pass',
+  fail: '**FAIL**',
+  blocked: 'blocked',
+  skipped: 'skipped',
+  'not-run': 'not run',
+} as const;
 const ADVISORY_MARK = {
   pass: 'safe',
   fail: '**at risk**',
+  blocked: 'blocked',
   skipped: 'skipped',
   'not-run': 'not run',
 } as const;
@@ -23,13 +31,17 @@ export function renderMarkdown(report: ConformanceReport): string {
   );
   lines.push(`Run: ${report.startedAt} to ${report.finishedAt}`, '');
   lines.push(
-    `Clauses: ${clauses.pass} pass, ${clauses.fail} fail, ${clauses.skipped} skipped, ${clauses['not-run']} not run.`,
+    `Clauses: ${clauses.pass} pass, ${clauses.fail} fail, ${clauses.blocked} blocked, ${clauses.skipped} skipped, ${clauses['not-run']} not run.`,
   );
   const { advisories } = report.totals;
   lines.push(
-    `Advisories (never fail the run): ${advisories.pass} safe, ${advisories.fail} at risk, ${advisories.skipped + advisories['not-run']} not judged.`,
+    `Advisories (never fail the run): ${advisories.pass} safe, ${advisories.fail} at risk, ${advisories.skipped + advisories.blocked + advisories['not-run']} not judged.`,
   );
-  lines.push(`Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.skipped} skipped.`, '');
+  lines.push(
+    `Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.blocked} blocked, ${checks.skipped} skipped.`,
+    '',
+  );
+  lines.push(...rootCauseLines(report));
   for (const kind of ['stated', 'assumed', 'advisory'] as const) {
     lines.push(`## ${HEADING[kind]}`, '');
     lines.push('| clause | area | result | statement | notes |', '|---|---|---|---|---|');
@@ -39,7 +51,9 @@ export function renderMarkdown(report: ConformanceReport): string {
         .map((k) =>
           k.outcome === 'fail'
             ? `${k.title}: ${firstLine(k.error)}${k.reproducer ? ` ([reproducer](${k.reproducer}))` : ''}`
-            : `${k.title}: ${k.skipReason ?? 'skipped'}`,
+            : k.outcome === 'blocked'
+              ? `${k.title}: blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)`
+              : `${k.title}: ${k.skipReason ?? 'skipped'}`,
         )
         .join('<br>');
       const mark = (kind === 'advisory' ? ADVISORY_MARK : MARK)[c.outcome];
@@ -74,7 +88,7 @@ export function renderMarkdown(report: ConformanceReport): string {
   }
   const total = report.checks.reduce((sum, c) => sum + c.calls.length, 0);
   lines.push('', `Requests made by the checks: ${total}, every one counted above.`);
-  const failed = report.checks.filter((c) => c.outcome === 'fail');
+  const failed = report.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'blocked');
   if (failed.length) {
     lines.push('', '## Failures', '');
     for (const f of failed)
@@ -90,6 +104,23 @@ export function renderMarkdown(report: ConformanceReport): string {
       );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** What failed, before the clause tables: each failing step once, and the clauses it blocked. */
+function rootCauseLines(report: ConformanceReport): string[] {
+  if (!report.rootCauses.length) return [];
+  const affected = (list: Affected[]) =>
+    list.map((a) => `${a.clauses.join(', ') || 'no clause of its own'} (${a.check})`).join('; ');
+  const lines = ['## Root causes, first', ''];
+  report.rootCauses.forEach((cause, index) => {
+    lines.push(
+      `${index + 1}. **${escape(cause.text)}**${cause.reproducer ? ` · [reproducer](${cause.reproducer})` : ''}`,
+    );
+    if (cause.fails.length) lines.push(`   - fails: ${escape(affected(cause.fails))}`);
+    if (cause.blocks.length) lines.push(`   - blocks: ${escape(affected(cause.blocks))}`);
+  });
+  lines.push('');
+  return lines;
 }
 
 function firstLine(text = ''): string {

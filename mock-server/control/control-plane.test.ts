@@ -138,6 +138,28 @@ describe('the control plane', () => {
     expect(all.body[1].organization_id).toBe(ACME);
   });
 
+  it('journals the path template matched, the media type and the request body shape without its values', async () => {
+    const metadata = { plate: 'A1', wells: [1, 2.5], nested: { ok: true, none: null } };
+    await call('POST', '/api/v1/upload', { name: 'secret-name.tif', size: 10, metadata }, ACME_KEY);
+    await call('GET', '/api/v1/predict/3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11', undefined, ACME_KEY);
+    const [read, upload] = (await call('GET', '/__mock/journal?limit=2')).body;
+    expect(upload).toMatchObject({
+      path_template: '/api/v1/upload',
+      request_media_type: 'application/json',
+      request_shape: {
+        name: 'string',
+        size: 'integer',
+        metadata: { plate: 'string', wells: ['integer', 'number'], nested: { ok: 'boolean', none: 'null' } },
+      },
+    });
+    expect(JSON.stringify(upload.request_shape)).not.toContain('secret-name');
+    expect(read).toMatchObject({
+      path_template: '/api/v1/predict/{prediction_id}',
+      request_media_type: null,
+      request_shape: null,
+    });
+  });
+
   it('resets one organization without touching the others', async () => {
     const mine = await call('POST', '/api/v1/upload', { name: 'a.tif', size: 10 }, ACME_KEY);
     const theirs = await call('POST', '/api/v1/upload', { name: 'b.tif', size: 10 }, TINY_KEY);

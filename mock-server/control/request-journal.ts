@@ -5,8 +5,14 @@
  */
 import type { JournalEntry, JournalFilter } from '../domain/control-records.js';
 import type { JournalTable } from '../domain/state.js';
+import { jsonShape, type JsonShape } from './json-shape.js';
 
 export type { JournalEntry, JournalFilter };
+
+/** An entry as read: its bodies truncated, and the request body's shape taken from it whole. */
+export interface JournalEntryRead extends JournalEntry {
+  requestShape: JsonShape | null;
+}
 
 const BODY_LIMIT = 4096;
 
@@ -18,10 +24,11 @@ export class RequestJournal {
   }
 
   /** Newest first. */
-  async query(filter: JournalFilter): Promise<JournalEntry[]> {
+  async query(filter: JournalFilter): Promise<JournalEntryRead[]> {
     const entries = await this.table.query(filter);
     return entries.map((e) => ({
       ...e,
+      requestShape: e.requestBody === undefined ? null : jsonShape(e.requestBody),
       requestBody: truncate(e.requestBody),
       responseBody: truncate(e.responseBody),
     }));

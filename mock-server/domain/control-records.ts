@@ -25,11 +25,15 @@ export interface JournalEntry {
   requestId: string;
   method: string;
   path: string;
+  /** The document's path template the request matched (e.g. /api/v1/predict/{prediction_id}). */
+  pathTemplate?: string | null;
   operationId: string | null;
   organizationId: string | null;
   /** 0 when the connection closed before an answer was sent. */
   status: number;
   durationMs: number;
+  /** The request's media type without parameters (multipart/form-data for a file). */
+  requestMediaType?: string | null;
   /** The JSON bodies as they were, truncated only when read (absent for files). */
   requestBody?: unknown;
   responseBody?: unknown;

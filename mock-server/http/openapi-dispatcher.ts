@@ -65,6 +65,7 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
       const operationId = operation.operationId as string;
       const style = styles.get(operationId) ?? 'array';
       res.locals.operationId = operationId;
+      res.locals.pathTemplate = operation.path;
 
       const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
         Object.keys(requirement),

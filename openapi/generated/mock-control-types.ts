@@ -631,10 +631,18 @@ export interface components {
             request_id: string;
             method: string;
             path: string;
+            /** @description The document's path template the request matched (`/api/v1/predict/{prediction_id}`); null when it matched none. */
+            path_template?: string | null;
             operation_id?: string | null;
             organization_id?: string | null;
             status: number;
             duration_ms?: number;
+            /** @description The request's media type without parameters (`multipart/form-data` for a file upload); null without a body. */
+            request_media_type?: string | null;
+            /** @description The JSON request body's shape, taken from the whole body (never truncated) and holding no value: each leaf is its JSON type (`string`, `integer`, `number`, `boolean`, `null`), an array lists the distinct shapes of its items, an object maps each key to its value's shape. Null when the request had no JSON body (a file's bytes are never journaled). What `cellseg-mock contract record` builds a partner's contract from. */
+            request_shape?: string | unknown[] | {
+                [key: string]: unknown;
+            } | null;
             /** @description The JSON body, truncated; absent for files. */
             request_body?: unknown;
             /** @description The JSON body, truncated; absent for files. */

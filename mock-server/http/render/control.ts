@@ -1,6 +1,6 @@
 import type { ClockReading } from '../../control/clock-control.js';
 import type { Fault } from '../../control/fault-control.js';
-import type { JournalEntry } from '../../control/request-journal.js';
+import type { JournalEntryRead } from '../../control/request-journal.js';
 import type { ProgressSetting } from '../../control/progress-control.js';
 import type { OrganizationSummary } from '../../domain/organization-admin.js';
 import type { ControlResponses, ControlSchemas } from '../api-schemas.js';
@@ -65,16 +65,19 @@ export function toFaultResource(f: Fault): ControlSchemas['MockFault'] {
   };
 }
 
-export function toJournalEntryResource(e: JournalEntry): ControlSchemas['MockJournalEntry'] {
+export function toJournalEntryResource(e: JournalEntryRead): ControlSchemas['MockJournalEntry'] {
   return {
     at: e.at,
     request_id: e.requestId,
     method: e.method,
     path: e.path,
+    path_template: e.pathTemplate ?? null,
     operation_id: e.operationId,
     organization_id: e.organizationId,
     status: e.status,
     duration_ms: e.durationMs,
+    request_media_type: e.requestMediaType ?? null,
+    request_shape: e.requestShape,
     request_body: e.requestBody,
     response_body: e.responseBody,
     fault: e.fault,

@@ -1,0 +1,62 @@
+import type { CheckResult } from './conformance-model.js';
+
+/** Clauses of one check, as a root cause lists them. */
+export interface Affected {
+  check: string;
+  clauses: string[];
+}
+
+/**
+ * One reason the run failed: a step that answered otherwise than a check needed or expected
+ * (named once, however many checks met it), or a check's own failure that no step explains.
+ */
+export interface RootCause {
+  text: string;
+  /** The reproducer of the first check that met it, relative to the report folder. */
+  reproducer?: string;
+  /** Clauses that failed at this step themselves. */
+  fails: Affected[];
+  /** Clauses that could not be judged because this step failed first. */
+  blocks: Affected[];
+}
+
+const firstLine = (text = '') => text.split('\n').find((line) => line.trim()) ?? '';
+
+/**
+ * The run's failures folded into root causes, the ones blocking most clauses first: the step a
+ * CI job must fix first is at the top, and the clauses behind it are not counted as failures.
+ */
+export function rootCauses(checks: CheckResult[]): RootCause[] {
+  const causes = new Map<string, RootCause>();
+  const cause = (key: string, text: string, reproducer?: string) => {
+    let found = causes.get(key);
+    if (!found) causes.set(key, (found = { text, reproducer, fails: [], blocks: [] }));
+    found.reproducer ??= reproducer;
+    return found;
+  };
+  for (const check of checks) {
+    const ownFails = Object.entries(check.clauseOutcomes ?? {}).filter(([, o]) => o.outcome === 'fail');
+    for (const [clause, outcome] of ownFails) {
+      const key = outcome.step?.key ?? `${check.title}: ${clause}`;
+      cause(key, outcome.step?.text ?? firstLine(outcome.error), check.reproducer).fails.push({
+        check: check.title,
+        clauses: [clause],
+      });
+    }
+    const rest = check.clauses.filter((id) => !ownFails.some(([clause]) => clause === id));
+    if (check.outcome === 'blocked' && check.blockedBy)
+      cause(check.blockedBy.key, check.blockedBy.text, check.reproducer).blocks.push({
+        check: check.title,
+        clauses: rest,
+      });
+    else if (check.outcome === 'fail' && !ownFails.length) {
+      const step = check.failedStep;
+      cause(step?.key ?? check.title, step?.text ?? firstLine(check.error), check.reproducer).fails.push({
+        check: check.title,
+        clauses: rest,
+      });
+    }
+  }
+  const blocked = (c: RootCause) => new Set(c.blocks.flatMap((b) => b.clauses)).size;
+  return [...causes.values()].sort((a, b) => blocked(b) - blocked(a));
+}
