@@ -23,6 +23,7 @@ function httpUseCases(services: Services): HttpUseCases {
   return {
     settings: { ...config, incomingDir: services.paths.incoming },
     keys: state,
+    rateLimit: services.rateLimit,
     store: services.store,
     journal,
     images: services.images,

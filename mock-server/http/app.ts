@@ -71,6 +71,7 @@ export function createApp(
   app.use(
     createDispatcher(operations, {
       keys: useCases.keys,
+      rateLimit: useCases.rateLimit,
       adminToken: settings.adminToken,
       faults: useCases.faults,
       clock: useCases.timekeeper,

@@ -852,6 +852,22 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
+        /** @description An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Rate limit reached: this sandbox allows 20 requests per second per API key. Wait for the time Retry-After gives, then try again."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
         /** @description The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers. */
         StoreUnavailable: {
             headers: {
@@ -948,6 +964,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -962,6 +979,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -978,6 +996,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1996,6 +2015,7 @@ export interface operations {
             };
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -2036,6 +2056,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -2050,6 +2071,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -2084,6 +2106,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -2114,6 +2137,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -2157,6 +2181,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
