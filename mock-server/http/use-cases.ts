@@ -14,6 +14,7 @@ import type { ModelUseCases } from './handlers/model-handlers.js';
 import type { PredictionUseCases } from './handlers/prediction-handlers.js';
 import type { SharePageUseCases } from './handlers/share-page-handlers.js';
 import type { ShareUseCases } from './handlers/share-handlers.js';
+import type { SelfServicePlanUseCases } from './handlers/self-service-plan-handlers.js';
 import type { UploadUseCases } from './handlers/upload-handlers.js';
 
 /** The settings the HTTP layer reads, and where a single-request upload's file is received. */
@@ -47,7 +48,8 @@ export type HttpUseCases = UploadUseCases &
   SharePageUseCases &
   ControlUseCases &
   DashboardReadUseCases &
-  ControlExportUseCases & {
+  ControlExportUseCases &
+  SelfServicePlanUseCases & {
     settings: HttpSettings;
     /** The organization of an API key, for bearer authentication. */
     keys: KeyLookup;
