@@ -3,8 +3,9 @@ import type { StateStore } from './state.js';
 
 /**
  * The limits a shared sandbox sets per organization so that one cannot exhaust it for the others
- * (the rate of requests per key is RequestRateLimit, below); 0 turns a limit off (the default: a partner's laptop has nobody to protect). Each is counted in the
- * state store, so it holds across every instance sharing it.
+ * (the rate of requests per key is RequestRateLimit, below); 0 turns a limit off (the default: a
+ * partner's laptop has nobody to protect). Each is counted in the state store, so it holds across
+ * every instance sharing it.
  */
 export interface OrganizationLimitSettings {
   /** Bytes of every image an organization keeps (failed and uploading included), declared sizes. */

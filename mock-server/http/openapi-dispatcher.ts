@@ -43,8 +43,8 @@ export interface DispatcherOptions {
  * operation's validators compiled at its first request (Ajv itself loads in the background).
  *
  * The request pipeline of every operation in the document, in FastAPI's order: route (404/405),
- * credentials (401), the key's rate (429), public surface (403), body and parameter validation (422 in the operation's
- * style), then the operation's handler.
+ * credentials (401), the key's rate (429), public surface (403), body and parameter validation
+ * (422 in the operation's style), then the operation's handler.
  */
 export function createDispatcher(operations: DocumentOperation[], options: DispatcherOptions) {
   const styles = validationStyles();
