@@ -1,12 +1,13 @@
 import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../openapi/documents.js';
+import { ABUSE_LIMIT_OPTIONS, type AbuseLimitSettings } from './config-abuse-options.js';
 
 /**
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
  * `npm start -- --help` and the README list the same thing.
  */
-export interface MockConfig {
+export interface MockConfig extends AbuseLimitSettings {
   host: string;
   port: number;
   /** Root the API is reached at from outside; empty until the server listens, then http://host:port. */
@@ -455,4 +456,5 @@ export const OPTIONS: OptionSpec[] = [
       'How long a starting instance keeps trying a PostgreSQL that does not answer, then exits (0: one try)',
     default: () => 30_000,
   },
+  ...ABUSE_LIMIT_OPTIONS,
 ];

@@ -5,6 +5,7 @@ import { OutcomeControl } from './control/outcome-control.js';
 import { ProgressControl, type ScopeLookup } from './control/progress-control.js';
 import { ResetControl } from './control/reset-control.js';
 import type { Logger } from 'pino';
+import { SelfServicePlans } from './domain/self-service-plans.js';
 import { createApp } from './http/app.js';
 import type { HttpUseCases } from './http/use-cases.js';
 import type { Services } from './services.js';
@@ -23,6 +24,7 @@ function httpUseCases(services: Services): HttpUseCases {
   return {
     settings: { ...config, incomingDir: services.paths.incoming },
     keys: state,
+    rateLimit: services.rateLimit,
     store: services.store,
     journal,
     images: services.images,
@@ -31,6 +33,7 @@ function httpUseCases(services: Services): HttpUseCases {
     shares: services.shares,
     models: state.models,
     organizations: admin,
+    selfServicePlans: new SelfServicePlans(state, admin),
     resets: new ResetControl({
       resetOrganization: (orgId) => admin.resetOrganization(orgId),
       clearProgress: (orgId) => progress.clear(orgId),

@@ -10,6 +10,7 @@ import { ExportService } from './domain/exports/export-service.js';
 import { ProgressControls } from './domain/predictions/progress-controls.js';
 import { applySeed, parseSeed, type Seed } from './domain/seed.js';
 import { OrganizationAdmin } from './domain/organization-admin.js';
+import { OrganizationLimits, RequestRateLimit } from './domain/abuse-limits.js';
 import { RequestJournal } from './control/request-journal.js';
 import { ShareService } from './domain/shares/share-service.js';
 import type { StateStore } from './domain/state.js';
@@ -42,6 +43,8 @@ export interface Services {
   shares: ShareService;
   admin: OrganizationAdmin;
   journal: RequestJournal;
+  /** Requests per API key per second (off unless --rate-limit-per-second is set). */
+  rateLimit: RequestRateLimit;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
   /**
@@ -109,8 +112,14 @@ export async function createServices(
   const own = borrowed ? undefined : createDecoderPools(config);
   const decoders = borrowed?.convert ?? own!.convert;
   const worker = new JobWorker(state, { ...JOB_SETTINGS, leaseMs: config.jobLeaseMs });
+  const limits = new OrganizationLimits(state, {
+    storedBytes: config.maxStoredBytesPerOrganization,
+    openUploads: config.maxOpenUploadsPerOrganization,
+    concurrentPredictions: config.maxConcurrentPredictionsPerOrganization,
+  });
   const images = new ImageService(state, store, clock, {
     worker,
+    limits,
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
     convert: (tiffPath, files) =>
@@ -138,6 +147,7 @@ export async function createServices(
     clock,
     segmentationFiles,
     worker,
+    limits,
   );
   images.onDeleted = (derived) => predictions.forget(derived);
   const segmentations = new SegmentationReader(state, segmentationFiles);
@@ -199,6 +209,7 @@ export async function createServices(
     shares,
     admin,
     journal: new RequestJournal(state.journal),
+    rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond),
     async reseed() {
       await worker.stop();
       for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);

@@ -24,6 +24,18 @@ const MOCK_LIMITS = { maxUploadBytes: 4 * 1024 ** 3, requestTimeoutMs: 3_600_000
 /** Longest an instance may take to finish its requests on SIGTERM before it is killed. */
 const STOP_WITHIN_MS = 15_000;
 
+/** The abuse limits every sandbox instance starts with (the last of a repeated flag wins). */
+export const SANDBOX_ABUSE_LIMITS = [
+  '--rate-limit-per-second',
+  '1000',
+  '--max-stored-bytes-per-org',
+  String(50 * 1024 ** 3),
+  '--max-open-uploads-per-org',
+  '100',
+  '--max-concurrent-predictions-per-org',
+  '32',
+];
+
 export interface SandboxOptions {
   instances: number;
   /** Where the one address listens; a free port when absent or 0. */
@@ -147,6 +159,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // One line per request with its id, whatever LOG_LEVEL the launcher's environment has.
       '--log-level',
       'info',
+      // A sandbox is shared: one organization may not exhaust it for the others (docs/limits.md).
+      // Generous enough for a partner's test suite and a load bench; instanceArgs may change them.
+      ...SANDBOX_ABUSE_LIMITS,
       ...(options.instanceArgs ?? []),
     ];
     const instances: SandboxInstance[] = [];

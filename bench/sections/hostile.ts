@@ -16,6 +16,7 @@ import { HttpApi, ACME_KEY, seed } from '../../test-support/api-client.js';
 import { repoRoot, rssWatch, sleep, type Child } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
 import type { UploadResponse } from '../../openapi/generated/client/types.gen.js';
+import { runIsolationRows } from './hostile-isolation.js';
 
 const HOSTILE_DIR = path.join(repoRoot, 'fixtures', 'hostile');
 const WORST = 'deflate-shared-strips-400MP.tif';
@@ -140,6 +141,7 @@ export async function runHostileBench(ctx: BenchContext, mock: Child): Promise<S
     );
   }
   const rss = stopWatch(watch);
+  const isolation = await runIsolationRows(ctx, mock);
   const survived = outcomes.length === expected.length && outcomes.every((o) => o.aliveAfter);
   const refused = outcomes.filter((o) => o.uploadStatus === 'failed' && o.error).length;
   const decoded = outcomes.filter((o) => o.uploadStatus === 'ready').length;
@@ -165,7 +167,8 @@ export async function runHostileBench(ctx: BenchContext, mock: Child): Promise<S
         target: 'the mock survives every file',
         ok: survived,
       },
+      ...isolation.rows,
     ],
-    data: { baseline, during, worst, outcomes, rss },
+    data: { baseline, during, worst, outcomes, rss, isolation: isolation.data },
   };
 }

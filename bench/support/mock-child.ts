@@ -21,6 +21,8 @@ const mock = await startMockServer({
   predictionStartDelayMs: 0,
   predictionRunDelayMs: 0,
   dataDir,
+  // The hostile section's isolation rows run a mock with a rate limit (sections/hostile-isolation.ts).
+  rateLimitPerSecond: Number(process.env.BENCH_RATE_LIMIT_PER_SECOND ?? 0),
 });
 const gc = (globalThis as { gc?: () => void }).gc;
 

@@ -10,6 +10,8 @@ export type DomainErrorKind =
   | 'not_ready'
   | 'too_large'
   | 'forbidden'
+  /** An abuse limit of the sandbox (requests per second, open uploads, predictions in flight): retry later. */
+  | 'too_many'
   /** The mock's disk (database or files) is full: nothing of the request was kept. */
   | 'storage_full'
   /** The shared state database did not answer (down, restarting, too slow): nothing was kept. */
@@ -19,6 +21,8 @@ export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
+    /** For `too_many`: how many seconds to wait before trying again (the `Retry-After` header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';

@@ -34,6 +34,7 @@ export interface StateStore {
   readonly shares: ShareTable;
   readonly settings: SettingsTable;
   readonly counters: CounterTable;
+  readonly rates: RateWindowTable;
   readonly faults: FaultTable;
   readonly journal: JournalTable;
   readonly jobs: JobTable;
@@ -79,6 +80,8 @@ export interface ImageTable {
   put(image: ImageRecord): Promise<void>;
   delete(id: string): Promise<void>;
   countOf(orgId: string): Promise<number>;
+  /** The bytes of every image of the organization (failed and uploading included), and its open resumable uploads. */
+  footprintOf(orgId: string): Promise<{ bytes: number; openUploads: number }>;
   idsOf(orgId: string): Promise<string[]>;
   withStatus(status: UploadStatus): Promise<ImageRecord[]>;
   /** Every object-store key a row points at (for the start-up sweep). */
@@ -94,6 +97,8 @@ export interface PredictionTable {
   /** A SUBMITTED or STARTED prediction of this image with this model, if any. */
   inFlightFor(orgId: string, imageId: string, modelId: string): Promise<PredictionRecord | undefined>;
   withStatus(...statuses: PredictionStatus[]): Promise<PredictionRecord[]>;
+  /** How many of the organization's predictions are SUBMITTED or STARTED. */
+  inFlightCountOf(orgId: string): Promise<number>;
   idsOfImage(imageId: string): Promise<string[]>;
   idsOf(orgId: string): Promise<string[]>;
 }
@@ -134,6 +139,16 @@ export interface CounterTable {
   get(key: string): Promise<number>;
   delete(key: string): Promise<void>;
   clear(): Promise<void>;
+}
+
+/**
+ * Requests counted per key in fixed windows of `windowMs` on the engine's own clock (never the
+ * mock's movable clock; PostgreSQL's for every instance alike). One row per key, overwritten when a
+ * new window begins, so the table holds as many rows as keys that were counted.
+ */
+export interface RateWindowTable {
+  /** Counts one hit of `key` in the window now running and answers the hits of that window so far (1 for the first). */
+  hit(key: string, windowMs: number): Promise<number>;
 }
 
 /** Faults injected from the control plane, oldest first. */

@@ -24,6 +24,7 @@ import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
 import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
+import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.js';
 import type { HttpUseCases } from './use-cases.js';
 
 /**
@@ -71,6 +72,7 @@ export function createApp(
   app.use(
     createDispatcher(operations, {
       keys: useCases.keys,
+      rateLimit: useCases.rateLimit,
       adminToken: settings.adminToken,
       faults: useCases.faults,
       clock: useCases.timekeeper,
@@ -93,6 +95,7 @@ export function createApp(
         ...controlHandlers(useCases, operationIds),
         ...dashboardReadHandlers(useCases),
         ...controlExportHandlers(useCases),
+        ...selfServicePlanHandlers(useCases),
       }),
     }),
   );

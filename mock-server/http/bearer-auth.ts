@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
+import { hashApiKey, keyIdOf } from '../domain/api-keys.js';
 import type { Organization } from '../domain/organizations.js';
 import type { StateStore } from '../domain/state.js';
 
-export type AuthOutcome = { ok: true; org: Organization } | { ok: false; detail: string };
+/** `keyId` names the key presented (its id, derived from its hash): what requests are counted by. */
+export type AuthOutcome = { ok: true; org: Organization; keyId: string } | { ok: false; detail: string };
 
 /** `Authorization: Bearer <API_KEY>`, looked up among the organizations' keys. */
 /** Finds the organization an API key belongs to. */
@@ -16,7 +18,7 @@ export async function authenticate(req: Request, keys: KeyLookup): Promise<AuthO
   if (!match) return { ok: false, detail: "Invalid Authorization header: expected 'Bearer <API_KEY>'" };
   const org = await keys.organizationForKey(match[1]);
   if (!org) return { ok: false, detail: 'Invalid API key' };
-  return { ok: true, org };
+  return { ok: true, org, keyId: keyIdOf(hashApiKey(match[1])) };
 }
 
 /**

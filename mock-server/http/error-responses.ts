@@ -15,6 +15,7 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   not_ready: 422,
   too_large: 413,
   forbidden: 403,
+  too_many: 429,
   storage_full: 507,
   store_unavailable: 503,
 };
@@ -28,6 +29,8 @@ export function sendDetail(res: Response, status: number, detail: unknown): void
 /** Domain failures become `{detail: string}` with their status; anything else is the caller's to handle. */
 export function sendDomainError(res: Response, err: unknown): boolean {
   if (!(err instanceof DomainError)) return false;
+  if (err.retryAfterSeconds !== undefined && !res.headersSent)
+    res.setHeader('Retry-After', String(err.retryAfterSeconds));
   sendDetail(res, STATUS_OF[err.kind], err.message);
   return true;
 }

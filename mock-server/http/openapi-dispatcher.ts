@@ -5,6 +5,7 @@ import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
 import type { Fault, FaultControl } from '../control/fault-control.js';
 import type { MockClock } from '../domain/clock.js';
+import type { RequestRateLimit } from '../domain/abuse-limits.js';
 import { authenticate, isAdminToken, type KeyLookup } from './bearer-auth.js';
 import { sendDetail, sendDomainError } from './error-responses.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
@@ -19,6 +20,8 @@ const OPERATOR_ONLY =
 
 export interface DispatcherOptions {
   keys: KeyLookup;
+  /** Counts each request made with an API key; refuses one past the key's rate (429). */
+  rateLimit: Pick<RequestRateLimit, 'admit'>;
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
   /** The fault that fires for a request, if any. */
@@ -40,8 +43,8 @@ export interface DispatcherOptions {
  * operation's validators compiled at its first request (Ajv itself loads in the background).
  *
  * The request pipeline of every operation in the document, in FastAPI's order: route (404/405),
- * credentials (401), public surface (403), body and parameter validation (422 in the operation's
- * style), then the operation's handler.
+ * credentials (401), the key's rate (429), public surface (403), body and parameter validation
+ * (422 in the operation's style), then the operation's handler.
  */
 export function createDispatcher(operations: DocumentOperation[], options: DispatcherOptions) {
   const styles = validationStyles();
@@ -84,6 +87,7 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
         return sendDetail(res, 401, auth.detail);
       }
       res.locals.organizationId = auth?.ok ? auth.org.id : undefined;
+      if (auth?.ok) await options.rateLimit.admit(auth.keyId);
       await options.clock.refresh(res.locals.organizationId);
       const fault = await options.faults.take(operationId, res.locals.organizationId);
       if (fault && (await applyFault(fault, req, res))) return;

@@ -2,6 +2,7 @@ import type { MockConfig } from '../config.js';
 import type { FaultControl } from '../control/fault-control.js';
 import type { RequestJournal } from '../control/request-journal.js';
 import type { MockClock } from '../domain/clock.js';
+import type { RequestRateLimit } from '../domain/abuse-limits.js';
 import type { ObjectStore } from '../domain/object-store.js';
 import type { KeyLookup } from './bearer-auth.js';
 import type { ControlExportUseCases } from './handlers/control-export-handlers.js';
@@ -13,6 +14,7 @@ import type { ModelUseCases } from './handlers/model-handlers.js';
 import type { PredictionUseCases } from './handlers/prediction-handlers.js';
 import type { SharePageUseCases } from './handlers/share-page-handlers.js';
 import type { ShareUseCases } from './handlers/share-handlers.js';
+import type { SelfServicePlanUseCases } from './handlers/self-service-plan-handlers.js';
 import type { UploadUseCases } from './handlers/upload-handlers.js';
 
 /** The settings the HTTP layer reads, and where a single-request upload's file is received. */
@@ -46,10 +48,13 @@ export type HttpUseCases = UploadUseCases &
   SharePageUseCases &
   ControlUseCases &
   DashboardReadUseCases &
-  ControlExportUseCases & {
+  ControlExportUseCases &
+  SelfServicePlanUseCases & {
     settings: HttpSettings;
     /** The organization of an API key, for bearer authentication. */
     keys: KeyLookup;
+    /** Requests per API key per second, counted in the state store. */
+    rateLimit: Pick<RequestRateLimit, 'admit'>;
     /** Every request is recorded for the control plane's journal. */
     journal: Pick<RequestJournal, 'record'>;
     /** The faults the dispatcher fires before an operation. */

@@ -349,6 +349,57 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect(await state.counters.get('polls:q')).toBe(0);
   });
 
+  it("sums an organization's image bytes and counts its open resumable uploads (the abuse limits' footprint)", async () => {
+    expect(await state.images.footprintOf(ORG_ID)).toEqual({ bytes: 0, openUploads: 0 });
+    await state.images.put(image('img-1', { size: 5_000_000_000 }));
+    await state.images.put(
+      image('img-2', { size: 30, uploadStatus: 'uploading', multipartUploadId: 'up-2' }),
+    );
+    await state.images.put(image('img-3', { size: 7, uploadStatus: 'uploading', multipartUploadId: null }));
+    await state.images.put(
+      image('img-4', {
+        size: 9,
+        organizationId: OTHER_ORG_ID,
+        multipartUploadId: 'up-4',
+        uploadStatus: 'uploading',
+      }),
+    );
+    expect(await state.images.footprintOf(ORG_ID)).toEqual({ bytes: 5_000_000_037, openUploads: 1 });
+    expect(await state.images.footprintOf(OTHER_ORG_ID)).toEqual({ bytes: 9, openUploads: 1 });
+  });
+
+  it("counts an organization's predictions in flight (SUBMITTED or STARTED)", async () => {
+    expect(await state.predictions.inFlightCountOf(ORG_ID)).toBe(0);
+    await state.predictions.put(prediction('p-1'));
+    await state.predictions.put(prediction('p-2', { status: 'STARTED', imageId: 'img-2' }));
+    await state.predictions.put(
+      prediction('p-3', { status: 'COMPLETED', imageId: 'img-3', segmentationId: 's', cellCount: 1 }),
+    );
+    await state.predictions.put(prediction('p-4', { organizationId: OTHER_ORG_ID }));
+    expect(await state.predictions.inFlightCountOf(ORG_ID)).toBe(2);
+    expect(await state.predictions.inFlightCountOf(OTHER_ORG_ID)).toBe(1);
+  });
+
+  describe('rate windows', () => {
+    // A window a year long: no test run crosses its end between two hits.
+    const YEAR_MS = 365 * 86_400_000;
+
+    it('count the hits of a key in its window, none lost when many run at once, each key apart', async () => {
+      expect(await state.rates.hit('key_a', YEAR_MS)).toBe(1);
+      const counts = await Promise.all(Array.from({ length: 20 }, () => state.rates.hit('key_a', YEAR_MS)));
+      expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+      expect(await state.rates.hit('key_b', YEAR_MS)).toBe(1);
+    });
+
+    it("start a key's next window from 1", async () => {
+      await state.rates.hit('key_c', 50);
+      await state.rates.hit('key_c', 50);
+      // Not a timed assertion: once a whole window has passed, the count is a new window's.
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(await state.rates.hit('key_c', 50)).toBe(1);
+    });
+  });
+
   describe('faults', () => {
     it('are listed oldest first and cleared, answering how many there were', async () => {
       const first = await state.faults.add({ operationId: 'uploadImage', status: 503, detail: AWKWARD });

@@ -664,6 +664,22 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
+        /** @description An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Rate limit reached: this sandbox allows 20 requests per second per API key. Wait for the time Retry-After gives, then try again."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
         /** @description The image is not accessible with this key. (The mock answers 404 for another organization's image, as on every other route.) */
         ImageNotAccessible: {
             headers: {
@@ -720,7 +736,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
-        /** @description The organization's image storage cap is reached. */
+        /** @description The organization's image storage cap is reached, or, on a sandbox that sets one (`--max-stored-bytes-per-org`, `x-abuse-limits`), the bytes its images may take. */
         StorageCapReached: {
             headers: {
                 [name: string]: unknown;
@@ -906,6 +922,7 @@ export interface operations {
             413: components["responses"]["FileTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -933,6 +950,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -951,6 +969,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -999,6 +1018,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArrayOrState"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -1032,6 +1052,7 @@ export interface operations {
             403: components["responses"]["ImageNotAccessible"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArrayOrState"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -1102,6 +1123,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -1129,6 +1151,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1147,6 +1170,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -1181,6 +1205,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1224,6 +1249,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -1262,6 +1288,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1297,6 +1324,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1348,6 +1376,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorArray"] | components["schemas"]["ErrorString"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1423,6 +1452,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1451,6 +1481,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1485,6 +1516,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -1512,6 +1544,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1551,6 +1584,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };

@@ -198,6 +198,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/organizations/{organization_id}/plan-bounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Allow an organization to set its own caps, up to these bounds.
+         * @description From then on the organization may change its own plan's caps with its own API key
+         *     (`PUT /__mock/org/plan`), each at most its bound here. Its current caps are not changed.
+         *     The bounds are kept in the state database; a full reset removes them, the organization's
+         *     own reset keeps them.
+         */
+        put: operations["mockSetPlanBounds"];
+        post?: never;
+        /** Withdraw an organization's leave to set its own caps; the caps it set stay. */
+        delete: operations["mockRemovePlanBounds"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/organizations/{organization_id}/usage": {
         parameters: {
             query?: never;
@@ -494,6 +520,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/org/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Test helper for the caller's own organization - its plan, and the bounds within which it may set its caps (null when the operator has not allowed it). */
+        get: operations["mockOrgGetPlan"];
+        /**
+         * Test helper for the caller's own organization - set its own caps, where the operator allows it.
+         * @description Sets the caps of the caller's organization's plan (its name stays). Allowed only once the
+         *     operator has set bounds for the organization (`PUT /__mock/organizations/{id}/plan-bounds`),
+         *     and each cap at most its bound: otherwise 403, naming the bound. A cap lowered below what
+         *     is stored or used refuses the next upload or prediction, as a plan change by the operator does.
+         */
+        put: operations["mockOrgSetPlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/org/journal": {
         parameters: {
             query?: never;
@@ -518,6 +568,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Caps of a plan without its name; as bounds, the highest caps an organization may set itself. */
+        MockPlanBounds: {
+            storage_cap_images: number;
+            monthly_analysis_cap: number;
+        };
+        MockSelfServicePlan: {
+            plan: components["schemas"]["MockPlan"];
+            bounds: components["schemas"]["MockPlanBounds"] | null;
+        };
         MockPlan: {
             name?: string;
             storage_cap_images: number;
@@ -796,6 +855,28 @@ export interface components {
         };
     };
     responses: {
+        /** @description The organization's plan, and the bounds within which it may set its own caps (null when it may not). */
+        MockSelfServicePlan: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "plan": {
+                 *         "name": "trial",
+                 *         "storage_cap_images": 50,
+                 *         "monthly_analysis_cap": 200
+                 *       },
+                 *       "bounds": {
+                 *         "storage_cap_images": 100,
+                 *         "monthly_analysis_cap": 1000
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MockSelfServicePlan"];
+            };
+        };
         /** @description The clock. */
         MockClock: {
             headers: {
@@ -855,6 +936,22 @@ export interface components {
                 /**
                  * @example {
                  *       "detail": "Invalid API key"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
+        /** @description An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Rate limit reached: this sandbox allows 20 requests per second per API key. Wait for the time Retry-After gives, then try again."
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorString"];
@@ -956,6 +1053,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -970,6 +1068,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -986,6 +1085,7 @@ export interface operations {
         responses: {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -1340,6 +1440,57 @@ export interface operations {
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
+            422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    mockSetPlanBounds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "storage_cap_images": 100,
+                 *       "monthly_analysis_cap": 1000
+                 *     }
+                 */
+                "application/json": components["schemas"]["MockPlanBounds"];
+            };
+        };
+        responses: {
+            200: components["responses"]["MockSelfServicePlan"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["BodyTooLarge"];
+            422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    mockRemovePlanBounds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MockSelfServicePlan"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
+            404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorString"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
@@ -2004,6 +2155,7 @@ export interface operations {
             };
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -2044,6 +2196,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -2058,6 +2211,7 @@ export interface operations {
         responses: {
             200: components["responses"]["MockClock"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
@@ -2092,6 +2246,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["BodyTooLarge"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -2122,6 +2277,64 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["StoreUnavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
+    mockOrgGetPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MockSelfServicePlan"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    mockOrgSetPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "storage_cap_images": 50,
+                 *       "monthly_analysis_cap": 200
+                 *     }
+                 */
+                "application/json": components["schemas"]["MockPlanBounds"];
+            };
+        };
+        responses: {
+            200: components["responses"]["MockSelfServicePlan"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The operator has not allowed this organization to set its own caps, or a cap is past its bound. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "storage_cap_images: the operator allows this organization at most 100, and 500 was asked."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorString"];
+                };
+            };
+            413: components["responses"]["BodyTooLarge"];
+            422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
         };
@@ -2165,6 +2378,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };
     };

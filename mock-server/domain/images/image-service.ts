@@ -11,6 +11,7 @@ import type { ImageRecord } from './image-record.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import { assertPartsAddUp } from './part-sizes.js';
 import { knownUpload } from './upload-plan.js';
+import type { OrganizationLimits } from '../abuse-limits.js';
 
 export interface ImageServiceOptions {
   minPartSize: number;
@@ -19,6 +20,8 @@ export interface ImageServiceOptions {
   derivedFiles: DerivedImageFiles;
   /** Runs the conversion jobs (and, on the same instance, the prediction jobs). */
   worker: JobWorker;
+  /** The sandbox's limits on stored bytes and open uploads, checked with the storage cap. */
+  limits?: OrganizationLimits;
 }
 
 /** What a delete removed besides the image: rows whose running work and files must go too. */
@@ -155,6 +158,7 @@ export class ImageService {
       // The slot is given back in the transaction that writes the row: the cap never counts both or neither.
       await this.state.transaction(async () => {
         await this.state.organizations.lock(org.id);
+        await this.options.limits?.assertRoomForImage(org.id, { size: file.size, resumable: false });
         await this.state.images.put(image);
         await this.conversions.enqueueHere(image.id);
         await reservation.release();
@@ -175,7 +179,7 @@ export class ImageService {
     fields: NewImageFields,
   ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
     assertFolderVisible(fields);
-    await this.assertSlotFree(org);
+    await this.assertSlotFree(org, { size: fields.size, resumable: true });
     const image = this.newRecord(org, fields);
     const known = this.known(image);
     const { uploadId } = await this.store
@@ -193,7 +197,7 @@ export class ImageService {
       // The cap is checked again where the row is written: other requests ran during the awaits.
       await this.state.transaction(async () => {
         await this.state.organizations.lock(org.id);
-        await this.assertSlotFree(org);
+        await this.assertSlotFree(org, { size: fields.size, resumable: true });
         await this.state.images.put(image);
       });
       return { image, plan: { partSize: known.plan.partSize, uploadId, urls } };
@@ -209,7 +213,7 @@ export class ImageService {
     const image = this.newRecord(org, fields);
     await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
-      await this.assertSlotFree(org);
+      await this.assertSlotFree(org, { size: fields.size, resumable: false });
       await this.state.images.put(image);
     });
     return image;
@@ -377,10 +381,12 @@ export class ImageService {
     return { tiffPath: await this.store.localFileOf(image.storageKey) };
   }
 
-  private async assertSlotFree(org: Organization): Promise<void> {
+  /** The plan's cap on images, then the sandbox's limits for an image of this size (0: not known yet). */
+  private async assertSlotFree(org: Organization, image = { size: 0, resumable: false }): Promise<void> {
     const stored = await this.storedCount(org);
     if (stored >= org.plan.storageCapImages)
       throw new DomainError('cap_reached', storageCapMessage(org, stored));
+    await this.options.limits?.assertRoomForImage(org.id, image);
   }
 
   /** Whether the image's stored object is whole: its parts were assembled by some complete. */

@@ -14,6 +14,7 @@ import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import type { JobLease } from '../state.js';
 import { PollHolds, type ReadyOutcome } from './poll-holds.js';
+import type { OrganizationLimits } from '../abuse-limits.js';
 import type { PredictionRecord, SegmentationRow } from './prediction-record.js';
 
 /**
@@ -63,6 +64,8 @@ export class PredictionService {
     private readonly clock: MockClock,
     private readonly files: SegmentationFiles,
     private readonly worker: JobWorker,
+    /** The sandbox's limit on predictions in flight per organization. */
+    private readonly limits?: OrganizationLimits,
   ) {
     this.holds = new PollHolds(state, (id, outcome) => this.publish(id, outcome));
     worker.handle('prediction', (lease, signal) => this.run(lease, signal));
@@ -88,6 +91,7 @@ export class PredictionService {
       }
       const inFlight = await this.state.predictions.inFlightFor(org.id, imageId, modelId);
       if (inFlight) return { prediction: inFlight, skipped: true };
+      await this.limits?.assertPredictionSlot(org.id);
       await consumeAnalysis(this.state.usage, org, this.clock.now(org.id));
       const prediction: PredictionRecord = {
         id: randomUUID(),

@@ -3,6 +3,7 @@
  * pools, as three mock instances would have) on one database, racing.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OrganizationLimits } from '../../domain/abuse-limits.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ShareRecord } from '../../domain/shares/share-record.js';
 import type { StateStore } from '../../domain/state.js';
@@ -203,4 +204,74 @@ it('gives the last hit of a `times: 1` fault to exactly one instance', async () 
 it('loses no increment of a counter across instances', async () => {
   await spread(30, (store) => store.counters.increment('polls'));
   expect(await instances[0].counters.get('polls')).toBe(30);
+});
+
+describe('the abuse limits across three instances (domain/abuse-limits.ts)', () => {
+  const LIMIT = 3;
+  const limitsOf = (store: StateStore) =>
+    new OrganizationLimits(store, {
+      storedBytes: 3 * LIMIT,
+      openUploads: LIMIT,
+      concurrentPredictions: LIMIT,
+    });
+  const kinds = (results: PromiseSettledResult<unknown>[]) =>
+    results
+      .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+      .map((r) => (r.reason as DomainError).kind);
+
+  it('open uploads: 30 concurrent opens make exactly the limit, the rest answer too_many', async () => {
+    const results = await spread(ATTEMPTS, (store, i) =>
+      store.transaction(async () => {
+        await store.organizations.lock(ORG_ID);
+        await limitsOf(store).assertRoomForImage(ORG_ID, { size: 1, resumable: true });
+        await store.images.put({ ...image(`img-${i}`), multipartUploadId: `up-${i}` });
+      }),
+    );
+    expect(kinds(results)).toEqual(Array(ATTEMPTS - LIMIT).fill('too_many'));
+    expect(await instances[1].images.footprintOf(ORG_ID)).toEqual({ bytes: LIMIT, openUploads: LIMIT });
+  });
+
+  it('stored bytes: 30 concurrent images of 3 bytes under a 9-byte limit make exactly 3', async () => {
+    const results = await spread(ATTEMPTS, (store, i) =>
+      store.transaction(async () => {
+        await store.organizations.lock(ORG_ID);
+        await limitsOf(store).assertRoomForImage(ORG_ID, { size: 3, resumable: false });
+        await store.images.put({ ...image(`img-${i}`), size: 3 });
+      }),
+    );
+    expect(kinds(results)).toEqual(Array(ATTEMPTS - LIMIT).fill('cap_reached'));
+    expect((await instances[2].images.footprintOf(ORG_ID)).bytes).toBe(3 * LIMIT);
+  });
+
+  it('predictions in flight: 30 concurrent predicts make exactly the limit', async () => {
+    const results = await spread(ATTEMPTS, (store, i) =>
+      store.transaction(async () => {
+        await store.organizations.lock(ORG_ID);
+        await limitsOf(store).assertPredictionSlot(ORG_ID);
+        await store.predictions.put({
+          id: `p-${i}`,
+          organizationId: ORG_ID,
+          imageId: `img-${i}`,
+          modelId: 'model-1',
+          status: 'SUBMITTED',
+          createdAt: '2026-11-25T12:00:00.000Z',
+          startedAt: null,
+          finishedAt: null,
+          segmentationId: null,
+          cellCount: null,
+          error: null,
+          runAttempts: 0,
+        });
+      }),
+    );
+    expect(kinds(results)).toEqual(Array(ATTEMPTS - LIMIT).fill('too_many'));
+    expect(await instances[0].predictions.inFlightCountOf(ORG_ID)).toBe(LIMIT);
+  });
+
+  it("requests per key: every instance's hit lands in one count, none lost", async () => {
+    const year = 365 * 86_400_000;
+    const counts = await spread(ATTEMPTS, (store) => store.rates.hit('key_shared', year));
+    const values = counts.map((r) => (r.status === 'fulfilled' ? r.value : -1)).sort((a, b) => a - b);
+    expect(values).toEqual(Array.from({ length: ATTEMPTS }, (_, i) => i + 1));
+  });
 });

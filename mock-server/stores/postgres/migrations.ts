@@ -163,6 +163,14 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX jobs_by_age ON jobs(seq);
   `,
+  // Requests per API key in the window now running (shared-tables.ts, rateWindowTable).
+  `
+  CREATE TABLE rate_windows (
+    key          text PRIMARY KEY,
+    window_start bigint NOT NULL,
+    count        integer NOT NULL
+  );
+  `,
 ];
 
 /** Brings the database to `steps.length` steps, or refuses one that has taken more. */

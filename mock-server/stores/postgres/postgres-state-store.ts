@@ -14,6 +14,7 @@ import type {
   ModelTable,
   OrganizationTable,
   PredictionTable,
+  RateWindowTable,
   SegmentationTable,
   SettingsTable,
   ShareTable,
@@ -23,7 +24,7 @@ import type {
 import type { Sql } from './connection.js';
 import { jobTable } from './job-table.js';
 import { modelTable, organizationTable, usageTable } from './organization-tables.js';
-import { counterTable, faultTable, journalTable, settingsTable } from './shared-tables.js';
+import { counterTable, faultTable, journalTable, rateWindowTable, settingsTable } from './shared-tables.js';
 import { imageTable, predictionTable, segmentationTable, shareTable } from './work-tables.js';
 
 /** Children before the rows they reference. */
@@ -38,6 +39,7 @@ const EVERY_TABLE = [
   'organizations',
   'settings',
   'counters',
+  'rate_windows',
   'faults',
   'journal',
   'jobs',
@@ -53,6 +55,7 @@ export class PostgresStateStore implements StateStore {
   readonly shares: ShareTable;
   readonly settings: SettingsTable;
   readonly counters: CounterTable;
+  readonly rates: RateWindowTable;
   readonly faults: FaultTable;
   readonly journal: JournalTable;
   readonly jobs: JobTable;
@@ -70,6 +73,7 @@ export class PostgresStateStore implements StateStore {
     this.shares = shareTable(sql);
     this.settings = settingsTable(sql);
     this.counters = counterTable(sql);
+    this.rates = rateWindowTable(sql);
     this.faults = faultTable(sql);
     this.journal = journalTable(sql, journalCapacity);
     this.jobs = jobTable(sql);

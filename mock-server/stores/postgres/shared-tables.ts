@@ -4,7 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Fault, FaultSpec, JournalEntry } from '../../domain/control-records.js';
-import type { CounterTable, FaultTable, JournalTable, SettingsTable } from '../../domain/state.js';
+import type {
+  CounterTable,
+  FaultTable,
+  JournalTable,
+  RateWindowTable,
+  SettingsTable,
+} from '../../domain/state.js';
 import { clientText, fromClientText } from './client-text.js';
 import type { Row, Sql } from './connection.js';
 
@@ -32,6 +38,28 @@ export function settingsTable(sql: Sql): SettingsTable {
     },
     async deleteWithPrefix(prefix) {
       await sql.rows('DELETE FROM settings WHERE starts_with(key, $1)', [prefix]);
+    },
+  };
+}
+
+/**
+ * A fixed window per key, one row per key: one statement per request (an upsert on the primary
+ * key, timed by the database's clock, so instances whose clocks differ count in the same window).
+ * A window never goes back: of two hits racing across a window's end, the later window wins.
+ */
+export function rateWindowTable(sql: Sql): RateWindowTable {
+  return {
+    async hit(key, windowMs) {
+      const [count] = await sql.column<number>(
+        `INSERT INTO rate_windows AS r (key, window_start, count)
+         VALUES ($1, floor(extract(epoch FROM clock_timestamp()) * 1000 / $2)::bigint, 1)
+         ON CONFLICT (key) DO UPDATE SET
+           count = CASE WHEN r.window_start >= excluded.window_start THEN r.count + 1 ELSE 1 END,
+           window_start = greatest(r.window_start, excluded.window_start)
+         RETURNING count`,
+        [key, windowMs],
+      );
+      return Number(count);
     },
   };
 }

@@ -80,6 +80,15 @@ export function imageTable(sql: Sql): ImageTable {
       ]);
       return Number(count);
     },
+    async footprintOf(orgId) {
+      const row = await sql.row(
+        `SELECT coalesce(sum(size), 0) AS bytes,
+                count(*) FILTER (WHERE upload_status = 'uploading' AND multipart_upload_id IS NOT NULL) AS open_uploads
+         FROM images WHERE organization_id = $1`,
+        [orgId],
+      );
+      return { bytes: Number(row?.bytes ?? 0), openUploads: Number(row?.open_uploads ?? 0) };
+    },
     idsOf: (orgId) => sql.column('SELECT id FROM images WHERE organization_id = $1', [orgId]),
     async withStatus(status) {
       return (await sql.rows('SELECT * FROM images WHERE upload_status = $1', [status])).map(toImage);
@@ -154,6 +163,13 @@ export function predictionTable(sql: Sql): PredictionTable {
       return (await sql.rows('SELECT * FROM predictions WHERE status = ANY($1)', [statuses])).map(
         toPrediction,
       );
+    },
+    async inFlightCountOf(orgId) {
+      const [count] = await sql.column<string>(
+        "SELECT count(*) FROM predictions WHERE organization_id = $1 AND status IN ('SUBMITTED', 'STARTED')",
+        [orgId],
+      );
+      return Number(count);
     },
     idsOfImage: (imageId) => sql.column('SELECT id FROM predictions WHERE image_id = $1', [imageId]),
     idsOf: (orgId) => sql.column('SELECT id FROM predictions WHERE organization_id = $1', [orgId]),

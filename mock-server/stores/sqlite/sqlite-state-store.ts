@@ -22,6 +22,7 @@ import type {
   ModelTable,
   OrganizationTable,
   PredictionTable,
+  RateWindowTable,
   SegmentationTable,
   SettingsTable,
   ShareTable,
@@ -38,6 +39,7 @@ import {
   type Statements,
 } from './database/statements.js';
 import { memoryCounters } from '../memory/counters.js';
+import { memoryRateWindows } from '../memory/rate-windows.js';
 import { memoryFaults } from '../memory/fault-list.js';
 import { memoryJournal } from '../memory/journal-ring.js';
 import { jobTable } from './job-table.js';
@@ -54,6 +56,7 @@ export class SqliteStateStore implements StateStore {
   readonly shares: ShareTable;
   readonly settings: SettingsTable;
   readonly counters: CounterTable;
+  readonly rates: RateWindowTable;
   readonly faults: FaultTable;
   readonly journal: JournalTable;
   readonly jobs: JobTable;
@@ -79,6 +82,7 @@ export class SqliteStateStore implements StateStore {
     // One process owns a SQLite folder, so what the control plane keeps between requests lives in
     // that process's memory, as it always has: the shared engine (stores/postgres/) keeps it in tables.
     this.counters = memoryCounters();
+    this.rates = memoryRateWindows();
     this.faults = memoryFaults();
     this.journal = memoryJournal(options.journalCapacity);
   }

@@ -62,6 +62,15 @@ export function imageTable(db: Statements): Synchronous<ImageTable> {
     countOf(orgId) {
       return db.column<number>('SELECT count(*) FROM images WHERE organization_id = ?', orgId)[0];
     },
+    footprintOf(orgId) {
+      const row = db.row(
+        `SELECT coalesce(sum(size), 0) AS bytes,
+                coalesce(sum(upload_status = 'uploading' AND multipart_upload_id IS NOT NULL), 0) AS open_uploads
+         FROM images WHERE organization_id = ?`,
+        orgId,
+      )!;
+      return { bytes: Number(row.bytes), openUploads: Number(row.open_uploads) };
+    },
     idsOf(orgId) {
       return db.column('SELECT id FROM images WHERE organization_id = ?', orgId);
     },
@@ -126,6 +135,12 @@ export function predictionTable(db: Statements): Synchronous<PredictionTable> {
       return (
         db.prepare(`SELECT * FROM predictions WHERE status IN (${marks})`).all(...statuses) as Row[]
       ).map(toPrediction);
+    },
+    inFlightCountOf(orgId) {
+      return db.column<number>(
+        "SELECT count(*) FROM predictions WHERE organization_id = ? AND status IN ('SUBMITTED', 'STARTED')",
+        orgId,
+      )[0];
     },
     idsOfImage(imageId) {
       return db.column('SELECT id FROM predictions WHERE image_id = ?', imageId);

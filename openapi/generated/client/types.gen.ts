@@ -342,7 +342,7 @@ export type UploadImageErrors = {
      */
     401: ErrorString;
     /**
-     * The organization's image storage cap is reached.
+     * The organization's image storage cap is reached, or, on a sandbox that sets one (`--max-stored-bytes-per-org`, `x-abuse-limits`), the bytes its images may take.
      */
     402: ErrorString;
     /**
@@ -357,6 +357,10 @@ export type UploadImageErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
@@ -401,6 +405,10 @@ export type DeleteUploadErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -443,6 +451,10 @@ export type GetUploadErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
@@ -493,6 +505,10 @@ export type CompleteUploadErrors = {
      */
     422: ValidationErrorArray | ErrorString;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -542,6 +558,10 @@ export type AbortUploadErrors = {
      */
     422: ValidationErrorArray | ErrorString;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -575,7 +595,7 @@ export type CreateImageErrors = {
      */
     401: ErrorString;
     /**
-     * The organization's image storage cap is reached.
+     * The organization's image storage cap is reached, or, on a sandbox that sets one (`--max-stored-bytes-per-org`, `x-abuse-limits`), the bytes its images may take.
      */
     402: ErrorString;
     /**
@@ -590,6 +610,10 @@ export type CreateImageErrors = {
      * Validation error, FastAPI-style `detail` array.
      */
     422: ValidationErrorArray;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
@@ -634,6 +658,10 @@ export type DeleteImageErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -677,6 +705,10 @@ export type GetImageErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -705,6 +737,10 @@ export type ListModelsErrors = {
      * Missing or invalid credentials.
      */
     401: ErrorString;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
@@ -751,6 +787,10 @@ export type CreatePredictionErrors = {
      */
     422: ErrorString;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -793,6 +833,10 @@ export type GetPredictionErrors = {
      * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
@@ -849,6 +893,10 @@ export type ExportOverlayPngErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -898,6 +946,10 @@ export type ExportMeasurementsCsvErrors = {
      */
     422: ValidationErrorArray | ErrorString;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -944,6 +996,10 @@ export type ExportRoisGeojsonErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -986,6 +1042,10 @@ export type ExportRoisZipErrors = {
      */
     422: ValidationErrorArray;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -1026,6 +1086,10 @@ export type CreateShareErrors = {
      * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
@@ -1070,6 +1134,10 @@ export type RevokeShareErrors = {
      */
     422: ErrorString;
     /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
+    /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */
     503: ErrorString;
@@ -1112,6 +1180,10 @@ export type GetShareErrors = {
      * Validation error with a string `detail`: a non-UUID id or a bad body, or, on predict, an image that is not `ready` (still uploading or processing, or failed). A request the resource's state refuses answers 422 on every operation, complete, abort and predict alike.
      */
     422: ErrorString;
+    /**
+     * An abuse limit of the sandbox (`x-abuse-limits`): the key's requests per second, the organization's open resumable uploads or its predictions in flight. Nothing of the request was done; try again after `Retry-After` seconds.
+     */
+    429: ErrorString;
     /**
      * The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers.
      */

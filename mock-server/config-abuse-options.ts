@@ -1,0 +1,64 @@
+/**
+ * The sandbox's abuse limits (domain/abuse-limits.ts), each a flag and an environment variable
+ * like every other setting (config-options.ts lists them with the rest). Every default is 0, off:
+ * on a partner's laptop nothing is limited; `npm run sandbox` turns them on (sandbox/).
+ */
+export interface AbuseLimitSettings {
+  /** Requests per API key per second (429 past it); 0: no limit. */
+  rateLimitPerSecond: number;
+  /** Bytes of images an organization may keep (402 past it); 0: no limit. */
+  maxStoredBytesPerOrganization: number;
+  /** Resumable uploads an organization may have open at once (429 past it); 0: no limit. */
+  maxOpenUploadsPerOrganization: number;
+  /** Predictions of an organization SUBMITTED or STARTED at once (429 past it); 0: no limit. */
+  maxConcurrentPredictionsPerOrganization: number;
+}
+
+interface LimitOption {
+  key: keyof AbuseLimitSettings;
+  flag: string;
+  env: string;
+  type: 'number';
+  description: string;
+  default: () => number;
+  shownDefault: string;
+}
+
+export const ABUSE_LIMIT_OPTIONS: LimitOption[] = [
+  {
+    key: 'rateLimitPerSecond',
+    flag: '--rate-limit-per-second',
+    env: 'RATE_LIMIT_PER_SECOND',
+    type: 'number',
+    description: 'Requests per API key per second; past it 429 with Retry-After',
+    default: () => 0,
+    shownDefault: '0 = no limit',
+  },
+  {
+    key: 'maxStoredBytesPerOrganization',
+    flag: '--max-stored-bytes-per-org',
+    env: 'MAX_STORED_BYTES_PER_ORG',
+    type: 'number',
+    description: 'Bytes of images one organization may keep; past it 402',
+    default: () => 0,
+    shownDefault: '0 = no limit',
+  },
+  {
+    key: 'maxOpenUploadsPerOrganization',
+    flag: '--max-open-uploads-per-org',
+    env: 'MAX_OPEN_UPLOADS_PER_ORG',
+    type: 'number',
+    description: 'Resumable uploads one organization may have open at once; past it 429',
+    default: () => 0,
+    shownDefault: '0 = no limit',
+  },
+  {
+    key: 'maxConcurrentPredictionsPerOrganization',
+    flag: '--max-concurrent-predictions-per-org',
+    env: 'MAX_CONCURRENT_PREDICTIONS_PER_ORG',
+    type: 'number',
+    description: 'Predictions of one organization in flight at once; past it 429',
+    default: () => 0,
+    shownDefault: '0 = no limit',
+  },
+];

@@ -1,0 +1,57 @@
+import type { PlanBounds, SelfServicePlan, SelfServicePlans } from '../../domain/self-service-plans.js';
+import type { OperationHandler } from '../operation-context.js';
+import type { ControlSchemas } from '../api-schemas.js';
+
+export interface SelfServicePlanUseCases {
+  selfServicePlans: Pick<SelfServicePlans, 'read' | 'allow' | 'withdraw' | 'setOwn'>;
+}
+
+type CapsBody = { storage_cap_images: number; monthly_analysis_cap: number };
+
+const toBounds = (body: unknown): PlanBounds => ({
+  storageCapImages: (body as CapsBody).storage_cap_images,
+  monthlyAnalysisCap: (body as CapsBody).monthly_analysis_cap,
+});
+
+function toSelfServicePlanResource({ plan, bounds }: SelfServicePlan): ControlSchemas['MockSelfServicePlan'] {
+  return {
+    plan: {
+      name: plan.name,
+      storage_cap_images: plan.storageCapImages,
+      monthly_analysis_cap: plan.monthlyAnalysisCap,
+    },
+    bounds: bounds && {
+      storage_cap_images: bounds.storageCapImages,
+      monthly_analysis_cap: bounds.monthlyAnalysisCap,
+    },
+  };
+}
+
+/**
+ * Caps an organization sets itself where the operator allows it: the operator's bounds
+ * (`/__mock/organizations/{id}/plan-bounds`) and the organization's own plan (`/__mock/org/plan`,
+ * with its key; nothing in the request names an organization).
+ */
+export function selfServicePlanHandlers({
+  selfServicePlans,
+}: SelfServicePlanUseCases): Record<string, OperationHandler> {
+  return {
+    async mockSetPlanBounds({ res, params, body }) {
+      res.json(
+        toSelfServicePlanResource(await selfServicePlans.allow(params.organization_id, toBounds(body))),
+      );
+    },
+
+    async mockRemovePlanBounds({ res, params }) {
+      res.json(toSelfServicePlanResource(await selfServicePlans.withdraw(params.organization_id)));
+    },
+
+    async mockOrgGetPlan({ res, org }) {
+      res.json(toSelfServicePlanResource(await selfServicePlans.read(org.id)));
+    },
+
+    async mockOrgSetPlan({ res, body, org }) {
+      res.json(toSelfServicePlanResource(await selfServicePlans.setOwn(org.id, toBounds(body))));
+    },
+  };
+}
