@@ -1,12 +1,13 @@
 import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../openapi/documents.js';
+import { SNAPSHOT_OPTIONS, type SnapshotSettings } from './snapshot-options.js';
 
 /**
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
  * `npm start -- --help` and the README list the same thing.
  */
-export interface MockConfig {
+export interface MockConfig extends SnapshotSettings {
   host: string;
   port: number;
   /** Root the API is reached at from outside; empty until the server listens, then http://host:port. */
@@ -444,4 +445,5 @@ export const OPTIONS: OptionSpec[] = [
     description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
     default: () => 15_000,
   },
+  ...SNAPSHOT_OPTIONS,
 ];

@@ -44,6 +44,7 @@ function httpUseCases(services: Services): HttpUseCases {
     faults,
     timekeeper: services.clock,
     dashboard: new DashboardReads(state),
+    snapshots: services.snapshots,
   };
 }
 

@@ -22,6 +22,7 @@ import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
+import { snapshotHandlers } from './handlers/snapshot-handlers.js';
 import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -74,7 +75,7 @@ export function createApp(
       adminToken: settings.adminToken,
       faults: useCases.faults,
       clock: useCases.timekeeper,
-      streamingOperations: new Set(['uploadImage']),
+      streamingOperations: new Set(['uploadImage', 'mockLoadSnapshot']),
       jsonLimits: {
         maxBytes: settings.maxJsonBodyBytes,
         maxDepth: settings.maxJsonDepth,
@@ -93,6 +94,7 @@ export function createApp(
         ...controlHandlers(useCases, operationIds),
         ...dashboardReadHandlers(useCases),
         ...controlExportHandlers(useCases),
+        ...snapshotHandlers(useCases, discardLimits),
       }),
     }),
   );

@@ -13,6 +13,7 @@ import type { ModelUseCases } from './handlers/model-handlers.js';
 import type { PredictionUseCases } from './handlers/prediction-handlers.js';
 import type { SharePageUseCases } from './handlers/share-page-handlers.js';
 import type { ShareUseCases } from './handlers/share-handlers.js';
+import type { SnapshotUseCases } from './handlers/snapshot-handlers.js';
 import type { UploadUseCases } from './handlers/upload-handlers.js';
 
 /** The settings the HTTP layer reads, and where a single-request upload's file is received. */
@@ -46,7 +47,8 @@ export type HttpUseCases = UploadUseCases &
   SharePageUseCases &
   ControlUseCases &
   DashboardReadUseCases &
-  ControlExportUseCases & {
+  ControlExportUseCases &
+  SnapshotUseCases & {
     settings: HttpSettings;
     /** The organization of an API key, for bearer authentication. */
     keys: KeyLookup;
