@@ -5,6 +5,7 @@ import type { SnapshotScope } from '../../domain/snapshots/snapshot-rows.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from '../discard-rest.js';
 import { sendDomainError } from '../error-responses.js';
 import type { OperationHandler } from '../operation-context.js';
+import { pulledBody } from '../pulled-body.js';
 
 export interface SnapshotUseCases {
   snapshots: Pick<SnapshotService, 'take' | 'load'>;
@@ -27,9 +28,11 @@ export function snapshotHandlers(
     mockOrgGetSnapshot: ({ res, org }) => send(res, { kind: 'organization', organizationId: org.id }),
 
     async mockLoadSnapshot({ req, res }) {
+      const body = pulledBody(req);
       try {
-        res.json(await snapshots.load(req));
+        res.json(await snapshots.load(body));
       } catch (error) {
+        body.release();
         // Refused part-way: the client is told why once the rest of its body is read (or given up).
         if (req.complete) throw error;
         await answerAfterDiscardingRest(req, res, discardLimits, () => {
