@@ -3,6 +3,7 @@ import { ConfigError, helpText, loadConfig } from './config.js';
 import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
 import { DataFolderError } from './stores/sqlite/database/open-database.js';
+import { SnapshotRefused } from './domain/snapshots/snapshot-format.js';
 import { exposureLines } from './exposure.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
@@ -115,7 +116,8 @@ main(process.argv.slice(2)).catch((err) => {
     process.exit(2);
   }
   // A busy port and a data folder it cannot use are one line each: they say what to do.
-  const oneLine = err instanceof ListenError || err instanceof DataFolderError;
+  const oneLine =
+    err instanceof ListenError || err instanceof DataFolderError || err instanceof SnapshotRefused;
   console.error(oneLine ? `error: ${(err as Error).message}` : err);
   process.exit(1);
 });

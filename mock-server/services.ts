@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
 import { seedKeysLoaded } from './exposure.js';
 import { MockClock } from './domain/clock.js';
@@ -24,6 +24,7 @@ import { SqliteStateStore } from './stores/sqlite/sqlite-state-store.js';
 import { dataLayout, type DataLayout } from './stores/data-layout.js';
 import { SegmentationReader } from './domain/segmentations/segmentation-reader.js';
 import { SnapshotService } from './domain/snapshots/snapshot-service.js';
+import { SnapshotRefused } from './domain/snapshots/snapshot-format.js';
 import { DataFolderSnapshotFiles } from './stores/snapshots/snapshot-file-store.js';
 import { TarSnapshotArchives } from './stores/snapshots/tar-archives.js';
 import type { ConvertedImage } from './domain/images/image-conversions.js';
@@ -223,7 +224,7 @@ export async function createServices(
   // A snapshot named at start replaces whatever the data folder or the seed put in place.
   if (config.snapshot) {
     try {
-      await snapshots.load(createReadStream(config.snapshot));
+      await snapshots.load(await snapshotFile(config.snapshot));
     } catch (error) {
       // Nothing of a mock that did not start may stay open (its database, its children).
       if (overrides.runner || !borrowed) await runner.close?.();
@@ -282,6 +283,16 @@ export async function createServices(
       await state.close();
     },
   };
+}
+
+/** The snapshot named by --snapshot, opened; a file that cannot be read stops the start with one line. */
+async function snapshotFile(file: string): Promise<AsyncIterable<Uint8Array>> {
+  try {
+    await access(file, constants.R_OK);
+  } catch (error) {
+    throw new SnapshotRefused(`--snapshot ${file} cannot be read (${(error as { code?: string }).code})`);
+  }
+  return createReadStream(file) as AsyncIterable<Buffer>;
 }
 
 /** The state store: a shared PostgreSQL when --database-url names one, else the data folder's own SQLite file. */
