@@ -6,8 +6,9 @@
  *
  * Version 1 rows are the domain's records (domain/state.ts), keys sorted, with two changes: an
  * image's derived paths are archive names (the data folder they came from means nothing
- * elsewhere), and usage and settings get a row shape of their own. A newer format keeps reading
- * older versions through `upgradeRows`.
+ * elsewhere), and usage and settings get a row shape of their own. A change of the rows' shape
+ * makes a new version, with an upgrade of each older version's rows, so older snapshots keep
+ * loading (fixtures/snapshots/v1.tar proves it for version 1).
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../errors.js';
