@@ -104,6 +104,15 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /lists 6\d\d entries, over the limit of 500/,
   ],
   [
+    'a bomb: a table larger than rows are read into memory',
+    () => {
+      const m = manifest();
+      m.entries.find((e) => e.name === rows('images'))!.size = 300 * 1024 * 1024;
+      return withManifest(entries, m);
+    },
+    /rows\/images.jsonl is 314572800 bytes: a table's rows are read into memory/,
+  ],
+  [
     'a manifest that lies about a size',
     () => {
       const m = manifest();
@@ -219,4 +228,15 @@ it('a start with a hostile snapshot stops with the reason', async () => {
   await expect(startInstantMock({ snapshot: file })).rejects.toThrow(
     /snapshot refused: entry "..\/x" walks out/,
   );
+});
+
+it('answers 415 to a JSON body: the archive is the body, as application/x-tar', async () => {
+  const response = await fetch(`${mock.url}/__mock/snapshot`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ snapshot: 'snapshot.tar' }),
+  });
+  expect(response.status).toBe(415);
+  expect(((await response.json()) as { detail: string }).detail).toMatch(/application\/x-tar/);
+  expect(await take()).toEqual(original);
 });

@@ -17,7 +17,8 @@ export interface PulledBody extends AsyncIterable<Uint8Array> {
  */
 export function pulledBody(req: IncomingMessage): PulledBody {
   const queue: Buffer[] = [];
-  let ended = false;
+  // A body already read to its end (by whoever came first) has nothing left to pull.
+  let ended = req.readableEnded;
   let failure: unknown;
   let wake: (() => void) | undefined;
   const onData = (chunk: Buffer) => {

@@ -988,6 +988,20 @@ export interface components {
                 "application/json": components["schemas"]["ErrorString"];
             };
         };
+        /** @description The request body is neither multipart/form-data nor JSON. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Unsupported Content-Type 'text/plain': send multipart/form-data with a 'file' part, or application/json {name, size}."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
     };
     parameters: {
         OrganizationId: string;
@@ -1935,6 +1949,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationErrorString"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];

@@ -18,6 +18,8 @@ export const SNAPSHOT_VERSION = 1;
 /** The interface the mock serves (openapi/openapi.yaml `info.version`), recorded so a reader knows what the rows were shaped for. */
 export const INTERFACE_VERSION = '1.1.0';
 export const MANIFEST_NAME = 'manifest.json';
+/** A table's rows are parsed in memory: past this, a rows file is a bomb, whatever the archive's limits. */
+const MAX_TABLE_BYTES = 256 * 1024 * 1024;
 
 /** Tables in the order they are written and loaded (a row's references come before it). */
 export const SNAPSHOT_TABLES = [
@@ -129,6 +131,11 @@ export function parseManifest(text: string): SnapshotManifest {
   for (const table of SNAPSHOT_TABLES)
     if (!names.has(rowsEntryName(table)))
       throw new SnapshotRefused(`manifest lists no ${rowsEntryName(table)} for table "${table}"`);
+  for (const entry of manifest.entries as ManifestEntry[])
+    if (entry.name.startsWith('rows/') && entry.size > MAX_TABLE_BYTES)
+      throw new SnapshotRefused(
+        `${entry.name} is ${entry.size} bytes: a table's rows are read into memory, and may have at most ${MAX_TABLE_BYTES}`,
+      );
   if (typeof manifest.interface_version !== 'string' || typeof manifest.created !== 'string')
     throw new SnapshotRefused('manifest needs interface_version and created');
   return manifest as unknown as SnapshotManifest;

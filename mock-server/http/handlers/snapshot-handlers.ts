@@ -3,7 +3,8 @@ import type { Response } from 'express';
 import type { SnapshotService } from '../../domain/snapshots/snapshot-service.js';
 import type { SnapshotScope } from '../../domain/snapshots/snapshot-rows.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from '../discard-rest.js';
-import { sendDomainError } from '../error-responses.js';
+import { sendDetail, sendDomainError } from '../error-responses.js';
+import { isJsonMediaType, mediaType } from '../json-body.js';
 import type { OperationHandler } from '../operation-context.js';
 import { pulledBody } from '../pulled-body.js';
 
@@ -28,6 +29,14 @@ export function snapshotHandlers(
     mockOrgGetSnapshot: ({ res, org }) => send(res, { kind: 'organization', organizationId: org.id }),
 
     async mockLoadSnapshot({ req, res }) {
+      const type = mediaType(req);
+      // A JSON body was read (and validated) before the handler: there is no archive left to read.
+      if (isJsonMediaType(type))
+        return sendDetail(
+          res,
+          415,
+          `Unsupported Content-Type '${type}': send the snapshot archive as the body, Content-Type application/x-tar.`,
+        );
       const body = pulledBody(req);
       try {
         res.json(await snapshots.load(body));
