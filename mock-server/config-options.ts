@@ -2,12 +2,13 @@ import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../openapi/documents.js';
 import { ABUSE_LIMIT_OPTIONS, type AbuseLimitSettings } from './config-abuse-options.js';
+import { SNAPSHOT_OPTIONS, type SnapshotSettings } from './snapshot-options.js';
 
 /**
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
  * `npm start -- --help` and the README list the same thing.
  */
-export interface MockConfig extends AbuseLimitSettings {
+export interface MockConfig extends AbuseLimitSettings, SnapshotSettings {
   host: string;
   port: number;
   /** Root the API is reached at from outside; empty until the server listens, then http://host:port. */
@@ -457,4 +458,5 @@ export const OPTIONS: OptionSpec[] = [
     default: () => 30_000,
   },
   ...ABUSE_LIMIT_OPTIONS,
+  ...SNAPSHOT_OPTIONS,
 ];

@@ -47,6 +47,7 @@ function httpUseCases(services: Services): HttpUseCases {
     faults,
     timekeeper: services.clock,
     dashboard: new DashboardReads(state),
+    snapshots: services.snapshots,
   };
 }
 

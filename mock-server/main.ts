@@ -4,6 +4,7 @@ import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
 import { DataFolderError } from './stores/sqlite/database/open-database.js';
 import { DatabaseStartError } from './stores/postgres/database-wait.js';
+import { SnapshotRefused } from './domain/snapshots/snapshot-format.js';
 import { exposureLines } from './exposure.js';
 
 /** `npm start -- [options]`: the mock on its embedded defaults, with the seeded keys printed. */
@@ -115,9 +116,12 @@ main(process.argv.slice(2)).catch((err) => {
     console.error(`error: ${err.message}`);
     process.exit(2);
   }
-  // A busy port, a data folder or a database it cannot use are one line each: they say what to do.
+  // A busy port, a data folder or a database it cannot use, a snapshot refused: one line each, saying what to do.
   const oneLine =
-    err instanceof ListenError || err instanceof DataFolderError || err instanceof DatabaseStartError;
+    err instanceof ListenError ||
+    err instanceof DataFolderError ||
+    err instanceof DatabaseStartError ||
+    err instanceof SnapshotRefused;
   console.error(oneLine ? `error: ${(err as Error).message}` : err);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
 import { seedKeysLoaded } from './exposure.js';
 import { MockClock } from './domain/clock.js';
@@ -23,6 +24,10 @@ import { SegmentationFileStore } from './stores/files/segmentation-file-store.js
 import { SqliteStateStore } from './stores/sqlite/sqlite-state-store.js';
 import { dataLayout, type DataLayout } from './stores/data-layout.js';
 import { SegmentationReader } from './domain/segmentations/segmentation-reader.js';
+import { SnapshotService } from './domain/snapshots/snapshot-service.js';
+import { SnapshotRefused } from './domain/snapshots/snapshot-format.js';
+import { DataFolderSnapshotFiles } from './stores/snapshots/snapshot-file-store.js';
+import { TarSnapshotArchives } from './stores/snapshots/tar-archives.js';
 import type { ConvertedImage } from './domain/images/image-conversions.js';
 import type { ChildProcessPool } from './runtime/decoder-pool/child-process-pool.js';
 import { createDecoderPool } from './runtime/decoder-pool/decoder-pools.js';
@@ -45,6 +50,8 @@ export interface Services {
   journal: RequestJournal;
   /** Requests per API key per second (off unless --rate-limit-per-second is set). */
   rateLimit: RequestRateLimit;
+  /** Takes and loads snapshots of the whole state (domain/snapshots/). */
+  snapshots: SnapshotService;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
   /**
@@ -194,7 +201,51 @@ export async function createServices(
     await images.recoverConversions({ soleOwner });
     await predictions.recoverInFlight({ soleOwner });
   }
-  if (config.role !== 'api') worker.start();
+  let working = false;
+  const startWork = () => {
+    if (config.role === 'api') return;
+    worker.start();
+    working = true;
+  };
+  const snapshots = new SnapshotService({
+    state,
+    archives: new TarSnapshotArchives(paths.snapshotStaging),
+    files: new DataFolderSnapshotFiles(paths, store),
+    limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
+    async whileQuiet(swap) {
+      const wasWorking = working;
+      await worker.stop();
+      working = false;
+      await images.idle();
+      try {
+        await swap();
+      } finally {
+        // What the services keep beside the state follows the state now in place.
+        await clock.refresh();
+        clock.forgetOrganizations();
+        segmentations.forgetAll();
+        if ((await state.settings.get(SEEDED)) === undefined)
+          await state.settings.set(SEEDED, clock.nowIso());
+        if (soleOwner) await images.dropHeldMarks();
+        await images.recoverConversions({ soleOwner });
+        await predictions.recoverInFlight({ soleOwner });
+        if (wasWorking) startWork();
+      }
+    },
+  });
+  // A snapshot named at start replaces whatever the data folder or the seed put in place.
+  if (config.snapshot) {
+    try {
+      await snapshots.load(await snapshotFile(config.snapshot));
+    } catch (error) {
+      // Nothing of a mock that did not start may stay open (its database, its children).
+      if (overrides.runner || !borrowed) await runner.close?.();
+      if (!borrowed) await decoders.close();
+      await state.close();
+      throw error;
+    }
+  }
+  startWork();
 
   return {
     config,
@@ -210,6 +261,7 @@ export async function createServices(
     admin,
     journal: new RequestJournal(state.journal),
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond),
+    snapshots,
     async reseed() {
       await worker.stop();
       for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
@@ -218,7 +270,7 @@ export async function createServices(
       clock.forgetOrganizations();
       await runner.recycle?.();
       await seed();
-      if (config.role !== 'api') worker.start();
+      startWork();
     },
     async seededKeys() {
       const keys = new Map<string, string[]>();
@@ -244,6 +296,16 @@ export async function createServices(
       await state.close();
     },
   };
+}
+
+/** The snapshot named by --snapshot, opened; a file that cannot be read stops the start with one line. */
+async function snapshotFile(file: string): Promise<AsyncIterable<Uint8Array>> {
+  try {
+    await access(file, constants.R_OK);
+  } catch (error) {
+    throw new SnapshotRefused(`--snapshot ${file} cannot be read (${(error as { code?: string }).code})`);
+  }
+  return createReadStream(file) as AsyncIterable<Buffer>;
 }
 
 /** The state store: a shared PostgreSQL when --database-url names one, else the data folder's own SQLite file. */

@@ -66,6 +66,8 @@ export interface UsageTable {
   analyses(orgId: string, month: string): Promise<number>;
   setAnalyses(orgId: string, month: string, count: number): Promise<void>;
   clear(orgId: string): Promise<void>;
+  /** Every month the organization has a count for, by month (a snapshot carries them all). */
+  monthsOf(orgId: string): Promise<Array<{ month: string; count: number }>>;
 }
 
 export interface ModelTable {
@@ -73,6 +75,8 @@ export interface ModelTable {
   get(id: string): Promise<ModelRecord | undefined>;
   /** Base models first, then the organization's custom models, each by name. */
   listFor(org: Organization): Promise<ModelRecord[]>;
+  /** Every model, base and custom, by id (a snapshot carries them all). */
+  all(): Promise<ModelRecord[]>;
 }
 
 export interface ImageTable {

@@ -22,6 +22,7 @@ import { RouteTable, operationRoutes } from './route-table.js';
 import { createReferenceRouter, referenceRoutes } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
+import { snapshotHandlers } from './handlers/snapshot-handlers.js';
 import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.js';
@@ -76,7 +77,7 @@ export function createApp(
       adminToken: settings.adminToken,
       faults: useCases.faults,
       clock: useCases.timekeeper,
-      streamingOperations: new Set(['uploadImage']),
+      streamingOperations: new Set(['uploadImage', 'mockLoadSnapshot']),
       jsonLimits: {
         maxBytes: settings.maxJsonBodyBytes,
         maxDepth: settings.maxJsonDepth,
@@ -96,6 +97,7 @@ export function createApp(
         ...dashboardReadHandlers(useCases),
         ...controlExportHandlers(useCases),
         ...selfServicePlanHandlers(useCases),
+        ...snapshotHandlers(useCases, discardLimits),
       }),
     }),
   );

@@ -15,6 +15,7 @@ import type { PredictionUseCases } from './handlers/prediction-handlers.js';
 import type { SharePageUseCases } from './handlers/share-page-handlers.js';
 import type { ShareUseCases } from './handlers/share-handlers.js';
 import type { SelfServicePlanUseCases } from './handlers/self-service-plan-handlers.js';
+import type { SnapshotUseCases } from './handlers/snapshot-handlers.js';
 import type { UploadUseCases } from './handlers/upload-handlers.js';
 
 /** The settings the HTTP layer reads, and where a single-request upload's file is received. */
@@ -49,7 +50,8 @@ export type HttpUseCases = UploadUseCases &
   ControlUseCases &
   DashboardReadUseCases &
   ControlExportUseCases &
-  SelfServicePlanUseCases & {
+  SelfServicePlanUseCases &
+  SnapshotUseCases & {
     settings: HttpSettings;
     /** The organization of an API key, for bearer authentication. */
     keys: KeyLookup;

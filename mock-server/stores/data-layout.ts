@@ -10,6 +10,7 @@
  *   segmentations/<segmentation id>/        result.json and preview.png of a completed prediction
  *   segmentations/.<segmentation id>.tmp/   the same, while being written
  *   incoming/                               single-request uploads while they stream in
+ *   incoming/snapshot-staging/              a snapshot being loaded, checked before it takes its place
  *   cache/                                  local copies of objects kept in a remote store
  */
 import path from 'node:path';
@@ -21,6 +22,8 @@ export interface DataLayout {
   readonly derived: string;
   readonly segmentations: string;
   readonly incoming: string;
+  /** Where a snapshot being loaded is staged (inside incoming/, so a start-up sweep removes a leftover). */
+  readonly snapshotStaging: string;
   readonly cache: string;
   /** Folders made at start-up. */
   readonly folders: readonly string[];
@@ -63,6 +66,7 @@ export function dataLayout(root: string): DataLayout {
     derived,
     segmentations,
     incoming,
+    snapshotStaging: path.join(incoming, 'snapshot-staging'),
     cache,
     folders: [root, derived, segmentations, store, incoming, cache],
     derivedFilesOf(imageId) {

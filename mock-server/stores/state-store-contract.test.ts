@@ -18,6 +18,7 @@ import type { StateStore } from '../domain/state.js';
 import { startTestPostgres, type TestPostgres } from '../../test-support/test-postgres.js';
 import { openPostgresStateStore } from './postgres/index.js';
 import { openDatabase } from './sqlite/database/open-database.js';
+import { readSnapshotRows, replaceState } from '../domain/snapshots/snapshot-rows.js';
 import { SqliteStateStore } from './sqlite/sqlite-state-store.js';
 
 interface Engine {
@@ -657,5 +658,67 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect(await state.faults.list()).toEqual([]);
     expect(await state.journal.query({})).toEqual([]);
     expect(await state.jobs.count()).toBe(0);
+  });
+
+  describe('snapshot rows (domain/snapshots/snapshot-rows.ts)', () => {
+    const fill = async () => {
+      await state.usage.setAnalyses(ORG_ID, '2026-10', 4);
+      await state.usage.setAnalyses(ORG_ID, '2026-11', 2);
+      await state.models.add(model('m-base', 'Nuclei'));
+      await state.models.add(model('m-custom', 'Mine', { scope: 'custom', organizationId: OTHER_ORG_ID }));
+      await state.images.put(image('img-1'));
+      await state.images.put(image('img-2', { organizationId: OTHER_ORG_ID }));
+      await state.predictions.put(prediction('pred-1', { status: 'COMPLETED', segmentationId: 'seg-1' }));
+      await state.segmentations.put(segmentation('seg-1'));
+      await state.shares.put(share('sh-1', { viewCount: 7, lastViewedAt: '2026-11-25T13:00:00.000Z' }));
+      await state.settings.set('clock_offset_ms', '86400000');
+      await state.settings.set(`clock_offset_ms:${ORG_ID}`, '3600000');
+      await state.settings.set(`clock_offset_ms:${OTHER_ORG_ID}`, '60000');
+      await state.settings.set('progress/prediction/pred-1', '{"startDelayMs":5}');
+      await state.settings.set('slot/org-1/x', '123');
+    };
+
+    it('lists every month of usage and every model', async () => {
+      await fill();
+      expect(await state.usage.monthsOf(ORG_ID)).toEqual([
+        { month: '2026-10', count: 4 },
+        { month: '2026-11', count: 2 },
+      ]);
+      expect(await state.usage.monthsOf('nobody')).toEqual([]);
+      expect((await state.models.all()).map((m) => m.id)).toEqual(['m-base', 'm-custom']);
+    });
+
+    it('reads every row, and writes them back into an emptied store as they were', async () => {
+      await fill();
+      const rows = await readSnapshotRows(state, { kind: 'mock' });
+      expect(rows.settings.map((s) => s.key)).not.toContain('slot/org-1/x');
+      await state.organizations.insert(organization('org-3', 'Gone after the load'));
+      await replaceState(state, rows);
+      expect(await readSnapshotRows(state, { kind: 'mock' })).toEqual(rows);
+      expect(await state.organizations.get('org-3')).toBeUndefined();
+      expect((await state.organizationForKey(`sk_test_${ORG_ID}`))?.id).toBe(ORG_ID);
+      expect((await state.shares.byToken('token-sh-1'))?.viewCount).toBe(7);
+      expect(await state.usage.analyses(ORG_ID, '2026-10')).toBe(4);
+    });
+
+    it("reads one organization's rows, its settings and the base models, nothing of another's", async () => {
+      await fill();
+      const rows = await readSnapshotRows(state, { kind: 'organization', organizationId: ORG_ID });
+      expect(rows.organizations.map((o) => o.id)).toEqual([ORG_ID]);
+      expect(rows.models.map((m) => m.id)).toEqual(['m-base']);
+      expect(rows.images.map((i) => i.id)).toEqual(['img-1']);
+      expect(rows.settings.map((s) => s.key)).toEqual([
+        `clock_offset_ms:${ORG_ID}`,
+        'progress/prediction/pred-1',
+      ]);
+    });
+
+    it('a load that fails part-way leaves the state as it was', async () => {
+      await fill();
+      const before = await readSnapshotRows(state, { kind: 'mock' });
+      const broken = { ...before, shares: [...before.shares, share('sh-2', { token: 'token-sh-1' })] };
+      await expect(replaceState(state, broken)).rejects.toThrow();
+      expect(await readSnapshotRows(state, { kind: 'mock' })).toEqual(before);
+    });
   });
 });

@@ -365,6 +365,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The whole state as one archive - every table's rows and the files they point at.
+         * @description An uncompressed POSIX tar (docs/persistence.md, "Snapshots"): `manifest.json` first (format,
+         *     version, interface version, scope, rows per table, and every other entry with its size and
+         *     SHA-256), then `rows/<table>.jsonl` (organizations with their API keys as stored hashes, usage,
+         *     models, images, predictions, segmentations, shares with their tokens and view counts, settings
+         *     with the clock offsets and progress controls), then `files/...` (originals, previews, planes,
+         *     outlines). The same state gives the same bytes: fixed order, mtime 0, mode 0644, and `created`
+         *     is the latest time a row records, not the time of the request. Faults, the journal and poll
+         *     counters are not carried. The archive is streamed; take it from a quiet mock (a file deleted
+         *     while it is written cuts the answer short).
+         */
+        get: operations["mockGetSnapshot"];
+        put?: never;
+        /**
+         * Replace the whole state with a snapshot archive.
+         * @description The body is an archive `GET /__mock/snapshot` (or `/__mock/org/snapshot`) answered. It is
+         *     staged and checked whole first: entry names (no absolute paths, no `..`, regular files only:
+         *     no links, directories or devices), the limits (`--snapshot-max-bytes`, `--snapshot-max-entries`),
+         *     the manifest (format, a version this mock reads, every table of that version, every entry's
+         *     size and SHA-256) and every row (fields, references, the files rows point at). A refused
+         *     archive answers 422 naming what is wrong, and changes nothing. An accepted one replaces every
+         *     organization, key, model, image, prediction, share, usage count, setting and file, and the
+         *     clock offsets; in-flight work resumes as after a restart. Loading replaces rather than merges:
+         *     whatever the mock held before is gone.
+         */
+        post: operations["mockLoadSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/images": {
         parameters: {
             query?: never;
@@ -544,6 +584,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/org/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test helper for the caller's own organization - its own data as a snapshot archive.
+         * @description What `GET /__mock/snapshot` answers, with only the caller's organization: its keys (as stored
+         *     hashes), plan, usage, custom models, images, predictions, segmentations, shares and files, its
+         *     own clock offset and progress settings, and the base models its predictions name. Nothing of
+         *     another organization. The operator loads it with `POST /__mock/snapshot`.
+         */
+        get: operations["mockOrgGetSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/org/journal": {
         parameters: {
             query?: never;
@@ -576,6 +639,14 @@ export interface components {
         MockSelfServicePlan: {
             plan: components["schemas"]["MockPlan"];
             bounds: components["schemas"]["MockPlanBounds"] | null;
+        };
+        MockSnapshotLoaded: {
+            /** @description Rows loaded per table. */
+            tables: {
+                [key: string]: number;
+            };
+            /** @description Files loaded (originals, previews, planes, outlines). */
+            files: number;
         };
         MockPlan: {
             name?: string;
@@ -1017,6 +1088,20 @@ export interface components {
                 /**
                  * @example {
                  *       "detail": "The mock's disk is full: nothing of this request was saved. Free space in its data folder and try again."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErrorString"];
+            };
+        };
+        /** @description The request body is neither multipart/form-data nor JSON. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Unsupported Content-Type 'text/plain': send multipart/form-data with a 'file' part, or application/json {name, size}."
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorString"];
@@ -1960,6 +2045,75 @@ export interface operations {
             503: components["responses"]["StoreUnavailable"];
         };
     };
+    mockGetSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot archive. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    mockLoadSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-tar": string;
+            };
+        };
+        responses: {
+            /** @description Loaded; rows per table and files. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tables": {
+                     *         "organizations": 2,
+                     *         "usage": 1,
+                     *         "models": 2,
+                     *         "images": 1,
+                     *         "predictions": 1,
+                     *         "segmentations": 1,
+                     *         "shares": 1,
+                     *         "settings": 3
+                     *       },
+                     *       "files": 6
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MockSnapshotLoaded"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationErrorString"];
+            503: components["responses"]["StoreUnavailable"];
+            507: components["responses"]["StorageFull"];
+        };
+    };
     mockListImages: {
         parameters: {
             query?: {
@@ -2337,6 +2491,29 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
             507: components["responses"]["StorageFull"];
+        };
+    };
+    mockOrgGetSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot archive. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-tar": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            503: components["responses"]["StoreUnavailable"];
         };
     };
     mockOrgJournal: {

@@ -65,4 +65,9 @@ export class SegmentationReader {
   forget(id: string): void {
     this.results.delete(id);
   }
+
+  /** After the state was replaced (a snapshot loaded): the same id may now name other outlines. */
+  forgetAll(): void {
+    this.results.clear();
+  }
 }

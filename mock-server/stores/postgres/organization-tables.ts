@@ -106,6 +106,13 @@ export function usageTable(sql: Sql): UsageTable {
     async clear(orgId) {
       await sql.rows('DELETE FROM analysis_usage WHERE organization_id = $1', [orgId]);
     },
+    async monthsOf(orgId) {
+      const rows = await sql.rows(
+        'SELECT month, count FROM analysis_usage WHERE organization_id = $1 ORDER BY month',
+        [orgId],
+      );
+      return rows.map((r) => ({ month: r.month as string, count: Number(r.count) }));
+    },
   };
 }
 
@@ -146,6 +153,9 @@ export function modelTable(sql: Sql): ModelTable {
         [org.id],
       );
       return rows.map(toModel);
+    },
+    async all() {
+      return (await sql.rows('SELECT * FROM models ORDER BY id')).map(toModel);
     },
   };
 }

@@ -223,6 +223,11 @@ function usageTable(db: Statements): Synchronous<UsageTable> {
     clear(orgId) {
       db.prepare('DELETE FROM analysis_usage WHERE organization_id = ?').run(orgId);
     },
+    monthsOf(orgId) {
+      return db
+        .prepare('SELECT month, count FROM analysis_usage WHERE organization_id = ? ORDER BY month')
+        .all(orgId) as Array<{ month: string; count: number }>;
+    },
   };
 }
 
@@ -264,6 +269,9 @@ function modelTable(db: Statements): Synchronous<ModelTable> {
         )
         .all(org.id) as Row[];
       return rows.map(toModel);
+    },
+    all() {
+      return (db.prepare('SELECT * FROM models ORDER BY id').all() as Row[]).map(toModel);
     },
   };
 }

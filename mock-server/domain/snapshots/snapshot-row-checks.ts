@@ -1,0 +1,219 @@
+/**
+ * The rows of a snapshot being loaded, parsed and checked before anything is written: every field
+ * a table needs with its type, ids that can name a folder, references that point at rows of the
+ * same snapshot. A row that fails names its file, its line and its field.
+ */
+import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
+import type { SnapshotRows } from './snapshot-rows.js';
+
+type Kind =
+  'string' | 'string?' | 'number' | 'number?' | 'boolean' | 'object' | 'object?' | 'array' | 'array?';
+
+const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
+  organizations: { id: 'string', name: 'string', plan: 'object', apiKeys: 'array' },
+  usage: { organizationId: 'string', month: 'string', count: 'number' },
+  models: {
+    id: 'string',
+    name: 'string',
+    version: 'string',
+    description: 'string',
+    scope: 'string',
+    engine: 'object',
+  },
+  images: {
+    id: 'string',
+    organizationId: 'string',
+    name: 'string',
+    imageType: 'string',
+    size: 'number',
+    shape: 'array?',
+    uploadStatus: 'string',
+    uploadError: 'string?',
+    createdAt: 'string',
+    processedAt: 'string?',
+    metadata: 'object',
+    folderId: 'string?',
+    storageKey: 'string',
+    multipartUploadId: 'string?',
+    conversionAttempts: 'number',
+    derived: 'object?',
+  },
+  predictions: {
+    id: 'string',
+    organizationId: 'string',
+    imageId: 'string',
+    modelId: 'string',
+    status: 'string',
+    createdAt: 'string',
+    startedAt: 'string?',
+    finishedAt: 'string?',
+    segmentationId: 'string?',
+    cellCount: 'number?',
+    error: 'string?',
+    runAttempts: 'number',
+  },
+  segmentations: {
+    id: 'string',
+    organizationId: 'string',
+    predictionId: 'string',
+    imageId: 'string',
+    imageName: 'string',
+    modelId: 'string',
+    modelName: 'string',
+    source: 'string',
+    cellCount: 'number',
+    roiIds: 'array',
+    hasPreview: 'boolean',
+    createdAt: 'string',
+  },
+  shares: {
+    id: 'string',
+    organizationId: 'string',
+    segmentationId: 'string',
+    token: 'string',
+    viewCount: 'number',
+    lastViewedAt: 'string?',
+    createdAt: 'string',
+    revokedAt: 'string?',
+  },
+  settings: { key: 'string', value: 'string' },
+};
+
+const ENUMS: Partial<Record<SnapshotTable, Record<string, readonly string[]>>> = {
+  models: { scope: ['base', 'custom'] },
+  images: { uploadStatus: ['uploading', 'processing', 'ready', 'failed'], imageType: ['TIFF'] },
+  predictions: { status: ['SUBMITTED', 'STARTED', 'COMPLETED', 'FAILED'] },
+};
+
+/** Ids that become folder names (derived/<id>, segmentations/<id>) and parts of archive names. */
+export const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+/** Object keys: slash-separated plain segments, as the mock makes them (objects/<uuid>/original.tif). */
+export const SAFE_KEY = /^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,127}\/){0,7}[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function checkRow(table: SnapshotTable, line: number, value: unknown): void {
+  const where = `${rowsEntryName(table)} line ${line}`;
+  if (kindOf(value) !== 'object') throw new SnapshotRefused(`${where} is not a JSON object`);
+  const row = value as Record<string, unknown>;
+  for (const [field, kind] of Object.entries(FIELDS[table])) {
+    const optional = kind.endsWith('?');
+    const actual = kindOf(row[field]);
+    const wanted = optional ? kind.slice(0, -1) : kind;
+    if (actual === wanted || (optional && actual === 'null')) continue;
+    throw new SnapshotRefused(
+      `${where}: field "${field}" must be ${optional ? `${wanted} or null` : wanted}, got ${actual}`,
+    );
+  }
+  for (const [field, allowed] of Object.entries(ENUMS[table] ?? {}))
+    if (!allowed.includes(row[field] as string))
+      throw new SnapshotRefused(`${where}: field "${field}" must be one of ${allowed.join(', ')}`);
+  if (table === 'organizations') checkOrganization(where, row);
+  // Only these ids name folders (derived/<id>, segmentations/<id>); others are compared, never used as paths.
+  if ((table === 'images' || table === 'segmentations') && !SAFE_ID.test(row.id as string))
+    throw new SnapshotRefused(
+      `${where}: id ${JSON.stringify(row.id)} is not a plain id (letters, digits, - and _)`,
+    );
+}
+
+function checkOrganization(where: string, row: Record<string, unknown>): void {
+  const plan = row.plan as Record<string, unknown>;
+  if (
+    typeof plan.name !== 'string' ||
+    !Number.isSafeInteger(plan.storageCapImages) ||
+    !Number.isSafeInteger(plan.monthlyAnalysisCap)
+  )
+    throw new SnapshotRefused(`${where}: plan needs name, storageCapImages and monthlyAnalysisCap`);
+  for (const key of row.apiKeys as unknown[]) {
+    const k = key as Record<string, unknown> | null;
+    if (
+      !k ||
+      typeof k.id !== 'string' ||
+      typeof k.prefix !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(String(k.hash))
+    )
+      throw new SnapshotRefused(`${where}: each of apiKeys needs id, prefix and a SHA-256 hash`);
+  }
+}
+
+/** Parses one table's JSON lines; `text` is the whole file. */
+export function parseTableRows(table: SnapshotTable, text: string, expected: number): unknown[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const rows = lines.map((line, index) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new SnapshotRefused(`${rowsEntryName(table)} line ${index + 1} is not JSON`);
+    }
+    checkRow(table, index + 1, value);
+    return value;
+  });
+  if (rows.length !== expected)
+    throw new SnapshotRefused(
+      `${rowsEntryName(table)} holds ${rows.length} rows; the manifest says ${expected}`,
+    );
+  return rows;
+}
+
+/** Every reference points at a row of the snapshot, and nothing is there twice. */
+export function checkReferences(rows: SnapshotRows): void {
+  const ids = (list: Array<{ id: string }>, table: SnapshotTable) => {
+    const set = new Set<string>();
+    for (const { id } of list) {
+      if (set.has(id)) throw new SnapshotRefused(`${rowsEntryName(table)} holds id "${id}" twice`);
+      set.add(id);
+    }
+    return set;
+  };
+  const orgs = ids(rows.organizations, 'organizations');
+  const models = ids(rows.models, 'models');
+  const images = ids(rows.images, 'images');
+  const predictions = ids(rows.predictions, 'predictions');
+  const segmentations = ids(rows.segmentations, 'segmentations');
+  ids(rows.shares, 'shares');
+  const refer = (table: SnapshotTable, row: object, field: string, set: Set<string>, nullable = false) => {
+    const value = (row as Record<string, unknown>)[field];
+    if (nullable && value === null) return;
+    if (!set.has(value as string))
+      throw new SnapshotRefused(
+        `${rowsEntryName(table)}: ${field} ${JSON.stringify(value)} is not a row of the snapshot`,
+      );
+  };
+  for (const u of rows.usage) refer('usage', u, 'organizationId', orgs);
+  for (const m of rows.models) if (m.scope === 'custom') refer('models', m, 'organizationId', orgs);
+  const keys = new Set<string>();
+  for (const image of rows.images) {
+    refer('images', image, 'organizationId', orgs);
+    if (keys.has(image.storageKey) || !SAFE_KEY.test(image.storageKey) || image.storageKey.includes('..'))
+      throw new SnapshotRefused(
+        `${rowsEntryName('images')}: storageKey ${JSON.stringify(image.storageKey)} is not a plain, unique key`,
+      );
+    keys.add(image.storageKey);
+  }
+  for (const p of rows.predictions) {
+    refer('predictions', p, 'organizationId', orgs);
+    refer('predictions', p, 'imageId', images);
+    refer('predictions', p, 'modelId', models);
+    refer('predictions', p, 'segmentationId', segmentations, true);
+  }
+  for (const s of rows.segmentations) {
+    refer('segmentations', s, 'organizationId', orgs);
+    refer('segmentations', s, 'predictionId', predictions);
+  }
+  for (const share of rows.shares) {
+    refer('shares', share, 'organizationId', orgs);
+    refer('shares', share, 'segmentationId', segmentations);
+  }
+  const tokens = new Set(rows.shares.map((s) => s.token));
+  if (tokens.size !== rows.shares.length)
+    throw new SnapshotRefused(`${rowsEntryName('shares')} holds a token twice`);
+  const keyHashes = rows.organizations.flatMap((o) => o.apiKeys.map((k) => k.hash));
+  if (new Set(keyHashes).size !== keyHashes.length)
+    throw new SnapshotRefused(`${rowsEntryName('organizations')} holds an API key twice`);
+}

@@ -1,0 +1,171 @@
+/**
+ * Snapshots of the mock's state (`GET`/`POST /__mock/snapshot`, `--snapshot FILE`): the rows of
+ * every table and the files they point at, in one archive (snapshot-format.ts). Taking one reads
+ * the state in one transaction; loading one stages and checks the whole archive first, and only
+ * then replaces the state: a refused archive changes nothing.
+ */
+import { Readable } from 'node:stream';
+import type { ImageRecord } from '../images/image-record.js';
+import type { StateStore } from '../state.js';
+import {
+  INTERFACE_VERSION,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_TABLES,
+  SNAPSHOT_VERSION,
+  SnapshotRefused,
+  canonicalJson,
+  derivedEntry,
+  objectEntry,
+  rowsEntryName,
+  segmentationEntry,
+  sha256Hex,
+  type SnapshotManifest,
+  type SnapshotTable,
+} from './snapshot-format.js';
+import type { SnapshotArchives, SnapshotFile, SnapshotFileStore, SnapshotLimits } from './snapshot-ports.js';
+import { checkReferences, parseTableRows } from './snapshot-row-checks.js';
+import { readSnapshotRows, replaceState, type SnapshotRows, type SnapshotScope } from './snapshot-rows.js';
+
+export interface SnapshotServiceParts {
+  state: StateStore;
+  archives: SnapshotArchives;
+  files: SnapshotFileStore;
+  limits: SnapshotLimits;
+  /** Runs `swap` with no background work writing state, and settles the services on what it left. */
+  whileQuiet(swap: () => Promise<void>): Promise<void>;
+}
+
+/** What a load brought back: rows per table and files. */
+export interface SnapshotLoaded {
+  tables: Record<SnapshotTable, number>;
+  files: number;
+}
+
+const EPOCH = '1970-01-01T00:00:00.000Z';
+
+export class SnapshotService {
+  constructor(private readonly parts: SnapshotServiceParts) {}
+
+  async take(scope: SnapshotScope): Promise<NodeJS.ReadableStream> {
+    const rows = await readSnapshotRows(this.parts.state, scope);
+    const files = await this.parts.files.filesOf(rows);
+    const portable: SnapshotRows = { ...rows, images: rows.images.map(portableImage) };
+    const rowFiles = SNAPSHOT_TABLES.map((table): SnapshotFile => {
+      const list = portable[table] as unknown[];
+      const bytes = Buffer.from(list.map((row) => `${canonicalJson(row)}\n`).join(''));
+      return {
+        name: rowsEntryName(table),
+        size: bytes.length,
+        sha256: sha256Hex(bytes),
+        open: async () => Readable.from([bytes]),
+      };
+    });
+    const entries = [...rowFiles, ...files];
+    const manifest: SnapshotManifest = {
+      format: SNAPSHOT_FORMAT,
+      version: SNAPSHOT_VERSION,
+      interface_version: INTERFACE_VERSION,
+      created: latestChange(rows),
+      scope:
+        scope.kind === 'mock'
+          ? { kind: 'mock' }
+          : { kind: 'organization', organization_id: scope.organizationId },
+      tables: Object.fromEntries(
+        SNAPSHOT_TABLES.map((t) => [t, rows[t].length]),
+      ) as SnapshotManifest['tables'],
+      entries: entries.map(({ name, size, sha256 }) => ({ name, size, sha256 })),
+    };
+    return this.parts.archives.write(manifest, entries);
+  }
+
+  async load(input: AsyncIterable<Uint8Array>): Promise<SnapshotLoaded> {
+    const staged = await this.parts.archives.stage(input, this.parts.limits);
+    try {
+      const { manifest } = staged;
+      const parsed: Partial<Record<SnapshotTable, unknown[]>> = {};
+      for (const table of SNAPSHOT_TABLES) {
+        const text = (await staged.read(rowsEntryName(table))).toString('utf8');
+        parsed[table] = parseTableRows(table, text, manifest.tables[table]);
+      }
+      const rows = parsed as unknown as SnapshotRows;
+      checkReferences(rows);
+      const fileNames = checkFiles(rows, staged.names);
+      await this.parts.whileQuiet(async () => {
+        const before = await readSnapshotRows(this.parts.state, { kind: 'mock' });
+        const images = await this.parts.files.install(rows, staged);
+        await replaceState(this.parts.state, { ...rows, images });
+        // The replaced state's files that no loaded row took over (those it did were overwritten).
+        const keys = new Set(rows.images.map((i) => i.storageKey));
+        const imageIds = new Set(rows.images.map((i) => i.id));
+        const segmentationIds = new Set(rows.segmentations.map((s) => s.id));
+        await this.parts.files.remove({
+          storageKeys: before.images.map((i) => i.storageKey).filter((key) => !keys.has(key)),
+          imageIds: before.images.map((i) => i.id).filter((id) => !imageIds.has(id)),
+          segmentationIds: before.segmentations.map((s) => s.id).filter((id) => !segmentationIds.has(id)),
+        });
+      });
+      return { tables: manifest.tables, files: fileNames };
+    } finally {
+      await staged.discard();
+    }
+  }
+}
+
+/** An image row as the archive holds it: its derived files by archive name, not by this machine's paths. */
+function portableImage(image: ImageRecord): ImageRecord {
+  if (image.derived === null) return image;
+  return {
+    ...image,
+    derived: {
+      ...image.derived,
+      previewPath: derivedEntry(image.id, 'preview.png'),
+      thumbnailPath: derivedEntry(image.id, 'thumbnail.png'),
+    },
+  };
+}
+
+/** The latest time any row records: the same state gives the same `created`. */
+function latestChange(rows: SnapshotRows): string {
+  const times = [
+    ...rows.images.flatMap((r) => [r.createdAt, r.processedAt]),
+    ...rows.predictions.flatMap((r) => [r.createdAt, r.startedAt, r.finishedAt]),
+    ...rows.segmentations.map((r) => r.createdAt),
+    ...rows.shares.flatMap((r) => [r.createdAt, r.lastViewedAt, r.revokedAt]),
+  ].filter((t): t is string => typeof t === 'string');
+  return times.reduce((latest, t) => (t > latest ? t : latest), EPOCH);
+}
+
+/**
+ * Every file entry belongs to a row, and every file a row cannot do without is there: a converted
+ * image's preview and thumbnail, a segmentation's outlines (and its preview when it has one).
+ * Answers how many file entries there are.
+ */
+function checkFiles(rows: SnapshotRows, names: readonly string[]): number {
+  const present = new Set(names);
+  const expected = new Set<string>();
+  const need = (name: string) => {
+    if (!present.has(name)) throw new SnapshotRefused(`entry "${name}" is missing: a row points at it`);
+    expected.add(name);
+  };
+  for (const image of rows.images) {
+    expected.add(objectEntry(image.storageKey));
+    if (image.derived === null) continue;
+    const d = image.derived as Partial<NonNullable<ImageRecord['derived']>>;
+    if (!Number.isSafeInteger(d.width) || !Number.isSafeInteger(d.height))
+      throw new SnapshotRefused(
+        `rows/images.jsonl: image ${image.id} has derived files but no width and height`,
+      );
+    need(derivedEntry(image.id, 'preview.png'));
+    need(derivedEntry(image.id, 'thumbnail.png'));
+    expected.add(derivedEntry(image.id, 'plane.bin'));
+  }
+  for (const segmentation of rows.segmentations) {
+    need(segmentationEntry(segmentation.id, 'result.json'));
+    if (segmentation.hasPreview) need(segmentationEntry(segmentation.id, 'preview.png'));
+  }
+  const rowFiles = new Set<string>(SNAPSHOT_TABLES.map(rowsEntryName));
+  const files = names.filter((name) => !rowFiles.has(name));
+  for (const name of files)
+    if (!expected.has(name)) throw new SnapshotRefused(`entry "${name}" belongs to no row of the snapshot`);
+  return files.length;
+}

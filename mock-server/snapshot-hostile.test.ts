@@ -1,0 +1,242 @@
+/**
+ * The hostile-archive corpus: each archive is a real snapshot with one lie or one trick in it, and
+ * each is refused with a 422 that names what is wrong, and changes nothing (the mock's snapshot is
+ * the same bytes afterwards, and nothing is left in staging). A start with such a file stops with
+ * the same reason.
+ */
+import { readdir } from 'node:fs/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { apiClient } from '../test-support/api-client.js';
+import { startInstantMock } from '../test-support/instant-mock.js';
+import {
+  manifestOf,
+  readTar,
+  sha256,
+  type TarEntry,
+  withEntry,
+  withExtraEntry,
+  withManifest,
+  writeTar,
+} from '../test-support/snapshot-tar.js';
+import type { RunningMock } from './server.js';
+import { dataLayout } from './stores/data-layout.js';
+
+const LIMITS = { snapshotMaxBytes: 64 * 1024 * 1024, snapshotMaxEntries: 500 };
+
+let mock: RunningMock;
+let original: Buffer;
+let entries: TarEntry[];
+let dir: string;
+beforeAll(async () => {
+  mock = await startInstantMock(LIMITS);
+  await apiClient(mock.url).completedSegmentation();
+  original = await take();
+  entries = readTar(original);
+  dir = await mkdtemp(path.join(os.tmpdir(), 'hostile-snapshots-'));
+}, 120_000);
+afterAll(async () => {
+  await mock?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function take(): Promise<Buffer> {
+  return Buffer.from(await (await fetch(`${mock.url}/__mock/snapshot`)).arrayBuffer());
+}
+
+const rows = (table: string) => `rows/${table}.jsonl`;
+const lines = (table: string) =>
+  entries
+    .find((e) => e.name === rows(table))!
+    .content.toString()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const asLines = (list: object[]) => Buffer.from(list.map((row) => `${JSON.stringify(row)}\n`).join(''));
+const firstFile = () => entries.find((e) => e.name.startsWith('files/'))!;
+const manifest = () => manifestOf(entries);
+
+const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
+  [
+    'path traversal',
+    () => withExtraEntry(entries, { name: 'files/../../escape.txt', content: Buffer.from('x') }),
+    /entry "files\/..\/..\/escape.txt" walks out of the archive/,
+  ],
+  [
+    'an absolute path',
+    () => withExtraEntry(entries, { name: '/etc/cron.d/evil', content: Buffer.from('x') }),
+    /entry "\/etc\/cron.d\/evil" is an absolute path/,
+  ],
+  [
+    'a symbolic link',
+    () => [...entries.slice(0, 2), { name: 'files/link', content: Buffer.alloc(0), type: '2' }],
+    /entry "files\/link" is a symbolic link, not a regular file/,
+  ],
+  [
+    'a hard link',
+    () => [...entries.slice(0, 2), { name: 'files/link', content: Buffer.alloc(0), type: '1' }],
+    /is a hard link, not a regular file/,
+  ],
+  [
+    'a directory',
+    () => [...entries.slice(0, 2), { name: 'files/dir', content: Buffer.alloc(0), type: '5' }],
+    /is a directory, not a regular file/,
+  ],
+  [
+    'a bomb: entries whose sizes add up past the limit',
+    () => {
+      const m = manifest();
+      m.entries[m.entries.length - 1].size = 100 * 1024 ** 3;
+      return withManifest(entries, m);
+    },
+    /add up to \d+ bytes, over the limit of 67108864/,
+  ],
+  [
+    'a bomb: more entries than the limit',
+    () => {
+      const m = manifest();
+      for (let i = 0; i < 600; i++)
+        m.entries.push({ name: `files/x${i}`, size: 0, sha256: sha256(Buffer.alloc(0)) });
+      return withManifest(entries, m);
+    },
+    /lists 6\d\d entries, over the limit of 500/,
+  ],
+  [
+    'a bomb: a table larger than rows are read into memory',
+    () => {
+      const m = manifest();
+      m.entries.find((e) => e.name === rows('images'))!.size = 300 * 1024 * 1024;
+      return withManifest(entries, m);
+    },
+    /rows\/images.jsonl is 314572800 bytes: a table's rows are read into memory/,
+  ],
+  [
+    'a manifest that lies about a size',
+    () => {
+      const m = manifest();
+      const file = m.entries.find((e) => e.name === firstFile().name)!;
+      file.size += 1;
+      return withManifest(entries, m);
+    },
+    /is \d+ bytes; the manifest says \d+/,
+  ],
+  [
+    'a manifest that lies about a hash',
+    () =>
+      entries.map((e) =>
+        e.name === firstFile().name ? { ...e, content: Buffer.from(e.content).fill(7, 0, 1) } : e,
+      ),
+    /does not match the SHA-256 the manifest gives/,
+  ],
+  [
+    'a manifest that lists a table the version does not have',
+    () => withManifest(entries, { ...manifest(), tables: { ...manifest().tables, widgets: 0 } }),
+    /lists table "widgets", which version 1 does not have/,
+  ],
+  [
+    'a manifest of a version this mock does not read',
+    () => withManifest(entries, { ...manifest(), version: 99 }),
+    /snapshot version 99 is newer than this mock reads \(up to 1\)/,
+  ],
+  [
+    'a manifest that leaves a table out',
+    () => {
+      const m = manifest();
+      m.entries = m.entries.filter((e) => e.name !== rows('shares'));
+      return withManifest(
+        entries.filter((e) => e.name !== rows('shares')),
+        m,
+      );
+    },
+    /lists no rows\/shares.jsonl for table "shares"/,
+  ],
+  [
+    'a manifest whose row count is not the rows file',
+    () => withManifest(entries, { ...manifest(), tables: { ...manifest().tables, images: 5 } }),
+    /rows\/images.jsonl holds 1 rows; the manifest says 5/,
+  ],
+  [
+    'an entry the manifest does not list',
+    () => [...entries, { name: 'files/stowaway', content: Buffer.from('x') }],
+    /entry "files\/stowaway" is not listed in the manifest/,
+  ],
+  ['an archive cut short', () => original.subarray(0, original.length - 2048), /cut short/],
+  ['no archive at all', () => Buffer.from('{"hello": "world"}'.padEnd(1024, ' ')), /not a snapshot archive/],
+  [
+    'an image id that walks out of its folder',
+    () => withEntry(entries, rows('images'), asLines(lines('images').map((r) => ({ ...r, id: '../../x' })))),
+    /rows\/images.jsonl line 1: id "..\/..\/x" is not a plain id/,
+  ],
+  [
+    'a storage key that walks out of the store',
+    () =>
+      withEntry(
+        entries,
+        rows('images'),
+        asLines(lines('images').map((r) => ({ ...r, storageKey: 'objects/../../../etc/passwd' }))),
+      ),
+    /storageKey "objects\/..\/..\/..\/etc\/passwd" is not a plain, unique key/,
+  ],
+  [
+    'a row missing a field',
+    () =>
+      withEntry(
+        entries,
+        rows('segmentations'),
+        asLines(lines('segmentations').map(({ organizationId: _dropped, ...rest }) => rest)),
+      ),
+    /rows\/segmentations.jsonl line 1: field "organizationId" must be string, got undefined/,
+  ],
+  [
+    'a row pointing at an organization the snapshot lacks',
+    () =>
+      withEntry(
+        entries,
+        rows('predictions'),
+        asLines(lines('predictions').map((r) => ({ ...r, organizationId: 'nobody' }))),
+      ),
+    /rows\/predictions.jsonl: organizationId "nobody" is not a row of the snapshot/,
+  ],
+  [
+    'a file that belongs to no row',
+    () => withExtraEntry(entries, { name: 'files/derived/nobody/preview.png', content: Buffer.from('x') }),
+    /entry "files\/derived\/nobody\/preview.png" belongs to no row/,
+  ],
+];
+
+it.each(CORPUS)('refuses %s with a 422 naming it, and changes nothing', async (_name, build, reason) => {
+  const built = build();
+  const archive = Buffer.isBuffer(built) ? built : writeTar(built);
+  const response = await fetch(`${mock.url}/__mock/snapshot`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-tar' },
+    body: archive,
+  });
+  const body = (await response.json()) as { detail: string };
+  expect(response.status, JSON.stringify(body)).toBe(422);
+  expect(body.detail).toMatch(/^snapshot refused: /);
+  expect(body.detail).toMatch(reason);
+  expect(await take(), 'the state is as it was').toEqual(original);
+  expect(await readdir(dataLayout(mock.config.dataDir).snapshotStaging)).toEqual([]);
+});
+
+it('a start with a hostile snapshot stops with the reason', async () => {
+  const file = path.join(dir, 'traversal.tar');
+  await writeFile(file, writeTar(withExtraEntry(entries, { name: '../x', content: Buffer.from('x') })));
+  await expect(startInstantMock({ snapshot: file })).rejects.toThrow(
+    /snapshot refused: entry "..\/x" walks out/,
+  );
+});
+
+it('answers 415 to a JSON body: the archive is the body, as application/x-tar', async () => {
+  const response = await fetch(`${mock.url}/__mock/snapshot`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ snapshot: 'snapshot.tar' }),
+  });
+  expect(response.status).toBe(415);
+  expect(((await response.json()) as { detail: string }).detail).toMatch(/application\/x-tar/);
+  expect(await take()).toEqual(original);
+});
