@@ -33,6 +33,7 @@ import { runUploadBench } from './sections/uploads.js';
 import { repoRoot, startTsChild, type Child } from './support/processes.js';
 import { summarizeProfiles } from './support/profile-summary.js';
 import { renderReadmeSection, writeReadmeSection } from './support/readme.js';
+import { segmentationRows, type SegmentationOwnerResult } from './support/segmentation-rows.js';
 import type { BenchContext, BenchReport, Row, SectionRecord, SectionResult } from './support/report.js';
 
 type MockSection = (ctx: BenchContext, mock: Child) => Promise<SectionResult>;
@@ -98,35 +99,6 @@ async function runSegmentationOwnerBench(log: (m: string) => void): Promise<Sect
       ? (result.rows as Row[])
       : segmentationRows(result as SegmentationOwnerResult);
   return { rows, data: result as Record<string, unknown> };
-}
-
-/** The fields of bench/segmentation's result this table reads, all optional: its owner may change them. */
-interface SegmentationOwnerResult {
-  image?: { width?: number; height?: number; cells?: number };
-  pipeline?: { withoutSplit?: { medianMs?: number }; withSplit?: { medianMs?: number } };
-  peers?: Record<string, { peer?: string; version?: string; medianMs?: number }>;
-}
-
-function segmentationRows(r: SegmentationOwnerResult): Row[] {
-  const ours = r.pipeline?.withoutSplit?.medianMs;
-  const split = r.pipeline?.withSplit?.medianMs;
-  if (ours === undefined || !r.peers) return [];
-  const size = `${r.image?.width}x${r.image?.height}, ${r.image?.cells} cells`;
-  return Object.values(r.peers)
-    .filter((p) => typeof p.medianMs === 'number')
-    .map((p) => ({
-      section: 'Segmentation',
-      metric: `threshold pipeline in-process, ${size} (bench/segmentation)`,
-      ours: `${ours.toFixed(0)} ms; with watershed split ${split?.toFixed(0) ?? '?'} ms`,
-      peer: `${p.peer} ${p.version ?? ''} ${p.medianMs!.toFixed(0)} ms`.replace(/\s+/g, ' '),
-      ratio: `${(p.medianMs! / ours).toFixed(2)}x (peer time / ours)`,
-      // the issue's targets: at least 3x faster than scikit-image, within 2x of OpenCV
-      ...(/skimage|scikit/i.test(String(p.peer))
-        ? { target: '>= 3x faster than scikit-image', ok: p.medianMs! / ours >= 3 }
-        : /opencv/i.test(String(p.peer))
-          ? { target: 'within 2x of OpenCV', ok: ours / p.medianMs! <= 2 }
-          : { target: 'none', ok: null }),
-    }));
 }
 
 async function main(): Promise<void> {
