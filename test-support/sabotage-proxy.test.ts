@@ -66,6 +66,12 @@ describe('the sabotage proxy over a connection the mock closed as it was reused'
     expect(answered.filter((a) => a === `PUT ${part.length}`)).toHaveLength(4);
   });
 
+  it('tells its clients to drop an idle connection long before it does', async () => {
+    const response = await fetch(`${proxy.url}/api/v1/models`);
+    await response.arrayBuffer();
+    expect(response.headers.get('keep-alive')).toBe('timeout=5');
+  });
+
   it('never sends a POST twice: its 502 names the socket error', async () => {
     const statuses: number[] = [];
     const details: string[] = [];

@@ -36,6 +36,14 @@ function connectionLost(err: unknown): boolean {
   return ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(cause?.code ?? '');
 }
 
+/**
+ * The same race on the suite's side: the suite's fetch keeps its connection to the proxy for the
+ * time the proxy advertises (less a second), so the proxy keeps it far longer than it says, and a
+ * client slowed by load drops it first ("other side closed" on a POST in the mutation sample).
+ */
+const ADVERTISED_KEEP_ALIVE_S = 5;
+const KEEP_ALIVE_MS = 60_000;
+
 /** Tries of a request whose connection broke before any answer (each broken one is dropped). */
 const TRIES = 3;
 
@@ -118,13 +126,18 @@ export async function startSabotageProxy(
         answer.body = Buffer.from(answer.body.toString('utf8').replaceAll(target, state.self));
       rememberPresigned(answer, state);
       await broken.response?.(exchange, answer, state);
-      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
+      res.writeHead(answer.status, {
+        ...answer.headers,
+        'content-length': String(answer.body.length),
+        'keep-alive': `timeout=${ADVERTISED_KEEP_ALIVE_S}`,
+      });
       res.end(answer.body);
     } catch (err) {
       res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ detail: `sabotage proxy: ${describeFailure(err)}` }));
     }
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject); // a port in use, say: the caller says so
     server.listen(port, '127.0.0.1', () => {

@@ -130,7 +130,7 @@ export function withLastAnswer(
   contract: OpenApiContract,
 ): string {
   const last = transcript.at(-1);
-  if (!last || / answered /.test(message)) return message;
+  if (!last || / answered |: no answer: /.test(message)) return message;
   const pathname = new URL(last.request.url).pathname;
   const label = contract.labelOf(last.request.method, pathname);
   const operation = contract.operations.get(label);

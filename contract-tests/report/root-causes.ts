@@ -1,4 +1,16 @@
-import type { CheckResult } from './conformance-model.js';
+import type { Step } from '../harness/steps.js';
+
+/** What a root cause needs of a check's result (conformance-model.ts's CheckResult, which imports this file). */
+interface CheckResult {
+  title: string;
+  clauses: string[];
+  outcome: string;
+  error?: string;
+  reproducer?: string;
+  clauseOutcomes?: Record<string, { outcome: string; error?: string; step?: Step }>;
+  blockedBy?: Step;
+  failedStep?: Step;
+}
 
 /** Clauses of one check, as a root cause lists them. */
 export interface Affected {
