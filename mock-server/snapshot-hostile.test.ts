@@ -206,21 +206,26 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
   ],
 ];
 
-it.each(CORPUS)('refuses %s with a 422 naming it, and changes nothing', async (_name, build, reason) => {
-  const built = build();
-  const archive = Buffer.isBuffer(built) ? built : writeTar(built);
-  const response = await fetch(`${mock.url}/__mock/snapshot`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-tar' },
-    body: archive,
-  });
-  const body = (await response.json()) as { detail: string };
-  expect(response.status, JSON.stringify(body)).toBe(422);
-  expect(body.detail).toMatch(/^snapshot refused: /);
-  expect(body.detail).toMatch(reason);
-  expect(await take(), 'the state is as it was').toEqual(original);
-  expect(await readdir(dataLayout(mock.config.dataDir).snapshotStaging)).toEqual([]);
-});
+// Each case takes and compares a whole snapshot: generous bounds for a machine under load, not timed assertions.
+it.each(CORPUS)(
+  'refuses %s with a 422 naming it, and changes nothing',
+  { timeout: 300_000 },
+  async (_name, build, reason) => {
+    const built = build();
+    const archive = Buffer.isBuffer(built) ? built : writeTar(built);
+    const response = await fetch(`${mock.url}/__mock/snapshot`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-tar' },
+      body: archive,
+    });
+    const body = (await response.json()) as { detail: string };
+    expect(response.status, JSON.stringify(body)).toBe(422);
+    expect(body.detail).toMatch(/^snapshot refused: /);
+    expect(body.detail).toMatch(reason);
+    expect(await take(), 'the state is as it was').toEqual(original);
+    expect(await readdir(dataLayout(mock.config.dataDir).snapshotStaging)).toEqual([]);
+  },
+);
 
 it('a start with a hostile snapshot stops with the reason', async () => {
   const file = path.join(dir, 'traversal.tar');

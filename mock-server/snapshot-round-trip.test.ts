@@ -80,7 +80,7 @@ async function everyRead(api: HttpApi, base: string, world: World): Promise<Reco
 
 it(
   'a snapshot loaded into a fresh mock answers every read, export and share page as the first mock',
-  { timeout: 240_000 },
+  { timeout: 600_000 },
   async () => {
     const api = apiClient(first.url);
     const done = await api.completedSegmentation();
