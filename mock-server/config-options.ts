@@ -1,6 +1,7 @@
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../openapi/documents.js';
+import { SHARED_DATABASE_OPTIONS, type SharedDatabaseSettings } from './config-shared-database-options.js';
 import { ABUSE_LIMIT_OPTIONS, type AbuseLimitSettings } from './config-abuse-options.js';
 import { SNAPSHOT_OPTIONS, type SnapshotSettings } from './snapshot-options.js';
 
@@ -8,7 +9,7 @@ import { SNAPSHOT_OPTIONS, type SnapshotSettings } from './snapshot-options.js';
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
  * `npm start -- --help` and the README list the same thing.
  */
-export interface MockConfig extends AbuseLimitSettings, SnapshotSettings {
+export interface MockConfig extends SharedDatabaseSettings, AbuseLimitSettings, SnapshotSettings {
   host: string;
   port: number;
   /** Root the API is reached at from outside; empty until the server listens, then http://host:port. */
@@ -71,24 +72,7 @@ export interface MockConfig extends AbuseLimitSettings, SnapshotSettings {
   s3Prefix: string;
   /** 'true' for path-style URLs (MinIO). */
   s3ForcePathStyle: string;
-  /** postgres:// or postgresql:// URL of a shared PostgreSQL; absent means the embedded SQLite file. */
-  databaseUrl?: string;
-  /** What this instance does: answers the API, runs the jobs (predictions, conversions), or both. */
-  role: InstanceRole;
-  /** Names this instance in its logs (and among the instances sharing one database). */
-  instanceId: string;
-  /** How long a worker's claim on a job holds without renewal: a killed worker's job waits this long for another. */
-  jobLeaseMs: number;
-  /** Connections to the shared PostgreSQL this instance opens at most. */
-  databasePoolSize: number;
-  /** A statement on the shared PostgreSQL (lock waits included) that runs longer fails its request with 503. */
-  databaseTimeoutMs: number;
-  /** How long a starting instance keeps trying a PostgreSQL that does not answer before it exits (0: one try). */
-  databaseWaitMs: number;
 }
-
-export const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
-export type InstanceRole = (typeof INSTANCE_ROLES)[number];
 
 export interface OptionSpec {
   key: keyof MockConfig;
@@ -397,66 +381,7 @@ export const OPTIONS: OptionSpec[] = [
     description: "'true' for path-style URLs (MinIO)",
     default: () => 'false',
   },
-  {
-    key: 'databaseUrl',
-    flag: '--database-url',
-    env: 'DATABASE_URL',
-    type: 'string',
-    description: 'Shared PostgreSQL (postgres://user:password@host:5432/db) that several instances join',
-    default: () => '',
-    shownDefault: 'none: an SQLite file in the data folder',
-  },
-  {
-    key: 'role',
-    flag: '--role',
-    env: 'ROLE',
-    type: 'string',
-    description: "'api' answers requests, 'worker' runs predictions and conversions, 'all' both",
-    default: () => 'all',
-  },
-  {
-    key: 'instanceId',
-    flag: '--instance-id',
-    env: 'INSTANCE_ID',
-    type: 'string',
-    description: 'Name of this instance in its logs',
-    default: () => `${hostname()}-${process.pid}`,
-    shownDefault: 'HOSTNAME-PID',
-  },
-  {
-    key: 'jobLeaseMs',
-    flag: '--job-lease-ms',
-    env: 'JOB_LEASE_MS',
-    type: 'number',
-    description:
-      "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
-    default: () => 15_000,
-  },
-  {
-    key: 'databasePoolSize',
-    flag: '--database-pool-size',
-    env: 'DATABASE_POOL_SIZE',
-    type: 'number',
-    description: 'Connections to the shared PostgreSQL this instance opens at most',
-    default: () => 10,
-  },
-  {
-    key: 'databaseTimeoutMs',
-    flag: '--database-timeout-ms',
-    env: 'DATABASE_TIMEOUT_MS',
-    type: 'number',
-    description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
-    default: () => 15_000,
-  },
-  {
-    key: 'databaseWaitMs',
-    flag: '--database-wait-ms',
-    env: 'DATABASE_WAIT_MS',
-    type: 'number',
-    description:
-      'How long a starting instance keeps trying a PostgreSQL that does not answer, then exits (0: one try)',
-    default: () => 30_000,
-  },
+  ...SHARED_DATABASE_OPTIONS,
   ...ABUSE_LIMIT_OPTIONS,
   ...SNAPSHOT_OPTIONS,
 ];

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { INSTANCE_ROLES, OPTIONS, type MockConfig, type OptionSpec } from './config-options.js';
+import { OPTIONS, type MockConfig, type OptionSpec } from './config-options.js';
+import { INSTANCE_ROLES } from './config-shared-database-options.js';
 
 export type { MockConfig } from './config-options.js';
 

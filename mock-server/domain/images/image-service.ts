@@ -8,6 +8,7 @@ import type { StateStore } from '../state.js';
 import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
 import { type Converter, ImageConversions } from './image-conversions.js';
 import type { ImageRecord } from './image-record.js';
+import { newImageRecord, type NewImageFields } from './new-image-record.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import { assertPartsAddUp } from './part-sizes.js';
 import { knownUpload } from './upload-plan.js';
@@ -34,13 +35,6 @@ export interface UploadPlanView {
   partSize: number;
   uploadId: string;
   urls: Array<{ partNumber: number; url: string }>;
-}
-
-export interface NewImageFields {
-  name: string;
-  size: number;
-  metadata?: Record<string, unknown>;
-  folderId?: string | null;
 }
 
 /** A single-request upload's file, received to local disk; the image service moves it into the store. */
@@ -149,7 +143,7 @@ export class ImageService {
     reservation: SlotReservation,
     file: IncomingFile,
   ): Promise<ImageRecord> {
-    const image = this.newRecord(org, { name: file.name, size: file.size });
+    const image = newImageRecord(org.id, { name: file.name, size: file.size }, this.clock.nowIso(org.id));
     image.uploadStatus = 'processing';
     image.conversionAttempts = 1;
     try {
@@ -180,7 +174,7 @@ export class ImageService {
   ): Promise<{ image: ImageRecord; plan: UploadPlanView }> {
     assertFolderVisible(fields);
     await this.assertSlotFree(org, { size: fields.size, resumable: true });
-    const image = this.newRecord(org, fields);
+    const image = newImageRecord(org.id, fields, this.clock.nowIso(org.id));
     const known = this.known(image);
     const { uploadId } = await this.store
       .createMultipartUpload(image.storageKey, known.plan)
@@ -210,7 +204,7 @@ export class ImageService {
   /** Image-record creation without `resumable`: a record waiting for its pixels, no plan. */
   async createRecord(org: Organization, fields: NewImageFields): Promise<ImageRecord> {
     assertFolderVisible(fields);
-    const image = this.newRecord(org, fields);
+    const image = newImageRecord(org.id, fields, this.clock.nowIso(org.id));
     await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       await this.assertSlotFree(org, { size: fields.size, resumable: false });
@@ -406,29 +400,6 @@ export class ImageService {
   /** The row's record of its upload, for a store that keeps none of its own (upload-plan.ts). */
   private known(image: ImageRecord) {
     return knownUpload(image, this.options.minPartSize);
-  }
-
-  private newRecord(org: Organization, fields: NewImageFields): ImageRecord {
-    const id = randomUUID();
-    return {
-      id,
-      organizationId: org.id,
-      name: fields.name,
-      imageType: 'TIFF',
-      size: fields.size,
-      shape: null,
-      uploadStatus: 'uploading',
-      uploadError: null,
-      createdAt: this.clock.nowIso(org.id),
-      processedAt: null,
-      metadata: fields.metadata ?? {},
-      folderId: fields.folderId ?? null,
-      // Opaque, unrelated to the image or organization: with an S3 store the key appears in part URLs.
-      storageKey: `objects/${randomUUID()}/original.tif`,
-      multipartUploadId: null,
-      derived: null,
-      conversionAttempts: 0,
-    };
   }
 }
 
