@@ -23,6 +23,9 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
+// Test files share one module registry (isolate: false): modules another file loaded hold the real
+// node:crypto, so they are loaded afresh here, with the mock.
+vi.resetModules();
 const { apiKeyRecord, hashApiKey, sameKeyHash } = await import('./api-keys.js');
 const { isAdminToken } = await import('../http/bearer-auth.js');
 const { openDatabase } = await import('../stores/sqlite/database/open-database.js');
