@@ -78,7 +78,8 @@ function targetAt(baseUrl: string, env: Record<string, string> = {}) {
 const interactionOf = (contract: PartnerContract, operationId: string) =>
   contract.interactions.find((i) => i.comments[NAMESPACE].operationId === operationId)!;
 
-describe('a partner contract recorded from the journal', { timeout: 120_000 }, () => {
+// Bounds for a loaded machine (the client's run, then several replays), never assertions on time.
+describe('a partner contract recorded from the journal', { timeout: 600_000 }, () => {
   let recorded: PartnerContract;
   /** The same journal recorded with `--fields`: the client does not rely on the image's shape. */
   let narrowed: PartnerContract;
@@ -91,7 +92,7 @@ describe('a partner contract recorded from the journal', { timeout: 120_000 }, (
     const reliedOn = Object.keys(interactionOf(recorded, 'getImage').response.matchingRules!.body!);
     const fields = { getImage: reliedOn.filter((p) => !p.startsWith('$.shape')) };
     narrowed = (await recordFromJournal(mock.url, ACME_KEY, { consumer: 'acme-client', fields })).contract;
-  });
+  }, 600_000);
 
   it('is Pact V4: the calls in order, polls kept once, ids chained, relied-on fields from the document', () => {
     expect(recorded.metadata.pactSpecification.version).toBe('4.0');
@@ -168,7 +169,7 @@ describe('a partner contract recorded from the journal', { timeout: 120_000 }, (
   });
 });
 
-describe('provider states', { timeout: 120_000 }, () => {
+describe('provider states', { timeout: 600_000 }, () => {
   let stateful: PartnerContract;
   let key: string;
 
@@ -202,7 +203,7 @@ describe('provider states', { timeout: 120_000 }, () => {
     expect((await client.send('GET', '/api/v1/models')).status).toBe(503);
     await client.json('GET', '/api/v1/models');
     stateful = (await recordFromJournal(mock.url, key, { consumer: 'stateful-client' })).contract;
-  });
+  }, 600_000);
 
   const targetFor = (baseUrl: string, env: Record<string, string> = {}) =>
     targetAt(baseUrl, { CONTRACT_API_KEY: key, ...env });

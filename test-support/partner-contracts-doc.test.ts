@@ -33,7 +33,7 @@ afterAll(async () => {
 
 it(
   'docs/partner-contracts.md: records the client run and verifies it against the mock, as written',
-  { timeout: 240_000 },
+  { timeout: 600_000 },
   async () => {
     const script = path.join(dir, 'partner.sh');
     await writeFile(script, await workedExample());
