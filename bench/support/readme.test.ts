@@ -74,4 +74,15 @@ describe('renderReadmeSection', () => {
       /skipped: bench\/segmentation\/run.ts does not exist/,
     );
   });
+
+  it('says first when the run shared an oversubscribed machine', () => {
+    const sections = { http: record([row('HTTP', 'GET /models', false, 'p99 < 50 ms')]) };
+    const busy = renderReadmeSection({
+      quick: false,
+      machine: { ...machine, loadavg: [46, 40, 30] },
+      sections,
+    });
+    expect(busy).toMatch(/load average 46 on 2 cores when it started/);
+    expect(renderReadmeSection({ quick: false, machine, sections })).not.toMatch(/shared the machine/);
+  });
 });

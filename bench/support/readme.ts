@@ -139,11 +139,24 @@ export function renderReadmeSection(report: BenchReport): string {
   );
   if (when.length) lines.push(`Measured: ${when.join('; ')}.`, '');
   const misses = explainMisses(ORDER.map((s) => ({ title: SECTION_TITLES[s], record: report.sections[s] })));
-  if (misses.length) lines.push('## What misses its target, and why', '', ...misses, '');
+  if (misses.length)
+    lines.push('## What misses its target, and why', '', ...oversubscribed(report), ...misses, '');
   const limits = [...limitsText(report), ...sandboxSizingText(report.sections.sandbox?.data)];
   if (limits.length) lines.push('## Limits', '', ...limits, '');
   lines.push(END);
   return lines.join('\n');
+}
+
+/** Said first when the run shared the machine with more work than it has cores for. */
+function oversubscribed(report: BenchReport): string[] {
+  const { cpus, loadavg } = report.machine;
+  if (!(loadavg[0] > 2 * cpus)) return [];
+  return [
+    `This run shared the machine with other work (load average ${loadavg[0]} on ${cpus} cores when it ` +
+      'started): a target set as an absolute time or rate (ms, req/s) measures that sharing before ' +
+      'anything else; the ratio column, whose peer shared it alike, is what compares.',
+    '',
+  ];
 }
 
 function totalSeconds(report: BenchReport): number {
