@@ -38,6 +38,8 @@ export async function crashRound(world: CrashWorld, seed: number): Promise<Round
     // round of 0.5 to 3 s could otherwise end before any of the load's uploads (3 requests each)
     // completed, and the test would have checked no completed upload across the kills.
     await resumableUpload(world, mock.url);
+    // Likewise one revocation: a share is 15 % of the load's writes, two requests each.
+    await shareAndRevoke(world, mock.url);
     const killedAfterMs = Math.round(rng.uniform(500, 3000));
     let killed = false;
     const kill = new Promise<void>((resolve) =>
@@ -107,6 +109,15 @@ function cellsTiff(): Uint8Array {
   return tiff;
 }
 
+/** A share created then revoked; the revocation, once acknowledged, is recorded. */
+async function shareAndRevoke(world: CrashWorld, url: string): Promise<void> {
+  const res = await send(url, 'POST', '/api/v1/shares', world.key, { segmentation_id: world.segmentationId });
+  if (!res.ok) return;
+  const share = (await res.json()) as { id: string; url: string };
+  const revoke = await send(url, 'DELETE', `/api/v1/shares/${share.id}`, world.key);
+  if (revoke.ok) world.ledger.revoked.set(share.id, share.url.slice(share.url.lastIndexOf('/') + 1));
+}
+
 /** A resumable upload of one part: open, PUT the part, complete; each acknowledged step is recorded. */
 async function resumableUpload(world: CrashWorld, url: string): Promise<void> {
   const bytes = cellsTiff();
@@ -157,13 +168,7 @@ async function writeLoad(world: CrashWorld, url: string, rng: Rng, stopped: () =
       } else if (pick < 0.85) {
         await resumableUpload(world, url);
       } else {
-        const res = await send(url, 'POST', '/api/v1/shares', world.key, {
-          segmentation_id: world.segmentationId,
-        });
-        if (!res.ok) continue;
-        const share = (await res.json()) as { id: string; url: string };
-        const revoke = await send(url, 'DELETE', `/api/v1/shares/${share.id}`, world.key);
-        if (revoke.ok) ledger.revoked.set(share.id, share.url.slice(share.url.lastIndexOf('/') + 1));
+        await shareAndRevoke(world, url);
       }
     } catch {
       // the connection died with the process: that write was never acknowledged
