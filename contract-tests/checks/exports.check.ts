@@ -144,8 +144,19 @@ check(
       expect(csv.headers.get('content-disposition')).toMatch(
         /^attachment;\s*filename=".+_measurements\.csv"/,
       );
-      for (const response of [geo, zip, png])
-        expect(response.headers.get('content-disposition')).toMatch(/^attachment;/);
+      const named = { 'measurements.csv': csv, 'rois.geojson': geo, 'rois.zip': zip, 'overlay.png': png };
+      for (const [exportName, response] of Object.entries(named)) {
+        const disposition = response.headers.get('content-disposition') ?? '';
+        expect(disposition, `${exportName}: Content-Disposition`).toMatch(/^attachment;/);
+        // "<image name>_<export>" (DESIGN.md), the name with or without its .tif extension
+        const offered = attachmentNames(disposition);
+        const stem = image.body.name.replace(/\.(ome\.)?tiff?$/i, '');
+        const expected = [`${stem}_${exportName}`, `${image.body.name}_${exportName}`];
+        for (const [form, value] of Object.entries(offered))
+          expect(expected, `${exportName}: Content-Disposition ${form} against GET /image name`).toContain(
+            value,
+          );
+      }
     });
     await ctx.verify('EXP-08', () => {
       expect(geo.contentType, 'rois.geojson: content type').toMatch(/^application\/geo\+json/);
@@ -160,9 +171,21 @@ check(
     });
     const rowById = new Map(rows.map((r, i) => [r.roi_id, measured[i]]));
     await ctx.verify('EXP-09', () => {
+      const rowOf = new Map(rows.map((r) => [r.roi_id, r]));
       for (const feature of features) {
         const roiId = String(feature.properties.roi_id ?? feature.id);
         expect(rowById.has(roiId), `feature ${roiId} is a CSV row`).toBe(true);
+        if (feature.id !== undefined && feature.properties.roi_id !== undefined)
+          expect(feature.id, `rois.geojson: feature id against its properties.roi_id`).toBe(
+            feature.properties.roi_id,
+          );
+        // the columns a feature also carries as properties say the same of the same cell
+        const row = rowOf.get(roiId);
+        for (const column of ['cell_type', 'entity_type', 'tags'])
+          if (row && feature.properties[column] !== undefined)
+            expect(row[column], `measurements.csv ${column} of ${roiId} against its GeoJSON feature`).toBe(
+              csvCell(feature.properties[column]),
+            );
       }
       const boxes = new Set(measured.map((r) => `${r.bbox_x},${r.bbox_y},${r.bbox_w},${r.bbox_h}`));
       for (const roi of rois)
@@ -281,6 +304,10 @@ check(
       expect(overlay.missing, `outline pixels not drawn, of ${overlay.expected}`).toBeLessThanOrEqual(
         overlay.expected * 0.05,
       );
+      expect(
+        overlay.brightBackgroundColumns,
+        `overlay columns whose background is as bright as the cells (mean ${overlay.cellMean.toFixed(0)}) on a ${sample.look} sample`,
+      ).toEqual([]);
     });
     await ctx.verify('MEAS-09', () => {
       for (let i = 0; i < same; i++) {
@@ -302,6 +329,30 @@ check(
     });
   },
 );
+
+/**
+ * The file names a Content-Disposition offers: the quoted `filename` and, when there is one, the
+ * RFC 5987 `filename*` decoded. A quoted form that had to replace characters (a name outside
+ * printable ASCII) is left out: only the extended form then names the file.
+ */
+function attachmentNames(disposition: string): Record<string, string> {
+  const names: Record<string, string> = {};
+  const quoted = /filename="((?:[^"\\]|\\.)*)"/.exec(disposition)?.[1]?.replace(/\\(.)/g, '$1');
+  const extended = /filename\*=UTF-8''([^;\s]+)/i.exec(disposition)?.[1];
+  if (extended !== undefined) names['filename*'] = decodeURIComponent(extended);
+  if (
+    quoted !== undefined &&
+    (extended === undefined ||
+      (/^[\x20-\x7e]*$/.test(names['filename*']) && !/["%\\]/.test(names['filename*'])))
+  )
+    names.filename = quoted;
+  return names;
+}
+
+/** A GeoJSON property as the CSV writes it: text as it is, a list joined with ';'. */
+function csvCell(value: unknown): string {
+  return Array.isArray(value) ? value.join(';') : String(value);
+}
 
 /** The CSV's numeric columns as numbers. */
 function numbers(row: Record<string, string>) {

@@ -90,6 +90,21 @@ check(
       expect([...theirIds], `GET /models of the other organization lists our custom model`).not.toContain(
         model.id,
       );
+    // nor anything that names or describes one of ours, under any id
+    const theirWords = new Set(theirs.body.flatMap((m) => [m.name, m.description].filter(Boolean)));
+    for (const model of myCustom)
+      for (const word of [model.name, model.description].filter(Boolean))
+        expect(
+          theirWords.has(word!),
+          `GET /models of the other organization holds our custom model ${model.id}'s ${word === model.name ? 'name' : 'description'} ${JSON.stringify(word)}`,
+        ).toBe(false);
+    // the base models are shared: both organizations read the same record of each
+    const theirsById = new Map(theirs.body.map((m) => [m.id, m]));
+    for (const model of mine.body.filter((m) => m.kind === 'base'))
+      if (theirsById.has(model.id))
+        expect(theirsById.get(model.id), `base model ${model.id} as the other organization reads it`).toEqual(
+          model,
+        );
     const upload = await completedSegmentation(ctx, presetTiff().bytes, ctx.other!);
     ctx.cleanup.add(() =>
       ctx.other!.call('deleteImage', { params: { image_id: upload.imageId }, unvalidated: true }),

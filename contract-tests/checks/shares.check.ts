@@ -7,6 +7,9 @@ import { completedSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Share } from '../../openapi/generated/client/types.gen.js';
 
+/** The token a share's url ends in (`{share_base_url}/share/<share_token>`). */
+const shareToken = (url: string) => url.split('/').pop()!;
+
 async function sharedSegmentation(ctx: CheckContext) {
   const segmentation = await completedSegmentation(ctx, presetTiff().bytes);
   const share = need(
@@ -59,6 +62,15 @@ check(
       expect(page.headers.get('content-type'), 'share page: content type').toMatch(/text\/html/);
       expect(await page.text(), 'share page: shows the cell count').toContain(String(cellCount));
     }
+    const token = shareToken(share.url!);
+    const preview = await ctx.api.call<Buffer>('viewShareImage', {
+      params: { share_token: token },
+      key: null,
+    });
+    expectStatus(preview, 200, "the share page's preview image, without credentials");
+    expect(preview.bytes.subarray(0, 8).toString('hex'), 'share preview: PNG signature').toBe(
+      '89504e470d0a1a0a',
+    );
     const read = await ctx.api.call<Share>('getShare', { params: { share_id: share.id } });
     expectStatus(read, 200, 'read the share after two views');
     expect(read.body.view_count, 'GET /shares/{id} after two views: view_count').toBe(2);
@@ -73,11 +85,24 @@ check(
   { clauses: ['SHR-05', 'SHR-06', 'SHR-07'] },
   async (ctx) => {
     const { segmentationId, share } = await sharedSegmentation(ctx);
+    // viewed once before the revoke, so the revoke's answer has a last view to agree on
+    expectStatus(await ctx.api.raw('GET', share.url!, { key: null }), 200, 'open the share page once');
+    const before = need(await ctx.api.call<Share>('getShare', { params: { share_id: share.id } }), 200);
     const revoked = await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } });
     expectStatus(revoked, [200, 201, 202, 204], 'revoke the share');
+    if (revoked.status === 200)
+      expect(
+        { ...revoked.body, revoked_at: undefined, url: undefined },
+        'DELETE /shares/{id}: the share it revoked, as GET /shares/{id} read it before',
+      ).toEqual({ ...before.body, revoked_at: undefined, url: undefined });
     const read = await ctx.api.call<Share>('getShare', { params: { share_id: share.id } });
     expectStatus(read, 200, 'read the share after revoking it');
     expect(read.body.revoked_at, 'GET /shares/{id} after revoke: revoked_at').toEqual(expect.any(String));
+    expectStatus(
+      await ctx.api.call('viewShareImage', { params: { share_token: shareToken(share.url!) }, key: null }),
+      404,
+      "the revoked link's preview image",
+    );
     const page = await ctx.api.raw('GET', share.url!, { key: null });
     // the share page documents 200 and 404 alone: a link that no longer opens answers the 404 page
     expectStatus(page, 404, 'viewSharePage of a revoked link');

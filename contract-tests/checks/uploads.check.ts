@@ -160,6 +160,15 @@ check('a file that is not a TIFF ends failed with a reason', { clauses: ['UP-07'
   const done = await pollImage(ctx, opened.body.image.id);
   expect(done.upload_status, 'GET /upload/{id} of a PNG completed as a TIFF: upload_status').toBe('failed');
   expect(done.upload_error, 'GET /upload/{id} of a failed upload: upload_error').toMatch(/\S/);
+  // the same record through the other route that returns it: the reason must be the same
+  const image = need(
+    await ctx.api.call<Image>('getImage', { params: { image_id: opened.body.image.id } }),
+    200,
+  );
+  expect(
+    image.body.upload_error,
+    'GET /image/{id} of the failed upload: upload_error against GET /upload/{id}',
+  ).toBe(done.upload_error);
 
   const single = await uploadFile(ctx, bytes, 'not-a-tiff-single.tif');
   expectStatus(single, 200, 'a PNG sent in one request');

@@ -28,6 +28,11 @@ export interface CallOptions {
    * for loops (polls) that would otherwise wait for a value the document does not allow.
    */
   failFast?: boolean;
+  /**
+   * The check injected this status through the control plane: a 5xx of exactly that status is the
+   * answer asked for, not a server error (any other 5xx still fails the run).
+   */
+  injectedStatus?: number;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -143,17 +148,25 @@ export class ApiClient {
     this.seen.push({ operationId, status: response.status });
     const own: string[] = [];
     if (!options.unvalidated) {
-      const violations = this.contract.validateResponse(operationId, response.status, contentType, parsed);
+      const violations = this.contract.validateResponse(
+        operationId,
+        response.status,
+        contentType,
+        parsed,
+        response.headers,
+      );
       for (const v of violations) own.push(v.message);
       this.violations.push(...own);
       if (!violations.length && response.status < 300 && contentType?.includes('json'))
-        this.violations.push(...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt));
+        this.violations.push(
+          ...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt, options.params),
+        );
       if (options.failFast && violations.length)
         throw new Error(
           `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,
         );
     }
-    if (response.status >= 500)
+    if (response.status >= 500 && response.status !== options.injectedStatus)
       this.violations.push(
         `${operationId}: server error ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`,
       );
@@ -199,7 +212,7 @@ export class ApiClient {
       operationId: this.contract.labelOf(method, new URL(url).pathname),
       status: response.status,
     });
-    if (response.status >= 500)
+    if (response.status >= 500 && response.status !== options.injectedStatus)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
     RAW_REQUESTS.set(response, {
       method,

@@ -82,4 +82,84 @@ describe('the consistency ledger of one check', () => {
       /before the request that created it/,
     );
   });
+
+  it('names an answer about another object than the one asked for', () => {
+    const ledger = new ConsistencyLedger();
+    const asked = { image_id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' };
+    expect(ledger.observe('getImage', undefined, image(), T0, T0 + 5, asked)).toEqual([]);
+    const other = image({ id: '7a1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' });
+    expect(ledger.observe('getImage', undefined, other, T0, T0 + 5, asked)[0]).toMatch(
+      /getImage: asked for image_id 3f1c.*, the answer's id is 7a1c/,
+    );
+  });
+
+  it('names a settled field that appears or goes while the state stays', () => {
+    const ledger = new ConsistencyLedger();
+    const ready = image({ upload_status: 'ready', processed_at: '2026-11-25T12:00:01.000Z' });
+    ledger.observe(
+      'uploadImage',
+      { name: 'cells.tif', size: 10 },
+      { image: { ...ready, processed_at: undefined } },
+      T0,
+      T0 + 5,
+    );
+    expect(ledger.observe('getUpload', undefined, ready, T0, T0 + 5).join('\n')).toMatch(
+      /processed_at is "2026-11-25T12:00:01.000Z", an earlier answer in the same upload_status \(ready\) said null/,
+    );
+    // a new state may bring it: processing, then ready with processed_at
+    const fresh = new ConsistencyLedger();
+    fresh.observe('getImage', undefined, image({ upload_status: 'processing' }), T0, T0 + 5);
+    expect(fresh.observe('getImage', undefined, ready, T0, T0 + 5)).toEqual([]);
+  });
+
+  it("names a share's last view that moved, or went, while its view count stayed", () => {
+    const ledger = new ConsistencyLedger();
+    const share = {
+      id: 's',
+      segmentation_id: 'g',
+      view_count: 2,
+      last_viewed_at: '2026-11-25T12:00:00.300Z',
+      created_at: '2026-11-25T12:00:00.000Z',
+    };
+    ledger.observe('getShare', undefined, share, T0, T0 + 500);
+    const revoked = { ...share, revoked_at: '2026-11-25T12:00:00.400Z' };
+    expect(
+      ledger.observe('revokeShare', undefined, { ...revoked, last_viewed_at: undefined }, T0, T0 + 500)[0],
+    ).toMatch(/last_viewed_at is null, an earlier answer with the same view_count \(2\) said/);
+    const viewed = { ...revoked, view_count: 3, last_viewed_at: '2026-11-25T12:00:00.450Z' };
+    expect(ledger.observe('getShare', undefined, viewed, T0, T0 + 500)).toEqual([]);
+  });
+
+  it('holds every later answer about an object against the request that created it', () => {
+    const ledger = new ConsistencyLedger();
+    const id = '8a0ad41c-5512-4c7c-a219-c70ab5e9e9cf';
+    ledger.observe(
+      'createPrediction',
+      { image_id: 'i', model_id: 'm' },
+      { prediction_id: id, status: 'submitted' },
+      T0,
+      T0 + 5,
+    );
+    const prediction = { prediction_id: id, image_id: 'i', model_id: 'm', status: 'SUBMITTED' };
+    expect(
+      ledger.observe(
+        'getPrediction',
+        undefined,
+        { ...prediction, created_at: '2026-11-25T12:00:00.010Z' },
+        T0,
+        T0 + 50,
+      ),
+    ).toEqual([]);
+    expect(
+      ledger
+        .observe(
+          'getPrediction',
+          undefined,
+          { ...prediction, created_at: '2026-11-25T11:00:00.010Z' },
+          T0,
+          T0 + 50,
+        )
+        .join('\n'),
+    ).toMatch(/created_at .* is before the request that created it/);
+  });
 });

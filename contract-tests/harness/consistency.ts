@@ -33,6 +33,25 @@ const FORWARD: Record<string, string[]> = {
 const GROWING = ['view_count'];
 /** Timestamps that come after the object's created_at. */
 const AFTER_CREATION = ['processed_at', 'revoked_at', 'last_viewed_at'];
+/** The field whose value names the object's state: while it stays, no settled field appears or goes. */
+const STATE: Record<Kind, string | undefined> = {
+  image: 'upload_status',
+  prediction: 'status',
+  share: 'revoked_at',
+  model: undefined,
+};
+/** Fields that move with one event only: while `count` stays, `moves` stays too (a view sets both). */
+const MOVES_WITH: Array<{ moves: string; count: string }> = [
+  { moves: 'last_viewed_at', count: 'view_count' },
+];
+/** The path parameter an operation reads one object by, and the body field that names the object. */
+const PATH_ID: Record<string, { param: string; field: string }> = {
+  getUpload: { param: 'image_id', field: 'id' },
+  getImage: { param: 'image_id', field: 'id' },
+  getPrediction: { param: 'prediction_id', field: 'prediction_id' },
+  getShare: { param: 'share_id', field: 'id' },
+  revokeShare: { param: 'share_id', field: 'id' },
+};
 
 const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -96,14 +115,32 @@ export class ConsistencyLedger {
   private readonly first = new Map<string, Json>();
   private readonly latest = new Map<string, Json>();
   private readonly sent = new Map<string, Json>();
+  /** When the request that created each object left the client: no later answer dates it earlier. */
+  private readonly createdAfter = new Map<string, number>();
 
   /**
    * Holds one 2xx JSON answer against what came before; answers a line per disagreement. `sent` is
-   * the JSON body of the request, `sentAt` and `receivedAt` the client's clock around it.
+   * the JSON body of the request, `sentAt` and `receivedAt` the client's clock around it, `params`
+   * the path parameters (an answer about one object names the object it was asked for).
    */
-  observe(operationId: string, sent: unknown, body: unknown, sentAt: number, receivedAt: number): string[] {
+  observe(
+    operationId: string,
+    sent: unknown,
+    body: unknown,
+    sentAt: number,
+    receivedAt: number,
+    params: Record<string, string> = {},
+  ): string[] {
     const problems: string[] = [];
     const label = (kind: string, id: string, field: string) => `${operationId}: ${kind} ${id} ${field}`;
+    const byPath = PATH_ID[operationId];
+    if (byPath && params[byPath.param] !== undefined && isObject(body)) {
+      const named = body[byPath.field];
+      if (typeof named === 'string' && named.toLowerCase() !== params[byPath.param].toLowerCase())
+        problems.push(
+          `${operationId}: asked for ${byPath.param} ${params[byPath.param]}, the answer's ${byPath.field} is ${named}`,
+        );
+    }
     const creates = CREATES[operationId];
     const echo = echoed(operationId, sent);
     if (creates && isObject(body)) {
@@ -119,6 +156,7 @@ export class ConsistencyLedger {
             );
         this.sent.set(`${creates.kind} ${id}`, kept);
       }
+      if (typeof id === 'string') this.createdAfter.set(`${creates.kind} ${id}`, sentAt);
     }
     for (const { kind, id, fields } of resourcesIn(operationId, body)) {
       const key = `${kind} ${id}`;
@@ -138,6 +176,7 @@ export class ConsistencyLedger {
       }
       const before = this.latest.get(key);
       if (before) {
+        problems.push(...sameStateProblems(kind, before, fields, (f) => label(kind, id, f)));
         for (const [field, order] of Object.entries(FORWARD)) {
           const [was, now] = [order.indexOf(before[field] as string), order.indexOf(fields[field] as string)];
           if (was >= 0 && now >= 0 && now < was)
@@ -158,7 +197,7 @@ export class ConsistencyLedger {
           fields,
           (f) => label(kind, id, f),
           receivedAt,
-          creates?.kind === kind ? sentAt : undefined,
+          creates?.kind === kind ? sentAt : this.createdAfter.get(key),
         ),
       );
       for (const field of SETTLED[kind])
@@ -168,6 +207,33 @@ export class ConsistencyLedger {
     }
     return problems;
   }
+}
+
+/**
+ * Two answers about an object in the same state describe the same record: a settled field does not
+ * appear or go while the state stays (an image ready in one answer has the processed_at of the next),
+ * and a field that moves with one event (a share's last view) stays while that event's count stays.
+ */
+function sameStateProblems(kind: Kind, before: Json, now: Json, label: (field: string) => string): string[] {
+  const problems: string[] = [];
+  const has = (fields: Json, field: string) => fields[field] !== undefined && fields[field] !== null;
+  const state = STATE[kind];
+  if (state && same(before[state] ?? null, now[state] ?? null))
+    for (const field of SETTLED[kind].filter((f) => f !== state && !MAY_CLEAR.includes(f)))
+      if (has(before, field) !== has(now, field))
+        problems.push(
+          `${label(field)} is ${JSON.stringify(now[field] ?? null)}, an earlier answer in the same ${state} (${String(now[state] ?? null)}) said ${JSON.stringify(before[field] ?? null)}`,
+        );
+  for (const { moves, count } of MOVES_WITH)
+    if (
+      typeof now[count] === 'number' &&
+      now[count] === before[count] &&
+      !same(now[moves] ?? null, before[moves] ?? null)
+    )
+      problems.push(
+        `${label(moves)} is ${JSON.stringify(now[moves] ?? null)}, an earlier answer with the same ${count} (${String(now[count])}) said ${JSON.stringify(before[moves] ?? null)}`,
+      );
+  return problems;
 }
 
 function timeProblems(

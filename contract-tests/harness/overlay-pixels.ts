@@ -12,6 +12,13 @@ export interface OverlayComparison {
   strayDrawn: number;
   /** Expected outline pixels that are grey in the overlay. */
   missing: number;
+  /** Mean grey of the undrawn pixels inside the cells. */
+  cellMean: number;
+  /**
+   * Columns whose undrawn background (outside every cell) is on average at least as bright as the
+   * cells' mean: on a bright-on-dark sample the overlay's grey is the image, so no column may flip.
+   */
+  brightBackgroundColumns: number[];
 }
 
 /**
@@ -27,11 +34,15 @@ export async function compareOverlay(png: Buffer, rings: Ring[], width: number, 
     expected: 0,
     strayDrawn: 0,
     missing: 0,
+    cellMean: 0,
+    brightBackgroundColumns: [],
   };
   if (info.width !== width || info.height !== height) return result;
   const outline = new Uint8Array(width * height);
+  const insideCell = new Uint8Array(width * height);
   for (const ring of rings) {
     const cell = new Set(pixelsInside(ring, width, height));
+    for (const index of cell) insideCell[index] = 1;
     for (const index of cell) {
       const x = index % width;
       const y = (index - x) / width;
@@ -48,6 +59,9 @@ export async function compareOverlay(png: Buffer, rings: Ring[], width: number, 
     }
   }
   const channels = info.channels;
+  let cellSum = 0;
+  let cellCount = 0;
+  const background = Array.from({ length: width }, () => ({ sum: 0, count: 0 }));
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const index = y * width + x;
@@ -57,7 +71,17 @@ export async function compareOverlay(png: Buffer, rings: Ring[], width: number, 
         result.expected++;
         if (!isDrawn) result.missing++;
       }
-      if (!isDrawn) continue;
+      if (!isDrawn) {
+        const grey = data[p];
+        if (insideCell[index]) {
+          cellSum += grey;
+          cellCount++;
+        } else {
+          background[x].sum += grey;
+          background[x].count++;
+        }
+        continue;
+      }
       result.drawn++;
       let near = false;
       for (let dy = -1; dy <= 1 && !near; dy++)
@@ -69,5 +93,10 @@ export async function compareOverlay(png: Buffer, rings: Ring[], width: number, 
       if (!near) result.strayDrawn++;
     }
   }
+  result.cellMean = cellCount ? cellSum / cellCount : 0;
+  // a few pixels between cells are no background to judge a column by
+  background.forEach(({ sum, count }, x) => {
+    if (count >= 4 && sum / count >= result.cellMean) result.brightBackgroundColumns.push(x);
+  });
   return result;
 }
