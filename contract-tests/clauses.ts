@@ -47,6 +47,12 @@ export const CLAUSES: Clause[] = [
     'A request the resource state refuses answers 422 with a string detail: complete, abort and predict alike.',
   ),
   c(
+    'ERR-04',
+    'Errors',
+    'assumed',
+    "Every error status the document lists for an operation and a run cannot cause itself (403, 413, 415, 429, 503, 507) answers the document's media type, body and required headers (429 with Retry-After); injected through the control plane.",
+  ),
+  c(
     'VAL-01',
     'Errors',
     'stated',

@@ -123,6 +123,7 @@ export class OpenApiContract {
     status: number,
     contentType: string | null,
     body: unknown,
+    headers?: Headers,
   ): ResponseViolation[] {
     const op = this.operation(operationId);
     const key = op.statuses.includes(String(status))
@@ -137,22 +138,27 @@ export class OpenApiContract {
         },
       ];
     const response = this.deref((op.raw.responses as Json)[key] as Json);
+    const missing = headers ? headerViolations(`${operationId} ${status}`, response, headers, this) : [];
     const content = response.content as Record<string, Json> | undefined;
-    if (!content) return [];
+    if (!content) return missing;
     const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
     if (!(media in content)) {
       return [
+        ...missing,
         {
           message: `${operationId} ${status}: media type '${media || 'none'}' is not documented (documented: ${Object.keys(content).join(', ')})`,
         },
       ];
     }
-    if (!media.includes('json')) return [];
+    if (!media.includes('json')) return missing;
     const validate = this.validatorFor(operationId, key, media, content[media].schema as Json | undefined);
-    if (!validate || validate(body)) return [];
-    return (validate.errors ?? []).map((e) => ({
-      message: `${operationId} ${status} body${e.instancePath || ''}: ${e.message} ${JSON.stringify(e.params)}`,
-    }));
+    if (!validate || validate(body)) return missing;
+    return [
+      ...missing,
+      ...(validate.errors ?? []).map((e) => ({
+        message: `${operationId} ${status} body${e.instancePath || ''}: ${e.message} ${JSON.stringify(e.params)}`,
+      })),
+    ];
   }
 
   private validatorFor(
@@ -207,4 +213,35 @@ let shared: OpenApiContract | undefined;
 export function sharedContract(): OpenApiContract {
   shared ??= new OpenApiContract();
   return shared;
+}
+
+/**
+ * The headers a response of the document requires: present, and an integer where its schema says
+ * integer (with its minimum), as Retry-After on a 429.
+ */
+function headerViolations(
+  where: string,
+  response: Json,
+  headers: Headers,
+  contract: { deref(x: Json): Json },
+): ResponseViolation[] {
+  const violations: ResponseViolation[] = [];
+  for (const [name, declared] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
+    const header = contract.deref(declared);
+    if (header.required !== true) continue;
+    const value = headers.get(name);
+    if (value === null) {
+      violations.push({ message: `${where}: required header ${name} is missing` });
+      continue;
+    }
+    const schema = (header.schema ?? {}) as Json;
+    if (schema.type === 'integer') {
+      const minimum = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
+      if (!/^-?\d+$/.test(value.trim()) || Number(value) < minimum)
+        violations.push({
+          message: `${where}: header ${name} is ${JSON.stringify(value)}, not an integer${minimum > -Infinity ? ` of at least ${minimum}` : ''}`,
+        });
+    }
+  }
+  return violations;
 }

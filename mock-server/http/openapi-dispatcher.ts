@@ -250,6 +250,8 @@ async function applyFault(fault: Fault, req: Request, res: Response): Promise<bo
   }
   if (fault.status) {
     req.resume();
+    // The document requires Retry-After on every 429; an injected one keeps to it like a real one.
+    if (fault.status === 429) res.setHeader('Retry-After', '1');
     sendDetail(res, fault.status, fault.detail ?? `Injected fault: ${fault.status}`);
     return true;
   }
