@@ -160,6 +160,12 @@ export const CLAUSES: Clause[] = [
     'A part PUT whose expiry was edited (its signature unchanged) answers 403.',
   ),
   c(
+    'UP-20',
+    'Uploads',
+    'assumed',
+    "Image-record creation with a folder id outside the caller's organization answers 404 with a string detail (the interface: the folder must belong to the caller's organization).",
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',

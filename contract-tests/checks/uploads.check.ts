@@ -357,3 +357,16 @@ check(
     expect(image.body.upload_status, 'GET /upload/{id} after one part PUT: upload_status').toBe('uploading');
   },
 );
+
+check(
+  "image-record creation with a folder id outside the caller's organization answers 404 and creates nothing",
+  { clauses: ['UP-20'] },
+  async (ctx) => {
+    const name = `${ctx.target.namePrefix}foreign-folder.tif`;
+    const refused = await ctx.api.call<{ detail: unknown }>('createImage', {
+      body: { name, size: 1000, image_type: 'TIFF', metadata: {}, folder_id: randomUUID(), resumable: true },
+    });
+    expectStatus(refused, 404, 'createImage with a folder id of no folder of ours');
+    expect(typeof refused.body.detail, 'createImage 404: type of detail').toBe('string');
+  },
+);

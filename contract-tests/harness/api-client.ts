@@ -212,7 +212,7 @@ export class ApiClient {
       operationId: this.contract.labelOf(method, new URL(url).pathname),
       status: response.status,
     });
-    if (response.status >= 500 && response.status !== options.injectedStatus)
+    if (response.status >= 500)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
     RAW_REQUESTS.set(response, {
       method,
