@@ -20,7 +20,14 @@ import { DomainError, notFound } from '../errors.js';
 import type { Organization } from '../organization-record.js';
 import type { SegmentationRecord, SegmentationRow } from '../predictions/prediction-record.js';
 import type { SegmentationReader } from '../segmentations/segmentation-reader.js';
-import { exportKey, type ExportBody, type KeptExport, type KeptExports } from './kept-exports.js';
+import {
+  exportKey,
+  heldInMemory,
+  isDiskFull,
+  type ExportBody,
+  type KeptExport,
+  type KeptExports,
+} from './kept-exports.js';
 
 /** An export as answered: the file it is named after, its validator, its length and its bytes. */
 export interface ExportAnswer {
@@ -125,7 +132,13 @@ export class ExportService {
       under = (async () => {
         const segmentation = await this.segmentations.load(row.id);
         if (!segmentation) throw notFound('Segmentation');
-        const kept = await this.kept.keep(row.id, key, await render(segmentation));
+        let kept: KeptExport | undefined;
+        try {
+          kept = await this.kept.keep(row.id, key, await render(segmentation));
+        } catch (error) {
+          if (!isDiskFull(error)) throw error;
+          return heldInMemory(await render(segmentation));
+        }
         if (!kept) throw notFound('Segmentation');
         return kept;
       })().finally(() => this.rendering.delete(id));

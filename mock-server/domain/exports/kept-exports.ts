@@ -5,6 +5,7 @@
  * Keeping is shared through the folder, never decided in one instance's memory.
  */
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { SegmentationRow } from '../predictions/prediction-record.js';
 
 /** One kept render: its strong validator and length, and its bytes on demand. */
@@ -50,4 +51,26 @@ export function exportKey(kind: string, row: SegmentationRow, options: unknown):
     options,
   ];
   return createHash('sha256').update(JSON.stringify(shape)).digest('base64url').slice(0, 32);
+}
+
+/**
+ * A render that could not be kept (the disk is full): held in memory for this one answer, which
+ * still carries the same ETag a kept file of the same bytes would.
+ */
+export async function heldInMemory(body: ExportBody): Promise<KeptExport> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+  const bytes = Buffer.concat(chunks);
+  return {
+    etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 22)}"`,
+    size: bytes.length,
+    open: async () => Readable.from([bytes]),
+  };
+}
+
+/** A full disk refuses the kept copy, not the export. */
+export function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
