@@ -267,6 +267,12 @@ export const CLAUSES: Clause[] = [
   ),
   c('EXP-10', 'Exports', 'stated', 'Exports answer 404 for an unknown segmentation.'),
   c(
+    'EXP-11',
+    'Exports',
+    'assumed',
+    'An export sent with an ETag answers If-None-Match with it 304, no body and the same ETag; other overlay options, another ETag.',
+  ),
+  c(
     'SMP-01',
     'Exports',
     'assumed',

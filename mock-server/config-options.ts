@@ -51,6 +51,8 @@ export interface MockConfig extends SharedDatabaseSettings, AbuseLimitSettings, 
   minPartSize: number;
   /** Lifetime of a presigned part URL. */
   presignExpirySeconds: number;
+  /** Renders of exports kept per segmentation (one per export and set of options), oldest going first. */
+  exportsKeptPerSegmentation: number;
   /** Largest JSON request body, bytes (413 past it). */
   maxJsonBodyBytes: number;
   /** Deepest nesting of objects and arrays in a JSON body (422 past it). */
@@ -279,6 +281,15 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'Lifetime of a presigned part URL',
     default: () => 24 * 3600,
+  },
+  {
+    key: 'exportsKeptPerSegmentation',
+    flag: '--exports-kept-per-segmentation',
+    env: 'EXPORTS_KEPT_PER_SEGMENTATION',
+    type: 'number',
+    description:
+      'Rendered exports kept per segmentation (each export and set of options is one); oldest go first',
+    default: () => 16,
   },
   {
     key: 'maxJsonBodyBytes',

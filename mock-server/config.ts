@@ -66,6 +66,11 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
       `--database-timeout-ms / DATABASE_TIMEOUT_MS must be at least 100, got '${config.databaseTimeoutMs}'`,
     );
   }
+  if (!(Number.isSafeInteger(config.exportsKeptPerSegmentation) && config.exportsKeptPerSegmentation >= 1)) {
+    throw new ConfigError(
+      `--exports-kept-per-segmentation / EXPORTS_KEPT_PER_SEGMENTATION must be a whole number from 1, got '${config.exportsKeptPerSegmentation}'`,
+    );
+  }
   if (!(config.jobLeaseMs >= 300)) {
     throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
   }

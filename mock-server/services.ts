@@ -20,6 +20,7 @@ import type { ObjectStore } from './domain/object-store.js';
 import { openDatabase } from './stores/sqlite/database/open-database.js';
 import { sweepDataFolder } from './stores/files/startup-sweep.js';
 import { DerivedImageFileStore } from './stores/files/derived-image-files.js';
+import { KeptExportFileStore } from './stores/files/kept-export-store.js';
 import { SegmentationFileStore } from './stores/files/segmentation-file-store.js';
 import { SqliteStateStore } from './stores/sqlite/sqlite-state-store.js';
 import { dataLayout, type DataLayout } from './stores/data-layout.js';
@@ -255,7 +256,10 @@ export async function createServices(
     store,
     images,
     predictions,
-    exports: new ExportService(segmentations),
+    exports: new ExportService(
+      segmentations,
+      new KeptExportFileStore(paths, config.exportsKeptPerSegmentation),
+    ),
     progress,
     shares,
     admin,

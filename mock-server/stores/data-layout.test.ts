@@ -40,6 +40,10 @@ describe('the data folder layout', () => {
       path.join(final.folder, 'preview.png'),
     ]);
   });
+
+  it("keeps a segmentation's rendered exports inside its folder, so they go with it", () => {
+    expect(layout.keptExportsOf('seg')).toBe(path.join(root, 'segmentations', 'seg', 'exports'));
+  });
 });
 
 describe("the embedded store's layout", () => {

@@ -8,6 +8,7 @@
  *   store/                                  the embedded object store (storeLayout below)
  *   derived/<image id>/                     preview.png, thumbnail.png, plane.bin of a converted image
  *   segmentations/<segmentation id>/        result.json and preview.png of a completed prediction
+ *   segmentations/<segmentation id>/exports/ its exports as first rendered (stores/files/kept-export-store.ts)
  *   segmentations/.<segmentation id>.tmp/   the same, while being written
  *   incoming/                               single-request uploads while they stream in
  *   incoming/snapshot-staging/              a snapshot being loaded, checked before it takes its place
@@ -31,6 +32,8 @@ export interface DataLayout {
   segmentationOf(segmentationId: string): SegmentationFilePaths;
   /** Where a segmentation's files are written before the rename that publishes them. */
   segmentationStaging(segmentationId: string): SegmentationFilePaths;
+  /** The folder of a segmentation's kept exports: inside its own, so they go with it. */
+  keptExportsOf(segmentationId: string): string;
 }
 
 /** What a conversion leaves beside the stored original. */
@@ -80,6 +83,7 @@ export function dataLayout(root: string): DataLayout {
     },
     segmentationOf: (id) => segmentationFiles(path.join(segmentations, id)),
     segmentationStaging: (id) => segmentationFiles(path.join(segmentations, `.${id}.tmp`)),
+    keptExportsOf: (id) => path.join(segmentations, id, 'exports'),
   };
 }
 

@@ -649,6 +649,14 @@ export interface components {
         };
     };
     responses: {
+        /** @description The export named by `If-None-Match` is unchanged; no body. */
+        ExportNotModified: {
+            headers: {
+                ETag: components["headers"]["ExportETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Missing or invalid credentials. */
         Unauthorized: {
             headers: {
@@ -880,11 +888,18 @@ export interface components {
         /** @description The `segmentation_id` of a COMPLETED prediction. */
         SegmentationId: string;
         ShareId: string;
+        /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+        IfNoneMatch: string;
         /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
         ShareToken: string;
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description A strong validator of the export's bytes: the same segmentation with the same options gives the same ETag, a different option a different one. Send it back in `If-None-Match` to be answered 304 with no body while the export is unchanged.
+         * @example "3q2-7wEjR1mN0k5sPzV4bA"
+         */
+        ExportETag: string;
         /**
          * @description `attachment; filename="<image name>_<export>"`
          * @example attachment; filename="plate1_well_B3_measurements.csv"
@@ -1302,7 +1317,10 @@ export interface operations {
                 /** @description Opacity of a translucent fill inside each outline, 0 (none) to 1. */
                 fill_opacity?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The `segmentation_id` of a COMPLETED prediction. */
                 segmentation_id: components["parameters"]["SegmentationId"];
@@ -1315,12 +1333,14 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
+                    ETag: components["headers"]["ExportETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "image/png": string;
                 };
             };
+            304: components["responses"]["ExportNotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
@@ -1334,7 +1354,10 @@ export interface operations {
                 /** @description Repeated once per column, in the order wanted. Omitted means all columns. */
                 columns?: ("image_name" | "image_width" | "image_height" | "segmentation_id" | "segmentation_source" | "model_name" | "confluency" | "roi_index" | "roi_id" | "cell_type" | "tags" | "entity_type" | "area_px" | "perimeter_px" | "centroid_x" | "centroid_y" | "bbox_x" | "bbox_y" | "bbox_w" | "bbox_h")[];
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The `segmentation_id` of a COMPLETED prediction. */
                 segmentation_id: components["parameters"]["SegmentationId"];
@@ -1352,6 +1375,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
+                    ETag: components["headers"]["ExportETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1362,6 +1386,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
+            304: components["responses"]["ExportNotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             /**
@@ -1383,7 +1408,10 @@ export interface operations {
     exportRoisGeojson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The `segmentation_id` of a COMPLETED prediction. */
                 segmentation_id: components["parameters"]["SegmentationId"];
@@ -1396,6 +1424,7 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
+                    ETag: components["headers"]["ExportETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1449,6 +1478,7 @@ export interface operations {
                     "application/geo+json": components["schemas"]["FeatureCollection"];
                 };
             };
+            304: components["responses"]["ExportNotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];
@@ -1459,7 +1489,10 @@ export interface operations {
     exportRoisZip: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The `segmentation_id` of a COMPLETED prediction. */
                 segmentation_id: components["parameters"]["SegmentationId"];
@@ -1472,12 +1505,14 @@ export interface operations {
             200: {
                 headers: {
                     "Content-Disposition": components["headers"]["ContentDisposition"];
+                    ETag: components["headers"]["ExportETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/zip": string;
                 };
             };
+            304: components["responses"]["ExportNotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationErrorArray"];

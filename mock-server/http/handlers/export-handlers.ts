@@ -1,10 +1,10 @@
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Response } from 'express';
-import type { ExportOf, ExportService } from '../../domain/exports/export-service.js';
+import type { Request, Response } from 'express';
+import type { ExportAnswer, ExportService } from '../../domain/exports/export-service.js';
 import { OverlayOptionError } from '../../engines/exporters/overlay-option-error.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
+import { ifNoneMatchHolds } from '../if-none-match.js';
 import type { OperationHandler } from '../operation-context.js';
 import { validationItem } from '../render/validation-item.js';
 
@@ -14,64 +14,63 @@ export interface ExportUseCases {
 
 export function exportHandlers({ exports }: ExportUseCases): Record<string, OperationHandler> {
   return {
-    async exportMeasurementsCsv({ res, org, params, query }) {
+    async exportMeasurementsCsv({ req, res, org, params, query }) {
       const csv = await exports.measurementsCsv(org, params.segmentation_id, toList(query.columns));
-      await streamAttachment(res, 'text/csv; charset=utf-8', csv, 'measurements.csv');
+      await sendExport(req, res, csv, 'text/csv; charset=utf-8', 'measurements.csv');
     },
 
-    async exportRoisGeojson({ res, org, params }) {
-      await streamAttachment(
-        res,
-        'application/geo+json',
-        await exports.roisGeojson(org, params.segmentation_id),
-        'rois.geojson',
-      );
+    async exportRoisGeojson({ req, res, org, params }) {
+      const geojson = await exports.roisGeojson(org, params.segmentation_id);
+      await sendExport(req, res, geojson, 'application/geo+json', 'rois.geojson');
     },
 
-    async exportRoisZip({ res, org, params }) {
+    async exportRoisZip({ req, res, org, params }) {
       const zip = await exports.roisZip(org, params.segmentation_id);
-      res.setHeader('Content-Type', 'application/zip');
-      res.setHeader('Content-Disposition', contentDisposition(zip.imageName, 'rois.zip'));
-      await pipeline(zip.body, res);
+      await sendExport(req, res, zip, 'application/zip', 'rois.zip');
     },
 
-    async exportOverlayPng({ res, org, params, query }) {
+    async exportOverlayPng({ req, res, org, params, query }) {
+      let png: ExportAnswer;
       try {
-        const png = await exports.overlayPng(org, params.segmentation_id, {
+        png = await exports.overlayPng(org, params.segmentation_id, {
           outlineColor: query.outline_color === undefined ? undefined : `#${String(query.outline_color)}`,
           fillOpacity: query.fill_opacity === undefined ? undefined : Number(query.fill_opacity),
           maxSize: query.max_size === undefined ? undefined : Number(query.max_size),
         });
-        res.setHeader('Content-Type', 'image/png');
-        res.setHeader('Content-Disposition', contentDisposition(png.imageName, 'overlay.png'));
-        res.setHeader('Content-Length', String(png.body.length));
-        res.end(png.body);
       } catch (err) {
         if (!(err instanceof OverlayOptionError)) throw err;
         sendDetail(res, 422, [
           validationItem(['query', queryName(err.parameter)], err.message, 'value_error', err.value),
         ]);
+        return;
       }
+      await sendExport(req, res, png, 'image/png', 'overlay.png');
     },
   };
 }
 
-/** Text exports go out chunk by chunk as they are written, with backpressure; memory stays bounded by a chunk. */
-async function streamAttachment(
+/**
+ * A kept export, streamed from its file with its length and strong ETag; a client that already
+ * holds those bytes (If-None-Match) gets 304 and no body (RFC 9110 13.1.2).
+ */
+async function sendExport(
+  req: Request,
   res: Response,
+  answer: ExportAnswer,
   type: string,
-  { imageName, body }: ExportOf<Iterable<string>>,
   exportName: string,
 ): Promise<void> {
-  const iterator = body[Symbol.iterator]();
-  const first = iterator.next(); // errors of the first chunk still become a normal error response
+  res.setHeader('ETag', answer.etag);
+  if (ifNoneMatchHolds(req.headers['if-none-match'], answer.etag)) {
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  const body = await answer.open(); // a failure here is still a normal error answer
   res.setHeader('Content-Type', type);
-  res.setHeader('Content-Disposition', contentDisposition(imageName, exportName));
-  const rest = (function* () {
-    if (!first.done) yield first.value;
-    for (let next = iterator.next(); !next.done; next = iterator.next()) yield next.value;
-  })();
-  await pipeline(Readable.from(rest, { objectMode: false }), res);
+  res.setHeader('Content-Disposition', contentDisposition(answer.imageName, exportName));
+  res.setHeader('Content-Length', String(answer.size));
+  await pipeline(body, res);
 }
 
 function toList(value: unknown): string[] {

@@ -325,6 +325,11 @@ export type SegmentationId = string;
 export type ShareId = string;
 
 /**
+ * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+ */
+export type IfNoneMatch = string;
+
+/**
  * The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page.
  */
 export type ShareToken = string;
@@ -856,6 +861,12 @@ export type GetPredictionResponse = GetPredictionResponses[keyof GetPredictionRe
 
 export type ExportOverlayPngData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * The `segmentation_id` of a COMPLETED prediction.
@@ -915,6 +926,12 @@ export type ExportOverlayPngResponse = ExportOverlayPngResponses[keyof ExportOve
 
 export type ExportMeasurementsCsvData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * The `segmentation_id` of a COMPLETED prediction.
@@ -972,6 +989,12 @@ export type ExportMeasurementsCsvResponse = ExportMeasurementsCsvResponses[keyof
 
 export type ExportRoisGeojsonData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * The `segmentation_id` of a COMPLETED prediction.
@@ -1018,6 +1041,12 @@ export type ExportRoisGeojsonResponse = ExportRoisGeojsonResponses[keyof ExportR
 
 export type ExportRoisZipData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         */
+        'If-None-Match'?: string;
+    };
     path: {
         /**
          * The `segmentation_id` of a COMPLETED prediction.

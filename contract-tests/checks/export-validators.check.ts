@@ -1,0 +1,45 @@
+/**
+ * Conditional GET of the exports (EXP-11, assumed: the interface is silent on validators). A target
+ * need not send an ETag; one that does must honour it: If-None-Match with that ETag answers 304,
+ * no body, the same ETag, and an overlay drawn with other options does not share its ETag.
+ */
+import { expect } from 'vitest';
+import { check } from '../harness/check.js';
+import { completedSegmentation } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
+import { expectStatus } from '../harness/steps.js';
+
+const EXPORTS = ['exportMeasurementsCsv', 'exportRoisGeojson', 'exportRoisZip', 'exportOverlayPng'];
+
+check(
+  'an export sent with an ETag answers If-None-Match with it 304, with no body and the same ETag',
+  { clauses: ['EXP-11'] },
+  async (ctx) => {
+    const { segmentationId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const params = { segmentation_id: segmentationId };
+    let tagged = 0;
+    for (const operationId of EXPORTS) {
+      const first = await ctx.api.call<Buffer>(operationId, { params });
+      expectStatus(first, 200, operationId);
+      const etag = first.headers.get('etag');
+      if (etag === null) continue;
+      tagged++;
+      const again = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': etag } });
+      expectStatus(again, 304, `${operationId} with If-None-Match: ${etag}`);
+      expect(again.bytes.length, `${operationId} 304: bytes of the body`).toBe(0);
+      expect(again.headers.get('etag'), `${operationId} 304: its ETag`).toBe(etag);
+    }
+    if (!tagged) ctx.skip('the target sends no ETag on exports (the interface does not ask for one)');
+    const red = await ctx.api.call<Buffer>('exportOverlayPng', {
+      params,
+      query: { outline_color: 'FF0000' },
+    });
+    expectStatus(red, 200, 'overlay.png?outline_color=FF0000');
+    const plain = await ctx.api.call<Buffer>('exportOverlayPng', { params });
+    const [redTag, plainTag] = [red.headers.get('etag'), plain.headers.get('etag')];
+    if (redTag !== null && plainTag !== null)
+      expect(redTag, 'overlay.png: ETag of the red outlines against the default yellow ones').not.toBe(
+        plainTag,
+      );
+  },
+);

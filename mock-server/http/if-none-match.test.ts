@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { ifNoneMatchHolds } from './if-none-match.js';
+
+describe('If-None-Match', () => {
+  const etag = '"abc"';
+  it('holds for the same tag, weakly compared, in a list, or for *', () => {
+    for (const header of ['"abc"', 'W/"abc"', '"x", "abc"', ' "x" ,W/"abc" ', '*'])
+      expect(ifNoneMatchHolds(header, etag), header).toBe(true);
+  });
+  it('does not hold without the header, for another tag, or for the tag unquoted', () => {
+    for (const header of [undefined, '', '"abd"', 'abc', '"x", "y"'])
+      expect(ifNoneMatchHolds(header, etag), String(header)).toBe(false);
+  });
+});
