@@ -104,5 +104,4 @@ describe('PostgreSQL: a write on one instance, the next lookup on another', () =
     await postgres?.stop();
   });
   invalidationSuite(() => ({ writer: a, reader: b }));
-
 });
