@@ -26,6 +26,12 @@ export interface MockConfig extends SharedDatabaseSettings, AbuseLimitSettings, 
   /** Persistent data folder; empty means a temporary folder removed at exit. */
   dataDir: string;
   logLevel: string;
+  /** 'all': a line per request at info; 'failures': only 4xx/5xx at info, successes at debug. */
+  logRequests: string;
+  /** API keys (their organizations) kept in memory at most; 0 looks every request's key up. */
+  keyCacheEntries: number;
+  /** How long a key is kept before it is looked up again (every key write invalidates at once anyway). */
+  keyCacheMs: number;
   /** Guards the control plane under /__mock when set. */
   adminToken: string;
   /** Origins a browser page may call the mock from: `*` or a comma list; empty allows none. */
@@ -174,6 +180,30 @@ export const OPTIONS: OptionSpec[] = [
     type: 'string',
     description: 'pino level: fatal, error, warn, info, debug, silent',
     default: () => 'info',
+  },
+  {
+    key: 'logRequests',
+    flag: '--log-requests',
+    env: 'LOG_REQUESTS',
+    type: 'string',
+    description: "'all' logs every request at info; 'failures' only 4xx and 5xx (successes at debug)",
+    default: () => 'failures',
+  },
+  {
+    key: 'keyCacheEntries',
+    flag: '--key-cache-entries',
+    env: 'KEY_CACHE_ENTRIES',
+    type: 'number',
+    description: 'API keys kept in memory (revocation and rotation invalidate at once); 0 looks every key up',
+    default: () => 10_000,
+  },
+  {
+    key: 'keyCacheMs',
+    flag: '--key-cache-ms',
+    env: 'KEY_CACHE_MS',
+    type: 'number',
+    description: 'How long an API key is kept in memory before it is looked up again',
+    default: () => 60_000,
   },
   {
     key: 'adminToken',

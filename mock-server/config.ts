@@ -56,6 +56,11 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
   if (!(INSTANCE_ROLES as readonly string[]).includes(config.role)) {
     throw new ConfigError(`--role / ROLE must be one of ${INSTANCE_ROLES.join(', ')}, got '${config.role}'`);
   }
+  if (!['all', 'failures'].includes(config.logRequests)) {
+    throw new ConfigError(
+      `--log-requests / LOG_REQUESTS must be 'all' or 'failures', got '${config.logRequests}'`,
+    );
+  }
   if (!(Number.isInteger(config.databasePoolSize) && config.databasePoolSize >= 1)) {
     throw new ConfigError(
       `--database-pool-size / DATABASE_POOL_SIZE must be a whole number from 1, got '${config.databasePoolSize}'`,

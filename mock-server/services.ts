@@ -319,6 +319,7 @@ async function openState(config: MockConfig, onWaiting?: (line: string) => void)
     const { openPostgresStateStore } = await import('./stores/postgres/index.js');
     return openPostgresStateStore({
       url: config.databaseUrl,
+      keyCache: keyCacheLimits(config),
       poolSize: config.databasePoolSize,
       statementTimeoutMs: config.databaseTimeoutMs,
       waitMs: config.databaseWaitMs,
@@ -326,8 +327,13 @@ async function openState(config: MockConfig, onWaiting?: (line: string) => void)
     });
   }
   // The same database code runs with and without --data-dir: without it, in the temporary folder.
-  return new SqliteStateStore(openDatabase(config.dataDir));
+  return new SqliteStateStore(openDatabase(config.dataDir), { keyCache: keyCacheLimits(config) });
 }
+
+const keyCacheLimits = (config: MockConfig) => ({
+  maxEntries: config.keyCacheEntries,
+  maxAgeMs: config.keyCacheMs,
+});
 
 /** The two pools a mock runs on, made with the config's decoder settings; none starts a child yet. */
 export function createDecoderPools(config: MockConfig): DecoderPools {

@@ -159,6 +159,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // One line per request with its id, whatever LOG_LEVEL the launcher's environment has.
       '--log-level',
       'info',
+      '--log-requests',
+      'all',
       // A sandbox is shared: one organization may not exhaust it for the others (docs/limits.md).
       // Generous enough for a partner's test suite and a load bench; instanceArgs may change them.
       ...SANDBOX_ABUSE_LIMITS,

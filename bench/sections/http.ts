@@ -1,8 +1,9 @@
 /**
- * Section 1, HTTP: requests/s and latency of two read routes on the mock, against a bare express
- * app of the same shape (our overhead) and against `prism mock` (the spec-only mock), all three
- * in child processes and driven by the same autocannon settings; then p99 of GET /predict/{id}
- * while four 2048 x 2048 segmentations run.
+ * Section 1, HTTP: requests/s and latency of three read routes on the mock, against bare
+ * `node:http` answering the same bytes as a fixed body (the floor: what any server costs here),
+ * a bare express app of the same shape (what the framework alone costs) and `prism mock` (the
+ * spec-only mock), all in child processes and driven by the same autocannon settings; then p99
+ * of GET /predict/{id} while four 2048 x 2048 segmentations run.
  */
 import autocannon, { type Result } from 'autocannon';
 import { HttpApi, ACME_KEY } from '../../test-support/api-client.js';
@@ -40,6 +41,17 @@ async function cannon(url: string, duration: number, key = ACME_KEY): Promise<Ru
   return summarize(result);
 }
 
+/**
+ * Why the mock misses the floor's target: measured with a CPU profile of the mock under
+ * GET /models (2026-11-25, after the key cache and the request lines of successes moved to debug).
+ */
+const floorMiss = (expressShare: number) =>
+  `bare express alone, answering a fixed body with no auth, validation or journal, reaches ${fmt.x(expressShare)} ` +
+  'of bare node:http in this run: the target is out of reach while express routes the mock. In the profile ' +
+  "under GET /models, express's and its router's own code take about 12% of the busy time, node's HTTP " +
+  'internals and the socket writes (which the floor pays too) most of the rest; the key lookup (now ' +
+  'in memory), the model query and the request log line are each under 5%.';
+
 export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const warm = ctx.quick ? 0.5 : 1;
   const measure = ctx.quick ? 2 : 5;
@@ -52,21 +64,27 @@ export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<Sect
   await api.pollPrediction(ack.prediction_id);
   const predictBody = await api.json('GET', `/api/v1/predict/${ack.prediction_id}`);
   const uploadBody = await api.json('GET', `/api/v1/upload/${image.id}`);
+  const modelsBody = await api.json('GET', '/api/v1/models');
+  const routes = [
+    { name: 'GET /models', path: '/api/v1/models', body: modelsBody },
+    { name: 'GET /predict/{id}', path: `/api/v1/predict/${ack.prediction_id}`, body: predictBody },
+    { name: 'GET /upload/{id}', path: `/api/v1/upload/${image.id}`, body: uploadBody },
+  ];
 
-  ctx.log('http: starting the bare express peer and prism mock');
+  ctx.log('http: starting the node:http floor, the bare express peer and prism mock');
+  const floor = await startTsChild('bench/support/node-http-child.ts', [], {
+    env: { FLOOR_BODIES: JSON.stringify(Object.fromEntries(routes.map((r) => [r.path, r.body]))) },
+  });
   const bare = await startTsChild('bench/support/bare-child.ts', [], {
-    env: { BARE_BODIES: JSON.stringify({ predict: predictBody, upload: uploadBody }) },
+    env: { BARE_BODIES: JSON.stringify({ predict: predictBody, upload: uploadBody, models: modelsBody }) },
   });
   const prism = await startPrism(await freePort());
   const rows: Row[] = [];
   const data: Record<string, unknown> = {};
   try {
-    const routes = [
-      { name: 'GET /predict/{id}', path: `/api/v1/predict/${ack.prediction_id}` },
-      { name: 'GET /upload/{id}', path: `/api/v1/upload/${image.id}` },
-    ];
     const targets = [
       { name: 'mock', base: mock.url },
+      { name: 'floor', base: floor.url },
       { name: 'bare', base: bare.url },
       { name: 'prism', base: prism.url },
     ];
@@ -84,17 +102,18 @@ export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<Sect
       }
       data[route.name] = { best, all };
       const m = best.mock;
+      const f = best.floor;
       const b = best.bare;
       const p = best.prism;
-      const overhead = b.rps / m.rps - 1; // extra time per request, from throughput
       rows.push({
         section: 'HTTP',
         metric: `${route.name}, 10 connections: throughput (p50 / p99)`,
         ours: `${fmt.rps(m.rps)} (${m.p50} / ${m.p99} ms)`,
-        peer: `bare express ${fmt.rps(b.rps)} (${b.p50} / ${b.p99} ms)`,
-        ratio: `overhead ${fmt.pct(overhead)}`,
-        target: 'overhead < 30%',
-        ok: overhead < 0.3,
+        peer: `bare node:http ${fmt.rps(f.rps)} (${f.p50} / ${f.p99} ms); bare express ${fmt.x(b.rps / f.rps)} of it`,
+        ratio: `${fmt.x(m.rps / f.rps)} of bare node:http`,
+        target: '>= 0.35x of bare node:http',
+        ok: m.rps >= 0.35 * f.rps,
+        why: floorMiss(b.rps / f.rps),
       });
       rows.push({
         section: 'HTTP',
@@ -102,12 +121,12 @@ export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<Sect
         ours: fmt.rps(m.rps),
         peer: `prism mock ${fmt.rps(p.rps)} (${p.p50} / ${p.p99} ms${p.non2xx ? `, ${p.non2xx} non-2xx` : ''})`,
         ratio: `${fmt.x(m.rps / p.rps)} faster`,
-        target: 'faster than prism',
-        ok: m.rps > p.rps,
+        target: '>= 5x prism',
+        ok: m.rps >= 5 * p.rps,
       });
-      if (m.non2xx || m.errors || b.non2xx) {
+      if (m.non2xx || m.errors || b.non2xx || f.non2xx) {
         ctx.log(
-          `http: WARNING non-2xx or errors: mock ${m.non2xx}/${m.errors}, bare ${b.non2xx}/${b.errors}`,
+          `http: WARNING non-2xx or errors: mock ${m.non2xx}/${m.errors}, floor ${f.non2xx}/${f.errors}, bare ${b.non2xx}/${b.errors}`,
         );
       }
     }
@@ -150,6 +169,7 @@ export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<Sect
       ok: busy.p99 < 50,
     });
   } finally {
+    await floor.stop();
     await bare.stop();
     await prism.stop();
   }

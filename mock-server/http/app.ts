@@ -44,7 +44,9 @@ export function createApp(
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestLog(logger, useCases.journal));
+  app.use(
+    requestLog(logger, useCases.journal, { successes: settings.logRequests === 'all' ? 'info' : 'debug' }),
+  );
   const operations = documentOperations();
   const operationIds = new Set(operations.map((op) => op.operationId));
   const storagePath = new URL(settings.storageUrl).pathname.replace(/\/$/, '') || '/storage';

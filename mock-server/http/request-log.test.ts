@@ -32,6 +32,36 @@ describe('request logging', () => {
     });
   });
 
+  it('logs a successful request at debug only, a refused one at info', async () => {
+    const ok = await fetch(`${mock.url}/openapi.json`);
+    const refused = await fetch(`${mock.url}/api/v1/models`);
+    const [okId, refusedId] = [ok, refused].map((r) => r.headers.get('x-request-id'));
+    await Promise.all([ok.arrayBuffer(), refused.arrayBuffer()]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lines.find((l) => l.reqId === refusedId)).toMatchObject({ status: 401 });
+    expect(lines.find((l) => l.reqId === okId)).toBeUndefined();
+
+    const debugLines: Array<Record<string, unknown>> = [];
+    const debugSink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) debugLines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const verbose = await startMockServer({ port: 0 }, { logger: pino({ level: 'debug' }, debugSink) });
+    try {
+      const answer = await fetch(`${verbose.url}/openapi.json`);
+      await answer.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(debugLines.find((l) => l.reqId === answer.headers.get('x-request-id'))).toMatchObject({
+        status: 200,
+        msg: 'request',
+      });
+    } finally {
+      await verbose.close();
+    }
+  });
+
   it("keeps the client's own request id, and replaces an unsafe one", async () => {
     const own = await fetch(`${mock.url}/api/v1/models`, { headers: { 'x-request-id': 'client-trace-42' } });
     expect(own.headers.get('x-request-id')).toBe('client-trace-42');

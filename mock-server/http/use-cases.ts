@@ -33,6 +33,7 @@ export type HttpSettings = Pick<
   | 'maxJsonBodyBytes'
   | 'maxJsonDepth'
   | 'maxJsonKeys'
+  | 'logRequests'
 > & { incomingDir: string };
 
 /**

@@ -2,7 +2,9 @@
  * The pool of connections to PostgreSQL and the transactions on it:
  *
  *   sql.rows(text, params)     runs in the caller's transaction if there is one (found through
- *                              AsyncLocalStorage, however deep the call), else on the pool (autocommit)
+ *                              AsyncLocalStorage, however deep the call), else on the pool (autocommit);
+ *                              a read (SELECT) is a named statement, parsed and planned once per
+ *                              connection instead of on every call
  *   sql.transaction(work)      BEGIN, work, COMMIT on one connection; a nested call joins the outer
  *                              one; a race lost (serialization failure, deadlock, a guard index
  *                              filled first) reruns `work` from the start, a few times
@@ -45,6 +47,8 @@ const RERUNS = 4;
 export class Sql {
   private readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<TransactionContext>();
+  /** The name each read's text is prepared under (the texts are the code's own: a bounded set). */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(settings: ConnectionSettings) {
     this.pool = new pg.Pool({
@@ -67,7 +71,9 @@ export class Sql {
     const context = this.current.getStore();
     try {
       const client = context && !context.ended ? context.client : this.pool;
-      return (await client.query(text, params)).rows as Row[];
+      const name = this.statementName(text);
+      return (await (name ? client.query({ name, text, values: params }) : client.query(text, params)))
+        .rows as Row[];
     } catch (error) {
       // Inside a transaction the raw error goes up to transaction(), which decides on a rerun.
       throw context && !context.ended ? error : asDomainFailure(error);
@@ -81,6 +87,15 @@ export class Sql {
   /** The first column of every row. */
   async column<T = string>(text: string, params: unknown[] = []): Promise<T[]> {
     return (await this.rows(text, params)).map((row) => Object.values(row)[0] as T);
+  }
+
+  private statementName(text: string): string | undefined {
+    let name = this.statementNames.get(text);
+    if (name === undefined && /^\s*SELECT\b/i.test(text)) {
+      name = `read_${this.statementNames.size + 1}`;
+      this.statementNames.set(text, name);
+    }
+    return name;
   }
 
   inTransaction(): boolean {

@@ -5,6 +5,7 @@
  *
  * Settings and what they cost are in docs/sandbox.md ("State engines").
  */
+import { DEFAULT_KEY_CACHE_LIMITS, KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { Sql } from './connection.js';
 import { waitForDatabase } from './database-wait.js';
 import { migrate } from './migrations.js';
@@ -28,6 +29,8 @@ export interface PostgresStoreOptions {
    * the database is slow) is ended by the server and its row locks released (default 30000).
    */
   idleInTransactionTimeoutMs?: number;
+  /** API keys kept in memory, and for how long (exact across instances: postgres-state-store.ts). */
+  keyCache?: KeyCacheLimits;
   /** Requests the journal keeps, newest first (default 1000). */
   journalCapacity?: number;
   /** How long opening keeps trying a database that does not answer (default 0: one try; database-wait.ts). */
@@ -54,5 +57,6 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
     await sql.close();
     throw error;
   }
-  return new PostgresStateStore(sql, options.journalCapacity ?? 1000);
+  const keyCache = new KeyCache(options.keyCache ?? DEFAULT_KEY_CACHE_LIMITS);
+  return new PostgresStateStore(sql, options.journalCapacity ?? 1000, keyCache);
 }

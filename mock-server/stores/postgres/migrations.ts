@@ -171,6 +171,16 @@ export const MIGRATIONS: readonly string[] = [
     count        integer NOT NULL
   );
   `,
+  // Changed (to a new random token) by every write that changes what an API key maps to: an
+  // instance that reads a token other than the one its key cache was filled under empties the cache
+  // (postgres-state-store.ts). A token, not a counter, so a reset can never bring an old value back.
+  `
+  CREATE TABLE api_key_version (
+    single boolean PRIMARY KEY DEFAULT true CHECK (single),
+    token  text NOT NULL
+  );
+  INSERT INTO api_key_version (token) VALUES (md5(random()::text));
+  `,
 ];
 
 /** Brings the database to `steps.length` steps, or refuses one that has taken more. */

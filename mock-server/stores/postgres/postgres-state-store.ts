@@ -3,7 +3,9 @@
  * port of domain/state.ts. Tables are in migrations.ts; each group of tables in its own file.
  * Reads return fresh objects; a call joins the caller's transaction (connection.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
+import { KeyCache, withKeyWritesReported } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type {
   CounterTable,
@@ -59,12 +61,16 @@ export class PostgresStateStore implements StateStore {
   readonly faults: FaultTable;
   readonly journal: JournalTable;
   readonly jobs: JobTable;
+  /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
+  private keyWrites = 0;
 
   constructor(
     private readonly sql: Sql,
     journalCapacity: number,
+    /** Keys kept in memory, exact through the database's key version (organizationForKey). */
+    private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
   ) {
-    this.organizations = organizationTable(sql);
+    this.organizations = withKeyWritesReported(organizationTable(sql), () => this.keysChanged());
     this.usage = usageTable(sql);
     this.models = modelTable(sql);
     this.images = imageTable(sql);
@@ -79,28 +85,55 @@ export class PostgresStateStore implements StateStore {
     this.jobs = jobTable(sql);
   }
 
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.sql.transaction(work);
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const keyWritesBefore = this.keyWrites;
+    try {
+      return await this.sql.transaction(work);
+    } finally {
+      // A lookup made inside the transaction after its write saw rows a rollback may have undone.
+      if (this.keyWrites !== keyWritesBefore) this.keyCache.invalidate();
+    }
   }
 
+  /**
+   * One query when the key is in memory: the keys' version, which every instance's key write
+   * changes in its own transaction. A request that begins after a revocation committed, on any
+   * instance, reads the new version and so looks the key up afresh: exact, where a notification
+   * (LISTEN/NOTIFY) arrives on its own connection, possibly after the next request does.
+   */
   async organizationForKey(key: string): Promise<Organization | undefined> {
     const hash = hashApiKey(key);
-    const row = await this.sql.row(
-      'SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = $1',
-      [hash],
-    );
-    // The index finds the row; the bytes are still compared in constant time.
-    if (!row || !sameKeyHash(row.key_hash as string, hash)) return undefined;
-    return this.organizations.get(row.organization_id as string);
+    const load = async () => {
+      const row = await this.sql.row(
+        'SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = $1',
+        [hash],
+      );
+      // The index finds the row; the bytes are still compared in constant time.
+      if (!row || !sameKeyHash(row.key_hash as string, hash)) return undefined;
+      return this.organizations.get(row.organization_id as string);
+    };
+    // A transaction sees its own uncommitted writes: it reads the tables, never the cache.
+    if (this.sql.inTransaction()) return load();
+    const [version] = await this.sql.column('SELECT token FROM api_key_version');
+    this.keyCache.observe(version);
+    return this.keyCache.lookup(hash, load);
   }
 
   async clear(): Promise<void> {
-    await this.sql.transaction(async () => {
+    await this.transaction(async () => {
       for (const table of EVERY_TABLE) await this.sql.rows(`DELETE FROM ${table}`);
+      await this.keysChanged();
     });
   }
 
   close(): Promise<void> {
     return this.sql.close();
+  }
+
+  /** After a write that can change what a key maps to: forget here, and tell the others (on commit). */
+  private async keysChanged(): Promise<void> {
+    this.keyWrites++;
+    this.keyCache.invalidate();
+    await this.sql.rows('UPDATE api_key_version SET token = $1', [randomUUID()]);
   }
 }

@@ -9,6 +9,7 @@
  * it was before the transaction began.
  */
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
+import { KeyCache, type KeyCacheLimits, withKeyWritesReported } from '../../domain/key-cache.js';
 import { storageFull } from '../../domain/errors.js';
 import type { ModelRecord } from '../../domain/models/model-record.js';
 import type { Organization, Plan } from '../../domain/organizations.js';
@@ -62,15 +63,21 @@ export class SqliteStateStore implements StateStore {
   readonly jobs: JobTable;
   private readonly gate: TransactionGate;
   private readonly organizationRows: Synchronous<OrganizationTable>;
+  private readonly statements: Statements;
+  /** One process owns a SQLite folder: every write that changes a key's organization passes through this store. */
+  private readonly keyCache: KeyCache;
+  /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
+  private keyWrites = 0;
 
   constructor(
     private readonly db: Database,
-    options: { journalCapacity?: number } = {},
+    options: { journalCapacity?: number; keyCache?: KeyCacheLimits } = {},
   ) {
-    const statements = statementCache(db);
+    const statements = (this.statements = statementCache(db));
+    this.keyCache = new KeyCache(options.keyCache);
     this.organizationRows = organizationTable(statements);
     const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err)));
-    this.organizations = gate.tables(this.organizationRows);
+    this.organizations = withKeyWritesReported(gate.tables(this.organizationRows), () => this.keysChanged());
     this.usage = gate.tables(usageTable(statements));
     this.models = gate.tables(modelTable(statements));
     this.images = gate.tables(imageTable(statements));
@@ -87,20 +94,34 @@ export class SqliteStateStore implements StateStore {
     this.journal = memoryJournal(options.journalCapacity);
   }
 
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.gate.transaction(work);
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const keyWritesBefore = this.keyWrites;
+    try {
+      return await this.gate.transaction(work);
+    } finally {
+      // A lookup made inside the transaction after its write saw rows a rollback may have undone.
+      if (this.keyWrites !== keyWritesBefore) this.keyCache.invalidate();
+    }
   }
 
   organizationForKey(key: string): Promise<Organization | undefined> {
-    return this.gate.run(() => {
-      const hash = hashApiKey(key);
-      const row = this.db
-        .prepare('SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = ?')
-        .get(hash) as { organization_id: string; key_hash: string } | undefined;
-      // The index finds the row; the bytes are still compared in constant time.
-      if (!row || !sameKeyHash(row.key_hash, hash)) return undefined;
-      return this.organizationRows.get(row.organization_id);
-    });
+    const hash = hashApiKey(key);
+    return this.keyCache.lookup(hash, () =>
+      this.gate.run(() => {
+        const row = this.statements.row(
+          'SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = ?',
+          hash,
+        ) as { organization_id: string; key_hash: string } | undefined;
+        // The index finds the row; the bytes are still compared in constant time.
+        if (!row || !sameKeyHash(row.key_hash, hash)) return undefined;
+        return this.organizationRows.get(row.organization_id);
+      }),
+    );
+  }
+
+  private keysChanged(): void {
+    this.keyWrites++;
+    this.keyCache.invalidate();
   }
 
   async clear(): Promise<void> {
@@ -118,6 +139,7 @@ export class SqliteStateStore implements StateStore {
         'jobs',
       ])
         this.db.prepare(`DELETE FROM ${table}`).run();
+      this.keysChanged();
     });
     await this.counters.clear();
     await this.faults.clear();
