@@ -338,7 +338,7 @@ export interface paths {
         put?: never;
         /**
          * Inject a fault on an operation of the API.
-         * @description A status code with a `{detail}` body, a latency before the real answer, or a dropped connection; `times` times, or with `probability` on each matching request, until cleared.
+         * @description A status code with a `{detail}` body (a 429 also with `Retry-After` 1, as the API document requires), a latency before the real answer, or a dropped connection; `times` times, or with `probability` on each matching request, until cleared.
          */
         post: operations["mockAddFault"];
         /** Clear every fault. */
