@@ -78,6 +78,11 @@ export const UNOBSERVABLE: Unobservable[] = [
     clause: 'SHR-08',
     why: "The share page's assets are not shown by the interface: the suite checks that the preview opens without credentials as a PNG on a live link and answers 404 once revoked, but what it looks like (a grey preview, a thumbnail, an overlay) is the service's choice.",
   },
+  {
+    mutants: /^export\w+\.200\.header\.etag:drop$/,
+    clause: 'EXP-11',
+    why: "The interface does not say whether exports carry an ETag (the document's is x-assumed and optional): a target that sends none is right, and EXP-11 then has no validator to hold. When one is sent, EXP-11 checks it (a 304 with the same ETag, new bytes under a new one).",
+  },
 ];
 
 /** The entry that excuses a surviving mutant, if any. */

@@ -70,7 +70,8 @@ function mutant(response: DocumentedResponse, what: string, summary: string, edi
 
 function headerMutants(response: DocumentedResponse): Mutant[] {
   const mutants: Mutant[] = [];
-  if (response.media.some((m) => !m.includes('json')) || response.headers.length) {
+  // A response without content (a 304) has no content type to get wrong.
+  if (response.media.length && (response.media.some((m) => !m.includes('json')) || response.headers.length)) {
     mutants.push(
       mutant(
         response,

@@ -23,6 +23,9 @@ describe('the mutants generated from the document', () => {
     expect(ids).toContain('exportRoisZip.200.zip.entry:drop');
     expect(ids).toContain('exportOverlayPng.200.png.column:invert');
     expect(ids).toContain('sabotage:cleanup-5xx');
+    expect(ids).toContain('exportRoisZip.304.header.etag:drop');
+    // a 304 has no content, so no content type to get wrong
+    expect(ids).not.toContain('exportRoisZip.304.header.content-type:octet-stream');
   });
 
   it('drop every field of every documented JSON answer, nested ones included', () => {
