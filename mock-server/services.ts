@@ -295,7 +295,9 @@ export async function createServices(
       await state.clear();
       await clock.refresh();
       clock.forgetOrganizations();
+      // Fresh children: a reset hands back what their heaps and libvips grew to.
       await runner.recycle?.();
+      await decoders.recycle();
       await seed();
       startWork();
     },
