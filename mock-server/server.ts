@@ -79,6 +79,8 @@ export async function startMockServer(
     services = await createServices(config, {
       persistent: !temporaryData,
       onDatabaseWait: (line) => logger.warn(line),
+      onSweepFailed: (err) =>
+        logger.error({ err }, 'the start-up sweep stopped (it runs again at the next start)'),
       ...options,
     });
     app = createHttpApp(services, logger, stopping.signal);

@@ -19,6 +19,7 @@ import { EmbeddedObjectStore } from './stores/object-store/embedded-store.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { openDatabase } from './stores/sqlite/database/open-database.js';
 import { sweepDataFolder } from './stores/files/startup-sweep.js';
+import { fileSystemNow } from './stores/files/sweep-age.js';
 import { DerivedImageFileStore } from './stores/files/derived-image-files.js';
 import { KeptExportFileStore } from './stores/files/kept-export-store.js';
 import { SegmentationFileStore } from './stores/files/segmentation-file-store.js';
@@ -60,7 +61,7 @@ export interface Services {
    * keeps only their hashes. Only keys still valid are listed.
    */
   seededKeys(): Promise<Map<string, string[]>>;
-  /** Waits for conversions and predictions in flight. */
+  /** Waits for the start-up sweep, and for conversions and predictions in flight. */
   idle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -81,6 +82,13 @@ export interface ServiceOverrides {
   decoderPools?: DecoderPools;
   /** Keep state in the data folder across restarts (set when --data-dir is given). */
   persistent?: boolean;
+  /**
+   * Wraps the object store the config names (tests: a store that answers slowly, as a remote one
+   * does, where the start-up sweep asks it about every stored object).
+   */
+  wrapStore?: (store: ObjectStore) => ObjectStore;
+  /** Told when the start-up sweep, running in the background, fails (it is run again at the next start). */
+  onSweepFailed?: (error: unknown) => void;
   /** Told while a shared PostgreSQL does not answer at start-up (--database-wait-ms). */
   onDatabaseWait?: (line: string) => void;
 }
@@ -113,7 +121,8 @@ export async function createServices(
     save: (offset, orgId) => state.settings.set(offsetKey(orgId), String(offset)),
   });
   await clock.refresh();
-  const store = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
+  const made = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
+  const store = overrides.wrapStore?.(made) ?? made;
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
   const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
   const borrowed = overrides.decoderPools;
@@ -162,6 +171,9 @@ export async function createServices(
   const shares = new ShareService(state, clock, (id) => segmentations.load(id));
   const admin = new OrganizationAdmin(state, images, predictions, clock);
   let seedContent: Seed | undefined;
+  /** The start-up sweep of a kept data folder, running in the background (settles, never rejects). */
+  let sweeping: Promise<void> = Promise.resolve();
+  const stopSweep = new AbortController();
   const seed = async () => {
     const parsed = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
     // Off loopback the seed's published keys stay out unless asked for (exposure.ts).
@@ -194,13 +206,25 @@ export async function createServices(
       () => undefined,
     );
     if (soleOwner) await images.dropHeldMarks();
-    // Another instance's files in progress are young: on a shared folder only what nothing has
-    // touched for SHARED_SWEEP_GRACE_MS goes.
-    await sweepDataFolder(state, store, paths, () => clock.nowIso(), {
-      graceMs: soleOwner ? 0 : SHARED_SWEEP_GRACE_MS,
-    });
+    // Read before any work of this process writes a file: what changes later is not the sweep's.
+    const startedAt = await fileSystemNow(paths.incoming);
+    // The recoveries touch only the work in flight (bounded by the organizations' limits), and
+    // take back the leases of the process before this one's worker starts claiming.
     await images.recoverConversions({ soleOwner });
     await predictions.recoverInFlight({ soleOwner });
+    // The sweep reads every row and checks every file: it runs while the mock answers (see
+    // startup-sweep.ts for why answers stay right meanwhile). Another instance's files in progress
+    // are young: on a shared folder only what nothing has touched for SHARED_SWEEP_GRACE_MS goes.
+    sweeping = sweepDataFolder(state, store, paths, () => clock.nowIso(), {
+      startedAt,
+      graceMs: soleOwner ? 0 : SHARED_SWEEP_GRACE_MS,
+      signal: stopSweep.signal,
+    }).then(
+      () => undefined,
+      (error: unknown) => {
+        if (!stopSweep.signal.aborted) overrides.onSweepFailed?.(error);
+      },
+    );
   }
   let working = false;
   const startWork = () => {
@@ -214,6 +238,8 @@ export async function createServices(
     files: new DataFolderSnapshotFiles(paths, store),
     limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
     async whileQuiet(swap) {
+      // The sweep reads the state the swap replaces: it ends first.
+      await sweeping;
       const wasWorking = working;
       await worker.stop();
       working = false;
@@ -267,12 +293,15 @@ export async function createServices(
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond),
     snapshots,
     async reseed() {
+      await sweeping;
       await worker.stop();
       for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
       await state.clear();
       await clock.refresh();
       clock.forgetOrganizations();
+      // Fresh children: a reset hands back what their heaps and libvips grew to.
       await runner.recycle?.();
+      await decoders.recycle();
       await seed();
       startWork();
     },
@@ -286,11 +315,14 @@ export async function createServices(
       return keys;
     },
     async idle() {
+      await sweeping;
       await images.idle();
       await predictions.idle();
     },
     async close() {
-      // Rows of work in flight stay as they are, so it resumes after a restart.
+      // Rows of work in flight stay as they are, so it resumes after a restart; so does the sweep.
+      stopSweep.abort();
+      await sweeping;
       images.stop();
       predictions.stop();
       await worker.stop();
@@ -408,6 +440,5 @@ async function createStore(
     signingSecret: persistent ? await persistentSecret(paths.signingSecret) : undefined,
     // Part URLs expire by the mock's clock, so advancing it from the control plane expires them.
     clock: now,
-    sweepGraceMs: config.databaseUrl === undefined ? 0 : SHARED_SWEEP_GRACE_MS,
   });
 }

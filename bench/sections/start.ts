@@ -18,6 +18,7 @@ import { freePort } from '../../contract-tests/harness/child-processes.js';
 import { ACME_KEY } from '../../test-support/api-client.js';
 import { repoRoot } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
+import { restartScale } from './start-scale.js';
 
 /** How long a launched tree sits untouched before its memory is read. */
 const IDLE_MS = 3000;
@@ -202,6 +203,19 @@ export async function runStartBench(ctx: BenchContext): Promise<SectionResult> {
     prism: median(prism.map((s) => s.idleTreeRssBytes)),
   };
   const sooner = first.prism / first.ours;
+  const scale = await restartScale(ctx, rounds, (dataDir) =>
+    measureStart(
+      { ...DIRECT_LAUNCHER, args: (port) => [...DIRECT_LAUNCHER.args(port), '--data-dir', dataDir] },
+      0,
+    ),
+  );
+  const restart = {
+    small: median(scale.small.map((s) => s.firstAnswerMs)),
+    large: median(scale.large.map((s) => s.firstAnswerMs)),
+    smallRss: median(scale.small.map((s) => s.idleTreeRssBytes)),
+    largeRss: median(scale.large.map((s) => s.idleTreeRssBytes)),
+  };
+  const images = (n: number) => n.toLocaleString('en-US');
   return {
     rows: [
       {
@@ -240,7 +254,16 @@ export async function runStartBench(ctx: BenchContext): Promise<SectionResult> {
         target: '<= 150 MB',
         ok: rss.ours <= 150 * 1024 * 1024,
       },
+      {
+        section: 'Start',
+        metric: `first 200 after a restart on a data folder of ${images(scale.images.large)} ready images (launched directly, interleaved; median of ${rounds})`,
+        ours: `${fmt.ms(restart.large)}, ${fmt.mb(restart.largeRss)} RSS`,
+        peer: `${images(scale.images.small)} ready images: ${fmt.ms(restart.small)}, ${fmt.mb(restart.smallRss)} RSS`,
+        ratio: fmt.x(restart.large / restart.small),
+        target: '<= 2x (start-up independent of the data)',
+        ok: restart.large <= 2 * restart.small,
+      },
     ],
-    data: { rounds, idleMs: IDLE_MS, first, rss, ours, prism, direct, floorDirect, floorNpm },
+    data: { rounds, idleMs: IDLE_MS, first, rss, ours, prism, direct, floorDirect, floorNpm, restart, scale },
   };
 }

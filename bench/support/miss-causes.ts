@@ -30,7 +30,7 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       '(it was waiting for a core): tail latency is CPU starvation times the per-request cost above. ' +
       'The mock leaves a core to the event loop by default (`--worker-threads` = cores - 1). Segmentations ' +
       'run in child processes (runtime/decoder-pool/) started on demand: the first prediction after a ' +
-      "child has stopped for idleness (60 s) also pays that child's start, about 0.1 s from dist/ and " +
+      "child has stopped for idleness (10 s) also pays that child's start, about 0.1 s from dist/ and " +
       '0.3 s from the sources through tsx (measured 2026-11-23).',
   },
   {

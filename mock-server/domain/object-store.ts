@@ -92,6 +92,11 @@ export interface ReferencedByState {
   uploadIds: ReadonlySet<string>;
   /** Key prefixes, one per stored image (`objects/<uuid>/`). */
   keyPrefixes: ReadonlySet<string>;
+  /**
+   * What changed later (file-system time, ms) may be work in progress whose row is not committed
+   * yet: this process's own, or another instance's on a shared folder. It stays.
+   */
+  changedBy: number;
 }
 
 export interface ObjectStore {

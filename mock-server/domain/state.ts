@@ -88,6 +88,8 @@ export interface ImageTable {
   footprintOf(orgId: string): Promise<{ bytes: number; openUploads: number }>;
   idsOf(orgId: string): Promise<string[]>;
   withStatus(status: UploadStatus): Promise<ImageRecord[]>;
+  /** Up to `limit` images by id, after `afterId` (all of them from the first when null): paging for the start-up sweep. */
+  pageAfter(afterId: string | null, limit: number): Promise<ImageRecord[]>;
   /** Every object-store key a row points at (for the start-up sweep). */
   storageKeys(): Promise<Set<string>>;
   /** Every open resumable upload a row points at (for the start-up sweep). */
@@ -113,7 +115,8 @@ export interface SegmentationTable {
   delete(id: string): Promise<void>;
   idsOfImage(imageId: string): Promise<string[]>;
   idsOf(orgId: string): Promise<string[]>;
-  allIds(): Promise<Set<string>>;
+  /** Up to `limit` ids in order, after `afterId` (from the first when null): paging for the start-up sweep. */
+  idsAfter(afterId: string | null, limit: number): Promise<string[]>;
 }
 
 export interface ShareTable {

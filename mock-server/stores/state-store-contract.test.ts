@@ -260,6 +260,10 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       new Set(['images/img-1.tif', 'images/img-2.tif', 'images/img-3.tif']),
     );
     expect(await state.images.multipartUploadIds()).toEqual(new Set());
+    // pages by id, each after the last of the one before, every status
+    expect((await state.images.pageAfter(null, 2)).map((i) => i.id)).toEqual(['img-1', 'img-2']);
+    expect((await state.images.pageAfter('img-2', 2)).map((i) => i.id)).toEqual(['img-3']);
+    expect(await state.images.pageAfter('img-3', 2)).toEqual([]);
     await state.images.put(image('img-2', { multipartUploadId: 'up-2' }));
     expect(await state.images.multipartUploadIds()).toEqual(new Set(['up-2']));
     await state.images.delete('img-1');
@@ -300,7 +304,9 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect((await state.segmentations.get('seg-2'))?.hasPreview).toBe(false);
     expect(await state.segmentations.idsOfImage('img-1')).toEqual(['seg-1']);
     expect((await state.segmentations.idsOf(ORG_ID)).sort()).toEqual(['seg-1', 'seg-2']);
-    expect(await state.segmentations.allIds()).toEqual(new Set(['seg-1', 'seg-2']));
+    expect(await state.segmentations.idsAfter(null, 10)).toEqual(['seg-1', 'seg-2']);
+    expect(await state.segmentations.idsAfter(null, 1)).toEqual(['seg-1']);
+    expect(await state.segmentations.idsAfter('seg-1', 10)).toEqual(['seg-2']);
 
     await state.shares.put(share('sh-1', { revokedAt: '2026-11-25T12:01:00.000Z' }));
     await state.shares.put(share('sh-2'));
@@ -649,7 +655,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect(await state.organizations.all()).toEqual([]);
     expect(await state.images.storageKeys()).toEqual(new Set());
     expect(await state.predictions.withStatus('SUBMITTED')).toEqual([]);
-    expect(await state.segmentations.allIds()).toEqual(new Set());
+    expect(await state.segmentations.idsAfter(null, 10)).toEqual([]);
     expect(await state.shares.get('sh-1')).toBeUndefined();
     expect(await state.models.get('m-1')).toBeUndefined();
     expect(await state.usage.analyses(ORG_ID, '2026-11')).toBe(0);

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeTiff } from '../../../fixtures/generator/tiff-writer.js';
+import { encodeTiff, TiffFieldType } from '../../../fixtures/generator/tiff-writer.js';
 import { HOSTILE_DIR } from '../../../fixtures/hostile/build-hostile.js';
 import { decodedBytes } from './decode-budget.js';
 import { decodePlane } from './decode-plane.js';
+import { inflateAtMost } from './strip-reader.js';
 import { inspectTiff } from './tiff-inspect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'budget-'));
@@ -64,7 +65,7 @@ describe('the decoded-bytes budget', () => {
 });
 
 describe('the strip reader (signed samples)', () => {
-  it('refuses a deflate strip that inflates past its own size instead of inflating it all', async () => {
+  it('reads the rows it needs of a deflate strip that inflates past its own size, as libtiff does', async () => {
     const path = join(dir, 'signed-overlong.tif');
     const small = encodeTiff(
       [{ width: 4, height: 2, bitsPerSample: 16, sampleFormat: 'int', data: new Int16Array(8) }],
@@ -76,8 +77,54 @@ describe('the strip reader (signed samples)', () => {
     const big = deflateSync(Buffer.alloc(1024 * 1024));
     writeFileSync(path, Buffer.concat([small, big]));
     const overlong = { ...info, chunkOffsets: [small.length], chunkByteCounts: [big.length] };
-    await expect(decodePlane(path, overlong)).rejects.toThrow(
-      /corrupt: strip 1 of 1 does not decompress to its 16 bytes/,
+    const plane = await decodePlane(path, overlong);
+    // zero signed samples, shifted by +32768
+    expect(Array.from(plane.data)).toEqual(new Array(8).fill(32768));
+  });
+
+  it('reads a 2,000 x 2,000 signed 16-bit deflate file whose last strip is written to full height', async () => {
+    // The construction of the issue's 20,000^2 file, smaller: 2,048 rows of strips of 64, the page
+    // declared 2,000 rows high, so the last strip inflates to 64 rows of which the page needs 16.
+    const width = 2000;
+    const written = 2048;
+    const height = 2000;
+    const data = Int16Array.from({ length: width * written }, (_, i) => ((i * 7) % 65536) - 32768);
+    const path = join(dir, 'signed-padded-last-strip.tif');
+    writeFileSync(
+      path,
+      encodeTiff([{ width, height: written, bitsPerSample: 16, sampleFormat: 'int', data }], {
+        compression: 'deflate',
+        rowsPerStrip: 64,
+        tagOverrides: () => [{ tag: 257, type: TiffFieldType.LONG, values: [height] }],
+      }),
     );
+    const info = await inspectTiff(path);
+    expect(info.height).toBe(height);
+    const plane = await decodePlane(path, info);
+    expect(plane.data.length).toBe(width * height);
+    for (const i of [0, 1, width * 1984, width * height - 1])
+      expect(plane.data[i], `sample ${i}`).toBe(data[i] + 32768);
+  });
+
+  it('inflates no more of a strip than its rows: the first bytes, however far the stream goes', async () => {
+    const stream = deflateSync(Buffer.from(Array.from({ length: 1 << 20 }, (_, i) => i % 251)));
+    const first = await inflateAtMost(stream, 1000);
+    expect(first.length).toBe(1000);
+    expect(Array.from(first.subarray(0, 3))).toEqual([0, 1, 2]);
+    expect(first[999]).toBe(999 % 251);
+    // a stream shorter than its rows gives what it has (the reader pads the rest)
+    expect((await inflateAtMost(deflateSync(Buffer.alloc(10)), 1000)).length).toBe(10);
+  });
+
+  it('names the real cause of a strip that does not inflate (corrupt), not the memory limit', async () => {
+    const path = join(dir, 'signed-garbage.tif');
+    const small = encodeTiff(
+      [{ width: 4, height: 2, bitsPerSample: 16, sampleFormat: 'int', data: new Int16Array(8) }],
+      { compression: 'deflate' },
+    );
+    writeFileSync(path, Buffer.concat([small, Buffer.from('not a deflate stream at all')]));
+    const info = await inspectTiff(path);
+    const garbage = { ...info, chunkOffsets: [small.length], chunkByteCounts: [27] };
+    await expect(decodePlane(path, garbage)).rejects.toThrow(/corrupt: strip 1 of 1 does not decompress/);
   });
 });

@@ -9,7 +9,7 @@
  * Returns interleaved samples in a typed array of the TIFF's sample type.
  */
 import { open } from 'node:fs/promises';
-import { inflateSync } from 'node:zlib';
+import { createInflate } from 'node:zlib';
 import { TiffError } from './tiff-error.js';
 import type { TiffInfo } from './tiff-inspect.js';
 
@@ -111,7 +111,31 @@ function packBitsDecode(src: Uint8Array, expected: number): Uint8Array {
   return out;
 }
 
-function decompress(compression: number, src: Uint8Array, expected: number): Uint8Array {
+/**
+ * The first `expected` bytes a deflate strip inflates to, and no more: a strip may hold more rows
+ * than the page has left (the last strip of a writer that pads it to full height), which libtiff
+ * reads by taking the rows it needs, as this does. Inflating stops there, so a few KB that would
+ * inflate to gigabytes cost `expected` bytes (and one chunk), never more.
+ */
+export async function inflateAtMost(src: Uint8Array, expected: number): Promise<Uint8Array> {
+  const out = new Uint8Array(expected);
+  let filled = 0;
+  const inflate = createInflate({ chunkSize: 64 * 1024 });
+  inflate.end(src);
+  try {
+    for await (const chunk of inflate as AsyncIterable<Buffer>) {
+      const take = Math.min(chunk.length, expected - filled);
+      out.set(chunk.subarray(0, take), filled);
+      filled += take;
+      if (filled >= expected) break;
+    }
+  } finally {
+    inflate.destroy();
+  }
+  return filled === expected ? out : out.subarray(0, filled);
+}
+
+async function decompress(compression: number, src: Uint8Array, expected: number): Promise<Uint8Array> {
   switch (compression) {
     case 1:
       return src.subarray(0, expected);
@@ -119,8 +143,7 @@ function decompress(compression: number, src: Uint8Array, expected: number): Uin
       return lzwDecode(src, expected);
     case 8:
     case 32946:
-      // a few KB can inflate to gigabytes: a strip that inflates past its own size is refused
-      return new Uint8Array(inflateSync(src, { maxOutputLength: Math.max(1, expected) }));
+      return inflateAtMost(src, expected);
     case 32773:
       return packBitsDecode(src, expected);
     default:
@@ -159,7 +182,7 @@ export async function readFirstPageSamples(
       await fh.read(src, 0, src.length, info.chunkOffsets[s]);
       let data: Uint8Array;
       try {
-        data = decompress(info.compression, src, expected);
+        data = await decompress(info.compression, src, expected);
       } catch (err) {
         if (err instanceof TiffError) throw err;
         throw new TiffError(

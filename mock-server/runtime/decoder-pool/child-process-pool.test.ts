@@ -147,6 +147,17 @@ describe('ChildProcessPool', () => {
     expect(new Set(results.map((r) => r.pid)).size).toBeLessThanOrEqual(2);
   });
 
+  it('an idle child stops after idleMs, handing its memory back; the next job starts another', async () => {
+    const pool = newPool({ idleMs: 50 });
+    const first = (await echo(pool, 0)).pid;
+    await new Promise<void>((resolve) => {
+      const check = () => (pool.childPids.length === 0 ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    expect(() => process.kill(first, 0)).toThrow();
+    expect((await echo(pool, 1)).pid).not.toBe(first);
+  });
+
   it('recycle() hands back fresh children; close() leaves none running', async () => {
     const pool = newPool({ warm: 1 });
     const before = (await echo(pool, 0)).pid;

@@ -34,6 +34,15 @@ export interface DecoderPoolSettings {
   timeBudgetMs: number;
 }
 
+/**
+ * How long an idle child is kept. A child that decoded a big file holds what its heap and libvips
+ * grew to (tens to hundreds of MB) and Node cannot hand malloc's free pages back, so the child's
+ * exit is what returns them. Short, so an idle mock is small again soon after its last job; long
+ * enough that a client's upload, predict and polls in a row find their children started. The
+ * price: the first job after that pays a child's start (about 0.1 s from dist/).
+ */
+export const DECODER_IDLE_MS = 10_000;
+
 export function createDecoderPool(settings: DecoderPoolSettings): ChildProcessPool {
-  return new ChildProcessPool({ tasksModule: DECODER_TASKS_MODULE, ...settings });
+  return new ChildProcessPool({ tasksModule: DECODER_TASKS_MODULE, idleMs: DECODER_IDLE_MS, ...settings });
 }

@@ -23,6 +23,7 @@ import { openDatabase } from '../sqlite/database/open-database.js';
 import { EmbeddedObjectStore } from '../object-store/embedded-store.js';
 import { SqliteStateStore } from '../sqlite/sqlite-state-store.js';
 import { sweepDataFolder } from './startup-sweep.js';
+import { fileSystemNow } from './sweep-age.js';
 
 const HOUR = 3_600_000;
 const ID = '7f1d2c3b-0000-4000-8000-00000000000';
@@ -77,7 +78,6 @@ async function sweep(graceMs: number) {
   const store = new EmbeddedObjectStore({
     dataDir: dataLayout(root).store,
     storageUrl: 'http://x/storage',
-    sweepGraceMs: graceMs,
   });
   return sweepDataFolder(state, store, dataLayout(root), () => new Date().toISOString(), { graceMs });
 }
@@ -98,4 +98,22 @@ it('without one (a folder one process owns), removes unreferenced files at once,
   const files = await filesInProgress(store);
   await sweep(0);
   for (const file of files) expect(existsSync(file), file).toBe(false);
+});
+
+it('leaves what changed after it started, grace or not (work of the mock answering while it runs)', async () => {
+  const store = new EmbeddedObjectStore({ dataDir: dataLayout(root).store, storageUrl: 'http://x/storage' });
+  const startedAt = await fileSystemNow(root);
+  const files = await filesInProgress(store);
+  // written after the sweep's start (file times are coarse: set them past it)
+  const later = new Date(startedAt + 1000);
+  const visit = (at: string) => {
+    if (statSync(at).isDirectory()) for (const entry of readdirSync(at)) visit(path.join(at, entry));
+    utimesSync(at, later, later);
+  };
+  visit(root);
+  const report = await sweepDataFolder(state, store, dataLayout(root), () => new Date().toISOString(), {
+    startedAt,
+  });
+  expect(report.filesRemoved).toBe(0);
+  for (const file of files) expect(existsSync(file), file).toBe(true);
 });

@@ -1,23 +1,38 @@
 /**
- * The start-up sweep's second condition on a shared folder. No row referring to a file is not
- * enough to remove it when other instances work on the same folder: each of them writes a file
- * first and commits the row that refers to it after (an upload being opened, an object being
- * stored, a conversion's previews, a segmentation being staged), and a part or an upload streams
- * for as long as the client sends. Every such file is written, or touched, until its row commits
- * within moments; so what no row refers to AND what has not changed for a grace period is a
- * leftover, not work in progress. With one owner (the data folder locked by one process) there is
- * no one else's work: a grace of 0 removes leftovers at once, as before.
+ * Which unreferenced files the start-up sweep may remove. No row referring to a file is not enough:
+ * work writes a file first and commits the row that refers to it after (an upload being opened, an
+ * object being stored, a conversion's previews, a segmentation being staged), and a part or an
+ * upload streams for as long as the client sends. That work may be this process's own (the sweep
+ * runs in the background while the mock answers) or, on a shared folder, another instance's. So
+ * the sweep removes only what also last changed before it started (this process's own work is
+ * younger), and on a shared folder only what has not changed for a grace period before that
+ * (every other instance's file is written, or touched, until its row commits within moments).
  */
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
 /**
- * Whether `target`, and everything under it, last changed more than `graceMs` ago (by the file
- * system's clock against this machine's: on a network file system they must agree within far less
- * than the grace). A target that is gone counts as untouched.
+ * The file system's clock now, read from a file made in `dir` and removed: file times come from a
+ * coarser clock than `Date.now()` (a file made just after a `Date.now()` may carry an earlier time),
+ * so the cut-off between what was there before and what came after is taken on the same clock.
  */
-export async function untouchedFor(target: string, graceMs: number, nowMs = Date.now()): Promise<boolean> {
-  if (graceMs <= 0) return true;
+export async function fileSystemNow(dir: string): Promise<number> {
+  const probe = path.join(dir, `.sweep-clock-${randomBytes(6).toString('hex')}`);
+  await writeFile(probe, '');
+  try {
+    return (await lstat(probe)).mtimeMs;
+  } finally {
+    await rm(probe, { force: true });
+  }
+}
+
+/**
+ * Whether `target`, and everything under it, last changed no later than `cutoffMs` (by the file
+ * system's clock: on a network file system, instances' clocks must agree within far less than a
+ * shared folder's grace). A target that is gone counts as unchanged.
+ */
+export async function unchangedSince(target: string, cutoffMs: number): Promise<boolean> {
   const visit = async (at: string): Promise<boolean> => {
     let stats: import('node:fs').Stats;
     try {
@@ -25,7 +40,7 @@ export async function untouchedFor(target: string, graceMs: number, nowMs = Date
     } catch {
       return true;
     }
-    if (nowMs - stats.mtimeMs <= graceMs) return false;
+    if (stats.mtimeMs > cutoffMs) return false;
     if (!stats.isDirectory()) return true;
     for (const name of await readdir(at).catch(() => []))
       if (!(await visit(path.join(at, name)))) return false;

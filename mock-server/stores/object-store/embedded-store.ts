@@ -18,7 +18,7 @@ import {
 } from '../../domain/object-store.js';
 import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { isMissing, syncFile, syncFolders } from './disk.js';
-import { untouchedFor } from '../files/sweep-age.js';
+import { unchangedSince } from '../files/sweep-age.js';
 import type { FolderLockOptions } from './folder-lock.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
 import { noSuchKey } from './store-errors.js';
@@ -31,11 +31,6 @@ export interface EmbeddedObjectStoreOptions {
   /** HMAC key for part URLs; random per process when omitted. */
   signingSecret?: string | Buffer;
   clock?: () => Date;
-  /**
-   * Several instances on one folder: the start-up sweep removes only what has not changed for this
-   * long (stores/files/sweep-age.ts). 0 (the default) for a folder one process owns.
-   */
-  sweepGraceMs?: number;
   /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
   locks?: FolderLockOptions;
 }
@@ -50,13 +45,11 @@ export class EmbeddedObjectStore implements ObjectStore {
   readonly dataDir: string;
   readonly partReceiver: EmbeddedMultipartUploads;
   private readonly layout: StoreLayout;
-  private readonly sweepGraceMs: number;
   private made: Promise<void> | undefined;
 
   constructor(options: EmbeddedObjectStoreOptions) {
     this.dataDir = path.resolve(options.dataDir);
     this.layout = storeLayout(this.dataDir);
-    this.sweepGraceMs = options.sweepGraceMs ?? 0;
     this.partReceiver = new EmbeddedMultipartUploads({
       layout: this.layout,
       storageUrl: options.storageUrl,
@@ -224,12 +217,12 @@ export class EmbeddedObjectStore implements ObjectStore {
   /**
    * Staging files never outlive the process that made them; an upload folder or an image's
    * objects no row refers to are what a crash between a row's delete and the files' removal left
-   * behind. With other instances on the folder, each of these may also be one's work in progress
-   * (an upload opened, an object stored, before its row commits): then only what has not changed
-   * for `sweepGraceMs` goes.
+   * behind. Each of these may also be work in progress (an upload opened, an object stored, before
+   * its row commits), this process's or another instance's: only what last changed no later than
+   * `referenced.changedBy` goes (stores/files/sweep-age.ts).
    */
   async sweepUnreferenced(referenced: ReferencedByState): Promise<number> {
-    const untouched = (target: string) => untouchedFor(target, this.sweepGraceMs);
+    const untouched = (target: string) => unchangedSince(target, referenced.changedBy);
     let removed = 0;
     for (const entry of await entries(this.layout.tmp)) {
       const file = path.join(this.layout.tmp, entry);

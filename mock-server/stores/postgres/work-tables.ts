@@ -93,6 +93,11 @@ export function imageTable(sql: Sql): ImageTable {
     async withStatus(status) {
       return (await sql.rows('SELECT * FROM images WHERE upload_status = $1', [status])).map(toImage);
     },
+    async pageAfter(afterId, limit) {
+      return (
+        await sql.rows('SELECT * FROM images WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit])
+      ).map(toImage);
+    },
     async multipartUploadIds() {
       return new Set(
         await sql.column('SELECT multipart_upload_id FROM images WHERE multipart_upload_id IS NOT NULL'),
@@ -227,9 +232,8 @@ export function segmentationTable(sql: Sql): SegmentationTable {
     },
     idsOfImage: (imageId) => sql.column('SELECT id FROM segmentations WHERE image_id = $1', [imageId]),
     idsOf: (orgId) => sql.column('SELECT id FROM segmentations WHERE organization_id = $1', [orgId]),
-    async allIds() {
-      return new Set(await sql.column('SELECT id FROM segmentations'));
-    },
+    idsAfter: (afterId, limit) =>
+      sql.column('SELECT id FROM segmentations WHERE id > $1 ORDER BY id LIMIT $2', [afterId ?? '', limit]),
   };
 }
 

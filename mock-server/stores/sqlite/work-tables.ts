@@ -77,6 +77,10 @@ export function imageTable(db: Statements): Synchronous<ImageTable> {
     withStatus(status) {
       return (db.prepare('SELECT * FROM images WHERE upload_status = ?').all(status) as Row[]).map(toImage);
     },
+    pageAfter(afterId, limit) {
+      const page = db.prepare('SELECT * FROM images WHERE id > ? ORDER BY id LIMIT ?');
+      return (page.all(afterId ?? '', limit) as Row[]).map(toImage);
+    },
     multipartUploadIds() {
       return new Set(
         db.column('SELECT multipart_upload_id FROM images WHERE multipart_upload_id IS NOT NULL'),
@@ -195,8 +199,8 @@ export function segmentationTable(db: Statements): Synchronous<SegmentationTable
     idsOf(orgId) {
       return db.column('SELECT id FROM segmentations WHERE organization_id = ?', orgId);
     },
-    allIds() {
-      return new Set(db.column('SELECT id FROM segmentations'));
+    idsAfter(afterId, limit) {
+      return db.column('SELECT id FROM segmentations WHERE id > ? ORDER BY id LIMIT ?', afterId ?? '', limit);
     },
   };
 }
