@@ -67,14 +67,14 @@ function limitsText(report: BenchReport): string[] {
     const r = big.find((u) => u.mode === 'resumable');
     const assembly = r
       ? `: complete to ready took ${((r.seconds as number) - (r.partsSeconds as number)).toFixed(1)} s for ` +
-        `${Math.round((r.bytes as number) / MB)} MB, of which the complete call (one flush of the data file and a rename) ` +
+        `${Math.round((r.bytes as number) / MB)} MB, of which the complete call (a flush of the already flushed data file and a rename) ` +
         `${(r.completeSeconds as number).toFixed(1)} s and the conversion the rest`
       : '';
     out.push(
       `- **Upload size.** ${parts}. Bytes are streamed to disk on both paths, so memory does not grow with ` +
         `the file and the size limit is the disk and the 4 GB \`--max-upload-bytes\`; throughput is bounded by ` +
         `the loopback client and the mock sharing two cores; on the resumable path each part is hashed and ` +
-        `written in place in one pass and the upload is flushed once, at complete, with no copy${assembly}. Conversion decodes page 1 only, so a stack costs the same ` +
+        `written in place in one pass and flushed before its 200, and complete renames the data file, with no copy${assembly}. Conversion decodes page 1 only, so a stack costs the same ` +
         `as its first page; a single huge plane is bounded by the segmentation limits above.`,
     );
   }
