@@ -31,6 +31,18 @@ describe('sendBody', () => {
     }
   });
 
+  it('sends each body on a connection of its own, never on one an earlier request left open', async () => {
+    const sockets = new Set<unknown>();
+    const url = await serve((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await sendBody(url, 'PUT', {}, { bytes: new Uint8Array(1024) })).status).toBe(200);
+    expect(sockets.size).toBe(3);
+  });
+
   it('fails, saying so, when the connection closes with no answer at all', async () => {
     const url = await serve((req) => req.socket.destroy());
     await expect(sendBody(url, 'POST', {}, { bytes: new Uint8Array(1 << 20) })).rejects.toThrow(

@@ -4,7 +4,8 @@
  * purpose, so the client's next write fails with EPIPE or a reset while the answer is already on
  * its way. fetch reports such a request as "fetch failed (EPIPE)" and loses the answer; this client
  * keeps writing errors apart and settles on the answer when one comes, so a section can say why the
- * mock refused instead of failing on a broken pipe.
+ * mock refused instead of failing on a broken pipe. Each request opens its own connection (see
+ * `agent: false` below): a reused one the mock had closed meanwhile broke the limits section too.
  */
 import { createReadStream } from 'node:fs';
 import http from 'node:http';
@@ -37,7 +38,10 @@ export function sendBody(
     let answered = false;
     const req = http.request(
       url,
-      { method, headers: { ...headers, 'content-length': String(bodyLength(source)) } },
+      // A connection of its own, never one kept alive from an earlier request: after the bench
+      // renders an image (seconds of synchronous work) the mock may have closed that connection
+      // for idleness, and the closing not yet be seen, so the body would go down a dead socket.
+      { method, headers: { ...headers, 'content-length': String(bodyLength(source)) }, agent: false },
       (res) => {
         answered = true;
         let body = '';
