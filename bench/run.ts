@@ -34,6 +34,7 @@ import { runStartBench } from './sections/start.js';
 import { runUploadBench } from './sections/uploads.js';
 import { mergeSections, parseCommittedSections } from './support/committed-table.js';
 import { repoRoot, startTsChild, type Child } from './support/processes.js';
+import { lingering } from './support/lingering.js';
 import { summarizeProfiles } from './support/profile-summary.js';
 import { renderReadmeSection, writeReadmeSection } from './support/readme.js';
 import { segmentationRows, type SegmentationOwnerResult } from './support/segmentation-rows.js';
@@ -231,3 +232,10 @@ async function main(): Promise<void> {
 }
 
 await main();
+// Everything a section opened is closed by now; what is left would keep the process alive with
+// nothing more to do (a --quick run once hung here): say what it is and exit.
+const left = lingering(process.getActiveResourcesInfo());
+if (left.length) {
+  console.warn(`bench: still open after the last section: ${left.join(', ')}; exiting`);
+  process.exit();
+}
