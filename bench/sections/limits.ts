@@ -7,6 +7,7 @@
 import { encodeTiff } from '../../fixtures/generator/tiff-writer.js';
 import { renderSynthetic, FIXTURE_PRESETS } from '../../fixtures/generator/synthetic.js';
 import { HttpApi, ACME_KEY, seededModelId } from '../../test-support/api-client.js';
+import { multipartUpload } from '../support/body-request.js';
 import { presetTiff } from '../support/fixtures.js';
 import { rssWatch, type Child } from '../support/processes.js';
 import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
@@ -45,7 +46,9 @@ export async function runLimitsBench(ctx: BenchContext, mock: Child): Promise<Se
       radius: { ...base.radius },
     });
     const bytes = encodeTiff([{ width: side, height: side, bitsPerSample: 16, data: plane.data }]);
-    const image = await api.uploadBytes(bytes, `limits-${side}.tif`);
+    // Not fetch: a refusal (507 when the disk is full) closes the connection mid-body, and fetch
+    // would report only the broken pipe, not the answer.
+    const image = await multipartUpload(mock.url, ACME_KEY, `limits-${side}.tif`, { bytes });
     await mock.mem(true);
     const watch = rssWatch(mock.pid);
     const t = performance.now();

@@ -44,7 +44,7 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       '(`mock-server/control/release-memory.ts`); a miss here means something new holds memory past a reset.',
   },
   {
-    match: /within 2x of OpenCV/,
+    match: /OpenCV/,
     text:
       '- **Segmentation against OpenCV.** The Gaussian, half of our time before, now runs in WebAssembly SIMD ' +
       '(about 20 ms of the total at sigma 1.5, from 84-97 ms in packed JavaScript). The stages after it ' +

@@ -57,6 +57,10 @@ export interface SectionRecord {
   /** Why the section measured nothing though it ran (a peer or a tool missing). */
   skipped?: string;
   profile?: ProfileSummary[];
+  /** Read back from the table docs/benchmarks.md shows (figures only, no raw data). */
+  committed?: boolean;
+  /** The Limits paragraph's bullets this section's figures made, as committed (when its data is not at hand). */
+  limitNotes?: string[];
 }
 
 /** reports/bench.json: the machine and every section measured so far. */

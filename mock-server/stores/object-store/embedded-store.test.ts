@@ -331,3 +331,25 @@ describe('parts written in place', () => {
     expect((await objectBytes()).equals(Buffer.concat([parts[1], parts[2]]))).toBe(true);
   });
 });
+
+describe('acknowledged parts', () => {
+  it("flushes a part's bytes before its PUT answers, written in place or sent again", async () => {
+    const probe = await fsp.open(path.join(dataDir, 'probe'), 'w');
+    const fileHandle = Object.getPrototypeOf(probe) as fsp.FileHandle;
+    await probe.close();
+    const datasync = vi.spyOn(fileHandle, 'datasync');
+    try {
+      const { uploadId } = await store.createMultipartUpload('k', {
+        totalSize: 4,
+        partSize: 4,
+        partCount: 1,
+      });
+      await store.partReceiver.putPart(uploadId, '1', Readable.from([Buffer.from('data')]));
+      expect(datasync).toHaveBeenCalledTimes(1);
+      await store.partReceiver.putPart(uploadId, '1', Readable.from([Buffer.from('more')]));
+      expect(datasync).toHaveBeenCalledTimes(2);
+    } finally {
+      datasync.mockRestore();
+    }
+  });
+});

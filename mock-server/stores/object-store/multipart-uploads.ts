@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 
@@ -50,12 +49,12 @@ const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
  *
  * A part's first PUT claims its slot on disk and streams straight into it, hashed on the way (one
  * pass, no copy); a part sent again streams to a file of its own, so a failed resend leaves the
- * earlier bytes alone and no two PUTs ever write one place. Nothing is flushed per part: a
- * completing upload flushes once and renames the data file to its key (no copy when the parts are
- * 1..k, all in their slots). A part's 200 thus promises what the operating system holds: it
- * survives the mock being killed, not the machine losing power before the complete. So parts
- * written by another process are hashed again at complete, and one whose bytes no longer match is
- * refused by number (see docs/persistence.md).
+ * earlier bytes alone and no two PUTs ever write one place. Each part's bytes are flushed (one
+ * fdatasync) before its 200: acknowledged means durable, as for every other write the mock
+ * answers. A completing upload renames the data file to its key (no copy when the parts are 1..k,
+ * all in their slots). Parts written by another process are still hashed again at complete (a folder
+ * restored from elsewhere, another host's cache on a network file system), and one whose bytes no
+ * longer match is refused by number (see docs/persistence.md).
  *
  * Several processes may serve one upload on a shared folder (README.md): every answer is read
  * from disk (upload-records.ts), and recording a part, completing and aborting hold the upload's
@@ -204,6 +203,8 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       try {
         await streamBodyTo(body, meter, writer);
         md5 = checkArrived(meter);
+        // Acknowledged means durable: the part's bytes reach the disk before its 200.
+        await data.datasync();
       } finally {
         // No write of this PUT lands after this; closed before the part is recorded, so another
         // instance reading the slot on a network file system sees its bytes (close-to-open).
@@ -239,7 +240,13 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     const meter = new PartMeter(plan.partSize, partNumber);
     const tmp = await this.stagingFile(`part-${partNumber}`);
     try {
-      await streamBodyTo(body, meter, createWriteStream(tmp, { flags: 'wx' }));
+      const handle = await fsp.open(tmp, 'wx');
+      try {
+        await streamBodyTo(body, meter, new SlotWriter(handle, 0));
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
       const md5 = checkArrived(meter);
       const file = this.layout.partFile(uploadId, partNumber, id);
       return await this.record(

@@ -7,6 +7,7 @@ import type { MultipartPlan } from '../../domain/object-store.js';
 import { tooLarge } from './store-errors.js';
 
 const COPY_CHUNK = 1 << 20;
+const METER_BUFFER = 1 << 20;
 
 /**
  * Like pipeline(body, meter, file), except that a failure never destroys `body`: it is the HTTP
@@ -40,7 +41,9 @@ export class PartMeter extends Transform {
     private readonly limit: number,
     private readonly partNumber: number,
   ) {
-    super();
+    // Buffers as much as the slot writer does: at the default 16 KiB every 64 KiB socket read
+    // overfilled it, pausing and resuming the socket once per read.
+    super({ highWaterMark: METER_BUFFER });
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {

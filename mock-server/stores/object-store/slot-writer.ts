@@ -2,10 +2,11 @@ import type { FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 
 /**
- * Writes a stream at a fixed offset of an open file (a part's slot in its upload's data file),
- * one positional write per batch of chunks, no flush: the bytes are flushed once, when the upload
- * completes. `stop` lets the owner of the file (a complete, a replacing PUT) end the writing and
- * wait until no write is under way, so nothing lands in the file after it has moved on.
+ * Writes a stream at a fixed offset of an open file (a part's slot in its upload's data file, or
+ * a resent part's own file), one positional write per batch of chunks; the owner of the file
+ * flushes it before the part is acknowledged. `stop` lets the owner (a complete, a replacing PUT)
+ * end the writing and wait until no write is under way, so nothing lands in the file after it has
+ * moved on.
  */
 export class SlotWriter extends Writable {
   private position: number;
