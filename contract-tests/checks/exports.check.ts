@@ -3,6 +3,7 @@ import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import { expectStatus } from '../harness/steps.js';
 import { sharedContract, type OpenApiContract } from '../harness/openapi-contract.js';
+import { attachmentNames } from '../harness/attachment-names.js';
 import { csvRecords, pngInfo } from '../harness/file-formats.js';
 import { completedSegmentation } from '../harness/flows.js';
 import { area, bounds, centroid, corners, pixelsInside, tracedPerimeter } from '../harness/geometry.js';
@@ -329,25 +330,6 @@ check(
     });
   },
 );
-
-/**
- * The file names a Content-Disposition offers: the quoted `filename` and, when there is one, the
- * RFC 5987 `filename*` decoded. A quoted form that had to replace characters (a name outside
- * printable ASCII) is left out: only the extended form then names the file.
- */
-function attachmentNames(disposition: string): Record<string, string> {
-  const names: Record<string, string> = {};
-  const quoted = /filename="((?:[^"\\]|\\.)*)"/.exec(disposition)?.[1]?.replace(/\\(.)/g, '$1');
-  const extended = /filename\*=UTF-8''([^;\s]+)/i.exec(disposition)?.[1];
-  if (extended !== undefined) names['filename*'] = decodeURIComponent(extended);
-  if (
-    quoted !== undefined &&
-    (extended === undefined ||
-      (/^[\x20-\x7e]*$/.test(names['filename*']) && !/["%\\]/.test(names['filename*'])))
-  )
-    names.filename = quoted;
-  return names;
-}
 
 /** A GeoJSON property as the CSV writes it: text as it is, a list joined with ';'. */
 function csvCell(value: unknown): string {
