@@ -6,7 +6,7 @@
  */
 import express from 'express';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveAsBenchChild } from './child-server.js';
 
 const bodies = JSON.parse(process.env.BARE_BODIES ?? '{}') as {
   predict: unknown;
@@ -20,18 +20,4 @@ app.get('/api/v1/models', (_req, res) => void res.json(bodies.models ?? []));
 // Files saved by the exports section, served as they are: the floor of sending those bytes.
 if (process.env.BARE_STATIC_DIR) app.use('/static', express.static(process.env.BARE_STATIC_DIR));
 const server = http.createServer(app);
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const { port } = server.address() as AddressInfo;
-
-process.on('message', (raw) => {
-  const msg = raw as { id: number; cmd: string };
-  if (msg.cmd === 'mem') process.send?.({ id: msg.id, mem: process.memoryUsage() });
-  else if (msg.cmd === 'exit') {
-    server.closeAllConnections();
-    server.close(() => {
-      process.send?.({ id: msg.id, ok: true });
-      process.exit(0);
-    });
-  }
-});
-process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid }) + '\n');
+await serveAsBenchChild(server);

@@ -4,7 +4,7 @@
  * ({path: body}); any other path is 404. Prints `{"url": ...}` like mock-child.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveAsBenchChild } from './child-server.js';
 
 const bodies = new Map(
   Object.entries(JSON.parse(process.env.FLOOR_BODIES ?? '{}') as Record<string, unknown>).map(
@@ -20,18 +20,4 @@ const server = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
   res.end(body);
 });
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const { port } = server.address() as AddressInfo;
-
-process.on('message', (raw) => {
-  const msg = raw as { id: number; cmd: string };
-  if (msg.cmd === 'mem') process.send?.({ id: msg.id, mem: process.memoryUsage() });
-  else if (msg.cmd === 'exit') {
-    server.closeAllConnections();
-    server.close(() => {
-      process.send?.({ id: msg.id, ok: true });
-      process.exit(0);
-    });
-  }
-});
-process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid }) + '\n');
+await serveAsBenchChild(server);
