@@ -1,10 +1,10 @@
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import type { ExportAnswer, ExportService } from '../../domain/exports/export-service.js';
 import { OverlayOptionError } from '../../engines/exporters/overlay-option-error.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import { ifNoneMatchHolds } from '../if-none-match.js';
+import { sendSizedBody } from '../send-sized-body.js';
 import type { OperationHandler } from '../operation-context.js';
 import { validationItem } from '../render/validation-item.js';
 
@@ -70,7 +70,7 @@ async function sendExport(
   res.setHeader('Content-Type', type);
   res.setHeader('Content-Disposition', contentDisposition(answer.imageName, exportName));
   res.setHeader('Content-Length', String(answer.size));
-  await pipeline(body, res);
+  await sendSizedBody(body, res, answer.size);
 }
 
 function toList(value: unknown): string[] {
