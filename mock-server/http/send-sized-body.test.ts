@@ -56,9 +56,7 @@ async function answerOnce(send: (res: http.ServerResponse) => Promise<void>) {
 
 describe('sendSizedBody', () => {
   it('finishes the response with its last byte, whenever the source reports its end', async () => {
-    const { received, finished } = await answerOnce((res, gone) =>
-      sendSizedBody(endsLate(gone), res, BODY.length),
-    );
+    const { received, finished } = await answerOnce((res) => sendSizedBody(endsLate(res), res, BODY.length));
     expect(received.equals(BODY)).toBe(true);
     expect(finished, 'the response counts as answered (the journal records its status)').toBe(true);
   });
