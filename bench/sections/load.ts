@@ -187,8 +187,8 @@ export async function runLoadBench(ctx: BenchContext, mock: Child): Promise<Sect
         `before the run (warm): ${fmt.mb(rssBefore)}; cold idle mock: ${fmt.mb(rssIdle)}; JS heap used ` +
         `${fmt.mb(memBefore.heapUsed)} before, ${fmt.mb(memAfterReset.heapUsed)} after reset`,
       ratio: `peak ${fmt.x(rss.peak / rssBefore)}, after reset ${fmt.x(rssAfterReset / rssBefore)} of before`,
-      target: 'after reset within 50 MB of before',
-      ok: rssAfterReset - rssBefore < 50 * MB,
+      target: 'after reset within 30 MB of before',
+      ok: rssAfterReset - rssBefore < 30 * MB,
     },
   ];
   return { rows, data };

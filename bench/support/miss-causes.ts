@@ -34,7 +34,7 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       '0.3 s from the sources through tsx (measured 2026-11-23).',
   },
   {
-    match: /after reset within 50 MB/,
+    match: /after reset within 30 MB/,
     text:
       '- **RSS after reset.** Compare the JS heap used before and after the reset in the same row: when it is ' +
       'back at its level before the run, no state outlived the reset. Diagnosed with smaps, heap statistics and ' +
