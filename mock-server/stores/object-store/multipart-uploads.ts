@@ -23,10 +23,14 @@ import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js
 import { isMissing } from './disk.js';
 import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
 import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
-import { hashRange, partOffset, PartMeter, streamBodyTo } from './part-bytes.js';
+import { type HashedRange, md5OfRange } from './md5-thread.js';
+import { partOffset, PartMeter, streamBodyTo } from './part-bytes.js';
 import { PartUrlSigner } from './part-url-signer.js';
 import { SlotWriter } from './slot-writer.js';
 import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from './store-errors.js';
+
+/** Checks a part's written bytes against its request, flushes them, and answers their MD5. */
+type CheckArrived = (meter: PartMeter, written: HashedRange, flush: () => Promise<void>) => Promise<string>;
 
 export interface MultipartUploadsOptions {
   layout: StoreLayout;
@@ -153,7 +157,16 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       }
       expectedMd5 = Buffer.from(options.contentMd5, 'base64').toString('hex');
     }
-    const checkArrived = (meter: PartMeter): string => {
+    /**
+     * A part's bytes, once written, are checked against what the request declared, then flushed
+     * and hashed side by side: the 200 waits for both (acknowledged means durable), the event
+     * loop for neither.
+     */
+    const checkArrived = async (
+      meter: PartMeter,
+      written: HashedRange,
+      flush: () => Promise<void>,
+    ): Promise<string> => {
       if (options.contentLength !== undefined && meter.size !== options.contentLength) {
         throw new ObjectStoreError(
           'IncompleteBody',
@@ -161,7 +174,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
           { partNumber },
         );
       }
-      const md5 = meter.md5();
+      const [md5] = await Promise.all([md5OfRange(written), flush()]);
       if (expectedMd5 !== undefined && expectedMd5 !== md5) {
         throw new ObjectStoreError(
           'BadDigest',
@@ -188,7 +201,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     plan: MultipartPlan,
     id: string,
     body: NodeJS.ReadableStream,
-    checkArrived: (meter: PartMeter) => string,
+    checkArrived: CheckArrived,
   ): Promise<{ etag: string; size: number }> {
     const meter = new PartMeter(plan.partSize, partNumber);
     const finished = new Error('finished');
@@ -202,9 +215,8 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       this.writersOf(uploadId).set(id, writer);
       try {
         await streamBodyTo(body, meter, writer);
-        md5 = checkArrived(meter);
-        // Acknowledged means durable: the part's bytes reach the disk before its 200.
-        await data.datasync();
+        const slot = { fd: data.fd, start: partOffset(plan, partNumber), size: meter.size };
+        md5 = await checkArrived(meter, slot, () => data.datasync());
       } finally {
         // No write of this PUT lands after this; closed before the part is recorded, so another
         // instance reading the slot on a network file system sees its bytes (close-to-open).
@@ -235,19 +247,21 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     id: string,
     earlierId: string | undefined,
     body: NodeJS.ReadableStream,
-    checkArrived: (meter: PartMeter) => string,
+    checkArrived: CheckArrived,
   ): Promise<{ etag: string; size: number }> {
     const meter = new PartMeter(plan.partSize, partNumber);
     const tmp = await this.stagingFile(`part-${partNumber}`);
     try {
-      const handle = await fsp.open(tmp, 'wx');
+      const handle = await fsp.open(tmp, 'wx+'); // read back by the hashing thread
+      let md5: string;
       try {
         await streamBodyTo(body, meter, new SlotWriter(handle, 0));
-        await handle.datasync();
+        md5 = await checkArrived(meter, { fd: handle.fd, start: 0, size: meter.size }, () =>
+          handle.datasync(),
+        );
       } finally {
         await handle.close();
       }
-      const md5 = checkArrived(meter);
       const file = this.layout.partFile(uploadId, partNumber, id);
       return await this.record(
         uploadId,
@@ -346,7 +360,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     for (const part of selected) {
       if (part.writer === this.writerId) continue;
       const { file, start, size } = byteRange(this.layout, this.records, uploadId, plan, part);
-      const md5 = await hashRange(file, start, size);
+      const md5 = await md5OfRange({ file, start, size });
       if (md5 === unquoteEtag(part.etag)) continue;
       await this.records.removePart(uploadId, part.partNumber);
       throw new ObjectStoreError(

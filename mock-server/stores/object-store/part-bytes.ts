@@ -1,5 +1,4 @@
-/** Moving a part's bytes: metered and hashed as they arrive, copied into and out of the data file. */
-import { createHash } from 'node:crypto';
+/** Moving a part's bytes: metered as they arrive, copied into and out of the data file. */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { finished, type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -32,10 +31,12 @@ export async function streamBodyTo(
   }
 }
 
-/** Counts, hashes and caps the bytes of one part as they stream past. */
+/**
+ * Counts and caps the bytes of one part as they stream past. Its MD5 is taken from the bytes once
+ * written (md5-thread.ts), off the event loop.
+ */
 export class PartMeter extends Transform {
   size = 0;
-  private readonly hash = createHash('md5');
 
   constructor(
     private readonly limit: number,
@@ -52,12 +53,7 @@ export class PartMeter extends Transform {
       callback(tooLarge(this.partNumber, this.limit));
       return;
     }
-    this.hash.update(chunk);
     callback(null, chunk);
-  }
-
-  md5(): string {
-    return this.hash.digest('hex');
   }
 }
 
@@ -81,17 +77,4 @@ export async function copyRanges(ranges: readonly ByteRange[], target: string): 
     }
   }
   await pipeline(bytes(), createWriteStream(target, { flags: 'wx' }));
-}
-
-export async function hashRange(file: string, start: number, size: number): Promise<string> {
-  const hash = createHash('md5');
-  if (size > 0) {
-    for await (const chunk of createReadStream(file, {
-      start,
-      end: start + size - 1,
-      highWaterMark: COPY_CHUNK,
-    }))
-      hash.update(chunk as Buffer);
-  }
-  return hash.digest('hex');
 }
