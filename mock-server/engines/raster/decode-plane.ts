@@ -29,10 +29,9 @@
  *   their size: those still hold the decoded page (docs/limits.md).
  */
 import { decodedBytes } from './decode-budget.js';
-import { streamingBlocker } from './chunk-slices.js';
 import { decodePlaneWithLibvips, readableVipsError } from './libvips-plane.js';
 import type { Plane } from './plane.js';
-import { decodePlaneStreamed } from './streamed-plane.js';
+import { decodePlaneStreamed, streamedPlaneBlocker } from './streamed-plane.js';
 import { TiffError } from './tiff-error.js';
 import type { TiffInfo } from './tiff-inspect.js';
 
@@ -50,7 +49,7 @@ function readsAsLibvips(info: TiffInfo): boolean {
 }
 
 export async function decodePlane(path: string, info: TiffInfo): Promise<Plane> {
-  const blocker = streamingBlocker(info);
+  const blocker = streamedPlaneBlocker(info);
   if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) {
     if (blocker) throw new TiffError('unsupported', `unsupported: ${blocker} with signed integer samples`);
     return streamed(path, info);

@@ -13,10 +13,9 @@ import {
   type TiffEncodeOptions,
   type TiffPage,
 } from '../../../fixtures/generator/tiff-writer.js';
-import { streamingBlocker } from './chunk-slices.js';
 import { decodePlane, WHOLE_PAGE_MAX } from './decode-plane.js';
 import { decodePlaneWithLibvips } from './libvips-plane.js';
-import { decodePlaneStreamed } from './streamed-plane.js';
+import { BAND_MAX, decodePlaneStreamed, streamedPlaneBlocker } from './streamed-plane.js';
 import { inspectTiff } from './tiff-inspect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'streamed-'));
@@ -39,7 +38,7 @@ const floats = (n: number) =>
 
 async function bothWays(path: string) {
   const info = await inspectTiff(path);
-  expect(streamingBlocker(info)).toBeUndefined();
+  expect(streamedPlaneBlocker(info)).toBeUndefined();
   const ours = await decodePlaneStreamed(path, info);
   const theirs = await decodePlaneWithLibvips(path, info);
   expect(ours.bitsPerSample).toBe(theirs.bitsPerSample);
@@ -166,6 +165,38 @@ describe('decodePlaneStreamed gives the plane libvips gives', () => {
     };
     for (const compression of ['none', 'deflate'] as const)
       await bothWays(write(encodeTiff([page], { compression, rowsPerStrip: 800 })));
+  });
+});
+
+describe('streamedPlaneBlocker', () => {
+  it('leaves to libvips what the reader does not know, and 32-bit separate planes in bands too big to hold', async () => {
+    const path = write(
+      encodeTiff(
+        [
+          {
+            width: W,
+            height: H,
+            samplesPerPixel: 3,
+            bitsPerSample: 32,
+            sampleFormat: 'float',
+            data: floats(3 * N),
+          },
+        ],
+        {
+          planarConfig: 'separate',
+        },
+      ),
+    );
+    const info = await inspectTiff(path);
+    expect(streamedPlaneBlocker({ ...info, compression: 7 })).toBe('compression 7');
+    expect(streamedPlaneBlocker({ ...info, predictor: 2 })).toBe('predictor 2');
+    // One strip of 4,096 x 2,100 per plane: a band of 68.8 MB of maxima.
+    const oneStrip = { ...info, width: 4096, height: 2100, rowsPerStrip: 2100 };
+    expect(4096 * 2100 * 8).toBeGreaterThan(BAND_MAX);
+    expect(streamedPlaneBlocker(oneStrip)).toMatch(/^separate 32-bit sample planes in strips of 2100 rows/);
+    expect(streamedPlaneBlocker({ ...oneStrip, rowsPerStrip: 64 })).toBeUndefined();
+    // 16-bit separate planes need no band: the plane is their accumulator.
+    expect(streamedPlaneBlocker({ ...oneStrip, bitsPerSample: 16, sampleFormat: 'uint' })).toBeUndefined();
   });
 });
 

@@ -11,12 +11,29 @@
  * min and max before the first pixel is written: those pages are read twice, once for the range,
  * once for the pixels, which costs a second decode rather than a 4-byte sample per pixel held.
  *
- * Separate sample planes (PlanarConfiguration 2) hold one band of chunks' maxima (width x band
- * rows, 8 bytes each) until the band's last plane has passed.
+ * Separate sample planes (PlanarConfiguration 2) of 8 and 16 bits are reduced into the plane
+ * itself; of 32 bits, they hold one band of chunks' maxima (width x rows per strip or tile, 8 bytes
+ * a pixel) until the band's last plane has passed, and a band above BAND_MAX is left to libvips.
+ *
+ *   streamedPlaneBlocker(info): string | undefined    why this page cannot be read this way, if it cannot
  */
-import { forEachSlice, type Slice } from './chunk-slices.js';
+import { forEachSlice, streamingBlocker, type Slice } from './chunk-slices.js';
 import type { Plane } from './plane.js';
 import type { TiffInfo } from './tiff-info.js';
+
+export const BAND_MAX = 64 * 1024 * 1024;
+
+const separatePlanes = (info: TiffInfo) => info.planarConfig === 2 && info.samplesPerPixel > 1;
+const bandRowsOf = (info: TiffInfo) => (info.tiled ? info.tileHeight! : info.rowsPerStrip);
+
+export function streamedPlaneBlocker(info: TiffInfo): string | undefined {
+  const reading = streamingBlocker(info);
+  if (reading || info.bitsPerSample !== 32 || !separatePlanes(info)) return reading;
+  const rows = Math.min(bandRowsOf(info), info.height);
+  return info.width * rows * 8 > BAND_MAX
+    ? `separate 32-bit sample planes in ${info.tiled ? 'tiles' : 'strips'} of ${rows} rows of ${info.width} pixels`
+    : undefined;
+}
 
 /** Receives the per-pixel maxima of `n` pixels of row `y` from column `x`. */
 type Run = (y: number, x: number, n: number, values: Float64Array) => void;
@@ -27,10 +44,12 @@ export async function decodePlaneStreamed(path: string, info: TiffInfo): Promise
   if (info.bitsPerSample !== 32) {
     const shift = info.sampleFormat === 'int' ? (info.bitsPerSample === 8 ? 128 : 32768) : 0;
     const data = info.bitsPerSample === 8 ? new Uint8Array(n) : new Uint16Array(n);
-    await forEachPixelMax(path, info, (y, x, count, values) => {
-      const at = y * width + x;
-      for (let i = 0; i < count; i++) data[at + i] = values[i] + shift;
-    });
+    if (separatePlanes(info)) await maxOfPlanesInto(path, info, data, shift);
+    else
+      await forEachPixelMax(path, info, (y, x, count, values) => {
+        const at = y * width + x;
+        for (let i = 0; i < count; i++) data[at + i] = values[i] + shift;
+      });
     return { width, height, bitsPerSample: info.bitsPerSample === 8 ? 8 : 16, data };
   }
   // Allocated first: a plane that does not fit fails before a pass over the file, not after.
@@ -69,8 +88,7 @@ async function forEachPixelMax(path: string, info: TiffInfo, run: Run): Promise<
     run(y, x, count, values);
   };
   const emit = info.bitsPerSample === 32 ? finiteOnly : run;
-  const separate = info.planarConfig === 2 && info.samplesPerPixel > 1;
-  if (!separate) {
+  if (!separatePlanes(info)) {
     let row = new Float64Array(0);
     await forEachSlice(path, info, (s) => {
       if (row.length < s.cols) row = new Float64Array(s.cols);
@@ -81,7 +99,7 @@ async function forEachPixelMax(path: string, info: TiffInfo, run: Run): Promise<
     });
     return;
   }
-  const bandRows = info.tiled ? info.tileHeight! : info.rowsPerStrip;
+  const bandRows = bandRowsOf(info);
   const band = new Float64Array(info.width * Math.min(bandRows, info.height));
   let bandY = -1;
   let bandHeight = 0;
@@ -108,6 +126,22 @@ async function forEachPixelMax(path: string, info: TiffInfo, run: Run): Promise<
     }
   });
   if (bandY >= 0) flush();
+}
+
+/** Separate planes of 8 or 16 bits: the shift keeps the order, so the plane is its own accumulator. */
+async function maxOfPlanesInto(path: string, info: TiffInfo, data: Uint8Array | Uint16Array, shift: number) {
+  const colour = Math.max(1, Math.min(info.samplesPerPixel, info.colorSamples));
+  await forEachSlice(path, info, (s) => {
+    if (s.plane >= colour) return;
+    for (let r = 0; r < s.rows; r++) {
+      const at = (s.y + r) * info.width + s.x;
+      const src = r * s.stride;
+      for (let i = 0; i < s.cols; i++) {
+        const v = s.samples[src + i] + shift;
+        if (s.plane === 0 || v > data[at + i]) data[at + i] = v;
+      }
+    }
+  });
 }
 
 function maxOfContiguous(s: Slice, r: number, colour: number, out: Float64Array): void {
