@@ -2,7 +2,7 @@
  * Decodes the first page of a TIFF into ONE grey plane for segmentation and previews: which
  * decoder reads it.
  *
- *   decodePlane(path, info: TiffInfo): Promise<Plane>     throws TiffError
+ *   decodePlane(path, info: TiffInfo, scratch?): Promise<Plane>     throws TiffError
  *
  * Reduction rules (both decoders give the same plane):
  * - Several pages: the first page only (shape still reports the page count).
@@ -24,16 +24,20 @@
  *   plus a few MB. It reads every page above WHOLE_PAGE_MAX decoded that it can (compression none,
  *   deflate, LZW, PackBits; grey or RGB, with or without alpha), and every signed 8- and 16-bit
  *   page, which libvips clamps to 0 (it treats them as unsigned grey).
- * - libvips (libvips-plane.ts) reads the rest: small pages, whose decoded bytes it may hold, and
- *   what our reader does not know (JPEG and other compressions, palette, CMYK, YCbCr), whatever
- *   their size: those still hold the decoded page (docs/limits.md).
+ * - A big page our reader does not know (JPEG and other compressions, palette, CMYK, YCbCr) is
+ *   decoded by libvips as a stream into an uncompressed TIFF at `scratch` (libvips-spill.ts),
+ *   which our reader then streams: the decoded page goes to disk, not memory. Without `scratch`
+ *   (a segmentation decoding an image converted before planes were kept), libvips holds it.
+ * - libvips (libvips-plane.ts) reads small pages whole: their decoded bytes it may hold.
  */
+import { rm } from 'node:fs/promises';
 import { decodedBytes } from './decode-budget.js';
 import { decodePlaneWithLibvips, readableVipsError } from './libvips-plane.js';
+import { spillPage } from './libvips-spill.js';
 import type { Plane } from './plane.js';
 import { decodePlaneStreamed, streamedPlaneBlocker } from './streamed-plane.js';
 import { TiffError } from './tiff-error.js';
-import type { TiffInfo } from './tiff-inspect.js';
+import { inspectTiff, type TiffInfo } from './tiff-inspect.js';
 
 /** Decoded bytes of a page libvips may hold at once, with its reductions beside it. */
 export const WHOLE_PAGE_MAX = 64 * 1024 * 1024;
@@ -48,15 +52,34 @@ function readsAsLibvips(info: TiffInfo): boolean {
   return info.colorSamples === colour && extra <= 1;
 }
 
-export async function decodePlane(path: string, info: TiffInfo): Promise<Plane> {
+/** `scratch`: a path the decode may write a spilled page to (and removes). */
+export async function decodePlane(path: string, info: TiffInfo, scratch?: string): Promise<Plane> {
   const blocker = streamedPlaneBlocker(info);
   if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) {
     if (blocker) throw new TiffError('unsupported', `unsupported: ${blocker} with signed integer samples`);
     return streamed(path, info);
   }
-  const pageBytes = decodedBytes(info).bytes / info.pages;
-  if (pageBytes > WHOLE_PAGE_MAX && !blocker && readsAsLibvips(info)) return streamed(path, info);
+  if (decodedBytes(info).bytes / info.pages > WHOLE_PAGE_MAX) {
+    if (!blocker && readsAsLibvips(info)) return streamed(path, info);
+    if (scratch) return spilled(path, info, scratch);
+  }
   return decodePlaneWithLibvips(path, info);
+}
+
+async function spilled(path: string, info: TiffInfo, scratch: string): Promise<Plane> {
+  try {
+    await spillPage(path, info, scratch);
+    const page = await inspectTiff(scratch, { maxPixels: Infinity, maxDecodedBytes: Infinity });
+    if (page.width !== info.width || page.height !== info.height)
+      throw new TiffError(
+        'decode',
+        `cannot decode: the decoder produced ${page.width} x ${page.height} pixels, but the file declares ${info.width} x ${info.height}`,
+      );
+    // libvips writes what it decoded uncompressed, so our reader streams it whatever it was.
+    return await streamed(scratch, page);
+  } finally {
+    await rm(scratch, { force: true });
+  }
 }
 
 async function streamed(path: string, info: TiffInfo): Promise<Plane> {

@@ -136,9 +136,14 @@ export async function decodePlaneWithLibvips(path: string, info: TiffInfo): Prom
     const colour = Math.max(1, meta.hasAlpha ? out.channels - 1 : out.channels);
     return toPlane(maxChannels(view(data, depth), out.channels, colour, n), info, width, height);
   } catch (err) {
-    if (err instanceof TiffError) throw err;
-    const msg = readableVipsError(err);
-    if (/pixel limit/i.test(msg)) throw new TiffError('too-large', `too large: ${msg}`, { cause: err });
-    throw new TiffError('decode', `cannot decode: ${msg}`, { cause: err });
+    throw libvipsFailure(err);
   }
+}
+
+/** A libvips failure as the uploader reads it: too large (its pixel limit), else cannot decode. */
+export function libvipsFailure(err: unknown): TiffError {
+  if (err instanceof TiffError) return err;
+  const msg = readableVipsError(err);
+  if (/pixel limit/i.test(msg)) return new TiffError('too-large', `too large: ${msg}`, { cause: err });
+  return new TiffError('decode', `cannot decode: ${msg}`, { cause: err });
 }

@@ -10,7 +10,7 @@
  * file has the big one's min..max and hence its rescale), row y being row 0 shifted
  * (fixtures/generator/streamed-rgb-float.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -87,5 +87,38 @@ describe('converting a page bigger than the decoder memory', () => {
     expect([preview.width, preview.height, preview.channels]).toEqual([SIDE, SIDE, 1]);
     const thumbnail = await sharp(files.thumbnail).metadata();
     expect([thumbnail.width, thumbnail.height]).toEqual([256, 256]);
+  }, 300_000);
+
+  it('converts a 432 MB JPEG-in-TIFF page (libvips only) in a 512 MiB decoder to the plane libvips decodes whole', async () => {
+    // 12,000 x 12,000 RGB, blocks of a random 120 x 120 image: JPEG keeps the file small.
+    const side = 12_000;
+    const seed = Buffer.from(Array.from({ length: 120 * 120 * 3 }, (_, i) => (i * 2654435761) >>> 24));
+    const jpeg = join(dir, 'big-jpeg.tif');
+    await sharp(seed, { raw: { width: 120, height: 120, channels: 3 } })
+      .resize(side, side, { kernel: 'nearest' })
+      .tiff({ compression: 'jpeg', quality: 90 })
+      .toFile(jpeg);
+    const info = await inspectTiff(jpeg);
+    expect([info.compression, decodedBytes(info).bytes]).toEqual([7, side * side * 3]);
+
+    const out = join(dir, 'out-jpeg');
+    mkdirSync(out);
+    const files = {
+      preview: join(out, 'preview.png'),
+      thumbnail: join(out, 'thumbnail.png'),
+      plane: join(out, 'plane.bin'),
+    };
+    const converted = await pool.run<{ shape: number[] }>('convert', { tiffPath: jpeg, files, limits: {} });
+    expect(converted.shape).toEqual([side, side, 3]);
+    expect(readdirSync(out).sort()).toEqual(['plane.bin', 'preview.png', 'thumbnail.png']);
+
+    const plane = await readPlaneFile(files.plane);
+    const whole = await decodePlaneWithLibvips(jpeg, info);
+    expect([plane.width, plane.height, plane.bitsPerSample]).toEqual([side, side, 8]);
+    expect(
+      Buffer.from(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength).equals(
+        Buffer.from(whole.data.buffer, whole.data.byteOffset, whole.data.byteLength),
+      ),
+    ).toBe(true);
   }, 300_000);
 });
