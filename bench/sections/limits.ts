@@ -1,7 +1,7 @@
 /**
  * Section 5, limits: how segmentation time and memory grow with the image, measured at two sizes
  * with the same cell density as the 2048 fixture (the next smaller size is the peer), then extrapolated
- * per megapixel. The runner turns these numbers and those of the other sections into the README's
+ * per megapixel; first, on the fresh mock, the peak memory of converting a big image (big-image.ts). The runner turns these numbers and those of the other sections into the README's
  * limits paragraph.
  */
 import { encodeTiff } from '../../fixtures/generator/tiff-writer.js';
@@ -10,7 +10,8 @@ import { HttpApi, ACME_KEY, seededModelId } from '../../test-support/api-client.
 import { multipartUpload } from '../support/body-request.js';
 import { presetTiff } from '../support/fixtures.js';
 import { rssWatch, type Child } from '../support/processes.js';
-import { fmt, type BenchContext, type SectionResult } from '../support/report.js';
+import { fmt, type BenchContext, type Row, type SectionResult } from '../support/report.js';
+import { bigImageRow, type BigImagePoint } from './big-image.js';
 
 export interface SegmentationPoint {
   side: number;
@@ -26,6 +27,17 @@ export async function runLimitsBench(ctx: BenchContext, mock: Child): Promise<Se
   const api = new HttpApi(mock.url, ACME_KEY);
   const base = FIXTURE_PRESETS['large-16bit-2048'];
   const points: SegmentationPoint[] = [];
+  const big = await bigImageRow(ctx, mock).catch((err: unknown): { row: Row; point?: BigImagePoint } => ({
+    row: {
+      section: 'Limits',
+      metric: 'peak RSS converting an 18,000x18,000 RGB float32 TIFF',
+      ours: `failed: ${(err as Error).message}`,
+      peer: '',
+      ratio: '',
+      target: '<= 1.5 GB peak, ready',
+      ok: false,
+    },
+  }));
   ctx.log('limits: warming both segmentation threads');
   const warmImage = await api.uploadBytes(presetTiff('easy-8bit-256'), 'limits-warm.tif');
   const warm = await Promise.all(
@@ -74,6 +86,7 @@ export async function runLimitsBench(ctx: BenchContext, mock: Child): Promise<Se
   const perPixel = large.seconds / small.seconds / (large.megapixels / small.megapixels);
   return {
     rows: [
+      big.row,
       {
         section: 'Limits',
         metric: `segmentation (submit to COMPLETED) of ${large.side}x${large.side}, ${large.cells} cells`,
@@ -84,6 +97,6 @@ export async function runLimitsBench(ctx: BenchContext, mock: Child): Promise<Se
         ok: null,
       },
     ],
-    data: { segmentation: points },
+    data: { segmentation: points, bigImage: big.point },
   };
 }

@@ -39,7 +39,8 @@ export async function convertImage(
   limits: TiffLimits = {},
 ): Promise<ConvertedImage> {
   const info = await inspectTiff(tiffPath, limits);
-  const plane = await decodePlane(tiffPath, info);
+  // A big page only libvips reads is spilled beside the plane while it is decoded (decode-plane.ts).
+  const plane = await decodePlane(tiffPath, info, `${files.plane}.decoding.tif`);
   try {
     await writePreviews(plane, files.preview, files.thumbnail);
   } catch (err) {

@@ -1,10 +1,10 @@
 /**
- * Decodes the first page of a TIFF into ONE grey plane for segmentation and previews.
+ * Decodes the first page of a TIFF into ONE grey plane for segmentation and previews: which
+ * decoder reads it.
  *
- *   decodePlane(path, info: TiffInfo): Promise<Plane>     throws TiffError
+ *   decodePlane(path, info: TiffInfo, scratch?): Promise<Plane>     throws TiffError
  *
- * Decoding is libvips (sharp), page 1 only, with `limitInputPixels` set to the page's own size so
- * a header that lies cannot make it allocate more. Reduction rules:
+ * Reduction rules (both decoders give the same plane):
  * - Several pages: the first page only (shape still reports the page count).
  * - Several samples per pixel: the MAXIMUM over the colour channels (alpha and other extra samples
  *   ignored). Fluorescence composites put each stain in its own channel on black, so the maximum
@@ -13,168 +13,80 @@
  * - Unsigned 8-bit stays Uint8Array (bitsPerSample 8); unsigned 16-bit stays Uint16Array with its
  *   raw values (bitsPerSample 16, never rescaled to 8 bits).
  * - Signed 8-bit and 16-bit are shifted by +128 and +32,768 into Uint8Array / Uint16Array, which
- *   keeps their order and spacing. libvips clamps negative 8/16-bit values, so these are read by our
- *   own strip reader (strip-reader.ts).
+ *   keeps their order and spacing.
  * - 32-bit float, and 32-bit signed or unsigned integers, are rescaled linearly from their finite
  *   min..max to 0..65,535 in a Uint16Array plane (bitsPerSample 16); NaN and infinities become 0; a
  *   flat image becomes all 0.
  *
- * libvips' cache of file loads by path is off (libvips.ts).
+ * Which decoder:
+ * - Our own streaming reader (streamed-plane.ts over chunk-slices.ts) holds the plane and one slice
+ *   of a strip or tile, so a page of any decoded size costs its plane (at most 2 bytes a pixel)
+ *   plus a few MB. It reads every page above WHOLE_PAGE_MAX decoded that it can (compression none,
+ *   deflate, LZW, PackBits; grey or RGB, with or without alpha), and every signed 8- and 16-bit
+ *   page, which libvips clamps to 0 (it treats them as unsigned grey).
+ * - A big page our reader does not know (JPEG and other compressions, palette, CMYK, YCbCr) is
+ *   decoded by libvips as a stream into an uncompressed TIFF at `scratch` (libvips-spill.ts),
+ *   which our reader then streams: the decoded page goes to disk, not memory. Without `scratch`
+ *   (a segmentation decoding an image converted before planes were kept), libvips holds it.
+ * - libvips (libvips-plane.ts) reads small pages whole: their decoded bytes it may hold.
  */
-import sharp from './libvips.js';
+import { rm } from 'node:fs/promises';
+import { decodedBytes } from './decode-budget.js';
+import { decodePlaneWithLibvips, readableVipsError } from './libvips-plane.js';
+import { spillPage } from './libvips-spill.js';
 import type { Plane } from './plane.js';
-import { readFirstPageSamples, type SampleArray } from './strip-reader.js';
+import { decodePlaneStreamed, streamedPlaneBlocker } from './streamed-plane.js';
 import { TiffError } from './tiff-error.js';
-import type { TiffInfo } from './tiff-inspect.js';
+import { inspectTiff, type TiffInfo } from './tiff-inspect.js';
 
-type Depth = 'uchar' | 'char' | 'ushort' | 'short' | 'uint' | 'int' | 'float';
+/** Decoded bytes of a page libvips may hold at once, with its reductions beside it. */
+export const WHOLE_PAGE_MAX = 64 * 1024 * 1024;
 
-function depthFor(info: TiffInfo): Depth {
-  if (info.sampleFormat === 'float') return 'float';
-  const signed = info.sampleFormat === 'int';
-  if (info.bitsPerSample === 8) return signed ? 'char' : 'uchar';
-  if (info.bitsPerSample === 16) return signed ? 'short' : 'ushort';
-  return signed ? 'int' : 'uint';
+/**
+ * Layouts our reader reads as libvips does: grey (BlackIsZero) or RGB, each with one extra sample
+ * at most, which libvips takes for alpha as our reader does.
+ */
+function readsAsLibvips(info: TiffInfo): boolean {
+  const extra = info.samplesPerPixel - info.colorSamples;
+  const colour = info.photometric === 1 ? 1 : info.photometric === 2 ? 3 : 0;
+  return info.colorSamples === colour && extra <= 1;
 }
 
-function view(buf: Buffer, depth: Depth): SampleArray {
-  const { buffer, byteOffset, byteLength } = buf;
-  // sharp's buffers may not be aligned for wider types; copy when they are not.
-  const aligned = (k: number) =>
-    byteOffset % k === 0 ? buffer : buf.buffer.slice(byteOffset, byteOffset + byteLength);
-  const off = (k: number) => (byteOffset % k === 0 ? byteOffset : 0);
-  switch (depth) {
-    case 'uchar':
-      return new Uint8Array(buffer, byteOffset, byteLength);
-    case 'char':
-      return new Int8Array(buffer, byteOffset, byteLength);
-    case 'ushort':
-      return new Uint16Array(aligned(2), off(2), byteLength / 2);
-    case 'short':
-      return new Int16Array(aligned(2), off(2), byteLength / 2);
-    case 'uint':
-      return new Uint32Array(aligned(4), off(4), byteLength / 4);
-    case 'int':
-      return new Int32Array(aligned(4), off(4), byteLength / 4);
-    case 'float':
-      return new Float32Array(aligned(4), off(4), byteLength / 4);
-  }
-}
-
-/** Maximum over the first `colour` of `channels` interleaved channels. */
-function maxChannels(
-  src: SampleArray,
-  channels: number,
-  colour: number,
-  n: number,
-): Float64Array | SampleArray {
-  if (channels === 1) return src;
-  const Ctor = src.constructor as new (n: number) => SampleArray;
-  const out = new Ctor(n);
-  for (let p = 0, i = 0; p < n; p++, i += channels) {
-    let m = src[i];
-    for (let c = 1; c < colour; c++) {
-      const v = src[i + c];
-      if (v > m || m !== m) m = v;
-    }
-    out[p] = m;
-  }
-  return out;
-}
-
-function toPlane(grey: SampleArray | Float64Array, info: TiffInfo, width: number, height: number): Plane {
-  const n = width * height;
-  if (info.bitsPerSample === 8 && info.sampleFormat === 'uint')
-    return { width, height, bitsPerSample: 8, data: grey as Uint8Array };
-  if (info.bitsPerSample === 16 && info.sampleFormat === 'uint')
-    return { width, height, bitsPerSample: 16, data: grey as Uint16Array };
-  if (info.bitsPerSample === 8 && info.sampleFormat === 'int') {
-    const data = new Uint8Array(n);
-    for (let i = 0; i < n; i++) data[i] = grey[i] + 128;
-    return { width, height, bitsPerSample: 8, data };
-  }
-  if (info.bitsPerSample === 16 && info.sampleFormat === 'int') {
-    const data = new Uint16Array(n);
-    for (let i = 0; i < n; i++) data[i] = grey[i] + 32768;
-    return { width, height, bitsPerSample: 16, data };
-  }
-  // 32-bit: rescale finite min..max to 0..65535.
-  let min = Infinity;
-  let max = -Infinity;
-  for (let i = 0; i < n; i++) {
-    const v = grey[i];
-    if (Number.isFinite(v)) {
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-  }
-  const data = new Uint16Array(n);
-  if (max > min) {
-    const k = 65535 / (max - min);
-    for (let i = 0; i < n; i++) {
-      const v = grey[i];
-      data[i] = Number.isFinite(v) ? Math.round((v - min) * k) : 0;
-    }
-  }
-  return { width, height, bitsPerSample: 16, data };
-}
-
-function readableVipsError(err: unknown): string {
-  const raw = err instanceof Error ? err.message : String(err);
-  return raw
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(0, 3)
-    .join('; ');
-}
-
-export async function decodePlane(path: string, info: TiffInfo): Promise<Plane> {
-  const { width, height } = info;
-  const n = width * height;
+/** `scratch`: a path the decode may write a spilled page to (and removes). */
+export async function decodePlane(path: string, info: TiffInfo, scratch?: string): Promise<Plane> {
+  const blocker = streamedPlaneBlocker(info);
   if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) {
-    let read;
-    try {
-      read = await readFirstPageSamples(path, info);
-    } catch (err) {
-      if (err instanceof TiffError) throw err;
-      throw new TiffError('decode', `cannot decode: ${readableVipsError(err)}`, { cause: err });
-    }
-    return toPlane(
-      maxChannels(read.samples, read.channels, Math.min(read.channels, info.colorSamples), n),
-      info,
-      width,
-      height,
-    );
+    if (blocker) throw new TiffError('unsupported', `unsupported: ${blocker} with signed integer samples`);
+    return streamed(path, info);
   }
-  const depth = depthFor(info);
-  const open = () =>
-    sharp(path, {
-      page: 0,
-      pages: 1,
-      limitInputPixels: Math.max(1, n),
-      failOn: 'error',
-      sequentialRead: true,
-    });
+  if (decodedBytes(info).bytes / info.pages > WHOLE_PAGE_MAX) {
+    if (!blocker && readsAsLibvips(info)) return streamed(path, info);
+    if (scratch) return spilled(path, info, scratch);
+  }
+  return decodePlaneWithLibvips(path, info);
+}
+
+async function spilled(path: string, info: TiffInfo, scratch: string): Promise<Plane> {
   try {
-    const meta = await open().metadata();
-    // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
-    const { data, info: out } = await open()
-      .toColourspace(meta.space ?? 'b-w')
-      .raw({ depth })
-      .toBuffer({ resolveWithObject: true });
-    if (out.width !== width || out.height !== height) {
+    await spillPage(path, info, scratch);
+    const page = await inspectTiff(scratch, { maxPixels: Infinity, maxDecodedBytes: Infinity });
+    if (page.width !== info.width || page.height !== info.height)
       throw new TiffError(
         'decode',
-        `cannot decode: the decoder produced ${out.width} x ${out.height} pixels, but the file declares ${width} x ${height}`,
+        `cannot decode: the decoder produced ${page.width} x ${page.height} pixels, but the file declares ${info.width} x ${info.height}`,
       );
-    }
-    const colour = Math.max(1, meta.hasAlpha ? out.channels - 1 : out.channels);
-    return toPlane(maxChannels(view(data, depth), out.channels, colour, n), info, width, height);
+    // libvips writes what it decoded uncompressed, so our reader streams it whatever it was.
+    return await streamed(scratch, page);
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}
+
+async function streamed(path: string, info: TiffInfo): Promise<Plane> {
+  try {
+    return await decodePlaneStreamed(path, info);
   } catch (err) {
     if (err instanceof TiffError) throw err;
-    const msg = readableVipsError(err);
-    if (/pixel limit/i.test(msg)) throw new TiffError('too-large', `too large: ${msg}`, { cause: err });
-    throw new TiffError('decode', `cannot decode: ${msg}`, { cause: err });
+    throw new TiffError('decode', `cannot decode: ${readableVipsError(err)}`, { cause: err });
   }
 }

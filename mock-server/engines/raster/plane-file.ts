@@ -11,7 +11,7 @@
  *
  * A file whose header or length does not match is refused (PlaneFileError), never half-read.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import type { Plane, PlaneData } from './plane.js';
 
 const MAGIC = 'CSPLANE1';
@@ -36,7 +36,14 @@ export async function writePlaneFile(file: string, plane: Plane): Promise<void> 
   header.writeUInt32LE(plane.height, 12);
   header.writeUInt8(plane.bitsPerSample, 16);
   const samples = littleEndianBytes(plane.data);
-  await writeFile(file, Buffer.concat([header, samples], HEADER_BYTES + samples.length));
+  // Header and samples written one after the other: joined, they would be a copy of the plane.
+  const fh = await open(file, 'w');
+  try {
+    await fh.writeFile(header);
+    await fh.writeFile(samples);
+  } finally {
+    await fh.close();
+  }
 }
 
 export async function readPlaneFile(file: string): Promise<Plane> {
