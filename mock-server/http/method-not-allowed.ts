@@ -10,8 +10,9 @@ import type { RouteTable } from './route-table.js';
  */
 export function methodNotAllowed(routes: RouteTable, discardLimits: DiscardLimits): RequestStage {
   return function answerMethods(req, res) {
+    if (routes.answers(req.path, req.method as string)) return false;
     const route = routes.lookup(req.path);
-    if (!route || route.methods.includes(req.method as string)) return false;
+    if (!route) return false;
     const allow = [...route.methods, 'OPTIONS'].join(', ');
     res.setHeader('Allow', allow);
     return answerAfterDiscardingRest(req, res, discardLimits, () => {
