@@ -42,7 +42,7 @@ export interface ApiResponse extends ServerResponse {
 /**
  * Gives node's request and response what the handlers use, as own properties holding shared
  * functions: no prototype is swapped (that deoptimizes every later access to the objects), and
- * nothing is allocated per request beyond the parsed URL and the locals.
+ * little is allocated per request: the parsed URL, the params and the locals.
  */
 export function equipExchange(
   incoming: IncomingMessage,
@@ -50,13 +50,13 @@ export function equipExchange(
 ): { req: ApiRequest; res: ApiResponse } {
   const req = incoming as ApiRequest;
   const url = req.url ?? '/';
-  const queryAt = url.indexOf('?');
   const fragmentAt = url.indexOf('#');
-  const pathEnd = queryAt === -1 ? (fragmentAt === -1 ? url.length : fragmentAt) : queryAt;
-  req.path = pathOf(url.slice(0, pathEnd));
-  req.query = parseQuery(
-    queryAt === -1 ? '' : url.slice(queryAt + 1, fragmentAt > queryAt ? fragmentAt : url.length),
-  );
+  const end = fragmentAt === -1 ? url.length : fragmentAt;
+  const queryAt = url.indexOf('?');
+  // A '?' after a '#' is the fragment's, and a fragment is never the server's.
+  const hasQuery = queryAt !== -1 && queryAt < end;
+  req.path = pathOf(url.slice(0, hasQuery ? queryAt : end));
+  req.query = parseQuery(hasQuery ? url.slice(queryAt + 1, end) : '');
   req.params = {};
   const res = outgoing as ApiResponse;
   res.locals = new ExchangeLocals();

@@ -1,8 +1,9 @@
 /** The request function without a framework: what handlers get, what goes on the wire, failures. */
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendDetail } from './error-responses.js';
+import { equipExchange } from './exchange.js';
 import { requestPipeline, type RequestStage } from './request-pipeline.js';
 
 let server: http.Server | undefined;
@@ -29,6 +30,16 @@ describe('the exchange handlers see', () => {
     ]);
     await fetch(`${base}/api/v1/a%20b/c?x=1&x=2&y=%C3%A9#frag`);
     expect(seen).toEqual({ path: '/api/v1/a%20b/c', query: { x: ['1', '2'], y: 'é' }, params: {} });
+  });
+
+  it('leaves a fragment out of the path and the query, even one holding a question mark', () => {
+    const url = (target: string) => {
+      const { req } = equipExchange({ url: target } as IncomingMessage, {} as ServerResponse);
+      return { path: req.path, query: { ...req.query } };
+    };
+    expect(url('/a?x=1#f?y=2')).toEqual({ path: '/a', query: { x: '1' } });
+    expect(url('/a#f?y=2')).toEqual({ path: '/a', query: {} });
+    expect(url('http://host:8000/a/b?x=1')).toEqual({ path: '/a/b', query: { x: '1' } });
   });
 
   it('answers JSON with its type and byte length, and keeps the body for the journal', async () => {
