@@ -5,8 +5,8 @@
 //
 // - esbuild bundles the sources and their dependencies into a few ES modules, one folder deep
 //   (dist/mock-server/): Node then reads a handful of files instead of several hundred small
-//   CommonJS ones (express alone is about 60), which was most of the time to a first answer and a
-//   good part of the idle memory (docs/running.md, "How the mock starts"). Code that only some
+//   CommonJS ones, which was most of the time to a first answer and a good part of the idle
+//   memory (docs/running.md, "How the mock starts"). Code that only some
 //   requests need (sharp, the ZIP writer, the object store's S3 signer, the validators) sits in
 //   chunks of its own that load on first use.
 // - tsc writes only the type declarations beside them, for the package's programmatic API.
@@ -44,33 +44,6 @@ const ENTRIES = {
   'mock-server/child-main': 'mock-server/runtime/decoder-pool/child-main.ts',
   'mock-server/decoder-tasks': 'mock-server/runtime/decoder-pool/decoder-tasks.ts',
 };
-/**
- * express 5 requires body-parser when it loads, only to re-export its parsers as express.json() and
- * the like, which the mock never calls (its body readers are its own: mock-server/http/json-body.ts,
- * multipart-file.ts). body-parser and what it pulls in were about 45 ms of a 400 ms start
- * (--cpu-prof); in the bundle, express gets the same four functions, and body-parser loads on the
- * first call of one of them.
- */
-const lazyBodyParser = {
-  name: 'lazy-body-parser',
-  setup(builder) {
-    builder.onResolve({ filter: /^body-parser$/ }, (args) =>
-      /[\\/]node_modules[\\/]express[\\/]/.test(args.importer)
-        ? { path: 'body-parser', namespace: 'lazy-body-parser' }
-        : undefined,
-    );
-    builder.onLoad({ filter: /.*/, namespace: 'lazy-body-parser' }, () => ({
-      contents: [
-        "const load = () => require('body-parser');",
-        ...['json', 'raw', 'text', 'urlencoded'].map(
-          (name) => `exports.${name} = (...args) => load().${name}(...args);`,
-        ),
-      ].join('\n'),
-      resolveDir: root,
-      loader: 'js',
-    }));
-  },
-};
 /** Loaded from node_modules as installed: native code. */
 const EXTERNAL = ['sharp'];
 /** What /docs serves, from swagger-ui-dist; the licence and notice go with the copy. */
@@ -95,7 +68,6 @@ const bundled = await build({
   platform: 'node',
   target: 'node22',
   external: EXTERNAL,
-  plugins: [lazyBodyParser],
   banner: { js: REQUIRE_BANNER },
   legalComments: 'none',
   logLevel: 'warning',

@@ -1,7 +1,7 @@
 /**
  * Section 1, HTTP: requests/s and latency of three read routes on the mock, against bare
  * `node:http` answering the same bytes as a fixed body (the floor: what any server costs here),
- * a bare express app of the same shape (what the framework alone costs) and `prism mock` (the
+ * a bare express app of the same shape (what a framework alone costs) and `prism mock` (the
  * spec-only mock), all in child processes and driven by the same autocannon settings; then p99
  * of GET /predict/{id} while four 2048 x 2048 segmentations run.
  */
@@ -43,14 +43,15 @@ async function cannon(url: string, duration: number, key = ACME_KEY): Promise<Ru
 
 /**
  * Why the mock misses the floor's target: measured with a CPU profile of the mock under
- * GET /models (2026-11-25, after the key cache and the request lines of successes moved to debug).
+ * GET /models alone (2026-11-27, once the mock answered from its own request function on node:http).
  */
 const floorMiss = (expressShare: number) =>
-  `bare express alone, answering a fixed body with no auth, validation or journal, reaches ${fmt.x(expressShare)} ` +
-  'of bare node:http in this run: the target is out of reach while express routes the mock. In the profile ' +
-  "under GET /models, express's and its router's own code take about 12% of the busy time, node's HTTP " +
-  'internals and the socket writes (which the floor pays too) most of the rest; the key lookup (now ' +
-  'in memory), the model query and the request log line are each under 5%.';
+  `express no longer routes the mock (bare express alone reaches ${fmt.x(expressShare)} of bare node:http in ` +
+  "this run). In the profile under GET /models, the mock's own HTTP layer (request function, log, CORS, " +
+  "routing, key check, JSON) takes about 12% of the busy time; the socket writes (about 24%) and node's HTTP " +
+  'internals (about 24%) the floor pays too; the state store takes about 28%: the model list is read from ' +
+  'SQLite, through the transaction gate, on every request (the prediction and the image, on the other ' +
+  'routes). Those reads are the next lever.';
 
 export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const warm = ctx.quick ? 0.5 : 1;

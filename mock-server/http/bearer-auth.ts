@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { hashApiKey, keyIdOf } from '../domain/api-keys.js';
 import type { Organization } from '../domain/organizations.js';
 import type { StateStore } from '../domain/state.js';
@@ -11,7 +11,7 @@ export type AuthOutcome = { ok: true; org: Organization; keyId: string } | { ok:
 /** Finds the organization an API key belongs to. */
 export type KeyLookup = Pick<StateStore, 'organizationForKey'>;
 
-export async function authenticate(req: Request, keys: KeyLookup): Promise<AuthOutcome> {
+export async function authenticate(req: IncomingMessage, keys: KeyLookup): Promise<AuthOutcome> {
   const header = req.headers.authorization;
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

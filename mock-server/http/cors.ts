@@ -1,5 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
 import { ConfigError } from '../config.js';
+import type { RequestStage } from './request-pipeline.js';
 import type { RouteTable } from './route-table.js';
 
 /** `*` (any origin) or the exact origins allowed; an empty list allows none. */
@@ -64,9 +64,9 @@ export function parseCorsOrigins(text: string): CorsOrigins {
  * request headers of its path; a disallowed origin gets no CORS headers, so the browser refuses,
  * and its preflight a 403 that says why (for whoever looks at it with curl).
  */
-export function cors(origins: CorsOrigins, routes: RouteTable) {
-  return function corsHeaders(req: Request, res: Response, next: NextFunction): void {
-    const origin = req.get('Origin');
+export function cors(origins: CorsOrigins, routes: RouteTable): RequestStage {
+  return function corsHeaders(req, res) {
+    const origin = req.headers.origin;
     if (origins !== '*') res.vary('Origin');
     // With `*` the headers go on every answer (curl shows them too); with a list only to a listed Origin.
     const allowed = origins === '*' || (origin !== undefined && origins.has(origin));
@@ -77,16 +77,16 @@ export function cors(origins: CorsOrigins, routes: RouteTable) {
     const preflight =
       req.method === 'OPTIONS' &&
       origin !== undefined &&
-      req.get('Access-Control-Request-Method') !== undefined;
+      req.headers['access-control-request-method'] !== undefined;
     const route = preflight ? routes.lookup(req.path) : undefined;
-    if (!route) return next();
+    if (!route) return false;
 
     req.resume();
     if (!allowed) {
       res.status(403).json({
         detail: `Origin '${origin}' is not allowed to call this mock; allow it with --cors-origins (CORS_ORIGINS)`,
       });
-      return;
+      return true;
     }
     res.vary('Access-Control-Request-Method');
     res.vary('Access-Control-Request-Headers');
@@ -94,9 +94,10 @@ export function cors(origins: CorsOrigins, routes: RouteTable) {
     res.setHeader('Access-Control-Allow-Headers', route.headers.join(', '));
     res.setHeader('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_S));
     // Chrome asks before a page on a public address calls a private one (Private Network Access).
-    if (req.get('Access-Control-Request-Private-Network') === 'true')
+    if (req.headers['access-control-request-private-network'] === 'true')
       res.setHeader('Access-Control-Allow-Private-Network', 'true');
     res.status(200).setHeader('Content-Length', '0');
     res.end();
+    return true;
   };
 }

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ApiResponse } from './exchange.js';
 import { DomainError, type DomainErrorKind } from '../domain/errors.js';
 import { detailWithoutServerPaths } from './server-paths.js';
 
@@ -21,13 +21,13 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
 };
 
 /** Every error body of the API and the control plane goes through here, so none names a server file. */
-export function sendDetail(res: Response, status: number, detail: unknown): void {
+export function sendDetail(res: ApiResponse, status: number, detail: unknown): void {
   if (res.headersSent) return;
   res.status(status).json({ detail: detailWithoutServerPaths(detail) });
 }
 
 /** Domain failures become `{detail: string}` with their status; anything else is the caller's to handle. */
-export function sendDomainError(res: Response, err: unknown): boolean {
+export function sendDomainError(res: ApiResponse, err: unknown): boolean {
   if (!(err instanceof DomainError)) return false;
   if (err.retryAfterSeconds !== undefined && !res.headersSent)
     res.setHeader('Retry-After', String(err.retryAfterSeconds));

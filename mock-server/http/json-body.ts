@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import {
   findStructureProblem,
   type JsonStructureLimits,
@@ -27,7 +27,7 @@ export type JsonBody =
  * reading, UTF-8 and the nesting/key counts before JSON.parse. Past the size limit it stops keeping
  * bytes; the caller answers and discards the rest (discard-rest.ts).
  */
-export function readJsonBody(req: Request, limits: JsonBodyLimits): Promise<JsonBody> {
+export function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<JsonBody> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limits.maxBytes) return Promise.resolve({ kind: 'too_large', limit: limits.maxBytes });
   return new Promise((resolve) => {
@@ -85,7 +85,7 @@ export function parseJson(bytes: Buffer, limits: JsonStructureLimits): JsonBody 
   }
 }
 
-export function mediaType(req: Request): string {
+export function mediaType(req: IncomingMessage): string {
   return String(req.headers['content-type'] ?? '')
     .split(';')[0]
     .trim()

@@ -1,6 +1,6 @@
-import type { NextFunction, Request, Response } from 'express';
 import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js';
 import { sendDetail } from './error-responses.js';
+import type { RequestStage } from './request-pipeline.js';
 import type { RouteTable } from './route-table.js';
 
 /**
@@ -8,13 +8,14 @@ import type { RouteTable } from './route-table.js';
  * body FastAPI answers. OPTIONS on a known path lists the methods (a CORS preflight is answered
  * before this, by cors.ts).
  */
-export function methodNotAllowed(routes: RouteTable, discardLimits: DiscardLimits) {
-  return function answerMethods(req: Request, res: Response, next: NextFunction): void {
+export function methodNotAllowed(routes: RouteTable, discardLimits: DiscardLimits): RequestStage {
+  return function answerMethods(req, res) {
+    if (routes.answers(req.path, req.method as string)) return false;
     const route = routes.lookup(req.path);
-    if (!route || route.methods.includes(req.method)) return next();
+    if (!route) return false;
     const allow = [...route.methods, 'OPTIONS'].join(', ');
     res.setHeader('Allow', allow);
-    void answerAfterDiscardingRest(req, res, discardLimits, () => {
+    return answerAfterDiscardingRest(req, res, discardLimits, () => {
       if (req.method === 'OPTIONS') res.status(204).end();
       else sendDetail(res, 405, 'Method Not Allowed');
     });

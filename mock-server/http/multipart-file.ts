@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { storageFull } from '../domain/errors.js';
 
 export type ReceivedFile = { name: string; path: string; size: number };
@@ -20,7 +20,7 @@ export type ReceiveFailure = { status: 413 | 422 | 507; detail: string; field?: 
  * and the upload a 422 "Field required"; @fastify/busboy lets that rule be replaced.
  */
 export function receiveFile(
-  req: Request,
+  req: IncomingMessage,
   tempDir: string,
   maxBytes: number,
 ): Promise<ReceivedFile | ReceiveFailure> {

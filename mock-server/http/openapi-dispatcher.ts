@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { DocumentOperation } from './document-operation.js';
 import { OperationMatcher } from './operation-matcher.js';
 import { RequestValidator } from './request-validator.js';
@@ -12,6 +12,7 @@ import { answerAfterDiscardingRest, type DiscardLimits } from './discard-rest.js
 import { isJsonMediaType, mediaType, readJsonBody, type JsonBodyLimits } from './json-body.js';
 import { validationStyles, type ValidationStyle } from './openapi-document.js';
 import type { OperationHandler } from './operation-context.js';
+import type { ApiRequest, ApiResponse } from './exchange.js';
 import { toValidationItems, toValidationSentence } from './validation-errors.js';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
 
@@ -44,7 +45,8 @@ export interface DispatcherOptions {
  *
  * The request pipeline of every operation in the document, in FastAPI's order: route (404/405),
  * credentials (401), the key's rate (429), public surface (403), body and parameter validation
- * (422 in the operation's style), then the operation's handler.
+ * (422 in the operation's style), then the operation's handler. A domain failure is answered with
+ * its status; anything else is rethrown, for the request function's 500.
  */
 export function createDispatcher(operations: DocumentOperation[], options: DispatcherOptions) {
   const styles = validationStyles();
@@ -55,9 +57,9 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
   const missing = operations.filter((o) => !options.handlers[o.operationId ?? '']).map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
 
-  return async function dispatch(req: Request, res: Response, next: NextFunction): Promise<void> {
+  return async function dispatch(req: ApiRequest, res: ApiResponse): Promise<void> {
     try {
-      const matched = matcher.match(req.method, req.path);
+      const matched = matcher.match(req.method as string, req.path);
       if (!matched.operation)
         return sendDetail(
           res,
@@ -137,7 +139,7 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
       });
     } catch (err) {
       if (sendDomainError(res, err)) return;
-      next(err);
+      throw err;
     }
   };
 }
@@ -177,7 +179,7 @@ function relevantErrors(errors: ErrorObject[], streaming: boolean, byHandler: Se
 
 type BodyOutcome = { value: unknown } | { error: ValidationItem } | { tooLarge: string };
 
-async function readBody(req: Request, limits: JsonBodyLimits): Promise<BodyOutcome> {
+async function readBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<BodyOutcome> {
   const type = mediaType(req);
   const contentLength = Number(req.headers['content-length'] ?? 0);
   const hasBody = contentLength > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -241,7 +243,7 @@ function bodyError(msg: string, type: string, ctx: Record<string, unknown>): { e
 }
 
 /** Answers for the fault, or waits its latency and lets the request go on; true when answered. */
-async function applyFault(fault: Fault, req: Request, res: Response): Promise<boolean> {
+async function applyFault(fault: Fault, req: IncomingMessage, res: ApiResponse): Promise<boolean> {
   res.locals.fault = fault.id;
   if (fault.latencyMs) await waitAtLeast(fault.latencyMs);
   if (fault.dropConnection) {
@@ -269,6 +271,6 @@ async function waitAtLeast(ms: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
 }
 
-function sendValidation(res: Response, style: ValidationStyle, items: ValidationItem[]): void {
+function sendValidation(res: ApiResponse, style: ValidationStyle, items: ValidationItem[]): void {
   sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
 }

@@ -1,8 +1,12 @@
-import { existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { type Response, type Router } from 'express';
+import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { PublicDocument } from './public-document.js';
+import type { RequestStage } from './request-pipeline.js';
+import { sendFileStream } from './send-file-stream.js';
 import type { RouteSpec } from './route-table.js';
 import { INSTALL_ROOT } from '../../openapi/documents.js';
 
@@ -17,35 +21,56 @@ import { INSTALL_ROOT } from '../../openapi/documents.js';
  * (bin/build-dist.js), so an installed mock carries no swagger-ui-dist, and not the install-time
  * analytics package (@scarf/scarf) it depends on (docs/browser-clients.md says why).
  */
-export function createReferenceRouter({ publicBaseUrl }: { publicBaseUrl: string }): Router {
-  const router = express.Router();
+export function referenceStage({ publicBaseUrl }: { publicBaseUrl: string }): RequestStage {
   let document: Promise<PublicDocument> | undefined;
   // Read on first request, not at start: nothing here may hold back the mock's first answer.
   const served = () =>
     (document ??= import('./public-document.js').then((m) => m.publicDocument(publicBaseUrl)));
 
-  router.get('/openapi.json', async (_req, res) => {
-    res.type('application/json').send((await served()).json);
-  });
-  router.get('/openapi.yaml', async (_req, res) => {
-    res.type('application/yaml; charset=utf-8').send((await served()).yaml);
-  });
-
-  router.get('/docs', (_req, res) => {
-    referenceHeaders(res, publicBaseUrl);
-    res.type('html').send(PAGE);
-  });
-  router.get('/docs/swagger-initializer.js', (_req, res) => {
-    referenceHeaders(res, publicBaseUrl);
-    res.type('text/javascript').send(INITIALIZER);
-  });
-  router.get('/docs/:asset', (req, res, next) => {
-    const file = ASSETS.get(String(req.params.asset));
-    if (!file) return next();
+  return function reference(req, res) {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    // Without regard to case, and with or without a trailing slash, as express matched them.
+    const route = (req.path.length > 1 ? req.path.replace(/\/$/, '') : req.path).toLowerCase();
+    switch (route) {
+      case '/openapi.json':
+        return served().then(({ json }) => res.type('application/json').send(json));
+      case '/openapi.yaml':
+        return served().then(({ yaml }) => res.type('application/yaml; charset=utf-8').send(yaml));
+      case '/docs':
+        referenceHeaders(res, publicBaseUrl);
+        res.type('html').send(PAGE);
+        return true;
+      case '/docs/swagger-initializer.js':
+        referenceHeaders(res, publicBaseUrl);
+        res.type('text/javascript').send(INITIALIZER);
+        return true;
+    }
+    const asset = route.startsWith('/docs/') ? assetOf(req.path.slice('/docs/'.length)) : undefined;
+    if (!asset) return false;
     res.setHeader('Cache-Control', 'public, max-age=3600');
-    res.sendFile(file, { root: RENDERER_FOLDER });
-  });
-  return router;
+    return sendAsset(req, res, asset);
+  };
+}
+
+/** One of the renderer's files by its name in the URL (decoded, case as sent), or none. */
+function assetOf(segment: string): Asset | undefined {
+  const name = segment.replace(/\/$/, '');
+  if (!name || name.includes('/')) return undefined;
+  try {
+    return ASSETS.get(decodeURIComponent(name));
+  } catch {
+    return undefined;
+  }
+}
+
+async function sendAsset(req: ApiRequest, res: ServerResponse, asset: Asset): Promise<void> {
+  const file = path.join(RENDERER_FOLDER, asset.file);
+  const { size, mtime } = await stat(file);
+  res.setHeader('Content-Type', asset.type);
+  res.setHeader('Content-Length', size);
+  res.setHeader('Last-Modified', mtime.toUTCString());
+  if (req.method === 'HEAD') res.end();
+  else sendFileStream(createReadStream(file), res);
 }
 
 /** The routes above, for the app's route table (405 Allow, CORS preflights). */
@@ -55,10 +80,15 @@ export function referenceRoutes(): RouteSpec[] {
   );
 }
 
-const ASSETS = new Map([
-  ['swagger-ui.css', 'swagger-ui.css'],
-  ['swagger-ui-bundle.js', 'swagger-ui-bundle.js'],
-  ['favicon-32x32.png', 'favicon-32x32.png'],
+interface Asset {
+  file: string;
+  type: string;
+}
+
+const ASSETS = new Map<string, Asset>([
+  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=UTF-8' }],
+  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=UTF-8' }],
+  ['favicon-32x32.png', { file: 'favicon-32x32.png', type: 'image/png' }],
 ]);
 
 /**
@@ -70,7 +100,7 @@ const RENDERER_FOLDER = existsSync(BUILT_RENDERER)
   ? BUILT_RENDERER
   : path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-function referenceHeaders(res: Response, publicBaseUrl: string): void {
+function referenceHeaders(res: ApiResponse, publicBaseUrl: string): void {
   // "Try it out" calls the document's server, which may be another origin than the page's.
   const api = new URL(publicBaseUrl).origin;
   res.setHeader(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { RequestJournal } from '../control/request-journal.js';
+import type { RequestStage } from './request-pipeline.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -11,25 +11,20 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * (4xx, 5xx, or a connection closed before the answer) is logged at info, where a client's author
  * looks for what went wrong; a successful one at debug unless `--log-requests all`: a line for
  * every success cost about a fifth of the mock's throughput under load (issue 31). The journal
- * keeps every request either way.
+ * keeps every request either way. The JSON body of an answer is kept by `res.json` (exchange.ts).
  */
 export function requestLog(
   logger: Logger,
   journal: Pick<RequestJournal, 'record'>,
   /** The level a successful request's line is written at (--log-requests all: info). */
   { successes }: { successes: 'info' | 'debug' },
-) {
-  return (req: Request, res: Response, next: NextFunction): void => {
+): RequestStage {
+  return (req, res) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
     const started = process.hrtime.bigint();
-    const json = res.json.bind(res);
-    res.json = (body: unknown) => {
-      res.locals.responseBody = body;
-      return json(body);
-    };
     res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const status = res.writableFinished ? res.statusCode : 0;
@@ -45,8 +40,8 @@ export function requestLog(
         .record({
           at: new Date().toISOString(),
           requestId: id,
-          method: req.method,
-          path: req.originalUrl.split('?')[0],
+          method: req.method as string,
+          path: req.path,
           pathTemplate: res.locals.pathTemplate ?? null,
           operationId: res.locals.operationId ?? null,
           organizationId: res.locals.organizationId ?? null,
@@ -59,6 +54,6 @@ export function requestLog(
         })
         .catch((err: unknown) => logger.warn({ reqId: id, err }, 'request not journaled'));
     });
-    next();
+    return false;
   };
 }

@@ -27,6 +27,16 @@ export class RouteTable {
     this.routes = specs.map((spec) => ({ pattern: templatePattern(spec.template), spec }));
   }
 
+  /**
+   * Whether a template matching `path` answers `method`: the question of nearly every request,
+   * answered without building `lookup`'s lists (those are for a 405 or a preflight).
+   */
+  answers(path: string, method: string): boolean {
+    for (const { pattern, spec } of this.routes)
+      if (spec.method === method && pattern.test(path)) return true;
+    return false;
+  }
+
   /** Every method any template matching `path` answers (a path can match more than one). */
   lookup(path: string): RouteMethods | undefined {
     const methods = new Set<string>();

@@ -1,8 +1,9 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
 import { dashboardAsset } from '../../control/ui/dashboard-assets.js';
 import { DASHBOARD_PATH, renderDashboardPage } from '../../control/ui/render-dashboard-page.js';
 import { sendDetail, sendDomainError } from '../error-responses.js';
 import { isAdminToken } from '../bearer-auth.js';
+import type { ApiRequest, ApiResponse } from '../exchange.js';
+import type { RequestStage } from '../request-pipeline.js';
 import { dashboardReadHandlers, type DashboardReadUseCases } from './dashboard-read-handlers.js';
 
 /**
@@ -11,9 +12,17 @@ import { dashboardReadHandlers, type DashboardReadUseCases } from './dashboard-r
  * the control plane's token check; once the document has it, the dispatcher serves it instead.
  */
 const READS = [
-  { operationId: 'mockListImages', path: '/__mock/images' },
-  { operationId: 'mockImageThumbnail', path: '/__mock/images/:image_id/thumbnail.png' },
-  { operationId: 'mockListModels', path: '/__mock/organizations/:organization_id/models' },
+  { operationId: 'mockListImages', pattern: /^\/__mock\/images\/?$/, names: [] },
+  {
+    operationId: 'mockImageThumbnail',
+    pattern: /^\/__mock\/images\/([^/]+)\/thumbnail\.png\/?$/,
+    names: ['image_id'],
+  },
+  {
+    operationId: 'mockListModels',
+    pattern: /^\/__mock\/organizations\/([^/]+)\/models\/?$/,
+    names: ['organization_id'],
+  },
 ] as const;
 
 /**
@@ -32,61 +41,95 @@ export function dashboardRoutes(
     /** The control plane's token; empty leaves it open. */
     adminToken: string;
   },
-): express.Router {
-  const router = express.Router({ caseSensitive: true, strict: false });
+): RequestStage {
   const page = renderDashboardPage({ operationIds: [...operationIds], version: '1.1.0' });
-
-  router.get(DASHBOARD_PATH, (_req, res) => {
-    res.locals.operationId = 'mockDashboardPage';
-    pageHeaders(res);
-    res.type('html').send(page);
-  });
-
-  router.get(`${DASHBOARD_PATH}/assets/:name`, (req, res) => {
-    res.locals.operationId = 'mockDashboardPage';
-    const asset = dashboardAsset(req.params.name);
-    if (!asset) return sendDetail(res, 404, 'Not Found');
-    res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.type(asset.contentType).send(asset.body);
-  });
-
   const handlers = dashboardReadHandlers(useCases);
-  for (const read of READS) {
-    if (operationIds.has(read.operationId)) continue;
-    router.get(read.path, adminOnly(adminToken), async (req, res, next) => {
-      res.locals.operationId = read.operationId;
-      try {
-        await handlers[read.operationId]({
-          operationId: read.operationId,
-          req,
-          res,
-          org: undefined as never,
-          params: req.params as Record<string, string>,
-          query: req.query as Record<string, unknown>,
-          body: undefined,
-        });
-      } catch (err) {
-        if (!sendDomainError(res, err)) next(err);
-      }
-    });
-  }
-  return router;
-}
+  const reads = READS.filter((read) => !operationIds.has(read.operationId));
+  const pagePattern = new RegExp(`^${escape(DASHBOARD_PATH)}/?$`);
+  const assetPattern = new RegExp(`^${escape(DASHBOARD_PATH)}/assets/([^/]+)/?$`);
 
-/** The dispatcher's check of the `mockAdmin` scheme, word for word (a test holds the two alike). */
-function adminOnly(adminToken: string) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (adminToken && !isAdminToken(req.headers.authorization, adminToken)) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
+  return function dashboard(req, res) {
+    // Every path here is under /__mock/ (case-sensitive, as the express router was).
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !req.path.startsWith('/__mock/')) return false;
+    if (pagePattern.test(req.path)) {
+      res.locals.operationId = 'mockDashboardPage';
+      pageHeaders(res);
+      res.type('html').send(page);
+      return true;
     }
-    next();
+    const assetPath = assetPattern.exec(req.path);
+    if (assetPath) {
+      res.locals.operationId = 'mockDashboardPage';
+      const asset = dashboardAsset(decoded(assetPath[1]) ?? '');
+      if (!asset) sendDetail(res, 404, 'Not Found');
+      else {
+        res.setHeader('Cache-Control', 'no-cache');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.type(asset.contentType).send(asset.body);
+      }
+      return true;
+    }
+    for (const read of reads) {
+      const found = read.pattern.exec(req.path);
+      if (!found) continue;
+      const params = paramsOf(read.names, found);
+      if (!params) return false;
+      res.locals.operationId = read.operationId;
+      if (!adminAllowed(req, res, adminToken)) return true;
+      return (async () => {
+        try {
+          await handlers[read.operationId]({
+            operationId: read.operationId,
+            req,
+            res,
+            org: undefined as never,
+            params,
+            query: req.query,
+            body: undefined,
+          });
+        } catch (err) {
+          if (!sendDomainError(res, err)) throw err;
+        }
+      })();
+    }
+    return false;
   };
 }
 
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function paramsOf(names: readonly string[], found: RegExpExecArray): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (const [i, name] of names.entries()) {
+    const value = decoded(found[i + 1]);
+    if (value === undefined) return undefined;
+    params[name] = value;
+  }
+  return params;
+}
+
+/** The dispatcher's check of the `mockAdmin` scheme, word for word (a test holds the two alike). */
+function adminAllowed(req: ApiRequest, res: ApiResponse, adminToken: string): boolean {
+  if (adminToken && !isAdminToken(req.headers.authorization, adminToken)) {
+    res.setHeader('WWW-Authenticate', 'Bearer');
+    sendDetail(res, 401, 'The control plane needs Authorization: Bearer <admin token>');
+    return false;
+  }
+  return true;
+}
+
 /** Scripts and styles only from this origin; no framing; the page never leaks its URL onward. */
-function pageHeaders(res: Response): void {
+function pageHeaders(res: ApiResponse): void {
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Referrer-Policy', 'no-referrer');

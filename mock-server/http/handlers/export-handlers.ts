@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExportAnswer, ExportService } from '../../domain/exports/export-service.js';
 import { OverlayOptionError } from '../../engines/exporters/overlay-option-error.js';
 import { contentDisposition } from '../content-disposition.js';
@@ -54,8 +54,8 @@ export function exportHandlers({ exports }: ExportUseCases): Record<string, Oper
  * holds those bytes (If-None-Match) gets 304 and no body (RFC 9110 13.1.2).
  */
 async function sendExport(
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   answer: ExportAnswer,
   type: string,
   exportName: string,

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { ApiResponse } from '../exchange.js';
 import type { OutcomeResult } from '../../control/outcome-control.js';
 import { sendDetail } from '../error-responses.js';
 import { outcomeQueued } from '../render/acknowledgements.js';
@@ -7,7 +7,7 @@ import { outcomeQueued } from '../render/acknowledgements.js';
  * The answer to a forced outcome, the operator's or an organization's own: queued, or 409 when the
  * prediction has already finished and can no longer be given one.
  */
-export function answerOutcome(res: Response, result: OutcomeResult): void {
+export function answerOutcome(res: ApiResponse, result: OutcomeResult): void {
   if (!result.queued) {
     const { id, status } = result.finished;
     sendDetail(

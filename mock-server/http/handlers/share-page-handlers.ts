@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { sendFileStream } from '../send-file-stream.js';
-import type { Response } from 'express';
+import type { ApiResponse } from '../exchange.js';
 import type { ShareService } from '../../domain/shares/share-service.js';
 import type { OperationHandler } from '../operation-context.js';
 import { renderSharePage, renderUnavailablePage } from '../share-page/render-share-page.js';
@@ -37,7 +37,7 @@ export function sharePageHandlers({ shares, settings }: SharePageUseCases): Reco
 }
 
 /** The token is the secret: never cached by shared caches, never sent on as a referrer. */
-function privateHeaders(res: Response): void {
+function privateHeaders(res: ApiResponse): void {
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Robots-Tag', 'noindex');

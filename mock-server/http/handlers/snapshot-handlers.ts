@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import type { Response } from 'express';
+import type { ApiResponse } from '../exchange.js';
 import type { SnapshotService } from '../../domain/snapshots/snapshot-service.js';
 import type { SnapshotScope } from '../../domain/snapshots/snapshot-rows.js';
 import { answerAfterDiscardingRest, type DiscardLimits } from '../discard-rest.js';
@@ -17,7 +17,7 @@ export function snapshotHandlers(
   { snapshots }: SnapshotUseCases,
   discardLimits: DiscardLimits,
 ): Record<string, OperationHandler> {
-  const send = async (res: Response, scope: SnapshotScope) => {
+  const send = async (res: ApiResponse, scope: SnapshotScope) => {
     const archive = await snapshots.take(scope);
     res.setHeader('Content-Type', 'application/x-tar');
     res.setHeader('Content-Disposition', 'attachment; filename="snapshot.tar"');

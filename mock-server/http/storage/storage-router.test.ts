@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import express from 'express';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { EmbeddedObjectStore } from '../../stores/object-store/embedded-store.js';
@@ -14,7 +13,8 @@ import { ObjectStoreError } from '../../domain/object-store.js';
 import { PartUrlSigner } from '../../stores/object-store/part-url-signer.js';
 import { cors, parseCorsOrigins } from '../cors.js';
 import { RouteTable } from '../route-table.js';
-import { createStorageRouter, storageRoutes } from './storage-router.js';
+import { requestPipeline } from '../request-pipeline.js';
+import { storageRoutes, storageStage } from './storage-router.js';
 import { storeLayout } from '../../stores/data-layout.js';
 
 const SECRET = 'test-secret';
@@ -40,7 +40,7 @@ function localPath(url: string): string {
 let dataDir: string;
 let now: Date;
 let store: EmbeddedObjectStore;
-let app: express.Express;
+let app: http.RequestListener;
 let listening: http.Server;
 
 interface Answer {
@@ -76,11 +76,17 @@ beforeEach(async () => {
     signingSecret: SECRET,
     clock: () => now,
   });
-  app = express();
-  // as the mock's app mounts it: CORS in front, for the whole route table
-  app.use(cors(parseCorsOrigins('*'), new RouteTable(storageRoutes('/storage'))));
-  app.use('/storage', createStorageRouter(store.partReceiver));
-  listening = app.listen(0, '127.0.0.1');
+  // as the mock's app runs it: CORS in front, for the whole route table
+  app = requestPipeline(
+    [
+      cors(parseCorsOrigins('*'), new RouteTable(storageRoutes('/storage'))),
+      storageStage(store.partReceiver, '/storage'),
+    ],
+    (err) => {
+      throw err;
+    },
+  );
+  listening = http.createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => listening.once('listening', resolve));
 });
 
@@ -176,7 +182,7 @@ describe('PUT a part', () => {
     expect(declared.text).toContain('1024');
 
     // Chunked, so the size is only discovered while streaming.
-    const server = app.listen(0, '127.0.0.1');
+    const server = http.createServer(app).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     try {
       const { port } = server.address() as AddressInfo;
@@ -470,7 +476,7 @@ describe('robustness', () => {
   async function halfSentPut() {
     const { uploadId } = await openUpload();
     const url = localPath(await store.presignPart(uploadId, 1, 600));
-    const server = app.listen(0, '127.0.0.1');
+    const server = http.createServer(app).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as AddressInfo;
     const req = http.request({

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import type { ApiRequest, ApiResponse } from '../exchange.js';
+import type { RequestStage } from '../request-pipeline.js';
 import type { RouteSpec } from '../route-table.js';
 
 import { ObjectStoreError, type ObjectStoreErrorCode, type PartReceiver } from '../../domain/object-store.js';
@@ -10,57 +12,67 @@ import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS, type DiscardLimits }
 
 /**
  * The S3-like HTTP face of a store that receives its own parts (the embedded store's
- * `partReceiver`): presigned part PUTs. Mount it at the path of
- * `storageUrl`, before any body parser (it reads the raw request stream):
+ * `partReceiver`): presigned part PUTs, under the path of `storageUrl` (`mountPath`). It reads the
+ * raw request stream, so nothing in front of it may read the body.
  *
- *   app.use('/storage', createStorageRouter(store.partReceiver));
- *
- * PUT  /uploads/:uploadId/parts/:partNumber?expires=..&signature=..  -> 200, ETag: "<md5 hex>"
- * OPTIONS                                                             -> 204, Allow: PUT, OPTIONS
- * CORS (preflights, the exposed ETag) is the app's, in front of this router (see ../cors.ts).
- * Errors are S3's XML (`<Error><Code/><Message/><RequestId/></Error>`) with S3's status codes.
+ * PUT  <mount>/uploads/:uploadId/parts/:partNumber?expires=..&signature=..  -> 200, ETag: "<md5 hex>"
+ * OPTIONS                                                                   -> 204, Allow: PUT, OPTIONS
+ * CORS (preflights, the exposed ETag) is the app's, in front of this stage (see ../cors.ts).
+ * Errors are S3's XML (`<Error><Code/><Message/><RequestId/></Error>`) with S3's status codes; every
+ * other path under the mount is S3's NoSuchKey. Paths match without regard to case and with or
+ * without a trailing slash, as they did when express routed them: no URL handed out changes meaning.
  */
-export function createStorageRouter(
+export function storageStage(
   store: PartReceiver,
+  mountPath: string,
   {
     stallTimeoutMs = 120_000,
     discardLimits = DEFAULT_DISCARD_LIMITS,
   }: { stallTimeoutMs?: number; discardLimits?: DiscardLimits } = {},
-): Router {
-  const router = express.Router();
-  const sendError = (req: Request, res: Response, error: unknown) =>
+): RequestStage {
+  const mount = mountPath.toLowerCase();
+  const sendError = (req: IncomingMessage, res: ServerResponse, error: unknown) =>
     answerAfterDiscardingRest(req, res, discardLimits, () => writeError(req, res, error));
 
-  router.put('/uploads/:uploadId/parts/:partNumber', (req, res) => {
-    void putPart(store, req, res, stallTimeoutMs, sendError);
-  });
+  return function storage(req, res) {
+    const lower = req.path.toLowerCase();
+    if (lower !== mount && !lower.startsWith(`${mount}/`)) return false;
+    const found = PART_ROUTE.exec(req.path.slice(mount.length));
+    if (!found) {
+      void sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
+      return true;
+    }
+    const uploadId = decodeParam(found[1]);
+    const partNumber = decodeParam(found[2]);
+    if (uploadId === undefined || partNumber === undefined) {
+      const raw = uploadId === undefined ? found[1] : found[2];
+      const malformed = `Malformed request: Failed to decode param '${raw}'`;
+      void sendError(req, res, new ObjectStoreError('InvalidArgument', malformed));
+      return true;
+    }
+    req.params = { uploadId, partNumber };
+    if (req.method === 'PUT') {
+      void putPart(store, req, res, stallTimeoutMs, sendError);
+    } else if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', 'PUT, OPTIONS');
+      res.status(204).end();
+    } else {
+      res.setHeader('Allow', 'PUT, OPTIONS');
+      const message = `The method ${req.method} is not allowed on a part URL; use PUT`;
+      void sendError(req, res, new ObjectStoreError('MethodNotAllowed', message));
+    }
+    return true;
+  };
+}
 
-  router.options('/uploads/:uploadId/parts/:partNumber', (req, res) => {
-    res.setHeader('Allow', 'PUT, OPTIONS');
-    res.status(204).end();
-  });
+const PART_ROUTE = /^\/uploads\/([^/]+)\/parts\/([^/]+)\/?$/i;
 
-  router.all('/uploads/:uploadId/parts/:partNumber', (req, res) => {
-    res.setHeader('Allow', 'PUT, OPTIONS');
-    void sendError(
-      req,
-      res,
-      new ObjectStoreError(
-        'MethodNotAllowed',
-        `The method ${req.method} is not allowed on a part URL; use PUT`,
-      ),
-    );
-  });
-
-  router.use((req, res) => {
-    void sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
-  });
-
-  router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    void sendError(req, res, error);
-  });
-
-  return router;
+function decodeParam(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The part route under the store's mount path, for the app's route table (405 Allow, CORS preflight). */
@@ -76,27 +88,26 @@ export function storageRoutes(mountPath: string): RouteSpec[] {
 
 async function putPart(
   store: PartReceiver,
-  req: Request,
-  res: Response,
+  req: ApiRequest,
+  res: ApiResponse,
   stallTimeoutMs: number,
-  sendError: (req: Request, res: Response, error: unknown) => Promise<void>,
+  sendError: (req: IncomingMessage, res: ServerResponse, error: unknown) => Promise<void>,
 ): Promise<void> {
   // A client that goes away mid-body makes the request emit 'error'; it is handled through the
   // store's stream, and this listener keeps a late one from ever becoming an uncaught exception.
   req.on('error', () => undefined);
   const stopWatching = watchForStall(req, res, stallTimeoutMs);
   try {
-    const uploadId = String(req.params.uploadId);
-    const partNumber = String(req.params.partNumber);
+    const { uploadId, partNumber } = req.params;
     store.verifyPartRequest('PUT', uploadId, partNumber, {
       expires: req.query[EXPIRES_PARAM],
       signature: req.query[SIGNATURE_PARAM],
     });
-    const lengthHeader = req.get('Content-Length');
+    const lengthHeader = req.headers['content-length'];
     const contentLength =
       lengthHeader !== undefined && /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
     const { etag } = await store.putPart(uploadId, partNumber, req, {
-      contentMd5: req.get('Content-MD5'),
+      contentMd5: header(req, 'content-md5'),
       contentLength,
     });
     if (res.destroyed || res.headersSent) return;
@@ -118,12 +129,12 @@ async function putPart(
  * client waits for an answer. After `ms` without a byte either way, it gets S3's IncompleteBody
  * and the connection is closed, which also ends the store's half-written part.
  */
-function watchForStall(req: Request, res: Response, ms: number): () => void {
+function watchForStall(req: IncomingMessage, res: ServerResponse, ms: number): () => void {
   const socket = req.socket;
   const onStall = () => {
     const stalled = new ObjectStoreError(
       'IncompleteBody',
-      `No bytes arrived for ${ms} ms before the body was complete (Content-Length ${req.get('Content-Length') ?? 'not given'}); the part is not stored`,
+      `No bytes arrived for ${ms} ms before the body was complete (Content-Length ${req.headers['content-length'] ?? 'not given'}); the part is not stored`,
     );
     res.setHeader('Connection', 'close');
     res.once('finish', () => {
@@ -144,12 +155,12 @@ function watchForStall(req: Request, res: Response, ms: number): () => void {
   };
 }
 
-function writeError(req: Request, res: Response, error: unknown): void {
+function writeError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
   if (res.headersSent || res.destroyed || req.socket?.destroyed === true) return;
   const storeError = toStoreError(error);
   const id = requestId();
   const body = errorXml(storeError, id);
-  res.status(storeError.httpStatus);
+  res.statusCode = storeError.httpStatus;
   res.setHeader('Content-Type', 'application/xml');
   res.setHeader('x-amz-request-id', id);
   res.setHeader('Content-Length', String(Buffer.byteLength(body)));
@@ -160,7 +171,7 @@ function toStoreError(error: unknown): ObjectStoreError {
   if (error instanceof ObjectStoreError) return error;
   const status = (error as { status?: unknown } | undefined)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    // express's own refusals, e.g. a path with malformed percent-encoding.
+    // an error that carries a client status of its own (as http-errors' do) is the client's fault
     return new ObjectStoreError('InvalidArgument', `Malformed request: ${(error as Error).message}`);
   }
   return new ObjectStoreError('InternalError', 'We encountered an internal error. Please try again.');
@@ -193,6 +204,12 @@ function escapeXml(text: string): string {
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&apos;')
     .replace(XML_FORBIDDEN, '');
+}
+
+/** A header that may arrive more than once (Node then gives an array): its first value. */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function requestId(): string {
