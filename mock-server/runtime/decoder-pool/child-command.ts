@@ -32,14 +32,16 @@ export function heapMegabytes(memoryCeilingBytes: number): number {
  * not memory in use), and RLIMIT_DATA counts that reservation there (Node 22's does not): a child
  * held to 512 MiB could not start at all ("Failed to reserve virtual memory for CodeRange",
  * SIGTRAP). Measured here: Node 24 needs about 580 MiB to start a plain child and about 1,100 MiB
- * with tsx's loader thread (run from the sources). On Node 24 the OS ceiling therefore adds the
+ * with tsx's loader thread (run from the sources), and more while tsx compiles the sources with
+ * its cache cold (a fresh checkout: a child held to 512 + 640 MiB died of it, V8 unable to map
+ * pages for a heap of 18 MB). On Node 24 the OS ceiling therefore adds the
  * part of the reservation a 512 MiB ceiling does not already cover; the default 6 GiB ceiling is
  * far above both, and what a child can allocate stays close to its ceiling.
  */
 function codeRangeReservation(typeScript: boolean): number {
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 24) return 0;
-  return (typeScript ? 640 : 128) * 1024 ** 2;
+  return (typeScript ? 1024 : 128) * 1024 ** 2;
 }
 
 /** `typeScript`: the child's entry or its tasks module is TypeScript (run from the sources). */
