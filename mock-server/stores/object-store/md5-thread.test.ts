@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { md5OfRange } from './md5-thread.js';
+import { md5OfRange, startMd5 } from './md5-thread.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'md5-range-'));
 const FILE = path.join(dir, 'bytes');
@@ -67,5 +67,37 @@ describe('md5OfRange', () => {
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe(md5(BYTES.subarray(0, 1000)));
     expect(run.status).toBe(0);
+  });
+
+  it('hashes bytes as they are written, told how far they are, and answers the whole on finish', async () => {
+    const file = path.join(dir, 'growing');
+    const handle = await open(file, 'w+');
+    try {
+      const job = startMd5({ fd: handle.fd }, 100);
+      let written = 0;
+      for (let at = 0; at < BYTES.length; at += 300_001) {
+        const piece = BYTES.subarray(at, at + 300_001);
+        await handle.write(piece, 0, piece.length, 100 + at);
+        written += piece.length;
+        job.advance(written);
+      }
+      expect(await job.finish(BYTES.length)).toBe(md5(BYTES));
+    } finally {
+      await handle.close();
+      await rm(file);
+    }
+  });
+
+  it('forgets a dropped job, and serves the next', async () => {
+    const handle = await open(FILE, 'r');
+    try {
+      const job = startMd5({ fd: handle.fd }, 0);
+      job.advance(2_000_000);
+      job.drop();
+      job.drop();
+      expect(await md5OfRange({ fd: handle.fd, start: 3, size: 99 })).toBe(md5(BYTES.subarray(3, 102)));
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -1,45 +1,71 @@
 /**
- * The MD5 of a byte range of a file, computed on a thread of its own. A resumable part's ETag is
- * its MD5 (S3's rule), and hashing on the event loop took about 38 % of its busy time while a part
- * streamed in (issue 31): every other request waited behind it, and the socket was read at the
- * pace of the hash. Hashing what was written, once written, leaves the event loop only the bytes'
- * way from socket to file, and runs beside the part's flush to disk.
+ * The MD5 of bytes written to a file, computed on a thread of its own while they are written. A
+ * resumable part's ETag is its MD5 (S3's rule), and hashing on the event loop took about 38 % of
+ * its busy time while a part streamed in (issue 31): every other request waited behind it. Here
+ * the event loop only says how far the bytes are written (`advance`); the thread reads them back
+ * (from the page cache) and hashes them as they come, so the digest is ready about when the last
+ * byte is, beside the part's flush.
  *
- * One thread serves every caller in turn (a second core, not a pool: parts arrive at the pace of
- * the network, and one thread hashes faster than that). It is started on first use, keeps the
- * process alive only while it has work, and is started again after a crash; its code is a few lines of plain
- * JavaScript evaluated in place, so the sources, the tests and the bundle in dist/ run it alike.
+ * One thread serves every job in turn (a second core, not a pool: parts arrive at the pace of the
+ * network, and one thread hashes faster than that). It is started on first use, keeps the process
+ * alive only while a digest is awaited, and is started again after a crash; its code is a few
+ * lines of plain JavaScript evaluated in place, so the sources, the tests and the bundle in dist/
+ * run it alike.
  */
 import { Worker } from 'node:worker_threads';
 
 const READ_BLOCK = 1 << 20;
+/** How far the bytes must move before the thread is told: a message per megabyte, not per chunk. */
+const ADVANCE_STEP = 1 << 20;
 
 const THREAD_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { closeSync, openSync, readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const block = Buffer.allocUnsafe(${READ_BLOCK});
-parentPort.on('message', ({ id, file, fd: given, start, size }) => {
-  let fd;
-  try {
-    fd = given === undefined ? openSync(file, 'r') : given;
-    const hash = createHash('md5');
-    for (let done = 0; done < size; ) {
-      const read = readSync(fd, block, 0, Math.min(block.length, size - done), start + done);
-      if (read === 0) throw new Error((file || 'the file') + ' ends ' + (size - done) + ' bytes before the range does');
-      hash.update(block.subarray(0, read));
-      done += read;
+const jobs = new Map();
+function hashUpTo(job, upTo) {
+  while (job.done < upTo) {
+    const read = readSync(job.fd, block, 0, Math.min(block.length, upTo - job.done), job.start + job.done);
+    if (read === 0) throw new Error((job.file || 'the file') + ' ends ' + (upTo - job.done) + ' bytes before the range does');
+    job.hash.update(block.subarray(0, read));
+    job.done += read;
+  }
+}
+parentPort.on('message', (m) => {
+  if (m.op === 'open') {
+    const job = { fd: m.fd, own: m.fd === undefined, file: m.file, start: m.start, done: 0, hash: createHash('md5') };
+    try {
+      if (job.own) job.fd = openSync(m.file, 'r');
+    } catch (error) {
+      job.error = error;
+      job.fd = undefined;
     }
-    parentPort.postMessage({ id, md5: hash.digest('hex') });
+    jobs.set(m.id, job);
+    return;
+  }
+  const job = jobs.get(m.id);
+  if (!job) return;
+  if (m.op === 'advance') {
+    // pread only: a descriptor closed and reused meanwhile (a dropped job) loses no one's bytes.
+    if (!job.error) try { hashUpTo(job, m.upTo); } catch (error) { job.error = error; }
+    return;
+  }
+  jobs.delete(m.id);
+  try {
+    if (m.op !== 'finish') return;
+    if (job.error) throw job.error;
+    hashUpTo(job, m.size);
+    parentPort.postMessage({ id: m.id, md5: job.hash.digest('hex') });
   } catch (error) {
-    parentPort.postMessage({ id, error: String((error && error.message) || error), code: error && error.code });
+    parentPort.postMessage({ id: m.id, error: String((error && error.message) || error), code: error && error.code });
   } finally {
-    if (fd !== undefined && given === undefined) closeSync(fd);
+    if (job.own && job.fd !== undefined) closeSync(job.fd);
   }
 });
 `;
 
-/** The thread's answer: a digest, or the error (with its errno code, such as ENOENT) that stopped it. */
+/** The thread's answer to a finish: a digest, or the error (with its errno code, such as ENOENT) that stopped it. */
 interface Answer {
   id: number;
   md5?: string;
@@ -88,16 +114,51 @@ function hashThread(): Worker {
  * descriptors), which reads what was written through it wherever the file has been renamed since.
  * The caller keeps the descriptor open until the digest is answered.
  */
-export type HashedRange = ({ file: string } | { fd: number }) & { start: number; size: number };
+export type HashSource = { file: string } | { fd: number };
 
-/** The hex MD5 of the range; rejects if the file is shorter. */
-export function md5OfRange(range: HashedRange): Promise<string> {
+/** A digest under way of the bytes from `start`, as they are written. */
+export interface Md5Job {
+  /** `written` bytes from the start are in the file now (the count only grows). */
+  advance(written: number): void;
+  /** The hex MD5 of the first `size` bytes; rejects if the file is shorter. */
+  finish(size: number): Promise<string>;
+  /** Forgets the job (its part failed); nothing after `finish`. */
+  drop(): void;
+}
+
+export function startMd5(source: HashSource, start: number): Md5Job {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
-    const worker = hashThread();
-    // Held while it has work, so a process waiting on nothing else still gets its digest.
-    if (pending.size === 0) worker.ref();
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, ...range });
-  });
+  const worker = hashThread();
+  worker.postMessage({ op: 'open', id, start, ...source });
+  let told = 0;
+  let ended = false;
+  return {
+    advance(written) {
+      if (ended || written - told < ADVANCE_STEP) return;
+      told = written;
+      worker.postMessage({ op: 'advance', id, upTo: written });
+    },
+    finish(size) {
+      ended = true;
+      if (thread !== worker)
+        return Promise.reject(new Error('the hashing thread stopped while these bytes were written'));
+      return new Promise((resolve, reject) => {
+        // Held while a digest is awaited, so a process waiting on nothing else still gets it.
+        if (pending.size === 0) worker.ref();
+        pending.set(id, { resolve, reject });
+        worker.postMessage({ op: 'finish', id, size });
+      });
+    },
+    drop() {
+      if (ended) return;
+      ended = true;
+      worker.postMessage({ op: 'drop', id });
+    },
+  };
+}
+
+/** The hex MD5 of a range of a file; rejects if the file is shorter. */
+export function md5OfRange(range: HashSource & { start: number; size: number }): Promise<string> {
+  const { start, size, ...source } = range;
+  return startMd5(source as HashSource, start).finish(size);
 }

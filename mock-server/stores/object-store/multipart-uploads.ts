@@ -23,14 +23,14 @@ import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js
 import { isMissing } from './disk.js';
 import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
 import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
-import { type HashedRange, md5OfRange } from './md5-thread.js';
+import { md5OfRange, type Md5Job, startMd5 } from './md5-thread.js';
 import { partOffset, PartMeter, streamBodyTo } from './part-bytes.js';
 import { PartUrlSigner } from './part-url-signer.js';
 import { SlotWriter } from './slot-writer.js';
 import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from './store-errors.js';
 
 /** Checks a part's written bytes against its request, flushes them, and answers their MD5. */
-type CheckArrived = (meter: PartMeter, written: HashedRange, flush: () => Promise<void>) => Promise<string>;
+type CheckArrived = (meter: PartMeter, hashing: Md5Job, flush: () => Promise<void>) => Promise<string>;
 
 export interface MultipartUploadsOptions {
   layout: StoreLayout;
@@ -159,12 +159,12 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     }
     /**
      * A part's bytes, once written, are checked against what the request declared, then flushed
-     * and hashed side by side: the 200 waits for both (acknowledged means durable), the event
-     * loop for neither.
+     * while their hash (taken on its own thread as they were written) completes: the 200 waits
+     * for both (acknowledged means durable), the event loop for neither.
      */
     const checkArrived = async (
       meter: PartMeter,
-      written: HashedRange,
+      hashing: Md5Job,
       flush: () => Promise<void>,
     ): Promise<string> => {
       if (options.contentLength !== undefined && meter.size !== options.contentLength) {
@@ -174,7 +174,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
           { partNumber },
         );
       }
-      const [md5] = await Promise.all([md5OfRange(written), flush()]);
+      const [md5] = await Promise.all([hashing.finish(meter.size), flush()]);
       if (expectedMd5 !== undefined && expectedMd5 !== md5) {
         throw new ObjectStoreError(
           'BadDigest',
@@ -211,13 +211,14 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
         throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
       });
-      writer = new SlotWriter(data, partOffset(plan, partNumber));
+      const hashing = startMd5({ fd: data.fd }, partOffset(plan, partNumber));
+      writer = new SlotWriter(data, partOffset(plan, partNumber), (written) => hashing.advance(written));
       this.writersOf(uploadId).set(id, writer);
       try {
         await streamBodyTo(body, meter, writer);
-        const slot = { fd: data.fd, start: partOffset(plan, partNumber), size: meter.size };
-        md5 = await checkArrived(meter, slot, () => data.datasync());
+        md5 = await checkArrived(meter, hashing, () => data.datasync());
       } finally {
+        hashing.drop();
         // No write of this PUT lands after this; closed before the part is recorded, so another
         // instance reading the slot on a network file system sees its bytes (close-to-open).
         await writer.stop(finished);
@@ -253,13 +254,13 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     const tmp = await this.stagingFile(`part-${partNumber}`);
     try {
       const handle = await fsp.open(tmp, 'wx+'); // read back by the hashing thread
+      const hashing = startMd5({ fd: handle.fd }, 0);
       let md5: string;
       try {
-        await streamBodyTo(body, meter, new SlotWriter(handle, 0));
-        md5 = await checkArrived(meter, { fd: handle.fd, start: 0, size: meter.size }, () =>
-          handle.datasync(),
-        );
+        await streamBodyTo(body, meter, new SlotWriter(handle, 0, (written) => hashing.advance(written)));
+        md5 = await checkArrived(meter, hashing, () => handle.datasync());
       } finally {
+        hashing.drop();
         await handle.close();
       }
       const file = this.layout.partFile(uploadId, partNumber, id);

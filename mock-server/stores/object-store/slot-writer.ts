@@ -13,9 +13,13 @@ export class SlotWriter extends Writable {
   private pending: Promise<unknown> = Promise.resolve();
   private stoppedBy: Error | undefined;
 
+  private written = 0;
+
   constructor(
     private readonly handle: FileHandle,
     offset: number,
+    /** Told how many bytes from the offset are written so far, after each write (the part's hash follows them). */
+    private readonly onWritten?: (written: number) => void,
   ) {
     super({ highWaterMark: 1 << 20 });
     this.position = offset;
@@ -52,9 +56,14 @@ export class SlotWriter extends Writable {
       return;
     }
     const at = this.position;
-    this.position += buffers.reduce((sum, b) => sum + b.length, 0);
+    const size = buffers.reduce((sum, b) => sum + b.length, 0);
+    this.position += size;
     this.pending = writeFully(this.handle, buffers, at);
-    this.pending.then(() => callback(), callback);
+    this.pending.then(() => {
+      this.written += size;
+      this.onWritten?.(this.written);
+      callback();
+    }, callback);
   }
 }
 
