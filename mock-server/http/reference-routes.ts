@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { PublicDocument } from './public-document.js';
 import type { RequestStage } from './request-pipeline.js';
-import { sendFileStream } from './send-file-stream.js';
+import { sendSizedBody } from './send-sized-body.js';
 import type { RouteSpec } from './route-table.js';
 import { INSTALL_ROOT } from '../../openapi/documents.js';
 
@@ -70,7 +70,7 @@ async function sendAsset(req: ApiRequest, res: ServerResponse, asset: Asset): Pr
   res.setHeader('Content-Length', size);
   res.setHeader('Last-Modified', mtime.toUTCString());
   if (req.method === 'HEAD') res.end();
-  else sendFileStream(createReadStream(file), res);
+  else await sendSizedBody(createReadStream(file), res, size);
 }
 
 /** The routes above, for the app's route table (405 Allow, CORS preflights). */

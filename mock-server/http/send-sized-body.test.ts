@@ -75,4 +75,21 @@ describe('sendSizedBody', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     await expect((await fetch(url)).arrayBuffer()).rejects.toThrow();
   });
+
+  it('sends no byte past the declared length of a source that turns out longer', async () => {
+    server = http.createServer((req, res) => {
+      res.setHeader('Content-Length', 5);
+      void sendSizedBody(Readable.from([Buffer.from('0123'), Buffer.from('456789')]), res, 5);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const raw = await new Promise<Buffer>((resolve, reject) => {
+      const socket = net.connect((server!.address() as AddressInfo).port, '127.0.0.1');
+      const parts: Buffer[] = [];
+      socket.on('data', (chunk) => parts.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(parts)));
+      socket.on('error', reject);
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    expect(raw.subarray(raw.indexOf('\r\n\r\n') + 4).toString()).toBe('01234');
+  });
 });

@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
  * piped, `end()` comes only after the source's next read finds its end, so the connection could
  * close on a response that never finished: journaled as no answer (status 0) though the client had
  * every byte, and left out of the partner's recorded contract. A source shorter than declared
- * destroys the response, so the client sees a broken answer rather than a short one.
+ * destroys the response, so the client sees a broken answer rather than a short one; a longer one
+ * is cut at the declared length.
  */
 export async function sendSizedBody(
   body: NodeJS.ReadableStream,
@@ -16,11 +17,13 @@ export async function sendSizedBody(
 ): Promise<void> {
   let sent = 0;
   try {
-    for await (const chunk of body as AsyncIterable<Buffer | string>) {
+    for await (const read of body as AsyncIterable<Buffer | string>) {
       if (res.destroyed) return;
-      sent += Buffer.byteLength(chunk);
+      const chunk = typeof read === 'string' ? Buffer.from(read) : read;
+      sent += chunk.length;
       if (sent >= size) {
-        res.end(chunk);
+        // Never past the declared length: bytes after it would be read as the next response.
+        res.end(chunk.subarray(0, chunk.length - (sent - size)));
         return;
       }
       if (!res.write(chunk) && !(await drained(res))) return;

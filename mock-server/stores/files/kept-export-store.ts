@@ -93,11 +93,7 @@ function keptFile(file: string, hash: string, size: number): KeptExport {
         await rm(file, { force: true });
         return undefined;
       }
-      // Bounded by its size, the stream knows its end as it reads the last byte, so the answer ends
-      // right after it. Unbounded, the end came one file read later, and a client that closes as
-      // soon as it holds Content-Length bytes (curl does) often closed first: the request was then
-      // journaled as cut short (status 0) though its client had the whole file.
-      return handle.createReadStream(size > 0 ? { end: size - 1 } : {});
+      return handle.createReadStream();
     },
   };
 }
