@@ -1,4 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
+import { decodeSegment, escapeRegExp } from './path-segment.js';
 
 interface CompiledOperation {
   operation: DocumentOperation;
@@ -25,7 +26,7 @@ export class OperationMatcher {
           .split(/(\{[^}]+\})/)
           .map((part) => {
             const param = /^\{([^}]+)\}$/.exec(part);
-            if (!param) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+            if (!param) return escapeRegExp(part);
             names.push(param[1]);
             return '([^/]+)';
           })
@@ -57,17 +58,9 @@ export class OperationMatcher {
         continue;
       }
       const params: Record<string, string> = {};
-      candidate.names.forEach((name, i) => (params[name] = safeDecode(found[i + 1])));
+      candidate.names.forEach((name, i) => (params[name] = decodeSegment(found[i + 1]) ?? found[i + 1]));
       return { operation: candidate.operation, params };
     }
     return { operation: undefined, pathKnown };
-  }
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
   }
 }

@@ -42,7 +42,14 @@ describe('the document at runtime', () => {
   });
 
   it('serves only the renderer files the page uses from its package', async () => {
-    expect((await fetch(local('/docs/swagger-ui-bundle.js'))).status).toBe(200);
+    const bundle = await fetch(local('/docs/swagger-ui-bundle.js'));
+    expect(bundle.status).toBe(200);
+    const bytes = Buffer.from(await bundle.arrayBuffer());
+    expect(bytes.length).toBe(Number(bundle.headers.get('content-length')));
+    expect(bytes.length).toBeGreaterThan(100_000);
+    const head = await fetch(local('/docs/swagger-ui-bundle.js'), { method: 'HEAD' });
+    expect(head.headers.get('content-length')).toBe(String(bytes.length));
+    expect((await fetch(local('/docs/%E0'))).status).toBe(404);
     expect((await fetch(local('/docs/package.json'))).status).toBe(404);
     expect((await fetch(local('/docs/..%2Fpackage.json'))).status).toBe(404);
   });

@@ -9,6 +9,7 @@ import type { RequestStage } from './request-pipeline.js';
 import { sendSizedBody } from './send-sized-body.js';
 import type { RouteSpec } from './route-table.js';
 import { INSTALL_ROOT } from '../../openapi/documents.js';
+import { decodeSegment } from './path-segment.js';
 
 /**
  * The public document and a readable reference of it, as FastAPI services (production is one)
@@ -56,11 +57,8 @@ export function referenceStage({ publicBaseUrl }: { publicBaseUrl: string }): Re
 function assetOf(segment: string): Asset | undefined {
   const name = segment.replace(/\/$/, '');
   if (!name || name.includes('/')) return undefined;
-  try {
-    return ASSETS.get(decodeURIComponent(name));
-  } catch {
-    return undefined;
-  }
+  const decoded = decodeSegment(name);
+  return decoded === undefined ? undefined : ASSETS.get(decoded);
 }
 
 async function sendAsset(req: ApiRequest, res: ServerResponse, asset: Asset): Promise<void> {

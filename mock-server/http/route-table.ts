@@ -1,4 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
+import { escapeRegExp } from './path-segment.js';
 
 /** One method of one path template (`/api/v1/image/{image_id}`), with the request headers it reads. */
 export interface RouteSpec {
@@ -68,7 +69,7 @@ export function operationRoutes(operations: DocumentOperation[]): RouteSpec[] {
 function templatePattern(template: string): RegExp {
   const source = template
     .split(/(\{[^}]+\})/)
-    .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : escapeRegExp(part)))
     .join('');
   return new RegExp(`^${source}$`);
 }

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../../openapi/documents.js';
+import { escapeRegExp } from './path-segment.js';
 
 // Built, the install root is dist/, and the package around it (node_modules included) is hidden too.
 const PACKAGE_ROOT = path.basename(INSTALL_ROOT) === 'dist' ? path.dirname(INSTALL_ROOT) : INSTALL_ROOT;
@@ -23,7 +24,7 @@ const PATH_REST = String.raw`[^\s'"\x60,;)]*`;
 export function withoutServerPaths(text: string): string {
   let out = text;
   for (const root of [...roots].sort((a, b) => b.length - a.length)) {
-    const escaped = root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const escaped = escapeRegExp(root);
     out = out.replace(
       new RegExp(`(?:file://)?${escaped}(?=[/\\\\]|\\b|$)${PATH_REST}`, 'g'),
       '<server path>',

@@ -5,6 +5,7 @@ import { isAdminToken } from '../bearer-auth.js';
 import type { ApiRequest, ApiResponse } from '../exchange.js';
 import type { RequestStage } from '../request-pipeline.js';
 import { dashboardReadHandlers, type DashboardReadUseCases } from './dashboard-read-handlers.js';
+import { decodeSegment, escapeRegExp } from '../path-segment.js';
 
 /**
  * The reads the dashboard adds to the control plane. They are not in the document yet (the YAML
@@ -45,8 +46,8 @@ export function dashboardRoutes(
   const page = renderDashboardPage({ operationIds: [...operationIds], version: '1.1.0' });
   const handlers = dashboardReadHandlers(useCases);
   const reads = READS.filter((read) => !operationIds.has(read.operationId));
-  const pagePattern = new RegExp(`^${escape(DASHBOARD_PATH)}/?$`);
-  const assetPattern = new RegExp(`^${escape(DASHBOARD_PATH)}/assets/([^/]+)/?$`);
+  const pagePattern = new RegExp(`^${escapeRegExp(DASHBOARD_PATH)}/?$`);
+  const assetPattern = new RegExp(`^${escapeRegExp(DASHBOARD_PATH)}/assets/([^/]+)/?$`);
 
   return function dashboard(req, res) {
     // Every path here is under /__mock/ (case-sensitive, as the express router was).
@@ -60,7 +61,7 @@ export function dashboardRoutes(
     const assetPath = assetPattern.exec(req.path);
     if (assetPath) {
       res.locals.operationId = 'mockDashboardPage';
-      const asset = dashboardAsset(decoded(assetPath[1]) ?? '');
+      const asset = dashboardAsset(decodeSegment(assetPath[1]) ?? '');
       if (!asset) sendDetail(res, 404, 'Not Found');
       else {
         res.setHeader('Cache-Control', 'no-cache');
@@ -96,22 +97,10 @@ export function dashboardRoutes(
   };
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function decoded(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
-
 function paramsOf(names: readonly string[], found: RegExpExecArray): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (const [i, name] of names.entries()) {
-    const value = decoded(found[i + 1]);
+    const value = decodeSegment(found[i + 1]);
     if (value === undefined) return undefined;
     params[name] = value;
   }

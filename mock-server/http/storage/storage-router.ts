@@ -9,6 +9,7 @@ import type { RouteSpec } from '../route-table.js';
 import { ObjectStoreError, type ObjectStoreErrorCode, type PartReceiver } from '../../domain/object-store.js';
 import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-url-signer.js';
 import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS, type DiscardLimits } from '../discard-rest.js';
+import { decodeSegment } from '../path-segment.js';
 
 /**
  * The S3-like HTTP face of a store that receives its own parts (the embedded store's
@@ -42,8 +43,8 @@ export function storageStage(
       void sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
       return true;
     }
-    const uploadId = decodeParam(found[1]);
-    const partNumber = decodeParam(found[2]);
+    const uploadId = decodeSegment(found[1]);
+    const partNumber = decodeSegment(found[2]);
     if (uploadId === undefined || partNumber === undefined) {
       const raw = uploadId === undefined ? found[1] : found[2];
       const malformed = `Malformed request: Failed to decode param '${raw}'`;
@@ -66,14 +67,6 @@ export function storageStage(
 }
 
 const PART_ROUTE = /^\/uploads\/([^/]+)\/parts\/([^/]+)\/?$/i;
-
-function decodeParam(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The part route under the store's mount path, for the app's route table (405 Allow, CORS preflight). */
 export function storageRoutes(mountPath: string): RouteSpec[] {
