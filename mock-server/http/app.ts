@@ -1,6 +1,5 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { sendDetail } from './error-responses.js';
 import { exportHandlers } from './handlers/export-handlers.js';
 import { imageHandlers } from './handlers/image-handlers.js';
 import { internalHandlers } from './handlers/internal-handlers.js';
@@ -27,8 +26,8 @@ import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.js';
 import type { HttpUseCases } from './use-cases.js';
+import { failureAnswer } from './failure-answer.js';
 import { requestPipeline, type RequestStage } from './request-pipeline.js';
-import type { ApiRequest, ApiResponse } from './exchange.js';
 
 /**
  * The whole HTTP surface as one request function on node:http: the request's log line and journal
@@ -104,15 +103,5 @@ export function createApp(
       }),
     }),
   );
-  return requestPipeline(stages, (err: unknown, req: ApiRequest, res: ApiResponse) => {
-    try {
-      logger.error({ err, reqId: res.locals.requestId, path: req.path }, 'unhandled error');
-      if (!res.headersSent)
-        sendDetail(res, 500, `Internal Server Error (request id ${res.locals.requestId})`);
-      // Part of the answer went out: the client must see it cut short, not wait for the rest.
-      else if (!res.writableEnded) res.destroy();
-    } catch {
-      res.destroy();
-    }
-  });
+  return requestPipeline(stages, failureAnswer(logger));
 }

@@ -81,11 +81,24 @@ describe('the exchange handlers see', () => {
 
 describe('the stages', () => {
   it('run in order until one takes the request; none taking it is a 404', async () => {
+    const seen: string[] = [];
     const base = await serve([
-      (req) => req.path === '/skip' && false,
-      (req, res) => (req.path === '/mine' ? (res.json({ by: 'second' }), true) : false),
+      (req, res) => (
+        seen.push(`first ${req.path}`),
+        req.path === '/first' ? (res.json({ by: 'first' }), true) : false
+      ),
+      (req, res) => (
+        seen.push(`second ${req.path}`),
+        req.path !== '/other' ? (res.json({ by: 'second' }), true) : false
+      ),
     ]);
+    expect(await (await fetch(`${base}/first`)).json()).toEqual({ by: 'first' });
     expect(await (await fetch(`${base}/mine`)).json()).toEqual({ by: 'second' });
+    expect(seen, 'a later stage never sees what an earlier one took').toEqual([
+      'first /first',
+      'first /mine',
+      'second /mine',
+    ]);
     const none = await fetch(`${base}/other`);
     expect(none.status).toBe(404);
     expect(await none.json()).toEqual({ detail: 'Not Found' });

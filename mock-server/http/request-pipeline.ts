@@ -4,8 +4,7 @@ import { equipExchange, type ApiRequest, type ApiResponse } from './exchange.js'
 
 /**
  * One step of the request function. `false`: not this step's request, the next one looks at it;
- * `true`: answered (or being answered, its failures handled by the step itself); a promise: being
- * answered, and a rejection is the pipeline's to answer.
+ * `true`: answered; a promise: being answered, and a rejection is the pipeline's to answer.
  */
 export type RequestStage = (req: ApiRequest, res: ApiResponse) => boolean | Promise<void>;
 

@@ -39,30 +39,24 @@ export function storageStage(
     const lower = req.path.toLowerCase();
     if (lower !== mount && !lower.startsWith(`${mount}/`)) return false;
     const found = PART_ROUTE.exec(req.path.slice(mount.length));
-    if (!found) {
-      void sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
-      return true;
-    }
+    if (!found)
+      return sendError(req, res, new ObjectStoreError('NoSuchKey', 'The specified resource does not exist'));
     const uploadId = decodeSegment(found[1]);
     const partNumber = decodeSegment(found[2]);
     if (uploadId === undefined || partNumber === undefined) {
       const raw = uploadId === undefined ? found[1] : found[2];
       const malformed = `Malformed request: Failed to decode param '${raw}'`;
-      void sendError(req, res, new ObjectStoreError('InvalidArgument', malformed));
-      return true;
+      return sendError(req, res, new ObjectStoreError('InvalidArgument', malformed));
     }
     req.params = { uploadId, partNumber };
-    if (req.method === 'PUT') {
-      void putPart(store, req, res, stallTimeoutMs, sendError);
-    } else if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', 'PUT, OPTIONS');
+    if (req.method === 'PUT') return putPart(store, req, res, stallTimeoutMs, sendError);
+    res.setHeader('Allow', 'PUT, OPTIONS');
+    if (req.method === 'OPTIONS') {
       res.status(204).end();
-    } else {
-      res.setHeader('Allow', 'PUT, OPTIONS');
-      const message = `The method ${req.method} is not allowed on a part URL; use PUT`;
-      void sendError(req, res, new ObjectStoreError('MethodNotAllowed', message));
+      return true;
     }
-    return true;
+    const message = `The method ${req.method} is not allowed on a part URL; use PUT`;
+    return sendError(req, res, new ObjectStoreError('MethodNotAllowed', message));
   };
 }
 
