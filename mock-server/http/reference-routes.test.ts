@@ -50,6 +50,16 @@ describe('the document at runtime', () => {
     const head = await fetch(local('/docs/swagger-ui-bundle.js'), { method: 'HEAD' });
     expect(head.headers.get('content-length')).toBe(String(bytes.length));
     expect((await fetch(local('/docs/%E0'))).status).toBe(404);
+    const lastModified = bundle.headers.get('last-modified') ?? '';
+    const revalidated = await fetch(local('/docs/swagger-ui-bundle.js'), {
+      headers: { 'If-Modified-Since': lastModified },
+    });
+    expect(revalidated.status).toBe(304);
+    expect((await revalidated.arrayBuffer()).byteLength).toBe(0);
+    const older = new Date(Date.parse(lastModified) - 1000).toUTCString();
+    expect(
+      (await fetch(local('/docs/swagger-ui-bundle.js'), { headers: { 'If-Modified-Since': older } })).status,
+    ).toBe(200);
     expect((await fetch(local('/docs/package.json'))).status).toBe(404);
     expect((await fetch(local('/docs/..%2Fpackage.json'))).status).toBe(404);
   });

@@ -67,7 +67,14 @@ async function sendAsset(req: ApiRequest, res: ServerResponse, asset: Asset): Pr
   res.setHeader('Content-Type', asset.type);
   res.setHeader('Content-Length', size);
   res.setHeader('Last-Modified', mtime.toUTCString());
-  if (req.method === 'HEAD') res.end();
+  // A browser revalidating its copy gets 304, not the bundle again (RFC 9110 13.1.3; whole seconds).
+  const since = Date.parse(req.headers['if-modified-since'] ?? '');
+  if (Math.floor(mtime.getTime() / 1000) * 1000 <= since) {
+    res.removeHeader('Content-Length');
+    res.removeHeader('Content-Type');
+    res.statusCode = 304;
+    res.end();
+  } else if (req.method === 'HEAD') res.end();
   else await sendSizedBody(createReadStream(file), res, size);
 }
 
