@@ -1,9 +1,10 @@
 /**
  * The two TIFF decompressors our own chunk reader (chunk-slices.ts) needs beside node:zlib's
- * inflate: LZW and PackBits, each decoding one whole chunk to at most `expected` bytes.
+ * inflate: LZW and PackBits, each decoding one whole chunk to at most `expected` bytes; the answer
+ * is as long as what the source held, so a short source gives a shorter answer.
  *
  *   lzwDecode(src, expected): Uint8Array          throws on a code not in the table
- *   packBitsDecode(src, expected): Uint8Array     what a short source does not fill stays 0
+ *   packBitsDecode(src, expected): Uint8Array
  */
 
 /** TIFF LZW decoder (MSB-first codes, 9-12 bits, early change). */
@@ -80,7 +81,7 @@ export function lzwDecode(src: Uint8Array, expected: number): Uint8Array {
     old = code;
     if (next + 1 >= 1 << nbits && nbits < 12) nbits++;
   }
-  return out;
+  return out.subarray(0, op);
 }
 
 export function packBitsDecode(src: Uint8Array, expected: number): Uint8Array {
@@ -91,12 +92,13 @@ export function packBitsDecode(src: Uint8Array, expected: number): Uint8Array {
     const n = src[i] > 127 ? src[i] - 256 : src[i];
     i++;
     if (n >= 0) {
-      for (let k = 0; k <= n && o < expected; k++) out[o++] = src[i + k];
+      for (let k = 0; k <= n && o < expected && i + k < src.length; k++) out[o++] = src[i + k];
       i += n + 1;
     } else if (n !== -128) {
+      if (i >= src.length) break;
       for (let k = 0; k < 1 - n && o < expected; k++) out[o++] = src[i];
       i++;
     }
   }
-  return out;
+  return out.subarray(0, o);
 }

@@ -13,9 +13,10 @@
  * Compression none (1) is read straight from the file and deflate (8, 32946) is inflated as a
  * stream, both a slice at a time whatever the chunk's size; LZW (5) and PackBits (32773) decode a
  * whole chunk (LZW_CHUNK_MAX at most, else streamingBlocker says so). Predictor 1, 2 (integer
- * samples) and 3 (floating point, libtiff's fpAcc). A chunk that decompresses to fewer bytes than
- * its rows is padded with zeros, and one that inflates past them is read as far as its rows, as
- * libtiff does; one that does not decompress is "corrupt", naming the chunk.
+ * samples) and 3 (floating point, libtiff's fpAcc), undone only where libtiff undoes it: after LZW
+ * and deflate (it ignores the tag on uncompressed and PackBits chunks). A chunk that decompresses
+ * past its rows is read as far as its rows, as libtiff does; one that does not decompress, or to
+ * fewer bytes than its rows (libtiff: "Not enough data"), is "corrupt", naming the chunk.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
@@ -76,9 +77,15 @@ function geometry(info: TiffInfo): Geometry {
   };
 }
 
+/** libtiff undoes a predictor after these compressions only (LZW, deflate); elsewhere it is 1. */
+function predictorOf(info: TiffInfo): number {
+  return [5, 8, 32946].includes(info.compression) ? info.predictor : 1;
+}
+
 export function streamingBlocker(info: TiffInfo): string | undefined {
-  const { compression, predictor, sampleFormat } = info;
+  const { compression, sampleFormat } = info;
   if (![1, 5, 8, 32946, 32773].includes(compression)) return `compression ${compression}`;
+  const predictor = predictorOf(info);
   const predictorOk =
     predictor === 1 ||
     (predictor === 2 && sampleFormat !== 'float') ||
@@ -181,12 +188,8 @@ async function* chunkRows(
       source.destroy();
       inflate.destroy();
     }
-    // A stream shorter than its rows: the rest is zeros (the slice is zero-filled past `filled`).
-    while (first < rows) {
-      yield { first, bytes: slice };
-      first += slice.length / g.rowBytes;
-      slice = new Uint8Array(Math.min(sliceRows, rows - first) * g.rowBytes);
-    }
+    if (first < rows)
+      throw corrupt(new Error(`it ends ${expected - first * g.rowBytes - filled} bytes short`));
     return;
   }
   // LZW and PackBits: a compressed chunk never needs more than 1.5 times its rows (12-bit codes).
@@ -198,6 +201,7 @@ async function* chunkRows(
   } catch (err) {
     throw corrupt(err);
   }
+  if (whole.length < expected) throw corrupt(new Error(`it ends ${expected - whole.length} bytes short`));
   for (let first = 0; first < rows; first += sliceRows) {
     const n = Math.min(sliceRows, rows - first);
     yield { first, bytes: whole.subarray(first * g.rowBytes, (first + n) * g.rowBytes) };
@@ -206,7 +210,7 @@ async function* chunkRows(
 
 async function* pieces(fh: FileHandle, offset: number, count: number): AsyncGenerator<Buffer> {
   for (let at = 0; at < count; at += READ_PIECE) {
-    const buf = Buffer.alloc(Math.min(READ_PIECE, count - at));
+    const buf = Buffer.allocUnsafe(Math.min(READ_PIECE, count - at));
     const { bytesRead } = await fh.read(buf, 0, buf.length, offset + at);
     yield buf.subarray(0, bytesRead);
     if (bytesRead < buf.length) return;
@@ -219,9 +223,10 @@ const IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 function toSamples(bytes: Uint8Array, info: TiffInfo, g: Geometry, rows: number): SampleArray {
   const n = bytes.length / g.bytesPer;
   const rowSamples = g.chunkW * g.channels;
-  if (info.predictor === 3) return floatPredictor(bytes, rows, rowSamples, g.channels);
+  const predictor = predictorOf(info);
+  if (predictor === 3) return floatPredictor(bytes, rows, rowSamples, g.channels);
   const samples = nativeSamples(bytes, info, n);
-  if (info.predictor === 2) {
+  if (predictor === 2) {
     for (let r = 0; r < rows; r++) {
       const base = r * rowSamples;
       for (let i = g.channels; i < rowSamples; i++) samples[base + i] += samples[base + i - g.channels];

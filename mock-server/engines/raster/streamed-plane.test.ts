@@ -168,6 +168,36 @@ describe('decodePlaneStreamed gives the plane libvips gives', () => {
   });
 });
 
+describe('where libtiff and libvips differ from a naive reading', () => {
+  const grey = { width: W, height: H, bitsPerSample: 8, data: ints(N, 0, 256) } satisfies TiffPage;
+
+  it('ignores a predictor on uncompressed and PackBits chunks, as libtiff does', async () => {
+    for (const compression of ['none', 'packbits'] as const) {
+      const path = write(encodeTiff([grey], { compression }));
+      const info = { ...(await inspectTiff(path)), predictor: 2 };
+      const ours = await decodePlaneStreamed(path, info);
+      const theirs = await decodePlaneWithLibvips(path, await inspectTiff(path));
+      expect(Buffer.from(ours.data.buffer, ours.data.byteOffset, ours.data.byteLength), compression).toEqual(
+        Buffer.from(theirs.data.buffer, theirs.data.byteOffset, theirs.data.byteLength),
+      );
+    }
+  });
+
+  it('refuses a chunk that decompresses to fewer bytes than its rows, naming it, as libtiff does', async () => {
+    for (const compression of ['deflate', 'lzw', 'packbits'] as const) {
+      // One strip of H rows, read as if the page (and so the strip) had 3 rows more.
+      const path = write(encodeTiff([grey], { compression, rowsPerStrip: 64 }));
+      const info = { ...(await inspectTiff(path)), height: H + 3, rowsPerStrip: H + 3 };
+      await expect(decodePlaneStreamed(path, info), compression).rejects.toMatchObject({
+        kind: 'corrupt',
+        message: expect.stringMatching(
+          /^corrupt: strip 1 of 1 does not decompress to its \d+ bytes \(it ends 111 bytes short\)/,
+        ),
+      });
+    }
+  });
+});
+
 describe('streamedPlaneBlocker', () => {
   it('leaves to libvips what the reader does not know, and 32-bit separate planes in bands too big to hold', async () => {
     const path = write(
@@ -189,7 +219,7 @@ describe('streamedPlaneBlocker', () => {
     );
     const info = await inspectTiff(path);
     expect(streamedPlaneBlocker({ ...info, compression: 7 })).toBe('compression 7');
-    expect(streamedPlaneBlocker({ ...info, predictor: 2 })).toBe('predictor 2');
+    expect(streamedPlaneBlocker({ ...info, compression: 8, predictor: 2 })).toBe('predictor 2');
     // One strip of 4,096 x 2,100 per plane: a band of 68.8 MB of maxima.
     const oneStrip = { ...info, width: 4096, height: 2100, rowsPerStrip: 2100 };
     expect(4096 * 2100 * 8).toBeGreaterThan(BAND_MAX);
