@@ -30,10 +30,9 @@ import { SnapshotService } from './domain/snapshots/snapshot-service.js';
 import { SnapshotRefused } from './domain/snapshots/snapshot-format.js';
 import { DataFolderSnapshotFiles } from './stores/snapshots/snapshot-file-store.js';
 import { TarSnapshotArchives } from './stores/snapshots/tar-archives.js';
-import type { ConvertedImage } from './domain/images/image-conversions.js';
 import type { ChildProcessPool } from './runtime/decoder-pool/child-process-pool.js';
 import { createDecoderPool } from './runtime/decoder-pool/decoder-pools.js';
-import type { ConvertJob } from './runtime/decoder-pool/decoder-tasks.js';
+import { convertInChild } from './runtime/decoder-pool/convert-in-child.js';
 import { ChildProcessSegmentationRunner } from './runtime/decoder-pool/segmentation-runner.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
@@ -139,8 +138,7 @@ export async function createServices(
     limits,
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
-    convert: (tiffPath, files) =>
-      decoders.run<ConvertedImage>('convert', { tiffPath, files, limits: rasterLimits } satisfies ConvertJob),
+    convert: convertInChild(decoders, rasterLimits),
     derivedFiles: new DerivedImageFileStore(paths),
   });
   const runner =

@@ -15,6 +15,7 @@ import { writePlaneFile } from './plane-file.js';
 import { writePreviews } from './previews.js';
 import { TiffError } from './tiff-error.js';
 import { inspectTiff, type TiffInfo, type TiffLimits } from './tiff-inspect.js';
+import { spillScratchPath } from './spill-scratch.js';
 
 /** Where a conversion writes (folders made by the caller). */
 export interface ConvertedFiles {
@@ -40,7 +41,7 @@ export async function convertImage(
 ): Promise<ConvertedImage> {
   const info = await inspectTiff(tiffPath, limits);
   // A big page only libvips reads is spilled beside the plane while it is decoded (decode-plane.ts).
-  const plane = await decodePlane(tiffPath, info, `${files.plane}.decoding.tif`);
+  const plane = await decodePlane(tiffPath, info, spillScratchPath(files.plane));
   try {
     await writePreviews(plane, files.preview, files.thumbnail);
   } catch (err) {
