@@ -3,8 +3,7 @@
  * decodes the page whole, for every readable file of the corpus (JPEG-in-TIFF, tiles, predictors,
  * separate planes, float, BigTIFF...).
  */
-import { readFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,10 +29,11 @@ describe('spillPage', () => {
     expect(readable).toContain('jpeg-in-tiff-rgb.tif');
   });
 
-  it.each(readable)('%s: spilled and streamed, the plane libvips decodes whole', async (file) => {
+  it.for(readable)('%s: spilled and streamed, the plane libvips decodes whole', async (file, { skip }) => {
     const path = new URL(file, corpus).pathname;
     const info = await inspectTiff(path);
-    if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) return; // libvips clamps these: never spilled
+    // libvips clamps these, so they are never spilled: reported as skipped, not passed.
+    if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) skip();
     const out = join(dir, `${file}.spilled.tif`);
     await spillPage(path, info, out);
     const spilled = await inspectTiff(out);
