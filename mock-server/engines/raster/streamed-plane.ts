@@ -59,6 +59,7 @@ export async function decodePlaneStreamed(path: string, info: TiffInfo): Promise
   await forEachPixelMax(path, info, (_y, _x, count, values) => {
     for (let i = 0; i < count; i++) {
       const v = values[i];
+      if (!Number.isFinite(v)) continue; // NaN and infinities take no part in the range, and become 0
       if (v < min) min = v;
       if (v > max) max = v;
     }
@@ -77,24 +78,19 @@ export async function decodePlaneStreamed(path: string, info: TiffInfo): Promise
 }
 
 /**
- * Every pixel's maximum over its colour samples, as runs along rows. Non-finite values are
- * passed through (the 32-bit range skips them with `v < min` / `v > max` on finite bounds only
- * after this: infinities are excluded by the caller's comparison with the finite range).
+ * Every pixel's maximum over its colour samples, as runs along rows. Non-finite values are passed
+ * through as they are: the 32-bit rescale leaves them out of its range, and its comparison with
+ * that finite range makes them 0.
  */
 async function forEachPixelMax(path: string, info: TiffInfo, run: Run): Promise<void> {
   const colour = Math.max(1, Math.min(info.samplesPerPixel, info.colorSamples));
-  const finiteOnly: Run = (y, x, count, values) => {
-    for (let i = 0; i < count; i++) if (!Number.isFinite(values[i])) values[i] = NaN;
-    run(y, x, count, values);
-  };
-  const emit = info.bitsPerSample === 32 ? finiteOnly : run;
   if (!separatePlanes(info)) {
     let row = new Float64Array(0);
     await forEachSlice(path, info, (s) => {
       if (row.length < s.cols) row = new Float64Array(s.cols);
       for (let r = 0; r < s.rows; r++) {
         maxOfContiguous(s, r, colour, row);
-        emit(s.y + r, s.x, s.cols, row);
+        run(s.y + r, s.x, s.cols, row);
       }
     });
     return;
@@ -105,7 +101,7 @@ async function forEachPixelMax(path: string, info: TiffInfo, run: Run): Promise<
   let bandHeight = 0;
   const flush = () => {
     for (let r = 0; r < bandHeight; r++)
-      emit(bandY + r, 0, info.width, band.subarray(r * info.width, (r + 1) * info.width));
+      run(bandY + r, 0, info.width, band.subarray(r * info.width, (r + 1) * info.width));
   };
   await forEachSlice(path, info, (s) => {
     const y0 = s.y - (s.y % bandRows);
