@@ -10,6 +10,7 @@
  * make it allocate more; the reduction rules are decode-plane.ts's. libvips' cache of file loads by
  * path is off (libvips.ts).
  */
+import type { Metadata, Sharp } from 'sharp';
 import sharp from './libvips.js';
 import type { Plane } from './plane.js';
 import type { SampleArray } from './chunk-slices.js';
@@ -108,25 +109,31 @@ export function readableVipsError(err: unknown): string {
     .join('; ');
 }
 
-export async function decodePlaneWithLibvips(path: string, info: TiffInfo): Promise<Plane> {
-  const { width, height } = info;
-  const n = width * height;
-  const depth = depthFor(info);
+/**
+ * Page 1 of the file as libvips decodes it, in its own colourspace, with `limitInputPixels` set to
+ * the page's size so that a header that lies cannot make it allocate more; and its metadata.
+ */
+export async function firstPage(path: string, info: TiffInfo): Promise<{ page: Sharp; meta: Metadata }> {
   const open = () =>
     sharp(path, {
       page: 0,
       pages: 1,
-      limitInputPixels: Math.max(1, n),
+      limitInputPixels: Math.max(1, info.width * info.height),
       failOn: 'error',
       sequentialRead: true,
     });
+  const meta = await open().metadata();
+  // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
+  return { page: open().toColourspace(meta.space ?? 'b-w'), meta };
+}
+
+export async function decodePlaneWithLibvips(path: string, info: TiffInfo): Promise<Plane> {
+  const { width, height } = info;
+  const n = width * height;
+  const depth = depthFor(info);
   try {
-    const meta = await open().metadata();
-    // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
-    const { data, info: out } = await open()
-      .toColourspace(meta.space ?? 'b-w')
-      .raw({ depth })
-      .toBuffer({ resolveWithObject: true });
+    const { page, meta } = await firstPage(path, info);
+    const { data, info: out } = await page.raw({ depth }).toBuffer({ resolveWithObject: true });
     if (out.width !== width || out.height !== height) {
       throw new TiffError(
         'decode',

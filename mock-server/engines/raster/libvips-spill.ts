@@ -11,26 +11,13 @@
  * and libvips marks alpha with ExtraSamples, so the reduction over `colorSamples` of the spilled
  * file is libvips-plane.ts's over the channels that are not alpha.
  */
-import sharp from './libvips.js';
-import { libvipsFailure } from './libvips-plane.js';
+import { firstPage, libvipsFailure } from './libvips-plane.js';
 import type { TiffInfo } from './tiff-info.js';
 
 export async function spillPage(path: string, info: TiffInfo, out: string): Promise<void> {
-  const open = () =>
-    sharp(path, {
-      page: 0,
-      pages: 1,
-      limitInputPixels: Math.max(1, info.width * info.height),
-      failOn: 'error',
-      sequentialRead: true,
-    });
   try {
-    const meta = await open().metadata();
-    // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
-    await open()
-      .toColourspace(meta.space ?? 'b-w')
-      .tiff({ compression: 'none' })
-      .toFile(out);
+    const { page } = await firstPage(path, info);
+    await page.tiff({ compression: 'none' }).toFile(out);
   } catch (err) {
     throw libvipsFailure(err);
   }
