@@ -39,6 +39,7 @@ import {
   statementCache,
   type Statements,
 } from './database/statements.js';
+import { ReadMemo } from './database/read-memo.js';
 import { memoryCounters } from '../memory/counters.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
 import { memoryFaults } from '../memory/fault-list.js';
@@ -64,6 +65,8 @@ export class SqliteStateStore implements StateStore {
   private readonly gate: TransactionGate;
   private readonly organizationRows: Synchronous<OrganizationTable>;
   private readonly statements: Statements;
+  /** Answers of reads kept until the next write: this process is the database's only writer. */
+  private readonly memo = new ReadMemo();
   /** One process owns a SQLite folder: every write that changes a key's organization passes through this store. */
   private readonly keyCache: KeyCache;
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
@@ -73,7 +76,7 @@ export class SqliteStateStore implements StateStore {
     private readonly db: Database,
     options: { journalCapacity?: number; keyCache?: KeyCacheLimits } = {},
   ) {
-    const statements = (this.statements = statementCache(db));
+    const statements = (this.statements = statementCache(db, this.memo));
     this.keyCache = new KeyCache(options.keyCache);
     this.organizationRows = organizationTable(statements);
     const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err)));
@@ -98,6 +101,10 @@ export class SqliteStateStore implements StateStore {
     const keyWritesBefore = this.keyWrites;
     try {
       return await this.gate.transaction(work);
+    } catch (err) {
+      // Rolled back: a read inside the transaction may have kept rows that are gone now.
+      this.memo.written();
+      throw err;
     } finally {
       // A lookup made inside the transaction after its write saw rows a rollback may have undone.
       if (this.keyWrites !== keyWritesBefore) this.keyCache.invalidate();
@@ -139,6 +146,7 @@ export class SqliteStateStore implements StateStore {
         'jobs',
       ])
         this.db.prepare(`DELETE FROM ${table}`).run();
+      this.memo.written();
       this.keysChanged();
     });
     await this.counters.clear();

@@ -1,11 +1,18 @@
-/** Statements compiled once and kept, and how a client's text is stored: what the tables share. */
+/**
+ * Statements compiled once and kept, with the answers of reads kept until the next write
+ * (read-memo.ts), and how a client's text is stored: what the tables share.
+ */
 import type { Database, Statement } from './node-sqlite.js';
+import { ReadMemo } from './read-memo.js';
 
 export type Row = Record<string, unknown>;
 
+/** What the tables call on a statement. */
+export type PreparedStatement = Pick<Statement, 'run' | 'get' | 'all'>;
+
 /** The part of a database the tables use: statements compiled once and kept (SQL text -> statement). */
 export interface Statements {
-  prepare(sql: string): Statement;
+  prepare(sql: string): PreparedStatement;
   /** Runs a statement with `@name` parameters, binding each from the like-named field of `record` (other fields are left out). */
   runNamed(sql: string, record: object): void;
   /** The first row, or undefined. */
@@ -16,11 +23,18 @@ export interface Statements {
 
 type Bindable = null | number | bigint | string | NodeJS.ArrayBufferView;
 
-export function statementCache(db: Database): Statements {
-  const compiled = new Map<string, Statement>();
+/** A SELECT only reads; anything else (a write, a WITH, a PRAGMA) is taken as a write. */
+const READ_ONLY = /^\s*SELECT\b/i;
+
+export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): Statements {
+  const compiled = new Map<string, PreparedStatement>();
   const prepare = (sql: string) => {
     let statement = compiled.get(sql);
-    if (!statement) compiled.set(sql, (statement = db.prepare(sql)));
+    if (!statement) {
+      const native = db.prepare(sql);
+      statement = READ_ONLY.test(sql) ? remembered(native, sql, memo) : forgetting(native, memo);
+      compiled.set(sql, statement);
+    }
     return statement;
   };
   const parameterNames = new Map<string, string[]>();
@@ -47,4 +61,32 @@ export function statementCache(db: Database): Statements {
  * escapes it, so the name reads back exactly as it was sent.
  */
 export const clientText = (text: string): string => JSON.stringify(text);
-export const fromClientText = (stored: unknown): string => JSON.parse(stored as string) as string;
+export const fromClientText = (stored: unknown): string => {
+  const text = stored as string;
+  // JSON writes every character it escapes with a backslash: without one, the text is between the quotes.
+  return text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1);
+};
+
+/** A read whose answers `memo` keeps. */
+function remembered(native: Statement, sql: string, memo: ReadMemo): PreparedStatement {
+  const allSql = `all ${sql}`;
+  const getSql = `get ${sql}`;
+  return {
+    run: (...args: Bindable[]) => native.run(...args),
+    all: (...args: Bindable[]) => memo.rows(allSql, args, () => native.all(...args) as Row[]),
+    get: (...args: Bindable[]) =>
+      memo.rows(getSql, args, () => {
+        const row = native.get(...args) as Row | undefined;
+        return row === undefined ? [] : [row];
+      })[0],
+  } as PreparedStatement;
+}
+
+/** A write: every kept answer is forgotten before it runs (and so also when it fails half-way). */
+function forgetting(native: Statement, memo: ReadMemo): PreparedStatement {
+  return {
+    run: (...args: Bindable[]) => (memo.written(), native.run(...args)),
+    all: (...args: Bindable[]) => (memo.written(), native.all(...args)),
+    get: (...args: Bindable[]) => (memo.written(), native.get(...args)),
+  } as PreparedStatement;
+}

@@ -1,0 +1,133 @@
+/**
+ * Reads are answered from memory until something writes, and never after: a write through any
+ * statement, a rolled-back transaction and an emptied store each make the next read go to SQLite.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteStateStore } from '../sqlite-state-store.js';
+import { DatabaseSync } from './node-sqlite.js';
+import { openDatabase } from './open-database.js';
+import { ReadMemo } from './read-memo.js';
+import { clientText, fromClientText, statementCache } from './statements.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function table() {
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, value TEXT, bytes BLOB)');
+  db.exec("INSERT INTO t VALUES ('a', 'one', x'0102')");
+  const memo = new ReadMemo();
+  return { db, memo, statements: statementCache(db, memo) };
+}
+
+describe('read memo', () => {
+  it('answers a read from memory while nothing is written (the raw connection changing the row is not seen)', () => {
+    const { db, statements } = table();
+    expect(statements.row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'one' });
+    // Behind the memo's back: only a write through the statements is a write it knows of.
+    db.exec("UPDATE t SET value = 'changed behind' WHERE id = 'a'");
+    expect(statements.row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'one' });
+    expect(statements.column('SELECT value FROM t WHERE id = ?', 'b')).toEqual([]);
+  });
+
+  it('forgets every answer when a statement writes, whichever table or row it touches', () => {
+    const { statements } = table();
+    statements.row('SELECT value FROM t WHERE id = ?', 'a');
+    statements.prepare("UPDATE t SET value = 'two' WHERE id = ?").run('a');
+    expect(statements.row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'two' });
+    statements.runNamed('INSERT INTO t (id, value) VALUES (@id, @value)', { id: 'b', value: 'bee' });
+    expect(statements.column('SELECT value FROM t ORDER BY id')).toEqual(['two', 'bee']);
+  });
+
+  it('forgets before a write that fails half-way', () => {
+    const { statements } = table();
+    expect(statements.column('SELECT id FROM t')).toEqual(['a']);
+    const insert = statements.prepare('INSERT INTO t (id, value) VALUES (?, ?)');
+    insert.run('b', 'bee');
+    expect(() => insert.run('a', 'duplicate')).toThrow();
+    expect(statements.column('SELECT id FROM t ORDER BY id')).toEqual(['a', 'b']);
+  });
+
+  it('tells apart calls whose arguments would print alike', () => {
+    const { statements } = table();
+    statements.prepare('INSERT INTO t (id, value) VALUES (?, ?)').run('1', 'text one');
+    expect(statements.row('SELECT value FROM t WHERE id = ?', '1')).toEqual({ value: 'text one' });
+    // SQLite finds no row for the number 1 in this TEXT key: the answer kept for the text '1' is not reused.
+    expect(statements.row('SELECT value FROM t WHERE id = ?', 1)).toBeUndefined();
+    expect(statements.row('SELECT value FROM t WHERE id = ?', null)).toBeUndefined();
+    expect(statements.column('SELECT value FROM t WHERE id = ? OR id = ? ORDER BY id', 'a', '1')).toEqual([
+      'text one',
+      'one',
+    ]);
+  });
+
+  it('hands out copies: a caller changing a row or its bytes changes nothing kept', () => {
+    const { statements } = table();
+    const first = statements.row('SELECT * FROM t WHERE id = ?', 'a') as { value: string; bytes: Uint8Array };
+    first.value = 'mutated';
+    first.bytes[0] = 99;
+    expect(statements.row('SELECT * FROM t WHERE id = ?', 'a')).toEqual({
+      id: 'a',
+      value: 'one',
+      bytes: new Uint8Array([1, 2]),
+    });
+  });
+
+  it('keeps at most its bound, then starts over', () => {
+    const memo = new ReadMemo(2);
+    let reads = 0;
+    const read = () => (reads++, [{ n: reads }]);
+    memo.rows('q', ['x'], read);
+    memo.rows('q', ['y'], read);
+    memo.rows('q', ['x'], read);
+    expect(reads).toBe(2);
+    memo.rows('q', ['z'], read);
+    expect(memo.size).toBe(1);
+    memo.rows('q', ['x'], read);
+    expect(reads).toBe(4);
+  });
+
+  it('a rolled-back transaction leaves no answer it saw behind', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'read-memo-'));
+    dirs.push(dir);
+    const store = new SqliteStateStore(openDatabase(dir));
+    try {
+      await store.settings.set('k', 'before');
+      await expect(
+        store.transaction(async () => {
+          await store.settings.set('k', 'inside');
+          expect(await store.settings.get('k')).toBe('inside');
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await store.settings.get('k')).toBe('before');
+      await store.settings.set('gone', 'x');
+      expect(await store.settings.get('gone')).toBe('x');
+      await store.clear();
+      expect(await store.settings.get('gone')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('client text', () => {
+  it('reads back exactly what was stored, with or without characters JSON escapes', () => {
+    for (const text of [
+      '',
+      'plain',
+      'quote " inside',
+      'back\\slash',
+      'tab\there',
+      '\u0001',
+      '\ud800 lone',
+      'é ü 漢',
+    ])
+      expect(fromClientText(clientText(text))).toBe(text);
+  });
+});
