@@ -24,7 +24,8 @@ export interface StateStore {
   /** Runs `work` as one transaction: all its writes are committed together when it resolves, or none. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /** The organization a presented key belongs to: looked up by its hash, compared in constant time. */
-  organizationForKey(key: string): Promise<Organization | undefined>;
+  /** `hash` is the key's hashApiKey, when the caller has taken it already. */
+  organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
   readonly organizations: OrganizationTable;
   readonly usage: UsageTable;
   readonly models: ModelTable;

@@ -16,9 +16,11 @@ export async function authenticate(req: IncomingMessage, keys: KeyLookup): Promi
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) return { ok: false, detail: "Invalid Authorization header: expected 'Bearer <API_KEY>'" };
-  const org = await keys.organizationForKey(match[1]);
+  // Hashed once: the lookup and the key's id (what its requests are counted by) both start from it.
+  const hash = hashApiKey(match[1]);
+  const org = await keys.organizationForKey(match[1], hash);
   if (!org) return { ok: false, detail: 'Invalid API key' };
-  return { ok: true, org, keyId: keyIdOf(hashApiKey(match[1])) };
+  return { ok: true, org, keyId: keyIdOf(hash) };
 }
 
 /**

@@ -111,8 +111,7 @@ export class SqliteStateStore implements StateStore {
     }
   }
 
-  organizationForKey(key: string): Promise<Organization | undefined> {
-    const hash = hashApiKey(key);
+  organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
     return this.keyCache.lookup(hash, () =>
       this.gate.run(() => {
         const row = this.statements.row(
