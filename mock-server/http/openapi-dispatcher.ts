@@ -54,6 +54,19 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
   const validator = new RequestValidator(operations);
   // After the requests already waiting for the app have been answered.
   setImmediate(() => validator.preload());
+  // What the document says of each operation, read once rather than on each of its requests.
+  const facts = new Map<DocumentOperation, OperationFacts>(
+    operations.map((operation) => [
+      operation,
+      {
+        style: styles.get(operation.operationId ?? '') ?? 'array',
+        schemes: (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
+          Object.keys(requirement),
+        ),
+        byHandler: handlerValidated(operation),
+      },
+    ]),
+  );
   const missing = operations.filter((o) => !options.handlers[o.operationId ?? '']).map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
 
@@ -68,13 +81,10 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
         );
       const { operation, params } = matched;
       const operationId = operation.operationId as string;
-      const style = styles.get(operationId) ?? 'array';
+      const { style, schemes, byHandler } = facts.get(operation) as OperationFacts;
       res.locals.operationId = operationId;
       res.locals.pathTemplate = operation.path;
 
-      const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
-        Object.keys(requirement),
-      );
       if (schemes.includes('mockAdmin')) {
         if (options.adminToken && !isAdminToken(req.headers.authorization, options.adminToken)) {
           // A known key is told it is known but not allowed: its own helpers are under /__mock/org.
@@ -119,7 +129,7 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
           checkBody: !streaming,
         }),
         streaming,
-        handlerValidated(operation),
+        byHandler,
       );
       if (errors.length) {
         return sendValidation(
@@ -142,6 +152,15 @@ export function createDispatcher(operations: DocumentOperation[], options: Dispa
       throw err;
     }
   };
+}
+
+interface OperationFacts {
+  /** How its 422 words validation errors. */
+  style: ValidationStyle;
+  /** The security schemes it accepts (the document's bearer key when it names none). */
+  schemes: string[];
+  /** Query parameters its handler validates itself. */
+  byHandler: Set<string>;
 }
 
 /** Query parameters the document marks `x-validated-by-handler`: their handler words the error itself. */
