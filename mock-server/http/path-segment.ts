@@ -13,3 +13,13 @@ export function decodeSegment(text: string): string | undefined {
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * How many `/` a path holds. A route's pattern matches a parameter within one segment (`[^/]+`),
+ * so only templates with as many slashes as the path can match it: the routers look there alone.
+ */
+export function slashCount(path: string): number {
+  let count = 0;
+  for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) count++;
+  return count;
+}

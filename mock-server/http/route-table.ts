@@ -1,5 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
-import { escapeRegExp } from './path-segment.js';
+import { escapeRegExp, slashCount } from './path-segment.js';
 
 /** One method of one path template (`/api/v1/image/{image_id}`), with the request headers it reads. */
 export interface RouteSpec {
@@ -22,10 +22,20 @@ const EVERY_ROUTE_HEADERS = ['Accept', 'X-Request-Id'];
  * `Allow` on a 405, and the methods and headers of a CORS preflight.
  */
 export class RouteTable {
-  private readonly routes: Array<{ pattern: RegExp; spec: RouteSpec }>;
+  /** The routes by the number of slashes in their template (slashCount), in the order given. */
+  private readonly bySlashes = new Map<number, Array<{ pattern: RegExp; spec: RouteSpec }>>();
 
   constructor(specs: RouteSpec[]) {
-    this.routes = specs.map((spec) => ({ pattern: templatePattern(spec.template), spec }));
+    for (const spec of specs) {
+      const slashes = slashCount(spec.template);
+      const routes = this.bySlashes.get(slashes) ?? [];
+      routes.push({ pattern: templatePattern(spec.template), spec });
+      this.bySlashes.set(slashes, routes);
+    }
+  }
+
+  private candidates(path: string): Array<{ pattern: RegExp; spec: RouteSpec }> {
+    return this.bySlashes.get(slashCount(path)) ?? [];
   }
 
   /**
@@ -33,7 +43,7 @@ export class RouteTable {
    * answered without building `lookup`'s lists (those are for a 405 or a preflight).
    */
   answers(path: string, method: string): boolean {
-    for (const { pattern, spec } of this.routes)
+    for (const { pattern, spec } of this.candidates(path))
       if (spec.method === method && pattern.test(path)) return true;
     return false;
   }
@@ -42,7 +52,7 @@ export class RouteTable {
   lookup(path: string): RouteMethods | undefined {
     const methods = new Set<string>();
     const headers = new Set<string>(EVERY_ROUTE_HEADERS);
-    for (const { pattern, spec } of this.routes) {
+    for (const { pattern, spec } of this.candidates(path)) {
       if (!pattern.test(path)) continue;
       methods.add(spec.method);
       spec.headers.forEach((h) => headers.add(h));
