@@ -113,24 +113,31 @@ export function labelComponents(mask: Uint8Array, width: number, height: number)
   return labelComponentsWithAreas(mask, width, height).image;
 }
 
-/** labelComponents, plus the pixel count of each label (index 0: background), from the runs. */
+/**
+ * labelComponents, plus the pixel count of each label (index 0: background) and the first pixel of
+ * each label in raster order (index 0: -1; what firstPixels in trace-outline.ts finds with a pass
+ * over the image), both from the runs.
+ */
 export function labelComponentsWithAreas(
   mask: Uint8Array,
   width: number,
   height: number,
-): { image: LabelImage; areas: Float64Array } {
+): { image: LabelImage; areas: Float64Array; firstPixels: Int32Array } {
   const { runs, runStart, runEnd, runRow, component, count } = labelRuns(mask, width, height, true);
   const labels = new Int32Array(width * height);
   const areas = new Float64Array(count + 1);
+  const firstPixels = new Int32Array(count + 1).fill(-1);
   for (let r = 0; r < runs; r++) {
     const row = runRow[r] * width;
     const l = component[r] + 1;
+    // Runs come in raster order, so a label's first run holds its first pixel.
+    if (firstPixels[l] < 0) firstPixels[l] = row + runStart[r];
     labels.fill(l, row + runStart[r], row + runEnd[r]);
     areas[l] += runEnd[r] - runStart[r];
   }
   areas[0] = width * height;
   for (let l = 1; l <= count; l++) areas[0] -= areas[l];
-  return { image: { width, height, labels, count }, areas };
+  return { image: { width, height, labels, count }, areas, firstPixels };
 }
 
 /**
