@@ -94,6 +94,23 @@ describe('labelComponents', () => {
     }
   });
 
+  it('agrees with the reference for any nonzero value and a mask at any byte offset', () => {
+    const rand = prng(13);
+    for (let k = 0; k < 40; k++) {
+      const w = 1 + Math.floor(rand() * 45);
+      const h = 1 + Math.floor(rand() * 45);
+      const mask = randomMask(rand, w, h, 0.3 + rand() * 0.5);
+      for (let i = 0; i < mask.length; i++)
+        if (mask[i] && rand() < 0.3) mask[i] = 1 + Math.floor(rand() * 255);
+      const offset = k % 4;
+      const view = new Uint8Array(mask.length + offset).subarray(offset);
+      view.set(mask);
+      expect([...labelComponents(view, w, h).labels], `case ${k}, ${w} x ${h}`).toEqual([
+        ...referenceLabels(mask, w, h),
+      ]);
+    }
+  });
+
   it('reports the areas and first pixels a pass over the label image finds', () => {
     const rand = prng(12);
     for (let k = 0; k < 30; k++) {
