@@ -160,7 +160,11 @@ export function labelComponentsWithAreas(
     const l = component[r] + 1;
     // Runs come in raster order, so a label's first run holds its first pixel.
     if (firstPixels[l] < 0) firstPixels[l] = row + runStart[r];
-    labels.fill(l, row + runStart[r], row + runEnd[r]);
+    const from = row + runStart[r];
+    const to = row + runEnd[r];
+    // Most runs are short: a loop costs less than a call to fill.
+    if (to - from < 32) for (let i = from; i < to; i++) labels[i] = l;
+    else labels.fill(l, from, to);
     areas[l] += runEnd[r] - runStart[r];
   }
   areas[0] = width * height;
