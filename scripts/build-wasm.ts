@@ -9,7 +9,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import wabt from 'wabt';
 
-const SOURCES = ['mock-server/engines/segmentation/gaussian.wat'];
+const SOURCES = [
+  'mock-server/engines/segmentation/gaussian.wat',
+  'mock-server/engines/segmentation/threshold.wat',
+];
 
 function moduleText(source: string, bytes: Uint8Array): string {
   const base64 = Buffer.from(bytes).toString('base64');

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { fillHoles } from '../segmentation/fill-holes.js';
 import { labelComponents } from '../segmentation/label.js';
-import { maskFromPicture } from '../../../test-support/segmentation/test-helpers.js';
-import { measureObjects, shoelaceArea, tracedPerimeter, tracedPerimeterParts } from './measure.js';
+import { repairLabelImage } from '../segmentation/repair-labels.js';
+import {
+  maskFromPicture,
+  prng,
+  randomLabelImage,
+  randomMask,
+} from '../../../test-support/segmentation/test-helpers.js';
+import {
+  measureObjects,
+  measureObjectsByPixels,
+  shoelaceArea,
+  tracedPerimeter,
+  tracedPerimeterParts,
+} from './measure.js';
 import { traceAllOutlines } from './trace-outline.js';
 
 const CORNER = 2 - Math.SQRT2;
@@ -72,5 +85,25 @@ describe('measureObjects', () => {
         [3, 0],
       ]),
     ).toBe(-6);
+  });
+
+  it('gives exactly the figures of the pass over the pixels (random label images)', () => {
+    const rand = prng(7);
+    let objects = 0;
+    for (let k = 0; k < 60; k++) {
+      const w = 1 + Math.floor(rand() * 40);
+      const h = 1 + Math.floor(rand() * 40);
+      // Touching labels of every shape (repaired), and 4-connected components of filled noise.
+      const image =
+        k % 2 === 0
+          ? repairLabelImage(randomLabelImage(rand, w, h, 1 + Math.floor(rand() * 12))).image
+          : labelComponents(fillHoles(randomMask(rand, w, h, 0.2 + rand() * 0.5, 2), w, h), w, h);
+      const rings = traceAllOutlines(image);
+      expect(measureObjects(image, rings), `case ${k}, ${w} x ${h}`).toEqual(
+        measureObjectsByPixels(image, rings),
+      );
+      objects += image.count;
+    }
+    expect(objects).toBeGreaterThan(200);
   });
 });

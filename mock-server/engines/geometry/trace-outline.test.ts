@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { fillHoles } from '../segmentation/fill-holes.js';
 import { labelComponents } from '../segmentation/label.js';
-import { maskFromPicture } from '../../../test-support/segmentation/test-helpers.js';
+import { repairLabelImage } from '../segmentation/repair-labels.js';
+import type { LabelImage } from '../segmentation/types.js';
+import {
+  maskFromPicture,
+  prng,
+  randomLabelImage,
+  randomMask,
+} from '../../../test-support/segmentation/test-helpers.js';
 import { shoelaceArea } from './measure.js';
-import { traceAllOutlines } from './trace-outline.js';
+import { firstPixels, traceAllOutlines } from './trace-outline.js';
+import type { Point, Ring } from './types.js';
 import { findRingProblem } from './validate-ring.js';
 
 function traceMask(picture: string) {
@@ -66,6 +75,80 @@ describe('traceAllOutlines', () => {
     expect(rings.length).toBe(1);
     expect(findRingProblem(rings[0])).toBeNull();
     expect(shoelaceArea(rings[0])).toBe(8);
+  });
+});
+
+/**
+ * ImageJ's Wand.traceEdge transcribed step for step (the first version of trace-outline.ts): the
+ * reference the index-arithmetic walk must match vertex for vertex.
+ */
+function wandReference(image: LabelImage, label: number, start: number): Ring {
+  const { width, height, labels } = image;
+  const inside = (x: number, y: number): boolean =>
+    x >= 0 && x < width && y >= 0 && y < height && labels[y * width + x] === label;
+  const insideDir = (x: number, y: number, d: number): boolean => {
+    switch (d & 3) {
+      case 0:
+        return inside(x, y);
+      case 1:
+        return inside(x, y - 1);
+      case 2:
+        return inside(x - 1, y - 1);
+      default:
+        return inside(x - 1, y);
+    }
+  };
+  const y0 = Math.floor(start / width);
+  let startX = start - y0 * width;
+  while (inside(startX, y0)) startX++;
+  const startY = y0 + 1;
+  const ring: Point[] = [];
+  let x = startX;
+  let y = startY;
+  let direction = 3;
+  do {
+    let newDirection = direction;
+    do {
+      if (!insideDir(x, y, newDirection)) break;
+      newDirection++;
+    } while (newDirection < direction + 2);
+    newDirection--;
+    if (newDirection !== direction) ring.push([x, y]);
+    const d = newDirection & 3;
+    if (d === 0) x++;
+    else if (d === 1) y--;
+    else if (d === 2) x--;
+    else y++;
+    direction = newDirection;
+  } while (x !== startX || y !== startY || (direction & 3) !== 3);
+  if (ring[0][0] !== x) ring.push([x, y]);
+  return ring;
+}
+
+describe('traceAllOutlines against the transcribed Wand', () => {
+  it('gives the same vertices, start included, on random label images', () => {
+    const rand = prng(11);
+    let objects = 0;
+    for (let k = 0; k < 60; k++) {
+      const w = 1 + Math.floor(rand() * 40);
+      const h = 1 + Math.floor(rand() * 40);
+      const image =
+        k % 2 === 0
+          ? repairLabelImage(randomLabelImage(rand, w, h, 1 + Math.floor(rand() * 12))).image
+          : labelComponents(fillHoles(randomMask(rand, w, h, 0.2 + rand() * 0.5, 2), w, h), w, h);
+      const first = firstPixels(image);
+      const expected = Array.from({ length: image.count }, (_, i) =>
+        wandReference(image, i + 1, first[i + 1]),
+      );
+      expect(traceAllOutlines(image), `case ${k}, ${w} x ${h}`).toEqual(expected);
+      objects += image.count;
+    }
+    expect(objects).toBeGreaterThan(200);
+  });
+
+  it('refuses first pixels that do not match the label count', () => {
+    const image = labelComponents(Uint8Array.of(1, 0, 1), 3, 1);
+    expect(() => traceAllOutlines(image, Int32Array.of(-1, 0))).toThrow(/first pixels/);
   });
 });
 

@@ -31,48 +31,41 @@ export function firstPixels(image: LabelImage): Int32Array {
   return first;
 }
 
-/** Traces the outline of label `label` starting from its first pixel `start` (raster order). */
+/**
+ * Traces the outline of label `label` starting from its first pixel `start` (raster order).
+ *
+ * The walk visits every boundary edge, so it is the inner loop of tracing: the pixel seen from a
+ * vertex in a direction is found with index arithmetic and one unsigned bounds test, and the
+ * vertices go straight into the ring, without per-step closures or coordinate lists.
+ */
 export function traceOutline(image: LabelImage, label: number, start: number): Ring {
   const { width, height, labels } = image;
-  const inside = (x: number, y: number): boolean =>
-    x >= 0 && x < width && y >= 0 && y < height && labels[y * width + x] === label;
-  // Pixel seen from vertex (x, y) in direction d: 0 -> (x, y), 1 -> (x, y-1), 2 -> (x-1, y-1), 3 -> (x-1, y).
-  const insideDir = (x: number, y: number, d: number): boolean => {
-    switch (d & 3) {
-      case 0:
-        return inside(x, y);
-      case 1:
-        return inside(x, y - 1);
-      case 2:
-        return inside(x - 1, y - 1);
-      default:
-        return inside(x - 1, y);
-    }
-  };
   const y0 = Math.floor(start / width);
-  let startX = start - y0 * width;
-  while (inside(startX, y0)) startX++;
+  const row = y0 * width;
+  let startX = start - row;
+  while (startX < width && labels[row + startX] === label) startX++;
   // The border lies between (startX - 1, y0) inside and (startX, y0) outside: walk down (direction 3).
   const startY = y0 + 1;
   const startDirection = 3;
-  const xs: number[] = [];
-  const ys: number[] = [];
+  const ring: Point[] = [];
   let x = startX;
   let y = startY;
   let direction = startDirection;
   const maxSteps = 4 * width * height + 4;
   let steps = 0;
   do {
+    // Turn left as long as the pixel ahead-left is inside, at most twice (ImageJ's Wand): the pixel
+    // seen from vertex (x, y) in direction d is (x, y), (x, y-1), (x-1, y-1), (x-1, y) for d = 0..3.
     let newDirection = direction;
     do {
-      if (!insideDir(x, y, newDirection)) break;
+      const d = newDirection & 3;
+      const px = x - ((d >> 1) & 1);
+      const py = y - (((d + 1) >> 1) & 1);
+      if (px >>> 0 >= width || py >>> 0 >= height || labels[py * width + px] !== label) break;
       newDirection++;
     } while (newDirection < direction + 2);
     newDirection--;
-    if (newDirection !== direction) {
-      xs.push(x);
-      ys.push(y);
-    }
+    if (newDirection !== direction) ring.push([x, y]);
     switch (newDirection & 3) {
       case 0:
         x++;
@@ -89,18 +82,17 @@ export function traceOutline(image: LabelImage, label: number, start: number): R
     direction = newDirection;
     if (++steps > maxSteps) throw new Error(`traceOutline: label ${label} did not close`);
   } while (x !== startX || y !== startY || (direction & 3) !== startDirection);
-  if (xs[0] !== x) {
-    xs.push(x);
-    ys.push(y);
-  }
-  const ring: Point[] = new Array(xs.length);
-  for (let k = 0; k < xs.length; k++) ring[k] = [xs[k], ys[k]];
+  if (ring.length === 0 || ring[0][0] !== x) ring.push([x, y]);
   return ring;
 }
 
-/** Outlines of labels 1..count, in label order (index label - 1). */
-export function traceAllOutlines(image: LabelImage): Ring[] {
-  const first = firstPixels(image);
+/**
+ * Outlines of labels 1..count, in label order (index label - 1). `first`, when the caller has it
+ * (labelComponentsWithAreas), is firstPixels(image): it saves a pass over the label image.
+ */
+export function traceAllOutlines(image: LabelImage, first: Int32Array = firstPixels(image)): Ring[] {
+  if (first.length !== image.count + 1)
+    throw new Error('traceAllOutlines: first pixels do not match the labels');
   const rings: Ring[] = new Array(image.count);
   for (let l = 1; l <= image.count; l++) {
     if (first[l] < 0) throw new Error(`traceAllOutlines: label ${l} has no pixels`);

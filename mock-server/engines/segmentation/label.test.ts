@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { labelComponents, labelEqualValueComponents } from './label.js';
+import { firstPixels } from '../geometry/trace-outline.js';
+import { labelComponents, labelComponentsWithAreas, labelEqualValueComponents } from './label.js';
 import { maskFromPicture, prng, randomMask } from '../../../test-support/segmentation/test-helpers.js';
 
 /** Flood-fill reference labelling, 4-connected, raster order. */
@@ -90,6 +91,40 @@ describe('labelComponents', () => {
       const ref = referenceLabels(mask, w, h);
       expect([...labels]).toEqual([...ref]);
       expect(count).toBe(Math.max(0, ...ref));
+    }
+  });
+
+  it('agrees with the reference for any nonzero value and a mask at any byte offset', () => {
+    const rand = prng(13);
+    for (let k = 0; k < 40; k++) {
+      const w = 1 + Math.floor(rand() * 45);
+      const h = 1 + Math.floor(rand() * 45);
+      const mask = randomMask(rand, w, h, 0.3 + rand() * 0.5);
+      for (let i = 0; i < mask.length; i++)
+        if (mask[i] && rand() < 0.3) mask[i] = 1 + Math.floor(rand() * 255);
+      const offset = k % 4;
+      const view = new Uint8Array(mask.length + offset).subarray(offset);
+      view.set(mask);
+      expect([...labelComponents(view, w, h).labels], `case ${k}, ${w} x ${h}`).toEqual([
+        ...referenceLabels(mask, w, h),
+      ]);
+    }
+  });
+
+  it('reports the areas and first pixels a pass over the label image finds', () => {
+    const rand = prng(12);
+    for (let k = 0; k < 30; k++) {
+      const w = 1 + Math.floor(rand() * 40);
+      const h = 1 + Math.floor(rand() * 40);
+      const {
+        image,
+        areas,
+        firstPixels: first,
+      } = labelComponentsWithAreas(randomMask(rand, w, h, 0.2 + rand() * 0.5), w, h);
+      const counted = new Float64Array(image.count + 1);
+      for (const l of image.labels) counted[l]++;
+      expect([...areas]).toEqual([...counted]);
+      expect([...first]).toEqual([...firstPixels(image)]);
     }
   });
 });

@@ -41,6 +41,32 @@ export interface RunComponents {
 }
 
 /**
+ * The first index in [i, end) whose mask byte is nonzero, or end. `words` views the same bytes
+ * four at a time (mask at a 4-byte aligned offset): the long stretches of one class a mask has
+ * are skipped a word per step instead of a byte.
+ */
+function nextNonzero(mask: Uint8Array, words: Uint32Array, from: number, end: number): number {
+  let i = from;
+  for (; i < end && (i & 3) !== 0; i++) if (mask[i] !== 0) return i;
+  while (i + 4 <= end && words[i >> 2] === 0) i += 4;
+  while (i < end && mask[i] === 0) i++;
+  return i;
+}
+
+/** The first index in [i, end) whose mask byte is zero, or end; as nextNonzero. */
+function nextZero(mask: Uint8Array, words: Uint32Array, from: number, end: number): number {
+  let i = from;
+  for (; i < end && (i & 3) !== 0; i++) if (mask[i] === 0) return i;
+  for (; i + 4 <= end; i += 4) {
+    const w = words[i >> 2];
+    // Nonzero exactly when one of the four bytes is zero (the "haszero" bit trick).
+    if (((w - 0x01010101) & ~w & 0x80808080) !== 0) break;
+  }
+  while (i < end && mask[i] !== 0) i++;
+  return i;
+}
+
+/**
  * 4-connected components of the pixels whose mask value is nonzero (`foreground` true) or zero
  * (`foreground` false). Run-based: the first pass finds the runs of each row and unites runs that
  * share a column with a run of the row above; components are then numbered in run order.
@@ -52,6 +78,9 @@ export function labelRuns(
   foreground: boolean,
 ): RunComponents {
   if (mask.length !== width * height) throw new Error(`mask length ${mask.length} != ${width} x ${height}`);
+  // The word view needs a 4-byte aligned start; a mask that is a view at another offset is copied.
+  const bytes = (mask.byteOffset & 3) === 0 ? mask : mask.slice();
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
   let capacity = 1024;
   let runStart: Int32Array = new Int32Array(capacity);
   let runEnd: Int32Array = new Int32Array(capacity);
@@ -60,19 +89,18 @@ export function labelRuns(
   let runs = 0;
   let prevFirst = 0;
   let prevLast = 0; // runs of the previous row: [prevFirst, prevLast)
-  const on = foreground ? 1 : 0;
   for (let y = 0; y < height; y++) {
     const row = y * width;
+    const rowEnd = row + width;
     const first = runs;
     let p = prevFirst;
-    let x = 0;
-    while (x < width) {
-      if (on) while (x < width && mask[row + x] === 0) x++;
-      else while (x < width && mask[row + x] !== 0) x++;
-      if (x === width) break;
-      const s = x;
-      if (on) while (x < width && mask[row + x] !== 0) x++;
-      else while (x < width && mask[row + x] === 0) x++;
+    let i = row;
+    while (i < rowEnd) {
+      i = foreground ? nextNonzero(bytes, words, i, rowEnd) : nextZero(bytes, words, i, rowEnd);
+      if (i === rowEnd) break;
+      const s = i - row;
+      i = foreground ? nextZero(bytes, words, i, rowEnd) : nextNonzero(bytes, words, i, rowEnd);
+      const x = i - row;
       if (runs === capacity) {
         capacity *= 2;
         const grow = (a: Int32Array): Int32Array => growInt32(a, capacity);
@@ -113,24 +141,35 @@ export function labelComponents(mask: Uint8Array, width: number, height: number)
   return labelComponentsWithAreas(mask, width, height).image;
 }
 
-/** labelComponents, plus the pixel count of each label (index 0: background), from the runs. */
+/**
+ * labelComponents, plus the pixel count of each label (index 0: background) and the first pixel of
+ * each label in raster order (index 0: -1; what firstPixels in trace-outline.ts finds with a pass
+ * over the image), both from the runs.
+ */
 export function labelComponentsWithAreas(
   mask: Uint8Array,
   width: number,
   height: number,
-): { image: LabelImage; areas: Float64Array } {
+): { image: LabelImage; areas: Float64Array; firstPixels: Int32Array } {
   const { runs, runStart, runEnd, runRow, component, count } = labelRuns(mask, width, height, true);
   const labels = new Int32Array(width * height);
   const areas = new Float64Array(count + 1);
+  const firstPixels = new Int32Array(count + 1).fill(-1);
   for (let r = 0; r < runs; r++) {
     const row = runRow[r] * width;
     const l = component[r] + 1;
-    labels.fill(l, row + runStart[r], row + runEnd[r]);
+    // Runs come in raster order, so a label's first run holds its first pixel.
+    if (firstPixels[l] < 0) firstPixels[l] = row + runStart[r];
+    const from = row + runStart[r];
+    const to = row + runEnd[r];
+    // Most runs are short: a loop costs less than a call to fill.
+    if (to - from < 32) for (let i = from; i < to; i++) labels[i] = l;
+    else labels.fill(l, from, to);
     areas[l] += runEnd[r] - runStart[r];
   }
   areas[0] = width * height;
   for (let l = 1; l <= count; l++) areas[0] -= areas[l];
-  return { image: { width, height, labels, count }, areas };
+  return { image: { width, height, labels, count }, areas, firstPixels };
 }
 
 /**

@@ -10,10 +10,16 @@
  */
 
 export function otsuThreshold(data: Uint8Array | Uint16Array): number {
-  const n = data.length;
-  if (n === 0) throw new Error('otsuThreshold: empty image');
-  // One pass: the full histogram (256 or 65536 bins), then the occupied range [min, max].
-  const full = histogram(data);
+  if (data.length === 0) throw new Error('otsuThreshold: empty image');
+  // One pass: the full histogram (256 or 65536 bins), then the threshold from it.
+  return otsuThresholdOfHistogram(histogram(data));
+}
+
+/**
+ * The threshold from the full histogram (full[v] = number of pixels of value v, at least one
+ * nonzero): only the occupied range [min, max] counts, so trailing empty bins change nothing.
+ */
+export function otsuThresholdOfHistogram(full: Int32Array): number {
   let min = 0;
   while (full[min] === 0) min++;
   let max = full.length - 1;

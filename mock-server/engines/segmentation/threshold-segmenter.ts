@@ -15,9 +15,8 @@ import { fillHoles } from './fill-holes.js';
 import { filterObjects } from './filter-objects.js';
 import { gaussianSmooth, MAX_SIGMA } from './gaussian.js';
 import { labelComponentsWithAreas } from './label.js';
-import { otsuThreshold } from './otsu.js';
 import { repairLabelImage } from './repair-labels.js';
-import { thresholdMask, type Polarity } from './threshold.js';
+import { otsuMask, type Polarity } from './threshold.js';
 import type { LabelImage, SegmentationResult, SegmentedObject } from './types.js';
 import { DEFAULT_WATERSHED_OPTIONS, splitTouchingObjects } from './watershed.js';
 
@@ -99,8 +98,7 @@ export function segmentByThresholdDetailed(
   const smoothed = params.sigma > 0 ? gaussianSmooth(data, width, height, params.sigma) : data;
   const t1 = performance.now();
   signal?.throwIfAborted();
-  const threshold = otsuThreshold(smoothed);
-  const mask = thresholdMask(smoothed, threshold, params.polarity);
+  const { threshold, mask } = otsuMask(smoothed, params.polarity);
   const t2 = performance.now();
   signal?.throwIfAborted();
   const filled = fillHoles(mask, width, height);
@@ -133,7 +131,8 @@ export function segmentByThresholdDetailed(
   );
   const t6 = performance.now();
   signal?.throwIfAborted();
-  const outlines = traceAllOutlines(labels);
+  // Unless splitting or filtering renumbered the labels, labelling already found their first pixels.
+  const outlines = traceAllOutlines(labels, labels === labelled.image ? labelled.firstPixels : undefined);
   const t7 = performance.now();
   signal?.throwIfAborted();
   const measurements = measureObjects(labels, outlines);
