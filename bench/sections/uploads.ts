@@ -5,7 +5,7 @@
  * the mock's peak RSS during each upload. Files are streamed from disk on both sides.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { copyFile, rm } from 'node:fs/promises';
+import { copyFile, type FileHandle, open as openFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { HttpApi, ACME_KEY } from '../../test-support/api-client.js';
@@ -22,7 +22,13 @@ async function multipartUploadOf(base: string, file: string, size: number): Prom
   return image.id;
 }
 
-/** Part PUTs `concurrency` at a time, as S3 clients send them (1: one after the other). */
+/**
+ * Part PUTs `concurrency` at a time, as S3 clients send them (1: one after the other). Each sender
+ * reads its part into a buffer of its own, reused from part to part, and sends it from memory, as
+ * S3's SDKs send a part. Piping a file stream into each request instead cost this client 13-15 ms
+ * of CPU a part against 5 (8 MiB parts, one at a time): eight 1 MiB reads, each a new buffer for
+ * the collector, each waiting for the socket to drain, on the two cores the mock runs on too.
+ */
 async function resumableUpload(
   api: HttpApi,
   file: string,
@@ -36,21 +42,22 @@ async function resumableUpload(
   });
   const { part_size: partSize, urls } = open.upload;
   const queue = [...urls];
+  const source = await openFile(file, 'r');
   const sender = async () => {
+    const part = Buffer.allocUnsafe(partSize);
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       const { part_number: n, url } = next;
       const start = (n - 1) * partSize;
-      const end = Math.min(size, n * partSize) - 1;
-      const res = await sendBody(
-        url,
-        'PUT',
-        { 'content-type': 'application/octet-stream' },
-        { file, start, end },
-      );
+      const bytes = await readRange(source, part, start, Math.min(size, n * partSize) - start);
+      const res = await sendBody(url, 'PUT', { 'content-type': 'application/octet-stream' }, { bytes });
       if (res.status !== 200) throw new Error(`PUT part ${n}: ${res.status} ${res.body.slice(0, 300)}`);
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, sender));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, sender));
+  } finally {
+    await source.close();
+  }
   const partsSeconds = (performance.now() - t) / 1000;
   await api.json('POST', `/api/v1/upload/${open.image.id}/complete`, undefined, 202);
   // The complete's own share (assembly and flush), apart from the conversion that follows it.
@@ -59,6 +66,16 @@ async function resumableUpload(
   if (done.upload_status !== 'ready')
     throw new Error(`resumable upload ended ${done.upload_status}: ${done.upload_error}`);
   return { id: open.image.id, parts: urls.length, partsSeconds, completeSeconds };
+}
+
+/** `length` bytes of the file from `start`, read into the front of `into`. */
+async function readRange(file: FileHandle, into: Buffer, start: number, length: number): Promise<Buffer> {
+  for (let got = 0; got < length;) {
+    const { bytesRead } = await file.read(into, got, length - got, start + got);
+    if (bytesRead === 0) throw new Error(`the file ends ${length - got} bytes before the part does`);
+    got += bytesRead;
+  }
+  return into.subarray(0, length);
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; value: T }> {

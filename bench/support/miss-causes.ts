@@ -39,11 +39,21 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       '- **Resumable uploads, one part at a time.** Each part is flushed (fdatasync) before its 200, ' +
       'acknowledged meaning durable, and a client sending one part at a time sends the next only after ' +
       "that 200: the network and the disk's flush take turns, where the stream copy flushes once at the end. " +
-      "A part's MD5 (its ETag) is taken on a thread of its own as its bytes are written " +
-      '(`stores/object-store/md5-thread.ts`), so only the flush is left when the last byte arrives. Measured ' +
-      'through the store (48 parts of 8 MiB, one at a time, 2026-11-27): 17.7-18.7 ms a part, of which the ' +
-      'flush 3.5-4 ms, against 22.7-23.3 ms with the hash on the event loop. Four parts at a time overlap ' +
-      "one part's flush with another's bytes; the 0.6x is met there.",
+      "A part's MD5 (its ETag, S3's rule) is taken on a thread of its own as its bytes are written " +
+      '(`stores/object-store/md5-thread.ts`), so only the flush is left when the last byte arrives. Where a ' +
+      "part's ~31 ms went (8 MiB parts timed inside the mock, medians of 128, 2026-11-27, load average 2.3): " +
+      '2 ms before its first byte is read (records, slot claim, open), 17 ms receiving its bytes, 2 ms for ' +
+      'the last writes, 5 ms for the flush and the MD5 side by side, 5 ms closing and recording it; the client ' +
+      'adds 2-5 ms between a 200 and the next PUT. The receive is bound by CPU, not the disk: the MD5 alone ' +
+      'is 10.5 ms of a core per 8 MiB, half or more of the time the stream copy takes for those bytes, and a ' +
+      "part costs the mock 27-46 ms of CPU in all (V8's collector threads 1-9 ms of it, for the socket's " +
+      '64 KiB chunks), on two cores it shares with the client and with other work. The floor, measured ' +
+      'bare (a node:http server that only writes each part at its offset, MD5s it on a thread and ' +
+      'fdatasyncs it, the same client, alternating with the mock in one session, load average 2.5-5): ' +
+      '0.36-0.72x of the stream copy with the MD5 (median 0.49, 11 runs), 0.44-0.96x without it; the mock ' +
+      "0.38-0.62x beside it. One at a time, 0.6x is at this machine's floor for an MD5 ETag, and whether a " +
+      "run meets it depends on the load. Four parts at a time overlap one part's flush and MD5 with " +
+      "another's bytes; the 0.6x was met there on a quieter machine (0.64x).",
   },
   {
     match: /after reset within 30 MB/,
