@@ -13,7 +13,8 @@
  * a caller that changes what it was given changes nothing kept. The shared engine (stores/postgres/)
  * has no such memo: other instances write to its database.
  */
-import type { Row } from './statements.js';
+/** A row as node:sqlite answers it (statements.ts's Row; not imported, statements.ts imports this). */
+type Row = Record<string, unknown>;
 
 export const DEFAULT_MEMO_ENTRIES = 10_000;
 
