@@ -286,18 +286,16 @@ function modelTable(db: Statements): Synchronous<ModelTable> {
       );
     },
     get(id) {
-      const row = db.row('SELECT * FROM models WHERE id = ?', id);
-      return row && toModel(row);
+      return db.records('SELECT * FROM models WHERE id = ?', toModel, id)[0];
     },
     listFor(org) {
       // Base models first, then by name in code-point order: the same on every machine whatever its
       // locale, and no ICU collator to build on a first request (15 ms of a cold start).
-      const rows = db
-        .prepare(
-          "SELECT * FROM models WHERE scope = 'base' OR organization_id = ? ORDER BY scope <> 'base', name, id",
-        )
-        .all(org.id) as Row[];
-      return rows.map(toModel);
+      return db.records(
+        "SELECT * FROM models WHERE scope = 'base' OR organization_id = ? ORDER BY scope <> 'base', name, id",
+        toModel,
+        org.id,
+      );
     },
     all() {
       return (db.prepare('SELECT * FROM models ORDER BY id').all() as Row[]).map(toModel);

@@ -43,8 +43,7 @@ export function imageTable(db: Statements): Synchronous<ImageTable> {
        conversion_attempts = excluded.conversion_attempts`;
   return {
     get(id) {
-      const row = db.row('SELECT * FROM images WHERE id = ?', id);
-      return row && toImage(row);
+      return db.records('SELECT * FROM images WHERE id = ?', toImage, id)[0];
     },
     put(image) {
       db.runNamed(upsertImage, {
@@ -116,8 +115,7 @@ export function predictionTable(db: Statements): Synchronous<PredictionTable> {
        cell_count = excluded.cell_count, error = excluded.error, run_attempts = excluded.run_attempts`;
   return {
     get(id) {
-      const row = db.row('SELECT * FROM predictions WHERE id = ?', id);
-      return row && toPrediction(row);
+      return db.records('SELECT * FROM predictions WHERE id = ?', toPrediction, id)[0];
     },
     put(prediction) {
       db.runNamed(upsertPrediction, prediction);

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../sqlite-state-store.js';
 import { DatabaseSync } from './node-sqlite.js';
 import { openDatabase } from './open-database.js';
-import { ReadMemo } from './read-memo.js';
+import { copyPlain, ReadMemo } from './read-memo.js';
 import { clientText, fromClientText, statementCache } from './statements.js';
 
 const dirs: string[] = [];
@@ -90,6 +90,36 @@ describe('read memo', () => {
     expect(memo.size).toBe(1);
     memo.rows('q', ['x'], read);
     expect(reads).toBe(4);
+  });
+
+  it('keeps the records made from rows, hands out deep copies, and forgets them on a write', () => {
+    const { db, statements } = table();
+    let made = 0;
+    const toRecord = (row: Record<string, unknown>) => {
+      made++;
+      return { id: row.id as string, nested: { value: row.value as string, list: [1, { deep: true }] } };
+    };
+    const read = () => statements.records('SELECT * FROM t WHERE id = ?', toRecord, 'a');
+    const first = read();
+    first[0].nested.value = 'mutated';
+    (first[0].nested.list[1] as { deep: boolean }).deep = false;
+    db.exec("UPDATE t SET value = 'changed behind' WHERE id = 'a'");
+    expect(read()).toEqual([{ id: 'a', nested: { value: 'one', list: [1, { deep: true }] } }]);
+    expect(made).toBe(1);
+    statements.prepare('DELETE FROM t WHERE id = ?').run('nobody');
+    expect(read()[0].nested.value).toBe('changed behind');
+    expect(made).toBe(2);
+    expect(() => statements.records('DELETE FROM t', toRecord)).toThrow(/for reads/);
+  });
+
+  it('copies plain values whole: objects, arrays, bytes and the values inside them', () => {
+    const value = { a: [1, 'two', null, { b: new Uint8Array([3]) }], c: { d: undefined, e: false } };
+    const copy = copyPlain(value);
+    expect(copy).toEqual(value);
+    expect(copy.a).not.toBe(value.a);
+    expect(copy.a[3]).not.toBe(value.a[3]);
+    expect((copy.a[3] as { b: Uint8Array }).b).not.toBe((value.a[3] as { b: Uint8Array }).b);
+    expect(copy.c).not.toBe(value.c);
   });
 
   it('a rolled-back transaction leaves no answer it saw behind', async () => {

@@ -20,6 +20,9 @@ export const DEFAULT_MEMO_ENTRIES = 10_000;
 
 export class ReadMemo {
   private readonly answers = new Map<string, { rows: Row[]; bytes: boolean }>();
+  /** Records made from kept rows, by the function that made them: mapping is most of a hot read's cost. */
+  private readonly made = new Map<(row: Row) => unknown, Map<string, unknown[]>>();
+  private madeCount = 0;
 
   /** `maxEntries` answers at most; past it every answer is dropped (0 keeps none). */
   constructor(private readonly maxEntries = DEFAULT_MEMO_ENTRIES) {}
@@ -38,13 +41,38 @@ export class ReadMemo {
     return kept.bytes ? kept.rows.map(copyWithBytes) : kept.rows.map((row) => ({ ...row }));
   }
 
+  /**
+   * `map` of each row `read` answers, kept like the rows themselves and handed out as copies
+   * (copyPlain): for records made of strings, numbers, booleans, null, arrays and plain objects.
+   */
+  records<T>(sql: string, args: readonly unknown[], read: () => Row[], map: (row: Row) => T): T[] {
+    const key = memoKey(sql, args);
+    if (key === undefined || this.maxEntries === 0) return read().map(map);
+    let kept = this.made.get(map)?.get(key) as T[] | undefined;
+    if (kept === undefined) {
+      kept = read().map(map);
+      if (this.madeCount >= this.maxEntries) this.forgetRecords();
+      let byKey = this.made.get(map);
+      if (byKey === undefined) this.made.set(map, (byKey = new Map()));
+      byKey.set(key, kept);
+      this.madeCount++;
+    }
+    return kept.map(copyPlain);
+  }
+
   /** The database has changed, or may have: every kept answer goes. */
   written(): void {
     if (this.answers.size) this.answers.clear();
+    if (this.madeCount) this.forgetRecords();
   }
 
   get size(): number {
-    return this.answers.size;
+    return this.answers.size + this.madeCount;
+  }
+
+  private forgetRecords(): void {
+    this.made.clear();
+    this.madeCount = 0;
   }
 }
 
@@ -90,4 +118,14 @@ function copyWithBytes(row: Row): Row {
     if (value instanceof Uint8Array) copy[name] = value.slice();
   }
   return copy;
+}
+
+/** A copy of a value made of strings, numbers, booleans, null, bytes, arrays and plain objects. */
+export function copyPlain<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (ArrayBuffer.isView(value)) return (value as unknown as Uint8Array).slice() as T;
+  if (Array.isArray(value)) return value.map(copyPlain) as T;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyPlain((value as Record<string, unknown>)[key]);
+  return copy as T;
 }

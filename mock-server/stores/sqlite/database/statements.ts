@@ -19,6 +19,8 @@ export interface Statements {
   row(sql: string, ...args: unknown[]): Row | undefined;
   /** The first column of every row. */
   column<T = string>(sql: string, ...args: unknown[]): T[];
+  /** `map` of every row, kept with the rows until the next write (for the reads nearly every request makes). */
+  records<T>(sql: string, map: (row: Row) => T, ...args: unknown[]): T[];
 }
 
 type Bindable = null | number | bigint | string | NodeJS.ArrayBufferView;
@@ -27,12 +29,17 @@ type Bindable = null | number | bigint | string | NodeJS.ArrayBufferView;
 const READ_ONLY = /^\s*SELECT\b/i;
 
 export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): Statements {
+  const natives = new Map<string, Statement>();
+  const native = (sql: string) => {
+    let statement = natives.get(sql);
+    if (!statement) natives.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
   const compiled = new Map<string, PreparedStatement>();
   const prepare = (sql: string) => {
     let statement = compiled.get(sql);
     if (!statement) {
-      const native = db.prepare(sql);
-      statement = READ_ONLY.test(sql) ? remembered(native, sql, memo) : forgetting(native, memo);
+      statement = READ_ONLY.test(sql) ? remembered(native(sql), sql, memo) : forgetting(native(sql), memo);
       compiled.set(sql, statement);
     }
     return statement;
@@ -45,6 +52,10 @@ export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): S
       return prepare(sql)
         .all(...(args as Bindable[]))
         .map((row) => Object.values(row)[0] as T);
+    },
+    records(sql, map, ...args) {
+      if (!READ_ONLY.test(sql)) throw new Error(`records() is for reads: ${sql}`);
+      return memo.records(sql, args, () => native(sql).all(...(args as Bindable[])) as Row[], map);
     },
     runNamed(sql, record) {
       let names = parameterNames.get(sql);
