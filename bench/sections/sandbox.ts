@@ -41,6 +41,11 @@ const CONNECTIONS = 10;
 const INSTANCE_ARGS = [
   ...['--prediction-start-delay-ms', '0', '--prediction-run-delay-ms', '0'],
   ...['--worker-threads', '1', '--decoder-processes', '1'],
+  // The rows measure what the instances and the database can do, not the abuse limits: with the
+  // sandbox's own, the write rows counted 429s (100 open uploads an organization) as throughput
+  // once the machine wrote faster than 100 per second and organization, and a read at 1,000 req/s
+  // with one key met its rate limit. docs/sandbox.md measures the limits themselves.
+  ...['--max-open-uploads-per-org', '0', '--rate-limit-per-second', '0'],
 ];
 const CAPS = { storage_cap_images: 100_000_000, monthly_analysis_cap: 100_000_000 };
 
@@ -185,6 +190,11 @@ async function cannon(t: Target, kind: 'read' | 'write', seconds: number): Promi
     rps: result.requests.average,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
+    statuses: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {})
+        .filter(([status]) => !status.startsWith('2'))
+        .map(([status, stats]) => [status, stats.count]),
+    ),
     errors: result.errors + result.timeouts,
   };
 }
@@ -216,6 +226,10 @@ function medianRoute(runs: RouteFigures[]): RouteFigures {
     rps: median(runs.map((r) => r.rps)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    statuses: runs.reduce<Record<string, number>>((all, r) => {
+      for (const [status, n] of Object.entries(r.statuses ?? {})) all[status] = (all[status] ?? 0) + n;
+      return all;
+    }, {}),
     errors: runs.reduce((s, r) => s + r.errors, 0),
   };
 }

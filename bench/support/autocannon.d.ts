@@ -31,6 +31,8 @@ declare module 'autocannon' {
     non2xx: number;
     '2xx': number;
     '5xx': number;
+    /** Answers by status code. */
+    statusCodeStats?: Record<string, { count: number }>;
     duration: number;
   }
   export interface Instance {

@@ -11,7 +11,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startSandbox, type Sandbox } from '../../sandbox/launcher.js';
+import { SANDBOX_ABUSE_LIMITS, startSandbox, type Sandbox } from '../../sandbox/launcher.js';
 import { spawnLogged, type LoggedProcess } from '../../sandbox/logged-process.js';
 import { renderNginxConfig } from '../../sandbox/nginx-config.js';
 import { freePort, waitUntilAnswering } from '../../sandbox/readiness.js';
@@ -114,7 +114,10 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
     path.join(repoRoot, 'bin', 'cellseg-mock.js'),
     ...['--port', String(instancePort), '--host', HOST, '--data-dir', path.join(workDir, 'data')],
     ...['--admin-token', adminToken, '--instance-id', 'sqlite-1', '--public-base-url', url],
-    ...['--sandbox', 'on', '--seed-keys', 'on', '--log-level', 'info', ...instanceArgs],
+    // As sandbox/launcher.ts starts each instance: the same log and abuse limits as the PostgreSQL rows.
+    ...['--sandbox', 'on', '--seed-keys', 'on', '--log-level', 'info', '--log-requests', 'all'],
+    ...SANDBOX_ABUSE_LIMITS,
+    ...instanceArgs,
   ];
   const instance = await cleanup.starting(
     spawnLogged('sqlite-1', process.execPath, args, path.join(workDir, 'sqlite-1.log'), { cwd: repoRoot }),

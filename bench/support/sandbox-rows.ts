@@ -11,6 +11,8 @@ export interface RouteFigures {
   rps: number;
   p99Ms: number;
   non2xx: number;
+  /** How many answers of each status other than 2xx (what the non-2xx were). */
+  statuses?: Record<string, number>;
   errors: number;
 }
 
@@ -47,7 +49,13 @@ const NO_TARGET = 'none: on two cores this is the cost of sharing, not speed-up'
 export const jobsPerWorkerCore = (c: ConfigurationFigures) => c.loop.loopsPerSecond / c.workerCores;
 
 const route = (r: RouteFigures) =>
-  `${fmt.rps(r.rps)}, p99 ${fmt.ms(r.p99Ms)}${r.non2xx || r.errors ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`;
+  `${fmt.rps(r.rps)}, p99 ${fmt.ms(r.p99Ms)}${r.non2xx || r.errors ? ` (${r.non2xx} non-2xx${statusList(r.statuses)}, ${r.errors} errors)` : ''}`;
+
+/** `: 503 x 12, 429 x 3`, most frequent first; nothing when no status was recorded. */
+function statusList(statuses: Record<string, number> | undefined): string {
+  const entries = Object.entries(statuses ?? {}).sort((a, b) => b[1] - a[1]);
+  return entries.length ? `: ${entries.map(([status, n]) => `${status} x ${n}`).join(', ')}` : '';
+}
 const loop = (l: LoopFigures) =>
   `${l.loopsPerSecond.toFixed(1)} loops/s, p99 ${fmt.ms(l.p99LoopMs)} per loop${l.failures ? ` (${l.failures} failed)` : ''}`;
 const instancesOn = (c: ConfigurationFigures) =>
