@@ -4,6 +4,9 @@
  */
 import type { Ring } from '../../mock-server/engines/geometry/types.js';
 import type { LabelImage } from '../../mock-server/engines/segmentation/types.js';
+import { fillHoles } from '../../mock-server/engines/segmentation/fill-holes.js';
+import { labelComponents } from '../../mock-server/engines/segmentation/label.js';
+import { repairLabelImage } from '../../mock-server/engines/segmentation/repair-labels.js';
 import { mulberry32 } from '../../fixtures/generator/prng.js';
 
 /** The fixture generator's mulberry32, as floats in [0, 1). */
@@ -72,6 +75,18 @@ export function randomLabelImage(
   }
   for (let i = 0; i < labels.length; i++) if (rand() < 0.05) labels[i] = Math.floor(rand() * (maxLabel + 1));
   return { width, height, labels, count: maxLabel };
+}
+
+/**
+ * The `k`-th of a run of random test cases up to 40 x 40: touching labels of every shape
+ * (repaired, even k), or 4-connected components of filled noise (odd k).
+ */
+export function randomLabelCase(rand: () => number, k: number): LabelImage {
+  const w = 1 + Math.floor(rand() * 40);
+  const h = 1 + Math.floor(rand() * 40);
+  return k % 2 === 0
+    ? repairLabelImage(randomLabelImage(rand, w, h, 1 + Math.floor(rand() * 12))).image
+    : labelComponents(fillHoles(randomMask(rand, w, h, 0.2 + rand() * 0.5, 2), w, h), w, h);
 }
 
 /** Pixels whose centre lies inside the ring (even-odd rule over its vertical edges). */

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fillHoles } from '../segmentation/fill-holes.js';
 import { labelComponents } from '../segmentation/label.js';
-import { repairLabelImage } from '../segmentation/repair-labels.js';
-import {
-  maskFromPicture,
-  prng,
-  randomLabelImage,
-  randomMask,
-} from '../../../test-support/segmentation/test-helpers.js';
+import { maskFromPicture, prng, randomLabelCase } from '../../../test-support/segmentation/test-helpers.js';
 import {
   measureObjects,
   measureObjectsByPixels,
@@ -91,13 +84,8 @@ describe('measureObjects', () => {
     const rand = prng(7);
     let objects = 0;
     for (let k = 0; k < 60; k++) {
-      const w = 1 + Math.floor(rand() * 40);
-      const h = 1 + Math.floor(rand() * 40);
-      // Touching labels of every shape (repaired), and 4-connected components of filled noise.
-      const image =
-        k % 2 === 0
-          ? repairLabelImage(randomLabelImage(rand, w, h, 1 + Math.floor(rand() * 12))).image
-          : labelComponents(fillHoles(randomMask(rand, w, h, 0.2 + rand() * 0.5, 2), w, h), w, h);
+      const image = randomLabelCase(rand, k);
+      const { width: w, height: h } = image;
       const rings = traceAllOutlines(image);
       expect(measureObjects(image, rings), `case ${k}, ${w} x ${h}`).toEqual(
         measureObjectsByPixels(image, rings),

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fillHoles } from '../segmentation/fill-holes.js';
 import { labelComponents } from '../segmentation/label.js';
-import { repairLabelImage } from '../segmentation/repair-labels.js';
 import type { LabelImage } from '../segmentation/types.js';
-import {
-  maskFromPicture,
-  prng,
-  randomLabelImage,
-  randomMask,
-} from '../../../test-support/segmentation/test-helpers.js';
+import { maskFromPicture, prng, randomLabelCase } from '../../../test-support/segmentation/test-helpers.js';
 import { shoelaceArea } from './measure.js';
 import { firstPixels, traceAllOutlines } from './trace-outline.js';
 import type { Point, Ring } from './types.js';
@@ -130,12 +123,8 @@ describe('traceAllOutlines against the transcribed Wand', () => {
     const rand = prng(11);
     let objects = 0;
     for (let k = 0; k < 60; k++) {
-      const w = 1 + Math.floor(rand() * 40);
-      const h = 1 + Math.floor(rand() * 40);
-      const image =
-        k % 2 === 0
-          ? repairLabelImage(randomLabelImage(rand, w, h, 1 + Math.floor(rand() * 12))).image
-          : labelComponents(fillHoles(randomMask(rand, w, h, 0.2 + rand() * 0.5, 2), w, h), w, h);
+      const image = randomLabelCase(rand, k);
+      const { width: w, height: h } = image;
       const first = firstPixels(image);
       const expected = Array.from({ length: image.count }, (_, i) =>
         wandReference(image, i + 1, first[i + 1]),
