@@ -78,18 +78,30 @@ describe('read memo', () => {
     });
   });
 
-  it('keeps at most its bound, then starts over', () => {
-    const memo = new ReadMemo(2);
+  it('keeps at most its bound of answers and of rows, then starts over; a large answer is never kept', () => {
+    const memo = new ReadMemo({ entries: 2, rows: 5, rowsPerAnswer: 3 });
     let reads = 0;
-    const read = () => (reads++, [{ n: reads }]);
-    memo.rows('q', ['x'], read);
-    memo.rows('q', ['y'], read);
-    memo.rows('q', ['x'], read);
+    const read =
+      (n = 1) =>
+      () => (reads++, Array.from({ length: n }, (_, i) => ({ i })));
+    memo.rows('q', ['x'], read());
+    memo.rows('q', ['y'], read());
+    memo.rows('q', ['x'], read());
     expect(reads).toBe(2);
-    memo.rows('q', ['z'], read);
+    memo.rows('q', ['z'], read());
     expect(memo.size).toBe(1);
-    memo.rows('q', ['x'], read);
+    memo.rows('q', ['x'], read());
     expect(reads).toBe(4);
+    // More rows than an answer may have: read every time, and nothing kept is dropped for it.
+    expect(memo.rows('big', [], read(4))).toHaveLength(4);
+    expect(memo.rows('big', [], read(4))).toHaveLength(4);
+    expect(reads).toBe(6);
+    expect(memo.size).toBe(2);
+    // Rows in all: 2 kept + 3 more would pass 5, so the memo starts over before keeping them.
+    memo.rows('three', [], read(3));
+    expect(memo.size).toBe(1);
+    memo.records('three', [], read(3), (row) => row.i);
+    expect(memo.size).toBe(1);
   });
 
   it('keeps the records made from rows, hands out deep copies, and forgets them on a write', () => {

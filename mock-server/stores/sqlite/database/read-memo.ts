@@ -16,26 +16,37 @@
 /** A row as node:sqlite answers it (statements.ts's Row; not imported, statements.ts imports this). */
 type Row = Record<string, unknown>;
 
-export const DEFAULT_MEMO_ENTRIES = 10_000;
+/** How much the memo keeps: it is for the small reads every request makes, not for listings. */
+export interface MemoLimits {
+  /** Answers kept at most (0 keeps none); past it every answer is dropped. */
+  entries: number;
+  /** Rows kept in all at most; past it every answer is dropped. */
+  rows: number;
+  /** An answer of more rows than this is not kept (a listing, a sweep's page). */
+  rowsPerAnswer: number;
+}
+
+export const DEFAULT_MEMO_LIMITS: MemoLimits = { entries: 10_000, rows: 50_000, rowsPerAnswer: 64 };
 
 export class ReadMemo {
   private readonly answers = new Map<string, { rows: Row[]; bytes: boolean }>();
   /** Records made from kept rows, by the function that made them: mapping is most of a hot read's cost. */
   private readonly made = new Map<(row: Row) => unknown, Map<string, unknown[]>>();
-  private madeCount = 0;
+  private entries = 0;
+  private keptRows = 0;
 
-  /** `maxEntries` answers at most; past it every answer is dropped (0 keeps none). */
-  constructor(private readonly maxEntries = DEFAULT_MEMO_ENTRIES) {}
+  constructor(private readonly limits: MemoLimits = DEFAULT_MEMO_LIMITS) {}
 
   /** The rows `read` answers for `sql` with `args`, from memory while nothing has been written. */
   rows(sql: string, args: readonly unknown[], read: () => Row[]): Row[] {
     const key = memoKey(sql, args);
-    if (key === undefined || this.maxEntries === 0) return read();
+    if (key === undefined || this.limits.entries === 0) return read();
     let kept = this.answers.get(key);
     if (kept === undefined) {
-      const rows = read().map(fastRow);
+      const fresh = read();
+      if (!this.room(fresh.length)) return fresh;
+      const rows = fresh.map(fastRow);
       kept = { rows, bytes: rows.some((row) => Object.values(row).some((v) => v instanceof Uint8Array)) };
-      if (this.answers.size >= this.maxEntries) this.answers.clear();
       this.answers.set(key, kept);
     }
     return kept.bytes ? kept.rows.map(copyWithBytes) : kept.rows.map((row) => ({ ...row }));
@@ -47,32 +58,43 @@ export class ReadMemo {
    */
   records<T>(sql: string, args: readonly unknown[], read: () => Row[], map: (row: Row) => T): T[] {
     const key = memoKey(sql, args);
-    if (key === undefined || this.maxEntries === 0) return read().map(map);
+    if (key === undefined || this.limits.entries === 0) return read().map(map);
     let kept = this.made.get(map)?.get(key) as T[] | undefined;
     if (kept === undefined) {
-      kept = read().map(map);
-      if (this.madeCount >= this.maxEntries) this.forgetRecords();
+      const fresh = read().map(map);
+      if (!this.room(fresh.length)) return fresh;
+      kept = fresh;
       let byKey = this.made.get(map);
       if (byKey === undefined) this.made.set(map, (byKey = new Map()));
       byKey.set(key, kept);
-      this.madeCount++;
     }
     return kept.map(copyPlain);
   }
 
   /** The database has changed, or may have: every kept answer goes. */
   written(): void {
-    if (this.answers.size) this.answers.clear();
-    if (this.madeCount) this.forgetRecords();
+    if (this.entries) this.forget();
   }
 
+  /** Answers kept now. */
   get size(): number {
-    return this.answers.size + this.madeCount;
+    return this.entries;
   }
 
-  private forgetRecords(): void {
+  /** Whether an answer of `rows` rows is kept; counted as kept when it is. */
+  private room(rows: number): boolean {
+    if (rows > this.limits.rowsPerAnswer) return false;
+    if (this.entries >= this.limits.entries || this.keptRows + rows > this.limits.rows) this.forget();
+    this.entries++;
+    this.keptRows += rows;
+    return true;
+  }
+
+  private forget(): void {
+    this.answers.clear();
     this.made.clear();
-    this.madeCount = 0;
+    this.entries = 0;
+    this.keptRows = 0;
   }
 }
 
