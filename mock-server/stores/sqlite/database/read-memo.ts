@@ -49,7 +49,7 @@ export class ReadMemo {
       kept = { rows, bytes: rows.some((row) => Object.values(row).some((v) => v instanceof Uint8Array)) };
       this.answers.set(key, kept);
     }
-    return kept.bytes ? kept.rows.map(copyWithBytes) : kept.rows.map((row) => ({ ...row }));
+    return kept.bytes ? kept.rows.map(copyPlain) : kept.rows.map((row) => ({ ...row }));
   }
 
   /**
@@ -130,15 +130,6 @@ function memoKey(sql: string, args: readonly unknown[]): string | undefined {
 function fastRow(row: Row): Row {
   const copy: Row = {};
   for (const name of Object.keys(row)) copy[name] = row[name];
-  return copy;
-}
-
-function copyWithBytes(row: Row): Row {
-  const copy: Row = { ...row };
-  for (const name in copy) {
-    const value = copy[name];
-    if (value instanceof Uint8Array) copy[name] = value.slice();
-  }
   return copy;
 }
 

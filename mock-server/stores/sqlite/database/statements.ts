@@ -36,6 +36,8 @@ export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): S
     return statement;
   };
   const compiled = new Map<string, PreparedStatement>();
+  /** SQL records() has found to be a read: checked once, not on every request. */
+  const checkedReads = new Set<string>();
   const prepare = (sql: string) => {
     let statement = compiled.get(sql);
     if (!statement) {
@@ -54,7 +56,10 @@ export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): S
         .map((row) => Object.values(row)[0] as T);
     },
     records(sql, map, ...args) {
-      if (!READ_ONLY.test(sql)) throw new Error(`records() is for reads: ${sql}`);
+      if (!checkedReads.has(sql)) {
+        if (!READ_ONLY.test(sql)) throw new Error(`records() is for reads: ${sql}`);
+        checkedReads.add(sql);
+      }
       return memo.records(sql, args, () => native(sql).all(...(args as Bindable[])) as Row[], map);
     },
     runNamed(sql, record) {
