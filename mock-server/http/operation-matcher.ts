@@ -1,5 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
-import { decodeSegment, escapeRegExp, slashCount } from './path-segment.js';
+import { candidatesFor, decodeSegment, escapeRegExp, groupBySlashes } from './path-segment.js';
 
 interface CompiledOperation {
   operation: DocumentOperation;
@@ -16,8 +16,8 @@ interface CompiledOperation {
  * request (a third of the event loop's busy time under load, measured with --cpu-prof).
  */
 export class OperationMatcher {
-  /** The operations by the number of slashes in their path (slashCount), most specific first. */
-  private readonly bySlashes = new Map<number, CompiledOperation[]>();
+  /** The operations by the number of slashes in their path (groupBySlashes), most specific first. */
+  private readonly bySlashes: Map<number, CompiledOperation[]>;
 
   constructor(operations: DocumentOperation[]) {
     const compiled = operations
@@ -41,10 +41,7 @@ export class OperationMatcher {
         };
       })
       .sort((a, b) => b.specificity - a.specificity);
-    for (const candidate of compiled) {
-      const slashes = slashCount(candidate.operation.path);
-      this.bySlashes.set(slashes, [...(this.bySlashes.get(slashes) ?? []), candidate]);
-    }
+    this.bySlashes = groupBySlashes(compiled, (candidate) => candidate.operation.path);
   }
 
   /** The operation and its decoded path parameters; `pathKnown` when only the method differs. */
@@ -55,7 +52,7 @@ export class OperationMatcher {
     | { operation: DocumentOperation; params: Record<string, string> }
     | { operation: undefined; pathKnown: boolean } {
     let pathKnown = false;
-    for (const candidate of this.bySlashes.get(slashCount(path)) ?? []) {
+    for (const candidate of candidatesFor(this.bySlashes, path)) {
       const found = candidate.pattern.exec(path);
       if (!found) continue;
       if (candidate.method !== method.toUpperCase()) {

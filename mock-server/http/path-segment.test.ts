@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSegment, escapeRegExp, slashCount } from './path-segment.js';
+import { candidatesFor, decodeSegment, escapeRegExp, groupBySlashes, slashCount } from './path-segment.js';
 
 describe('path segments', () => {
   it('decodes percent-encoding, and answers nothing for a broken one', () => {
@@ -21,5 +21,13 @@ describe('path segments', () => {
     expect(slashCount('/api/v1/models/')).toBe(4);
     expect(slashCount('/api/v1/predict/{prediction_id}')).toBe(slashCount('/api/v1/predict/abc'));
     expect(slashCount('//a//')).toBe(4);
+  });
+
+  it('groups routes by their slashes, in the order given, and offers a path only its own group', () => {
+    const routes = ['/a/{id}', '/a', '/b/{id}', '/a/b/c'];
+    const groups = groupBySlashes(routes, (route) => route);
+    expect(candidatesFor(groups, '/x/1')).toEqual(['/a/{id}', '/b/{id}']);
+    expect(candidatesFor(groups, '/a')).toEqual(['/a']);
+    expect(candidatesFor(groups, '/a/b/c/d')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
-import { escapeRegExp, slashCount } from './path-segment.js';
+import { candidatesFor, escapeRegExp, groupBySlashes } from './path-segment.js';
 
 /** One method of one path template (`/api/v1/image/{image_id}`), with the request headers it reads. */
 export interface RouteSpec {
@@ -22,20 +22,18 @@ const EVERY_ROUTE_HEADERS = ['Accept', 'X-Request-Id'];
  * `Allow` on a 405, and the methods and headers of a CORS preflight.
  */
 export class RouteTable {
-  /** The routes by the number of slashes in their template (slashCount), in the order given. */
-  private readonly bySlashes = new Map<number, Array<{ pattern: RegExp; spec: RouteSpec }>>();
+  /** The routes by the number of slashes in their template (groupBySlashes), in the order given. */
+  private readonly bySlashes: Map<number, Array<{ pattern: RegExp; spec: RouteSpec }>>;
 
   constructor(specs: RouteSpec[]) {
-    for (const spec of specs) {
-      const slashes = slashCount(spec.template);
-      const routes = this.bySlashes.get(slashes) ?? [];
-      routes.push({ pattern: templatePattern(spec.template), spec });
-      this.bySlashes.set(slashes, routes);
-    }
+    this.bySlashes = groupBySlashes(
+      specs.map((spec) => ({ pattern: templatePattern(spec.template), spec })),
+      (route) => route.spec.template,
+    );
   }
 
   private candidates(path: string): Array<{ pattern: RegExp; spec: RouteSpec }> {
-    return this.bySlashes.get(slashCount(path)) ?? [];
+    return candidatesFor(this.bySlashes, path);
   }
 
   /**
