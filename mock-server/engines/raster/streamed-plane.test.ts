@@ -35,6 +35,15 @@ const floats = (n: number) =>
   Float32Array.from({ length: n }, (_, i) =>
     i === 11 ? NaN : i === 12 ? Infinity : i === 13 ? -Infinity : (rng.int(0, 1 << 20) - 300_000) / 977,
   );
+/** A W x H RGB float32 page of fresh random values (NaN and infinities among them). */
+const floatRgb = (): TiffPage => ({
+  width: W,
+  height: H,
+  samplesPerPixel: 3,
+  bitsPerSample: 32,
+  sampleFormat: 'float',
+  data: floats(3 * N),
+});
 
 async function bothWays(path: string) {
   const info = await inspectTiff(path);
@@ -80,28 +89,10 @@ const cases: Array<[string, TiffPage, TiffEncodeOptions]> = [
     { width: W, height: H, bitsPerSample: 32, sampleFormat: 'float', data: floats(N) },
     { compression: 'deflate' },
   ],
-  [
-    'float RGB, contiguous, big-endian',
-    {
-      width: W,
-      height: H,
-      samplesPerPixel: 3,
-      bitsPerSample: 32,
-      sampleFormat: 'float',
-      data: floats(3 * N),
-    },
-    { littleEndian: false, rowsPerStrip: 6 },
-  ],
+  ['float RGB, contiguous, big-endian', floatRgb(), { littleEndian: false, rowsPerStrip: 6 }],
   [
     'float RGB, separate planes, LZW',
-    {
-      width: W,
-      height: H,
-      samplesPerPixel: 3,
-      bitsPerSample: 32,
-      sampleFormat: 'float',
-      data: floats(3 * N),
-    },
+    floatRgb(),
     { compression: 'lzw', planarConfig: 'separate', rowsPerStrip: 7 },
   ],
   [
@@ -131,16 +122,7 @@ describe('decodePlaneStreamed gives the plane libvips gives', () => {
           .toBuffer(),
       ),
     );
-    const rgb = encodeTiff([
-      {
-        width: W,
-        height: H,
-        samplesPerPixel: 3,
-        bitsPerSample: 32,
-        sampleFormat: 'float',
-        data: floats(3 * N),
-      },
-    ]);
+    const rgb = encodeTiff([floatRgb()]);
     const meta = await sharp(rgb).metadata();
     for (const tile of [false, true]) {
       const file = await sharp(rgb)

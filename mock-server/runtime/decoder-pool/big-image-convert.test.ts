@@ -42,6 +42,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A fresh folder for a conversion's three files, and their paths. */
+function outputFolder(name: string) {
+  const out = join(dir, name);
+  mkdirSync(out);
+  const files = {
+    preview: join(out, 'preview.png'),
+    thumbnail: join(out, 'thumbnail.png'),
+    plane: join(out, 'plane.bin'),
+  };
+  return { out, files };
+}
+
 describe('converting a page bigger than the decoder memory', () => {
   it('converts a 432 MB RGB float32 page in a 512 MiB decoder to the plane a small reference decode gives', async () => {
     const big = join(dir, 'big.tif');
@@ -49,13 +61,7 @@ describe('converting a page bigger than the decoder memory', () => {
     const info = await inspectTiff(big);
     expect(decodedBytes(info).bytes).toBeGreaterThan(512 * MiB * 0.8);
 
-    const out = join(dir, 'out');
-    mkdirSync(out);
-    const files = {
-      preview: join(out, 'preview.png'),
-      thumbnail: join(out, 'thumbnail.png'),
-      plane: join(out, 'plane.bin'),
-    };
+    const { files } = outputFolder('out');
     const job: ConvertJob = { tiffPath: big, files, limits: {} };
     const converted = await pool.run<{ shape: number[]; bitsPerSample: number }>('convert', job);
     expect(converted).toMatchObject({ shape: [SIDE, SIDE, 3], bitsPerSample: 16 });
@@ -101,13 +107,7 @@ describe('converting a page bigger than the decoder memory', () => {
     const info = await inspectTiff(jpeg);
     expect([info.compression, decodedBytes(info).bytes]).toEqual([7, side * side * 3]);
 
-    const out = join(dir, 'out-jpeg');
-    mkdirSync(out);
-    const files = {
-      preview: join(out, 'preview.png'),
-      thumbnail: join(out, 'thumbnail.png'),
-      plane: join(out, 'plane.bin'),
-    };
+    const { out, files } = outputFolder('out-jpeg');
     const converted = await pool.run<{ shape: number[] }>('convert', { tiffPath: jpeg, files, limits: {} });
     expect(converted.shape).toEqual([side, side, 3]);
     expect(readdirSync(out).sort()).toEqual(['plane.bin', 'preview.png', 'thumbnail.png']);
