@@ -71,6 +71,7 @@ export class SqliteStateStore implements StateStore {
   private readonly keyCache: KeyCache;
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
   private keyWrites = 0;
+  private keyWritesAtBegin = 0;
 
   constructor(
     private readonly db: Database,
@@ -79,7 +80,15 @@ export class SqliteStateStore implements StateStore {
     const statements = (this.statements = statementCache(db, this.memo));
     this.keyCache = new KeyCache(options.keyCache);
     this.organizationRows = organizationTable(statements);
-    const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err)));
+    const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err), {
+      begun: () => (this.keyWritesAtBegin = this.keyWrites),
+      ended: (committed) => {
+        // Rolled back: a read inside the transaction may have kept rows that are gone now.
+        if (!committed) this.memo.written();
+        // A lookup made inside the transaction after its write saw rows a rollback may have undone.
+        if (this.keyWrites !== this.keyWritesAtBegin) this.keyCache.invalidate();
+      },
+    }));
     this.organizations = withKeyWritesReported(gate.tables(this.organizationRows), () => this.keysChanged());
     this.usage = gate.tables(usageTable(statements));
     this.models = gate.tables(modelTable(statements));
@@ -97,18 +106,8 @@ export class SqliteStateStore implements StateStore {
     this.journal = memoryJournal(options.journalCapacity);
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    const keyWritesBefore = this.keyWrites;
-    try {
-      return await this.gate.transaction(work);
-    } catch (err) {
-      // Rolled back: a read inside the transaction may have kept rows that are gone now.
-      this.memo.written();
-      throw err;
-    } finally {
-      // A lookup made inside the transaction after its write saw rows a rollback may have undone.
-      if (this.keyWrites !== keyWritesBefore) this.keyCache.invalidate();
-    }
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.gate.transaction(work);
   }
 
   organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {

@@ -4,7 +4,8 @@
  *
  *   gate.transaction(work)  one transaction at a time: BEGIN IMMEDIATE, `work` (which may await),
  *                           COMMIT, or ROLLBACK when it throws; a call from inside `work`'s async
- *                           context joins it (AsyncLocalStorage says whose context a call is in)
+ *                           context joins it (AsyncLocalStorage says whose context a call is in);
+ *                           `hooks` hear of each begin and end before any held-back call runs
  *   gate.run(fn)            a single synchronous read or write: at once, unless another context's
  *                           transaction is open, then after it ends (so no read sees uncommitted rows)
  *   gate.tables(syncTable)  the same table with every method gated and answering a promise
@@ -18,6 +19,17 @@ export type Synchronous<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
 };
 
+/**
+ * Told of each transaction's begin and end, synchronously: what a store keeps in memory about the
+ * rows (read-memo.ts, the key cache) is mended in `ended` before any call held back by the
+ * transaction runs. Mended later, after the rejection reached the store, those calls would already
+ * have read what a rollback undid.
+ */
+export interface TransactionHooks {
+  begun?(): void;
+  ended?(committed: boolean): void;
+}
+
 export class TransactionGate {
   private readonly context = new AsyncLocalStorage<symbol>();
   /** The open transaction's token, and a promise that settles when it ends. */
@@ -28,6 +40,7 @@ export class TransactionGate {
   constructor(
     private readonly db: Database,
     private readonly translate: (err: unknown) => unknown,
+    private readonly hooks: TransactionHooks = {},
   ) {}
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
@@ -39,10 +52,13 @@ export class TransactionGate {
     await previous;
     const token = Symbol('transaction');
     this.open = { token, ended };
+    let committed = false;
     try {
       this.db.exec('BEGIN IMMEDIATE');
+      this.hooks.begun?.();
       const result = await this.context.run(token, work);
       this.db.exec('COMMIT');
+      committed = true;
       return result;
     } catch (err) {
       // A COMMIT that fails on a full disk may already have ended the transaction itself.
@@ -50,6 +66,7 @@ export class TransactionGate {
       throw this.translate(err);
     } finally {
       this.open = undefined;
+      this.hooks.ended?.(committed);
       end();
       // On Node 22 an AsyncLocalStorage in use turns on promise hooks for the whole process, a cost
       // on every promise of every request (about a tenth of a GET's time, issue 31); between

@@ -156,6 +156,33 @@ describe('read memo', () => {
       await store.close();
     }
   });
+  it('a read held back by a transaction that rolls back sees the rows from before it, not what it read inside', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'read-memo-'));
+    dirs.push(dir);
+    const store = new SqliteStateStore(openDatabase(dir));
+    try {
+      await store.settings.set('k', 'before');
+      let heldBack: Promise<string | undefined> | undefined;
+      // Started outside the transaction, so the read waits for its end instead of joining it.
+      let startRead!: () => void;
+      const outside = new Promise<void>((resolve) => (startRead = resolve)).then(() => {
+        heldBack = store.settings.get('k');
+      });
+      await expect(
+        store.transaction(async () => {
+          await store.settings.set('k', 'inside');
+          expect(await store.settings.get('k')).toBe('inside');
+          startRead();
+          await outside;
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      // It runs the moment the transaction ends, before the store has seen the rejection.
+      expect(await heldBack).toBe('before');
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('client text', () => {
