@@ -72,6 +72,11 @@ check(
       Array.from({ length: 50 }, (_, i) => openResumable(ctx, 1000, `burst-${i}.tif`, tiny, 'tiny')),
     );
     const statuses = responses.map((r) => r.status);
+    // Any other answer is named with its body, so a failure says what the target answered.
+    const others = responses
+      .filter((r) => r.status !== 200 && r.status !== 402)
+      .map((r) => `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    expect(others, `50 simultaneous uploads with ${free} free: answers neither 200 nor 402`).toEqual([]);
     expect(
       statuses.filter((s) => s === 200),
       `50 simultaneous uploads with ${free} free: the 200s`,
