@@ -9,6 +9,7 @@ import { secureByDefault } from './exposure.js';
 import { answerClientErrors } from './http/client-errors.js';
 import { nodeHttp } from './http/node-http.js';
 import { answerNotReady, waitUntilReady } from './http/not-ready.js';
+import { handledInLoopTurns } from './http/loop-turn-batches.js';
 import type { ServiceOverrides, Services } from './services.js';
 import { parseCorsOrigins } from './http/cors.js';
 
@@ -92,7 +93,7 @@ export async function startMockServer(
     if (temporaryData) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
-  handler = app;
+  handler = handledInLoopTurns(app);
   ready(app);
 
   let closing: Promise<void> | undefined;
