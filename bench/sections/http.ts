@@ -42,22 +42,19 @@ async function cannon(url: string, duration: number, key = ACME_KEY): Promise<Ru
 }
 
 /**
- * Why the mock can miss the floor's target: measured on 2026-11-27 after the store's reads moved to
- * memory (stores/sqlite/database/read-memo.ts), with a CPU profile of the mock under GET /predict/{id}
- * and bare servers that spin a fixed time per request (a scratch variant of node-http-child.ts).
+ * Why the mock can miss the floor's target: measured on 2026-11-27 with a CPU profile of the mock
+ * under GET /predict/{id}, perf under GET /models, and bare servers that spin a fixed time per request.
  */
 const floorMiss = (expressShare: number) =>
   `the mock answers from its own request function on node:http (bare express alone reaches ${fmt.x(expressShare)} ` +
-  'of bare node:http in this run). Its reads come from memory until the next write (the model list, the ' +
-  "record a GET names, the clock's offsets: 0.14-0.16x before, 2026-11-27). In the profile under GET " +
-  "/predict/{id} at 16,200 req/s, the socket writes take 55% of the busy time, node's HTTP internals about " +
-  "20%, the mock's own code (stages, routing, key check, clock, validation, the read, JSON, journal) about " +
-  '20%, GC 4%. A write costs more the slower the server: each answer must wake a client that is idle ' +
-  'between answers (about 10 us a write under the floor, 22 us under the mock or under a bare server ' +
-  'spinning 100 us a request). On these two cores a bare node:http server that spins 20 us a request ' +
-  'reaches 0.36-0.43x of the floor and one that spins 30 us 0.32-0.36x, so 0.35x leaves the whole request ' +
-  "path about 25-30 us of CPU beyond node's own; the mock's costs 64-68 us of CPU a request in all " +
-  "(user and system, /proc), the 20-us spinner's 54-57 us.";
+  'of bare node:http in this run). Its reads come from memory until the next write (stores/sqlite/database/' +
+  'read-memo.ts; 0.14-0.16x before), and the requests read in one event-loop turn are handled together so ' +
+  'that their answers leave together (http/loop-turn-batches.ts; 0.25-0.33x before, 0.35-0.45x after). ' +
+  "What is left is spread thin: node's HTTP internals, the stages, routing, key check, clock, validation, " +
+  "the read's copy, JSON and GC, no function above 3% of the busy time. Each answer must wake a client " +
+  'that is idle between answers, and on this virtual machine a wake-up of the other core is an exit to ' +
+  'the host: the slower the server, the more of its answers pay it (10 us a write under the floor, 22 us ' +
+  'under a server spinning 100 us a request). Runs of the same build differ by up to 20% here.';
 
 export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const warm = ctx.quick ? 0.5 : 1;
