@@ -47,13 +47,15 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       'adds 2-5 ms between a 200 and the next PUT. The receive is bound by CPU, not the disk: the MD5 alone ' +
       'is 10.5 ms of a core per 8 MiB, half or more of the time the stream copy takes for those bytes, and a ' +
       "part costs the mock 27-46 ms of CPU in all (V8's collector threads 1-9 ms of it, for the socket's " +
-      '64 KiB chunks), on two cores it shares with the client and with other work. The floor, measured ' +
-      'bare (a node:http server that only writes each part at its offset, MD5s it on a thread and ' +
-      'fdatasyncs it, the same client, alternating with the mock in one session, load average 2.5-5): ' +
-      '0.36-0.72x of the stream copy with the MD5 (median 0.49, 11 runs), 0.44-0.96x without it; the mock ' +
-      "0.38-0.62x beside it. One at a time, 0.6x is at this machine's floor for an MD5 ETag, and whether a " +
-      "run meets it depends on the load. Four parts at a time overlap one part's flush and MD5 with " +
-      "another's bytes; the 0.6x was met there on a quieter machine (0.64x).",
+      '64 KiB chunks), on two cores it shares with the client and with other work. The floor is in the ' +
+      "row's peer column, measured in the same run: the same parts, sent the same way, to a bare node:http " +
+      'server that only writes each part at its offset, MD5s it on a thread as it arrives and fdatasyncs it ' +
+      '(`bench/support/part-floor-child.ts`; no open, no complete, no conversion). On 2026-11-27 it reached ' +
+      "0.55-0.62x of the stream copy one part at a time over four runs, and the mock's PUTs ran at 0.90-1.01x " +
+      "of its speed; the mock's figure also holds the open, the complete and the conversion to `ready` " +
+      '(0.37 s of 4.4 s for 1 GB). So one at a time, 0.6x of the stream copy is at or above what the part ' +
+      'floor itself reaches on this machine, and the mock is within a tenth of that floor. Four parts at a ' +
+      "time overlap one part's flush and MD5 with another's bytes, and meet the target (0.65-0.79x).",
   },
   {
     match: /after reset within 30 MB/,
