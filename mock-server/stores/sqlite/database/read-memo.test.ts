@@ -17,6 +17,13 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A whole store on a folder of its own, removed after the test: transactions go through its gate. */
+function storeInFolder(): SqliteStateStore {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'read-memo-'));
+  dirs.push(dir);
+  return new SqliteStateStore(openDatabase(dir));
+}
+
 function table() {
   const db = new DatabaseSync(':memory:');
   db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, value TEXT, bytes BLOB)');
@@ -135,9 +142,7 @@ describe('read memo', () => {
   });
 
   it('a rolled-back transaction leaves no answer it saw behind', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'read-memo-'));
-    dirs.push(dir);
-    const store = new SqliteStateStore(openDatabase(dir));
+    const store = storeInFolder();
     try {
       await store.settings.set('k', 'before');
       await expect(
@@ -156,10 +161,9 @@ describe('read memo', () => {
       await store.close();
     }
   });
+
   it('a read held back by a transaction that rolls back sees the rows from before it, not what it read inside', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'read-memo-'));
-    dirs.push(dir);
-    const store = new SqliteStateStore(openDatabase(dir));
+    const store = storeInFolder();
     try {
       await store.settings.set('k', 'before');
       let heldBack: Promise<string | undefined> | undefined;
