@@ -93,7 +93,7 @@ export async function startMockServer(
     if (temporaryData) await rm(dataDir, { recursive: true, force: true });
     throw err;
   }
-  handler = handledInLoopTurns(app);
+  handler = handledInLoopTurns(app, (err) => logger.error({ err }, 'the request function threw'));
   ready(app);
 
   let closing: Promise<void> | undefined;

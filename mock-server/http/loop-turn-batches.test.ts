@@ -19,7 +19,10 @@ function exchange(name: string) {
 describe('requests handled in loop turns', () => {
   it('holds the requests of a turn until it ends, then hands over every one in arrival order', async () => {
     const seen: string[] = [];
-    const listener = handledInLoopTurns((req) => seen.push(req.url!));
+    const listener = handledInLoopTurns(
+      (req) => seen.push(req.url!),
+      () => undefined,
+    );
     for (const name of ['a', 'b', 'c']) {
       const { req, res } = exchange(name);
       listener(req, res);
@@ -35,16 +38,21 @@ describe('requests handled in loop turns', () => {
     expect(seen).toEqual(['a', 'b', 'c', 'd']);
   });
 
-  it('ends a request the function throws on and still hands over the ones after it', async () => {
+  it('ends a request the function throws on, reports it, and still hands over the ones after it', async () => {
     const seen: string[] = [];
-    const listener = handledInLoopTurns((req) => {
-      if (req.url === 'bad') throw new Error('escaped the pipeline');
-      seen.push(req.url!);
-    });
+    const escaped: unknown[] = [];
+    const listener = handledInLoopTurns(
+      (req) => {
+        if (req.url === 'bad') throw new Error('escaped the pipeline');
+        seen.push(req.url!);
+      },
+      (err) => escaped.push(err),
+    );
     const sent = ['a', 'bad', 'c'].map(exchange);
     for (const { req, res } of sent) listener(req, res);
     await turn();
     expect(seen).toEqual(['a', 'c']);
     expect(sent.map(({ res }) => res.destroyed)).toEqual([false, true, false]);
+    expect(escaped).toEqual([new Error('escaped the pipeline')]);
   });
 });

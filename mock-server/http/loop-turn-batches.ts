@@ -14,7 +14,11 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
  * for the connections read in the same turn, microseconds; a request alone is handled on the turn
  * it arrived in.
  */
-export function handledInLoopTurns(listener: RequestListener): RequestListener {
+export function handledInLoopTurns(
+  listener: RequestListener,
+  /** Told of an exception the listener let escape (it answers its own failures: none should). */
+  onEscape: (err: unknown) => void,
+): RequestListener {
   let waiting: Array<[IncomingMessage, ServerResponse]> = [];
   const handleWaiting = (): void => {
     const turn = waiting;
@@ -22,9 +26,10 @@ export function handledInLoopTurns(listener: RequestListener): RequestListener {
     for (const [req, res] of turn) {
       try {
         listener(req, res);
-      } catch {
+      } catch (err) {
         // The listener answers its own failures (request-pipeline.ts); one that escapes it must
-        // not leave the requests after it unanswered.
+        // not leave the requests after it unanswered, nor pass unseen.
+        onEscape(err);
         res.destroy();
       }
     }

@@ -59,4 +59,33 @@ describe('transaction gate', () => {
     });
     expect(await count()).toBe(1);
   });
+
+  it('tells its hooks of each begin and end, and a hook that throws holds up no later transaction', async () => {
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE t (n INTEGER)');
+    const heard: string[] = [];
+    let throwAtEnd = true;
+    const gate = new TransactionGate(db, (err) => err, {
+      begun: () => heard.push('begun'),
+      ended: (committed) => {
+        heard.push(committed ? 'committed' : 'rolled back');
+        if (throwAtEnd) throw new Error('hook failed');
+      },
+    });
+    await expect(gate.transaction(async () => undefined)).rejects.toThrow('hook failed');
+    throwAtEnd = false;
+    await expect(
+      gate.transaction(async () => {
+        throw new Error('failed');
+      }),
+    ).rejects.toThrow('failed');
+    await gate.transaction(async () => undefined);
+    await gate.closed();
+    expect(heard).toEqual(['begun', 'committed', 'begun', 'rolled back', 'begun', 'committed']);
+
+    // A BEGIN that fails began nothing: no end is told.
+    db.exec('BEGIN');
+    await expect(gate.transaction(async () => undefined)).rejects.toThrow();
+    expect(heard).toHaveLength(6);
+  });
 });

@@ -52,9 +52,11 @@ export class TransactionGate {
     await previous;
     const token = Symbol('transaction');
     this.open = { token, ended };
+    let begun = false;
     let committed = false;
     try {
       this.db.exec('BEGIN IMMEDIATE');
+      begun = true;
       this.hooks.begun?.();
       const result = await this.context.run(token, work);
       this.db.exec('COMMIT');
@@ -66,8 +68,12 @@ export class TransactionGate {
       throw this.translate(err);
     } finally {
       this.open = undefined;
-      this.hooks.ended?.(committed);
-      end();
+      try {
+        if (begun) this.hooks.ended?.(committed);
+      } finally {
+        // Whatever a hook does, the next transaction and every held-back call go on.
+        end();
+      }
       // On Node 22 an AsyncLocalStorage in use turns on promise hooks for the whole process, a cost
       // on every promise of every request (about a tenth of a GET's time, issue 31); between
       // transactions nothing needs the context, so it is switched off until the next one runs.
