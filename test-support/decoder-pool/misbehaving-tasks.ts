@@ -2,7 +2,19 @@
 import { writeFile } from 'node:fs/promises';
 import type { TaskTable } from '../../mock-server/runtime/decoder-pool/protocol.js';
 
+/** Jobs this child has run of `outOfMemoryWhenUsed`. */
+let usedRuns = 0;
+
 export const tasks = {
+  /** An allocation refused under the ceiling, whatever the child ran before. */
+  async outOfMemory() {
+    throw new Error('std::bad_alloc');
+  },
+  /** Succeeds in a fresh child and fails as a thread that cannot be made in one that ran it before. */
+  async outOfMemoryWhenUsed() {
+    if (++usedRuns > 1) throw new Error('glib: Error creating thread: Resource temporarily unavailable');
+    return { pid: process.pid };
+  },
   async echo(value: unknown) {
     return { value, pid: process.pid };
   },

@@ -101,6 +101,22 @@ describe('ChildProcessPool', () => {
     },
   );
 
+  it('gives a job that ran out of memory in a used child one fresh child; one that fails there fails', async () => {
+    const pool = newPool();
+    const run = () => pool.run<{ pid: number }>('outOfMemoryWhenUsed', null);
+    const first = await run();
+    // The same child, now used, cannot make a thread: the job runs again in a new child.
+    const second = await run();
+    expect(second.pid).not.toBe(first.pid);
+    // Out of memory in a fresh child, or again after its retry: the job fails, said as too large.
+    const fresh = newPool();
+    const inFresh = await failure(fresh.run('outOfMemory', null));
+    expect(inFresh.message).toMatch(/too large to decode within this server's memory limit/);
+    await echo(fresh, 'now used');
+    const afterRetry = await failure(fresh.run('outOfMemory', null));
+    expect(afterRetry.message).toMatch(/too large to decode within this server's memory limit/);
+  });
+
   it('kills a child that runs past its time budget and says so', async () => {
     const pool = newPool({ timeBudgetMs: 1500 });
     await echo(pool, 'warm');

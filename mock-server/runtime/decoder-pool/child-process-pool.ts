@@ -49,6 +49,8 @@ interface Job {
   signal?: AbortSignal;
   onAbort?: () => void;
   timers: NodeJS.Timeout[];
+  /** Already given a fresh child once after running out of memory in a used one. */
+  retried?: boolean;
 }
 
 interface Slot {
@@ -57,6 +59,8 @@ interface Slot {
   job?: Job;
   /** Why the pool killed it, when it did. */
   killedFor?: 'timeout' | 'cancel' | 'retire';
+  /** Jobs handed to it so far, the one running included. */
+  jobsRun: number;
   idleTimer?: NodeJS.Timeout;
 }
 
@@ -148,6 +152,7 @@ export class ChildProcessPool {
   private assign(slot: Slot, job: Job): void {
     clearTimeout(slot.idleTimer);
     slot.job = job;
+    slot.jobsRun++;
     holdProcessOpen(slot.proc, true);
     const budget = this.options.timeBudgetMs;
     job.timers.push(
@@ -168,7 +173,7 @@ export class ChildProcessPool {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       env: { ...process.env, [MEMORY_CEILING_ENV]: String(this.options.memoryCeilingBytes) },
     });
-    const slot: Slot = { proc, ready: false };
+    const slot: Slot = { proc, ready: false, jobsRun: 0 };
     this.slots.add(slot);
     proc.on('message', (m) => this.onMessage(slot, m as FromChild));
     proc.on('error', () => undefined); // followed by 'exit', which settles the job
@@ -186,7 +191,20 @@ export class ChildProcessPool {
     const job = slot.job;
     if (!job || job.id !== message.id) return;
     slot.job = undefined;
-    if (message.type === 'failed' && message.retire) slot.killedFor = 'retire';
+    if (message.type === 'failed' && message.retire) {
+      slot.killedFor = 'retire';
+      if (slot.jobsRun > 1 && !job.retried && !job.signal?.aborted) {
+        // Out of memory in a child that had run other files: what those left behind (heap, malloc
+        // arenas, thread stacks) may be what failed, and one file must not fail for another. It
+        // runs once more, first in line, in a fresh child; out of memory there, it fails.
+        job.retried = true;
+        for (const t of job.timers) clearTimeout(t);
+        job.timers = [];
+        this.queue.unshift(job);
+        void this.stop(slot, 'retire'); // its exit starts the fresh child (onExit -> dispatch)
+        return;
+      }
+    }
     if (job.signal?.aborted) {
       // cancelled while the child was busy in synchronous work: the caller asked for no result
       this.settle(job, () => job.reject(abortError()));
