@@ -49,7 +49,7 @@ const floorMiss = (expressShare: number) =>
   `the mock answers from its own request function on node:http (bare express alone reaches ${fmt.x(expressShare)} ` +
   'of bare node:http in this run). Its reads come from memory until the next write (stores/sqlite/database/' +
   'read-memo.ts; 0.14-0.16x before), and the requests read in one event-loop turn are handled together so ' +
-  'that their answers leave together (http/loop-turn-batches.ts; 0.25-0.33x before, 0.35-0.45x after). ' +
+  'that their answers leave together (http/loop-turn-batches.ts; 0.25-0.33x before, 0.35-0.49x after over two runs). ' +
   "What is left is spread thin: node's HTTP internals, the stages, routing, key check, clock, validation, " +
   "the read's copy, JSON and GC, no function above 3% of the busy time. Each answer must wake a client " +
   'that is idle between answers, and on this virtual machine a wake-up of the other core is an exit to ' +
