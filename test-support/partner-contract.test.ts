@@ -169,6 +169,42 @@ describe('a partner contract recorded from the journal', { timeout: 600_000 }, (
   });
 });
 
+/**
+ * The walkthrough's client (docs/walkthrough.md): upload, predict, every export, a share opened
+ * on its page (a view, which sets the share's `last_viewed_at`), then the share read back.
+ */
+async function walkthroughRun(api: HttpApi): Promise<void> {
+  const done = await api.completedSegmentation();
+  for (const file of ['measurements.csv', 'rois.geojson', 'rois.zip', 'overlay.png'])
+    expect((await api.send('GET', `/api/v1/export/${done.segmentationId}/${file}`)).status).toBe(200);
+  const share = await api.createShare(done.segmentationId);
+  expect((await api.send('GET', new URL(share.url).pathname, undefined, { key: null })).status).toBe(200);
+  expect((await api.getShare(share.id)).last_viewed_at).toEqual(expect.any(String));
+}
+
+describe("the walkthrough's round trip recorded as a contract", { timeout: 600_000 }, () => {
+  let recorded: PartnerContract;
+
+  beforeAll(async () => {
+    const api = new HttpApi(mock.url);
+    await api.json('POST', '/__mock/org/reset', {});
+    const since = new Date().toISOString();
+    await walkthroughRun(api);
+    recorded = (await recordFromJournal(mock.url, ACME_KEY, { consumer: 'walkthrough', since })).contract;
+  }, 600_000);
+
+  it('verifies against the mock it was recorded on, share page view included', async () => {
+    // Viewed when recorded: the share's last_viewed_at was a string, which the document makes nullable.
+    expect(interactionOf(recorded, 'getShare').response.matchingRules?.body?.['$.last_viewed_at']).toEqual({
+      combine: 'OR',
+      matchers: [{ match: 'type' }, { match: 'null' }],
+    });
+    const results = await replayContract(recorded, sharedContract(), targetAt(mock.url));
+    expect(results.filter((r) => r.outcome !== 'pass')).toEqual([]);
+    expect(results).toHaveLength(recorded.interactions.length);
+  });
+});
+
 describe('provider states', { timeout: 600_000 }, () => {
   let stateful: PartnerContract;
   let key: string;

@@ -6,9 +6,9 @@ import type { OpenApiContract } from '../harness/openapi-contract.js';
 import { writeReproducer } from '../harness/reproducer.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Target } from '../harness/target.js';
-import { jsonType, parsePath, valuesAt } from './json-path.js';
+import { formatPath, jsonType, parsePath, valuesAt } from './json-path.js';
 import { pathParams } from './path-template.js';
-import { NAMESPACE, type PactInteraction, type PartnerContract } from './pact-file.js';
+import { NAMESPACE, type PactInteraction, type PactRule, type PartnerContract } from './pact-file.js';
 import { ProviderStates } from './provider-states.js';
 
 export interface InteractionResult {
@@ -198,26 +198,49 @@ function requestBody(interaction: PactInteraction, run: Replay): unknown {
   return body;
 }
 
-/** What the answer breaks of the interaction: its status, and each field the partner relies on. */
+/**
+ * What the answer breaks of the interaction: its status, and each field the partner relies on
+ * (present, of the recorded type, or null where its rule allows null). A field under a nullable
+ * object or array that the answer holds as null is not missing: the container's rule allowed it.
+ */
 function judge(interaction: PactInteraction, response: ApiResponse): string[] {
   const expected = interaction.response;
   if (response.status !== expected.status)
     return [`answered ${response.status}; the partner expects ${expected.status}`];
+  const rules = expected.matchingRules?.body ?? {};
   const problems: string[] = [];
-  for (const at of Object.keys(expected.matchingRules?.body ?? {})) {
+  for (const [at, rule] of Object.entries(rules)) {
     const example = valuesAt(expected.body?.content, at)[0]?.value;
+    const nullAllowed = allowsNull(rule);
     const found = valuesAt(response.body, at);
     if (!found.length) {
-      problems.push(`the partner relies on ${at}, which the answer does not have`);
+      if (!underNullContainer(at, rules, response.body))
+        problems.push(`the partner relies on ${at}, which the answer does not have`);
       continue;
     }
-    for (const { at: where, value } of found)
-      if (example !== undefined && jsonType(value) !== jsonType(example))
-        problems.push(
-          `the partner relies on ${where} being ${jsonType(example)}; the answer has ${jsonType(value)}`,
-        );
+    for (const { at: where, value } of found) {
+      if (example === undefined || jsonType(value) === jsonType(example)) continue;
+      if (value === null && nullAllowed) continue;
+      problems.push(
+        `the partner relies on ${where} being ${jsonType(example)}${nullAllowed ? ' or null' : ''}; the answer has ${jsonType(value)}`,
+      );
+    }
   }
   return problems;
+}
+
+const allowsNull = (rule: PactRule): boolean => rule.matchers.some((m) => m.match === 'null');
+
+/** Whether an enclosing path the rules allow to be null holds null in the answer. */
+function underNullContainer(at: string, rules: Record<string, PactRule>, body: unknown): boolean {
+  const steps = parsePath(at);
+  for (let n = steps.length - 1; n >= 0; n--) {
+    const enclosing = formatPath(steps.slice(0, n));
+    const rule = rules[enclosing];
+    if (rule && allowsNull(rule) && valuesAt(body, enclosing).some(({ value }) => value === null))
+      return true;
+  }
+  return false;
 }
 
 /** Deletes what the replay creates, at the end; the ledger holds it first (--cleanup-only). */
