@@ -63,6 +63,11 @@ export interface InteractionExtension {
   pollUntil?: Record<string, string>;
   /** Requests of the journal this interaction stands for (a poll's repeats). */
   recordedRequests: number;
+  /**
+   * A request to an address an earlier answer handed out (a share page at the share's `url`,
+   * which may live outside the API's base URL): `${variable}`, replayed to that address as it is.
+   */
+  requestUrl?: string;
   /** A multipart upload: the verifier sends its sample TIFF under this file name. */
   file?: { field: string; name: string };
 }

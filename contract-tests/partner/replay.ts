@@ -1,5 +1,11 @@
 import path from 'node:path';
-import { ApiClient, newCheckRecord, type ApiResponse, type CheckRecord } from '../harness/api-client.js';
+import {
+  ApiClient,
+  newCheckRecord,
+  type ApiResponse,
+  type CallOptions,
+  type CheckRecord,
+} from '../harness/api-client.js';
 import { Cleanup, reportDir } from '../harness/cleanup.js';
 import { ConsistencyLedger } from '../harness/consistency.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
@@ -148,10 +154,12 @@ async function replayOne(interaction: PactInteraction, run: Replay): Promise<Out
 async function send(interaction: PactInteraction, run: Replay): Promise<ApiResponse> {
   const ext = interaction.comments[NAMESPACE];
   const { api, target } = run;
-  const params = pathParams(ext.pathTemplate, interaction.request.path);
+  const options: CallOptions = ext.requestUrl
+    ? handedOutAddress(ext.pathTemplate, substitute(ext.requestUrl, run.bindings))
+    : { params: pathParams(ext.pathTemplate, interaction.request.path) };
   const expression = interaction.request.generators?.path?.expression;
-  if (expression) Object.assign(params, pathParams(ext.pathTemplate, substitute(expression, run.bindings)));
-  const options: Parameters<ApiClient['call']>[1] = { params };
+  if (expression)
+    Object.assign(options.params!, pathParams(ext.pathTemplate, substitute(expression, run.bindings)));
   if (ext.file) {
     const form = new FormData();
     form.append(
@@ -185,6 +193,23 @@ async function send(interaction: PactInteraction, run: Replay): Promise<ApiRespo
       );
     await new Promise((resolve) => setTimeout(resolve, target.pollIntervalMs));
   }
+}
+
+/**
+ * The call to an address an earlier answer handed out: its root (a share page's may sit outside
+ * the API's base URL) and the parameters its path gives the template. It is opened as the answer
+ * hands it to anyone, without the key.
+ */
+function handedOutAddress(template: string, address: string): CallOptions {
+  const url = new URL(address);
+  const depth = template.split('/').length - 1;
+  const segments = url.pathname.split('/');
+  const path = segments.slice(-depth).join('/');
+  return {
+    params: pathParams(template, `/${path}`),
+    baseUrl: url.origin + segments.slice(0, -depth).join('/'),
+    key: null,
+  };
 }
 
 /** The recorded body with bound ids put in, and a name the run's prefix marks as its own. */
@@ -290,6 +315,7 @@ function failed(interaction: PactInteraction, run: Replay, error: string): Outco
 function variablesOf(interaction: PactInteraction): Set<string> {
   const generators = interaction.request.generators;
   const expressions = [
+    interaction.comments[NAMESPACE].requestUrl,
     generators?.path?.expression,
     ...Object.values(generators?.body ?? {}).map((g) => g.expression),
   ];
