@@ -115,7 +115,6 @@ describe('the public document, as client generators read it', () => {
     const chain: Record<string, string[]> = {
       uploadImage: ['createPrediction', 'getUpload', 'getImage'],
       createImage: ['getUpload', 'getImage', 'completeUpload', 'abortUpload', 'createPrediction'],
-      listModels: ['createPrediction'],
       createPrediction: ['getPrediction'],
       getPrediction: [
         'exportOverlayPng',

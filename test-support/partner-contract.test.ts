@@ -8,7 +8,7 @@ import { NAMESPACE, type PartnerContract } from '../contract-tests/partner/pact-
 import { recordFromJournal } from '../contract-tests/partner/record-journal.js';
 import { replayContract } from '../contract-tests/partner/replay.js';
 import type { RunningMock } from '../mock-server/server.js';
-import { ACME_KEY, ACME_ORG, BETA_KEY, HttpApi } from './api-client.js';
+import { ACME_KEY, ACME_ORG, BETA_KEY, HttpApi, type LinkShare } from './api-client.js';
 import { startInstantMock } from './instant-mock.js';
 import { startSabotageProxy } from './sabotage-proxy.js';
 import type { SabotageCase } from './sabotage-catalogue.js';
@@ -166,6 +166,67 @@ describe('a partner contract recorded from the journal', { timeout: 600_000 }, (
     } finally {
       await proxy.close();
     }
+  });
+});
+
+/**
+ * The walkthrough's client (docs/walkthrough.md): upload, predict, every export, a share opened
+ * on its page (a view, which sets the share's `last_viewed_at`), then the share read back.
+ */
+async function walkthroughRun(api: HttpApi): Promise<LinkShare> {
+  const done = await api.completedSegmentation();
+  for (const file of ['measurements.csv', 'rois.geojson', 'rois.zip', 'overlay.png'])
+    expect((await api.send('GET', `/api/v1/export/${done.segmentationId}/${file}`)).status).toBe(200);
+  const share = await api.createShare(done.segmentationId);
+  expect((await fetch(share.url)).status).toBe(200);
+  expect((await api.getShare(share.id)).last_viewed_at).toEqual(expect.any(String));
+  return share;
+}
+
+describe("the walkthrough's round trip recorded as a contract", { timeout: 600_000 }, () => {
+  let recorded: PartnerContract;
+  let share: LinkShare;
+
+  beforeAll(async () => {
+    const api = new HttpApi(mock.url);
+    await api.json('POST', '/__mock/org/reset', {});
+    const since = new Date().toISOString();
+    share = await walkthroughRun(api);
+    recorded = (await recordFromJournal(mock.url, ACME_KEY, { consumer: 'walkthrough', since })).contract;
+  }, 600_000);
+
+  it("holds the page view as an interaction, sent to the address the share's answer hands out", () => {
+    expect(recorded.interactions.map((i) => i.comments[NAMESPACE].operationId)).toEqual([
+      'uploadImage',
+      'listModels',
+      'createPrediction',
+      'getPrediction',
+      'exportMeasurementsCsv',
+      'exportRoisGeojson',
+      'exportRoisZip',
+      'exportOverlayPng',
+      'createShare',
+      'viewSharePage',
+      'getShare',
+    ]);
+    expect(interactionOf(recorded, 'createShare').comments[NAMESPACE].binds).toMatchObject({ url: '$.url' });
+    expect(interactionOf(recorded, 'viewSharePage').comments[NAMESPACE].requestUrl).toBe('${url}');
+    // Viewed when recorded: the share's last_viewed_at was a string, which the document makes nullable.
+    expect(interactionOf(recorded, 'getShare').response.matchingRules?.body?.['$.last_viewed_at']).toEqual({
+      combine: 'OR',
+      matchers: [{ match: 'type' }, { match: 'null' }],
+    });
+  });
+
+  it('verifies against the mock it was recorded on, opening the share it made rather than the recorded one', async () => {
+    const viewsBefore = (await new HttpApi(mock.url).getShare(share.id)).view_count;
+    const results = await replayContract(recorded, sharedContract(), targetAt(mock.url));
+    expect(results.filter((r) => r.outcome !== 'pass')).toEqual([]);
+    expect(results).toHaveLength(recorded.interactions.length);
+    expect(results.find((r) => r.operationId === 'viewSharePage')?.calls).toEqual([
+      { operationId: 'viewSharePage', status: 200 },
+    ]);
+    expect((await new HttpApi(mock.url).getShare(share.id)).view_count).toBe(viewsBefore);
   });
 });
 

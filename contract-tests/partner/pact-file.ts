@@ -9,10 +9,13 @@
 
 export const NAMESPACE = 'cellseg-mock';
 
-/** One matcher list of Pact V4's `matchingRules` (the JSON path is its key). */
+/**
+ * One matcher list of Pact V4's `matchingRules` (the JSON path is its key): `type` alone, or, for a
+ * field the document declares nullable, `type` OR `null` (either the recorded type or null passes).
+ */
 export interface PactRule {
-  combine: 'AND';
-  matchers: Array<{ match: 'type'; min?: number }>;
+  combine: 'AND' | 'OR';
+  matchers: Array<{ match: 'type'; min?: number } | { match: 'null' }>;
 }
 
 export interface PactBody {
@@ -41,7 +44,7 @@ export interface PactResponse {
   status: number;
   headers?: Record<string, string[]>;
   body?: PactBody;
-  /** The answer's fields the partner relies on: JSON paths, each matched by type. */
+  /** The answer's fields the partner relies on: JSON paths, each matched by type (or null where nullable). */
   matchingRules?: { body?: Record<string, PactRule> };
 }
 
@@ -60,6 +63,11 @@ export interface InteractionExtension {
   pollUntil?: Record<string, string>;
   /** Requests of the journal this interaction stands for (a poll's repeats). */
   recordedRequests: number;
+  /**
+   * A request to an address an earlier answer handed out (a share page at the share's `url`,
+   * which may live outside the API's base URL): `${variable}`, replayed to that address as it is.
+   */
+  requestUrl?: string;
   /** A multipart upload: the verifier sends its sample TIFF under this file name. */
   file?: { field: string; name: string };
 }

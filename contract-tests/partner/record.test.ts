@@ -97,6 +97,22 @@ describe('recording a contract from a journal', () => {
     expect(created.response.body?.content).not.toHaveProperty('processed_at');
   });
 
+  it('relies on a field the document declares nullable as its type or null, never its recorded value alone', () => {
+    const processed = { ...image('ready'), shape: [256, 256], processed_at: '2026-11-25T10:00:02.000Z' };
+    const ready = record([
+      entry('2026-11-25T10:00:02.000Z', 'GET', `/api/v1/image/${IMAGE}`, 'getImage', 200, {
+        response_body: processed,
+      }),
+    ]).interactions[0];
+    const rules = ready.response.matchingRules?.body ?? {};
+    const typeOrNull = { combine: 'OR', matchers: [{ match: 'type' }, { match: 'null' }] };
+    expect(rules['$.processed_at']).toEqual(typeOrNull);
+    // A nullable array carries the rule itself, so its items are not missed when it is null.
+    expect(rules['$.shape']).toEqual(typeOrNull);
+    expect(rules['$.shape[*]']).toEqual({ combine: 'AND', matchers: [{ match: 'type' }] });
+    expect(rules['$.created_at']).toEqual({ combine: 'AND', matchers: [{ match: 'type' }] });
+  });
+
   it('narrows to the fields the partner names for an operation (--fields)', () => {
     const narrowed = recordContract(sharedContract(), journal, {
       consumer: 'c',

@@ -62,11 +62,17 @@ export function recordContract(
     }
     return binding.variable;
   };
+  /** The addresses answers hand out (a share's `url`), by their path. */
+  const addresses = new Map<string, string>();
   const interactions = groups.map((group, index) => {
     const interaction = toInteraction(contract, group, index, options);
     const ext = interaction.comments[NAMESPACE];
+    // A request to an address an earlier answer handed out (a share page) goes to that address.
+    const address = [...addresses].find(([at]) => at.endsWith(interaction.request.path))?.[1];
+    const addressVariable = address === undefined ? undefined : use(address, 'url');
+    if (addressVariable) ext.requestUrl = `\${${addressVariable}}`;
     // The ids this request reuses from earlier answers become expressions.
-    const params = pathParams(ext.pathTemplate, interaction.request.path);
+    const params = addressVariable ? {} : pathParams(ext.pathTemplate, interaction.request.path);
     let expression = ext.pathTemplate;
     let generated = false;
     for (const [name, value] of Object.entries(params)) {
@@ -85,8 +91,12 @@ export function recordContract(
       };
     }
     // The ids this answer hands out, for the requests after it.
-    for (const [value, at] of stringLeaves(group.at(-1)!.response_body))
-      if (ID_LIKE.test(value) && !bound.has(value)) bound.set(value, { interaction, path: formatPath(at) });
+    for (const [value, at] of stringLeaves(group.at(-1)!.response_body)) {
+      const url = ID_LIKE.test(value) ? undefined : URL.parse(value);
+      if ((ID_LIKE.test(value) || url?.protocol.startsWith('http')) && !bound.has(value))
+        bound.set(value, { interaction, path: formatPath(at) });
+      if (url?.protocol.startsWith('http')) addresses.set(url.pathname, value);
+    }
     return interaction;
   });
   for (const { variable, interaction, path } of bound.values())

@@ -9,8 +9,11 @@ type Json = Record<string, unknown>;
  * them from the document. Every leaf of the recorded answer (string, number, boolean) that the
  * response's schema defines is relied on, matched by type; a field the schema leaves free-form
  * (an image's `metadata`) is not looked into, and a leaf recorded as null is left out (a null
- * says nothing of the type a later answer holds there). The partner narrows the list afterwards
- * (`--fields`, or by deleting rules from the file).
+ * says nothing of the type a later answer holds there). A field the document declares nullable is
+ * relied on as it declares it: its recorded type or null, since a value seen at recording (a
+ * share's `last_viewed_at` after a page view) says nothing of whether the next answer has one; a
+ * nullable object or array gets that rule too, so the leaves under it are not missed when it is
+ * null. The partner narrows the list afterwards (`--fields`, or by deleting rules from the file).
  */
 export function reliedFields(
   contract: OpenApiContract,
@@ -23,6 +26,9 @@ export function reliedFields(
   if (!schema) return rules;
   const walk = (value: unknown, schemas: Json[], steps: PathStep[]): void => {
     if (value === null || value === undefined) return;
+    const nullable = branches(contract, schemas).some(allowsNull);
+    const container = typeof value === 'object';
+    if (!container || nullable) rules[formatPath(steps)] = nullable ? TYPE_OR_NULL : TYPE;
     if (Array.isArray(value)) {
       const items = branches(contract, schemas).flatMap((s) =>
         s.items ? [contract.deref(s.items as Json)] : [],
@@ -39,12 +45,25 @@ export function reliedFields(
         const defined = properties.get(key);
         if (defined) walk(child, defined, [...steps, key]);
       }
-      return;
     }
-    rules[formatPath(steps)] = { combine: 'AND', matchers: [{ match: 'type' }] };
   };
   walk(body, [schema], []);
   return rules;
+}
+
+const TYPE: PactRule = { combine: 'AND', matchers: [{ match: 'type' }] };
+const TYPE_OR_NULL: PactRule = { combine: 'OR', matchers: [{ match: 'type' }, { match: 'null' }] };
+
+/** Whether one schema (a branch, not its sub-branches) lets the value be null. */
+function allowsNull(schema: Json): boolean {
+  const type = schema.type;
+  return (
+    type === 'null' ||
+    (Array.isArray(type) && type.includes('null')) ||
+    schema.nullable === true ||
+    ('const' in schema && schema.const === null) ||
+    (Array.isArray(schema.enum) && schema.enum.includes(null))
+  );
 }
 
 /** The recorded answer with only the relied-on fields: the example Pact's matchers are read against. */

@@ -1,14 +1,20 @@
 import path from 'node:path';
-import { ApiClient, newCheckRecord, type ApiResponse, type CheckRecord } from '../harness/api-client.js';
+import {
+  ApiClient,
+  newCheckRecord,
+  type ApiResponse,
+  type CallOptions,
+  type CheckRecord,
+} from '../harness/api-client.js';
 import { Cleanup, reportDir } from '../harness/cleanup.js';
 import { ConsistencyLedger } from '../harness/consistency.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
 import { writeReproducer } from '../harness/reproducer.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Target } from '../harness/target.js';
-import { jsonType, parsePath, valuesAt } from './json-path.js';
+import { formatPath, jsonType, parsePath, valuesAt } from './json-path.js';
 import { pathParams } from './path-template.js';
-import { NAMESPACE, type PactInteraction, type PartnerContract } from './pact-file.js';
+import { NAMESPACE, type PactInteraction, type PactRule, type PartnerContract } from './pact-file.js';
 import { ProviderStates } from './provider-states.js';
 
 export interface InteractionResult {
@@ -148,10 +154,12 @@ async function replayOne(interaction: PactInteraction, run: Replay): Promise<Out
 async function send(interaction: PactInteraction, run: Replay): Promise<ApiResponse> {
   const ext = interaction.comments[NAMESPACE];
   const { api, target } = run;
-  const params = pathParams(ext.pathTemplate, interaction.request.path);
+  const options: CallOptions = ext.requestUrl
+    ? handedOutAddress(ext.pathTemplate, substitute(ext.requestUrl, run.bindings))
+    : { params: pathParams(ext.pathTemplate, interaction.request.path) };
   const expression = interaction.request.generators?.path?.expression;
-  if (expression) Object.assign(params, pathParams(ext.pathTemplate, substitute(expression, run.bindings)));
-  const options: Parameters<ApiClient['call']>[1] = { params };
+  if (expression)
+    Object.assign(options.params!, pathParams(ext.pathTemplate, substitute(expression, run.bindings)));
   if (ext.file) {
     const form = new FormData();
     form.append(
@@ -187,6 +195,23 @@ async function send(interaction: PactInteraction, run: Replay): Promise<ApiRespo
   }
 }
 
+/**
+ * The call to an address an earlier answer handed out: its root (a share page's may sit outside
+ * the API's base URL) and the parameters its path gives the template. It is opened as the answer
+ * hands it to anyone, without the key.
+ */
+function handedOutAddress(template: string, address: string): CallOptions {
+  const url = new URL(address);
+  const depth = template.split('/').length - 1;
+  const segments = url.pathname.split('/');
+  const path = segments.slice(-depth).join('/');
+  return {
+    params: pathParams(template, `/${path}`),
+    baseUrl: url.origin + segments.slice(0, -depth).join('/'),
+    key: null,
+  };
+}
+
 /** The recorded body with bound ids put in, and a name the run's prefix marks as its own. */
 function requestBody(interaction: PactInteraction, run: Replay): unknown {
   const body = structuredClone(interaction.request.body?.content);
@@ -198,26 +223,49 @@ function requestBody(interaction: PactInteraction, run: Replay): unknown {
   return body;
 }
 
-/** What the answer breaks of the interaction: its status, and each field the partner relies on. */
+/**
+ * What the answer breaks of the interaction: its status, and each field the partner relies on
+ * (present, of the recorded type, or null where its rule allows null). A field under a nullable
+ * object or array that the answer holds as null is not missing: the container's rule allowed it.
+ */
 function judge(interaction: PactInteraction, response: ApiResponse): string[] {
   const expected = interaction.response;
   if (response.status !== expected.status)
     return [`answered ${response.status}; the partner expects ${expected.status}`];
+  const rules = expected.matchingRules?.body ?? {};
   const problems: string[] = [];
-  for (const at of Object.keys(expected.matchingRules?.body ?? {})) {
+  for (const [at, rule] of Object.entries(rules)) {
     const example = valuesAt(expected.body?.content, at)[0]?.value;
+    const nullAllowed = allowsNull(rule);
     const found = valuesAt(response.body, at);
     if (!found.length) {
-      problems.push(`the partner relies on ${at}, which the answer does not have`);
+      if (!underNullContainer(at, rules, response.body))
+        problems.push(`the partner relies on ${at}, which the answer does not have`);
       continue;
     }
-    for (const { at: where, value } of found)
-      if (example !== undefined && jsonType(value) !== jsonType(example))
-        problems.push(
-          `the partner relies on ${where} being ${jsonType(example)}; the answer has ${jsonType(value)}`,
-        );
+    for (const { at: where, value } of found) {
+      if (example === undefined || jsonType(value) === jsonType(example)) continue;
+      if (value === null && nullAllowed) continue;
+      problems.push(
+        `the partner relies on ${where} being ${jsonType(example)}${nullAllowed ? ' or null' : ''}; the answer has ${jsonType(value)}`,
+      );
+    }
   }
   return problems;
+}
+
+const allowsNull = (rule: PactRule): boolean => rule.matchers.some((m) => m.match === 'null');
+
+/** Whether an enclosing path the rules allow to be null holds null in the answer. */
+function underNullContainer(at: string, rules: Record<string, PactRule>, body: unknown): boolean {
+  const steps = parsePath(at);
+  for (let n = steps.length - 1; n >= 0; n--) {
+    const enclosing = formatPath(steps.slice(0, n));
+    const rule = rules[enclosing];
+    if (rule && allowsNull(rule) && valuesAt(body, enclosing).some(({ value }) => value === null))
+      return true;
+  }
+  return false;
 }
 
 /** Deletes what the replay creates, at the end; the ledger holds it first (--cleanup-only). */
@@ -267,6 +315,7 @@ function failed(interaction: PactInteraction, run: Replay, error: string): Outco
 function variablesOf(interaction: PactInteraction): Set<string> {
   const generators = interaction.request.generators;
   const expressions = [
+    interaction.comments[NAMESPACE].requestUrl,
     generators?.path?.expression,
     ...Object.values(generators?.body ?? {}).map((g) => g.expression),
   ];

@@ -495,7 +495,8 @@ export interface components {
             metadata?: Record<string, never>;
             /**
              * Format: uuid
-             * @description Optional: omit it. A folder is created in the dashboard, never through this API, and must belong to the caller's organization; API clients usually have none, and no operation here produces one.
+             * @description Optional, and not a reference to follow: omit it or send null (the example), which files the image outside any folder. Folders are made in the dashboard; no operation of this API creates, lists or reads one, so no link fills this field and a tool has no id to put here. An id that is not a folder of the caller's organization answers 404.
+             * @example null
              */
             folder_id?: string | null;
             /** @default false */
@@ -649,7 +650,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The export named by `If-None-Match` is unchanged; no body. */
+        /** @description The export named by `If-None-Match` (one of its ETags, or `*`) is unchanged; no body. */
         ExportNotModified: {
             headers: {
                 ETag: components["headers"]["ExportETag"];
@@ -888,7 +889,7 @@ export interface components {
         /** @description The `segmentation_id` of a COMPLETED prediction. */
         SegmentationId: string;
         ShareId: string;
-        /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+        /** @description The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds. */
         IfNoneMatch: string;
         /** @description The opaque token at the end of a share `url`. Anything else (a mangled or truncated link) shows the "no longer available" page. */
         ShareToken: string;
@@ -1318,7 +1319,7 @@ export interface operations {
                 fill_opacity?: number;
             };
             header?: {
-                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                /** @description The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -1355,7 +1356,7 @@ export interface operations {
                 columns?: ("image_name" | "image_width" | "image_height" | "segmentation_id" | "segmentation_source" | "model_name" | "confluency" | "roi_index" | "roi_id" | "cell_type" | "tags" | "entity_type" | "area_px" | "perimeter_px" | "centroid_x" | "centroid_y" | "bbox_x" | "bbox_y" | "bbox_w" | "bbox_h")[];
             };
             header?: {
-                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                /** @description The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -1409,7 +1410,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                /** @description The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
@@ -1490,7 +1491,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The `ETag` of an export already held; when it still matches, the answer is 304 with no body. */
+                /** @description The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningMock } from '../../mock-server/server.js';
 import { startInstantMock } from '../instant-mock.js';
 import { REPO_ROOT } from '../launched-mock.js';
+import { operationsOf } from './document-operations.js';
 import { walkDocument, type WalkReport } from './walk.js';
 
 /**
@@ -14,12 +15,33 @@ const seed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'fixtures', 'seed.json
   organizations: Array<{ api_keys: string[] }>;
 };
 
+/** Every string and number the seed holds: the only values that exist before any request. */
+function seededValues(value: unknown, out = new Set<string>()): Set<string> {
+  if (typeof value === 'string' || typeof value === 'number') out.add(String(value));
+  else if (Array.isArray(value)) for (const item of value) seededValues(item, out);
+  else if (value && typeof value === 'object')
+    for (const item of Object.values(value)) seededValues(item, out);
+  return out;
+}
+
+/** The values a link carries as they are, not read from the exchange by a runtime expression. */
+function constantsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string' && !value.startsWith('$')) out.push(value);
+  else if (typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) constantsOf(item, out);
+  else if (value && typeof value === 'object')
+    for (const item of Object.values(value)) constantsOf(item, out);
+  return out;
+}
+
+let document: Record<string, unknown>;
+
 let mock: RunningMock;
 let report: WalkReport;
 
 beforeAll(async () => {
   mock = await startInstantMock();
-  const document = (await (await fetch(`${mock.url}/openapi.json`)).json()) as Record<string, unknown>;
+  document = (await (await fetch(`${mock.url}/openapi.json`)).json()) as Record<string, unknown>;
   report = await walkDocument({
     document,
     baseUrl: (document.servers as Array<{ url: string }>)[0].url,
@@ -35,7 +57,7 @@ afterAll(() => mock?.close());
 
 describe('a walk of the public document by its links alone', () => {
   it('follows every link at least once', () => {
-    expect(Object.keys(report.links).length).toBeGreaterThanOrEqual(17);
+    expect(Object.keys(report.links).length).toBeGreaterThanOrEqual(16);
     expect(Object.entries(report.links).filter(([, followed]) => followed === 0)).toEqual([]);
   });
 
@@ -54,6 +76,28 @@ describe('a walk of the public document by its links alone', () => {
       'revokeShare',
     ])
       expect(statuses(operation), operation).toContain(200);
+  });
+
+  it('starts from every operation without a path parameter, creating an image record too', () => {
+    expect(report.unfilled).toEqual({});
+    const roots = report.exchanges.filter((exchange) => exchange.via === undefined);
+    expect(roots.filter((e) => e.operation === 'createImage').map((e) => e.status)).toEqual([200]);
+    expect(roots.filter((e) => e.operation === 'uploadImage').map((e) => e.status)).toEqual([200]);
+  });
+
+  it('follows no link to a 404: every value a link carries exists', () => {
+    expect(report.exchanges.filter((exchange) => exchange.via && exchange.status === 404)).toEqual([]);
+  });
+
+  it('carries in its links no value that exists in no seed', () => {
+    const seeded = seededValues(seed);
+    const unseeded: string[] = [];
+    for (const operation of operationsOf(document).values())
+      for (const [status, links] of Object.entries(operation.links))
+        for (const [name, link] of Object.entries(links))
+          for (const value of constantsOf([link.parameters, link.requestBody]))
+            if (!seeded.has(value)) unseeded.push(`${operation.id} ${status} ${name}: ${value}`);
+    expect(unseeded).toEqual([]);
   });
 
   it('never gets a 5xx', () => {

@@ -9,7 +9,9 @@ import { walkDocument } from './walk.js';
  * The walk knows nothing of the cell-segmentation API: here it walks a document of its own, notes
  * with authors, served by a stand-in written for this test. A note's author appears only on its
  * second read (the walk has to poll), one link reads a header, one a request path parameter, one
- * goes by operationRef and one is a link whose value never appears.
+ * goes by operationRef and one is a link whose value never appears. Two bodies hold an optional
+ * reference no link fills: a tag's `owner_id`, which the document gives no value, and a label's
+ * `group_id`, whose documented value is null.
  */
 const notesDocument = {
   openapi: '3.1.0',
@@ -72,6 +74,38 @@ const notesDocument = {
         },
       },
     },
+    '/tags': {
+      post: {
+        operationId: 'createTag',
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { name: { type: 'string' }, owner_id: { type: 'string' } },
+              },
+            },
+          },
+        },
+        responses: { '201': { description: 'Created.' } },
+      },
+    },
+    '/labels': {
+      post: {
+        operationId: 'createLabel',
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { group_id: { type: ['string', 'null'], examples: [null] } },
+              },
+            },
+          },
+        },
+        responses: { '201': { description: 'Created.' } },
+      },
+    },
     '/authors/{author_id}': {
       get: {
         operationId: 'getAuthor',
@@ -84,6 +118,7 @@ const notesDocument = {
 
 const notes = new Map<string, { text: string; colour: string; reads: number }>();
 const seen: string[] = [];
+const bodies: Record<string, string> = {};
 let server: Server;
 let baseUrl: string;
 
@@ -93,6 +128,7 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
     req.on('end', () => {
       seen.push(`${req.method} ${req.url}`);
+      bodies[`${req.method} ${req.url}`] = raw;
       const json = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(body === undefined ? undefined : JSON.stringify(body));
@@ -136,6 +172,13 @@ describe('the document walk', () => {
     expect([...notes.values()]).toEqual([{ text: 'buy milk', colour: 'teal', reads: expect.any(Number) }]);
     expect(seen).toContain('GET /authors/ada');
     expect(report.exchanges.every((exchange) => exchange.status < 500)).toBe(true);
+  });
+
+  it('never invents a reference: sends the value the document gives, or not the request', async () => {
+    const report = await walkDocument({ document: notesDocument, baseUrl, pollIntervalMs: 1 });
+    expect(report.unfilled).toEqual({ createTag: ['owner_id'] });
+    expect(seen).not.toContain('POST /tags');
+    expect(JSON.parse(bodies['POST /labels'])).toEqual({ group_id: null });
   });
 });
 

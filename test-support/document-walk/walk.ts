@@ -8,6 +8,11 @@ import { evaluateLinkValue, type Exchange } from './runtime-expression.js';
  * every other value comes from the document's examples (or `default`s), and every binary part of
  * a multipart body is the sample file. A link whose expressions name nothing yet, on a safe (GET)
  * answer, is polled: the same request again until they resolve, as a client polls a status.
+ *
+ * A body property named as a reference (`id`, `…_id`, `…Id`), required or not, is what a stateful
+ * tool reads as an id of another resource: it is filled from a link or from the value the document
+ * gives it, never invented. A request with such a property neither gives is not sent, and the
+ * walk reports it (`unfilled`): a tool would start no walk there.
  */
 export interface WalkOptions {
   document: Record<string, unknown>;
@@ -27,6 +32,8 @@ export interface WalkReport {
   /** Every link of the document (`operation status name`) and how often the walk followed it. */
   links: Record<string, number>;
   exchanges: Array<{ operation: string; method: string; url: string; status: number; via?: string }>;
+  /** Requests not sent, by operation: the reference properties nothing filled. */
+  unfilled: Record<string, string[]>;
 }
 
 interface Call {
@@ -34,15 +41,20 @@ interface Call {
   path: Record<string, string>;
   query: Record<string, unknown>;
   body: unknown;
+  /** Reference properties of the body that neither a link nor the document gave a value. */
+  unfilled: string[];
   via?: string;
 }
+
+/** A name a stateful tool reads as the id of another resource. */
+const REFERENCE = /^id$|_id$|[a-z]Id$/;
 
 type Node = Record<string, unknown>;
 
 export async function walkDocument(options: WalkOptions): Promise<WalkReport> {
   const { document } = options;
   const operations = operationsOf(document);
-  const report: WalkReport = { links: {}, exchanges: [] };
+  const report: WalkReport = { links: {}, exchanges: [], unfilled: {} };
   for (const operation of operations.values())
     for (const [status, links] of Object.entries(operation.links))
       for (const name of Object.keys(links)) report.links[`${operation.id} ${status} ${name}`] = 0;
@@ -52,6 +64,12 @@ export async function walkDocument(options: WalkOptions): Promise<WalkReport> {
     .map((operation) => ({ operation, ...filled(document, operation, {}, undefined) }));
   while (queue.length && report.exchanges.length < (options.maxRequests ?? 500)) {
     const call = queue.shift()!;
+    if (call.unfilled.length) {
+      report.unfilled[call.operation.id] = [
+        ...new Set([...(report.unfilled[call.operation.id] ?? []), ...call.unfilled]),
+      ];
+      continue;
+    }
     let pending: Record<string, Node> | undefined;
     for (let poll = 0; poll <= (options.maxPolls ?? 200); poll++) {
       if (poll) await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 20));
@@ -106,8 +124,12 @@ function followLink(
   return { operation, ...filled(document, operation, given, body) };
 }
 
-/** Path and query values and the body: the link's where it gives them, the document's examples elsewhere. */
+/**
+ * Path and query values and the body: the link's where it gives them, the document's examples
+ * elsewhere; a reference property either gives is filled, one neither gives is listed as unfilled.
+ */
 function filled(document: Node, operation: Operation, given: Record<string, unknown>, linkBody: unknown) {
+  const unfilled: string[] = [];
   const path: Record<string, string> = {};
   const query: Record<string, unknown> = {};
   for (const parameter of operation.parameters) {
@@ -127,14 +149,22 @@ function filled(document: Node, operation: Operation, given: Record<string, unkn
     body ??= example;
     if (schema.type === 'object' || schema.properties) {
       const object = { ...((body ?? {}) as Node) };
+      const properties = (schema.properties ?? {}) as Node;
       for (const name of (schema.required ?? []) as string[]) {
-        const property = resolve(document, (schema.properties as Node | undefined)?.[name]);
+        const property = resolve(document, properties[name]);
         object[name] ??= (example as Node | undefined)?.[name] ?? exampleOf(document, property);
+      }
+      for (const name of Object.keys(properties).filter(
+        (n) => REFERENCE.test(n) && object[n] === undefined,
+      )) {
+        const documented = exampleOf(document, resolve(document, properties[name]));
+        if (documented === undefined) unfilled.push(name);
+        else object[name] = documented;
       }
       if (Object.keys(object).length || media.required) body = object;
     }
   }
-  return { path, query, body };
+  return { path, query, body, unfilled };
 }
 
 async function send(options: WalkOptions, call: Call, report: WalkReport): Promise<Exchange> {

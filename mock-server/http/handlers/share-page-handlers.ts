@@ -17,6 +17,8 @@ export function sharePageHandlers({ shares, settings }: SharePageUseCases): Reco
       privateHeaders(res);
       const live = await shares.openPage(params.share_token);
       if (!live) return void res.status(404).type('html').send(renderUnavailablePage());
+      // A view of the organization's own share is part of its clients' runs: its journal lists it.
+      res.locals.organizationId = live.share.organizationId;
       res.type('html').send(
         renderSharePage({
           segmentation: live.segmentation,

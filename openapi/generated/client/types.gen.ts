@@ -159,7 +159,7 @@ export type CreateImageRequest = {
         [key: string]: unknown;
     };
     /**
-     * Optional: omit it. A folder is created in the dashboard, never through this API, and must belong to the caller's organization; API clients usually have none, and no operation here produces one.
+     * Optional, and not a reference to follow: omit it or send null (the example), which files the image outside any folder. Folders are made in the dashboard; no operation of this API creates, lists or reads one, so no link fills this field and a tool has no id to put here. An id that is not a folder of the caller's organization answers 404.
      */
     folder_id?: string | null;
     resumable?: boolean;
@@ -325,7 +325,7 @@ export type SegmentationId = string;
 export type ShareId = string;
 
 /**
- * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+ * The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds.
  */
 export type IfNoneMatch = string;
 
@@ -863,7 +863,7 @@ export type ExportOverlayPngData = {
     body?: never;
     headers?: {
         /**
-         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         * The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds.
          */
         'If-None-Match'?: string;
     };
@@ -928,7 +928,7 @@ export type ExportMeasurementsCsvData = {
     body?: never;
     headers?: {
         /**
-         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         * The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds.
          */
         'If-None-Match'?: string;
     };
@@ -991,7 +991,7 @@ export type ExportRoisGeojsonData = {
     body?: never;
     headers?: {
         /**
-         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         * The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds.
          */
         'If-None-Match'?: string;
     };
@@ -1043,7 +1043,7 @@ export type ExportRoisZipData = {
     body?: never;
     headers?: {
         /**
-         * The `ETag` of an export already held; when it still matches, the answer is 304 with no body.
+         * The `ETag` of an export already held, or a comma-separated list of them (compared weakly: a `W/` prefix is ignored); when one still matches, the answer is 304 with no body. `*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2): a client that wants the bytes sends no `If-None-Match`, or only ETags it holds.
          */
         'If-None-Match'?: string;
     };
