@@ -8,13 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
 import { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
-import type {
-  CounterTable,
-  FaultTable,
-  JournalTable,
-  RateWindowTable,
-  StateStore,
-} from '../../domain/state.js';
+import type { StateStore } from '../../domain/state.js';
 import { POSTGRES } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
@@ -26,10 +20,6 @@ import { counterTable, faultTable, journalTable, rateWindowTable } from './share
 const EVERY_TABLE = [...STATE_TABLES, 'counters', 'rate_windows', 'faults', 'journal'];
 
 export class PostgresStateStore extends TableHolder implements StateStore {
-  readonly counters: CounterTable;
-  readonly rates: RateWindowTable;
-  readonly faults: FaultTable;
-  readonly journal: JournalTable;
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
   private keyWrites = 0;
 

@@ -14,13 +14,7 @@ import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
 import { KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { storageFull } from '../../domain/errors.js';
 import type { Organization } from '../../domain/organization-record.js';
-import type {
-  CounterTable,
-  FaultTable,
-  JournalTable,
-  RateWindowTable,
-  StateStore,
-} from '../../domain/state.js';
+import type { StateStore } from '../../domain/state.js';
 import { SQLITE } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
@@ -37,10 +31,6 @@ import { memoryJournal } from '../memory/journal-ring.js';
 import { TransactionGate } from './transaction-gate.js';
 
 export class SqliteStateStore extends TableHolder implements StateStore {
-  readonly counters: CounterTable;
-  readonly rates: RateWindowTable;
-  readonly faults: FaultTable;
-  readonly journal: JournalTable;
   private readonly gate: TransactionGate;
   private readonly statements: Statements;
   /** Runs a table method's statements at once, behind the gate. */

@@ -7,7 +7,11 @@
  *   class XStore extends TableHolder   a store that holds them (serveTables, once it can perform)
  */
 import type {
+  CounterTable,
+  FaultTable,
   ImageTable,
+  JournalTable,
+  RateWindowTable,
   JobTable,
   ModelTable,
   OrganizationTable,
@@ -68,7 +72,11 @@ export function stateTables(
   };
 }
 
-/** What a store of either engine holds: the shared tables, its key cache told of every key write. */
+/**
+ * What a store of either engine holds: the shared tables, its key cache told of every key write,
+ * and the control plane's tables each engine keeps its own way (SQLite in its one process's memory,
+ * stores/memory/; PostgreSQL in tables every instance sees).
+ */
 export abstract class TableHolder implements StateTables {
   organizations!: OrganizationTable;
   usage!: UsageTable;
@@ -79,6 +87,10 @@ export abstract class TableHolder implements StateTables {
   shares!: ShareTable;
   settings!: SettingsTable;
   jobs!: JobTable;
+  counters!: CounterTable;
+  rates!: RateWindowTable;
+  faults!: FaultTable;
+  journal!: JournalTable;
 
   protected serveTables(tables: StateTables, keysChanged: () => Promise<void> | void): void {
     Object.assign(this, tables);
