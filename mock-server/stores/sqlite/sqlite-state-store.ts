@@ -6,9 +6,8 @@
  *
  * Reads return fresh objects; writes are statements in the caller's transaction. Each table
  * method's statements run at once (database/answer.ts) behind transaction-gate.ts, which serves
- * them through the asynchronous port. A
- * transaction turns "disk full" into the domain's `storage_full`, after which the database is as
- * it was before the transaction began.
+ * them through the asynchronous port. A transaction turns "disk full" into the domain's
+ * `storage_full`, after which the database is as it was before the transaction began.
  */
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
 import { KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
