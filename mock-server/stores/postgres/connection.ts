@@ -1,7 +1,7 @@
 /**
  * The pool of connections to PostgreSQL and the transactions on it:
  *
- *   sql.rows(text, params)     runs in the caller's transaction if there is one (found through
+ *   sql.rows(text, params)     (sql.changes: how many rows a write changed) runs in the caller's transaction if there is one (found through
  *                              AsyncLocalStorage, however deep the call), else on the pool (autocommit);
  *                              a read (SELECT) is a named statement, parsed and planned once per
  *                              connection instead of on every call
@@ -68,12 +68,20 @@ export class Sql {
   }
 
   async rows(text: string, params: unknown[] = []): Promise<Row[]> {
+    return (await this.result(text, params)).rows as Row[];
+  }
+
+  /** Runs a write; answers how many rows it changed. */
+  async changes(text: string, params: unknown[] = []): Promise<number> {
+    return (await this.result(text, params)).rowCount ?? 0;
+  }
+
+  private async result(text: string, params: unknown[]): Promise<pg.QueryResult> {
     const context = this.current.getStore();
     try {
       const client = context && !context.ended ? context.client : this.pool;
       const name = this.statementName(text);
-      return (await (name ? client.query({ name, text, values: params }) : client.query(text, params)))
-        .rows as Row[];
+      return await (name ? client.query({ name, text, values: params }) : client.query(text, params));
     } catch (error) {
       // Inside a transaction the raw error goes up to transaction(), which decides on a rerun.
       throw context && !context.ended ? error : asDomainFailure(error);

@@ -2,7 +2,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../../test-support/test-postgres.js';
 import { Sql } from './connection.js';
-import { DatabaseSchemaError, MIGRATIONS, migrate } from './migrations.js';
+import { MIGRATIONS } from '../tables/migrations.js';
+import { DatabaseSchemaError, migrate } from './migrations.js';
 import { openPostgresStateStore } from './index.js';
 
 let postgres: TestPostgres;
@@ -66,6 +67,23 @@ describe("PostgreSQL's migrations", () => {
       ).rejects.toThrow(/nowhere/);
       expect(await sql.column('SELECT n FROM probe')).toEqual([2]);
       expect(await version(url)).toBe(2);
+    } finally {
+      await sql.close();
+    }
+  });
+
+  it('turn the leases of a version 3 database into epoch milliseconds', async () => {
+    const url = await postgres.newDatabase();
+    const sql = connect(url);
+    try {
+      await migrate(sql, MIGRATIONS.slice(0, 3));
+      await sql.rows(
+        "INSERT INTO jobs (kind, subject_id, holder, lease_until) VALUES ('prediction', 'p', 'w', '2026-11-27T00:00:00Z')",
+      );
+      await migrate(sql);
+      expect(await sql.column('SELECT lease_until::text FROM jobs')).toEqual([
+        String(Date.parse('2026-11-27T00:00:00Z')),
+      ]);
     } finally {
       await sql.close();
     }

@@ -1,66 +1,25 @@
 /**
  * The mock's state in PostgreSQL, for several instances sharing one database: the `StateStore`
- * port of domain/state.ts. Tables are in migrations.ts; each group of tables in its own file.
+ * port of domain/state.ts. The tables are the ones both engines share (stores/tables/), their
+ * statements awaited on the pool (answer.ts), and those only PostgreSQL keeps (shared-tables.ts).
  * Reads return fresh objects; a call joins the caller's transaction (connection.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
-import { KeyCache, withKeyWritesReported } from '../../domain/key-cache.js';
+import { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
-import type {
-  CounterTable,
-  FaultTable,
-  ImageTable,
-  JobTable,
-  JournalTable,
-  ModelTable,
-  OrganizationTable,
-  PredictionTable,
-  RateWindowTable,
-  SegmentationTable,
-  SettingsTable,
-  ShareTable,
-  StateStore,
-  UsageTable,
-} from '../../domain/state.js';
+import type { StateStore } from '../../domain/state.js';
+import { POSTGRES } from '../tables/dialect.js';
+import { organizationOfKeyHash } from '../tables/organization-tables.js';
+import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
+import { perform } from './answer.js';
 import type { Sql } from './connection.js';
-import { jobTable } from './job-table.js';
-import { modelTable, organizationTable, usageTable } from './organization-tables.js';
-import { counterTable, faultTable, journalTable, rateWindowTable, settingsTable } from './shared-tables.js';
-import { imageTable, predictionTable, segmentationTable, shareTable } from './work-tables.js';
+import { counterTable, faultTable, journalTable, rateWindowTable } from './shared-tables.js';
 
-/** Children before the rows they reference. */
-const EVERY_TABLE = [
-  'shares',
-  'segmentations',
-  'predictions',
-  'images',
-  'models',
-  'analysis_usage',
-  'api_key_hashes',
-  'organizations',
-  'settings',
-  'counters',
-  'rate_windows',
-  'faults',
-  'journal',
-  'jobs',
-];
+/** Children before the rows they reference; then the tables only PostgreSQL keeps. */
+const EVERY_TABLE = [...STATE_TABLES, 'counters', 'rate_windows', 'faults', 'journal'];
 
-export class PostgresStateStore implements StateStore {
-  readonly organizations: OrganizationTable;
-  readonly usage: UsageTable;
-  readonly models: ModelTable;
-  readonly images: ImageTable;
-  readonly predictions: PredictionTable;
-  readonly segmentations: SegmentationTable;
-  readonly shares: ShareTable;
-  readonly settings: SettingsTable;
-  readonly counters: CounterTable;
-  readonly rates: RateWindowTable;
-  readonly faults: FaultTable;
-  readonly journal: JournalTable;
-  readonly jobs: JobTable;
+export class PostgresStateStore extends TableHolder implements StateStore {
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
   private keyWrites = 0;
 
@@ -70,19 +29,12 @@ export class PostgresStateStore implements StateStore {
     /** Keys kept in memory, exact through the database's key version (organizationForKey). */
     private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
   ) {
-    this.organizations = withKeyWritesReported(organizationTable(sql), () => this.keysChanged());
-    this.usage = usageTable(sql);
-    this.models = modelTable(sql);
-    this.images = imageTable(sql);
-    this.predictions = predictionTable(sql);
-    this.segmentations = segmentationTable(sql);
-    this.shares = shareTable(sql);
-    this.settings = settingsTable(sql);
+    super();
+    this.serveTables(stateTables(POSTGRES, perform(sql)), () => this.keysChanged());
     this.counters = counterTable(sql);
     this.rates = rateWindowTable(sql);
     this.faults = faultTable(sql);
     this.journal = journalTable(sql, journalCapacity);
-    this.jobs = jobTable(sql);
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
@@ -102,15 +54,7 @@ export class PostgresStateStore implements StateStore {
    * (LISTEN/NOTIFY) arrives on its own connection, possibly after the next request does.
    */
   async organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
-    const load = async () => {
-      const row = await this.sql.row(
-        'SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = $1',
-        [hash],
-      );
-      // The index finds the row; the bytes are still compared in constant time.
-      if (!row || !sameKeyHash(row.key_hash as string, hash)) return undefined;
-      return this.organizations.get(row.organization_id as string);
-    };
+    const load = () => perform(this.sql)(organizationOfKeyHash(hash, sameKeyHash));
     // A transaction sees its own uncommitted writes: it reads the tables, never the cache.
     if (this.sql.inTransaction()) return load();
     const [version] = await this.sql.column('SELECT token FROM api_key_version');

@@ -1,46 +1,13 @@
 /**
- * What every instance must see alike, in PostgreSQL: settings (the clock, progress controls),
- * counters, injected faults and the request journal (the StateStore port's tables, domain/state.ts).
+ * What every instance must see alike, in PostgreSQL alone (SQLite's one process keeps them in its
+ * memory, stores/memory/): counters, rate windows, injected faults and the request journal (the
+ * StateStore port's tables, domain/state.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Fault, FaultSpec, JournalEntry } from '../../domain/control-records.js';
-import type {
-  CounterTable,
-  FaultTable,
-  JournalTable,
-  RateWindowTable,
-  SettingsTable,
-} from '../../domain/state.js';
-import { clientText, fromClientText } from './client-text.js';
+import type { CounterTable, FaultTable, JournalTable, RateWindowTable } from '../../domain/state.js';
+import { clientText } from '../tables/client-text.js';
 import type { Row, Sql } from './connection.js';
-
-/** Keys are the mock's own names; values may carry a client's text, so they are stored JSON-escaped. */
-export function settingsTable(sql: Sql): SettingsTable {
-  return {
-    async get(key) {
-      const [value] = await sql.column('SELECT value FROM settings WHERE key = $1', [key]);
-      return value === undefined ? undefined : fromClientText(value);
-    },
-    async set(key, value) {
-      await sql.rows(
-        'INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-        [key, clientText(value)],
-      );
-    },
-    async delete(key) {
-      await sql.rows('DELETE FROM settings WHERE key = $1', [key]);
-    },
-    async withPrefix(prefix) {
-      const rows = await sql.rows('SELECT key, value FROM settings WHERE starts_with(key, $1) ORDER BY key', [
-        prefix,
-      ]);
-      return rows.map((r) => ({ key: r.key as string, value: fromClientText(r.value) }));
-    },
-    async deleteWithPrefix(prefix) {
-      await sql.rows('DELETE FROM settings WHERE starts_with(key, $1)', [prefix]);
-    },
-  };
-}
 
 /**
  * A fixed window per key, one row per key: one statement per request (an upsert on the primary

@@ -8,16 +8,10 @@
  *                           `hooks` hear of each begin and end before any held-back call runs
  *   gate.run(fn)            a single synchronous read or write: at once, unless another context's
  *                           transaction is open, then after it ends (so no read sees uncommitted rows)
- *   gate.tables(syncTable)  the same table with every method gated and answering a promise
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 import type { Database } from './database/node-sqlite.js';
-
-/** A table's methods as the SQLite tables implement them: the port's, answering at once. */
-export type Synchronous<T> = {
-  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
-};
 
 /**
  * Told of each transaction's begin and end, synchronously: what a store keeps in memory about the
@@ -88,18 +82,6 @@ export class TransactionGate {
     } catch (err) {
       throw this.translate(err);
     }
-  }
-
-  tables<T extends object>(
-    table: T,
-  ): { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<R> : T[K] } {
-    const gated: Record<string, unknown> = {};
-    for (const [name, method] of Object.entries(table))
-      gated[name] =
-        typeof method === 'function'
-          ? (...args: unknown[]) => this.run(() => (method as (...a: unknown[]) => unknown)(...args))
-          : method;
-    return gated as never;
   }
 
   /** Settles when every transaction queued so far has ended. */

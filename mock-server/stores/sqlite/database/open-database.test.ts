@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiKeyRecord } from '../../../domain/api-keys.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS } from '../../tables/migrations.js';
 import { pragma } from './node-sqlite.js';
 import { DataFolderError, openDatabase } from './open-database.js';
 
@@ -59,6 +59,22 @@ describe('openDatabase', () => {
     db.close();
     for (const name of readdirSync(dir))
       expect(readFileSync(path.join(dir, name)).includes(Buffer.from(key)), name).toBe(false);
+  });
+
+  it("stores a version 3 folder's settings as client text, and keeps one live share per segmentation", () => {
+    const dir = folder();
+    const old = openDatabase(dir, MIGRATIONS.slice(0, 3));
+    old.exec(`INSERT INTO settings VALUES ('clock_offset_ms', '86400000')`);
+    old.exec(`INSERT INTO organizations VALUES ('org', 'Old', 'trial', 1, 1, 1)`);
+    old.close();
+
+    const db = openDatabase(dir);
+    expect(db.prepare('SELECT value FROM settings').all()).toEqual([{ value: '"86400000"' }]);
+    const share = db.prepare(`INSERT INTO shares VALUES (?, 'org', 'seg', ?, 0, NULL, 'now', ?)`);
+    share.run('sh-1', 't-1', 'revoked');
+    share.run('sh-2', 't-2', null);
+    expect(() => share.run('sh-3', 't-3', null)).toThrow(/UNIQUE/);
+    db.close();
   });
 
   it('refuses a data folder written by a newer mock, saying what to do', () => {

@@ -10,9 +10,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { hashApiKey } from '../../../domain/api-keys.js';
-import { MIGRATIONS } from './migrations.js';
-import { type Database, DatabaseSync, pragma, sqliteResultName } from './node-sqlite.js';
-import { inTransaction } from './transaction.js';
+import { SQLITE } from '../../tables/dialect.js';
+import { migration } from '../../tables/migrate.js';
+import { MIGRATIONS, type SchemaStep } from '../../tables/migrations.js';
+import { performNow } from './answer.js';
+import { type Database, DatabaseSync, sqliteResultName } from './node-sqlite.js';
+import { ReadMemo } from './read-memo.js';
+import { statementCache } from './statements.js';
 
 export const DATABASE_FILE = 'state.sqlite';
 /** The whole-state JSON snapshot written by versions before the database. */
@@ -22,7 +26,7 @@ export class DataFolderError extends Error {
   override name = 'DataFolderError';
 }
 
-export function openDatabase(dataDir: string, migrations: readonly string[] = MIGRATIONS): Database {
+export function openDatabase(dataDir: string, migrations: readonly SchemaStep[] = MIGRATIONS): Database {
   const file = path.join(dataDir, DATABASE_FILE);
   if (!existsSync(file) && existsSync(path.join(dataDir, LEGACY_SNAPSHOT))) {
     throw new DataFolderError(
@@ -59,21 +63,21 @@ export function openDatabase(dataDir: string, migrations: readonly string[] = MI
   return db;
 }
 
-function migrate(db: Database, file: string, migrations: readonly string[]): void {
-  const version = pragma(db, 'user_version') as number;
-  if (version > migrations.length) {
-    db.close();
-    throw new DataFolderError(
+function migrate(db: Database, file: string, migrations: readonly SchemaStep[]): void {
+  const tooNew = (version: number) =>
+    new DataFolderError(
       `${file} has schema version ${version}, newer than this mock's ${migrations.length}: ` +
         'run the newer mock on it, or start this one with another --data-dir.',
     );
-  }
-  for (let step = version; step < migrations.length; step++) {
-    inTransaction(db, () => {
-      db.exec(migrations[step]);
-      db.exec(`PRAGMA user_version = ${step + 1}`);
-    });
+  // No reads to keep while migrating: the store opens its own statements afterwards.
+  const statements = statementCache(db, new ReadMemo({ entries: 0, rows: 0, rowsPerAnswer: 0 }));
+  let had: number;
+  try {
+    had = performNow(db, statements)(migration(SQLITE, migrations, tooNew));
+  } catch (err) {
+    db.close();
+    throw err;
   }
   // What a step removed leaves the write-ahead log's older frames at once.
-  if (version < migrations.length) db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  if (had < migrations.length) db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }

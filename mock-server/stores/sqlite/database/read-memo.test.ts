@@ -10,7 +10,8 @@ import { SqliteStateStore } from '../sqlite-state-store.js';
 import { DatabaseSync } from './node-sqlite.js';
 import { openDatabase } from './open-database.js';
 import { copyPlain, ReadMemo } from './read-memo.js';
-import { clientText, fromClientText, statementCache } from './statements.js';
+import { clientText, fromClientText } from '../../tables/client-text.js';
+import { statementCache } from './statements.js';
 
 const dirs: string[] = [];
 afterEach(() => {

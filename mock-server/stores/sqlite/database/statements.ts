@@ -1,6 +1,6 @@
 /**
  * Statements compiled once and kept, with the answers of reads kept until the next write
- * (read-memo.ts), and how a client's text is stored: what the tables share.
+ * (read-memo.ts).
  */
 import type { Database, Statement } from './node-sqlite.js';
 import { ReadMemo } from './read-memo.js';
@@ -21,12 +21,16 @@ export interface Statements {
   column<T = string>(sql: string, ...args: unknown[]): T[];
   /** `map` of every row, kept with the rows until the next write (for the reads nearly every request makes). */
   records<T>(sql: string, map: (row: Row) => T, ...args: unknown[]): T[];
+  /** Runs several statements (no arguments); every kept answer is forgotten first. */
+  exec(sql: string): void;
+  /** Forgets every kept answer (a rollback may have undone what they read). */
+  forget(): void;
 }
 
 type Bindable = null | number | bigint | string | NodeJS.ArrayBufferView;
 
 /** A SELECT only reads; anything else (a write, a WITH, a PRAGMA) is taken as a write. */
-const READ_ONLY = /^\s*SELECT\b/i;
+export const READ_ONLY = /^\s*SELECT\b/i;
 
 export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): Statements {
   const natives = new Map<string, Statement>();
@@ -62,6 +66,11 @@ export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): S
       }
       return memo.records(sql, args, () => native(sql).all(...(args as Bindable[])) as Row[], map);
     },
+    exec(sql) {
+      memo.written();
+      db.exec(sql);
+    },
+    forget: () => memo.written(),
     runNamed(sql, record) {
       let names = parameterNames.get(sql);
       if (!names) parameterNames.set(sql, (names = [...new Set(sql.match(/(?<=@)\w+/g))]));
@@ -70,18 +79,6 @@ export function statementCache(db: Database, memo: ReadMemo = new ReadMemo()): S
     },
   };
 }
-
-/**
- * A client's text (a name, a folder) as stored: JSON text. SQLite keeps TEXT as UTF-8, which
- * cannot hold a lone UTF-16 surrogate (valid in a JSON string, so a client can send one); JSON
- * escapes it, so the name reads back exactly as it was sent.
- */
-export const clientText = (text: string): string => JSON.stringify(text);
-export const fromClientText = (stored: unknown): string => {
-  const text = stored as string;
-  // JSON writes every character it escapes with a backslash: without one, the text is between the quotes.
-  return text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1);
-};
 
 /** A read whose answers `memo` keeps. */
 function remembered(native: Statement, sql: string, memo: ReadMemo): PreparedStatement {

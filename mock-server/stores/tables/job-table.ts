@@ -1,0 +1,83 @@
+/**
+ * Durable jobs, written once for both engines (the StateStore port's JobTable, domain/state.ts):
+ * one row per (kind, subject), held by a worker until its lease runs out. Leases are epoch
+ * milliseconds on the engine's clock (dialect.ts nowMs: PostgreSQL's, the same for every instance
+ * whatever its own clock says; SQLite's, the machine's).
+ *
+ * A claim is one statement: it takes the oldest free job, skipping a row another claim holds
+ * (PostgreSQL's SKIP LOCKED; SQLite has one writer at a time), and re-reads it under its lock before
+ * taking it, so a lease renewed meanwhile is not stolen. A lease that ran out cannot be renewed (the
+ * job is back in the queue), and finish is conditional on the worker still holding the job: a
+ * worker whose job was claimed by another learns it from their answer (false) and publishes nothing.
+ */
+import type { JobKind, JobTable } from '../../domain/state.js';
+import type { Dialect } from './dialect.js';
+import { column, first, marks, type Row, run, type Works } from './work.js';
+
+const toLease = (r: Row) => ({
+  kind: r.kind as JobKind,
+  subjectId: r.subject_id as string,
+  attempts: r.attempts as number,
+});
+
+export function jobTable(d: Dialect): Works<JobTable> {
+  const now = d.nowMs;
+  return {
+    *enqueue(kind, subjectId, heldBy) {
+      yield* run(
+        `INSERT INTO jobs (kind, subject_id, seq, holder, lease_until, attempts)
+         VALUES (?, ?, ${d.nextSeq('jobs')}, ?, ${now} + ?, ?)
+         ON CONFLICT (kind, subject_id) DO NOTHING`,
+        kind,
+        subjectId,
+        heldBy?.worker ?? null,
+        // No lease (NULL) for a job nobody holds yet.
+        heldBy?.leaseMs ?? null,
+        heldBy ? 1 : 0,
+      );
+    },
+    claim: (worker, kinds, leaseMs) =>
+      first(
+        `UPDATE jobs SET holder = ?, lease_until = ${now} + ?, attempts = attempts + 1
+         WHERE (kind, subject_id) = (
+           SELECT kind, subject_id FROM jobs
+           WHERE kind IN (${marks(kinds)}) AND (holder IS NULL OR lease_until <= ${now})
+           ORDER BY seq LIMIT 1${d.skipLocked})
+         RETURNING kind, subject_id, attempts`,
+        toLease,
+        worker,
+        leaseMs,
+        ...kinds,
+      ),
+    *renew(kind, subjectId, worker, leaseMs) {
+      const renewed = yield* run(
+        `UPDATE jobs SET lease_until = ${now} + ?
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+        leaseMs,
+        kind,
+        subjectId,
+        worker,
+      );
+      return renewed > 0;
+    },
+    *finish(kind, subjectId, worker) {
+      return (
+        (yield* run(
+          'DELETE FROM jobs WHERE kind = ? AND subject_id = ? AND holder = ?',
+          kind,
+          subjectId,
+          worker,
+        )) > 0
+      );
+    },
+    *releaseAll() {
+      yield* run('UPDATE jobs SET holder = NULL, lease_until = NULL');
+    },
+    *cancel(kind, subjectId) {
+      yield* run('DELETE FROM jobs WHERE kind = ? AND subject_id = ?', kind, subjectId);
+    },
+    *count() {
+      return Number((yield* column('SELECT count(*) FROM jobs'))[0]);
+    },
+  };
+}
