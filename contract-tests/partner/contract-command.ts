@@ -19,7 +19,7 @@ import { mockKeys, targetFromEnv, type Profile } from '../harness/target.js';
 import { recordCommand } from './record-cli.js';
 import { verifyPartnerContract } from './verify.js';
 
-export const CONTRACT_USAGE = `Usage: cellseg-mock contract <record|verify> [options]
+const CONTRACT_USAGE = `Usage: cellseg-mock contract <record|verify> [options]
 
   contract record --org KEY --out FILE [--base-url URL] [--since TIME] [--fields FILE] [--consumer NAME]
       the organization's journal on a running mock, as a Pact V4 contract of what its client did
