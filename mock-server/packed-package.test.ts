@@ -128,6 +128,16 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
     run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer);
+    // What installing the package brings beside it, as docs/running.md states it.
+    const installed = readdirSync(path.join(consumer, 'node_modules'))
+      .filter((name) => !name.startsWith('.') && name !== 'cellseg-mock')
+      .flatMap((name) =>
+        name.startsWith('@') ? readdirSync(path.join(consumer, 'node_modules', name)) : [name],
+      );
+    const stated = /installs (\d+) packages/.exec(
+      readFileSync(path.join(REPO_ROOT, 'docs', 'running.md'), 'utf8'),
+    );
+    expect(Number(stated?.[1]), `installed: ${installed.join(', ')}`).toBe(installed.length);
 
     expect(run('npx', ['cellseg-mock', '--version'], consumer)).toContain('cellseg-mock 0.1.0');
     const help = run('npx', ['cellseg-mock', '--help'], consumer);
