@@ -11,7 +11,8 @@
  * --profile   runs the mock with --cpu-prof (profiles in reports/profiles/<section>/), summarizes
  *             where its time went, writes reports/bench-profile.json; docs/benchmarks.md is left alone
  *             because profiling slows the mock.
- * --render    runs nothing: rewrites the docs/benchmarks.md table from reports/bench.json.
+ * --render    runs nothing: rewrites the docs/benchmarks.md table and the README's figures from
+ *             reports/bench.json (the README's figures from the page's own table where there is none).
  * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start,
  *             sandbox. The table keeps the rows of sections not run this time: of each, the newer of
  *             the previous reports/bench.json and what docs/benchmarks.md shows (read back from its
@@ -37,10 +38,12 @@ import { repoRoot, startTsChild, type Child } from './support/processes.js';
 import { lingering } from './support/lingering.js';
 import { summarizeProfiles } from './support/profile-summary.js';
 import { renderReadmeSection, writeReadmeSection } from './support/readme.js';
+import { renderReadmeFigures, writeReadmeFigures } from './support/readme-figures.js';
 import { segmentationRows, type SegmentationOwnerResult } from './support/segmentation-rows.js';
 import type { BenchContext, BenchReport, Row, SectionRecord, SectionResult } from './support/report.js';
 
 const BENCHMARKS_MD = path.join(repoRoot, 'docs', 'benchmarks.md');
+const README_MD = path.join(repoRoot, 'README.md');
 
 /** The sections docs/benchmarks.md shows now, read back from its table. */
 function committedSections(): BenchReport['sections'] {
@@ -115,12 +118,19 @@ async function runSegmentationOwnerBench(log: (m: string) => void): Promise<Sect
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.render) {
-    const saved = JSON.parse(
-      readFileSync(path.join(repoRoot, 'reports', 'bench.json'), 'utf8'),
-    ) as BenchReport;
+    const json = path.join(repoRoot, 'reports', 'bench.json');
+    if (!existsSync(json)) {
+      // A checkout has the page, not the run's JSON (reports/ is not tracked): the README's
+      // figures are made again from the page's table, which the page itself already shows.
+      await writeReadmeFigures(README_MD, renderReadmeFigures(committedSections()));
+      console.log("the README's figures rewritten from docs/benchmarks.md (no reports/bench.json here)");
+      return;
+    }
+    const saved = JSON.parse(readFileSync(json, 'utf8')) as BenchReport;
     saved.sections = mergeSections(committedSections(), saved.sections);
     await writeReadmeSection(BENCHMARKS_MD, renderReadmeSection(saved));
-    console.log('docs/benchmarks.md table rewritten from reports/bench.json');
+    await writeReadmeFigures(README_MD, renderReadmeFigures(saved.sections));
+    console.log("docs/benchmarks.md table and the README's figures rewritten from reports/bench.json");
     return;
   }
   const started = Date.now();
@@ -226,7 +236,8 @@ async function main(): Promise<void> {
     console.log(renderReadmeSection(report));
   } else {
     await writeReadmeSection(BENCHMARKS_MD, renderReadmeSection(report));
-    log('wrote the table to docs/benchmarks.md');
+    await writeReadmeFigures(README_MD, renderReadmeFigures(report.sections));
+    log('wrote the table to docs/benchmarks.md and the figures to the README');
   }
   if (Object.values(report.sections).some((s) => s.error)) process.exitCode = 1;
 }

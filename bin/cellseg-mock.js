@@ -6,7 +6,7 @@
 // container's `docker stop` included) and the exit code is main's own.
 // In a checkout whose sources are newer than dist/ (an edit since the last build), it runs the
 // sources through tsx instead, so a stale build is never what answers.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import module from 'node:module';
 import { builtIsCurrent } from './dist-status.js';
 import { unsupportedNode } from './node-support.js';
@@ -22,7 +22,9 @@ const COMMANDS = `Usage: cellseg-mock [command] [options]
 Commands:
   start [options]   run the mock (the default command: 'cellseg-mock --port 9000' starts it too)
   contract record --org <key> --out <file> [--base-url URL]
-                    an organization's journal as a partner contract (a checkout only: docs/partner-contracts.md)
+                    an organization's journal on a running mock as a partner contract (docs/partner-contracts.md)
+  contract verify <file> [--base-url URL] [--key KEY]
+                    replays a partner contract against a running mock or staging
   help              print this text and the options of start
   version           print the version (also --version)
 `;
@@ -60,23 +62,19 @@ if (builtIsCurrent(root)) {
   await runSources();
 }
 
-// The recorder is part of the contract suite (contract-tests/partner/), which a checkout has and
-// the packed package does not: it runs from the sources through tsx.
+// The recorder and the replayer are part of the contract suite (contract-tests/partner/): the build
+// bundles them into dist/ for the package; a checkout whose build is stale runs them from the
+// sources through tsx, as it runs the mock.
 async function runContractCommand(contractOptions) {
-  const recorder = new URL('contract-tests/partner/record-cli.ts', root);
-  let register;
-  try {
-    readFileSync(recorder);
-    ({ register } = await import('tsx/esm/api'));
-  } catch {
-    console.error(
-      'cellseg-mock contract: needs a checkout of the repository with its dev dependencies (npm ci): the recorder lives in contract-tests/partner/',
-    );
-    process.exit(1);
+  const built = new URL('dist/contract-tests/partner/contract-command.js', root);
+  let entry = built;
+  if (!builtIsCurrent(root) || !existsSync(built)) {
+    entry = new URL('contract-tests/partner/contract-command.ts', root);
+    const { register } = await import('tsx/esm/api');
+    register();
   }
-  register();
-  const { recordCommand } = await import(recorder.href);
-  process.exit(await recordCommand(contractOptions));
+  const { contractCommand } = await import(entry.href);
+  process.exit(await contractCommand(contractOptions));
 }
 
 async function runSources() {

@@ -135,7 +135,7 @@ function coerce(option: OptionSpec, raw: string | number | undefined): string | 
 
 export function helpText(): string {
   const lines = [
-    'Usage: npm start -- [options]   (or: npx cellseg-mock start [options])',
+    'Usage: cellseg-mock start [options]',
     '',
     'Options (flag, environment variable, default):',
   ];

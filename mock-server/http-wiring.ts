@@ -3,6 +3,7 @@ import { DashboardReads } from './control/dashboard-reads.js';
 import { FaultControl } from './control/fault-control.js';
 import { OutcomeControl } from './control/outcome-control.js';
 import { ProgressControl, type ScopeLookup } from './control/progress-control.js';
+import { ReadinessControl } from './control/readiness/readiness-control.js';
 import { ResetControl } from './control/reset-control.js';
 import type { Logger } from 'pino';
 import { SelfServicePlans } from './domain/self-service-plans.js';
@@ -47,6 +48,7 @@ function httpUseCases(services: Services): HttpUseCases {
     faults,
     timekeeper: services.clock,
     dashboard: new DashboardReads(state),
+    readiness: new ReadinessControl(journal),
     snapshots: services.snapshots,
   };
 }

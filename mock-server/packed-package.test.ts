@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -23,6 +24,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { builtIsCurrent } from '../bin/dist-status.js';
 import { ACME_KEY } from '../test-support/api-client.js';
 import { REPO_ROOT } from '../test-support/launched-mock.js';
+import { readmeRoundTrip } from '../test-support/readme-round-trip.js';
+import { runBash } from '../test-support/run-bash.js';
 
 const PACKAGE_FILES = [
   'package.json',
@@ -32,8 +35,11 @@ const PACKAGE_FILES = [
   'bin',
   'docs',
   'mock-server',
+  'contract-tests',
+  'fixtures/generator',
   'openapi',
   'fixtures/seed.json',
+  'fixtures/samples/cells.tif',
 ];
 const folders: string[] = [];
 
@@ -122,8 +128,27 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
     run('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund'], consumer);
+    // What installing the package brings beside it, as docs/running.md states it.
+    const installed = readdirSync(path.join(consumer, 'node_modules'))
+      .filter((name) => !name.startsWith('.') && name !== 'cellseg-mock')
+      .flatMap((name) =>
+        name.startsWith('@') ? readdirSync(path.join(consumer, 'node_modules', name)) : [name],
+      );
+    const stated = /installs (\d+) packages/.exec(
+      readFileSync(path.join(REPO_ROOT, 'docs', 'running.md'), 'utf8'),
+    );
+    expect(Number(stated?.[1]), `installed: ${installed.join(', ')}`).toBe(installed.length);
 
     expect(run('npx', ['cellseg-mock', '--version'], consumer)).toContain('cellseg-mock 0.1.0');
+    const help = run('npx', ['cellseg-mock', '--help'], consumer);
+    expect(help).toContain('Usage: cellseg-mock start [options]');
+    expect(help).not.toMatch(/npm start|a checkout only/);
+    // Every page the README links is in the package beside it.
+    for (const [, page] of readFileSync(
+      path.join(consumer, 'node_modules', 'cellseg-mock', 'README.md'),
+      'utf8',
+    ).matchAll(/\]\((docs\/[^)#]+)/g))
+      expect(existsSync(path.join(consumer, 'node_modules', 'cellseg-mock', page)), page).toBe(true);
 
     const viaNpx = await startWithNpx(consumer);
     try {
@@ -149,6 +174,39 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
       expect((await fetch(`${viaNpx.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
       expect(existsSync(path.join(consumer, 'node_modules', 'swagger-ui-dist'))).toBe(false);
       expect(existsSync(path.join(consumer, 'node_modules', '@scarf'))).toBe(false);
+
+      // The README's first round trip, pasted as written in a folder that has only the package.
+      const trip = await runBash(['-c', await readmeRoundTrip(REPO_ROOT)], {
+        cwd: consumer,
+        env: { BASE: `${viaNpx.url}/api/v1` },
+      });
+      expect(trip.code, `round trip failed\n${trip.stdout}\n${trip.stderr}`).toBe(0);
+      expect(trip.stdout.split('\n')[0]).toMatch(/^image_name,image_width,image_height,/);
+
+      // A partner's contract recorded from that run and verified against the same mock, no checkout.
+      run(
+        'npx',
+        [
+          'cellseg-mock',
+          'contract',
+          'record',
+          '--org',
+          ACME_KEY,
+          '--out',
+          'partner.json',
+          '--base-url',
+          viaNpx.url,
+        ],
+        consumer,
+      );
+      const verified = run(
+        'npx',
+        ['cellseg-mock', 'contract', 'verify', 'partner.json', '--base-url', viaNpx.url, '--profile', 'mock'],
+        consumer,
+      );
+      expect(verified).toMatch(/Partner contract: [1-9]\d* interactions pass, 0 fail/);
+      expect(verified).toContain('exportMeasurementsCsv');
+      expect(existsSync(path.join(consumer, 'reports', 'partner.md'))).toBe(true);
     } finally {
       viaNpx.stop();
     }

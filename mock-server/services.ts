@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, readFile, writeFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
 import { seedKeysLoaded } from './exposure.js';
 import { MockClock } from './domain/clock.js';
@@ -18,6 +18,7 @@ import type { StateStore } from './domain/state.js';
 import { EmbeddedObjectStore } from './stores/object-store/embedded-store.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { openDatabase } from './stores/sqlite/database/open-database.js';
+import { makeDataFolders } from './stores/files/make-data-folder.js';
 import { sweepDataFolder } from './stores/files/startup-sweep.js';
 import { fileSystemNow } from './stores/files/sweep-age.js';
 import { DerivedImageFileStore } from './stores/files/derived-image-files.js';
@@ -105,7 +106,7 @@ export async function createServices(
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
   const paths = dataLayout(config.dataDir);
-  await Promise.all(paths.folders.map((folder) => mkdir(folder, { recursive: true })));
+  await makeDataFolders(config.dataDir, paths.folders);
   const state = await openState(config, overrides.onDatabaseWait);
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { eventually, freePort, launchMock, type LaunchedMock } from '../test-support/launched-mock.js';
@@ -109,5 +112,52 @@ describe('a shared PostgreSQL that does not answer at start-up', () => {
       mock?.kill();
       await postgres.stop();
     }
+  });
+});
+
+describe('a --data-dir the mock cannot use', () => {
+  const startWith = async (dataDir: string) => {
+    const mock = launchMock(process.execPath, [
+      'bin/cellseg-mock.js',
+      'start',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ]);
+    const code = await mock.exited;
+    const lines = mock
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() && !line.startsWith('npm warn'));
+    return { code, lines };
+  };
+
+  it('that names a file, or a folder under a file, is refused in one line naming it, exit 1', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'cellseg-mock-test-'));
+    try {
+      const file = path.join(folder, 'a-file');
+      writeFileSync(file, 'not a folder');
+      expect(await startWith(file)).toEqual({
+        code: 1,
+        lines: [`error: cannot use ${file} as the data folder: ${file} is a file, not a folder`],
+      });
+      expect(await startWith(path.join(file, 'under'))).toEqual({
+        code: 1,
+        lines: [
+          `error: cannot use ${path.join(file, 'under')} as the data folder: ${file} is a file, not a folder`,
+        ],
+      });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('where the file system refuses new folders (/proc) ends the start with one line instead of spinning', async () => {
+    const { code, lines } = await startWith('/proc/cellseg-mock-data');
+    expect(code).toBe(1);
+    expect(lines).toEqual([
+      'error: cannot use /proc/cellseg-mock-data as the data folder: the file system refuses to create /proc/cellseg-mock-data (ENOENT)',
+    ]);
   });
 });

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,7 +43,12 @@ export function launchMock(command: string, args: string[], env: NodeJS.ProcessE
     child.on('exit', () => reject(new Error(`the mock exited before listening:\n${text}`)));
   });
   url.catch(() => undefined);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      if (!args.includes('--data-dir')) removeTemporaryData(text);
+      resolve(code);
+    }),
+  );
   const pgid = child.pid!;
   return {
     child,
@@ -64,6 +71,17 @@ export function launchMock(command: string, args: string[], env: NodeJS.ProcessE
       }
     },
   };
+}
+
+/**
+ * A mock without --data-dir keeps its data in a folder of its own that it removes when it stops;
+ * one killed (SIGKILL, as tests end what is left of a tree) cannot, and the folder would stay in
+ * the temporary folder after the run. Only the folder the banner names, and only one the mock made.
+ */
+function removeTemporaryData(output: string): void {
+  const folder = /^ {2}Data: +(\S+)$/m.exec(output)?.[1];
+  if (folder && path.dirname(folder) === os.tmpdir() && /^cellseg-mock-\w{6}$/.test(path.basename(folder)))
+    rmSync(folder, { recursive: true, force: true, maxRetries: 3 });
 }
 
 /**

@@ -13,11 +13,17 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { recordFromJournal } from './record-journal.js';
 
+/** Said here, not read from this file's comment: the package runs this code bundled into another file. */
 function usage(): string {
-  return readFileSync(new URL(import.meta.url), 'utf8')
-    .split('*/')[0]
-    .replace(/^\/\*\*?\n?/, '')
-    .replace(/^ \* ?/gm, '');
+  return `cellseg-mock contract record --org <key> --out partner.json [options]
+
+  --org KEY          the organization's API key (its own journal is read with it)
+  --out FILE         where the contract goes
+  --base-url URL     the mock (default http://localhost:8000)
+  --since TIME       only the requests answered at or after this ISO date-time (the start of the client's run)
+  --fields FILE      narrowing: JSON of operation id -> the JSON paths of its answers the client relies on
+  --consumer NAME    the consumer's name in the contract (default: partner)
+`;
 }
 
 function readFields(file: string): Record<string, string[]> {

@@ -627,6 +627,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/org/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test helper for the caller's own organization - what its client has met, and what not yet.
+         * @description Read from the organization's journal (its newest 1,000 entries): every operation its client called with the statuses the document lists for it and which of them the client received, and each case a production client meets (429, 503, a dropped connection, a slow answer, an expired part URL, a FAILED prediction, many polls, 402 at either cap, a revoked share) with whether it sits on an operation the client calls and whether the client has met it. `cellseg-mock readiness run` arms each case on a fresh mock (docs/readiness.md).
+         */
+        get: operations["mockOrgReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -734,6 +754,73 @@ export interface components {
             probability?: number | null;
             organization_id?: string | null;
             hits?: number;
+        };
+        /**
+         * @example {
+         *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
+         *       "requests": 4,
+         *       "operations": [
+         *         {
+         *           "operation_id": "getPrediction",
+         *           "calls": 3,
+         *           "documented_statuses": [
+         *             200,
+         *             401,
+         *             404,
+         *             422,
+         *             429,
+         *             503
+         *           ],
+         *           "received_statuses": [
+         *             200
+         *           ],
+         *           "not_received_statuses": [
+         *             401,
+         *             404,
+         *             422,
+         *             429,
+         *             503
+         *           ]
+         *         }
+         *       ],
+         *       "cases": [
+         *         {
+         *           "id": "prediction-failed",
+         *           "title": "a prediction that FAILED",
+         *           "applies": true,
+         *           "met": false,
+         *           "evidence": null
+         *         }
+         *       ]
+         *     }
+         */
+        MockReadiness: {
+            organization_id: string;
+            /** @description The journal entries read. */
+            requests: number;
+            operations: {
+                operation_id: string;
+                calls: number;
+                documented_statuses: number[];
+                /** @description 0 stands for a connection closed before any answer. */
+                received_statuses: number[];
+                not_received_statuses: number[];
+            }[];
+            cases: {
+                id: string;
+                title: string;
+                /** @description The case sits on an operation the client calls. */
+                applies: boolean;
+                met: boolean;
+                /** @description The journal entry that shows the client met it. */
+                evidence: null | {
+                    /** Format: date-time */
+                    at: string;
+                    operation_id: string | null;
+                    status: number;
+                    path: string;
+                };
+            }[];
         };
         /**
          * @example {
@@ -2555,6 +2642,29 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    mockOrgReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's exposure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockReadiness"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["StoreUnavailable"];
         };

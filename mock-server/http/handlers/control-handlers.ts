@@ -3,6 +3,7 @@ import type { FaultControl } from '../../control/fault-control.js';
 import type { OutcomeControl, OutcomeRequest } from '../../control/outcome-control.js';
 import type { ProgressControl } from '../../control/progress-control.js';
 import type { RequestJournal } from '../../control/request-journal.js';
+import type { ReadinessControl } from '../../control/readiness/readiness-control.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
 import { sendDetail } from '../error-responses.js';
@@ -25,6 +26,7 @@ export interface ControlUseCases extends OrganizationUseCases {
   outcomes: Pick<OutcomeControl, 'force'>;
   faults: Pick<FaultControl, 'list' | 'add' | 'clear'>;
   journal: Pick<RequestJournal, 'query'>;
+  readiness: Pick<ReadinessControl, 'exposure'>;
   settings: { publicBaseUrl: string };
 }
 

@@ -1,12 +1,14 @@
 import type { ClockControl } from '../../control/clock-control.js';
 import type { OutcomeControl, OutcomeRequest } from '../../control/outcome-control.js';
 import type { ProgressControl } from '../../control/progress-control.js';
+import type { ReadinessControl } from '../../control/readiness/readiness-control.js';
 import type { RequestJournal } from '../../control/request-journal.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
 import { answerOutcome } from './outcome-answer.js';
 import { resetDone } from '../render/acknowledgements.js';
 import { toClockResource, toJournalEntryResource, toProgressResource } from '../render/control.js';
+import { toReadinessResource } from '../render/readiness.js';
 
 export interface OrganizationTestHelperUseCases {
   resets: Pick<ResetControl, 'resetOrganization'>;
@@ -14,6 +16,7 @@ export interface OrganizationTestHelperUseCases {
   progress: Pick<ProgressControl, 'set'>;
   outcomes: Pick<OutcomeControl, 'force'>;
   journal: Pick<RequestJournal, 'query'>;
+  readiness: Pick<ReadinessControl, 'exposure'>;
 }
 
 type Body = Record<string, unknown>;
@@ -27,7 +30,7 @@ const optionalNumber = (value: unknown) => (value === undefined ? undefined : Nu
 export function organizationTestHelpers(
   useCases: OrganizationTestHelperUseCases,
 ): Record<string, OperationHandler> {
-  const { resets, clock, progress, outcomes, journal } = useCases;
+  const { resets, clock, progress, outcomes, journal, readiness } = useCases;
   return {
     async mockOrgForceOutcome({ res, body, org }) {
       const input = body as Body;
@@ -77,6 +80,10 @@ export function organizationTestHelpers(
         limit: optionalNumber(query.limit),
       });
       res.json(entries.map(toJournalEntryResource));
+    },
+
+    async mockOrgReadiness({ res, org }) {
+      res.json(toReadinessResource(org.id, await readiness.exposure(org.id)));
     },
   };
 }

@@ -1,0 +1,148 @@
+/**
+ * The cases a client meets in production and seldom on a laptop: each with the operations it sits
+ * on, how a journal shows that the client met it, and how a client reacted. Pure: requests in,
+ * verdicts out; the exposure (what a client has met) and readiness runs (arming each case on a
+ * fresh mock) both read this one catalogue.
+ */
+
+/** A request as the journal holds it: the fields the cases read. */
+export interface SeenRequest {
+  at: string;
+  method: string;
+  path: string;
+  operationId: string | null;
+  status: number;
+  durationMs: number;
+  /** The id of the injected fault that fired on it. */
+  fault: string | null;
+  responseBody?: unknown;
+}
+
+export type CaseId =
+  | 'rate-limited'
+  | 'unavailable'
+  | 'dropped-connection'
+  | 'slow-answer'
+  | 'part-url-expired'
+  | 'prediction-failed'
+  | 'many-polls'
+  | 'storage-cap'
+  | 'analysis-cap'
+  | 'share-revoked';
+
+export interface ReadinessCase {
+  id: CaseId;
+  title: string;
+  /** The operations it sits on; `any` for the transport's cases, which every operation can meet. */
+  operations: 'any' | readonly string[];
+  /** The request that shows the client met it, or undefined. */
+  metBy(requests: readonly SeenRequest[]): SeenRequest | undefined;
+}
+
+/** Polls of one prediction from which a client has met "a prediction that takes many polls". */
+export const MANY_POLLS = 10;
+/** An answer this slow is slower than the timeouts clients commonly set (and than a human waits). */
+export const SLOW_ANSWER_MS = 10_000;
+
+const UPLOADS = ['uploadImage', 'createImage'];
+const PREDICTIONS = ['createPrediction', 'getPrediction'];
+
+const statusOf = (body: unknown) =>
+  body && typeof body === 'object' ? (body as { status?: unknown }).status : undefined;
+const detailOf = (body: unknown) =>
+  body && typeof body === 'object' ? String((body as { detail?: unknown }).detail ?? '') : '';
+const revokedAt = (body: unknown) =>
+  body && typeof body === 'object' ? Boolean((body as { revoked_at?: unknown }).revoked_at) : false;
+const idOf = (path: string) => path.split('/').pop() ?? '';
+
+export const READINESS_CASES: readonly ReadinessCase[] = [
+  {
+    id: 'rate-limited',
+    title: '429 Too Many Requests with Retry-After',
+    operations: 'any',
+    metBy: (requests) => requests.find((r) => r.status === 429),
+  },
+  {
+    id: 'unavailable',
+    title: '503 Service Unavailable',
+    operations: 'any',
+    metBy: (requests) => requests.find((r) => r.status === 503),
+  },
+  {
+    id: 'dropped-connection',
+    title: 'a connection dropped before any answer',
+    operations: 'any',
+    metBy: (requests) => requests.find((r) => r.status === 0),
+  },
+  {
+    id: 'slow-answer',
+    title: `an answer slower than a client's timeout (${SLOW_ANSWER_MS / 1000} s)`,
+    operations: 'any',
+    metBy: (requests) => requests.find((r) => r.durationMs >= SLOW_ANSWER_MS),
+  },
+  {
+    id: 'part-url-expired',
+    title: 'a part URL that expired before its PUT',
+    operations: ['createImage'],
+    // Part PUTs carry no API key, so the journal of an organization never shows them: a complete
+    // refused for a missing part is what the client sees of it.
+    metBy: (requests) => requests.find((r) => r.operationId === 'completeUpload' && r.status === 400),
+  },
+  {
+    id: 'prediction-failed',
+    title: 'a prediction that FAILED',
+    operations: PREDICTIONS,
+    metBy: (requests) =>
+      requests.find((r) => r.operationId === 'getPrediction' && statusOf(r.responseBody) === 'FAILED'),
+  },
+  {
+    id: 'many-polls',
+    title: `a prediction that takes many polls (${MANY_POLLS} or more)`,
+    operations: PREDICTIONS,
+    metBy: (requests) => {
+      const polls = new Map<string, number>();
+      for (const r of requests.filter((r) => r.operationId === 'getPrediction')) {
+        const count = (polls.get(idOf(r.path)) ?? 0) + 1;
+        polls.set(idOf(r.path), count);
+        if (count >= MANY_POLLS) return r;
+      }
+      return undefined;
+    },
+  },
+  {
+    id: 'storage-cap',
+    title: '402 at the storage cap',
+    operations: UPLOADS,
+    metBy: (requests) => requests.find((r) => r.status === 402 && UPLOADS.includes(r.operationId ?? '')),
+  },
+  {
+    id: 'analysis-cap',
+    title: '402 at the monthly analysis cap',
+    operations: ['createPrediction'],
+    metBy: (requests) =>
+      requests.find(
+        (r) =>
+          r.status === 402 &&
+          r.operationId === 'createPrediction' &&
+          /analys/i.test(detailOf(r.responseBody)),
+      ),
+  },
+  {
+    id: 'share-revoked',
+    title: 'a revoked share: its link no longer opens',
+    operations: ['createShare'],
+    metBy: (requests) =>
+      requests.find(
+        (r) =>
+          (r.operationId === 'getShare' && revokedAt(r.responseBody)) ||
+          (['viewSharePage', 'viewShareImage'].includes(r.operationId ?? '') &&
+            r.status >= 400 &&
+            r.status < 500),
+      ),
+  },
+];
+
+/** Whether a case can be met by a client that calls these operations. */
+export function caseApplies(c: ReadinessCase, operations: ReadonlySet<string>): boolean {
+  return c.operations === 'any' ? operations.size > 0 : c.operations.some((o) => operations.has(o));
+}

@@ -1,0 +1,20 @@
+import { PUBLIC_DOCUMENT, readDocument } from '../../../openapi/documents.js';
+import type { RequestJournal } from '../request-journal.js';
+import { documentedStatuses, exposureOf, type Exposure } from './exposure.js';
+
+/** The most entries one read of the journal answers (its own bound, openapi/mock-control.yaml). */
+const JOURNAL_READ = 1000;
+
+/** An organization's exposure, from its own journal and the public document's statuses. */
+export class ReadinessControl {
+  private statuses?: Map<string, number[]>;
+
+  constructor(private readonly journal: Pick<RequestJournal, 'query'>) {}
+
+  async exposure(organizationId: string): Promise<Exposure> {
+    // Read on first use: a mock nobody asks about readiness never parses the document for it.
+    this.statuses ??= documentedStatuses(readDocument(PUBLIC_DOCUMENT));
+    const requests = await this.journal.query({ organizationId, limit: JOURNAL_READ });
+    return exposureOf(requests, this.statuses);
+  }
+}
