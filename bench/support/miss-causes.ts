@@ -16,7 +16,7 @@ const CAUSES: Array<{ match: RegExp; text: string }> = [
       "- **HTTP overhead over bare express.** The first profile showed openapi-backend's `matchOperation` " +
       'rebuilding its operation list and a RegExp per path on every request (about 30% of the busy time, ' +
       'overhead +200%); the dispatcher now matches on patterns compiled once ' +
-      '(`mock-server/http/operation-matcher.ts`), which brought it to about +60%. What remains is work the ' +
+      '(`mock-server/http/route-table.ts`), which brought it to about +60%. What remains is work the ' +
       'bare route does not do, spread thin across many functions: the bearer lookup, request validation ' +
       "(openapi-backend's `parseRequest` plus Ajv), a pino log line, a journal entry for the control plane " +
       'and the request id. Cutting it further would mean compiling our own validators per operation.',

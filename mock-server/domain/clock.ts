@@ -17,7 +17,7 @@ const noOffsets: ClockOffsets = { load: async () => undefined, save: async () =>
  * the state store) before it is used.
  *
  * Instances sharing one store share one clock: `refresh(orgId)` reads the offsets again, and each
- * request (http/openapi-dispatcher.ts) and each stage of a background job calls it before it reads
+ * request (http/stages/clock-refresh.ts) and each stage of a background job calls it before it reads
  * the time, so a clock moved through any instance holds for every request that begins after the
  * move was acknowledged. `now()` itself answers from what the last refresh read.
  *

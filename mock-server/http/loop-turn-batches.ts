@@ -10,7 +10,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
  * was still being parsed, so the client slept and woke once per answer. Handled together, their
  * answers go out within microseconds of each other and the client wakes once for all of them:
  * GET /models went from about 14,000-20,000 to 24,000-28,000 req/s under 10 connections, with less
- * CPU a request in user and in system time alike (issue 31, docs/benchmarks.md). A request waits
+ * CPU a request in user and in system time alike (docs/benchmarks.md). A request waits
  * for the connections read in the same turn, microseconds; a request alone is handled on the turn
  * it arrived in.
  */

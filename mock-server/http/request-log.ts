@@ -10,7 +10,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * it sent one), and an entry in the journal the control plane serves. A refused or failed request
  * (4xx, 5xx, or a connection closed before the answer) is logged at info, where a client's author
  * looks for what went wrong; a successful one at debug unless `--log-requests all`: a line for
- * every success cost about a fifth of the mock's throughput under load (issue 31). The journal
+ * every success cost about a fifth of the mock's throughput under the HTTP bench's load. The journal
  * keeps every request either way. The JSON body of an answer is kept by `res.json` (exchange.ts).
  */
 export function requestLog(

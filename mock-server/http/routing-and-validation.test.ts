@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentOperation } from './document-operation.js';
 import { documentOperations } from './document-operations.js';
-import { OperationMatcher } from './operation-matcher.js';
+import { RouteTable, operationRoutes, slashCount } from './route-table.js';
 import { RequestValidator } from './request-validator.js';
 
 let operations: DocumentOperation[];
@@ -9,24 +9,58 @@ beforeAll(async () => {
   operations = documentOperations();
 });
 
-describe('OperationMatcher', () => {
+describe('RouteTable', () => {
   it('routes by method and path, decoding path parameters', () => {
-    const matcher = new OperationMatcher(operations);
-    const found = matcher.match('GET', '/api/v1/upload/abc%20def');
+    const routes = new RouteTable(operationRoutes(operations));
+    const found = routes.match('GET', '/api/v1/upload/abc%20def');
     expect(found.operation?.operationId).toBe('getUpload');
     expect('params' in found && found.params).toEqual({ image_id: 'abc def' });
-    expect(matcher.match('POST', '/api/v1/upload/x/complete').operation?.operationId).toBe('completeUpload');
-    expect(matcher.match('GET', '/api/v1/image').operation).toBeUndefined();
+    expect(routes.match('POST', '/api/v1/upload/x/complete').operation?.operationId).toBe('completeUpload');
+    expect(routes.match('GET', '/api/v1/image').operation).toBeUndefined();
   });
 
   it('tells a wrong method (405) from an unknown path (404)', () => {
-    const matcher = new OperationMatcher(operations);
-    expect(matcher.match('PATCH', '/api/v1/upload/x')).toEqual({ operation: undefined, pathKnown: true });
-    expect(matcher.match('GET', '/api/v1/nothing')).toEqual({ operation: undefined, pathKnown: false });
-    expect(matcher.match('GET', '/api/v1/upload/x/extra')).toEqual({
+    const routes = new RouteTable(operationRoutes(operations));
+    expect(routes.match('PATCH', '/api/v1/upload/x')).toEqual({ operation: undefined, pathKnown: true });
+    expect(routes.match('GET', '/api/v1/nothing')).toEqual({ operation: undefined, pathKnown: false });
+    expect(routes.match('GET', '/api/v1/upload/x/extra')).toEqual({
       operation: undefined,
       pathKnown: false,
     });
+  });
+
+  it('prefers the most literal template, and reaches no operation through a route that serves none', () => {
+    const operation = (operationId: string, path: string) =>
+      ({ operationId, path, method: 'get', parameters: [], security: [] }) as DocumentOperation;
+    const routes = new RouteTable([
+      { template: '/a/{id}', method: 'GET', headers: ['X-One'], operation: operation('byId', '/a/{id}') },
+      { template: '/a/latest', method: 'GET', headers: [], operation: operation('latest', '/a/latest') },
+      { template: '/a/latest', method: 'DELETE', headers: [] },
+      { template: '/docs/{asset}', method: 'GET', headers: [] },
+    ]);
+    expect(routes.match('GET', '/a/latest').operation?.operationId).toBe('latest');
+    expect(routes.match('GET', '/a/7')).toEqual({
+      operation: operation('byId', '/a/{id}'),
+      params: { id: '7' },
+    });
+    expect(routes.match('GET', '/a/7/8')).toEqual({ operation: undefined, pathKnown: false });
+    expect(routes.match('GET', '/docs/x.css')).toEqual({ operation: undefined, pathKnown: false });
+    expect(routes.answers('/docs/x.css', 'GET')).toBe(true);
+    expect(routes.answers('/a/latest', 'DELETE')).toBe(true);
+    expect(routes.lookup('/a/latest')).toEqual({
+      methods: ['GET', 'DELETE'],
+      headers: ['Accept', 'X-Request-Id', 'X-One'],
+    });
+    expect(routes.lookup('/b')).toBeUndefined();
+  });
+
+  it('counts the slashes it buckets templates and paths by', () => {
+    expect(slashCount('')).toBe(0);
+    expect(slashCount('/')).toBe(1);
+    expect(slashCount('/api/v1/models')).toBe(3);
+    expect(slashCount('/api/v1/models/')).toBe(4);
+    expect(slashCount('/api/v1/predict/{prediction_id}')).toBe(slashCount('/api/v1/predict/abc'));
+    expect(slashCount('//a//')).toBe(4);
   });
 });
 
@@ -94,9 +128,9 @@ describe('RequestValidator', () => {
   });
 
   it('routes and checks the control document too (mock-control.yaml)', async () => {
-    const matcher = new OperationMatcher(operations);
-    expect(matcher.match('POST', '/__mock/reset').operation?.operationId).toBe('mockReset');
-    expect(matcher.match('POST', '/api/v1/api-keys').operation?.operationId).toBe('createApiKey');
+    const routes = new RouteTable(operationRoutes(operations));
+    expect(routes.match('POST', '/__mock/reset').operation?.operationId).toBe('mockReset');
+    expect(routes.match('POST', '/api/v1/api-keys').operation?.operationId).toBe('createApiKey');
     const validator = new RequestValidator(operations);
     const bad = await validator.validate('mockSetPlan', {
       path: { organization_id: 'nope' },

@@ -65,6 +65,30 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
       const expected = allowed.map((v) => `'${String(v)}'`).join(' or ');
       return validationItem(loc, `Input should be ${expected}`, 'enum', input, { expected });
     }
+    case 'parse':
+      return validationItem(
+        ['body', '0'],
+        'JSON decode error',
+        'json_invalid',
+        {},
+        { error: error.message ?? '' },
+      );
+    default:
+      return (
+        boundItem(error.keyword, loc, p, input) ??
+        validationItem(loc, error.message ?? 'Invalid input', error.keyword, input)
+      );
+  }
+}
+
+/** A value past one of its schema's bounds (a number's range, a length, a pattern), in pydantic's words. */
+function boundItem(
+  keyword: string,
+  loc: string[],
+  p: Record<string, unknown>,
+  input: unknown,
+): ValidationItem | undefined {
+  switch (keyword) {
     case 'minimum':
       return validationItem(
         loc,
@@ -113,17 +137,8 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
         input,
         { pattern: p.pattern },
       );
-    case 'parse':
-      return validationItem(
-        ['body', '0'],
-        'JSON decode error',
-        'json_invalid',
-        {},
-        { error: error.message ?? '' },
-      );
-    default:
-      return validationItem(loc, error.message ?? 'Invalid input', error.keyword, input);
   }
+  return undefined;
 }
 
 /** The string form used where the interface gives 422 a string `detail` (predict, prediction status, shares). */

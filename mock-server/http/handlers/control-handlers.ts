@@ -6,17 +6,12 @@ import type { RequestJournal } from '../../control/request-journal.js';
 import type { ReadinessControl } from '../../control/readiness/readiness-control.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
-import { sendDetail } from '../error-responses.js';
 import { answerOutcome } from './outcome-answer.js';
-import { faultsCleared, health, resetDone } from '../render/acknowledgements.js';
-import {
-  toClockResource,
-  toFaultResource,
-  toJournalEntryResource,
-  toProgressResource,
-} from '../render/control.js';
+import { health, resetDone } from '../render/acknowledgements.js';
+import { toClockResource, toProgressResource } from '../render/control.js';
 import { organizationHandlers, type OrganizationUseCases } from './organization-handlers.js';
 import { organizationTestHelpers } from './organization-test-helpers.js';
+import { faultHandlers } from './fault-handlers.js';
 import { standaloneControlDocument } from '../../../openapi/documents.js';
 
 export interface ControlUseCases extends OrganizationUseCases {
@@ -31,11 +26,11 @@ export interface ControlUseCases extends OrganizationUseCases {
 }
 
 type Body = Record<string, unknown>;
-const optionalNumber = (value: unknown) => (value === undefined ? undefined : Number(value));
 
 /**
  * The control plane's operations (tag `mock-control` of the document): each parses its request,
- * calls one control use case (mock-server/control/) and renders the answer.
+ * calls one control use case (mock-server/control/) and renders the answer; faults and the
+ * journal are in fault-handlers.ts.
  */
 export function controlHandlers(
   useCases: ControlUseCases,
@@ -48,6 +43,7 @@ export function controlHandlers(
   return {
     ...organizationHandlers(useCases),
     ...organizationTestHelpers(useCases),
+    ...faultHandlers(faults, journal, operationIds),
 
     mockHealth({ res }) {
       res.json(health());
@@ -106,42 +102,6 @@ export function controlHandlers(
         error: input.error as string | undefined,
       });
       answerOutcome(res, result);
-    },
-
-    async mockListFaults({ res }) {
-      res.json((await faults.list()).map(toFaultResource));
-    },
-
-    async mockAddFault({ res, body }) {
-      const input = body as Body;
-      const operationId = String(input.operation_id);
-      if (!operationIds.has(operationId))
-        return sendDetail(res, 422, `operation_id: '${operationId}' is not an operation of the document`);
-      const fault = await faults.add({
-        operationId,
-        status: input.status as number | undefined,
-        detail: input.detail as string | undefined,
-        latencyMs: input.latency_ms as number | undefined,
-        dropConnection: input.drop_connection as boolean | undefined,
-        times: input.times as number | undefined,
-        probability: input.probability as number | undefined,
-        organizationId: input.organization_id as string | undefined,
-      });
-      res.json(toFaultResource(fault));
-    },
-
-    async mockClearFaults({ res }) {
-      res.json(faultsCleared(await faults.clear()));
-    },
-
-    async mockJournal({ res, query }) {
-      const entries = await journal.query({
-        operationId: query.operation_id as string | undefined,
-        status: optionalNumber(query.status),
-        organizationId: query.organization_id as string | undefined,
-        limit: optionalNumber(query.limit),
-      });
-      res.json(entries.map(toJournalEntryResource));
     },
   };
 }

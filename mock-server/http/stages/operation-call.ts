@@ -1,0 +1,67 @@
+import type { DocumentOperation } from '../document-operation.js';
+import type { ApiRequest, ApiResponse } from '../exchange.js';
+import type { ValidationStyle } from '../openapi-document.js';
+import type { Organization } from '../../domain/organizations.js';
+
+/**
+ * One request to an operation of the document as it passes the stages: what routing found, then
+ * what each stage adds (the caller's organization, the body).
+ */
+export interface OperationCall {
+  req: ApiRequest;
+  res: ApiResponse;
+  operation: DocumentOperation;
+  operationId: string;
+  facts: OperationFacts;
+  /** Path parameters, percent-decoded. */
+  params: Record<string, string>;
+  /** Whether the handler reads the body itself (a multipart upload), so no stage may. */
+  streaming: boolean;
+  /** The key's organization and the key's id, once the key is checked; none on public operations. */
+  org?: Organization;
+  keyId?: string;
+  /** The parsed JSON body; undefined without one, or when streaming. */
+  body?: unknown;
+}
+
+/**
+ * One step of an operation's request. `true`: it answered the request, and the stages after it do
+ * not run; `false`: the request goes on. A domain failure it throws is answered with its status.
+ */
+export type OperationStage = (call: OperationCall) => boolean | Promise<boolean>;
+
+/** What the document says of an operation that its stages read: once per operation, not per request. */
+export interface OperationFacts {
+  /** How its 422 words validation errors. */
+  style: ValidationStyle;
+  /** It is the control plane's (`mockAdmin`): the operator's token opens it. */
+  operatorOnly: boolean;
+  /** It needs an API key (`bearerAuth`, the document's scheme when the operation names none). */
+  needsKey: boolean;
+  /** Tagged `internal`: in the document, not on the public surface. */
+  internal: boolean;
+  /** Its handler streams a non-JSON body itself (multipart uploads). */
+  streams: boolean;
+  /** Query parameters its handler validates itself (`x-validated-by-handler`), as `/query/<name>`. */
+  byHandler: string[];
+}
+
+export function operationFacts(
+  operation: DocumentOperation,
+  style: ValidationStyle,
+  streams: boolean,
+): OperationFacts {
+  const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
+    Object.keys(requirement),
+  );
+  return {
+    style,
+    operatorOnly: schemes.includes('mockAdmin'),
+    needsKey: schemes.includes('bearerAuth'),
+    internal: operation.tags?.includes('internal') ?? false,
+    streams,
+    byHandler: (operation.parameters ?? [])
+      .filter((p) => p.in === 'query' && p['x-validated-by-handler'] === true)
+      .map((p) => `/query/${p.name}`),
+  };
+}

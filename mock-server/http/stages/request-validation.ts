@@ -1,0 +1,59 @@
+import type { ErrorObject } from 'ajv';
+import { sendDetail } from '../error-responses.js';
+import type { ApiResponse } from '../exchange.js';
+import type { ValidationStyle } from '../openapi-document.js';
+import type { ValidationItem } from '../render/validation-item.js';
+import type { RequestValidator } from '../request-validator.js';
+import { toValidationItems, toValidationSentence } from '../validation-errors.js';
+import type { OperationCall, OperationStage } from './operation-call.js';
+
+/**
+ * The path and query parameters and the JSON body checked against the operation's schemas: 422 in
+ * the operation's style (FastAPI's item list, or a sentence where the document says so).
+ */
+export function requestValidation(validator: RequestValidator): OperationStage {
+  return async function validateRequest(call) {
+    const { res, params, body, streaming } = call;
+    const query = call.req.query as Record<string, unknown>;
+    const checked = await validator.validate(call.operationId, {
+      path: params,
+      query,
+      body,
+      checkBody: !streaming,
+    });
+    const errors = checked.length ? relevantErrors(checked, call) : checked;
+    if (!errors.length) return false;
+    sendValidation(
+      res,
+      call.facts.style,
+      toValidationItems(errors, { path: params, query: query as never, body }),
+    );
+    return true;
+  };
+}
+
+export function sendValidation(res: ApiResponse, style: ValidationStyle, items: ValidationItem[]): void {
+  sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
+}
+
+/**
+ * Unknown query parameters are ignored, as FastAPI does; a streamed body and parameters marked
+ * `x-validated-by-handler` are checked by their handler.
+ */
+function relevantErrors(errors: ErrorObject[], { streaming, facts }: OperationCall): ErrorObject[] {
+  return errors.filter((e) => {
+    if (
+      facts.byHandler.some((prefix) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))
+    )
+      return false;
+    if (e.keyword === 'additionalProperties' && e.instancePath === '/query') return false;
+    if (
+      streaming &&
+      (e.instancePath.startsWith('/requestBody') ||
+        (e.keyword === 'required' &&
+          (e.params as { missingProperty?: string }).missingProperty === 'requestBody'))
+    )
+      return false;
+    return true;
+  });
+}
