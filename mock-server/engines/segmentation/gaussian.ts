@@ -11,14 +11,10 @@
  * libm). The horizontal pass is rounded to a 16-bit intermediate (8.8 fixed point for 8-bit input,
  * integers for 16-bit input); the vertical pass rounds half up to the input type.
  *
- * Speed: gaussian.wat runs the same integer passes in WebAssembly SIMD, eight pixels at a time.
- * The portable passes below are the reference and the fallback: every weighted sum stays below
- * 2^26, so two independent sums are packed in one float64
+ * Speed: every weighted sum stays below 2^26, so two independent sums are packed in one float64
  * (low lane + high lane * 2^26, exact below 2^53) and each multiply-add serves two pixels: the
  * horizontal pass packs two rows, the vertical pass packs the left and right halves of a row.
  */
-
-import { gaussianSmoothSimd } from './gaussian-simd.js';
 
 const WEIGHT_BITS = 10;
 const WEIGHT_SUM = 1 << WEIGHT_BITS;
@@ -69,48 +65,29 @@ function reflectIndex(i: number, n: number): number {
 }
 
 /** Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes. */
-export function passShifts(eightBit: boolean): [number, number] {
+function passShifts(eightBit: boolean): [number, number] {
   const shift1 = eightBit ? 2 : 10;
   return [shift1, 2 * WEIGHT_BITS - shift1];
 }
 
-function prepare<T extends Uint8Array | Uint16Array>(data: T, width: number, height: number, sigma: number) {
-  if (data.length !== width * height) throw new Error(`data length ${data.length} != ${width} x ${height}`);
-  const weights = gaussianKernel(sigma);
-  const eightBit = data instanceof Uint8Array;
-  const out = (eightBit ? new Uint8Array(data.length) : new Uint16Array(data.length)) as T;
-  const trivial = weights.length === 1 || data.length === 0;
-  if (trivial) out.set(data);
-  return { weights, out, trivial, shifts: passShifts(eightBit) };
-}
-
-/** Smooths with WebAssembly SIMD where the runtime has it, else with the portable passes: same bytes. */
 export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
   data: T,
   width: number,
   height: number,
   sigma: number,
 ): T {
-  const { weights, out, trivial, shifts } = prepare(data, width, height, sigma);
-  if (trivial) return out;
-  return (
-    gaussianSmoothSimd(data, out, width, height, weights, shifts[0], shifts[1]) ??
-    smoothPortable(data, out, width, height, weights, shifts)
-  );
+  if (data.length !== width * height) throw new Error(`data length ${data.length} != ${width} x ${height}`);
+  const weights = gaussianKernel(sigma);
+  const eightBit = data instanceof Uint8Array;
+  const out = (eightBit ? new Uint8Array(data.length) : new Uint16Array(data.length)) as T;
+  if (weights.length === 1 || data.length === 0) {
+    out.set(data);
+    return out;
+  }
+  return smoothPasses(data, out, width, height, weights, passShifts(eightBit));
 }
 
-/** The reference implementation in plain JavaScript; gaussian.wat must give the same bytes. */
-export function gaussianSmoothPortable<T extends Uint8Array | Uint16Array>(
-  data: T,
-  width: number,
-  height: number,
-  sigma: number,
-): T {
-  const { weights, out, trivial, shifts } = prepare(data, width, height, sigma);
-  return trivial ? out : smoothPortable(data, out, width, height, weights, shifts);
-}
-
-function smoothPortable<T extends Uint8Array | Uint16Array>(
+function smoothPasses<T extends Uint8Array | Uint16Array>(
   data: T,
   out: T,
   width: number,
