@@ -95,21 +95,31 @@ function smoothPasses<T extends Uint8Array | Uint16Array>(
   weights: Int32Array,
   [shift1, shift2]: [number, number],
 ): T {
-  const radius = weights.length - 1;
-  const inv1 = 2 ** -shift1;
-  const half1 = 2 ** (shift1 - 1);
-  const inv2 = 2 ** -shift2;
-  const half2 = 2 ** (shift2 - 1);
-  const w0 = weights[0];
+  const packed = horizontalPass(data, width, height, weights, shift1);
+  verticalPass(packed, out, width, height, weights, shift2);
+  return out;
+}
 
-  // The intermediate image, packed by halves of a row: column j (< half) in the low lane,
-  // column j + half in the high lane.
+/**
+ * Smooths along rows, two rows at a time (the first in the low lane, the second in the high
+ * lane), and returns the intermediate image rounded by `shift`, packed by halves of a row: column
+ * j (< half) in the low lane, column j + half in the high lane.
+ */
+function horizontalPass(
+  data: Uint8Array | Uint16Array,
+  width: number,
+  height: number,
+  weights: Int32Array,
+  shift: number,
+): Float64Array {
+  const radius = weights.length - 1;
+  const inv = 2 ** -shift;
+  const halfUnit = 2 ** (shift - 1);
+  const w0 = weights[0];
   const half = (width + 1) >> 1;
   const packed = new Float64Array(half * height);
-
-  // Horizontal pass, two rows at a time.
   const padded = new Float64Array(width + 2 * radius);
-  const acc = new Float64Array(Math.max(width, half));
+  const acc = new Float64Array(width);
   const pair = new Float64Array(width);
   for (let y = 0; y < height; y += 2) {
     const row0 = y * width;
@@ -147,8 +157,8 @@ function smoothPasses<T extends Uint8Array | Uint16Array>(
     for (let x = 0; x < width; x++) {
       const s = acc[x];
       const high = Math.floor(s * INV_LANE);
-      pair[x] = Math.floor((s - high * LANE + half1) * inv1);
-      acc[x] = Math.floor((high + half1) * inv1);
+      pair[x] = Math.floor((s - high * LANE + halfUnit) * inv);
+      acc[x] = Math.floor((high + halfUnit) * inv);
     }
     const base0 = y * half;
     for (let j = 0; j < half; j++) {
@@ -163,8 +173,24 @@ function smoothPasses<T extends Uint8Array | Uint16Array>(
       }
     }
   }
+  return packed;
+}
 
-  // Vertical pass on packed rows.
+/** Smooths the packed intermediate along columns, both lanes at once, into `out` rounded by `shift`. */
+function verticalPass(
+  packed: Float64Array,
+  out: Uint8Array | Uint16Array,
+  width: number,
+  height: number,
+  weights: Int32Array,
+  shift: number,
+): void {
+  const radius = weights.length - 1;
+  const inv = 2 ** -shift;
+  const halfUnit = 2 ** (shift - 1);
+  const w0 = weights[0];
+  const half = (width + 1) >> 1;
+  const acc = new Float64Array(half);
   for (let y = 0; y < height; y++) {
     const base = y * half;
     for (let j = 0; j < half; j++) acc[j] = w0 * packed[base + j];
@@ -190,9 +216,8 @@ function smoothPasses<T extends Uint8Array | Uint16Array>(
     for (let j = 0; j < half; j++) {
       const s = acc[j];
       const high = Math.floor(s * INV_LANE);
-      out[row + j] = Math.floor((s - high * LANE + half2) * inv2);
-      if (j + half < width) out[row + j + half] = Math.floor((high + half2) * inv2);
+      out[row + j] = Math.floor((s - high * LANE + halfUnit) * inv);
+      if (j + half < width) out[row + j + half] = Math.floor((high + halfUnit) * inv);
     }
   }
-  return out;
 }
