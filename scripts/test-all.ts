@@ -40,7 +40,7 @@ const lintSteps = scripts.lint
   });
 
 /** One after the other: together they keep about one core busy. */
-const STATIC_CHECKS = [script('typecheck'), ...lintSteps, script('types:check'), script('wasm:check')];
+const STATIC_CHECKS = [script('typecheck'), ...lintSteps, script('types:check')];
 const TESTS: Step = {
   name: 'vitest',
   command: path.join('node_modules', '.bin', 'vitest'),

@@ -53,7 +53,7 @@ function limitsText(report: BenchReport): string[] {
         `\`--max-image-pixels\` cap, which would need about ` +
         `${atCap < 120 ? `${Math.round(atCap)} s` : `${(atCap / 60).toFixed(0)} min`} and ` +
         `${((memPerMp * 400) / 1024 ** 3).toFixed(1)} GB per image). What bounds it: one segmentation runs in one ` +
-        `decoder child (JavaScript, with the smoothing and the Otsu threshold in WebAssembly SIMD; one core), so time is CPU per pixel; memory is the decoded plane plus ` +
+        `decoder child (JavaScript; one core), so time is CPU per pixel; memory is the decoded plane plus ` +
         `the segmenter's per-pixel arrays, held while it runs. \`--worker-threads\` images run at once (by ` +
         `default one less than the cores: one on this 2-core machine) and the rest queue.`,
     );

@@ -40,7 +40,7 @@ export async function convertImage(
   limits: TiffLimits = {},
 ): Promise<ConvertedImage> {
   const info = await inspectTiff(tiffPath, limits);
-  // A big page only libvips reads is spilled beside the plane while it is decoded (decode-plane.ts).
+  // A page only libvips reads is spilled beside the plane while it is decoded (decode-plane.ts).
   const plane = await decodePlane(tiffPath, info, spillScratchPath(files.plane));
   try {
     await writePreviews(plane, files.preview, files.thumbnail);

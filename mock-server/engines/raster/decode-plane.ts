@@ -1,10 +1,9 @@
 /**
- * Decodes the first page of a TIFF into ONE grey plane for segmentation and previews: which
- * decoder reads it.
+ * Decodes the first page of a TIFF into ONE grey plane for segmentation and previews.
  *
  *   decodePlane(path, info: TiffInfo, scratch?): Promise<Plane>     throws TiffError
  *
- * Reduction rules (both decoders give the same plane):
+ * Reduction rules:
  * - Several pages: the first page only (shape still reports the page count).
  * - Several samples per pixel: the MAXIMUM over the colour channels (alpha and other extra samples
  *   ignored). Fluorescence composites put each stain in its own channel on black, so the maximum
@@ -18,33 +17,30 @@
  *   min..max to 0..65,535 in a Uint16Array plane (bitsPerSample 16); NaN and infinities become 0; a
  *   flat image becomes all 0.
  *
- * Which decoder:
- * - Our own streaming reader (streamed-plane.ts over chunk-slices.ts) holds the plane and one slice
- *   of a strip or tile, so a page of any decoded size costs its plane (at most 2 bytes a pixel)
- *   plus a few MB. It reads every page above WHOLE_PAGE_MAX decoded that it can (compression none,
- *   deflate, LZW, PackBits; grey or RGB, with or without alpha), and every signed 8- and 16-bit
- *   page, which libvips clamps to 0 (it treats them as unsigned grey).
- * - A big page our reader does not know (JPEG and other compressions, palette, CMYK, YCbCr) is
- *   decoded by libvips as a stream into an uncompressed TIFF at `scratch` (libvips-spill.ts),
- *   which our reader then streams: the decoded page goes to disk, not memory. Without `scratch`
- *   (a segmentation decoding an image converted before planes were kept), libvips holds it.
- * - libvips (libvips-plane.ts) reads small pages whole: their decoded bytes it may hold.
+ * One decoder makes every plane, whatever the page's size: our own streaming reader
+ * (streamed-plane.ts over chunk-slices.ts), which holds the plane and one slice of a strip or tile,
+ * so a page costs its plane (at most 2 bytes a pixel) plus a few MB. It reads compression none,
+ * deflate, LZW and PackBits, grey or RGB with or without alpha, signed 8- and 16-bit included.
+ * A page it does not read (JPEG and the other compressions, palette, CMYK, YCbCr, LZW chunks over
+ * 64 MiB...) is first decoded by libvips as a stream into an uncompressed TIFF at `scratch`
+ * (libvips-spill.ts), which our reader then streams: the decoded page goes to disk, not memory.
+ * Without `scratch` (a segmentation decoding an image converted before planes were kept) the
+ * spill goes to the system's temporary folder.
  */
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { decodedBytes } from './decode-budget.js';
-import { decodePlaneWithLibvips, readableVipsError } from './libvips-plane.js';
-import { spillPage } from './libvips-spill.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readableVipsError, spillPage } from './libvips-spill.js';
 import type { Plane } from './plane.js';
 import { decodePlaneStreamed, streamedPlaneBlocker } from './streamed-plane.js';
 import { TiffError } from './tiff-error.js';
 import { inspectTiff, type TiffInfo } from './tiff-inspect.js';
 
-/** Decoded bytes of a page libvips may hold at once, with its reductions beside it. */
-export const WHOLE_PAGE_MAX = 64 * 1024 * 1024;
-
 /**
  * Layouts our reader reads as libvips does: grey (BlackIsZero) or RGB, each with one extra sample
- * at most, which libvips takes for alpha as our reader does.
+ * at most, which libvips takes for alpha as our reader does. Any other (WhiteIsZero, two colour
+ * samples...) is left to libvips' colour handling through the spill.
  */
 function readsAsLibvips(info: TiffInfo): boolean {
   const extra = info.samplesPerPixel - info.colorSamples;
@@ -56,14 +52,12 @@ function readsAsLibvips(info: TiffInfo): boolean {
 export async function decodePlane(path: string, info: TiffInfo, scratch?: string): Promise<Plane> {
   const blocker = streamedPlaneBlocker(info);
   if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) {
+    // libvips clamps signed 8- and 16-bit samples to 0: only our reader keeps them.
     if (blocker) throw new TiffError('unsupported', `unsupported: ${blocker} with signed integer samples`);
     return streamed(path, info);
   }
-  if (decodedBytes(info).bytes / info.pages > WHOLE_PAGE_MAX) {
-    if (!blocker && readsAsLibvips(info)) return streamed(path, info);
-    if (scratch) return spilled(path, info, scratch);
-  }
-  return decodePlaneWithLibvips(path, info);
+  if (!blocker && readsAsLibvips(info)) return streamed(path, info);
+  return spilled(path, info, scratch ?? join(tmpdir(), `cellseg-decoding-${randomUUID()}.tif`));
 }
 
 async function spilled(path: string, info: TiffInfo, scratch: string): Promise<Plane> {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodePlaneWithLibvips } from './libvips-plane.js';
+import { decodePlaneWithLibvips } from '../../../test-support/raster/libvips-whole-plane.js';
 import { spillPage } from './libvips-spill.js';
 import { decodePlaneStreamed } from './streamed-plane.js';
 import { inspectTiff } from './tiff-inspect.js';

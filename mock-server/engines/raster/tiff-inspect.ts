@@ -205,47 +205,7 @@ export async function inspectTiff(
     const { size } = await fh.stat();
     if (size === 0) throw new TiffError('empty', 'empty file: 0 bytes were received; upload the TIFF again');
     const r = new Reader(fh, size, io);
-    const head = await r.bytes(0, Math.min(16, size), 'the header');
-    const order = head.subarray(0, 2).toString('latin1');
-    if (order !== 'II' && order !== 'MM') throw new TiffError('not-tiff', describeMagic(head));
-    r.le = order === 'II';
-    if (head.length < 8)
-      throw new TiffError(
-        'truncated',
-        `truncated: the file is only ${size} bytes, too short for a TIFF header`,
-      );
-    const magic = r.u16(head, 2);
-    if (magic !== 42 && magic !== 43) throw new TiffError('not-tiff', describeMagic(head));
-    r.big = magic === 43;
-    let first: number;
-    if (r.big) {
-      if (head.length < 16)
-        throw new TiffError(
-          'truncated',
-          `truncated: the file is only ${size} bytes, too short for a BigTIFF header`,
-        );
-      if (r.u16(head, 4) !== 8)
-        throw new TiffError(
-          'corrupt',
-          `corrupt: BigTIFF header declares offsets of ${r.u16(head, 4)} bytes (expected 8)`,
-        );
-      first = r.u64(head, 8);
-    } else {
-      first = r.u32(head, 4);
-    }
-    if (first === 0)
-      throw new TiffError(
-        'corrupt',
-        'corrupt: the header points to no image directory (first IFD offset is 0)',
-      );
-    if (first >= size) {
-      throw new TiffError(
-        'truncated',
-        `truncated: the first image directory is at offset ${formatCount(first)}, past the end of the file (${formatCount(size)} bytes)`,
-      );
-    }
-
-    // First page: everything.
+    const first = await readHeader(r);
     const ifd0 = await readIfd(r, first, 1);
     const g = await geometry(r, ifd0, 1);
     if (g.width * g.height > maxPixels) {
@@ -254,71 +214,13 @@ export async function inspectTiff(
         `too large: ${formatCount(g.width)} x ${formatCount(g.height)} pixels declared, above this server's limit of ${formatCount(maxPixels / 1e6)} megapixels`,
       );
     }
-    const bitsList = (await values(r, ifd0, 258, 1)) ?? [1];
-    const bits = bitsList[0];
-    if (bitsList.some((b) => b !== bits)) {
-      throw new TiffError(
-        'unsupported',
-        `unsupported: samples of different bit depths in one pixel (${bitsList.join(', ')} bits)`,
-      );
-    }
-    const fmtCode = (await one(r, ifd0, 339, 1)) ?? 1;
-    const sampleFormat =
-      fmtCode === 1 || fmtCode === 4 ? 'uint' : fmtCode === 2 ? 'int' : fmtCode === 3 ? 'float' : undefined;
-    const supported =
-      sampleFormat === 'float'
-        ? bits === 32
-        : sampleFormat !== undefined && (bits === 8 || bits === 16 || bits === 32);
-    if (!supported) {
-      const what =
-        fmtCode === 5 || fmtCode === 6
-          ? `complex ${bits}-bit samples`
-          : sampleFormat === undefined
-            ? `sample format ${fmtCode}`
-            : `${bits}-bit ${sampleFormat === 'float' ? 'floating-point' : sampleFormat === 'int' ? 'signed integer' : 'integer'} samples`;
-      throw new TiffError(
-        'unsupported',
-        `unsupported: ${what}; this server reads 8-, 16- and 32-bit integer and 32-bit float images`,
-      );
-    }
+    const { bits, sampleFormat } = await sampleType(r, ifd0);
     const compression = (await one(r, ifd0, 259, 1)) ?? 1;
     const photometric = (await one(r, ifd0, 262, 1)) ?? 1;
     const predictor = (await one(r, ifd0, 317, 1)) ?? 1;
     const extra = (await values(r, ifd0, 338, 1))?.length ?? 0;
     const chunks = await checkChunks(r, ifd0, g, 1, compression, bits);
-
-    // Rest of the chain: count pages, check their data, detect loops.
-    const seen = new Set<number>([first]);
-    let pages = 1;
-    let prev = first;
-    let next = ifd0.next;
-    let index = 1;
-    while (next !== 0) {
-      index++;
-      if (next === prev)
-        throw new TiffError(
-          'corrupt',
-          `corrupt: IFD at offset ${formatCount(prev)} points back to itself (the page chain loops)`,
-        );
-      if (seen.has(next)) {
-        throw new TiffError(
-          'corrupt',
-          `corrupt: the page chain loops: IFD at offset ${formatCount(prev)} points back to the earlier IFD at offset ${formatCount(next)}`,
-        );
-      }
-      if (index > MAX_IFDS)
-        throw new TiffError('corrupt', `corrupt: more than ${formatCount(MAX_IFDS)} image directories`);
-      seen.add(next);
-      const ifd = await readIfd(r, next, index);
-      const gi = await geometry(r, ifd, index);
-      if (!gi.reduced && gi.width === g.width && gi.height === g.height && gi.spp === g.spp) {
-        pages++;
-        const bi = (await one(r, ifd, 258, index)) ?? 1;
-        await checkChunks(r, ifd, gi, index, (await one(r, ifd, 259, index)) ?? 1, bi);
-      }
-      prev = next;
-      next = ifd.next;
-    }
+    const pages = await countPages(r, first, ifd0.next, g);
 
     const shape = [g.height, g.width];
     if (pages > 1) shape.unshift(pages);
@@ -332,7 +234,7 @@ export async function inspectTiff(
       samplesPerPixel: g.spp,
       colorSamples: Math.max(1, g.spp - extra),
       bitsPerSample: bits,
-      sampleFormat: sampleFormat!,
+      sampleFormat,
       compression,
       photometric,
       planarConfig: chunks.planar,
@@ -351,4 +253,122 @@ export async function inspectTiff(
   } finally {
     await fh.close();
   }
+}
+
+/** Reads the byte order and the classic or BigTIFF header into `r`; returns the first IFD's offset. */
+async function readHeader(r: Reader): Promise<number> {
+  const { size } = r;
+  const head = await r.bytes(0, Math.min(16, size), 'the header');
+  const order = head.subarray(0, 2).toString('latin1');
+  if (order !== 'II' && order !== 'MM') throw new TiffError('not-tiff', describeMagic(head));
+  r.le = order === 'II';
+  if (head.length < 8)
+    throw new TiffError(
+      'truncated',
+      `truncated: the file is only ${size} bytes, too short for a TIFF header`,
+    );
+  const magic = r.u16(head, 2);
+  if (magic !== 42 && magic !== 43) throw new TiffError('not-tiff', describeMagic(head));
+  r.big = magic === 43;
+  let first: number;
+  if (r.big) {
+    if (head.length < 16)
+      throw new TiffError(
+        'truncated',
+        `truncated: the file is only ${size} bytes, too short for a BigTIFF header`,
+      );
+    if (r.u16(head, 4) !== 8)
+      throw new TiffError(
+        'corrupt',
+        `corrupt: BigTIFF header declares offsets of ${r.u16(head, 4)} bytes (expected 8)`,
+      );
+    first = r.u64(head, 8);
+  } else {
+    first = r.u32(head, 4);
+  }
+  if (first === 0)
+    throw new TiffError(
+      'corrupt',
+      'corrupt: the header points to no image directory (first IFD offset is 0)',
+    );
+  if (first >= size) {
+    throw new TiffError(
+      'truncated',
+      `truncated: the first image directory is at offset ${formatCount(first)}, past the end of the file (${formatCount(size)} bytes)`,
+    );
+  }
+  return first;
+}
+
+/** The first page's bits per sample and sample format, refusing what the decoders do not read. */
+async function sampleType(
+  r: Reader,
+  ifd0: Ifd,
+): Promise<{ bits: number; sampleFormat: TiffInfo['sampleFormat'] }> {
+  const bitsList = (await values(r, ifd0, 258, 1)) ?? [1];
+  const bits = bitsList[0];
+  if (bitsList.some((b) => b !== bits)) {
+    throw new TiffError(
+      'unsupported',
+      `unsupported: samples of different bit depths in one pixel (${bitsList.join(', ')} bits)`,
+    );
+  }
+  const fmtCode = (await one(r, ifd0, 339, 1)) ?? 1;
+  const sampleFormat =
+    fmtCode === 1 || fmtCode === 4 ? 'uint' : fmtCode === 2 ? 'int' : fmtCode === 3 ? 'float' : undefined;
+  const supported =
+    sampleFormat === 'float'
+      ? bits === 32
+      : sampleFormat !== undefined && (bits === 8 || bits === 16 || bits === 32);
+  if (!supported) {
+    const what =
+      fmtCode === 5 || fmtCode === 6
+        ? `complex ${bits}-bit samples`
+        : sampleFormat === undefined
+          ? `sample format ${fmtCode}`
+          : `${bits}-bit ${sampleFormat === 'float' ? 'floating-point' : sampleFormat === 'int' ? 'signed integer' : 'integer'} samples`;
+    throw new TiffError(
+      'unsupported',
+      `unsupported: ${what}; this server reads 8-, 16- and 32-bit integer and 32-bit float images`,
+    );
+  }
+  return { bits, sampleFormat: sampleFormat! };
+}
+
+/**
+ * Walks the rest of the IFD chain from `next`: counts the pages of the first page's geometry,
+ * checks their strips or tiles lie inside the file, and refuses a loop or an endless chain.
+ */
+async function countPages(r: Reader, first: number, next: number, g: PageGeometry): Promise<number> {
+  const seen = new Set<number>([first]);
+  let pages = 1;
+  let prev = first;
+  let index = 1;
+  while (next !== 0) {
+    index++;
+    if (next === prev)
+      throw new TiffError(
+        'corrupt',
+        `corrupt: IFD at offset ${formatCount(prev)} points back to itself (the page chain loops)`,
+      );
+    if (seen.has(next)) {
+      throw new TiffError(
+        'corrupt',
+        `corrupt: the page chain loops: IFD at offset ${formatCount(prev)} points back to the earlier IFD at offset ${formatCount(next)}`,
+      );
+    }
+    if (index > MAX_IFDS)
+      throw new TiffError('corrupt', `corrupt: more than ${formatCount(MAX_IFDS)} image directories`);
+    seen.add(next);
+    const ifd = await readIfd(r, next, index);
+    const gi = await geometry(r, ifd, index);
+    if (!gi.reduced && gi.width === g.width && gi.height === g.height && gi.spp === g.spp) {
+      pages++;
+      const bi = (await one(r, ifd, 258, index)) ?? 1;
+      await checkChunks(r, ifd, gi, index, (await one(r, ifd, 259, index)) ?? 1, bi);
+    }
+    prev = next;
+    next = ifd.next;
+  }
+  return pages;
 }

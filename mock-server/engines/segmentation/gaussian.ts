@@ -11,14 +11,10 @@
  * libm). The horizontal pass is rounded to a 16-bit intermediate (8.8 fixed point for 8-bit input,
  * integers for 16-bit input); the vertical pass rounds half up to the input type.
  *
- * Speed: gaussian.wat runs the same integer passes in WebAssembly SIMD, eight pixels at a time.
- * The portable passes below are the reference and the fallback: every weighted sum stays below
- * 2^26, so two independent sums are packed in one float64
+ * Speed: every weighted sum stays below 2^26, so two independent sums are packed in one float64
  * (low lane + high lane * 2^26, exact below 2^53) and each multiply-add serves two pixels: the
  * horizontal pass packs two rows, the vertical pass packs the left and right halves of a row.
  */
-
-import { gaussianSmoothSimd } from './gaussian-simd.js';
 
 const WEIGHT_BITS = 10;
 const WEIGHT_SUM = 1 << WEIGHT_BITS;
@@ -69,48 +65,29 @@ function reflectIndex(i: number, n: number): number {
 }
 
 /** Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes. */
-export function passShifts(eightBit: boolean): [number, number] {
+function passShifts(eightBit: boolean): [number, number] {
   const shift1 = eightBit ? 2 : 10;
   return [shift1, 2 * WEIGHT_BITS - shift1];
 }
 
-function prepare<T extends Uint8Array | Uint16Array>(data: T, width: number, height: number, sigma: number) {
-  if (data.length !== width * height) throw new Error(`data length ${data.length} != ${width} x ${height}`);
-  const weights = gaussianKernel(sigma);
-  const eightBit = data instanceof Uint8Array;
-  const out = (eightBit ? new Uint8Array(data.length) : new Uint16Array(data.length)) as T;
-  const trivial = weights.length === 1 || data.length === 0;
-  if (trivial) out.set(data);
-  return { weights, out, trivial, shifts: passShifts(eightBit) };
-}
-
-/** Smooths with WebAssembly SIMD where the runtime has it, else with the portable passes: same bytes. */
 export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
   data: T,
   width: number,
   height: number,
   sigma: number,
 ): T {
-  const { weights, out, trivial, shifts } = prepare(data, width, height, sigma);
-  if (trivial) return out;
-  return (
-    gaussianSmoothSimd(data, out, width, height, weights, shifts[0], shifts[1]) ??
-    smoothPortable(data, out, width, height, weights, shifts)
-  );
+  if (data.length !== width * height) throw new Error(`data length ${data.length} != ${width} x ${height}`);
+  const weights = gaussianKernel(sigma);
+  const eightBit = data instanceof Uint8Array;
+  const out = (eightBit ? new Uint8Array(data.length) : new Uint16Array(data.length)) as T;
+  if (weights.length === 1 || data.length === 0) {
+    out.set(data);
+    return out;
+  }
+  return smoothPasses(data, out, width, height, weights, passShifts(eightBit));
 }
 
-/** The reference implementation in plain JavaScript; gaussian.wat must give the same bytes. */
-export function gaussianSmoothPortable<T extends Uint8Array | Uint16Array>(
-  data: T,
-  width: number,
-  height: number,
-  sigma: number,
-): T {
-  const { weights, out, trivial, shifts } = prepare(data, width, height, sigma);
-  return trivial ? out : smoothPortable(data, out, width, height, weights, shifts);
-}
-
-function smoothPortable<T extends Uint8Array | Uint16Array>(
+function smoothPasses<T extends Uint8Array | Uint16Array>(
   data: T,
   out: T,
   width: number,
@@ -118,21 +95,31 @@ function smoothPortable<T extends Uint8Array | Uint16Array>(
   weights: Int32Array,
   [shift1, shift2]: [number, number],
 ): T {
-  const radius = weights.length - 1;
-  const inv1 = 2 ** -shift1;
-  const half1 = 2 ** (shift1 - 1);
-  const inv2 = 2 ** -shift2;
-  const half2 = 2 ** (shift2 - 1);
-  const w0 = weights[0];
+  const packed = horizontalPass(data, width, height, weights, shift1);
+  verticalPass(packed, out, width, height, weights, shift2);
+  return out;
+}
 
-  // The intermediate image, packed by halves of a row: column j (< half) in the low lane,
-  // column j + half in the high lane.
+/**
+ * Smooths along rows, two rows at a time (the first in the low lane, the second in the high
+ * lane), and returns the intermediate image rounded by `shift`, packed by halves of a row: column
+ * j (< half) in the low lane, column j + half in the high lane.
+ */
+function horizontalPass(
+  data: Uint8Array | Uint16Array,
+  width: number,
+  height: number,
+  weights: Int32Array,
+  shift: number,
+): Float64Array {
+  const radius = weights.length - 1;
+  const inv = 2 ** -shift;
+  const halfUnit = 2 ** (shift - 1);
+  const w0 = weights[0];
   const half = (width + 1) >> 1;
   const packed = new Float64Array(half * height);
-
-  // Horizontal pass, two rows at a time.
   const padded = new Float64Array(width + 2 * radius);
-  const acc = new Float64Array(Math.max(width, half));
+  const acc = new Float64Array(width);
   const pair = new Float64Array(width);
   for (let y = 0; y < height; y += 2) {
     const row0 = y * width;
@@ -170,8 +157,8 @@ function smoothPortable<T extends Uint8Array | Uint16Array>(
     for (let x = 0; x < width; x++) {
       const s = acc[x];
       const high = Math.floor(s * INV_LANE);
-      pair[x] = Math.floor((s - high * LANE + half1) * inv1);
-      acc[x] = Math.floor((high + half1) * inv1);
+      pair[x] = Math.floor((s - high * LANE + halfUnit) * inv);
+      acc[x] = Math.floor((high + halfUnit) * inv);
     }
     const base0 = y * half;
     for (let j = 0; j < half; j++) {
@@ -186,8 +173,24 @@ function smoothPortable<T extends Uint8Array | Uint16Array>(
       }
     }
   }
+  return packed;
+}
 
-  // Vertical pass on packed rows.
+/** Smooths the packed intermediate along columns, both lanes at once, into `out` rounded by `shift`. */
+function verticalPass(
+  packed: Float64Array,
+  out: Uint8Array | Uint16Array,
+  width: number,
+  height: number,
+  weights: Int32Array,
+  shift: number,
+): void {
+  const radius = weights.length - 1;
+  const inv = 2 ** -shift;
+  const halfUnit = 2 ** (shift - 1);
+  const w0 = weights[0];
+  const half = (width + 1) >> 1;
+  const acc = new Float64Array(half);
   for (let y = 0; y < height; y++) {
     const base = y * half;
     for (let j = 0; j < half; j++) acc[j] = w0 * packed[base + j];
@@ -213,9 +216,8 @@ function smoothPortable<T extends Uint8Array | Uint16Array>(
     for (let j = 0; j < half; j++) {
       const s = acc[j];
       const high = Math.floor(s * INV_LANE);
-      out[row + j] = Math.floor((s - high * LANE + half2) * inv2);
-      if (j + half < width) out[row + j + half] = Math.floor((high + half2) * inv2);
+      out[row + j] = Math.floor((s - high * LANE + halfUnit) * inv);
+      if (j + half < width) out[row + j + half] = Math.floor((high + halfUnit) * inv);
     }
   }
-  return out;
 }

@@ -19,7 +19,7 @@ export function otsuThreshold(data: Uint8Array | Uint16Array): number {
  * The threshold from the full histogram (full[v] = number of pixels of value v, at least one
  * nonzero): only the occupied range [min, max] counts, so trailing empty bins change nothing.
  */
-export function otsuThresholdOfHistogram(full: Int32Array): number {
+function otsuThresholdOfHistogram(full: Int32Array): number {
   let min = 0;
   while (full[min] === 0) min++;
   let max = full.length - 1;

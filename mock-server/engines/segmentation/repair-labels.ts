@@ -22,7 +22,7 @@
  *    pixel, on request); their pixel counts come with the result.
  * Values <= 0 are background. The result satisfies the invariant, and repairing it again is a no-op.
  */
-import { labelEqualValueRuns } from './label.js';
+import { labelEqualValueRuns, type EqualValueRuns } from './label.js';
 import type { LabelImage } from './types.js';
 
 export interface RepairReport {
@@ -47,20 +47,57 @@ export function repairLabelImage(
   const { width, height, labels } = image;
   const n = width * height;
   if (labels.length !== n) throw new Error(`labels length ${labels.length} != ${width} x ${height}`);
-  let values = labels;
-  for (let i = 0; i < n; i++) {
-    if (labels[i] < 0) {
-      values = labels.map((l) => (l > 0 ? l : 0));
-      break;
-    }
-  }
+  const values = withoutNegatives(labels);
+  // Step 1.
   const runs = labelEqualValueRuns(values, width, height);
-  const { runStart, runEnd, runRow, runValue, component, count: v } = runs;
+  const components = describeComponents(runs, width, height);
+  // Step 2.
+  const isObject = largestComponentOfEachLabel(components);
+  // Step 3.
+  const graph = adjacencyGraph(runs, components);
+  const enclosing = outermostEnclosingObjects(graph, isObject);
+  // Step 4.
+  const finalValue = new Int32Array(components.count);
+  for (let c = 0; c < components.count; c++) {
+    const e = enclosing[c];
+    finalValue[c] = e >= 0 ? components.value[e] : isObject[c] ? components.value[c] : 0;
+  }
+  const renumber = renumbering(finalValue, options.order ?? 'label');
+  const painted = paint(runs, components, finalValue, renumber, width, height);
+  let changed = painted.changedPixels;
+  if (values !== labels) for (let i = 0; i < n; i++) if (labels[i] < 0) changed++;
+  const originalLabels = new Set<number>();
+  for (let c = 0; c < components.count; c++)
+    if (components.value[c] > 0) originalLabels.add(components.value[c]);
+  return {
+    image: { width, height, labels: painted.labels, count: renumber.size },
+    report: { changedPixels: changed, removedLabels: originalLabels.size - renumber.size },
+    /** Pixel count by new label (index 0: background). */
+    areas: painted.areas,
+  };
+}
 
-  // Per component: value, size (components are numbered in raster order of first pixel).
-  const value = new Int32Array(v);
-  const size = new Float64Array(v);
-  const onBorder = new Uint8Array(v);
+/** The labels with every value below 0 made background (the same array when there is none). */
+function withoutNegatives(labels: Int32Array): Int32Array {
+  for (let i = 0; i < labels.length; i++) {
+    if (labels[i] < 0) return labels.map((l) => (l > 0 ? l : 0));
+  }
+  return labels;
+}
+
+/** Per component (numbered in raster order of first pixel): its value, its size, whether it touches the border. */
+interface Components {
+  readonly count: number;
+  readonly value: Int32Array;
+  readonly size: Float64Array;
+  readonly onBorder: Uint8Array;
+}
+
+function describeComponents(runs: EqualValueRuns, width: number, height: number): Components {
+  const { runStart, runEnd, runRow, runValue, component, count } = runs;
+  const value = new Int32Array(count);
+  const size = new Float64Array(count);
+  const onBorder = new Uint8Array(count);
   for (let r = 0; r < runs.runs; r++) {
     const c = component[r];
     value[c] = runValue[r];
@@ -68,25 +105,41 @@ export function repairLabelImage(
     if (runRow[r] === 0 || runRow[r] === height - 1 || runStart[r] === 0 || runEnd[r] === width)
       onBorder[c] = 1;
   }
-  // Step 2: the largest component of each label.
+  return { count, value, size, onBorder };
+}
+
+/** 1 for the component each label keeps: its largest (ties: first in raster order). */
+function largestComponentOfEachLabel({ count, value, size }: Components): Uint8Array {
   const best = new Map<number, number>();
-  for (let c = 0; c < v; c++) {
+  for (let c = 0; c < count; c++) {
     if (value[c] === 0) continue;
     const b = best.get(value[c]);
     if (b === undefined || size[c] > size[b]) best.set(value[c], c);
   }
-  const isObject = new Uint8Array(v);
+  const isObject = new Uint8Array(count);
   for (const c of best.values()) isObject[c] = 1;
+  return isObject;
+}
 
-  // Step 3: adjacency (CSR) between components, with vertex v = outside.
-  const root = v;
+/** Components adjacent to each other, and vertex `root` (= count) outside, in compressed rows. */
+interface Graph {
+  readonly root: number;
+  readonly vertices: number;
+  /** Vertex u's neighbours are adjacency[start[u]] .. adjacency[start[u + 1] - 1]. */
+  readonly start: Int32Array;
+  readonly adjacency: Int32Array;
+}
+
+function adjacencyGraph(runs: EqualValueRuns, { count, onBorder }: Components): Graph {
+  const { component } = runs;
+  const root = count;
   const edgesA: number[] = [];
   const edgesB: number[] = [];
   const addEdge = (a: number, b: number): void => {
     edgesA.push(a);
     edgesB.push(b);
   };
-  for (let c = 0; c < v; c++) if (onBorder[c]) addEdge(root, c);
+  for (let c = 0; c < count; c++) if (onBorder[c]) addEdge(root, c);
   const seen = new Set<number>();
   const pairs = runs.adjacentRuns;
   for (let k = 0; k < pairs.length; k += 2) {
@@ -94,27 +147,37 @@ export function repairLabelImage(
     const c2 = component[pairs[k + 1]];
     const a = c1 < c2 ? c1 : c2;
     const b = c1 < c2 ? c2 : c1;
-    const key = a * v + b;
+    const key = a * count + b;
     if (seen.has(key)) continue;
     seen.add(key);
     addEdge(a, b);
   }
-  const vertices = v + 1;
-  const degree = new Int32Array(vertices + 1);
+  const vertices = count + 1;
+  const start = new Int32Array(vertices + 1);
   for (let e = 0; e < edgesA.length; e++) {
-    degree[edgesA[e] + 1]++;
-    degree[edgesB[e] + 1]++;
+    start[edgesA[e] + 1]++;
+    start[edgesB[e] + 1]++;
   }
-  for (let i = 1; i <= vertices; i++) degree[i] += degree[i - 1];
-  const start = degree; // start[u]..start[u+1] after filling
+  for (let i = 1; i <= vertices; i++) start[i] += start[i - 1];
   const adjacency = new Int32Array(2 * edgesA.length);
   const fill = start.slice(0, vertices);
   for (let e = 0; e < edgesA.length; e++) {
     adjacency[fill[edgesA[e]]++] = edgesB[e];
     adjacency[fill[edgesB[e]]++] = edgesA[e];
   }
+  return { root, vertices, start, adjacency };
+}
 
-  // Iterative DFS from the outside vertex: discovery, low-link, parent, preorder.
+/**
+ * Per component, the outermost object that encloses it, or -1: an iterative depth-first search
+ * from outside gives discovery times and low-links, and an object p encloses its DFS child c when
+ * low[c] >= disc[p] (p is an articulation vertex between c and outside). Every component is
+ * reachable from outside.
+ */
+function outermostEnclosingObjects(
+  { root, vertices, start, adjacency }: Graph,
+  isObject: Uint8Array,
+): Int32Array {
   const disc = new Int32Array(vertices).fill(-1);
   const low = new Int32Array(vertices);
   const parentOf = new Int32Array(vertices).fill(-1);
@@ -146,7 +209,7 @@ export function repairLabelImage(
       if (p >= 0 && low[u] < low[p]) low[p] = low[u];
     }
   }
-  // Outermost enclosing object, top-down in preorder. Every component is reachable from outside.
+  // Top-down in preorder, so that an enclosed object's own enclosure is already known.
   const enclosing = new Int32Array(vertices).fill(-1);
   for (let k = 1; k < time; k++) {
     const c = preorder[k];
@@ -154,47 +217,49 @@ export function repairLabelImage(
     if (enclosing[p] >= 0) enclosing[c] = enclosing[p];
     else if (p !== root && isObject[p] && low[c] >= disc[p]) enclosing[c] = p;
   }
+  return enclosing;
+}
 
-  // Step 4: final value per component, then renumber surviving labels by original order.
-  const finalValue = new Int32Array(v);
-  for (let c = 0; c < v; c++) {
-    const e = enclosing[c];
-    finalValue[c] = e >= 0 ? value[e] : isObject[c] ? value[c] : 0;
-  }
+/** Surviving value -> its new label 1..n, in the order asked for. */
+function renumbering(finalValue: Int32Array, order: 'label' | 'raster'): Map<number, number> {
   const renumber = new Map<number, number>();
-  if (options.order === 'raster') {
+  if (order === 'raster') {
     // Components are numbered in raster order of first pixel, and an enclosing object starts
     // before anything it encloses, so first encounter gives raster order of first pixel.
-    for (let c = 0; c < v; c++)
-      if (finalValue[c] > 0 && !renumber.has(finalValue[c])) renumber.set(finalValue[c], renumber.size + 1);
+    for (const value of finalValue)
+      if (value > 0 && !renumber.has(value)) renumber.set(value, renumber.size + 1);
   } else {
     const survivors = new Set<number>();
-    for (let c = 0; c < v; c++) if (finalValue[c] > 0) survivors.add(finalValue[c]);
+    for (const value of finalValue) if (value > 0) survivors.add(value);
     [...survivors].sort((a, b) => a - b).forEach((label, k) => renumber.set(label, k + 1));
   }
-  const survivorCount = renumber.size;
-  const componentLabel = new Int32Array(v);
-  const areas = new Float64Array(survivorCount + 1);
-  for (let c = 0; c < v; c++) {
+  return renumber;
+}
+
+/** The repaired label image drawn run by run, the pixel count of each new label, and the pixels changed. */
+function paint(
+  runs: EqualValueRuns,
+  { count, size }: Components,
+  finalValue: Int32Array,
+  renumber: Map<number, number>,
+  width: number,
+  height: number,
+): { labels: Int32Array; areas: Float64Array; changedPixels: number } {
+  const { runStart, runEnd, runRow, runValue, component } = runs;
+  const componentLabel = new Int32Array(count);
+  const areas = new Float64Array(renumber.size + 1);
+  for (let c = 0; c < count; c++) {
     const l = finalValue[c] > 0 ? renumber.get(finalValue[c])! : 0;
     componentLabel[c] = l;
     areas[l] += size[c];
   }
-  const out = new Int32Array(n);
-  let changed = 0;
+  const labels = new Int32Array(width * height);
+  let changedPixels = 0;
   for (let r = 0; r < runs.runs; r++) {
     const c = component[r];
     const row = runRow[r] * width;
-    if (componentLabel[c] !== 0) out.fill(componentLabel[c], row + runStart[r], row + runEnd[r]);
-    if (finalValue[c] !== runValue[r]) changed += runEnd[r] - runStart[r];
+    if (componentLabel[c] !== 0) labels.fill(componentLabel[c], row + runStart[r], row + runEnd[r]);
+    if (finalValue[c] !== runValue[r]) changedPixels += runEnd[r] - runStart[r];
   }
-  if (values !== labels) for (let i = 0; i < n; i++) if (labels[i] < 0) changed++;
-  const originalLabels = new Set<number>();
-  for (let c = 0; c < v; c++) if (value[c] > 0) originalLabels.add(value[c]);
-  return {
-    image: { width, height, labels: out, count: survivorCount },
-    report: { changedPixels: changed, removedLabels: originalLabels.size - survivorCount },
-    /** Pixel count by new label (index 0: background). */
-    areas,
-  };
+  return { labels, areas, changedPixels };
 }

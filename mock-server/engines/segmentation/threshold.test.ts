@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { thresholdMask } from './threshold.js';
+import { otsuMask, thresholdMask } from './threshold.js';
 
 describe('thresholdMask', () => {
   const data = Uint8Array.of(0, 5, 9, 10, 11, 200);
@@ -11,5 +11,12 @@ describe('thresholdMask', () => {
   });
   it('rejects an unknown polarity', () => {
     expect(() => thresholdMask(data, 1, 'grey' as never)).toThrow(/polarity/);
+  });
+});
+
+describe('otsuMask', () => {
+  it('refuses an empty image and an unknown polarity', () => {
+    expect(() => otsuMask(new Uint16Array(0), 'bright')).toThrow(/empty/);
+    expect(() => otsuMask(Uint8Array.of(1), 'grey' as never)).toThrow(/polarity/);
   });
 });

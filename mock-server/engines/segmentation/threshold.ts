@@ -6,7 +6,6 @@
  * value <= t, the complement, so the two polarities partition the pixels.
  */
 import { otsuThreshold } from './otsu.js';
-import { otsuMaskSimd } from './threshold-simd.js';
 
 export type Polarity = 'bright' | 'dark';
 
@@ -28,17 +27,12 @@ export function thresholdMask(
   return mask;
 }
 
-/**
- * The Otsu threshold of a plane (otsu.ts) and its mask, in WebAssembly where the runtime has it
- * (threshold-simd.ts), else with otsuThreshold and thresholdMask: the same result either way.
- */
+/** The Otsu threshold of a plane (otsu.ts) and its mask. */
 export function otsuMask(
   data: Uint8Array | Uint16Array,
   polarity: Polarity,
 ): { threshold: number; mask: Uint8Array } {
   if (polarity !== 'bright' && polarity !== 'dark') throw new Error(`unknown polarity ${String(polarity)}`);
-  const simd = otsuMaskSimd(data, polarity === 'dark');
-  if (simd) return simd;
   const threshold = otsuThreshold(data);
   return { threshold, mask: thresholdMask(data, threshold, polarity) };
 }

@@ -47,27 +47,61 @@ export function splitTouchingObjects(
   }
   // No background pixel at all: nothing to split against.
   if (foreground === 0 || !Number.isFinite(maxValue)) return objects;
+  const ranked = rankByDistance(labels, squaredDistance, maxValue, foreground);
+  const isSeed = persistentPeaks(objects, ranked, options.minDynamicPx);
+  const { out, count } = flood(objects, ranked, isSeed, maxValue);
+  return { width, height, labels: out, count };
+}
 
-  // Foreground pixels by decreasing squared distance, then increasing index (counting sort).
-  // From here on a pixel is named by its rank in that order: smaller rank = higher, older.
+/**
+ * Foreground pixels by decreasing squared distance, then increasing index (a counting sort). From
+ * here on a pixel is named by its rank in that order: smaller rank = higher, older.
+ */
+interface Ranked {
+  /** rank -> pixel */
+  readonly order: Int32Array;
+  /** pixel -> rank (foreground pixels only) */
+  readonly rankOf: Int32Array;
+  /** rank -> squared distance */
+  readonly value: Int32Array;
+}
+
+function rankByDistance(
+  labels: Int32Array,
+  squaredDistance: Float64Array,
+  maxValue: number,
+  foreground: number,
+): Ranked {
+  const n = labels.length;
   const buckets = new Int32Array(maxValue + 2);
   for (let i = 0; i < n; i++) if (labels[i] !== 0) buckets[maxValue - squaredDistance[i] + 1]++;
   for (let b = 1; b < buckets.length; b++) buckets[b] += buckets[b - 1];
-  const order = new Int32Array(foreground); // rank -> pixel
-  const rankOf = new Int32Array(n); // pixel -> rank (foreground pixels only)
+  const order = new Int32Array(foreground);
+  const rankOf = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (labels[i] === 0) continue;
     const r = buckets[maxValue - squaredDistance[i]]++;
     order[r] = i;
     rankOf[i] = r;
   }
-  const value = new Int32Array(foreground); // rank -> squared distance
+  const value = new Int32Array(foreground);
   for (let r = 0; r < foreground; r++) value[r] = squaredDistance[order[r]];
+  return { order, rankOf, value };
+}
 
-  // Persistence of maxima over ranks; a component's peak is its smallest rank.
+/**
+ * The seeds: by rank, the peak of every component of each object whose persistence (its height
+ * above the level where it merges into an older one) reaches `minDynamic`, and every component
+ * that never merges. A component's peak is its smallest rank.
+ */
+function persistentPeaks(
+  { width, height, labels }: LabelImage,
+  { order, rankOf, value }: Ranked,
+  minDynamic: number,
+): Uint8Array {
+  const foreground = order.length;
   const parent = new Int32Array(foreground);
   const isSeed = new Uint8Array(foreground);
-  const minDynamic = options.minDynamicPx;
   const lastRow = height - 1;
   const lastColumn = width - 1;
   for (let k = 0; k < foreground; k++) {
@@ -97,14 +131,25 @@ export function splitTouchingObjects(
     }
   }
   for (let k = 0; k < foreground; k++) if (parent[k] === k) isSeed[k] = 1;
+  return isSeed;
+}
 
-  // Flooding: bucket queue over squared distance, FIFO within a bucket, highest bucket first.
-  // Seeds enter in raster order, and regions are numbered in that order.
+/**
+ * Flooding from the seeds within each object: a bucket queue over squared distance, FIFO within a
+ * bucket, highest bucket first. Seeds enter in raster order, and regions are numbered in that order.
+ */
+function flood(
+  { width, labels }: LabelImage,
+  { order, rankOf, value }: Ranked,
+  isSeed: Uint8Array,
+  maxValue: number,
+): { out: Int32Array; count: number } {
+  const n = labels.length;
+  const lastColumn = width - 1;
   const out = new Int32Array(n);
-  const head = buckets; // reuse: one list head per squared distance value
-  head.fill(-1);
+  const head = new Int32Array(maxValue + 2).fill(-1);
   const tail = new Int32Array(maxValue + 1);
-  const next = new Int32Array(foreground);
+  const next = new Int32Array(order.length);
   let top = 0;
   let count = 0;
   let remaining = 0;
@@ -153,5 +198,5 @@ export function splitTouchingObjects(
       remaining++;
     }
   }
-  return { width, height, labels: out, count };
+  return { out, count };
 }

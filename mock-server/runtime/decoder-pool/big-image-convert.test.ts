@@ -1,5 +1,5 @@
 /**
- * Issue 31, item 4: a file whose decoded page is bigger than a decoder's memory converts within
+ * A file whose decoded page is bigger than a decoder's memory converts within
  * it, and to the right plane. A 6,000 x 6,000 RGB float32 TIFF decodes to 432 MB; the decoder child
  * here is held to 512 MiB (RLIMIT_DATA through prlimit, and a 256 MiB V8 heap), which a decode of
  * the whole page (libvips' 432 MB buffer, then its reductions) does not fit in, and the streaming
@@ -21,9 +21,9 @@ import {
   writeStreamedRgbFloat,
 } from '../../../fixtures/generator/streamed-rgb-float.js';
 import { decodedBytes } from '../../engines/raster/decode-budget.js';
-import { decodePlaneWithLibvips } from '../../engines/raster/libvips-plane.js';
 import { readPlaneFile } from '../../engines/raster/plane-file.js';
 import { inspectTiff } from '../../engines/raster/tiff-inspect.js';
+import { decodePlaneWithLibvips } from '../../../test-support/raster/libvips-whole-plane.js';
 import { ChildProcessPool } from './child-process-pool.js';
 import type { ConvertJob } from './decoder-tasks.js';
 

@@ -1,21 +1,13 @@
 /**
- * The grey plane of a TIFF's first page decoded by libvips (sharp): the whole page at once, then
- * reduced. Holds the decoded page and its reductions together, so decode-plane.ts sends it only
- * pages small enough for that, and those our own reader cannot stream (JPEG and the other
- * compressions libvips knows).
- *
- *   decodePlaneWithLibvips(path, info: TiffInfo): Promise<Plane>     throws TiffError
- *
- * Page 1 only, with `limitInputPixels` set to the page's own size so a header that lies cannot
- * make it allocate more; the reduction rules are decode-plane.ts's. libvips' cache of file loads by
- * path is off (libvips.ts).
+ * The grey plane of a TIFF's first page as libvips (sharp) decodes it whole, then reduced by the
+ * rules of decode-plane.ts: an outside judge for the mock's own reader, which the tests hold to it
+ * byte for byte, layout by layout. The mock never decodes this way (it would hold the page).
  */
-import type { Metadata, Sharp } from 'sharp';
-import sharp from './libvips.js';
-import type { Plane } from './plane.js';
-import type { SampleArray } from './chunk-slices.js';
-import { TiffError } from './tiff-error.js';
-import type { TiffInfo } from './tiff-inspect.js';
+import type { SampleArray } from '../../mock-server/engines/raster/chunk-slices.js';
+import sharp from '../../mock-server/engines/raster/libvips.js';
+import type { Plane } from '../../mock-server/engines/raster/plane.js';
+import { TiffError } from '../../mock-server/engines/raster/tiff-error.js';
+import type { TiffInfo } from '../../mock-server/engines/raster/tiff-info.js';
 
 type Depth = 'uchar' | 'char' | 'ushort' | 'short' | 'uint' | 'int' | 'float';
 
@@ -99,40 +91,22 @@ function toPlane(grey: SampleArray | Float64Array, info: TiffInfo, width: number
   return { width, height, bitsPerSample: 16, data };
 }
 
-export function readableVipsError(err: unknown): string {
-  const raw = err instanceof Error ? err.message : String(err);
-  return raw
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(0, 3)
-    .join('; ');
-}
-
-/**
- * Page 1 of the file as libvips decodes it, in its own colourspace, with `limitInputPixels` set to
- * the page's size so that a header that lies cannot make it allocate more; and its metadata.
- */
-export async function firstPage(path: string, info: TiffInfo): Promise<{ page: Sharp; meta: Metadata }> {
-  const open = () =>
-    sharp(path, {
-      page: 0,
-      pages: 1,
-      limitInputPixels: Math.max(1, info.width * info.height),
-      failOn: 'error',
-      sequentialRead: true,
-    });
-  const meta = await open().metadata();
-  // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
-  return { page: open().toColourspace(meta.space ?? 'b-w'), meta };
-}
-
 export async function decodePlaneWithLibvips(path: string, info: TiffInfo): Promise<Plane> {
   const { width, height } = info;
   const n = width * height;
   const depth = depthFor(info);
   try {
-    const { page, meta } = await firstPage(path, info);
+    const open = () =>
+      sharp(path, {
+        page: 0,
+        pages: 1,
+        limitInputPixels: Math.max(1, width * height),
+        failOn: 'error',
+        sequentialRead: true,
+      });
+    const meta = await open().metadata();
+    // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
+    const page = open().toColourspace(meta.space ?? 'b-w');
     const { data, info: out } = await page.raw({ depth }).toBuffer({ resolveWithObject: true });
     if (out.width !== width || out.height !== height) {
       throw new TiffError(
@@ -143,14 +117,9 @@ export async function decodePlaneWithLibvips(path: string, info: TiffInfo): Prom
     const colour = Math.max(1, meta.hasAlpha ? out.channels - 1 : out.channels);
     return toPlane(maxChannels(view(data, depth), out.channels, colour, n), info, width, height);
   } catch (err) {
-    throw libvipsFailure(err);
+    if (err instanceof TiffError) throw err;
+    throw new TiffError('decode', `cannot decode: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
   }
-}
-
-/** A libvips failure as the uploader reads it: too large (its pixel limit), else cannot decode. */
-export function libvipsFailure(err: unknown): TiffError {
-  if (err instanceof TiffError) return err;
-  const msg = readableVipsError(err);
-  if (/pixel limit/i.test(msg)) return new TiffError('too-large', `too large: ${msg}`, { cause: err });
-  return new TiffError('decode', `cannot decode: ${msg}`, { cause: err });
 }
