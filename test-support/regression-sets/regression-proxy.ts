@@ -85,6 +85,11 @@ function learnOrganizations(exchange: Exchange, answer: Answer, state: ProxyStat
 
 export interface RunningProxy {
   url: string;
+  /**
+   * Exceptions a regression's own hooks threw: a run with any is no measure (the suite would
+   * fail on the proxy's 502, not on the regression), so the runner reports it as an error.
+   */
+  hookErrors: string[];
   close(): Promise<void>;
 }
 
@@ -116,6 +121,15 @@ export async function startRegressionProxy(target: string, regression?: Regressi
       return readAnswer(upstream, target, state.self);
     },
   };
+  const hookErrors: string[] = [];
+  async function hook<T>(name: string, run: () => T | Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      hookErrors.push(`${regression?.id} ${name}: ${(err as Error).stack ?? String(err)}`);
+      throw err;
+    }
+  }
   const server = http.createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -132,11 +146,12 @@ export async function startRegressionProxy(target: string, regression?: Regressi
         headers,
         body: Buffer.concat(chunks),
       };
-      let answer = (await regression?.request?.(exchange, state)) ?? undefined;
+      let answer = (await hook('request', () => regression?.request?.(exchange, state))) ?? undefined;
       if (!answer) {
         answer = await state.resend(exchange);
         learnOrganizations(exchange, answer, state);
-        await regression?.response?.(exchange, answer, state);
+        const forwarded = answer;
+        await hook('response', () => regression?.response?.(exchange, forwarded, state));
       }
       res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
       res.end(exchange.method === 'HEAD' ? undefined : answer.body);
@@ -158,6 +173,7 @@ export async function startRegressionProxy(target: string, regression?: Regressi
   state.self = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: state.self,
+    hookErrors,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -49,7 +49,10 @@ async function measure(mock: LaunchedMock, regression: Regression | undefined, n
   await mock.reset();
   const proxy = await startRegressionProxy(mock.url, regression);
   try {
-    return await runSuite(proxy.url, path.join(reportRoot, name));
+    const run = await runSuite(proxy.url, path.join(reportRoot, name));
+    if (proxy.hookErrors.length)
+      writeFileSync(path.join(reportRoot, name, 'hook-errors.txt'), proxy.hookErrors.join('\n\n') + '\n');
+    return { ...run, hookErrors: proxy.hookErrors.length };
   } finally {
     await proxy.close();
   }
@@ -83,7 +86,9 @@ try {
       while (next < chosen.length) {
         const regression = chosen[next++];
         const run = await measure(mock, regression, regression.id);
-        const outcome = run.exitCode === 0 ? 'missed' : run.exitCode === 1 ? 'caught' : 'error';
+        // A hook that threw made the proxy answer 502: the suite failed on that, not on the bug.
+        const broken = run.hookErrors > 0 || (run.exitCode !== 0 && run.exitCode !== 1);
+        const outcome = broken ? 'error' : run.exitCode === 0 ? 'missed' : 'caught';
         results.push({
           ...describe(regression),
           outcome,
@@ -91,6 +96,9 @@ try {
           durationMs: run.durationMs,
         });
         const clauses = run.failedClauses.length ? ` (${run.failedClauses.join(', ')})` : '';
+        const errors = run.hookErrors
+          ? `; ${run.hookErrors} hook error(s), see ${regression.id}/hook-errors.txt`
+          : '';
         console.log(
           `[${results.length}/${chosen.length}] ${regression.id}: ${outcome}${clauses} in ${seconds(run.durationMs)}`,
         );
