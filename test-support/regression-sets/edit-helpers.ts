@@ -6,18 +6,18 @@ export function pathname(exchange: Exchange): string {
   return new URL(exchange.path, 'http://proxy').pathname;
 }
 
-export function query(exchange: Exchange): URLSearchParams {
-  return new URL(exchange.path, 'http://proxy').searchParams;
-}
-
 /** The captures of `pattern` on the request's path when the method matches, else null. */
 export function match(exchange: Exchange, method: string, pattern: RegExp): RegExpMatchArray | null {
   if (exchange.method !== method) return null;
   return pathname(exchange).match(pattern);
 }
 
-export const UUID = '([0-9a-fA-F-]{36})';
-export const ANY_SEGMENT = '([^/]+)';
+const UUID_TEXT = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** Whether an id is a UUID in its text form (what the service must check before any lookup). */
+export function isUuid(value: unknown): boolean {
+  return typeof value === 'string' && UUID_TEXT.test(value);
+}
 
 export function isJson(answer: Answer): boolean {
   return (answer.headers['content-type'] ?? '').includes('json');

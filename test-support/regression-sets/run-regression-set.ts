@@ -100,7 +100,7 @@ try {
           ? `; ${run.hookErrors} hook error(s), see ${regression.id}/hook-errors.txt`
           : '';
         console.log(
-          `[${results.length}/${chosen.length}] ${regression.id}: ${outcome}${clauses} in ${seconds(run.durationMs)}`,
+          `[${results.length}/${chosen.length}] ${regression.id}: ${outcome}${clauses} in ${seconds(run.durationMs)}${errors}`,
         );
       }
     }),

@@ -1,9 +1,8 @@
-import { asOwner, isJson, match, memoMap, others, readJson, writeJson } from '../edit-helpers.js';
+import { asOwner, isJson, isUuid, match, memoMap, others, readJson, writeJson } from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
 
 const PREDICT = /^\/api\/v1\/predict$/;
 const PREDICTION = /^\/api\/v1\/predict\/([0-9a-fA-F-]{36})$/;
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** nuclei-fluorescence, a base model every organization has (openapi PredictRequest.model_id). */
 const BASE_MODEL = '078e62ee-4b5a-4a1e-8322-01910425db58';
 
@@ -116,7 +115,7 @@ export const PREDICTION_REGRESSIONS: Regression[] = [
     response(exchange, answer) {
       if (!match(exchange, 'POST', PREDICT) || answer.status !== 422) return;
       const body = predictBody(exchange.body);
-      if (!body || !UUID_RE.test(String(body.image_id)) || !UUID_RE.test(String(body.model_id))) return;
+      if (!body || !isUuid(body.image_id) || !isUuid(body.model_id)) return;
       answer.status = 404;
       writeJson(answer, { detail: 'Image not found' });
     },
@@ -132,7 +131,7 @@ export const PREDICTION_REGRESSIONS: Regression[] = [
       if (!match(exchange, 'POST', PREDICT) || answer.status !== 422) return;
       const body = predictBody(exchange.body);
       if (!body || typeof body.image_id !== 'string' || typeof body.model_id !== 'string') return;
-      if (UUID_RE.test(body.image_id) && UUID_RE.test(body.model_id)) return;
+      if (isUuid(body.image_id) && isUuid(body.model_id)) return;
       answer.status = 404;
       writeJson(answer, { detail: 'Image not found' });
     },

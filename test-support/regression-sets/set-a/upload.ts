@@ -1,8 +1,6 @@
-import { isJson, match, memoMap, readJson, writeJson } from '../edit-helpers.js';
+import { isJson, isUuid, match, memoMap, readJson, writeJson } from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
 import { editImages, isMultipart } from './image-edits.js';
-
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** Uploading an image in one request or opening a resumable upload with JSON, and reading it back. */
 export const UPLOAD_REGRESSIONS: Regression[] = [
@@ -108,7 +106,7 @@ export const UPLOAD_REGRESSIONS: Regression[] = [
         exchange.method,
         /^\/api\/v1\/(upload|image)\/([^/]+)(\/(complete|abort))?$/,
       );
-      if (!found || answer.status !== 422 || UUID_RE.test(decodeURIComponent(found[2]))) return;
+      if (!found || answer.status !== 422 || isUuid(decodeURIComponent(found[2]))) return;
       answer.status = 404;
       writeJson(answer, { detail: 'Image not found' });
     },
