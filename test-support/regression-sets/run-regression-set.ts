@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import prettier from 'prettier';
 import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
 import type { Regression } from './regression.js';
 import { startRegressionProxy } from './regression-proxy.js';
@@ -120,11 +121,11 @@ try {
   mkdirSync(reportRoot, { recursive: true });
   writeFileSync(path.join(reportRoot, 'results.json'), JSON.stringify(result, null, 2) + '\n');
   if (only.length === 0) {
-    writeFileSync(
+    await writeFormatted(
       path.join(REPO_ROOT, 'test-support', 'regression-sets', `set-${setName}-results.json`),
-      JSON.stringify(result, null, 2) + '\n',
+      JSON.stringify(result),
     );
-    writeFileSync(path.join(REPO_ROOT, 'docs', 'regression-sets.md'), markdown);
+    await writeFormatted(path.join(REPO_ROOT, 'docs', 'regression-sets.md'), markdown);
     console.log(`results: docs/regression-sets.md, test-support/regression-sets/set-${setName}-results.json`);
   } else {
     console.log(`results (a subset, so the committed ones are left as they are): ${reportRoot}/results.json`);
@@ -137,4 +138,10 @@ try {
 function describe(regression: Regression) {
   const { id, area, description, violates, statedIn } = regression;
   return { id, area, description, violates, statedIn };
+}
+
+/** Written as the repository's formatter would, so `npm run lint` stays clean on generated files. */
+async function writeFormatted(file: string, text: string) {
+  const options = await prettier.resolveConfig(file);
+  writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
 }
