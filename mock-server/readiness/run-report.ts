@@ -8,6 +8,7 @@ import path from 'node:path';
 import { escapeMarkup, htmlPage, mdCell } from './markup.js';
 import type { CaseResult, ReadinessReport } from './readiness-run.js';
 
+const outputOf = (lines: readonly string[]) => (lines.length ? lines : ['(the command printed nothing)']);
 const verdictClass = (c: CaseResult) => c.verdict.replace(' ', '-');
 
 function tally(report: ReadinessReport): string {
@@ -34,7 +35,7 @@ function markdown(report: ReadinessReport): string {
     '',
   ];
   if (!report.baseline.passed)
-    lines.push('## Baseline output', '', '```', ...report.baseline.lastLines, '```', '');
+    lines.push('## Baseline output', '', '```', ...outputOf(report.baseline.lastLines), '```', '');
   if (report.cases.length) {
     lines.push('| case | verdict | why | how the client reacted |', '|---|---|---|---|');
     for (const c of report.cases)
@@ -48,7 +49,7 @@ function markdown(report: ReadinessReport): string {
     if (c.reaction) lines.push(`How the client reacted: ${c.reaction}.`, '');
     if (c.evidence.length) lines.push('Requests:', '', '```', ...c.evidence, '```', '');
     if (c.verdict === 'failed' && c.run)
-      lines.push('Last output lines:', '', '```', ...c.run.lastLines, '```', '');
+      lines.push('Last output lines:', '', '```', ...outputOf(c.run.lastLines), '```', '');
   }
   return lines.join('\n');
 }
@@ -69,7 +70,7 @@ function html(report: ReadinessReport): string {
 <p>${escapeMarkup(`${c.title}. ${c.because}.`)}</p>
 ${c.reaction ? `<p>How the client reacted: ${escapeMarkup(c.reaction)}.</p>` : ''}
 ${c.evidence.length ? `<pre>${escapeMarkup(c.evidence.join('\n'))}</pre>` : ''}
-${c.verdict === 'failed' && c.run ? `<p>Last output lines:</p><pre>${escapeMarkup(c.run.lastLines.join('\n'))}</pre>` : ''}`,
+${c.verdict === 'failed' && c.run ? `<p>Last output lines:</p><pre>${escapeMarkup(outputOf(c.run.lastLines).join('\n'))}</pre>` : ''}`,
     )
     .join('\n');
   const baselineOutput = report.baseline.passed
