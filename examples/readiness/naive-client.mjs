@@ -24,19 +24,25 @@ async function call(method, url, body) {
   return answer;
 }
 
-const form = new FormData();
-form.append('file', new Blob([await readFile(SAMPLE)], { type: 'image/tiff' }), 'cells.tif');
-const { image } = await (await call('POST', '/upload', form)).json();
-const { prediction_id } = await (
-  await call('POST', '/predict', { image_id: image.id, model_id: MODEL })
-).json();
-let prediction;
-do {
-  await new Promise((r) => setTimeout(r, 200));
-  prediction = await (await call('GET', `/predict/${prediction_id}`)).json();
-} while (prediction.status !== 'COMPLETED');
-const csv = await (await call('GET', `/export/${prediction.segmentation_id}/measurements.csv`)).text();
-const share = await (await call('POST', '/shares', { segmentation_id: prediction.segmentation_id })).json();
-await call('GET', `/shares/${share.id}`);
-await call('GET', share.url);
-console.log(`${csv.split('\n').length - 2} cells measured; shared at ${share.url}`);
+// Any failure ends the run with its message and exit 1, as a test would.
+try {
+  const form = new FormData();
+  form.append('file', new Blob([await readFile(SAMPLE)], { type: 'image/tiff' }), 'cells.tif');
+  const { image } = await (await call('POST', '/upload', form)).json();
+  const { prediction_id } = await (
+    await call('POST', '/predict', { image_id: image.id, model_id: MODEL })
+  ).json();
+  let prediction;
+  do {
+    await new Promise((r) => setTimeout(r, 200));
+    prediction = await (await call('GET', `/predict/${prediction_id}`)).json();
+  } while (prediction.status !== 'COMPLETED');
+  const csv = await (await call('GET', `/export/${prediction.segmentation_id}/measurements.csv`)).text();
+  const share = await (await call('POST', '/shares', { segmentation_id: prediction.segmentation_id })).json();
+  await call('GET', `/shares/${share.id}`);
+  await call('GET', share.url);
+  console.log(`${csv.split('\n').length - 2} cells measured; shared at ${share.url}`);
+} catch (err) {
+  console.error(`error: ${err.message}`);
+  process.exitCode = 1;
+}
