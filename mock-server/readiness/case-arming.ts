@@ -4,7 +4,12 @@
  * of the client (a share it just created, an upload it just opened), an action taken when the
  * journal shows that step. Also how the run tells that the armed case was reached.
  */
-import { MANY_POLLS, SLOW_ANSWER_MS, type CaseId } from '../control/readiness/readiness-cases.js';
+import {
+  MANY_POLLS,
+  SLOW_ANSWER_MS,
+  type CaseId,
+  type SeenRequest,
+} from '../control/readiness/readiness-cases.js';
 import type { JournalEntry } from './journal-entry.js';
 
 /** What arming reaches of the run's mock and of what the baseline showed. */
@@ -27,6 +32,8 @@ export interface CaseArming {
   onEntry?(entry: JournalEntry, ctx: ArmingContext): Promise<boolean>;
   /** The operations whose call, once armed, reaches the case (when no fault or action tells). */
   reachedBy?: readonly string[];
+  /** After the action fired: whether the journal shows the client met its effect, and why not. */
+  missedAfterActing?(requests: readonly SeenRequest[]): string | null;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
@@ -90,6 +97,17 @@ export const CASE_ARMING: Record<CaseId, CaseArming> = {
       if (!succeeded(e, 'createImage')) return false;
       await ctx.control('POST', '/__mock/clock', { advance_ms: (ctx.presignExpirySeconds + 60) * 1000 });
       return true;
+    },
+    // Part PUTs carry no key, so the journal never shows them: an upload completed at once, with no
+    // fresh part URLs asked for, had its parts in before the clock moved.
+    missedAfterActing: (requests) => {
+      const opened = requests.findIndex((r) => r.operationId === 'createImage' && r.status < 300);
+      const next = requests
+        .slice(opened + 1)
+        .find((r) => ['completeUpload', 'getUpload', 'abortUpload'].includes(r.operationId ?? ''));
+      return next?.operationId === 'completeUpload' && next.status < 300
+        ? 'the client sent its parts before the clock moved past their URLs (the journal watcher was too late)'
+        : null;
     },
   },
   'prediction-failed': {

@@ -136,8 +136,9 @@ function anchorOf(id: CaseId, arming: CaseArming, requests: readonly SeenRequest
 
 function judge(id: CaseId, title: string, arming: CaseArming, run: OneRun, limitMs: number): CaseResult {
   const { record, requests } = run;
+  const missed = run.acted ? (arming.missedAfterActing?.(requests) ?? null) : null;
   const reached = arming.onEntry
-    ? run.acted
+    ? run.acted && !missed
     : arming.reachedBy
       ? requests.some((r) => arming.reachedBy?.includes(r.operationId ?? ''))
       : requests.some((r) => r.fault);
@@ -149,7 +150,7 @@ function judge(id: CaseId, title: string, arming: CaseArming, run: OneRun, limit
     return {
       ...base,
       verdict: 'never reached',
-      because: `armed, and the client never called what it sits on (${exited})`,
+      because: `${missed ?? 'armed, and the client never called what it sits on'} (${exited})`,
       evidence: around.map(describeRequest),
     };
   const passed = !record.timedOut && record.exitCode === 0;
