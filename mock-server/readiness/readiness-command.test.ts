@@ -3,6 +3,9 @@
  * and the answers to bad input (an unknown key, an unknown command, a command that hangs).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../test-support/launched-mock.js';
 import { startMock, type RunningMockInstance } from '../index.js';
@@ -88,6 +91,38 @@ describe('cellseg-mock readiness', () => {
     const caseName = await cli(['readiness', 'run', '--cases', 'rate-limited,meteor', '--', 'true']);
     expect(caseName.code).toBe(2);
     expect(caseName.stderr).toMatch(/^cellseg-mock readiness: unknown case meteor \(known: rate-limited, /);
+  }, 60_000);
+});
+
+describe('cellseg-mock readiness run', () => {
+  it('stops at a baseline that fails, with its output in the report, and exits 1', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    try {
+      const run = await cli([
+        'readiness',
+        'run',
+        '--out',
+        out,
+        '--',
+        'echo "no server at $CELLSEG_BASE_URL"; exit 3',
+      ]);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(readFileSync(path.join(out, 'readiness.json'), 'utf8')) as {
+        baseline: { passed: boolean; exitCode: number; lastLines: string[] };
+        cases: unknown[];
+      };
+      expect(report.baseline).toMatchObject({ passed: false, exitCode: 3 });
+      expect(report.baseline.lastLines[0]).toMatch(/^no server at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      expect(report.cases).toEqual([]);
+      expect(readFileSync(path.join(out, 'readiness.md'), 'utf8')).toContain(
+        'The baseline (nothing armed) did not pass (exit 3)',
+      );
+      expect(readFileSync(path.join(out, 'junit.xml'), 'utf8')).toMatch(
+        /failures="1"[\s\S]*baseline \(nothing armed\)/,
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 
