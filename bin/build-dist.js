@@ -43,6 +43,7 @@ const ENTRIES = {
   'mock-server/index': 'mock-server/index.ts',
   'mock-server/child-main': 'mock-server/runtime/decoder-pool/child-main.ts',
   'mock-server/decoder-tasks': 'mock-server/runtime/decoder-pool/decoder-tasks.ts',
+  'mock-server/readiness-command': 'mock-server/readiness/readiness-command.ts',
 };
 /** Loaded from node_modules as installed: native code. */
 const EXTERNAL = ['sharp'];

@@ -25,6 +25,10 @@ Commands:
                     an organization's journal on a running mock as a partner contract (docs/partner-contracts.md)
   contract verify <file> [--base-url URL] [--key KEY]
                     replays a partner contract against a running mock or staging
+  readiness --org <key> [--base-url URL] [--format md|html|json]
+                    what an organization's client has met, and the production cases it has not (docs/readiness.md)
+  readiness run [--cases a,b] [--parallel N] [--case-timeout-ms N] [--out DIR] -- <your test command>
+                    runs your tests once per case on a fresh mock armed with it; reports in DIR
   help              print this text and the options of start
   version           print the version (also --version)
 `;
@@ -42,8 +46,10 @@ if (command === 'version' || options.includes('--version') || options.includes('
 if (command === 'help') options = ['--help'];
 else if (command === 'contract') {
   await runContractCommand(options);
+} else if (command === 'readiness') {
+  await runReadinessCommand(options);
 } else if (command !== 'start') {
-  console.error(`cellseg-mock: unknown command '${command}'\n\n${COMMANDS}`);
+  console.error(`cellseg-mock: unknown command '${command}' (cellseg-mock help lists the commands)`);
   process.exit(2);
 }
 if (options.includes('--help') || options.includes('-h')) console.log(COMMANDS);
@@ -75,6 +81,23 @@ async function runContractCommand(contractOptions) {
   }
   const { contractCommand } = await import(entry.href);
   process.exit(await contractCommand(contractOptions));
+}
+
+// Readiness starts mocks of its own, so it is an entry of the mock's own bundle (sharing its chunks).
+async function runReadinessCommand(readinessOptions) {
+  const tooOldForIt = unsupportedNode(root);
+  if (tooOldForIt) {
+    console.error(tooOldForIt);
+    process.exit(1);
+  }
+  let entry = new URL('dist/mock-server/readiness-command.js', root);
+  if (!builtIsCurrent(root) || !existsSync(entry)) {
+    entry = new URL('mock-server/readiness/readiness-command.ts', root);
+    const { register } = await import('tsx/esm/api');
+    register();
+  }
+  const { readinessCommand } = await import(entry.href);
+  process.exit(await readinessCommand(readinessOptions));
 }
 
 async function runSources() {

@@ -48,7 +48,7 @@ function httpUseCases(services: Services): HttpUseCases {
     faults,
     timekeeper: services.clock,
     dashboard: new DashboardReads(state),
-    readiness: new ReadinessControl(journal),
+    readiness: new ReadinessControl(journal, state.organizations),
     snapshots: services.snapshots,
   };
 }

@@ -627,6 +627,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__mock/organizations/{organization_id}/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * What an organization's client has met, and what not yet (the operator's view of GET /__mock/org/readiness).
+         * @description The same exposure as the organization's own `GET /__mock/org/readiness`, read by the operator for any organization: the dashboard's Readiness panel shows it for each (docs/readiness.md).
+         */
+        get: operations["mockOrganizationReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/org/readiness": {
         parameters: {
             query?: never;
@@ -2643,6 +2665,32 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationErrorString"];
             429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    mockOrganizationReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organization_id: components["parameters"]["OrganizationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's exposure. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MockReadiness"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
+            404: components["responses"]["NotFound"];
             503: components["responses"]["StoreUnavailable"];
         };
     };

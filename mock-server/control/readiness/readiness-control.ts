@@ -1,4 +1,6 @@
 import { PUBLIC_DOCUMENT, readDocument } from '../../../openapi/documents.js';
+import { notFound } from '../../domain/errors.js';
+import type { StateStore } from '../../domain/state.js';
 import type { RequestJournal } from '../request-journal.js';
 import { documentedStatuses, exposureOf, type Exposure } from './exposure.js';
 
@@ -9,7 +11,16 @@ const JOURNAL_READ = 1000;
 export class ReadinessControl {
   private statuses?: Map<string, number[]>;
 
-  constructor(private readonly journal: Pick<RequestJournal, 'query'>) {}
+  constructor(
+    private readonly journal: Pick<RequestJournal, 'query'>,
+    private readonly organizations: Pick<StateStore['organizations'], 'get'>,
+  ) {}
+
+  /** The operator's read of any organization's exposure (the dashboard's); 404 for one that is not there. */
+  async exposureOfOrganization(organizationId: string): Promise<Exposure> {
+    if (!(await this.organizations.get(organizationId))) throw notFound('Organization');
+    return this.exposure(organizationId);
+  }
 
   async exposure(organizationId: string): Promise<Exposure> {
     // Read on first use: a mock nobody asks about readiness never parses the document for it.

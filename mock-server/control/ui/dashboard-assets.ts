@@ -24,6 +24,7 @@ const FILES: Record<string, string> = {
   'render-images.js': 'text/javascript; charset=utf-8',
   'render-journal.js': 'text/javascript; charset=utf-8',
   'render-faults.js': 'text/javascript; charset=utf-8',
+  'render-readiness.js': 'text/javascript; charset=utf-8',
 };
 
 // The build copies the assets to the same place under dist/ (bin/build-dist.js).

@@ -156,6 +156,16 @@ describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHR
         expect(await card.getByTestId('cell-count').textContent()).toBe(`${final.cell_count} cells`);
         expect(await page.evaluate('window.notReloaded')).toBe(true);
 
+        // The Readiness panel: the organization's client has predicted, so a FAILED prediction is a
+        // case it can meet, and (nothing armed) it has not.
+        const readiness = page.locator(
+          `[data-testid="readiness"] article[data-organization-id="${ACME_ORG}"]`,
+        );
+        await readiness.locator('li[data-case-id="prediction-failed"][data-state="not-met"]').waitFor();
+        expect(await readiness.locator('li[data-case-id="share-revoked"]').getAttribute('data-state')).toBe(
+          'does-not-apply',
+        );
+
         // A share appears with its views and public link, and shows when it is revoked.
         const share = await api.createShare(final.segmentation_id!);
         expect((await fetch(share.url)).status).toBe(200);

@@ -45,6 +45,7 @@ export function renderDashboardPage({ operationIds, version }: DashboardPageInpu
     <a href="#organizations">Organizations</a>
     <a href="#images">Images</a>
     <a href="#journal">Journal</a>
+    <a href="#readiness">Readiness</a>
     <a href="#controls">Controls</a>
   </nav>
   <button type="button" id="sign-out" hidden>Sign out</button>
@@ -99,6 +100,13 @@ export function renderDashboardPage({ operationIds, version }: DashboardPageInpu
     <th scope="col">Request id</th><th scope="col"><span class="visually-hidden">Bodies</span></th></tr></thead>
     <tbody id="journal-rows"></tbody>
   </table></div>
+</section>
+
+<section id="readiness" class="panel" aria-labelledby="readiness-title">
+  <h2 id="readiness-title">Readiness</h2>
+  <p class="muted">What each organization's client has met of the cases production shows, from its
+  journal (docs/readiness.md); <code>cellseg-mock readiness run</code> puts its tests through the rest.</p>
+  <div id="readiness-list" class="cards" data-testid="readiness"></div>
 </section>
 </div>
 

@@ -1,11 +1,14 @@
 import { createReadStream } from 'node:fs';
 import type { DashboardReads } from '../../control/dashboard-reads.js';
+import type { ReadinessControl } from '../../control/readiness/readiness-control.js';
 import { sendFileStream } from '../send-file-stream.js';
 import type { OperationHandler } from '../operation-context.js';
 import { toDashboardImage, toDashboardModel } from '../render/dashboard.js';
+import { toReadinessResource } from '../render/readiness.js';
 
 export interface DashboardReadUseCases {
   dashboard: Pick<DashboardReads, 'images' | 'thumbnailPath' | 'models'>;
+  readiness: Pick<ReadinessControl, 'exposureOfOrganization'>;
   settings: { shareBaseUrl: string };
 }
 
@@ -15,6 +18,7 @@ export interface DashboardReadUseCases {
  */
 export function dashboardReadHandlers({
   dashboard,
+  readiness,
   settings,
 }: DashboardReadUseCases): Record<string, OperationHandler> {
   return {
@@ -36,6 +40,12 @@ export function dashboardReadHandlers({
       const models = await dashboard.models(params.organization_id);
       res.setHeader('Cache-Control', 'no-store');
       res.json(models.map(toDashboardModel));
+    },
+
+    async mockOrganizationReadiness({ res, params }) {
+      const exposure = await readiness.exposureOfOrganization(params.organization_id);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(toReadinessResource(params.organization_id, exposure));
     },
   };
 }

@@ -10,11 +10,23 @@ import { renderFaults } from './render-faults.js';
 import { renderImages } from './render-images.js';
 import { filterJournal, renderJournal } from './render-journal.js';
 import { renderOrganizations } from './render-organizations.js';
+import { renderReadiness } from './render-readiness.js';
 
 const POLL_MS = 1000;
+// Each organization's readiness reads up to 1000 journal entries: every fifth round is often enough.
+const READINESS_EVERY_ROUNDS = 5;
 const $ = (id) => document.getElementById(id);
 
-const data = { organizations: [], models: new Map(), images: [], journal: [], faults: [], clock: null };
+const data = {
+  organizations: [],
+  models: new Map(),
+  images: [],
+  journal: [],
+  faults: [],
+  clock: null,
+  readiness: new Map(),
+};
+let round = 0;
 const lastText = new Map();
 const thumbnails = new Map();
 const openBodies = new Set();
@@ -119,6 +131,11 @@ function renderAll() {
       }),
     );
   }
+  if (changed('readiness', [data.organizations.map((o) => o.name), [...data.readiness]]))
+    replaceKeepingFocus(
+      $('readiness-list'),
+      renderReadiness(data.organizations, (id) => data.readiness.get(id)),
+    );
   if (changed('faults', data.faults))
     replaceKeepingFocus($('fault-list'), renderFaults(data.faults, organizationName));
   if (data.clock && changed('clock', data.clock.month + data.clock.now.slice(0, 16))) {
@@ -146,6 +163,13 @@ async function loadModels() {
   data.models = new Map(data.organizations.map((o, i) => [o.id, lists[i]]));
 }
 
+async function loadReadiness() {
+  const all = await Promise.all(
+    data.organizations.map((o) => read(`/__mock/organizations/${encodeURIComponent(o.id)}/readiness`)),
+  );
+  data.readiness = new Map(data.organizations.map((o, i) => [o.id, all[i]]));
+}
+
 /** One round of reads; true when the page may go on polling. */
 async function readAll() {
   const journalOrg = $('journal-org').value;
@@ -161,6 +185,7 @@ async function readAll() {
     ]);
     Object.assign(data, { organizations, images, journal, faults, clock });
     await loadModels();
+    if (round++ % READINESS_EVERY_ROUNDS === 0) await loadReadiness();
     if (!signedIn) showDashboard();
     renderAll();
     status.textContent = `Live · updated ${new Date().toLocaleTimeString()}`;

@@ -1,0 +1,62 @@
+/**
+ * The operator's read of each organization's readiness, which the dashboard's Readiness panel
+ * shows: the same exposure as the organization's own GET /__mock/org/readiness.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock, type RunningMockInstance } from '../../index.js';
+
+let mock: RunningMockInstance;
+beforeAll(async () => {
+  mock = await startMock({ adminToken: 'operator-token' });
+  await mock.setFault({ operation_id: 'listModels', status: 429, times: 1 });
+  for (let i = 0; i < 2; i++)
+    await fetch(`${mock.apiUrl}/models`, { headers: { authorization: `Bearer ${mock.apiKey}` } });
+});
+afterAll(() => mock.close());
+
+const asOperator = { authorization: 'Bearer operator-token' };
+
+describe('GET /__mock/organizations/{id}/readiness', () => {
+  it("answers the organization's exposure, as its own key reads it", async () => {
+    const orgId = mock.organizations[0].id;
+    const operator = await fetch(`${mock.baseUrl}/__mock/organizations/${orgId}/readiness`, {
+      headers: asOperator,
+    });
+    expect(operator.status).toBe(200);
+    const body = (await operator.json()) as {
+      organization_id: string;
+      operations: { operation_id: string; received_statuses: number[] }[];
+      cases: { id: string; met: boolean; evidence: { status: number } | null }[];
+    };
+    expect(body.organization_id).toBe(orgId);
+    expect(body.operations.find((o) => o.operation_id === 'listModels')?.received_statuses).toEqual([
+      200, 429,
+    ]);
+    const rateLimited = body.cases.find((c) => c.id === 'rate-limited');
+    expect(rateLimited).toMatchObject({ met: true, evidence: { status: 429 } });
+    const own = await fetch(`${mock.baseUrl}/__mock/org/readiness`, {
+      headers: { authorization: `Bearer ${mock.apiKey}` },
+    });
+    const ownBody = (await own.json()) as typeof body;
+    expect(ownBody.cases).toEqual(body.cases);
+  });
+
+  it("is the operator's: an organization key answers 403, no token 401, an unknown organization 404", async () => {
+    const orgId = mock.organizations[0].id;
+    const url = `${mock.baseUrl}/__mock/organizations/${orgId}/readiness`;
+    expect((await fetch(url, { headers: { authorization: `Bearer ${mock.apiKey}` } })).status).toBe(403);
+    expect((await fetch(url)).status).toBe(401);
+    const unknown = `${mock.baseUrl}/__mock/organizations/00000000-0000-4000-8000-000000000000/readiness`;
+    expect((await fetch(unknown, { headers: asOperator })).status).toBe(404);
+  });
+
+  it('the dashboard has a Readiness panel and serves the module that fills it', async () => {
+    const page = await (await fetch(`${mock.baseUrl}/__mock/ui`)).text();
+    expect(page).toContain('<div id="readiness-list"');
+    const asset = await fetch(`${mock.baseUrl}/__mock/ui/assets/render-readiness.js`);
+    expect(asset.status).toBe(200);
+    expect(await asset.text()).toContain('export function renderReadiness');
+    const client = await (await fetch(`${mock.baseUrl}/__mock/ui/assets/dashboard.js`)).text();
+    expect(client).toContain('/readiness`');
+  });
+});

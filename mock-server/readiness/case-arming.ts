@@ -1,0 +1,169 @@
+/**
+ * How a readiness run puts a fresh mock into each case of the catalogue, through its control plane
+ * only: faults, forced outcomes, progress, plans, the clock; and, for the cases that follow a step
+ * of the client (a share it just created, an upload it just opened), an action taken when the
+ * journal shows that step. Also how the run tells that the armed case was reached.
+ */
+import {
+  MANY_POLLS,
+  SLOW_ANSWER_MS,
+  type CaseId,
+  type SeenRequest,
+} from '../control/readiness/readiness-cases.js';
+import type { JournalEntry } from './journal-entry.js';
+
+/** What arming reaches of the run's mock and of what the baseline showed. */
+export interface ArmingContext {
+  /** A control-plane call (no admin token: the run's mock is its own); answers the parsed JSON. */
+  control(method: string, path: string, body?: unknown): Promise<unknown>;
+  /** An API call with the organization's key. */
+  api(method: string, path: string): Promise<Response>;
+  organizationId: string;
+  /** The operations the baseline called, each with the method it was called with. */
+  operations: ReadonlyMap<string, string>;
+  /** Lifetime of a part URL on the run's mock. */
+  presignExpirySeconds: number;
+}
+
+export interface CaseArming {
+  /** Before the command starts. */
+  arm(ctx: ArmingContext): Promise<void>;
+  /** Each new journal entry while the command runs; answers true when it acted (the case is reached). */
+  onEntry?(entry: JournalEntry, ctx: ArmingContext): Promise<boolean>;
+  /** The operations whose call, once armed, reaches the case (when no fault or action tells). */
+  reachedBy?: readonly string[];
+  /** After the action fired: whether the journal shows the client met its effect, and why not. */
+  missedAfterActing?(requests: readonly SeenRequest[]): string | null;
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+/** Idempotent by the document although sent with POST (a segmentation has one live share). */
+const IDEMPOTENT_POSTS = new Set(['createShare']);
+/** Past SLOW_ANSWER_MS, so the journal shows it slow, and past the timeouts clients commonly set. */
+export const SLOW_LATENCY_MS = SLOW_ANSWER_MS + 2000;
+/** Long enough for the journal watcher to act between the client's step and its next request. */
+const HOLD_MS = 1500;
+
+const called = (ctx: ArmingContext) => [...ctx.operations.keys()];
+const retrySafe = (ctx: ArmingContext) =>
+  [...ctx.operations]
+    .filter(([op, method]) => IDEMPOTENT.has(method) || IDEMPOTENT_POSTS.has(op))
+    .map(([op]) => op);
+
+async function faultEach(ctx: ArmingContext, operations: readonly string[], fault: Record<string, unknown>) {
+  for (const operation_id of operations)
+    await ctx.control('POST', '/__mock/faults', { operation_id, times: 1, ...fault });
+}
+
+async function organization(ctx: ArmingContext) {
+  const all = (await ctx.control('GET', '/__mock/organizations')) as {
+    id: string;
+    plan: { storage_cap_images: number; monthly_analysis_cap: number };
+    usage: { images: number; analyses_this_month: number };
+  }[];
+  const org = all.find((o) => o.id === ctx.organizationId);
+  if (!org) throw new Error(`organization ${ctx.organizationId} is not on the run's mock`);
+  return org;
+}
+
+const succeeded = (e: JournalEntry, operationId: string) =>
+  e.operation_id === operationId && e.status >= 200 && e.status < 300;
+
+export const CASE_ARMING: Record<CaseId, CaseArming> = {
+  'rate-limited': {
+    arm: (ctx) =>
+      faultEach(ctx, called(ctx), { status: 429, detail: 'Too many requests (armed by readiness)' }),
+  },
+  unavailable: {
+    arm: (ctx) =>
+      faultEach(ctx, called(ctx), { status: 503, detail: 'Service unavailable (armed by readiness)' }),
+  },
+  // Only on requests a client may safely send again: it cannot know whether a dropped POST was done.
+  'dropped-connection': {
+    arm: (ctx) =>
+      faultEach(ctx, retrySafe(ctx).length ? retrySafe(ctx) : called(ctx), { drop_connection: true }),
+  },
+  'slow-answer': {
+    arm: (ctx) => {
+      const safe = retrySafe(ctx);
+      const target = safe.includes('getPrediction') ? 'getPrediction' : (safe[0] ?? called(ctx)[0]);
+      return faultEach(ctx, target ? [target] : [], { latency_ms: SLOW_LATENCY_MS });
+    },
+  },
+  'part-url-expired': {
+    arm: async () => {},
+    // The clock moves past the part URLs' lifetime as soon as the journal shows the upload opened.
+    onEntry: async (e, ctx) => {
+      if (!succeeded(e, 'createImage')) return false;
+      await ctx.control('POST', '/__mock/clock', { advance_ms: (ctx.presignExpirySeconds + 60) * 1000 });
+      return true;
+    },
+    // Part PUTs carry no key, so the journal never shows them: an upload completed at once, with no
+    // fresh part URLs asked for, had its parts in before the clock moved.
+    missedAfterActing: (requests) => {
+      const opened = requests.findIndex((r) => r.operationId === 'createImage' && r.status < 300);
+      const next = requests
+        .slice(opened + 1)
+        .find((r) => ['completeUpload', 'getUpload', 'abortUpload'].includes(r.operationId ?? ''));
+      return next?.operationId === 'completeUpload' && next.status < 300
+        ? 'the client sent its parts before the clock moved past their URLs (the journal watcher was too late)'
+        : null;
+    },
+  },
+  'prediction-failed': {
+    arm: async (ctx) => {
+      await ctx.control('POST', '/__mock/predictions/outcomes', {
+        organization_id: ctx.organizationId,
+        status: 'FAILED',
+        error: 'GPU out of memory (armed by readiness)',
+      });
+    },
+    reachedBy: ['createPrediction'],
+  },
+  'many-polls': {
+    arm: async (ctx) => {
+      await ctx.control('PUT', '/__mock/predictions/progress', {
+        organization_id: ctx.organizationId,
+        complete_after_polls: MANY_POLLS + 2,
+      });
+    },
+    reachedBy: ['createPrediction'],
+  },
+  'storage-cap': {
+    arm: async (ctx) => {
+      const org = await organization(ctx);
+      await ctx.control('PUT', `/__mock/organizations/${ctx.organizationId}/plan`, {
+        storage_cap_images: org.usage.images,
+        monthly_analysis_cap: org.plan.monthly_analysis_cap,
+      });
+    },
+    reachedBy: ['uploadImage', 'createImage'],
+  },
+  'analysis-cap': {
+    arm: async (ctx) => {
+      const org = await organization(ctx);
+      await ctx.control('PUT', `/__mock/organizations/${ctx.organizationId}/plan`, {
+        storage_cap_images: org.plan.storage_cap_images,
+        monthly_analysis_cap: org.usage.analyses_this_month,
+      });
+    },
+    reachedBy: ['createPrediction'],
+  },
+  'share-revoked': {
+    // The client's next look at its share is held a moment, so the revocation lands before it.
+    arm: (ctx) =>
+      faultEach(
+        ctx,
+        ['getShare', 'viewSharePage', 'viewShareImage'].filter((op) => ctx.operations.has(op)),
+        { latency_ms: HOLD_MS },
+      ),
+    onEntry: async (e, ctx) => {
+      if (!succeeded(e, 'createShare')) return false;
+      const id = (e.response_body as { id?: unknown } | undefined)?.id;
+      if (typeof id !== 'string') return false;
+      const revoked = await ctx.api('DELETE', `/shares/${id}`);
+      if (!revoked.ok) throw new Error(`revoking share ${id} answered ${revoked.status}`);
+      return true;
+    },
+  },
+};

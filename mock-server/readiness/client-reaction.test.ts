@@ -1,0 +1,66 @@
+/** How a client reacted, read from a run's journal: the sentences the readiness report prints. */
+import { describe, expect, it } from 'vitest';
+import type { SeenRequest } from '../control/readiness/readiness-cases.js';
+import { CASE_ARMING } from './case-arming.js';
+import { clientReaction } from './client-reaction.js';
+
+/** A request answered at `endMs` after a fixed start, having taken `durationMs`. */
+function seen(
+  endMs: number,
+  operationId: string,
+  status: number,
+  extra: Partial<SeenRequest> = {},
+): SeenRequest {
+  return {
+    at: new Date(Date.UTC(2026, 10, 27, 12) + endMs).toISOString(),
+    method: 'GET',
+    path: `/api/v1/${operationId}`,
+    operationId,
+    status,
+    durationMs: 1,
+    fault: null,
+    ...extra,
+  };
+}
+
+describe('clientReaction', () => {
+  it('tells a retry after Retry-After from one too fast, and giving up from both', () => {
+    const limited = seen(0, 'getPrediction', 429, { fault: 'f1' });
+    expect(clientReaction('rate-limited', [limited, seen(1100, 'getPrediction', 200)])).toBe(
+      'retried getPrediction after Retry-After (1099 ms later; it said 1 s)',
+    );
+    expect(clientReaction('rate-limited', [limited, seen(40, 'getPrediction', 200)])).toBe(
+      'retried getPrediction too fast: 39 ms after a Retry-After of 1 s',
+    );
+    expect(clientReaction('rate-limited', [limited, seen(2000, 'exportMeasurementsCsv', 200)])).toBe(
+      'gave up: never called getPrediction again after the 429',
+    );
+  });
+
+  it('counts the polls after FAILED, and a client that timed out a slow answer', () => {
+    const poll = (end: number, status: string) =>
+      seen(end, 'getPrediction', 200, { path: '/api/v1/predict/p1', responseBody: { status } });
+    expect(clientReaction('prediction-failed', [poll(0, 'STARTED'), poll(10, 'FAILED')])).toBe(
+      'stopped polling at FAILED',
+    );
+    expect(
+      clientReaction('prediction-failed', [poll(10, 'FAILED'), poll(20, 'FAILED'), poll(30, 'FAILED')]),
+    ).toBe('polled on after FAILED (2 more polls)');
+    const abandoned = seen(8000, 'getPrediction', 0, { fault: 'f2', durationMs: 8000 });
+    expect(clientReaction('slow-answer', [abandoned, seen(8600, 'getPrediction', 200)])).toBe(
+      'timed out after 8000 ms, then sent getPrediction again',
+    );
+  });
+});
+
+describe('part-url-expired', () => {
+  const missed = CASE_ARMING['part-url-expired'].missedAfterActing;
+  it('is not reached when the upload completed before the clock moved, and reached when its complete was refused', () => {
+    const opened = seen(0, 'createImage', 200);
+    expect(missed?.([opened, seen(30, 'completeUpload', 200)])).toMatch(/before the clock moved/);
+    expect(missed?.([opened, seen(900, 'completeUpload', 400)])).toBeNull();
+    expect(clientReaction('part-url-expired', [opened, seen(900, 'completeUpload', 400)])).toBe(
+      'completed the upload although its parts were refused (400)',
+    );
+  });
+});

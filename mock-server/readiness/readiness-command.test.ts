@@ -1,0 +1,148 @@
+/**
+ * `cellseg-mock readiness` from the command line: the exposure of a running mock's organization,
+ * and the answers to bad input (an unknown key, an unknown command, a command that hangs).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../test-support/launched-mock.js';
+import { startMock, type RunningMockInstance } from '../index.js';
+import { runInGroup } from './run-in-group.js';
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['bin/cellseg-mock.js', ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+let mock: RunningMockInstance;
+beforeAll(async () => {
+  mock = await startMock();
+  await mock.setFault({ operation_id: 'listModels', status: 503, times: 1 });
+  for (let i = 0; i < 2; i++)
+    await fetch(`${mock.apiUrl}/models`, { headers: { authorization: `Bearer ${mock.apiKey}` } });
+});
+afterAll(() => mock.close());
+
+describe('cellseg-mock readiness', () => {
+  it('renders what the organization met, from its journal, in md, json and html', async () => {
+    const md = await cli(['readiness', '--org', mock.apiKey, '--base-url', mock.baseUrl]);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toMatch(/\| listModels \| 2 \| [\d, ]+ \| 200, 503 \|/);
+    expect(md.stdout).toMatch(
+      /\| unavailable: 503 Service Unavailable \| met \| .* listModels \/api\/v1\/models → 503 \|/,
+    );
+    expect(md.stdout).toMatch(/\| rate-limited: .* \| not met \|/);
+    const json = await cli([
+      'readiness',
+      '--org',
+      mock.apiKey,
+      '--base-url',
+      `${mock.apiUrl}/`,
+      '--format',
+      'json',
+    ]);
+    const parsed = JSON.parse(json.stdout) as {
+      organization_id: string;
+      cases: { id: string; met: boolean }[];
+    };
+    expect(parsed.organization_id).toBe(mock.organizations[0].id);
+    expect(parsed.cases.find((c) => c.id === 'unavailable')?.met).toBe(true);
+    const html = await cli([
+      'readiness',
+      '--org',
+      mock.apiKey,
+      '--base-url',
+      mock.baseUrl,
+      '--format',
+      'html',
+    ]);
+    expect(html.stdout).toMatch(/^<!doctype html>[\s\S]*<td class="met">met<\/td>/);
+  }, 60_000);
+
+  it('names the 401 of a key no organization has, in one line, and exits 1', async () => {
+    const run = await cli(['readiness', '--org', 'sk_test_nobody', '--base-url', mock.baseUrl]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `cellseg-mock readiness: 401 Unauthorized from ${mock.baseUrl}: no organization has the key given with --org`,
+    ]);
+  }, 60_000);
+
+  it('answers a command that does not exist with one line naming it and exit 2', async () => {
+    const top = await cli(['readines']);
+    expect(top.code).toBe(2);
+    expect(top.stderr.trim().split('\n')).toEqual([
+      "cellseg-mock: unknown command 'readines' (cellseg-mock help lists the commands)",
+    ]);
+    const sub = await cli(['readiness', 'walk']);
+    expect(sub.code).toBe(2);
+    expect(sub.stderr.trim()).toBe(
+      "cellseg-mock readiness: unknown command 'walk' (readiness takes 'run' or --org KEY)",
+    );
+    const caseName = await cli(['readiness', 'run', '--cases', 'rate-limited,meteor', '--', 'true']);
+    expect(caseName.code).toBe(2);
+    expect(caseName.stderr).toMatch(/^cellseg-mock readiness: unknown case meteor \(known: rate-limited, /);
+  }, 60_000);
+});
+
+describe('cellseg-mock readiness run', () => {
+  it('stops at a baseline that fails, with its output in the report, and exits 1', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    try {
+      const run = await cli([
+        'readiness',
+        'run',
+        '--out',
+        out,
+        '--',
+        'echo "no server at $CELLSEG_BASE_URL"; exit 3',
+      ]);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(readFileSync(path.join(out, 'readiness.json'), 'utf8')) as {
+        baseline: { passed: boolean; exitCode: number; lastLines: string[] };
+        cases: unknown[];
+      };
+      expect(report.baseline).toMatchObject({ passed: false, exitCode: 3 });
+      expect(report.baseline.lastLines[0]).toMatch(/^no server at http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+      expect(report.cases).toEqual([]);
+      expect(readFileSync(path.join(out, 'readiness.md'), 'utf8')).toContain(
+        'The baseline (nothing armed) did not pass (exit 3)',
+      );
+      expect(readFileSync(path.join(out, 'junit.xml'), 'utf8')).toMatch(
+        /failures="1"[\s\S]*baseline \(nothing armed\)/,
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('runInGroup', () => {
+  it('ends a command that hangs, and what it started, at the time limit', async () => {
+    const started = Date.now();
+    const outcome = await runInGroup(['echo started; sleep 30 & sleep 30'], {}, 500);
+    expect(outcome.timedOut).toBe(true);
+    expect(outcome.lastLines).toEqual(['started']);
+    // The backgrounded sleep holds the output open: only killing the group lets the run end.
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('keeps the exit status and the last lines of a command that ends', async () => {
+    const outcome = await runInGroup(
+      ['node', '-e', 'for (let i = 0; i < 30; i++) console.log(i); process.exit(3)'],
+      {},
+      20_000,
+    );
+    expect(outcome).toMatchObject({ exitCode: 3, timedOut: false });
+    expect(outcome.lastLines).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 10)));
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * A readiness run: the partner's own test command, first on a fresh mock with nothing armed (the
+ * baseline: it must pass, and its journal tells which operations the client calls), then once per
+ * case those operations can meet, each on a fresh mock of its own armed with that case. Runs share
+ * nothing, so they go side by side.
+ */
+import {
+  READINESS_CASES,
+  caseApplies,
+  type CaseId,
+  type SeenRequest,
+} from '../control/readiness/readiness-cases.js';
+import { startMock } from '../index.js';
+import { CASE_ARMING, type ArmingContext, type CaseArming } from './case-arming.js';
+import { clientReaction } from './client-reaction.js';
+import { clientRequests, describeRequest, type JournalEntry } from './journal-entry.js';
+import { runInGroup, type CommandOutcome } from './run-in-group.js';
+
+export interface RunOptions {
+  command: readonly string[];
+  /** Only these cases (all of the catalogue when absent). */
+  cases?: readonly CaseId[];
+  parallel: number;
+  caseTimeoutMs: number;
+  /** Told of each finished run, for a progress line. */
+  onRun?(name: string, verdict: string): void;
+}
+
+export type Verdict = 'survived' | 'failed' | 'never reached' | 'does not apply';
+
+export interface RunRecord extends CommandOutcome {
+  /** The run's journal: every request the mock saw, oldest first. */
+  journal: JournalEntry[];
+}
+
+export interface CaseResult {
+  id: CaseId;
+  title: string;
+  verdict: Verdict;
+  /** Why the verdict: the exit status, the time limit, or what was never called. */
+  because: string;
+  /** How the client reacted, where the journal shows it. */
+  reaction: string | null;
+  /** The requests around the case (the armed answer and those just before and after it). */
+  evidence: string[];
+  run: RunRecord | null;
+}
+
+export interface ReadinessReport {
+  command: string[];
+  startedAt: string;
+  durationMs: number;
+  caseTimeoutMs: number;
+  baseline: RunRecord & { passed: boolean; operations: string[] };
+  cases: CaseResult[];
+}
+
+/** Lifetime of a part URL on the runs' mocks: what production gives (10 minutes). */
+const PRESIGN_EXPIRY_SECONDS = 600;
+const WATCH_EVERY_MS = 40;
+
+interface OneRun {
+  record: RunRecord;
+  requests: SeenRequest[];
+  /** The arming's action on the journal fired. */
+  acted: boolean;
+}
+
+async function runOnce(
+  options: RunOptions,
+  operations: ReadonlyMap<string, string>,
+  arming?: CaseArming,
+): Promise<OneRun> {
+  const mock = await startMock({
+    predictionStartDelayMs: 0,
+    predictionRunDelayMs: 0,
+    presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
+  });
+  try {
+    const ctx: ArmingContext = {
+      control: (method, path, body) => mock.control(method, path, body),
+      api: (method, path) =>
+        fetch(`${mock.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${mock.apiKey}` } }),
+      organizationId: mock.organizations[0].id,
+      operations,
+      presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
+    };
+    await arming?.arm(ctx);
+    let acted = false;
+    let running = true;
+    const watching = (async () => {
+      if (!arming?.onEntry) return;
+      const seen = new Set<string>();
+      while (running && !acted) {
+        const newest = (await mock.control('GET', '/__mock/journal?limit=100')) as JournalEntry[];
+        for (const entry of newest.reverse()) {
+          if (seen.has(entry.request_id)) continue;
+          seen.add(entry.request_id);
+          if (!acted && (await arming.onEntry(entry, ctx))) acted = true;
+        }
+        await new Promise((r) => setTimeout(r, WATCH_EVERY_MS));
+      }
+    })();
+    const outcome = await runInGroup(
+      options.command,
+      { CELLSEG_BASE_URL: mock.apiUrl, CELLSEG_API_KEY: mock.apiKey },
+      options.caseTimeoutMs,
+    );
+    running = false;
+    await watching;
+    const journal = ((await mock.control('GET', '/__mock/journal?limit=1000')) as JournalEntry[]).reverse();
+    return {
+      record: { ...outcome, journal },
+      requests: clientRequests(journal),
+      acted,
+    };
+  } finally {
+    await mock.close();
+  }
+}
+
+function exitText(o: CommandOutcome, limitMs: number): string {
+  if (o.timedOut) return `the command ran past the case's time limit (${limitMs} ms) and was ended`;
+  if (o.exitCode === null) return `the command ended by ${o.signal ?? 'an error'}`;
+  return `the command exited with ${o.exitCode}`;
+}
+
+/** Where the case shows in the journal: the armed answer, or the first call of an operation it sits on. */
+function anchorOf(id: CaseId, arming: CaseArming, requests: readonly SeenRequest[]): number {
+  const armed = requests.findIndex((r) => r.fault);
+  if (armed >= 0) return armed;
+  const met = READINESS_CASES.find((c) => c.id === id)?.metBy(requests);
+  if (met) return requests.indexOf(met);
+  return requests.findIndex((r) => arming.reachedBy?.includes(r.operationId ?? ''));
+}
+
+function judge(id: CaseId, title: string, arming: CaseArming, run: OneRun, limitMs: number): CaseResult {
+  const { record, requests } = run;
+  const missed = run.acted ? (arming.missedAfterActing?.(requests) ?? null) : null;
+  const reached = arming.onEntry
+    ? run.acted && !missed
+    : arming.reachedBy
+      ? requests.some((r) => arming.reachedBy?.includes(r.operationId ?? ''))
+      : requests.some((r) => r.fault);
+  const exited = exitText(record, limitMs);
+  const anchor = anchorOf(id, arming, requests);
+  const around = anchor >= 0 ? requests.slice(Math.max(0, anchor - 3), anchor + 6) : requests.slice(-6);
+  const base = { id, title, reaction: clientReaction(id, requests), run: record };
+  if (!reached)
+    return {
+      ...base,
+      verdict: 'never reached',
+      because: `${missed ?? 'armed, and the client never called what it sits on'} (${exited})`,
+      evidence: around.map(describeRequest),
+    };
+  const passed = !record.timedOut && record.exitCode === 0;
+  return {
+    ...base,
+    verdict: passed ? 'survived' : 'failed',
+    because: exited,
+    // A survived case shows the armed answer it got through; a failed one the requests around it.
+    evidence: (passed ? requests.slice(Math.max(anchor, 0), anchor + 1) : around).map(describeRequest),
+  };
+}
+
+async function inTurns<T, R>(
+  items: readonly T[],
+  parallel: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, items.length)) }, worker));
+  return results;
+}
+
+export async function readinessRun(options: RunOptions): Promise<ReadinessReport> {
+  const started = Date.now();
+  const baselineRun = await runOnce(options, new Map());
+  const operations = new Map<string, string>();
+  for (const r of baselineRun.requests)
+    if (r.operationId && r.status !== 404) operations.set(r.operationId, r.method);
+  const passed = !baselineRun.record.timedOut && baselineRun.record.exitCode === 0;
+  options.onRun?.('baseline', passed ? 'passed' : 'FAILED');
+  const baseline = { ...baselineRun.record, passed, operations: [...operations.keys()] };
+  const chosen = READINESS_CASES.filter((c) => !options.cases || options.cases.includes(c.id));
+  const cases = passed
+    ? await inTurns(chosen, options.parallel, async (c): Promise<CaseResult> => {
+        if (!caseApplies(c, new Set(operations.keys()))) {
+          const result: CaseResult = {
+            id: c.id,
+            title: c.title,
+            verdict: 'does not apply',
+            because: 'the baseline called no operation it sits on',
+            reaction: null,
+            evidence: [],
+            run: null,
+          };
+          options.onRun?.(c.id, result.verdict);
+          return result;
+        }
+        const arming = CASE_ARMING[c.id];
+        const result = judge(
+          c.id,
+          c.title,
+          arming,
+          await runOnce(options, operations, arming),
+          options.caseTimeoutMs,
+        );
+        options.onRun?.(c.id, result.verdict);
+        return result;
+      })
+    : [];
+  return {
+    command: [...options.command],
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    caseTimeoutMs: options.caseTimeoutMs,
+    baseline,
+    cases,
+  };
+}
+
+/** The run failed when the baseline did, or when any case did. */
+export function runFailed(report: ReadinessReport): boolean {
+  return !report.baseline.passed || report.cases.some((c) => c.verdict === 'failed');
+}
