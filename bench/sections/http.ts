@@ -66,9 +66,9 @@ const floorMiss = (expressShare: number) =>
 const FASTIFY_MISS =
   'fastify here routes and checks its request schemas only; the mock also hashes and looks up the key, ' +
   "counts it against the key's rate, reads the shared clock and journals the request. Per request the " +
-  'mock spent 46-57 us of CPU, fastify 34-45 us and bare node:http 23-32 us (three routes, 20,000 ' +
-  'requests each, five turns): moving to fastify would save at most those 7-12 us, less the key, rate, ' +
-  'clock and journal work it would still have to do, and would lose the answers batched per event-loop turn.';
+  'mock spent 46-61 us of CPU, fastify 34-45 us and bare node:http 23-41 us (three routes, 20,000 ' +
+  'requests each, five turns, two runs): moving to fastify would save at most those 7-25 us, less the key, ' +
+  'rate, clock and journal work it would still have to do, and would lose the answers batched per event-loop turn.';
 
 export async function runHttpBench(ctx: BenchContext, mock: Child): Promise<SectionResult> {
   const warm = ctx.quick ? 0.5 : 1;

@@ -39,7 +39,7 @@ import { requestPipeline, type RequestStage } from './request-pipeline.js';
  *
  * No framework: express alone reached only 0.15-0.23x of a bare node:http server in the benchmark,
  * below the 0.35x the mock is asked for, and the dispatcher already routes and validates. Fastify,
- * measured beside it, spends 7-12 us of CPU a request less than the mock while doing none of its
+ * measured beside it, spends 7-25 us of CPU a request less than the mock while doing none of its
  * key, rate, clock and journal work (docs/benchmarks.md): too little to pay for a rewrite.
  */
 export function createApp(

@@ -15,15 +15,14 @@ const heldOf = (id: string) => `held-outcome/${id}`;
 
 /**
  * The control plane's "complete after N polls": a prediction's outcome, once ready, is held back
- * until its Nth poll, and published inside that poll before it answers, so that very poll answers
- * it. Polls are counted and the ready outcome kept in the state store, so the Nth poll may reach
- * any instance, whichever instance's worker ran the prediction; publishing twice is harmless (a
- * prediction publishes only while it is in flight).
+ * until its Nth poll, which hands it to the prediction service to publish before that very poll
+ * answers. Polls are counted and the ready outcome kept in the state store, so the Nth poll may
+ * reach any instance, whichever instance's worker ran the prediction; publishing twice is harmless
+ * (a prediction publishes only while it is in flight).
  */
 export class PollHolds {
   constructor(
     private readonly state: StateStore,
-    private readonly publish: (id: string, outcome: ReadyOutcome) => Promise<void>,
     private readonly checkEveryMs = 50,
   ) {}
 
@@ -32,11 +31,11 @@ export class PollHolds {
     return (await this.state.settings.get(heldOf(id))) !== undefined;
   }
 
-  /** Counts one poll; the Nth publishes a held outcome before it settles. */
-  async count(id: string): Promise<void> {
+  /** Counts one poll; from the Nth on, answers the held outcome, for the poll to publish. */
+  async count(id: string): Promise<ReadyOutcome | undefined> {
     const polls = await this.state.counters.increment(pollsOf(id));
     const held = await this.read(id);
-    if (held && polls >= held.needed) await this.release(id, held);
+    return held && polls >= held.needed ? held.outcome : undefined;
   }
 
   /**
@@ -64,14 +63,6 @@ export class PollHolds {
   async forget(id: string): Promise<void> {
     await this.state.counters.delete(pollsOf(id));
     await this.state.settings.delete(heldOf(id));
-  }
-
-  private async release(id: string, held: Held): Promise<void> {
-    try {
-      await this.publish(id, held.outcome);
-    } catch {
-      // A full disk: the holder publishes it once there is space (waitFor answers 'due').
-    }
   }
 
   private async read(id: string): Promise<Held | undefined> {

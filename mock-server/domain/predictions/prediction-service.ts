@@ -67,7 +67,7 @@ export class PredictionService {
     /** The sandbox's limit on predictions in flight per organization. */
     private readonly limits?: OrganizationLimits,
   ) {
-    this.holds = new PollHolds(state, (id, outcome) => this.publish(id, outcome));
+    this.holds = new PollHolds(state);
     worker.handle('prediction', (lease, signal) => this.run(lease, signal));
   }
 
@@ -119,8 +119,10 @@ export class PredictionService {
     const prediction = await this.state.predictions.get(id);
     if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
     if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') {
-      await this.holds.count(id);
-      // The Nth poll publishes the outcome before it answers: answer what it published.
+      const due = await this.holds.count(id);
+      // The Nth poll publishes the held outcome before it answers: answer what it published. A
+      // full disk leaves it to the run that holds it, once there is space (waitFor answers 'due').
+      if (due) await this.publish(id, due).catch(() => undefined);
       return (await this.state.predictions.get(id)) ?? prediction;
     }
     return prediction;
