@@ -14,10 +14,13 @@ export function lzwDecode(src: Uint8Array, expected: number): Uint8Array {
   const prefix = new Int32Array(4096);
   const suffix = new Uint8Array(4096);
   const length = new Int32Array(4096);
+  // The first byte of each code's string, so that it is not found by walking the prefixes.
+  const firstOf = new Uint8Array(4096);
   for (let i = 0; i < 256; i++) {
     suffix[i] = i;
     length[i] = 1;
     prefix[i] = -1;
+    firstOf[i] = i;
   }
   let next = 258;
   let nbits = 9;
@@ -33,16 +36,14 @@ export function lzwDecode(src: Uint8Array, expected: number): Uint8Array {
       c = prefix[c];
     }
     op = end;
-    let first = code;
-    while (prefix[first] !== -1) first = prefix[first];
-    return suffix[first];
+    return firstOf[code];
   };
   while (op < expected && bitPos + nbits <= totalBits) {
-    let code = 0;
-    for (let i = 0; i < nbits; i++) {
-      const bit = bitPos + i;
-      code = (code << 1) | ((src[bit >> 3] >> (7 - (bit & 7))) & 1);
-    }
+    // The code's nbits (at most 12) from bitPos, most significant first, out of a 24-bit window
+    // (bytes past the end read as 0; the loop's bound keeps the code itself inside).
+    const at = bitPos >> 3;
+    const window = ((src[at] << 16) | ((src[at + 1] ?? 0) << 8) | (src[at + 2] ?? 0)) >>> 0;
+    const code = (window >>> (24 - nbits - (bitPos & 7))) & ((1 << nbits) - 1);
     bitPos += nbits;
     if (code === 257) break;
     if (code === 256) {
@@ -64,15 +65,15 @@ export function lzwDecode(src: Uint8Array, expected: number): Uint8Array {
         prefix[next] = old;
         suffix[next] = firstChar;
         length[next] = length[old] + 1;
+        firstOf[next] = firstOf[old];
         next++;
       }
     } else if (code === next) {
-      let f = old;
-      while (prefix[f] !== -1) f = prefix[f];
-      firstChar = suffix[f];
+      firstChar = firstOf[old];
       prefix[next] = old;
       suffix[next] = firstChar;
       length[next] = length[old] + 1;
+      firstOf[next] = firstChar;
       next++;
       emit(code);
     } else {

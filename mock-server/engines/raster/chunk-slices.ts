@@ -20,7 +20,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { createInflate } from 'node:zlib';
+import { createInflate, inflateSync } from 'node:zlib';
 import { lzwDecode, packBitsDecode } from './chunk-decompress.js';
 import { TiffError } from './tiff-error.js';
 import type { TiffInfo } from './tiff-info.js';
@@ -158,6 +158,11 @@ async function* chunkRows(
     return;
   }
   if (info.compression === 8 || info.compression === 32946) {
+    const whole = await inflatedExactly(fh, offset, count, expected);
+    if (whole) {
+      yield* wholeChunkSlices(whole, rows, sliceRows, g.rowBytes);
+      return;
+    }
     let first = 0;
     let slice = new Uint8Array(Math.min(sliceRows, rows) * g.rowBytes);
     let filled = 0;
@@ -202,9 +207,36 @@ async function* chunkRows(
     throw corrupt(err);
   }
   if (whole.length < expected) throw corrupt(new Error(`it ends ${expected - whole.length} bytes short`));
+  yield* wholeChunkSlices(whole, rows, sliceRows, g.rowBytes);
+}
+
+function* wholeChunkSlices(whole: Uint8Array, rows: number, sliceRows: number, rowBytes: number) {
   for (let first = 0; first < rows; first += sliceRows) {
     const n = Math.min(sliceRows, rows - first);
-    yield { first, bytes: whole.subarray(first * g.rowBytes, (first + n) * g.rowBytes) };
+    yield { first, bytes: whole.subarray(first * rowBytes, (first + n) * rowBytes) };
+  }
+}
+
+/**
+ * A small deflate chunk inflated at once, when it inflates to exactly its rows without an error:
+ * most writers cut a page into strips of a few KiB, and a stream per strip costs more than the
+ * inflating. Anything else (more bytes, fewer, an error) is null, and the chunk is streamed, which
+ * reads it as far as its rows and names what is wrong.
+ */
+async function inflatedExactly(
+  fh: FileHandle,
+  offset: number,
+  count: number,
+  expected: number,
+): Promise<Uint8Array | null> {
+  if (count > READ_PIECE || expected > SLICE_BYTES) return null;
+  const src = new Uint8Array(count);
+  const { bytesRead } = await fh.read(src, 0, count, offset);
+  try {
+    const out = inflateSync(src.subarray(0, bytesRead), { maxOutputLength: expected });
+    return out.length === expected ? new Uint8Array(out.buffer, out.byteOffset, out.length) : null;
+  } catch {
+    return null;
   }
 }
 
