@@ -134,11 +134,7 @@ function coerce(option: OptionSpec, raw: string | number | undefined): string | 
 }
 
 export function helpText(): string {
-  const lines = [
-    'Usage: cellseg-mock start [options]',
-    '',
-    'Options (flag, environment variable, default):',
-  ];
+  const lines = ['Usage: cellseg-mock start [options]', '', 'Options (flag, environment variable, default):'];
   const defaults = loadConfig([], {});
   for (const o of OPTIONS) {
     lines.push(
