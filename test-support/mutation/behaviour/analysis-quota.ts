@@ -36,9 +36,10 @@ export const analysisQuotaMutants = () => [
     summary: 'Each fresh prediction counts two analyses.',
     sentences: [COUNTS, CAP],
     triggers: TRIGGERS,
-    make: () => ({
+    make: (effect) => ({
       response: async (exchange, answer, state) => {
-        if (submitted(exchange, answer.status, answer.body)) await addAnalyses(state, keyOf(exchange), 1);
+        if (submitted(exchange, answer.status, answer.body) && (await addAnalyses(state, keyOf(exchange), 1)))
+          effect(exchange, 'one analysis more counted');
       },
     }),
   }),
@@ -48,9 +49,13 @@ export const analysisQuotaMutants = () => [
     summary: 'A fresh prediction is not counted against the month.',
     sentences: [COUNTS, CAP],
     triggers: TRIGGERS,
-    make: () => ({
+    make: (effect) => ({
       response: async (exchange, answer, state) => {
-        if (submitted(exchange, answer.status, answer.body)) await addAnalyses(state, keyOf(exchange), -1);
+        if (
+          submitted(exchange, answer.status, answer.body) &&
+          (await addAnalyses(state, keyOf(exchange), -1))
+        )
+          effect(exchange, 'the analysis taken off the month');
       },
     }),
   }),
@@ -90,7 +95,7 @@ export const analysisQuotaMutants = () => [
       'A prediction that ends FAILED is taken off the month (each prediction counts, failed ones too).',
     sentences: [CAP],
     triggers: [['getPrediction', 200]],
-    make() {
+    make(effect) {
       const refunded = new Set<string>();
       return {
         response: async (exchange, answer, state) => {
@@ -98,7 +103,8 @@ export const analysisQuotaMutants = () => [
           if (!id || exchange.method !== 'GET' || answer.status !== 200 || refunded.has(id)) return;
           if (bodyOf<{ status: string }>(answer.body)?.status !== 'FAILED') return;
           refunded.add(id);
-          await addAnalyses(state, keyOf(exchange), -1);
+          if (await addAnalyses(state, keyOf(exchange), -1))
+            effect(exchange, 'the FAILED analysis taken off the month');
         },
       };
     },

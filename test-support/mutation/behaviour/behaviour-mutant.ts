@@ -1,4 +1,4 @@
-import type { SabotageCase } from '../../sabotage-catalogue.js';
+import type { Exchange, SabotageCase } from '../../sabotage-catalogue.js';
 import type { Mutant } from '../mutant.js';
 import { counted } from '../semantic-mutants.js';
 
@@ -10,6 +10,9 @@ import { counted } from '../semantic-mutants.js';
  * reads, and the answers that trigger it: it runs every check file that receives one of them
  * (narrowed to the checks whose client did), as a regression in that code path would be met.
  */
+/** Reports an effect of the mutant that is not an edit of the request or the answer. */
+export type Effect = (exchange: Exchange, what: string) => void;
+
 export interface BehaviourSpec {
   /** The kind of rule (its module): `prediction-reuse`, `shares`... */
   rule: string;
@@ -19,8 +22,12 @@ export interface BehaviourSpec {
   sentences: readonly string[];
   /** `operation status` pairs whose answers trigger the edit. */
   triggers: ReadonlyArray<readonly [string, number]>;
-  /** A fresh case for one run: the closure is the proxy's memory of what it saw. */
-  make(): Pick<SabotageCase, 'request' | 'response'>;
+  /**
+   * A fresh case for one run: the closure is the proxy's memory of what it saw. An edit that acts
+   * past the answer (a usage counter, a second request to the mock) tells `effect`, so a run where
+   * it acted and every check passed counts as a survivor, not as a run that changed nothing.
+   */
+  make(effect: Effect): Pick<SabotageCase, 'request' | 'response'>;
 }
 
 export function behaviourMutant(spec: BehaviourSpec): Mutant {
@@ -30,6 +37,12 @@ export function behaviourMutant(spec: BehaviourSpec): Mutant {
     summary: spec.summary,
     sentences: spec.sentences,
     reachesAny: spec.triggers.map(([operation, status]) => ({ operation, status })),
-    build: (log) => counted({ breaks: [], files: [], ...spec.make() }, log),
+    build: (log) => {
+      const effect: Effect = (exchange, what) => {
+        log.changed++;
+        log.example ??= `${exchange.method} ${exchange.path.split('?')[0]}: ${what}`;
+      };
+      return counted({ breaks: [], files: [], ...spec.make(effect) }, log);
+    },
   };
 }

@@ -151,7 +151,7 @@ export const deleteCascadeMutants = () => [
       'An effect done twice: deleting an image also deletes the image created just before it by the same key.',
     sentences: [DELETE_IMAGE, DELETE_UPLOAD, DELETE_ROW],
     triggers: TRIGGERS,
-    make() {
+    make(effect) {
       const created = new Map<string, string[]>();
       return {
         response: async (exchange, answer, state) => {
@@ -173,6 +173,7 @@ export const deleteCascadeMutants = () => [
             created.get(key)!.filter((x) => x !== neighbour),
           );
           await direct(state, 'DELETE', `/api/v1/image/${neighbour}`, key);
+          effect(exchange, `the image created before it (${neighbour}) deleted too`);
         },
       };
     },

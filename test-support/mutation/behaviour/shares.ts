@@ -58,10 +58,12 @@ export const shareMutants = () => [
     summary: 'An effect done twice: each opening of the page counts two views.',
     sentences: [VIEW_COUNT, GET_SHARE],
     triggers: VIEW_TRIGGERS,
-    make: () => ({
+    make: (effect) => ({
       response: async (exchange, answer, state) => {
-        if (exchange.method === 'GET' && PAGE.test(route(exchange)) && answer.status === 200)
+        if (exchange.method === 'GET' && PAGE.test(route(exchange)) && answer.status === 200) {
           await fetch(`${state.target}${route(exchange)}`);
+          effect(exchange, 'the page opened once more');
+        }
       },
     }),
   }),
@@ -135,13 +137,16 @@ export const shareMutants = () => [
       'An effect on the wrong object: opening a page also counts a view on the share opened before it.',
     sentences: [VIEW_COUNT],
     triggers: VIEW_TRIGGERS,
-    make() {
+    make(effect) {
       let previous: string | undefined;
       return {
         response: async (exchange, answer, state) => {
           const token = exchange.method === 'GET' ? PAGE.exec(route(exchange))?.[1] : undefined;
           if (!token || answer.status !== 200) return;
-          if (previous && previous !== token) await fetch(`${state.target}/share/${previous}`);
+          if (previous && previous !== token) {
+            await fetch(`${state.target}/share/${previous}`);
+            effect(exchange, 'a view counted on the share opened before');
+          }
           previous = token;
         },
       };
