@@ -72,6 +72,8 @@ if (!mutants.length) {
 }
 
 const started = Date.now();
+// the code measured is the commit checked out when the run starts (one may be made while it runs)
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const dir = path.resolve(values['report-dir']);
 mkdirSync(dir, { recursive: true });
 const running = path.join(dir, 'mutation-verdicts.jsonl');
@@ -111,7 +113,6 @@ try {
   const gaps = complete ? traceGaps(score.killsByClause) : traceGaps(undefined, readRecord());
   const markdown = `${renderScore(score, verdicts, { date, seconds })}\n${gapLines(gaps).join('\n')}`;
   if (complete) {
-    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
     const named = Object.fromEntries(
       verdicts.flatMap((v) => {
         const sentences = allMutants().find((m) => m.id === v.id)?.sentences;
