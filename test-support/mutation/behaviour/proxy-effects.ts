@@ -32,11 +32,6 @@ export function editJson(answer: Answer, edit: (body: Record<string, unknown>) =
   answer.body = Buffer.from(JSON.stringify(body));
 }
 
-/** `/api/v1/<what>/<id>` and what follows, or undefined. */
-export function idIn(exchange: Exchange, pattern: RegExp): string | undefined {
-  return pattern.exec(route(exchange))?.[1];
-}
-
 export const freshId = () => randomUUID();
 
 /** A request to the mock itself, past the proxy, with the key of `exchange`. */
@@ -110,7 +105,7 @@ export const isCreation = (exchange: Exchange) =>
 export const STORAGE_402 = (org: MockOrganization) =>
   `Storage cap reached: the plan allows ${org.plan.storage_cap_images} images and ${org.usage.images} are stored; delete images to free a slot.`;
 
-/** Every JSON answer's ids of the things it names, so a 404 can be told from a live id. */
+/** The reads of one resource by id, by route. */
 export const IMAGE_READ = /^\/api\/v1\/(?:upload|image)\/([^/]+)$/;
 export const PREDICTION_READ = /^\/api\/v1\/predict\/([^/]+)$/;
 export const EXPORT_READ = /^\/api\/v1\/export\/([^/]+)\/[^/]+$/;
