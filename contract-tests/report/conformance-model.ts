@@ -1,6 +1,8 @@
 import { CLAUSES, type Clause } from '../clauses.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
 import type { Step } from '../harness/steps.js';
+import { readRecord } from '../trace/mutation-record.js';
+import { traceGaps, type TraceGaps } from '../trace/gaps.js';
 import { rootCauses, type RootCause } from './root-causes.js';
 
 /** `blocked`: a step the check needed failed first, so its clauses were not judged (see root causes). */
@@ -60,6 +62,8 @@ export interface ConformanceReport {
   };
   /** What failed, first: each failing step once, with what failed at it and what it blocked. */
   rootCauses: RootCause[];
+  /** Where the trace from the interface's sentences to the clauses and their mutants breaks. */
+  traceGaps: TraceGaps;
   clauses: ClauseResult[];
   operations: OperationResult[];
   /** Every other request the checks made (presigned part URLs, share pages, unknown routes). */
@@ -142,6 +146,7 @@ export function buildReport(
       ),
     },
     rootCauses: rootCauses(checks),
+    traceGaps: traceGaps(undefined, readRecord()),
     clauses,
     operations,
     otherRequests: [...others]

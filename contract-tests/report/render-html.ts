@@ -84,6 +84,7 @@ ${rootCauses ? `<h2>Root causes, first</h2><ol>${rootCauses}</ol>` : ''}
 <table><thead><tr><th>operation</th><th>method and path</th><th>documented</th><th>seen</th><th>not documented</th></tr></thead><tbody>${operationRows}</tbody></table>
 ${otherRows ? `<h2>Other requests (outside the document)</h2><table><thead><tr><th>request</th><th>seen</th></tr></thead><tbody>${otherRows}</tbody></table>` : ''}
 <p>Requests made by the checks: ${total}, every one counted above.</p>
+${traceGapsHtml(report)}
 ${failures ? `<h2>Failures</h2>${failures}` : ''}
 </body></html>
 `;
@@ -94,4 +95,24 @@ function esc(text: string): string {
     /[&<>"]/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string,
   );
+}
+
+/** The interface trace's gaps: testable sentences without a clause, clauses no mutant broke. */
+function traceGapsHtml(report: ConformanceReport): string {
+  const { sentencesWithoutClause, clausesNeverBroken, record } = report.traceGaps;
+  const sentences = sentencesWithoutClause
+    .map(
+      (s) =>
+        `<li><code>${esc(s.id)}</code> <span class="muted">(${esc(s.section)})</span> ${esc(s.text)}</li>`,
+    )
+    .join('');
+  const since = record ? ` (mutation run of ${esc(record.date)} on ${esc(record.commit)})` : '';
+  return `<h2>Interface trace gaps</h2>
+<p>${sentences ? `Testable sentences of the interface no clause checks:</p><ul>${sentences}</ul><p>` : 'Every testable sentence of the interface is checked by a clause. '}${
+    !record
+      ? 'No mutation run recorded.'
+      : clausesNeverBroken.length
+        ? `Clauses no mutant has broken${since}: ${esc(clausesNeverBroken.join(', '))}.`
+        : `Every clause was broken by a mutant${since}.`
+  } The whole table: docs/interface-trace.md.</p>`;
 }

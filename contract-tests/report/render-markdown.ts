@@ -1,3 +1,4 @@
+import { gapLines } from '../trace/gaps.js';
 import type { ConformanceReport } from './conformance-model.js';
 import type { Affected } from './root-causes.js';
 
@@ -87,7 +88,8 @@ export function renderMarkdown(report: ConformanceReport): string {
       );
   }
   const total = report.checks.reduce((sum, c) => sum + c.calls.length, 0);
-  lines.push('', `Requests made by the checks: ${total}, every one counted above.`);
+  lines.push('', `Requests made by the checks: ${total}, every one counted above.`, '');
+  lines.push(...gapLines(report.traceGaps));
   const failed = report.checks.filter((c) => c.outcome === 'fail' || c.outcome === 'blocked');
   if (failed.length) {
     lines.push('', '## Failures', '');

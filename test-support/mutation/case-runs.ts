@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createVitest, type Reporter, type TestModule, type TestSpecification } from 'vitest/node';
@@ -38,6 +38,26 @@ export interface Keys {
   main: string;
   other: string;
   tiny: string;
+}
+
+/**
+ * A tiny-plan organization of its own for one case run, with the plan of the seed's tiny one. The
+ * cap checks fill the tiny organization to its cap and count what it refuses: two cases' runs
+ * sharing the seed's would move each other's counts, and a mutant would be killed by the other
+ * run's uploads, not by its own edit.
+ */
+async function ownTinyKey(mockUrl: string, tiny: string, name: string): Promise<string> {
+  const seed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'fixtures', 'seed.json'), 'utf8')) as {
+    organizations: Array<{ api_keys: string[]; plan: unknown }>;
+  };
+  const plan = seed.organizations.find((o) => o.api_keys.includes(tiny))?.plan;
+  const created = await fetch(`${mockUrl}/__mock/organizations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, plan }),
+  });
+  if (!plan || created.status !== 200) return tiny;
+  return ((await created.json()) as { api_keys: string[] }).api_keys[0];
 }
 
 /** Cases of one vitest run at a time: their proxies and loaded check modules are let go between batches. */
@@ -145,11 +165,15 @@ export async function runCases(
     for (let start = 0; start < runs.length; start += BATCH) {
       const batch = runs.slice(start, start + BATCH).filter((r) => r.files.length);
       const proxies = await Promise.all(batch.map((r) => startSabotageProxy(mockUrl, r.sabotage, keys)));
+      const tinyKeys = await Promise.all(
+        batch.map((r) => ownTinyKey(mockUrl, keys.tiny, `mutation ${r.key}`)),
+      );
       try {
         const specifications: TestSpecification[] = batch.flatMap((run, i) => {
           const env = {
             CONTRACT_BASE_URL: proxies[i].url,
             CONTRACT_REPORT_DIR: path.join(reportRoot, run.key),
+            CONTRACT_TINY_API_KEY: tinyKeys[i],
             ...run.env,
           };
           const unset = envKeys.filter((k) => !(k in env));

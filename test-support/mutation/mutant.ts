@@ -26,6 +26,10 @@ export interface Mutant {
   operation: string;
   summary: string;
   reaches?: { operation: string; status: number };
+  /** A behaviour mutant's triggers: it runs the check files that receive any of these answers. */
+  reachesAny?: ReadonlyArray<{ operation: string; status: number }>;
+  /** The interface sentences (contract-tests/trace/sentences.ts ids) it breaks, where it names them. */
+  sentences?: readonly string[];
   files?: readonly string[];
   only?: string;
   env?: Record<string, string>;

@@ -1,11 +1,12 @@
+import { behaviourMutants } from './behaviour/index.js';
 import { documentMutants } from './document-mutants.js';
 import { exportMutants } from './export-mutants.js';
 import type { Mutant } from './mutant.js';
 import { semanticMutants } from './semantic-mutants.js';
 
-/** Every mutant, in a stable order (the document's, then the catalogue's); ids are unique. */
+/** Every mutant, in a stable order (the document's, the catalogue's, then the interface's rules'); ids are unique. */
 export function allMutants(): Mutant[] {
-  const mutants = [...documentMutants(), ...exportMutants(), ...semanticMutants()];
+  const mutants = [...documentMutants(), ...exportMutants(), ...semanticMutants(), ...behaviourMutants()];
   const seen = new Set<string>();
   for (const { id } of mutants) {
     if (seen.has(id)) throw new Error(`two mutants share the id ${id}`);

@@ -69,7 +69,7 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * What a mutant runs: a semantic one its own files (narrowed as its sabotage case is); a generated
- * one each file that received the answer it edits, narrowed to the checks whose client received it
+ * one (and a behaviour one) each file that received an answer it edits (or is triggered by), narrowed to the checks whose client received it
  * (the whole file when the answer reached the file some other way, e.g. a cleanup's request).
  */
 export function targetsFor(mutant: Mutant, observation: Observation): Target[] {
@@ -77,12 +77,13 @@ export function targetsFor(mutant: Mutant, observation: Observation): Target[] {
     return mutant.files
       .filter((file) => !observation.failing.has(file))
       .map((file) => ({ file, pattern: mutant.only === undefined ? undefined : new RegExp(mutant.only) }));
-  const pair = `${mutant.reaches!.operation} ${mutant.reaches!.status}`;
+  const pairs = (mutant.reachesAny ?? [mutant.reaches!]).map((r) => `${r.operation} ${r.status}`);
   return CHECK_FILES.filter(
-    (file) => observation.reached.get(file)?.has(pair) && !observation.failing.has(file),
+    (file) =>
+      pairs.some((pair) => observation.reached.get(file)?.has(pair)) && !observation.failing.has(file),
   ).map((file) => {
     const names = Object.entries(observation.checks.get(file) ?? {})
-      .filter(([, calls]) => calls.includes(pair))
+      .filter(([, calls]) => pairs.some((pair) => calls.includes(pair)))
       .map(([name]) => escape(name));
     return { file, pattern: names.length ? new RegExp(`^(?:${names.join('|')})$`) : undefined };
   });

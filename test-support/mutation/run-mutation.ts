@@ -6,6 +6,8 @@
  * --ids runs the mutants listed in FILE, one id a line (an earlier run's survivors, say). Each
  * verdict is also appended to <report-dir>/mutation-verdicts.jsonl as it comes, so a run stopped
  * early keeps what it measured.
+ * A complete run (no --sample, --only, --ids) also writes contract-tests/trace/mutation-record.json
+ * and docs/interface-trace.md; every run ends with the interface trace's gaps.
  * Workers default to the cores (at least 2: a check file mostly waits on the mock). The report goes to <report-dir>/mutation.{md,json} (default reports/). Exit code 1 when the
  * score is under --threshold (default 0).
  */
@@ -13,11 +15,15 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { mockKeys } from '../../contract-tests/harness/target.js';
+import { gapLines, traceGaps } from '../../contract-tests/trace/gaps.js';
+import { readRecord, writeRecord } from '../../contract-tests/trace/mutation-record.js';
 import { launchSabotageTarget } from '../launched-mock.js';
 import { allMutants, sampleMutants } from './mutants.js';
 import { observe, runMutants } from './mutation-run.js';
 import { progressLine, renderScore, scoreOf } from './score.js';
+import { renderTraceTable, TRACE_TABLE } from './trace-table.js';
 
 const { values } = parseArgs({
   options: {
@@ -66,6 +72,8 @@ if (!mutants.length) {
 }
 
 const started = Date.now();
+// the code measured is the commit checked out when the run starts (one may be made while it runs)
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const dir = path.resolve(values['report-dir']);
 mkdirSync(dir, { recursive: true });
 const running = path.join(dir, 'mutation-verdicts.jsonl');
@@ -99,7 +107,30 @@ try {
   });
   const score = scoreOf(verdicts);
   const seconds = (Date.now() - started) / 1000;
-  const markdown = renderScore(score, verdicts, { date: new Date().toISOString().slice(0, 10), seconds });
+  const date = new Date().toISOString().slice(0, 10);
+  const complete = values.sample === undefined && !values.only && !listed;
+  // only a complete run says which clauses no mutant breaks; a partial one reads the last record
+  const gaps = complete ? traceGaps(score.killsByClause) : traceGaps(undefined, readRecord());
+  const markdown = `${renderScore(score, verdicts, { date, seconds })}\n${gapLines(gaps).join('\n')}`;
+  if (complete) {
+    const named = Object.fromEntries(
+      verdicts.flatMap((v) => {
+        const sentences = allMutants().find((m) => m.id === v.id)?.sentences;
+        return sentences ? [[v.id, { fate: v.fate, sentences }]] : [];
+      }),
+    );
+    const record = {
+      date,
+      commit,
+      mutants: verdicts.length,
+      score: `${(100 * score.rate).toFixed(1)} %`,
+      killsByClause: score.killsByClause,
+      named,
+    };
+    writeRecord(record);
+    writeFileSync(TRACE_TABLE, renderTraceTable(allMutants(), record));
+    console.log(`mutate: the record of this complete run and ${TRACE_TABLE} rewritten (commit them)`);
+  }
   writeFileSync(path.join(dir, 'mutation.md'), markdown);
   writeFileSync(path.join(dir, 'mutation.json'), JSON.stringify({ score, verdicts }, null, 2));
   console.log(`\n${markdown}`);

@@ -1,5 +1,6 @@
 import { unobservable } from '../../contract-tests/unobservable.js';
 import type { Mutant, MutantLog } from './mutant.js';
+import { unchangedReason } from './unchanged.js';
 
 /**
  * What became of each mutant, and the score: the share of mutants that changed an answer which
@@ -49,8 +50,10 @@ export function verdictOf(
       fate === 'killed'
         ? (outcome?.errors ?? '')
         : fate === 'unobservable'
-          ? unobservable(mutant.id)!.why
-          : (log.example ?? ''),
+          ? `[${unobservable(mutant.id)!.kind}] ${unobservable(mutant.id)!.why}`
+          : fate === 'unchanged'
+            ? unchangedReason(mutant.id)
+            : (log.example ?? ''),
     files,
   };
 }
@@ -145,7 +148,9 @@ export function renderScore(
     '',
     '## Changed no answer',
     '',
-    ...verdicts.filter((v) => v.fate === 'unchanged').map((v) => `- \`${v.id}\``),
+    ...verdicts
+      .filter((v) => v.fate === 'unchanged')
+      .map((v) => `- \`${v.id}\`: ${v.detail} (reached by ${v.files.join(', ') || 'no file'})`),
     '',
     '## Reach no check',
     '',

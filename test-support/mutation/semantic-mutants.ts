@@ -15,7 +15,7 @@ const fingerprint = (x: Exchange | Answer): string =>
   ]);
 
 /** The same case, with every change it makes counted into `log`. */
-function counted(sabotage: SabotageCase, log: MutantLog): SabotageCase {
+export function counted(sabotage: SabotageCase, log: MutantLog): SabotageCase {
   const note = (exchange: Exchange, what: string) => {
     log.changed++;
     log.example ??= `${exchange.method} ${exchange.path.split('?')[0]}: ${what} edited`;

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import type { Answer, Exchange, ProxyState } from '../../sabotage-catalogue.js';
+import type { MutantLog } from '../mutant.js';
+import { behaviourMutants } from './index.js';
+
+/** The proxy edits of some behaviour mutants, on exchanges made up here (no mock needed). */
+
+const state = {
+  target: 'http://mock',
+  self: 'http://proxy',
+  keys: { main: 'main', other: 'other' },
+} as ProxyState;
+const exchange = (method: string, path: string, key = 'k1', body: unknown = undefined): Exchange => ({
+  method,
+  path,
+  headers: new Headers({ authorization: `Bearer ${key}` }),
+  body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
+});
+const answer = (status: number, body: unknown, type = 'application/json'): Answer => ({
+  status,
+  headers: { 'content-type': type },
+  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+});
+const json = (a: Answer) => JSON.parse(a.body.toString('utf8')) as Record<string, unknown>;
+
+function caseOf(id: string) {
+  const mutant = behaviourMutants().find((m) => m.id === id)!;
+  const log: MutantLog = { changed: 0 };
+  const sabotage = mutant.build(log);
+  const pass = async (x: Exchange, a: Answer) => {
+    await sabotage.request?.(x, state);
+    await sabotage.response?.(x, a, state);
+    return a;
+  };
+  return { pass, log, mutant };
+}
+
+const SHARE = '11111111-1111-4111-8111-111111111111';
+const SEG = '22222222-2222-4222-8222-222222222222';
+const IMAGE = '33333333-3333-4333-8333-333333333333';
+
+describe('behaviour mutants', () => {
+  it('each names sentences, and triggers that are operations with a status', () => {
+    for (const m of behaviourMutants()) {
+      expect(m.sentences?.length, m.id).toBeGreaterThan(0);
+      expect(m.reachesAny?.length, m.id).toBeGreaterThan(0);
+    }
+  });
+
+  it('view-count-stale answers the first read of a share ever after', async () => {
+    const { pass, log } = caseOf('behaviour:shares:view-count-stale');
+    await pass(exchange('GET', `/api/v1/shares/${SHARE}`), answer(200, { id: SHARE, view_count: 0 }));
+    const later = await pass(
+      exchange('GET', `/api/v1/shares/${SHARE}`),
+      answer(200, { id: SHARE, view_count: 2 }),
+    );
+    expect(json(later).view_count).toBe(0);
+    expect(log.changed).toBe(1);
+  });
+
+  it('revoke-not-applied opens a revoked link with the page it showed before', async () => {
+    const { pass } = caseOf('behaviour:shares:revoke-not-applied');
+    const share = { id: SHARE, segmentation_id: SEG, url: 'http://proxy/share/tok', view_count: 0 };
+    await pass(exchange('POST', '/api/v1/shares', 'k1', { segmentation_id: SEG }), answer(200, share));
+    await pass(exchange('GET', '/share/tok', ''), answer(200, '<html>3 cells</html>', 'text/html'));
+    await pass(exchange('DELETE', `/api/v1/shares/${SHARE}`), answer(200, share));
+    const opened = await pass(exchange('GET', '/share/tok', ''), answer(404, { detail: 'Not Found' }));
+    expect(opened.status).toBe(200);
+    expect(opened.body.toString()).toBe('<html>3 cells</html>');
+  });
+
+  it("foreign-404-says-so edits only a 404 for another key's id", async () => {
+    const { pass } = caseOf('behaviour:confinement:foreign-404-says-so');
+    await pass(exchange('GET', `/api/v1/upload/${IMAGE}`, 'k1'), answer(200, { id: IMAGE }));
+    const missing = await pass(
+      exchange('GET', '/api/v1/upload/44444444-4444-4444-8444-444444444444', 'k2'),
+      answer(404, { detail: 'Image not found' }),
+    );
+    expect(json(missing).detail).toBe('Image not found');
+    const foreign = await pass(
+      exchange('GET', `/api/v1/upload/${IMAGE}`, 'k2'),
+      answer(404, { detail: 'Image not found' }),
+    );
+    expect(json(foreign).detail).toMatch(/another organization/);
+  });
+
+  it('abort-one-step-late answers the first read after an abort as still uploading', async () => {
+    const { pass } = caseOf('behaviour:upload-parts:abort-one-step-late');
+    await pass(exchange('POST', `/api/v1/upload/${IMAGE}/abort`), answer(200, { status: 'aborted' }));
+    const image = { id: IMAGE, upload_status: 'failed', upload_error: 'aborted' };
+    expect(
+      json(await pass(exchange('GET', `/api/v1/upload/${IMAGE}`), answer(200, image))).upload_status,
+    ).toBe('uploading');
+    expect(
+      json(await pass(exchange('GET', `/api/v1/upload/${IMAGE}`), answer(200, image))).upload_status,
+    ).toBe('failed');
+  });
+});

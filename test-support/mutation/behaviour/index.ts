@@ -1,0 +1,19 @@
+import type { Mutant } from '../mutant.js';
+import { analysisQuotaMutants } from './analysis-quota.js';
+import { confinementMutants } from './confinement.js';
+import { deleteCascadeMutants } from './delete-cascade.js';
+import { predictionReuseMutants } from './prediction-reuse.js';
+import { shareMutants } from './shares.js';
+import { storageCapMutants } from './storage-cap.js';
+import { uploadPartMutants } from './upload-parts.js';
+
+/** Every behaviour-level mutant, one module per kind of rule of the interface. */
+export const behaviourMutants = (): Mutant[] => [
+  ...predictionReuseMutants(),
+  ...analysisQuotaMutants(),
+  ...storageCapMutants(),
+  ...deleteCascadeMutants(),
+  ...shareMutants(),
+  ...confinementMutants(),
+  ...uploadPartMutants(),
+];
