@@ -1,17 +1,7 @@
 import type { StateStore } from '../state.js';
-import type { SegmentationRow } from './prediction-record.js';
-
-/** An outcome ready to publish: the segmentation (its files written) or the failure. */
-export type ReadyOutcome =
-  { status: 'COMPLETED'; segmentation: SegmentationRow } | { status: 'FAILED'; error: string };
-
-interface Held {
-  needed: number;
-  outcome: ReadyOutcome;
-}
+import type { PollHold, ReadyOutcome } from './progress-record.js';
 
 const pollsOf = (id: string) => `polls/${id}`;
-const heldOf = (id: string) => `held-outcome/${id}`;
 
 /**
  * The control plane's "complete after N polls": a prediction's outcome, once ready, is held back
@@ -29,13 +19,13 @@ export class PollHolds {
 
   /** Whether the prediction's outcome is ready and held until enough polls have come in. */
   async isHeld(id: string): Promise<boolean> {
-    return (await this.state.settings.get(heldOf(id))) !== undefined;
+    return (await this.state.pollHolds.get(id)) !== undefined;
   }
 
   /** Counts one poll; the Nth publishes a held outcome before it settles. */
   async count(id: string): Promise<void> {
     const polls = await this.state.counters.increment(pollsOf(id));
-    const held = await this.read(id);
+    const held = await this.state.pollHolds.get(id);
     if (held && polls >= held.needed) await this.release(id, held);
   }
 
@@ -50,7 +40,7 @@ export class PollHolds {
     signal: AbortSignal,
   ): Promise<'published' | 'due'> {
     if ((await this.state.counters.get(pollsOf(id))) >= needed) return 'due';
-    await this.state.settings.set(heldOf(id), JSON.stringify({ needed, outcome } satisfies Held));
+    await this.state.pollHolds.put(id, { needed, outcome });
     for (;;) {
       signal.throwIfAborted();
       if (!(await this.isHeld(id))) return 'published';
@@ -63,19 +53,14 @@ export class PollHolds {
   /** The prediction published: its polls and held outcome no longer matter. */
   async forget(id: string): Promise<void> {
     await this.state.counters.delete(pollsOf(id));
-    await this.state.settings.delete(heldOf(id));
+    await this.state.pollHolds.delete(id);
   }
 
-  private async release(id: string, held: Held): Promise<void> {
+  private async release(id: string, held: PollHold): Promise<void> {
     try {
       await this.publish(id, held.outcome);
     } catch {
       // A full disk: the holder publishes it once there is space (waitFor answers 'due').
     }
-  }
-
-  private async read(id: string): Promise<Held | undefined> {
-    const text = await this.state.settings.get(heldOf(id));
-    return text === undefined ? undefined : (JSON.parse(text) as Held);
   }
 }
