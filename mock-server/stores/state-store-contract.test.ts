@@ -817,6 +817,34 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       ]);
     });
 
+    it('loads the settings rows of older snapshots into their tables, passing held marks over', async () => {
+      await fill();
+      const rows = await readSnapshotRows(state, { kind: 'mock' });
+      const settings = [
+        { key: `progress/forced-on/pred-1`, value: '{"status":"FAILED","error":"forced"}' },
+        { key: `progress/defaults`, value: '{"startDelayMs":1,"runDelayMs":2}' },
+        { key: `completing/${ORG_ID}/img-1`, value: '1764000000000' },
+        { key: 'somebody-else/x', value: 'y' },
+      ];
+      await replaceState(state, { ...rows, settings });
+      expect(await state.forcedOutcomes.get('prediction', 'pred-1')).toEqual([
+        { status: 'FAILED', error: 'forced' },
+      ]);
+      expect(await state.progressDelays.get('defaults', '')).toEqual({ startDelayMs: 1, runDelayMs: 2 });
+      expect(await state.heldMarks.heldUntil('completing', ORG_ID, 'img-1')).toBeUndefined();
+      expect(await state.clockOffsets.all()).toEqual([]);
+      expect((await readSnapshotRows(state, { kind: 'mock' })).settings.map((s) => s.key)).toEqual([
+        'progress/defaults',
+        'progress/forced-on/pred-1',
+      ]);
+      await expect(
+        replaceState(state, { ...rows, settings: [{ key: 'self_service_plan:org-1', value: '{' }] }),
+      ).rejects.toThrow(/rows\/settings.jsonl: the value of "self_service_plan:org-1" cannot be read/);
+      await expect(
+        replaceState(state, { ...rows, settings: [{ key: 'clock_offset_ms', value: 'soon' }] }),
+      ).rejects.toThrow(/"clock_offset_ms" cannot be read/);
+    });
+
     it('a load that fails part-way leaves the state as it was', async () => {
       await fill();
       const before = await readSnapshotRows(state, { kind: 'mock' });
