@@ -46,7 +46,7 @@ const LOADERS: Array<{
   },
 ];
 
-/** The rows `scope` covers: the mock's own and every subject's, or only those of `owned` subjects. */
+/** Every row (a whole mock's snapshot), or with `owned` only the rows of the subjects it owns (an organization's). */
 export async function readSettingRows(
   state: StateStore,
   owned: ((subject: string) => boolean) | undefined,
