@@ -93,13 +93,10 @@ export interface ServiceOverrides {
   onDatabaseWait?: (line: string) => void;
 }
 
-const CLOCK_OFFSET = 'clock_offset_ms';
 /** How the jobs of predictions and conversions are claimed (domain/jobs/job-worker.ts). */
 const JOB_SETTINGS = { leaseMs: 15_000, concurrency: 256, pollMs: 250 };
 /** Longer than any request or job takes to write a file and commit the row that refers to it. */
 const SHARED_SWEEP_GRACE_MS = 60 * 60 * 1000;
-/** Set once the seed was loaded into this database: a data folder is seeded once, then kept. */
-const SEEDED = 'seeded_at';
 
 export async function createServices(
   config: MockConfig,
@@ -111,14 +108,12 @@ export async function createServices(
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.
   const soleOwner = config.databaseUrl === undefined;
-  const fresh = (await state.settings.get(SEEDED)) === undefined;
-  const offsetKey = (orgId?: string) => (orgId === undefined ? CLOCK_OFFSET : `${CLOCK_OFFSET}:${orgId}`);
+  // A data folder is seeded once, then kept.
+  const fresh = (await state.seed.seededAt()) === undefined;
+  // The mock's own offset is kept under the empty organization id.
   const clock = new MockClock({
-    load: async (orgId) => {
-      const saved = await state.settings.get(offsetKey(orgId));
-      return saved === undefined ? undefined : Number(saved);
-    },
-    save: (offset, orgId) => state.settings.set(offsetKey(orgId), String(offset)),
+    load: (orgId) => state.clockOffsets.get(orgId ?? ''),
+    save: (offset, orgId) => state.clockOffsets.set(orgId ?? '', offset),
   });
   await clock.refresh();
   const made = await createStore(config, paths, overrides.persistent ?? false, () => clock.now());
@@ -182,7 +177,7 @@ export async function createServices(
     seedContent = content;
     await state.transaction(async () => {
       await applySeed(state, content);
-      await state.settings.set(SEEDED, new Date().toISOString());
+      await state.seed.markSeeded(new Date().toISOString());
     });
   };
   /**
@@ -193,7 +188,7 @@ export async function createServices(
     try {
       await seed();
     } catch (error) {
-      if ((await state.settings.get(SEEDED)) === undefined) throw error;
+      if ((await state.seed.seededAt()) === undefined) throw error;
     }
   };
   if (fresh) {
@@ -250,8 +245,7 @@ export async function createServices(
         await clock.refresh();
         clock.forgetOrganizations();
         segmentations.forgetAll();
-        if ((await state.settings.get(SEEDED)) === undefined)
-          await state.settings.set(SEEDED, clock.nowIso());
+        if ((await state.seed.seededAt()) === undefined) await state.seed.markSeeded(clock.nowIso());
         if (soleOwner) await images.dropHeldMarks();
         await images.recoverConversions({ soleOwner });
         await predictions.recoverInFlight({ soleOwner });

@@ -131,7 +131,7 @@ async function preparedFolder(
   const acmeImages: string[] = [];
   await state.transaction(async () => {
     await applySeed(state, seedFile);
-    await state.settings.set('seeded_at', new Date().toISOString());
+    await state.seed.markSeeded(new Date().toISOString());
     for (let o = 0; o < orgs; o++) {
       const orgId = o === 0 ? ACME_ORG : randomUUID();
       if (o > 0)

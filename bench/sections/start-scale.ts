@@ -46,7 +46,7 @@ export async function readyImagesFolder(ctx: BenchContext, count: number): Promi
   const now = new Date().toISOString();
   await state.transaction(async () => {
     await applySeed(state, seedFile);
-    await state.settings.set('seeded_at', now);
+    await state.seed.markSeeded(now);
     for (let i = 0; i < count; i++) {
       const id = randomUUID();
       const storageKey = `objects/${id}/original.tif`;

@@ -37,6 +37,6 @@ describe('a full reset', () => {
     expect((await post('/__mock/clock', { advance_ms: 86_400_000 })).status).toBe(200);
     expect((await post('/__mock/reset', {})).status).toBe(200);
     expect(mock.services.clock.offsetMs()).toBe(0);
-    expect(await mock.services.state.settings.get('clock_offset_ms')).toBeUndefined();
+    expect(await mock.services.state.clockOffsets.get('')).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { SettingsTable } from './state.js';
+import type { HeldMarkKind, HeldMarkTable } from './state.js';
 
 /**
  * Marks a request holds while it works (a storage slot held by an upload still streaming in, an
@@ -15,22 +15,20 @@ export interface HeldMark {
 
 export class HeldMarks {
   constructor(
-    private readonly settings: SettingsTable,
-    private readonly prefix: string,
+    private readonly marks: HeldMarkTable,
+    private readonly kind: HeldMarkKind,
     private readonly ttlMs = 60_000,
     private readonly now: () => number = Date.now,
   ) {}
 
   /** How many live marks the group holds. */
   async count(group: string): Promise<number> {
-    const at = this.now();
-    const marks = await this.settings.withPrefix(`${this.prefix}${group}/`);
-    return marks.filter((m) => Number(m.value) > at).length;
+    return this.marks.countHeld(this.kind, group, this.now());
   }
 
   async isHeld(group: string, id: string): Promise<boolean> {
-    const value = await this.settings.get(this.key(group, id));
-    return value !== undefined && Number(value) > this.now();
+    const until = await this.marks.heldUntil(this.kind, group, id);
+    return until !== undefined && until > this.now();
   }
 
   /**
@@ -38,8 +36,7 @@ export class HeldMarks {
    * again). Its renewal starts with `keep()`, called once that transaction has committed.
    */
   async hold(group: string, id: string): Promise<HeldMark> {
-    const key = this.key(group, id);
-    await this.renew(key);
+    await this.renew(group, id);
     let timer: NodeJS.Timeout | undefined;
     let renewing: Promise<void> = Promise.resolve();
     let released = false;
@@ -47,7 +44,7 @@ export class HeldMarks {
       keep: () => {
         if (released || timer) return;
         timer = setInterval(() => {
-          renewing = this.renew(key).catch(() => undefined);
+          renewing = this.renew(group, id).catch(() => undefined);
         }, this.ttlMs / 3);
         timer.unref();
       },
@@ -56,20 +53,16 @@ export class HeldMarks {
         clearInterval(timer);
         // A renewal under way would put the mark back after its delete.
         await renewing;
-        await this.settings.delete(key);
+        await this.marks.release(this.kind, group, id);
       },
     };
   }
 
   async dropAll(): Promise<void> {
-    await this.settings.deleteWithPrefix(this.prefix);
+    await this.marks.clear(this.kind);
   }
 
-  private renew(key: string): Promise<void> {
-    return this.settings.set(key, String(this.now() + this.ttlMs));
-  }
-
-  private key(group: string, id: string): string {
-    return `${this.prefix}${group}/${id}`;
+  private renew(group: string, id: string): Promise<void> {
+    return this.marks.hold(this.kind, group, id, this.now() + this.ttlMs);
   }
 }

@@ -13,3 +13,9 @@ export interface Organization {
   plan: Plan;
   apiKeys: ApiKeyRecord[];
 }
+
+/** The highest caps an organization may give itself; the operator sets them, per organization. */
+export interface PlanBounds {
+  storageCapImages: number;
+  monthlyAnalysisCap: number;
+}

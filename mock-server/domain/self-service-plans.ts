@@ -1,13 +1,9 @@
 import { DomainError } from './errors.js';
 import type { OrganizationAdmin } from './organization-admin.js';
-import type { Plan } from './organization-record.js';
+import type { Plan, PlanBounds } from './organization-record.js';
 import type { StateStore } from './state.js';
 
-/** The highest caps an organization may give itself; the operator sets them, per organization. */
-export interface PlanBounds {
-  storageCapImages: number;
-  monthlyAnalysisCap: number;
-}
+export type { PlanBounds };
 
 /** An organization's plan and the bounds within which it may change it (null: it may not). */
 export interface SelfServicePlan {
@@ -15,12 +11,10 @@ export interface SelfServicePlan {
   bounds: PlanBounds | null;
 }
 
-const boundsKey = (orgId: string) => `self_service_plan:${orgId}`;
-
 /**
  * An organization setting its own caps with its own key (`PUT /__mock/org/plan`), where the
  * operator allows it: only once the operator has set bounds for it, and only within them. The
- * bounds are a setting of the state store (every instance reads the same), and each change is
+ * bounds are a row of the state store (every instance reads the same), and each change is
  * checked against them under the organization's lock, so a change and a withdrawal never cross.
  * A full reset of the mock removes every bound; an organization's own reset keeps them.
  */
@@ -40,7 +34,7 @@ export class SelfServicePlans {
     return this.state.transaction(async () => {
       await this.state.organizations.lock(orgId);
       await this.admin.get(orgId);
-      await this.state.settings.set(boundsKey(orgId), JSON.stringify(bounds));
+      await this.state.planBounds.set(orgId, bounds);
       return this.read(orgId);
     });
   }
@@ -50,7 +44,7 @@ export class SelfServicePlans {
     return this.state.transaction(async () => {
       await this.state.organizations.lock(orgId);
       await this.admin.get(orgId);
-      await this.state.settings.delete(boundsKey(orgId));
+      await this.state.planBounds.delete(orgId);
       return this.read(orgId);
     });
   }
@@ -81,7 +75,6 @@ export class SelfServicePlans {
   }
 
   private async bounds(orgId: string): Promise<PlanBounds | null> {
-    const saved = await this.state.settings.get(boundsKey(orgId));
-    return saved === undefined ? null : (JSON.parse(saved) as PlanBounds);
+    return (await this.state.planBounds.get(orgId)) ?? null;
   }
 }

@@ -3,8 +3,15 @@ import type { Fault, FaultSpec, JournalEntry, JournalFilter } from './control-re
 import type { ApiKeyRecord } from './api-keys.js';
 import type { ImageRecord, UploadStatus } from './images/image-record.js';
 import type { ModelRecord } from './models/model-record.js';
-import type { Organization, Plan } from './organization-record.js';
+import type { Organization, Plan, PlanBounds } from './organization-record.js';
 import type { PredictionRecord, PredictionStatus, SegmentationRow } from './predictions/prediction-record.js';
+import type {
+  Delays,
+  DelayScope,
+  ForcedOutcome,
+  ForcedScope,
+  PollHold,
+} from './predictions/progress-record.js';
 import type { ShareRecord } from './shares/share-record.js';
 
 /**
@@ -33,7 +40,13 @@ export interface StateStore {
   readonly predictions: PredictionTable;
   readonly segmentations: SegmentationTable;
   readonly shares: ShareTable;
-  readonly settings: SettingsTable;
+  readonly clockOffsets: ClockOffsetTable;
+  readonly seed: SeedTable;
+  readonly planBounds: PlanBoundsTable;
+  readonly heldMarks: HeldMarkTable;
+  readonly pollHolds: PollHoldTable;
+  readonly progressDelays: ProgressDelayTable;
+  readonly forcedOutcomes: ForcedOutcomeTable;
   readonly counters: CounterTable;
   readonly rates: RateWindowTable;
   readonly faults: FaultTable;
@@ -130,14 +143,71 @@ export interface ShareTable {
   idsOf(orgId: string): Promise<string[]>;
 }
 
-/** Small named values (the clock, progress controls): text, JSON where structured. */
-export interface SettingsTable {
-  get(key: string): Promise<string | undefined>;
-  set(key: string, value: string): Promise<void>;
-  delete(key: string): Promise<void>;
-  /** Every setting whose key starts with `prefix`, by key. */
-  withPrefix(prefix: string): Promise<Array<{ key: string; value: string }>>;
-  deleteWithPrefix(prefix: string): Promise<void>;
+/** The offsets of the mock's clocks (domain/clock.ts): the mock's own under '', each organization's under its id. */
+export interface ClockOffsetTable {
+  get(organizationId: string): Promise<number | undefined>;
+  set(organizationId: string, offsetMs: number): Promise<void>;
+  /** Every offset, by organization id ('' first): a snapshot carries them. */
+  all(): Promise<Array<{ organizationId: string; offsetMs: number }>>;
+}
+
+/** When the seed was loaded into this state: a data folder or database is seeded once, then kept. */
+export interface SeedTable {
+  seededAt(): Promise<string | undefined>;
+  markSeeded(at: string): Promise<void>;
+}
+
+/** The caps each organization may give itself (domain/self-service-plans.ts); none: it may not. */
+export interface PlanBoundsTable {
+  get(organizationId: string): Promise<PlanBounds | undefined>;
+  set(organizationId: string, bounds: PlanBounds): Promise<void>;
+  delete(organizationId: string): Promise<void>;
+  /** Every organization's bounds, by organization id. */
+  all(): Promise<Array<{ organizationId: string; bounds: PlanBounds }>>;
+}
+
+/** What a held mark holds (domain/held-marks.ts): a storage slot, or an upload being completed. */
+export type HeldMarkKind = 'slot' | 'completing';
+
+/** Marks requests hold while they work, each until an epoch millisecond its holder keeps moving on. */
+export interface HeldMarkTable {
+  /** How many marks of the group are held past `nowMs`. */
+  countHeld(kind: HeldMarkKind, group: string, nowMs: number): Promise<number>;
+  /** Until when the mark is held; undefined when it is not there. */
+  heldUntil(kind: HeldMarkKind, group: string, id: string): Promise<number | undefined>;
+  hold(kind: HeldMarkKind, group: string, id: string, untilMs: number): Promise<void>;
+  release(kind: HeldMarkKind, group: string, id: string): Promise<void>;
+  /** Drops every mark of the kind. */
+  clear(kind: HeldMarkKind): Promise<void>;
+}
+
+/** Outcomes ready and held until a prediction's Nth poll (domain/predictions/poll-holds.ts). */
+export interface PollHoldTable {
+  get(predictionId: string): Promise<PollHold | undefined>;
+  put(predictionId: string, hold: PollHold): Promise<void>;
+  delete(predictionId: string): Promise<void>;
+  /** Every hold, by prediction id. */
+  all(): Promise<Array<{ predictionId: string } & PollHold>>;
+}
+
+/** Delays set from the control plane (domain/predictions/progress-controls.ts); `subjectId` '' for the defaults. */
+export interface ProgressDelayTable {
+  get(scope: DelayScope, subjectId: string): Promise<Delays | undefined>;
+  set(scope: DelayScope, subjectId: string, delays: Delays): Promise<void>;
+  delete(scope: DelayScope, subjectId: string): Promise<void>;
+  clear(): Promise<void>;
+  /** Every setting, by scope and subject. */
+  all(): Promise<Array<{ scope: DelayScope; subjectId: string; delays: Delays }>>;
+}
+
+/** Outcomes forced from the control plane, in the order they are taken; never an empty list. */
+export interface ForcedOutcomeTable {
+  get(scope: ForcedScope, subjectId: string): Promise<ForcedOutcome[] | undefined>;
+  /** An empty list removes the row. */
+  set(scope: ForcedScope, subjectId: string, outcomes: ForcedOutcome[]): Promise<void>;
+  clear(): Promise<void>;
+  /** Every list, by scope and subject. */
+  all(): Promise<Array<{ scope: ForcedScope; subjectId: string; outcomes: ForcedOutcome[] }>>;
 }
 
 /** Named counts (polls seen per prediction), incremented atomically whichever instance counts. */

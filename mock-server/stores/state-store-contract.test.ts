@@ -68,6 +68,9 @@ const sqliteEngine: Engine = {
 const ENGINES: Engine[] = [sqliteEngine, postgresEngine];
 
 // Text a client may send in a JSON string that a database's text type cannot hold as such.
+const byKey = <T, K extends keyof T>(rows: T[], key: K): T[] =>
+  rows.sort((a, b) => (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0));
+
 const AWKWARD = 'a\u0000b\ud800c\udfff "quoted" \\ é 🦠';
 const ORG_ID = 'org-1';
 const OTHER_ORG_ID = 'org-2';
@@ -325,22 +328,91 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect(await state.segmentations.get('seg-1')).toBeUndefined();
   });
 
-  it('keeps settings, JSON of any string as a value, read by prefix in key order', async () => {
-    const awkward = JSON.stringify({ detail: AWKWARD });
-    expect(await state.settings.get('clock')).toBeUndefined();
-    await state.settings.set('clock', '{"offsetMs":5}');
-    await state.settings.set('progress:b', awkward);
-    await state.settings.set('progress:a', '1');
-    await state.settings.set('progress:a', '2');
-    await state.settings.set('progressive', 'x');
-    expect(await state.settings.get('progress:b')).toBe(awkward);
-    expect(await state.settings.withPrefix('progress:')).toEqual([
-      { key: 'progress:a', value: '2' },
-      { key: 'progress:b', value: awkward },
+  it('keeps the clock offsets, the mock’s own under the empty id', async () => {
+    expect(await state.clockOffsets.get('')).toBeUndefined();
+    await state.clockOffsets.set('', 86_400_000);
+    await state.clockOffsets.set(ORG_ID, -1.5);
+    await state.clockOffsets.set(ORG_ID, 3_600_000);
+    expect(await state.clockOffsets.get('')).toBe(86_400_000);
+    expect(await state.clockOffsets.get(ORG_ID)).toBe(3_600_000);
+    expect(await state.clockOffsets.get(OTHER_ORG_ID)).toBeUndefined();
+    expect(byKey(await state.clockOffsets.all(), 'organizationId')).toEqual([
+      { organizationId: '', offsetMs: 86_400_000 },
+      { organizationId: ORG_ID, offsetMs: 3_600_000 },
     ]);
-    await state.settings.deleteWithPrefix('progress:');
-    await state.settings.delete('clock');
-    expect(await state.settings.withPrefix('')).toEqual([{ key: 'progressive', value: 'x' }]);
+  });
+
+  it('keeps one seed time, the last one marked', async () => {
+    expect(await state.seed.seededAt()).toBeUndefined();
+    await state.seed.markSeeded('2026-11-25T12:00:00.000Z');
+    await state.seed.markSeeded('2026-11-26T12:00:00.000Z');
+    expect(await state.seed.seededAt()).toBe('2026-11-26T12:00:00.000Z');
+  });
+
+  it('keeps plan bounds per organization until they are withdrawn', async () => {
+    await state.planBounds.set(ORG_ID, { storageCapImages: 5, monthlyAnalysisCap: 10 });
+    await state.planBounds.set(ORG_ID, { storageCapImages: 7, monthlyAnalysisCap: 9 });
+    await state.planBounds.set(OTHER_ORG_ID, { storageCapImages: 1, monthlyAnalysisCap: 1 });
+    expect(await state.planBounds.get(ORG_ID)).toEqual({ storageCapImages: 7, monthlyAnalysisCap: 9 });
+    await state.planBounds.delete(OTHER_ORG_ID);
+    expect(await state.planBounds.get(OTHER_ORG_ID)).toBeUndefined();
+    expect(await state.planBounds.all()).toEqual([
+      { organizationId: ORG_ID, bounds: { storageCapImages: 7, monthlyAnalysisCap: 9 } },
+    ]);
+  });
+
+  it('counts held marks per kind and group that are held past now, and drops a kind at once', async () => {
+    await state.heldMarks.hold('slot', ORG_ID, 'a', 2000);
+    await state.heldMarks.hold('slot', ORG_ID, 'b', 500);
+    await state.heldMarks.hold('slot', ORG_ID, 'b', 3000);
+    await state.heldMarks.hold('slot', ORG_ID, 'old', 900);
+    await state.heldMarks.hold('slot', OTHER_ORG_ID, 'c', 2000);
+    await state.heldMarks.hold('completing', ORG_ID, 'a', 2000);
+    expect(await state.heldMarks.countHeld('slot', ORG_ID, 1000)).toBe(2);
+    expect(await state.heldMarks.heldUntil('slot', ORG_ID, 'b')).toBe(3000);
+    await state.heldMarks.release('slot', ORG_ID, 'a');
+    expect(await state.heldMarks.heldUntil('slot', ORG_ID, 'a')).toBeUndefined();
+    expect(await state.heldMarks.countHeld('slot', ORG_ID, 1000)).toBe(1);
+    await state.heldMarks.clear('slot');
+    expect(await state.heldMarks.countHeld('slot', OTHER_ORG_ID, 0)).toBe(0);
+    expect(await state.heldMarks.heldUntil('completing', ORG_ID, 'a')).toBe(2000);
+  });
+
+  it('keeps a held outcome, a client’s text in it as it was sent', async () => {
+    const hold = { needed: 3, outcome: { status: 'FAILED' as const, error: AWKWARD } };
+    await state.pollHolds.put('pred-1', hold);
+    expect(await state.pollHolds.get('pred-1')).toEqual(hold);
+    expect(await state.pollHolds.all()).toEqual([{ predictionId: 'pred-1', ...hold }]);
+    await state.pollHolds.delete('pred-1');
+    expect(await state.pollHolds.get('pred-1')).toBeUndefined();
+  });
+
+  it('keeps delays per scope and subject, and forced outcomes as lists an empty one removes', async () => {
+    const delays = { startDelayMs: 5, runDelayMs: 6, completeAfterPolls: 2 };
+    await state.progressDelays.set('defaults', '', delays);
+    await state.progressDelays.set('organization', ORG_ID, { startDelayMs: 1, runDelayMs: 2 });
+    await state.progressDelays.set('prediction', ORG_ID, { startDelayMs: 3, runDelayMs: 4 });
+    expect(await state.progressDelays.get('defaults', '')).toEqual(delays);
+    expect(await state.progressDelays.get('prediction', ORG_ID)).toEqual({ startDelayMs: 3, runDelayMs: 4 });
+    await state.progressDelays.delete('prediction', ORG_ID);
+    expect(await state.progressDelays.get('prediction', ORG_ID)).toBeUndefined();
+    expect((await state.progressDelays.all()).map((d) => d.scope).sort()).toEqual([
+      'defaults',
+      'organization',
+    ]);
+    const outcomes = [{ status: 'FAILED' as const, error: AWKWARD }, { status: 'COMPLETED' as const }];
+    await state.forcedOutcomes.set('organization', ORG_ID, outcomes);
+    await state.forcedOutcomes.set('prediction', 'pred-1', [{ status: 'COMPLETED' }]);
+    expect(await state.forcedOutcomes.get('organization', ORG_ID)).toEqual(outcomes);
+    await state.forcedOutcomes.set('prediction', 'pred-1', []);
+    expect(await state.forcedOutcomes.get('prediction', 'pred-1')).toBeUndefined();
+    expect(await state.forcedOutcomes.all()).toEqual([
+      { scope: 'organization', subjectId: ORG_ID, outcomes },
+    ]);
+    await state.progressDelays.clear();
+    await state.forcedOutcomes.clear();
+    expect(await state.progressDelays.all()).toEqual([]);
+    expect(await state.forcedOutcomes.all()).toEqual([]);
   });
 
   it('counts: increment answers the new count, none lost when many run at once', async () => {
@@ -610,7 +682,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
         state.transaction(async () => {
           await Promise.all([state.images.put(image('img-1')), state.images.put(image('img-2'))]);
           await new Promise<void>((resolve, reject) =>
-            setTimeout(() => state.settings.set('later', 'x').then(resolve, reject), 1),
+            setTimeout(() => state.clockOffsets.set('later', 1).then(resolve, reject), 1),
           );
           await Promise.resolve().then(() => state.counters.increment('n'));
           expect(await state.images.countOf(ORG_ID)).toBe(2);
@@ -618,7 +690,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
         }),
       ).rejects.toThrow('undo all');
       expect(await state.images.countOf(ORG_ID)).toBe(0);
-      expect(await state.settings.get('later')).toBeUndefined();
+      expect(await state.clockOffsets.get('later')).toBeUndefined();
       expect(await state.counters.get('n')).toBe(engine.controlTablesInTransactions ? 0 : 1);
     });
 
@@ -636,7 +708,13 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     await state.shares.put(share('sh-1'));
     await state.models.add(model('m-1', 'm'));
     await state.usage.setAnalyses(ORG_ID, '2026-11', 1);
-    await state.settings.set('k', 'v');
+    await state.clockOffsets.set('', 1);
+    await state.seed.markSeeded('2026-11-25T12:00:00.000Z');
+    await state.planBounds.set(ORG_ID, { storageCapImages: 1, monthlyAnalysisCap: 1 });
+    await state.heldMarks.hold('slot', ORG_ID, 'a', Date.now() + 60_000);
+    await state.pollHolds.put('p-1', { needed: 2, outcome: { status: 'FAILED', error: 'x' } });
+    await state.progressDelays.set('defaults', '', { startDelayMs: 1, runDelayMs: 1 });
+    await state.forcedOutcomes.set('organization', ORG_ID, [{ status: 'COMPLETED' }]);
     await state.counters.increment('c');
     await state.faults.add({ operationId: 'getImage' });
     await state.journal.record({
@@ -659,7 +737,13 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect(await state.shares.get('sh-1')).toBeUndefined();
     expect(await state.models.get('m-1')).toBeUndefined();
     expect(await state.usage.analyses(ORG_ID, '2026-11')).toBe(0);
-    expect(await state.settings.withPrefix('')).toEqual([]);
+    expect(await state.clockOffsets.all()).toEqual([]);
+    expect(await state.seed.seededAt()).toBeUndefined();
+    expect(await state.planBounds.all()).toEqual([]);
+    expect(await state.heldMarks.countHeld('slot', ORG_ID, 0)).toBe(0);
+    expect(await state.pollHolds.all()).toEqual([]);
+    expect(await state.progressDelays.all()).toEqual([]);
+    expect(await state.forcedOutcomes.all()).toEqual([]);
     expect(await state.counters.get('c')).toBe(0);
     expect(await state.faults.list()).toEqual([]);
     expect(await state.journal.query({})).toEqual([]);
@@ -677,11 +761,15 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       await state.predictions.put(prediction('pred-1', { status: 'COMPLETED', segmentationId: 'seg-1' }));
       await state.segmentations.put(segmentation('seg-1'));
       await state.shares.put(share('sh-1', { viewCount: 7, lastViewedAt: '2026-11-25T13:00:00.000Z' }));
-      await state.settings.set('clock_offset_ms', '86400000');
-      await state.settings.set(`clock_offset_ms:${ORG_ID}`, '3600000');
-      await state.settings.set(`clock_offset_ms:${OTHER_ORG_ID}`, '60000');
-      await state.settings.set('progress/prediction/pred-1', '{"startDelayMs":5}');
-      await state.settings.set('slot/org-1/x', '123');
+      await state.clockOffsets.set('', 86_400_000);
+      await state.clockOffsets.set(ORG_ID, 3_600_000);
+      await state.clockOffsets.set(OTHER_ORG_ID, 60_000);
+      await state.seed.markSeeded('2026-11-25T12:00:00.000Z');
+      await state.planBounds.set(OTHER_ORG_ID, { storageCapImages: 9, monthlyAnalysisCap: 9 });
+      await state.progressDelays.set('prediction', 'pred-1', { startDelayMs: 5, runDelayMs: 0 });
+      await state.forcedOutcomes.set('organization', OTHER_ORG_ID, [{ status: 'FAILED', error: AWKWARD }]);
+      await state.pollHolds.put('pred-1', { needed: 2, outcome: { status: 'FAILED', error: 'held' } });
+      await state.heldMarks.hold('slot', ORG_ID, 'x', Date.now() + 60_000);
     };
 
     it('lists every month of usage and every model', async () => {
@@ -697,7 +785,16 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     it('reads every row, and writes them back into an emptied store as they were', async () => {
       await fill();
       const rows = await readSnapshotRows(state, { kind: 'mock' });
-      expect(rows.settings.map((s) => s.key)).not.toContain('slot/org-1/x');
+      expect(rows.settings.map((s) => s.key)).toEqual([
+        'clock_offset_ms',
+        `clock_offset_ms:${ORG_ID}`,
+        `clock_offset_ms:${OTHER_ORG_ID}`,
+        'held-outcome/pred-1',
+        `progress/forced-next/${OTHER_ORG_ID}`,
+        'progress/prediction/pred-1',
+        'seeded_at',
+        `self_service_plan:${OTHER_ORG_ID}`,
+      ]);
       await state.organizations.insert(organization('org-3', 'Gone after the load'));
       await replaceState(state, rows);
       expect(await readSnapshotRows(state, { kind: 'mock' })).toEqual(rows);
@@ -715,8 +812,37 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       expect(rows.images.map((i) => i.id)).toEqual(['img-1']);
       expect(rows.settings.map((s) => s.key)).toEqual([
         `clock_offset_ms:${ORG_ID}`,
+        'held-outcome/pred-1',
         'progress/prediction/pred-1',
       ]);
+    });
+
+    it('loads the settings rows of older snapshots into their tables, passing held marks over', async () => {
+      await fill();
+      const rows = await readSnapshotRows(state, { kind: 'mock' });
+      const settings = [
+        { key: `progress/forced-on/pred-1`, value: '{"status":"FAILED","error":"forced"}' },
+        { key: `progress/defaults`, value: '{"startDelayMs":1,"runDelayMs":2}' },
+        { key: `completing/${ORG_ID}/img-1`, value: '1764000000000' },
+        { key: 'somebody-else/x', value: 'y' },
+      ];
+      await replaceState(state, { ...rows, settings });
+      expect(await state.forcedOutcomes.get('prediction', 'pred-1')).toEqual([
+        { status: 'FAILED', error: 'forced' },
+      ]);
+      expect(await state.progressDelays.get('defaults', '')).toEqual({ startDelayMs: 1, runDelayMs: 2 });
+      expect(await state.heldMarks.heldUntil('completing', ORG_ID, 'img-1')).toBeUndefined();
+      expect(await state.clockOffsets.all()).toEqual([]);
+      expect((await readSnapshotRows(state, { kind: 'mock' })).settings.map((s) => s.key)).toEqual([
+        'progress/defaults',
+        'progress/forced-on/pred-1',
+      ]);
+      await expect(
+        replaceState(state, { ...rows, settings: [{ key: 'self_service_plan:org-1', value: '{' }] }),
+      ).rejects.toThrow(/rows\/settings.jsonl: the value of "self_service_plan:org-1" cannot be read/);
+      await expect(
+        replaceState(state, { ...rows, settings: [{ key: 'clock_offset_ms', value: 'soon' }] }),
+      ).rejects.toThrow(/"clock_offset_ms" cannot be read/);
     });
 
     it('a load that fails part-way leaves the state as it was', async () => {

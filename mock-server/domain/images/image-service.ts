@@ -80,8 +80,8 @@ export class ImageService {
       options.derivedFiles,
       options.worker,
     );
-    this.reserved = new HeldMarks(state.settings, 'slot/');
-    this.completing = new HeldMarks(state.settings, 'completing/');
+    this.reserved = new HeldMarks(state.heldMarks, 'slot');
+    this.completing = new HeldMarks(state.heldMarks, 'completing');
   }
 
   async get(org: Organization, id: string): Promise<ImageRecord> {

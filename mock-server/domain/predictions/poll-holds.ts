@@ -1,17 +1,7 @@
 import type { StateStore } from '../state.js';
-import type { SegmentationRow } from './prediction-record.js';
-
-/** An outcome ready to publish: the segmentation (its files written) or the failure. */
-export type ReadyOutcome =
-  { status: 'COMPLETED'; segmentation: SegmentationRow } | { status: 'FAILED'; error: string };
-
-interface Held {
-  needed: number;
-  outcome: ReadyOutcome;
-}
+import type { ReadyOutcome } from './progress-record.js';
 
 const pollsOf = (id: string) => `polls/${id}`;
-const heldOf = (id: string) => `held-outcome/${id}`;
 
 /**
  * The control plane's "complete after N polls": a prediction's outcome, once ready, is held back
@@ -28,13 +18,13 @@ export class PollHolds {
 
   /** Whether the prediction's outcome is ready and held until enough polls have come in. */
   async isHeld(id: string): Promise<boolean> {
-    return (await this.state.settings.get(heldOf(id))) !== undefined;
+    return (await this.state.pollHolds.get(id)) !== undefined;
   }
 
   /** Counts one poll; from the Nth on, answers the held outcome, for the poll to publish. */
   async count(id: string): Promise<ReadyOutcome | undefined> {
     const polls = await this.state.counters.increment(pollsOf(id));
-    const held = await this.read(id);
+    const held = await this.state.pollHolds.get(id);
     return held && polls >= held.needed ? held.outcome : undefined;
   }
 
@@ -49,7 +39,7 @@ export class PollHolds {
     signal: AbortSignal,
   ): Promise<'published' | 'due'> {
     if ((await this.state.counters.get(pollsOf(id))) >= needed) return 'due';
-    await this.state.settings.set(heldOf(id), JSON.stringify({ needed, outcome } satisfies Held));
+    await this.state.pollHolds.put(id, { needed, outcome });
     for (;;) {
       signal.throwIfAborted();
       if (!(await this.isHeld(id))) return 'published';
@@ -62,11 +52,6 @@ export class PollHolds {
   /** The prediction published: its polls and held outcome no longer matter. */
   async forget(id: string): Promise<void> {
     await this.state.counters.delete(pollsOf(id));
-    await this.state.settings.delete(heldOf(id));
-  }
-
-  private async read(id: string): Promise<Held | undefined> {
-    const text = await this.state.settings.get(heldOf(id));
-    return text === undefined ? undefined : (JSON.parse(text) as Held);
+    await this.state.pollHolds.delete(id);
   }
 }

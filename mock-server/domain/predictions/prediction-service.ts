@@ -13,7 +13,8 @@ import type { StateStore } from '../state.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import type { JobLease } from '../state.js';
-import { PollHolds, type ReadyOutcome } from './poll-holds.js';
+import { PollHolds } from './poll-holds.js';
+import type { ReadyOutcome } from './progress-record.js';
 import type { OrganizationLimits } from '../abuse-limits.js';
 import type { PredictionRecord, SegmentationRow } from './prediction-record.js';
 

@@ -9,16 +9,12 @@ import type { Organization } from '../organization-record.js';
 import type { PredictionRecord, SegmentationRow } from '../predictions/prediction-record.js';
 import type { ShareRecord } from '../shares/share-record.js';
 import type { StateStore } from '../state.js';
+import { readSettingRows, type SettingRow, writeSettingRows } from './setting-rows.js';
 
 export interface UsageRow {
   organizationId: string;
   month: string;
   count: number;
-}
-
-export interface SettingRow {
-  key: string;
-  value: string;
 }
 
 export interface SnapshotRows {
@@ -34,9 +30,6 @@ export interface SnapshotRows {
 
 /** What a snapshot covers: the whole mock, or one organization's own data (and the base models it uses). */
 export type SnapshotScope = { kind: 'mock' } | { kind: 'organization'; organizationId: string };
-
-/** Marks held only while a request runs (domain/held-marks.ts): meaningless in another mock. */
-const TRANSIENT_SETTINGS = ['slot/', 'completing/'];
 
 const byId = <T extends { id: string }>(rows: T[]) =>
   rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -76,11 +69,8 @@ export async function readSnapshotRows(state: StateStore, scope: SnapshotScope):
     for (const table of [rows.models, rows.images, rows.predictions, rows.segmentations, rows.shares])
       byId(table as Array<{ id: string }>);
     const owned = new Set([...orgIds, ...rows.predictions.map((p) => p.id)]);
-    rows.settings = (await state.settings.withPrefix(''))
-      .filter(({ key }) => !TRANSIENT_SETTINGS.some((prefix) => key.startsWith(prefix)))
-      // An organization's settings end with its id or one of its predictions' ids (clock offset, progress, held outcomes).
-      .filter(({ key }) => scope.kind === 'mock' || owned.has(key.split(/[/:]/).pop()!))
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    // An organization's settings are those of its id or one of its predictions' ids (clock offset, progress, held outcomes).
+    rows.settings = await readSettingRows(state, scope.kind === 'mock' ? undefined : (id) => owned.has(id));
     return rows;
   });
 }
@@ -96,7 +86,7 @@ export async function replaceState(state: StateStore, rows: SnapshotRows): Promi
     for (const prediction of rows.predictions) await state.predictions.put(prediction);
     for (const segmentation of rows.segmentations) await state.segmentations.put(segmentation);
     for (const share of rows.shares) await state.shares.put(share);
-    for (const { key, value } of rows.settings) await state.settings.set(key, value);
+    await writeSettingRows(state, rows.settings);
   });
 }
 

@@ -47,17 +47,17 @@ describe('when PostgreSQL is unavailable', () => {
     let resume!: () => void;
     const cut = new Promise<void>((resolve) => (resume = resolve));
     const transaction = store.transaction(async () => {
-      await store.settings.set('half', 'written');
+      await store.clockOffsets.set('half', 1);
       inside();
       await cut;
-      await store.settings.set('other', 'half');
+      await store.clockOffsets.set('other', 2);
     });
     await started;
     await postgres.server.restart(async () => {
       resume();
       await expect(transaction).rejects.toBeInstanceOf(StoreUnavailableError);
     });
-    expect(await store.settings.get('half')).toBeUndefined();
+    expect(await store.clockOffsets.get('half')).toBeUndefined();
   });
 
   it('fails a statement that waits past the statement timeout (a lock held elsewhere) instead of hanging', async () => {

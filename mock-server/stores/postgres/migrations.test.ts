@@ -5,6 +5,11 @@ import { Sql } from './connection.js';
 import { MIGRATIONS } from '../tables/migrations.js';
 import { DatabaseSchemaError, migrate } from './migrations.js';
 import { openPostgresStateStore } from './index.js';
+import { clientText } from '../tables/client-text.js';
+import {
+  expectCopiedIntoTables,
+  SETTINGS_BEFORE_STEP_5,
+} from '../../../test-support/settings-before-typed-tables.js';
 
 let postgres: TestPostgres;
 beforeAll(async () => {
@@ -86,6 +91,32 @@ describe("PostgreSQL's migrations", () => {
       ]);
     } finally {
       await sql.close();
+    }
+  });
+
+  it("copy a version 4 database's settings into their tables, and drop settings", async () => {
+    const url = await postgres.newDatabase();
+    const sql = connect(url);
+    try {
+      await migrate(sql, MIGRATIONS.slice(0, 4));
+      for (const [key, value] of SETTINGS_BEFORE_STEP_5)
+        await sql.rows('INSERT INTO settings (key, value) VALUES ($1, $2)', [key, clientText(value)]);
+    } finally {
+      await sql.close();
+    }
+    const store = await openPostgresStateStore({ url });
+    try {
+      await expectCopiedIntoTables(store);
+    } finally {
+      await store.close();
+    }
+    const after = connect(url);
+    try {
+      expect(
+        await after.column("SELECT count(*)::integer FROM pg_tables WHERE tablename = 'settings'"),
+      ).toEqual([0]);
+    } finally {
+      await after.close();
     }
   });
 

@@ -11,7 +11,7 @@
  * only where their types differ.
  *
  * The tables mean the same on both engines:
- * - Text a client chose (names, folder ids, model descriptions, setting values) is stored as JSON
+ * - Text a client chose (names, folder ids, model descriptions) is stored as JSON
  *   text (client-text.ts): SQLite's UTF-8 cannot hold a lone surrogate, PostgreSQL's `text` cannot
  *   hold NUL, and a JSON string can carry both.
  * - Columns the mock sorts on sort in code-point order: SQLite's default, PostgreSQL's
@@ -22,6 +22,122 @@
  *
  * SQLite's steps may call `sha256_hex(text)`, which openDatabase registers before it migrates.
  */
+
+/** Step 5's tables, one text for both engines (SQLite reads `double precision` and `bigint` as its REAL and INTEGER). */
+const TYPED_SETTINGS = `
+  -- The mock's clock offset under '', each organization's own under its id (domain/clock.ts).
+  CREATE TABLE clock_offsets (
+    organization_id text PRIMARY KEY,
+    offset_ms       double precision NOT NULL
+  );
+  -- One row once the seed was loaded: a data folder or database is seeded once, then kept.
+  CREATE TABLE seed (
+    single    integer PRIMARY KEY CHECK (single = 1),
+    seeded_at text NOT NULL
+  );
+  -- JSON {storageCapImages, monthlyAnalysisCap}: the caps an organization may give itself.
+  CREATE TABLE plan_bounds (
+    organization_id text PRIMARY KEY,
+    bounds          text NOT NULL
+  );
+  -- A storage slot or a completion a request holds (domain/held-marks.ts), per organization (group_key).
+  CREATE TABLE held_marks (
+    kind      text NOT NULL CHECK (kind IN ('slot', 'completing')),
+    group_key text NOT NULL,
+    id        text NOT NULL,
+    until_ms  bigint NOT NULL,
+    PRIMARY KEY (kind, group_key, id)
+  );
+  -- A ready outcome (JSON) held until the prediction's Nth poll (needed).
+  CREATE TABLE poll_holds (
+    prediction_id text PRIMARY KEY,
+    needed        integer NOT NULL,
+    outcome       text NOT NULL
+  );
+  -- JSON delays: the mock's defaults (subject_id ''), an organization's, a prediction's.
+  CREATE TABLE progress_delays (
+    scope      text NOT NULL CHECK (scope IN ('defaults', 'organization', 'prediction')),
+    subject_id text NOT NULL,
+    delays     text NOT NULL,
+    PRIMARY KEY (scope, subject_id)
+  );
+  -- A JSON list of outcomes, taken first to last: an organization's next predictions', or one prediction's.
+  CREATE TABLE forced_outcomes (
+    scope      text NOT NULL CHECK (scope IN ('organization', 'prediction')),
+    subject_id text NOT NULL,
+    outcomes   text NOT NULL,
+    PRIMARY KEY (scope, subject_id)
+  );
+`;
+
+/** How an engine's SQL reads a setting's value (client text: a JSON string) in step 5. */
+interface SettingReader {
+  /** The value's text. */
+  text: string;
+  /** A number field of the value's JSON text. */
+  field(json: string, name: string): string;
+  /** An object field of the value's JSON text, as JSON text. */
+  object(json: string, name: string): string;
+  /** The value's JSON text as a one-element JSON list. */
+  listOf(json: string): string;
+  /** Where `needle` is in `text`, from 1 (0: nowhere). */
+  find(text: string, needle: string): string;
+  number: string;
+}
+
+const SQLITE_SETTING: SettingReader = {
+  text: "json_extract(value, '$')",
+  field: (json, name) => `json_extract(${json}, '$.${name}')`,
+  object: (json, name) => `json_extract(${json}, '$.${name}')`,
+  listOf: (json) => `json_array(json(${json}))`,
+  find: (text, needle) => `instr(${text}, ${needle})`,
+  number: 'REAL',
+};
+
+const POSTGRES_SETTING: SettingReader = {
+  text: "(value::json #>> '{}')",
+  field: (json, name) => `(${json}::json ->> '${name}')::integer`,
+  object: (json, name) => `(${json}::json -> '${name}')::text`,
+  listOf: (json) => `json_build_array(${json}::json)::text`,
+  find: (text, needle) => `strpos(${text}, ${needle})`,
+  number: 'double precision',
+};
+
+/** Copies each prefixed key's rows into its table (held marks' keys are `kind/group/id`), then drops `settings`. */
+function copiedOutOfSettings(e: SettingReader): string {
+  const v = e.text;
+  const after = (prefix: string) => `substr(key, ${prefix.length + 1})`;
+  const startsWith = (prefix: string) => `substr(key, 1, ${prefix.length}) = '${prefix}'`;
+  const marks = (kind: string) =>
+    `SELECT '${kind}' AS kind, ${after(`${kind}/`)} AS rest, ${v} AS v FROM settings WHERE ${startsWith(`${kind}/`)}`;
+  const slash = e.find('rest', "'/'");
+  const delays = (scope: string, prefix: string) =>
+    `INSERT INTO progress_delays (scope, subject_id, delays)
+    SELECT '${scope}', ${after(prefix)}, ${v} FROM settings WHERE ${startsWith(prefix)};`;
+  return `
+  INSERT INTO clock_offsets (organization_id, offset_ms)
+    SELECT CASE WHEN key = 'clock_offset_ms' THEN '' ELSE ${after('clock_offset_ms:')} END, CAST(${v} AS ${e.number})
+    FROM settings WHERE key = 'clock_offset_ms' OR ${startsWith('clock_offset_ms:')};
+  INSERT INTO seed (single, seeded_at) SELECT 1, ${v} FROM settings WHERE key = 'seeded_at';
+  INSERT INTO plan_bounds (organization_id, bounds)
+    SELECT ${after('self_service_plan:')}, ${v} FROM settings WHERE ${startsWith('self_service_plan:')};
+  INSERT INTO held_marks (kind, group_key, id, until_ms)
+    SELECT kind, substr(rest, 1, ${slash} - 1), substr(rest, ${slash} + 1), CAST(v AS bigint)
+    FROM (${marks('slot')} UNION ALL ${marks('completing')}) AS marks WHERE ${slash} > 0;
+  INSERT INTO poll_holds (prediction_id, needed, outcome)
+    SELECT ${after('held-outcome/')}, ${e.field(v, 'needed')}, ${e.object(v, 'outcome')}
+    FROM settings WHERE ${startsWith('held-outcome/')};
+  INSERT INTO progress_delays (scope, subject_id, delays)
+    SELECT 'defaults', '', ${v} FROM settings WHERE key = 'progress/defaults';
+  ${delays('organization', 'progress/organization/')}
+  ${delays('prediction', 'progress/prediction/')}
+  INSERT INTO forced_outcomes (scope, subject_id, outcomes)
+    SELECT 'organization', ${after('progress/forced-next/')}, ${v} FROM settings WHERE ${startsWith('progress/forced-next/')};
+  INSERT INTO forced_outcomes (scope, subject_id, outcomes)
+    SELECT 'prediction', ${after('progress/forced-on/')}, ${e.listOf(v)} FROM settings WHERE ${startsWith('progress/forced-on/')};
+  DROP TABLE settings;
+  `;
+}
 
 /** One text for both engines, or one for each. */
 export type SchemaStep = string | { sqlite: string; postgres: string };
@@ -335,5 +451,12 @@ export const MIGRATIONS: readonly SchemaStep[] = [
   ALTER TABLE jobs ALTER COLUMN lease_until TYPE bigint
     USING (extract(epoch FROM lease_until) * 1000)::bigint;
   `,
+  },
+  // 5: what was kept in \`settings\` under prefixed keys gets a table each (one text for both
+  // engines); the rows are copied out of \`settings\` by key (each engine reads a setting's client
+  // text its own way), and \`settings\`, which then holds nothing the mock reads, is dropped.
+  {
+    sqlite: TYPED_SETTINGS + copiedOutOfSettings(SQLITE_SETTING),
+    postgres: TYPED_SETTINGS + copiedOutOfSettings(POSTGRES_SETTING),
   },
 ];

@@ -7,25 +7,37 @@
  *   class XStore extends TableHolder   a store that holds them (serveTables, once it can perform)
  */
 import type {
+  ClockOffsetTable,
   CounterTable,
   FaultTable,
+  ForcedOutcomeTable,
+  HeldMarkTable,
   ImageTable,
   JournalTable,
   RateWindowTable,
   JobTable,
   ModelTable,
   OrganizationTable,
+  PlanBoundsTable,
+  PollHoldTable,
   PredictionTable,
+  ProgressDelayTable,
+  SeedTable,
   SegmentationTable,
-  SettingsTable,
   ShareTable,
   UsageTable,
 } from '../../domain/state.js';
 import { withKeyWritesReported } from '../../domain/key-cache.js';
 import type { Dialect } from './dialect.js';
+import {
+  clockOffsetTable,
+  forcedOutcomeTable,
+  planBoundsTable,
+  progressDelayTable,
+} from './control-plane-tables.js';
 import { jobTable } from './job-table.js';
+import { heldMarkTable, pollHoldTable, seedTable } from './mark-tables.js';
 import { modelTable, organizationTable, usageTable } from './organization-tables.js';
-import { settingsTable } from './settings-table.js';
 import { bind, type Work } from './work.js';
 import { imageTable, predictionTable, segmentationTable, shareTable } from './work-tables.js';
 
@@ -37,7 +49,13 @@ export interface StateTables {
   predictions: PredictionTable;
   segmentations: SegmentationTable;
   shares: ShareTable;
-  settings: SettingsTable;
+  clockOffsets: ClockOffsetTable;
+  seed: SeedTable;
+  planBounds: PlanBoundsTable;
+  heldMarks: HeldMarkTable;
+  pollHolds: PollHoldTable;
+  progressDelays: ProgressDelayTable;
+  forcedOutcomes: ForcedOutcomeTable;
   jobs: JobTable;
 }
 
@@ -51,7 +69,13 @@ export const STATE_TABLES = [
   'analysis_usage',
   'api_key_hashes',
   'organizations',
-  'settings',
+  'clock_offsets',
+  'seed',
+  'plan_bounds',
+  'held_marks',
+  'poll_holds',
+  'progress_delays',
+  'forced_outcomes',
   'jobs',
 ] as const;
 
@@ -67,7 +91,13 @@ export function stateTables(
     predictions: bind(predictionTable, perform),
     segmentations: bind(segmentationTable, perform),
     shares: bind(shareTable, perform),
-    settings: bind(settingsTable, perform),
+    clockOffsets: bind(clockOffsetTable, perform),
+    seed: bind(seedTable, perform),
+    planBounds: bind(planBoundsTable, perform),
+    heldMarks: bind(heldMarkTable, perform),
+    pollHolds: bind(pollHoldTable, perform),
+    progressDelays: bind(progressDelayTable, perform),
+    forcedOutcomes: bind(forcedOutcomeTable, perform),
     jobs: bind(jobTable(dialect), perform),
   };
 }
@@ -85,7 +115,13 @@ export abstract class TableHolder implements StateTables {
   predictions!: PredictionTable;
   segmentations!: SegmentationTable;
   shares!: ShareTable;
-  settings!: SettingsTable;
+  clockOffsets!: ClockOffsetTable;
+  seed!: SeedTable;
+  planBounds!: PlanBoundsTable;
+  heldMarks!: HeldMarkTable;
+  pollHolds!: PollHoldTable;
+  progressDelays!: ProgressDelayTable;
+  forcedOutcomes!: ForcedOutcomeTable;
   jobs!: JobTable;
   counters!: CounterTable;
   rates!: RateWindowTable;

@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiKeyRecord } from '../../../domain/api-keys.js';
+import {
+  expectCopiedIntoTables,
+  SETTINGS_BEFORE_STEP_5,
+} from '../../../../test-support/settings-before-typed-tables.js';
+import { clientText } from '../../tables/client-text.js';
 import { MIGRATIONS } from '../../tables/migrations.js';
+import { SqliteStateStore } from '../sqlite-state-store.js';
 import { pragma } from './node-sqlite.js';
 import { DataFolderError, openDatabase } from './open-database.js';
 
@@ -69,11 +75,31 @@ describe('openDatabase', () => {
     old.close();
 
     const db = openDatabase(dir);
-    expect(db.prepare('SELECT value FROM settings').all()).toEqual([{ value: '"86400000"' }]);
+    expect(db.prepare('SELECT organization_id, offset_ms FROM clock_offsets').all()).toEqual([
+      { organization_id: '', offset_ms: 86400000 },
+    ]);
     const share = db.prepare(`INSERT INTO shares VALUES (?, 'org', 'seg', ?, 0, NULL, 'now', ?)`);
     share.run('sh-1', 't-1', 'revoked');
     share.run('sh-2', 't-2', null);
     expect(() => share.run('sh-3', 't-3', null)).toThrow(/UNIQUE/);
+    db.close();
+  });
+
+  it("copies a version 4 folder's settings into their tables, and drops settings", async () => {
+    const dir = folder();
+    const old = openDatabase(dir, MIGRATIONS.slice(0, 4));
+    const insert = old.prepare('INSERT INTO settings (key, value) VALUES (?, ?)');
+    for (const [key, value] of SETTINGS_BEFORE_STEP_5) insert.run(key, clientText(value));
+    old.close();
+
+    const store = new SqliteStateStore(openDatabase(dir));
+    try {
+      await expectCopiedIntoTables(store);
+    } finally {
+      await store.close();
+    }
+    const db = openDatabase(dir);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'settings'").all()).toEqual([]);
     db.close();
   });
 

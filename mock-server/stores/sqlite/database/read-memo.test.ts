@@ -145,19 +145,19 @@ describe('read memo', () => {
   it('a rolled-back transaction leaves no answer it saw behind', async () => {
     const store = storeInFolder();
     try {
-      await store.settings.set('k', 'before');
+      await store.clockOffsets.set('k', 1);
       await expect(
         store.transaction(async () => {
-          await store.settings.set('k', 'inside');
-          expect(await store.settings.get('k')).toBe('inside');
+          await store.clockOffsets.set('k', 2);
+          expect(await store.clockOffsets.get('k')).toBe(2);
           throw new Error('rolled back');
         }),
       ).rejects.toThrow('rolled back');
-      expect(await store.settings.get('k')).toBe('before');
-      await store.settings.set('gone', 'x');
-      expect(await store.settings.get('gone')).toBe('x');
+      expect(await store.clockOffsets.get('k')).toBe(1);
+      await store.clockOffsets.set('gone', 3);
+      expect(await store.clockOffsets.get('gone')).toBe(3);
       await store.clear();
-      expect(await store.settings.get('gone')).toBeUndefined();
+      expect(await store.clockOffsets.get('gone')).toBeUndefined();
     } finally {
       await store.close();
     }
@@ -166,24 +166,24 @@ describe('read memo', () => {
   it('a read held back by a transaction that rolls back sees the rows from before it, not what it read inside', async () => {
     const store = storeInFolder();
     try {
-      await store.settings.set('k', 'before');
-      let heldBack: Promise<string | undefined> | undefined;
+      await store.clockOffsets.set('k', 1);
+      let heldBack: Promise<number | undefined> | undefined;
       // Started outside the transaction, so the read waits for its end instead of joining it.
       let startRead!: () => void;
       const outside = new Promise<void>((resolve) => (startRead = resolve)).then(() => {
-        heldBack = store.settings.get('k');
+        heldBack = store.clockOffsets.get('k');
       });
       await expect(
         store.transaction(async () => {
-          await store.settings.set('k', 'inside');
-          expect(await store.settings.get('k')).toBe('inside');
+          await store.clockOffsets.set('k', 2);
+          expect(await store.clockOffsets.get('k')).toBe(2);
           startRead();
           await outside;
           throw new Error('rolled back');
         }),
       ).rejects.toThrow('rolled back');
       // It runs the moment the transaction ends, before the store has seen the rejection.
-      expect(await heldBack).toBe('before');
+      expect(await heldBack).toBe(1);
     } finally {
       await store.close();
     }

@@ -1,0 +1,125 @@
+/**
+ * The rows of the state's small tables (the clocks' offsets, the seed's time, plan bounds, poll
+ * holds, prediction delays, forced outcomes) as a snapshot carries them: version 1's `settings`
+ * rows, a key naming the table and its subject, the value as text (JSON where structured). The
+ * snapshot format keeps that shape, so the snapshots written before these tables had their own
+ * load as they always did, and a mock that reads version 1 reads the snapshots written now.
+ */
+import type { PlanBounds } from '../organization-record.js';
+import type { Delays, ForcedOutcome, PollHold } from '../predictions/progress-record.js';
+import type { StateStore } from '../state.js';
+import { rowsEntryName, SnapshotRefused } from './snapshot-format.js';
+
+export interface SettingRow {
+  key: string;
+  value: string;
+}
+
+/** A row of one organization or one of its predictions names it (`subject`); the mock's own rows name none. */
+interface Carried extends SettingRow {
+  subject?: string;
+}
+
+/** What each key prefix holds, and how a loaded value is written back. */
+const LOADERS: Array<{
+  prefix: string;
+  load: (state: StateStore, subject: string, value: string) => Promise<void>;
+}> = [
+  { prefix: 'clock_offset_ms:', load: (s, org, v) => s.clockOffsets.set(org, finite(v)) },
+  { prefix: 'self_service_plan:', load: (s, org, v) => s.planBounds.set(org, parsed<PlanBounds>(v)) },
+  { prefix: 'held-outcome/', load: (s, id, v) => s.pollHolds.put(id, parsed<PollHold>(v)) },
+  {
+    prefix: 'progress/organization/',
+    load: (s, org, v) => s.progressDelays.set('organization', org, parsed<Delays>(v)),
+  },
+  {
+    prefix: 'progress/prediction/',
+    load: (s, id, v) => s.progressDelays.set('prediction', id, parsed<Delays>(v)),
+  },
+  {
+    prefix: 'progress/forced-next/',
+    load: (s, org, v) => s.forcedOutcomes.set('organization', org, parsed<ForcedOutcome[]>(v)),
+  },
+  {
+    prefix: 'progress/forced-on/',
+    load: (s, id, v) => s.forcedOutcomes.set('prediction', id, [parsed<ForcedOutcome>(v)]),
+  },
+];
+
+/** Every row (a whole mock's snapshot), or with `owned` only the rows of the subjects it owns (an organization's). */
+export async function readSettingRows(
+  state: StateStore,
+  owned: ((subject: string) => boolean) | undefined,
+): Promise<SettingRow[]> {
+  const carried: Carried[] = [];
+  for (const { organizationId, offsetMs } of await state.clockOffsets.all())
+    carried.push(
+      organizationId === ''
+        ? { key: 'clock_offset_ms', value: String(offsetMs) }
+        : { key: `clock_offset_ms:${organizationId}`, value: String(offsetMs), subject: organizationId },
+    );
+  const seededAt = await state.seed.seededAt();
+  if (seededAt !== undefined) carried.push({ key: 'seeded_at', value: seededAt });
+  for (const { organizationId, bounds } of await state.planBounds.all())
+    carried.push(subjectRow(`self_service_plan:`, organizationId, bounds));
+  for (const { predictionId, needed, outcome } of await state.pollHolds.all())
+    carried.push(subjectRow('held-outcome/', predictionId, { needed, outcome }));
+  for (const { scope, subjectId, delays } of await state.progressDelays.all())
+    carried.push(
+      scope === 'defaults'
+        ? { key: 'progress/defaults', value: JSON.stringify(delays) }
+        : subjectRow(`progress/${scope}/`, subjectId, delays),
+    );
+  for (const { scope, subjectId, outcomes } of await state.forcedOutcomes.all())
+    carried.push(
+      scope === 'organization'
+        ? subjectRow('progress/forced-next/', subjectId, outcomes)
+        : subjectRow('progress/forced-on/', subjectId, outcomes[0]),
+    );
+  return carried
+    .filter(({ subject }) => owned === undefined || (subject !== undefined && owned(subject)))
+    .map(({ key, value }) => ({ key, value }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * Writes each row into its table. Keys no table keeps are passed over: the marks a request held
+ * (`slot/`, `completing/`) mean nothing in another mock, and older snapshots never carried them.
+ */
+export async function writeSettingRows(state: StateStore, rows: SettingRow[]): Promise<void> {
+  for (const { key, value } of rows) {
+    try {
+      if (key === 'clock_offset_ms') await state.clockOffsets.set('', finite(value));
+      else if (key === 'seeded_at') await state.seed.markSeeded(value);
+      else if (key === 'progress/defaults')
+        await state.progressDelays.set('defaults', '', parsed<Delays>(value));
+      else {
+        const loader = LOADERS.find(({ prefix }) => key.startsWith(prefix));
+        if (loader) await loader.load(state, key.slice(loader.prefix.length), value);
+      }
+    } catch (error) {
+      if (!(error instanceof SyntaxError || error instanceof RangeError)) throw error;
+      throw new SnapshotRefused(
+        `${rowsEntryName('settings')}: the value of "${key}" cannot be read (${error.message})`,
+      );
+    }
+  }
+}
+
+const subjectRow = (prefix: string, subject: string, value: unknown): Carried => ({
+  key: `${prefix}${subject}`,
+  value: JSON.stringify(value),
+  subject,
+});
+
+function parsed<T>(text: string): T {
+  const value = JSON.parse(text) as unknown;
+  if (value === null || typeof value !== 'object') throw new SyntaxError('not a JSON object or list');
+  return value as T;
+}
+
+function finite(text: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value)) throw new RangeError('not a number');
+  return value;
+}

@@ -1,0 +1,91 @@
+/**
+ * What the mock marks for itself while it runs, written once for both engines (the StateStore
+ * port's tables, domain/state.ts; schema in migrations.ts step 5): when the seed was loaded, the
+ * marks requests hold while they work, and the outcomes held until a prediction's Nth poll.
+ */
+import type { PollHold, ReadyOutcome } from '../../domain/predictions/progress-record.js';
+import type { HeldMarkTable, PollHoldTable, SeedTable } from '../../domain/state.js';
+import { column, records, type Row, run, type Works } from './work.js';
+
+export const seedTable: Works<SeedTable> = {
+  *seededAt() {
+    const [at] = yield* column('SELECT seeded_at FROM seed');
+    return at;
+  },
+  *markSeeded(at) {
+    yield* run(
+      `INSERT INTO seed (single, seeded_at) VALUES (1, ?)
+       ON CONFLICT (single) DO UPDATE SET seeded_at = excluded.seeded_at`,
+      at,
+    );
+  },
+};
+
+export const heldMarkTable: Works<HeldMarkTable> = {
+  *countHeld(kind, group, nowMs) {
+    const [count] = yield* column(
+      'SELECT count(*) FROM held_marks WHERE kind = ? AND group_key = ? AND until_ms > ?',
+      kind,
+      group,
+      nowMs,
+    );
+    return Number(count);
+  },
+  *heldUntil(kind, group, id) {
+    const [until] = yield* column(
+      'SELECT until_ms FROM held_marks WHERE kind = ? AND group_key = ? AND id = ?',
+      kind,
+      group,
+      id,
+    );
+    return until === undefined ? undefined : Number(until);
+  },
+  *hold(kind, group, id, untilMs) {
+    yield* run(
+      `INSERT INTO held_marks (kind, group_key, id, until_ms) VALUES (?, ?, ?, ?)
+       ON CONFLICT (kind, group_key, id) DO UPDATE SET until_ms = excluded.until_ms`,
+      kind,
+      group,
+      id,
+      untilMs,
+    );
+  },
+  *release(kind, group, id) {
+    yield* run('DELETE FROM held_marks WHERE kind = ? AND group_key = ? AND id = ?', kind, group, id);
+  },
+  *clear(kind) {
+    yield* run('DELETE FROM held_marks WHERE kind = ?', kind);
+  },
+};
+
+export const pollHoldTable: Works<PollHoldTable> = {
+  *get(predictionId) {
+    const [row] = yield* records(
+      'SELECT needed, outcome FROM poll_holds WHERE prediction_id = ?',
+      toPollHold,
+      predictionId,
+    );
+    return row;
+  },
+  *put(predictionId, hold) {
+    yield* run(
+      `INSERT INTO poll_holds (prediction_id, needed, outcome) VALUES (?, ?, ?)
+       ON CONFLICT (prediction_id) DO UPDATE SET needed = excluded.needed, outcome = excluded.outcome`,
+      predictionId,
+      hold.needed,
+      JSON.stringify(hold.outcome),
+    );
+  },
+  *delete(predictionId) {
+    yield* run('DELETE FROM poll_holds WHERE prediction_id = ?', predictionId);
+  },
+  all: () =>
+    records('SELECT prediction_id, needed, outcome FROM poll_holds', (r: Row) => ({
+      predictionId: r.prediction_id as string,
+      ...toPollHold(r),
+    })),
+};
+
+function toPollHold(r: Row): PollHold {
+  return { needed: Number(r.needed), outcome: JSON.parse(r.outcome as string) as ReadyOutcome };
+}
