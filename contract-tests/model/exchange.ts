@@ -82,3 +82,22 @@ export const bodyText = (x: Exchange): string => x.bytes.toString('utf8');
 
 /** Which 404 an answer is: for an id nobody has, or for another organization's id. */
 export type NotFoundAnswerIn = 'missing' | 'foreign';
+
+/**
+ * A 402's detail explains the limit the operation can reach (upload: the storage cap; predict: the
+ * monthly analysis cap): one that names the other limit explains the wrong thing.
+ */
+export function limitNamed(findings: Finding[], x: Exchange, limit: 'storage' | 'analyses'): void {
+  const detail = isObject(x.body) && typeof x.body.detail === 'string' ? x.body.detail : undefined;
+  if (x.status !== 402 || detail === undefined) return;
+  const other =
+    limit === 'storage' ? /analys|monthly|per month|prediction/i : /storage|stored|images? (cap|limit)/i;
+  if (other.test(detail))
+    findings.push({
+      sentence:
+        '402: storage cap reached (upload, image-record creation); monthly analysis cap reached (predict). detail is a human-readable explanation of the limit',
+      subject: `${x.operationId} 402 detail`,
+      predicted: limit === 'storage' ? 'the storage cap' : 'the monthly analysis cap',
+      received: JSON.stringify(detail),
+    });
+}

@@ -2,6 +2,7 @@ import {
   compare,
   expectStatus,
   isObject,
+  limitNamed,
   show,
   type Exchange,
   type Finding,
@@ -47,6 +48,7 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     const atCap = counters.images >= counters.storageCap;
     expectStatus(findings, S.cap, x, atCap ? [402] : [200, 400, 413, 415, 422]);
   }
+  limitNamed(findings, x, 'storage');
   if (x.status === 402) return findings;
   if (x.status !== 200 || !isObject(x.body)) return findings;
   const image = (x.operationId === 'createImage' ? x.body : x.body.image) as Json | undefined;

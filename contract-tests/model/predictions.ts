@@ -1,4 +1,12 @@
-import { compare, expectStatus, isObject, isUuid, type Exchange, type Finding } from './exchange.js';
+import {
+  compare,
+  expectStatus,
+  isObject,
+  isUuid,
+  limitNamed,
+  type Exchange,
+  type Finding,
+} from './exchange.js';
 import { imageGone, knownIds, type Organization, type PredictionRecord, type World } from './world.js';
 
 /**
@@ -29,6 +37,7 @@ const inFlight = (world: World, org: string, imageId: string, modelId: string): 
 
 export function observePredict(world: World, org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
+  limitNamed(findings, x, 'analyses');
   const sent = isObject(x.sent) ? x.sent : {};
   const { image_id: imageId, model_id: modelId } = sent;
   if (typeof imageId === 'string' && typeof modelId === 'string' && (!isUuid(imageId) || !isUuid(modelId))) {
