@@ -78,8 +78,6 @@ export function expectStatus(findings: Finding[], sentence: string, x: Exchange,
   return false;
 }
 
-export const bodyText = (x: Exchange): string => x.bytes.toString('utf8');
-
 /** Which 404 an answer is: for an id nobody has, or for another organization's id. */
 export type NotFoundAnswerIn = 'missing' | 'foreign';
 

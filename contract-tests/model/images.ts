@@ -112,12 +112,6 @@ function planFindings(op: string, plan: Json, size: number, partUrls: string[]):
   return findings;
 }
 
-/** The image an operation names in its path, and whether the asker may see it. */
-export function imageTarget(world: World, org: Organization, x: Exchange): ImageRecord | undefined {
-  const id = x.params.image_id;
-  return id === undefined ? undefined : world.images.get(id);
-}
-
 /** Reads, deletes, complete and abort of a known image. */
 export function observeOnImage(world: World, org: Organization, x: Exchange, image: ImageRecord): Finding[] {
   const findings: Finding[] = [];

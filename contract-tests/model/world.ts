@@ -128,10 +128,6 @@ export const shareGone = (world: World, s: ShareRecord): boolean => {
   return segmentation ? segmentationGone(world, segmentation) : false;
 };
 
-/** Images that count against the storage cap: every one not deleted, failed and aborted included. */
-export const storedImages = (world: World, org: string): number =>
-  [...world.images.values()].filter((i) => i.org === org && !i.deleted).length;
-
 /** Every id the model has seen, of any kind: a "new" id must be none of them. */
 export function knownIds(world: World): Set<string> {
   return new Set([
