@@ -8,7 +8,9 @@ import {
   pollPrediction,
   putParts,
   readyImage,
+  uploadFile,
 } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { need } from '../harness/steps.js';
 import type {
@@ -98,8 +100,10 @@ check(
       200,
       ['url'],
     ).body;
-    need(await ctx.api.raw('GET', share.url!, { key: null }), 200);
-    need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
+    for (let view = 0; view < 2; view++) {
+      need(await ctx.api.raw('GET', share.url!, { key: null }), 200);
+      need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
+    }
     need(await ctx.api.call('deleteImage', { params: { image_id: imageId } }), 200);
     await ctx.api.call('getShare', { params: { share_id: share.id } });
     await ctx.api.raw('GET', share.url!, { key: null });
@@ -145,3 +149,39 @@ check('a part URL after complete or abort takes no more parts', { clauses: ['UP-
     await ctx.api.raw('PUT', plan.urls[0].url, { body: bytes.subarray(0, plan.part_size), key: null });
   }
 });
+
+check(
+  'the exports of one segmentation name the same cells, in the charset they declare, each time alike',
+  { clauses: ['EXP-01'] },
+  async (ctx) => {
+    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise
+    const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne-µ-ü.tif'), 200);
+    const imageId = uploaded.body.image.id;
+    const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;
+    const ack = need(
+      await ctx.api.call<PredictionAck>('createPrediction', {
+        body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
+      }),
+      200,
+    );
+    expect(models.length, 'models listed').toBeGreaterThan(0);
+    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    expect(done.status, 'the prediction').toBe('COMPLETED');
+    const params = { segmentation_id: done.segmentation_id! };
+    for (const operationId of [
+      'exportRoisGeojson',
+      'exportMeasurementsCsv',
+      'exportRoisZip',
+      'exportMeasurementsCsv',
+    ])
+      need(await ctx.api.call(operationId, { params }), 200);
+    need(
+      await ctx.api.call('exportMeasurementsCsv', {
+        params,
+        query: { columns: ['roi_id', 'area_px', 'image_name'] },
+      }),
+      200,
+    );
+    need(await ctx.api.call('listModels'), 200);
+  },
+);

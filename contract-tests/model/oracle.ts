@@ -1,5 +1,6 @@
 import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
 import { observeExport } from './exports.js';
+import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeNotFound } from './isolation.js';
 import { observeModels } from './models.js';
@@ -68,6 +69,14 @@ export class Oracle {
       if (org) org.opaque = true;
       return [];
     }
+    if (!API_OPS.has(x.operationId) && !x.url.includes('/share/')) {
+      return x.method === 'PUT' ? observePartPut(world, x) : [];
+    }
+    const repeated = org?.opaque ? [] : observeRepeat(world, x);
+    return [...repeated, ...this.judge(world, org, x)];
+  }
+
+  private judge(world: World, org: Organization | undefined, x: Exchange): Finding[] {
     if (!API_OPS.has(x.operationId)) {
       const share = x.method === 'GET' ? shareOfUrl(world, x.url.split('?')[0]) : undefined;
       if (share) return world.organizations.get(share.org)?.opaque ? [] : observePage(world, x, share);

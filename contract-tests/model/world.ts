@@ -94,6 +94,8 @@ export interface World {
   shares: Map<string, ShareRecord>;
   /** Per operation: a 404 for a never-seen id and one for another organization's id. */
   notFound: Map<string, { missing?: NotFoundAnswer; foreign?: NotFoundAnswer; compared?: boolean }>;
+  /** The header names and compared values of the first answer to each request (method, URL, status, key). */
+  firstAnswers: Map<string, { names: string[]; values: Record<string, string | null> }>;
 }
 
 export function newWorld(): World {
@@ -105,6 +107,7 @@ export function newWorld(): World {
     segmentations: new Map(),
     shares: new Map(),
     notFound: new Map(),
+    firstAnswers: new Map(),
   };
 }
 
