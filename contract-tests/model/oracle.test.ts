@@ -260,4 +260,54 @@ describe('the oracle', () => {
     expect(usage(1, 0)).toEqual([]);
     expect(usage(2, 0)).toEqual([`mockListOrganizations: usage of organization ${ORG}.images: 1 / 2`]);
   });
+
+  it('holds a repeated request to the headers of the first, and a closed upload to no more parts', () => {
+    const oracle = withSegmentation();
+    const csv = (disposition: string) =>
+      exchange('exportRoisZip', 200, undefined, {
+        params: { segmentation_id: SEGMENTATION },
+        headers: {
+          'content-type': 'application/zip',
+          'content-disposition': disposition,
+          date: String(Math.random()),
+        },
+        bytes: Buffer.from('not a zip'),
+      });
+    expect(oracle.observe(csv('attachment; filename="cells_rois.zip"'))).toEqual([]);
+    expect(oracle.observe(csv('attachment; filename="cells_rois.zip"'))).toEqual([]);
+    expect(subjects(oracle, csv('attachment'))).toEqual([
+      'exportRoisZip asked again (200): content-disposition: attachment; filename="cells_rois.zip" / attachment',
+    ]);
+    const plan = {
+      part_size: 5,
+      upload_id: 'u',
+      urls: [
+        { part_number: 1, url: 'http://store/p1' },
+        { part_number: 2, url: 'http://store/p2' },
+      ],
+    };
+    const opened = exchange(
+      'uploadImage',
+      200,
+      {
+        image: { id: PREDICTION.replace('2222', '9999'), name: 'r.tif', size: 8, upload_status: 'uploading' },
+        success: true,
+        upload: plan,
+      },
+      { sent: { name: 'r.tif', size: 8 } },
+    );
+    expect(oracle.observe(opened)).toEqual([]);
+    const put = () =>
+      exchange('presigned part PUT', 200, undefined, { method: 'PUT', url: 'http://store/p1', key: null });
+    expect(oracle.observe(put())).toEqual([]);
+    oracle.observe(
+      exchange(
+        'abortUpload',
+        200,
+        { status: 'aborted' },
+        { params: { image_id: PREDICTION.replace('2222', '9999') } },
+      ),
+    );
+    expect(subjects(oracle, put())[0]).toMatch(/after abort: refused \(4xx\) \/ 200/);
+  });
 });
