@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Answer, Exchange, SabotageCase } from './sabotage-case.js';
 import { editCsv } from './sabotage-edits.js';
 
@@ -17,6 +18,13 @@ const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const shareReads = new Map<string, Buffer>();
 const lastPrediction = new Map<string, { id: string; model: string }>();
 const ownerOf = new Map<string, string>();
+const exported = new Set<string>();
+const aborted = new Set<string>();
+const firstShareRead = new Map<string, Record<string, unknown>>();
+/** Image deletes through DELETE /image/{id}, by the key id (as the control plane lists keys) that sent them. */
+const imageDeletes = new Map<string, number>();
+const keyId = (key: string) => `key_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+const READ_BACK = { files: ['read-back.check.ts'] };
 
 export const ORACLE_SABOTAGES = {
   /** The share of a deleted image still reads as it did. */
@@ -96,6 +104,89 @@ export const ORACLE_SABOTAGES = {
         ownerOf.get(id) !== bearer(exchange)
       )
         setBody(answer, { detail: `${String(body(answer).detail)} in this organization` });
+    },
+  },
+  /** An export asked again names its attachment otherwise. */
+  'export-repeat-disposition': {
+    ...READ_BACK,
+    breaks: ['EXP-01'],
+    only: 'exports of one segmentation',
+    message: /asked again \(200\): content-disposition/,
+    response: (exchange, answer) => {
+      if (answer.status !== 200 || !route(exchange).startsWith('/api/v1/export/')) return;
+      if (exported.has(exchange.path))
+        answer.headers['content-disposition'] = 'attachment; filename="export"';
+      exported.add(exchange.path);
+    },
+  },
+  /** The CSV declares a charset its bytes are not in. */
+  'csv-declares-latin1': {
+    ...READ_BACK,
+    breaks: ['EXP-01'],
+    only: 'exports of one segmentation',
+    message: /exportMeasurementsCsv: image_name: predicted/,
+    response: (_exchange, answer) => {
+      if (answer.status === 200 && (answer.headers['content-type'] ?? '').startsWith('text/csv'))
+        answer.headers['content-type'] = 'text/csv; charset=iso-8859-1';
+    },
+  },
+  /** An aborted image reads failed without the reason the interface says it carries. */
+  'abort-drops-upload-error': {
+    breaks: ['UP-08'],
+    files: ['uploads.check.ts'],
+    only: 'abort marks the image failed',
+    message: /upload_error of a failed image: predicted "a reason", received nothing/,
+    response: (exchange, answer) => {
+      const abort = /^\/api\/v1\/upload\/([^/]+)\/abort$/.exec(route(exchange));
+      if (abort && answer.status === 200) aborted.add(abort[1]);
+      const read = /^\/api\/v1\/(upload|image)\/([^/]+)$/.exec(route(exchange));
+      if (read && exchange.method === 'GET' && answer.status === 200 && aborted.has(read[2])) {
+        const image = body(answer);
+        delete image.upload_error;
+        setBody(answer, image);
+      }
+    },
+  },
+  /** A share read again keeps the view count and last view of its first read. */
+  'view-count-stale': {
+    ...READ_BACK,
+    breaks: ['SHR-06'],
+    only: 'share of a deleted image',
+    message: /getShare: view_count: predicted 2, received 1/,
+    response: (exchange, answer) => {
+      if (exchange.method !== 'GET' || !/^\/api\/v1\/shares\/[^/]+$/.test(route(exchange))) return;
+      if (answer.status !== 200) return;
+      const share = body(answer);
+      const first = firstShareRead.get(route(exchange));
+      if (first)
+        setBody(answer, { ...share, view_count: first.view_count, last_viewed_at: first.last_viewed_at });
+      else firstShareRead.set(route(exchange), share);
+    },
+  },
+  /** DELETE /image/{id} deletes the image but its slot stays counted. */
+  'delete-image-keeps-count': {
+    ...READ_BACK,
+    breaks: ['CAP-07'],
+    only: 'counters after each delete route',
+    message: /usage of organization [^ ]+\.images: predicted 0, received 1/,
+    response: (exchange, answer) => {
+      if (
+        exchange.method === 'DELETE' &&
+        /^\/api\/v1\/image\/[^/]+$/.test(route(exchange)) &&
+        answer.status === 200
+      ) {
+        const id = keyId(bearer(exchange));
+        imageDeletes.set(id, (imageDeletes.get(id) ?? 0) + 1);
+      }
+      if (exchange.method !== 'GET' || route(exchange) !== '/__mock/organizations' || answer.status !== 200)
+        return;
+      const organizations = JSON.parse(answer.body.toString('utf8')) as Array<{
+        keys: Array<{ id: string }>;
+        usage: { images: number };
+      }>;
+      for (const org of organizations)
+        for (const key of org.keys) org.usage.images += imageDeletes.get(key.id) ?? 0;
+      setBody(answer, organizations);
     },
   },
 } as const satisfies Record<string, SabotageCase>;
