@@ -43,6 +43,7 @@ export interface Finding {
 export const describeFinding = (f: Finding): string =>
   `${f.subject}: predicted ${f.predicted}, received ${f.received} (interface: "${f.sentence}")`;
 
+/** Clocks of a client and a target differ: a timestamp is judged against the client's, this far either way. */
 export const CLOCK_SKEW_MS = 5 * 60_000;
 
 export type Json = Record<string, unknown>;
