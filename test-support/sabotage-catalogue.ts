@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMPARISON_SABOTAGES } from './sabotage-comparisons.js';
+import { ORACLE_SABOTAGES } from './sabotage-oracle.js';
 import type { Answer, Exchange, ProxyState, SabotageCase } from './sabotage-case.js';
 import { editCsv, flipPng, shiftRoiOutlines } from './sabotage-edits.js';
 
@@ -374,6 +375,7 @@ export const SABOTAGES = {
     },
   },
   ...COMPARISON_SABOTAGES,
+  ...ORACLE_SABOTAGES,
 } as const satisfies Record<string, SabotageCase>;
 
 export type Sabotage = keyof typeof SABOTAGES;

@@ -1,4 +1,6 @@
 import { ConsistencyLedger } from './consistency.js';
+import { describeFinding, type Exchange } from '../model/exchange.js';
+import { Oracle } from '../model/oracle.js';
 import type { OpenApiContract } from './openapi-contract.js';
 import type { Target } from './target.js';
 import {
@@ -60,6 +62,11 @@ export interface CheckRecord {
   transcript: RecordedExchange[];
   /** The resources the check's answers described, each answer held against the earlier ones. */
   ledger: ConsistencyLedger;
+  /**
+   * The interface's model, fed every answer of the check: its findings fail the check. Absent
+   * where a run judges only what someone relies on (a partner contract's replay).
+   */
+  oracle?: Oracle;
 }
 
 export const newCheckRecord = (): CheckRecord => ({
@@ -67,6 +74,7 @@ export const newCheckRecord = (): CheckRecord => ({
   violations: [],
   transcript: [],
   ledger: new ConsistencyLedger(),
+  oracle: new Oracle(),
 });
 
 /**
@@ -79,6 +87,7 @@ export class ApiClient {
   readonly violations: string[];
   readonly transcript: RecordedExchange[];
   private readonly ledger: ConsistencyLedger;
+  readonly oracle?: Oracle;
   private lastRequestAt = 0;
 
   constructor(
@@ -91,6 +100,14 @@ export class ApiClient {
     this.violations = record.violations;
     this.transcript = record.transcript;
     this.ledger = record.ledger;
+    this.oracle = record.oracle;
+    this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
+  }
+
+  /** Hands one exchange to the oracle; its findings fail the check like a broken answer. */
+  private judge(exchange: Omit<Exchange, 'headers'> & { headers: Headers }): void {
+    const findings = this.oracle?.observe({ ...exchange, headers: Object.fromEntries(exchange.headers) });
+    this.violations.push(...(findings ?? []).map((f) => `oracle: ${describeFinding(f)}`));
   }
 
   /**
@@ -139,8 +156,15 @@ export class ApiClient {
     };
     await this.pace();
     const sentAt = Date.now();
-    const response = await this.send(url, { method: op.method, headers, body, redirect: 'manual' }, recorded);
-    const bytes = Buffer.from(await response.arrayBuffer());
+    const answered = this.oracle?.sending(sentKey(key)) ?? (() => {});
+    let response: Response;
+    let bytes: Buffer;
+    try {
+      response = await this.send(url, { method: op.method, headers, body, redirect: 'manual' }, recorded);
+      bytes = Buffer.from(await response.arrayBuffer());
+    } finally {
+      answered();
+    }
     const receivedAt = Date.now();
     const contentType = response.headers.get('content-type');
     this.transcript.push(recordAnswer(recorded, response.status, contentType, bytes));
@@ -170,6 +194,21 @@ export class ApiClient {
       this.violations.push(
         `${operationId}: server error ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`,
       );
+    this.judge({
+      operationId,
+      method: op.method,
+      url: url.toString(),
+      params: options.params ?? {},
+      key: sentKey(key),
+      sent: sentForOracle(options.body, recorded.body),
+      sentAt,
+      receivedAt,
+      status: response.status,
+      headers: response.headers,
+      body: parsed,
+      bytes,
+      injected: options.injectedStatus !== undefined,
+    });
     return {
       status: response.status,
       headers: response.headers,
@@ -204,9 +243,19 @@ export class ApiClient {
       body: await recordBody(init.body ?? undefined),
     };
     await this.pace();
-    const response = await this.send(url, { ...init, method, headers, redirect: 'manual' }, recorded);
-    // The body stays readable for the caller: the transcript reads a copy.
-    const copy = Buffer.from(await response.clone().arrayBuffer());
+    const authorization = headers.get('authorization');
+    const rawKey = authorization === null ? null : /^Bearer (\S+)$/.exec(authorization)?.[1];
+    const sentAt = Date.now();
+    const answered = this.oracle?.sending(rawKey) ?? (() => {});
+    let response: Response;
+    let copy: Buffer;
+    try {
+      response = await this.send(url, { ...init, method, headers, redirect: 'manual' }, recorded);
+      // The body stays readable for the caller: the transcript reads a copy.
+      copy = Buffer.from(await response.clone().arrayBuffer());
+    } finally {
+      answered();
+    }
     this.transcript.push(recordAnswer(recorded, response.status, response.headers.get('content-type'), copy));
     this.seen.push({
       operationId: this.contract.labelOf(method, new URL(url).pathname),
@@ -214,6 +263,21 @@ export class ApiClient {
     });
     if (response.status >= 500)
       this.violations.push(`${method} ${pathOrUrl}: server error ${response.status}`);
+    const contentType = response.headers.get('content-type');
+    this.judge({
+      operationId: this.seen.at(-1)!.operationId,
+      method,
+      url,
+      params: {},
+      key: rawKey,
+      sent: sentForOracle(undefined, recorded.body),
+      sentAt,
+      receivedAt: Date.now(),
+      status: response.status,
+      headers: response.headers,
+      body: contentType?.includes('json') && copy.length ? safeJson(copy) : copy,
+      bytes: copy,
+    });
     RAW_REQUESTS.set(response, {
       method,
       path: new URL(url).pathname,
@@ -252,6 +316,21 @@ export function fillPath(template: string, params: Record<string, string>): stri
     if (!(name in params)) throw new Error(`missing path parameter ${name} for ${template}`);
     return encodeURIComponent(params[name]);
   });
+}
+
+/** The key as the oracle knows it: null for none, undefined for a raw header it cannot read. */
+const sentKey = (key: string | null): string | null | undefined =>
+  key === null ? null : key.startsWith('!') ? undefined : key;
+
+/** The body as the oracle reads it: JSON parsed, a multipart upload as its file's name and size. */
+function sentForOracle(json: unknown, recorded: RecordedRequest['body']): unknown {
+  if (json !== undefined) return json;
+  if (recorded?.kind === 'text') return safeJson(Buffer.from(recorded.text));
+  if (recorded?.kind === 'multipart') {
+    const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
+    if (file && 'bytes' in file) return { file: { name: file.filename, size: file.bytes.length } };
+  }
+  return undefined;
 }
 
 function safeJson(bytes: Buffer): unknown {

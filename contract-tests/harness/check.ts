@@ -155,8 +155,17 @@ export function check(
           throw err;
         }
         if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
-        if (record.violations.length)
-          throw new Error(`responses broke the document:\n- ${record.violations.join('\n- ')}`);
+        if (record.violations.length) {
+          // the oracle's findings (contract-tests/model) said apart from answers outside the document
+          const oracle = record.violations.filter((v) => v.startsWith('oracle: '));
+          const document = record.violations.filter((v) => !v.startsWith('oracle: '));
+          throw new Error(
+            [
+              ...(document.length ? [`responses broke the document:\n- ${document.join('\n- ')}`] : []),
+              ...(oracle.length ? [`answers disagree with the interface:\n- ${oracle.join('\n- ')}`] : []),
+            ].join('\n'),
+          );
+        }
       } catch (err) {
         failure = { error: err };
         if (err instanceof BlockedByStep) meta.blockedBy = err.step;

@@ -1,3 +1,5 @@
+import { CLOCK_SKEW_MS } from '../model/exchange.js';
+
 /**
  * Checks that compare, not only validate (issue 30): every answer about a resource is held against
  * what the client sent to create it (echoed fields), against the earlier answers about the same
@@ -7,9 +9,6 @@
  */
 
 type Json = Record<string, unknown>;
-
-/** Clocks of a client and a target differ: a timestamp is judged against the client's, this far either way. */
-export const CLOCK_SKEW_MS = 5 * 60_000;
 
 type Kind = 'image' | 'prediction' | 'share' | 'model';
 

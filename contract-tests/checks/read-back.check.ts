@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { check } from '../harness/check.js';
+import {
+  completedSegmentation,
+  openResumable,
+  pollPrediction,
+  putParts,
+  uploadFile,
+} from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
+import { presetTiff } from '../harness/sample-images.js';
+import { need } from '../harness/steps.js';
+import type {
+  Model,
+  PredictionAck,
+  Share,
+  UploadResponse,
+} from '../../openapi/generated/client/types.gen.js';
+
+/**
+ * Effects read back and paths driven for the oracle (contract-tests/model) to judge: the checks
+ * here send the requests, the oracle predicts every answer from the earlier ones and fails the
+ * check on a disagreement. Each waits only for the steps it needs (`need`).
+ */
+
+check(
+  'the share of a deleted image, and the page that showed its count',
+  { clauses: ['SHR-06', 'UP-10'] },
+  async (ctx) => {
+    const { segmentationId, imageId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const share = need(
+      await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
+      200,
+      ['url'],
+    ).body;
+    for (let view = 0; view < 2; view++) {
+      need(await ctx.api.raw('GET', share.url!, { key: null }), 200);
+      need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
+    }
+    need(await ctx.api.call('deleteImage', { params: { image_id: imageId } }), 200);
+    await ctx.api.call('getShare', { params: { share_id: share.id } });
+    await ctx.api.raw('GET', share.url!, { key: null });
+    await ctx.api.call('createShare', { body: { segmentation_id: segmentationId } });
+    await ctx.api.call('exportMeasurementsCsv', { params: { segmentation_id: segmentationId } });
+  },
+);
+
+check(
+  "a 404 for another organization's id says nothing a missing id's does not",
+  { clauses: ['ISO-01'], needs: ['other'] },
+  async (ctx) => {
+    const other = ctx.other!;
+    const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const share = need(
+      await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
+      200,
+    ).body;
+    const asks: Array<[string, string, string]> = [
+      ['getUpload', 'image_id', imageId],
+      ['getImage', 'image_id', imageId],
+      ['deleteImage', 'image_id', imageId],
+      ['getPrediction', 'prediction_id', predictionId],
+      ['exportMeasurementsCsv', 'segmentation_id', segmentationId],
+      ['exportRoisGeojson', 'segmentation_id', segmentationId],
+      ['getShare', 'share_id', share.id],
+      ['revokeShare', 'share_id', share.id],
+    ];
+    for (const [operationId, param, id] of asks) {
+      await other.call(operationId, { params: { [param]: randomUUID() } });
+      await other.call(operationId, { params: { [param]: id } });
+    }
+  },
+);
+
+check('a part URL after complete or abort takes no more parts', { clauses: ['UP-05'] }, async (ctx) => {
+  const bytes = presetTiff().bytes;
+  for (const close of ['completeUpload', 'abortUpload'] as const) {
+    const opened = need(await openResumable(ctx, bytes.length, `closed-${close}.tif`), 200, ['upload']);
+    const plan = (opened.body as UploadResponse).upload!;
+    await putParts(ctx.api, plan, bytes);
+    need(await ctx.api.call(close, { params: { image_id: opened.body.image.id } }), [200, 202]);
+    await ctx.api.raw('PUT', plan.urls[0].url, { body: bytes.subarray(0, plan.part_size), key: null });
+  }
+});
+
+check(
+  'the exports of one segmentation name the same cells, in the charset they declare, each time alike',
+  { clauses: ['EXP-01'] },
+  async (ctx) => {
+    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise
+    const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne-µ-ü.tif'), 200);
+    const imageId = uploaded.body.image.id;
+    const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;
+    const ack = need(
+      await ctx.api.call<PredictionAck>('createPrediction', {
+        body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
+      }),
+      200,
+    );
+    expect(models.length, 'models listed').toBeGreaterThan(0);
+    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    expect(done.status, 'the prediction').toBe('COMPLETED');
+    const params = { segmentation_id: done.segmentation_id! };
+    for (const operationId of [
+      'exportRoisGeojson',
+      'exportMeasurementsCsv',
+      'exportRoisZip',
+      'exportMeasurementsCsv',
+    ])
+      need(await ctx.api.call(operationId, { params }), 200);
+    need(
+      await ctx.api.call('exportMeasurementsCsv', {
+        params,
+        query: { columns: ['roi_id', 'area_px', 'image_name'] },
+      }),
+      200,
+    );
+    need(await ctx.api.call('listModels'), 200);
+  },
+);

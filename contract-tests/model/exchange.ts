@@ -1,0 +1,102 @@
+/**
+ * What the oracle reads: one request and its answer, as plain data. The harness's HTTP client
+ * builds one for every answer a check receives; nothing here knows of HTTP clients or of a target.
+ */
+export interface Exchange {
+  /** The document's operationId, or the client's label for a request outside it. */
+  operationId: string;
+  method: string;
+  url: string;
+  /** Path parameters as the check filled them (empty for a request sent by URL). */
+  params: Record<string, string>;
+  /** The bearer key sent; null when no Authorization header went; undefined for a raw header. */
+  key: string | null | undefined;
+  /** The JSON body sent, parsed; for a multipart upload, the file's name and size. */
+  sent?: unknown;
+  sentAt: number;
+  receivedAt: number;
+  status: number;
+  /** Response headers, names in lower case. */
+  headers: Record<string, string>;
+  /** Parsed JSON when the answer was JSON, else its bytes. */
+  body: unknown;
+  bytes: Buffer;
+  /** The check asked the control plane for this status: it says nothing of the interface. */
+  injected?: boolean;
+}
+
+/** A multipart upload's file, as the oracle needs it. */
+export interface SentFile {
+  file: { name: string; size: number };
+}
+
+/** One answer that disagrees with what the interface determines. */
+export interface Finding {
+  /** The interface's sentence (or the document's, for an assumed choice) the answer breaks. */
+  sentence: string;
+  /** What was compared: the operation and the field or header. */
+  subject: string;
+  predicted: string;
+  received: string;
+}
+
+export const describeFinding = (f: Finding): string =>
+  `${f.subject}: predicted ${f.predicted}, received ${f.received} (interface: "${f.sentence}")`;
+
+/** Clocks of a client and a target differ: a timestamp is judged against the client's, this far either way. */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (x: unknown): x is string => typeof x === 'string' && UUID.test(x);
+
+export const show = (x: unknown): string => (x === undefined ? 'nothing' : JSON.stringify(x));
+
+/** A finding when `received` is not `predicted` (compared as JSON). */
+export function compare(
+  findings: Finding[],
+  sentence: string,
+  subject: string,
+  predicted: unknown,
+  received: unknown,
+): void {
+  if (JSON.stringify(predicted) !== JSON.stringify(received))
+    findings.push({ sentence, subject, predicted: show(predicted), received: show(received) });
+}
+
+/** A finding when the status is none of `allowed`. */
+export function expectStatus(findings: Finding[], sentence: string, x: Exchange, allowed: number[]): boolean {
+  if (allowed.includes(x.status)) return true;
+  findings.push({
+    sentence,
+    subject: `${x.operationId} status`,
+    predicted: allowed.join(' or '),
+    received: String(x.status),
+  });
+  return false;
+}
+
+/** Which 404 an answer is: for an id nobody has, or for another organization's id. */
+export type NotFoundAnswerIn = 'missing' | 'foreign';
+
+/**
+ * A 402's detail explains the limit the operation can reach (upload: the storage cap; predict: the
+ * monthly analysis cap): one that names the other limit explains the wrong thing.
+ */
+export function limitNamed(findings: Finding[], x: Exchange, limit: 'storage' | 'analyses'): void {
+  const detail = isObject(x.body) && typeof x.body.detail === 'string' ? x.body.detail : undefined;
+  if (x.status !== 402 || detail === undefined) return;
+  const other =
+    limit === 'storage' ? /analys|monthly|per month|prediction/i : /storage|stored|images? (cap|limit)/i;
+  if (other.test(detail))
+    findings.push({
+      sentence:
+        '402: storage cap reached (upload, image-record creation); monthly analysis cap reached (predict). detail is a human-readable explanation of the limit',
+      subject: `${x.operationId} 402 detail`,
+      predicted: limit === 'storage' ? 'the storage cap' : 'the monthly analysis cap',
+      received: JSON.stringify(detail),
+    });
+}

@@ -1,0 +1,219 @@
+import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
+import { csvRows, zipEntryNames } from './tables.js';
+import { segmentationGone, type Organization, type SegmentationRecord, type World } from './world.js';
+
+/**
+ * Exports of a known segmentation: what each file must say given the prediction that made it (its
+ * cell count, its id, the image's name, the model's name), that the files name the same cells
+ * alike, and that asking again answers the same headers.
+ */
+const S = {
+  gone: 'DELETE /upload/{image_id} … every export of the segmentations answers 404',
+  foreign: "All exports are for a completed segmentation in the caller's organization",
+  rows: 'CSV, one row per ROI; cell_count: number of ROIs detected',
+  features: 'GeoJSON FeatureCollection, one polygon feature per cell',
+  zip: 'ZIP of ImageJ-format .roi files (one per cell)',
+  columns:
+    'columns: … values from the CSV column list in Resources. Omitted means all columns (in the order wanted)',
+  cells: 'CSV measurement columns: image_name, segmentation_id, model_name … of the segmentation exported',
+  integers:
+    'image_width, image_height, roi_index, area_px, bbox_*: integers (pixel counts and pixel-corner coordinates)',
+  sameCells: 'the exports describe the same ROIs: a roi_id names one cell in every export',
+  repeat: 'an export of a segmentation is the same file each time it is asked for (same headers)',
+  charset: 'the CSV decodes, in the charset it declares, to the names the client sent',
+};
+
+export const CSV_COLUMNS = [
+  'image_name',
+  'image_width',
+  'image_height',
+  'segmentation_id',
+  'segmentation_source',
+  'model_name',
+  'confluency',
+  'roi_index',
+  'roi_id',
+  'cell_type',
+  'tags',
+  'entity_type',
+  'area_px',
+  'perimeter_px',
+  'centroid_x',
+  'centroid_y',
+  'bbox_x',
+  'bbox_y',
+  'bbox_w',
+  'bbox_h',
+];
+const INTEGER_COLUMNS = [
+  'image_width',
+  'image_height',
+  'roi_index',
+  'area_px',
+  'bbox_x',
+  'bbox_y',
+  'bbox_w',
+  'bbox_h',
+];
+/** The same export's validator (headers.ts compares the rest of a repeated answer's headers). */
+const REPEATED_HEADERS = ['etag'];
+
+export function observeExport(
+  world: World,
+  org: Organization,
+  x: Exchange,
+  s: SegmentationRecord,
+): Finding[] {
+  const findings: Finding[] = [];
+  if (segmentationGone(world, s)) return (expectStatus(findings, S.gone, x, [404]), findings);
+  if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
+  if (x.status !== 200) return findings;
+  const url = new URL(x.url);
+  const first = s.exportHeaders.get(url.toString());
+  const headers = Object.fromEntries(REPEATED_HEADERS.map((h) => [h, x.headers[h] ?? null]));
+  if (first)
+    for (const h of REPEATED_HEADERS)
+      compare(findings, S.repeat, `${x.operationId} asked again: ${h}`, first[h], headers[h]);
+  else s.exportHeaders.set(url.toString(), headers);
+  if (x.operationId === 'exportMeasurementsCsv') csv(world, org, x, s, url, findings);
+  if (x.operationId === 'exportRoisGeojson') geojson(x, s, findings);
+  if (x.operationId === 'exportRoisZip') zip(x, s, findings);
+  return findings;
+}
+
+function declaredCharset(contentType: string | undefined): string {
+  return (
+    /charset="?([^";]+)/i
+      .exec(contentType ?? '')?.[1]
+      ?.trim()
+      .toLowerCase() ?? 'utf-8'
+  );
+}
+
+function csv(
+  world: World,
+  org: Organization,
+  x: Exchange,
+  s: SegmentationRecord,
+  url: URL,
+  findings: Finding[],
+): void {
+  let text: string;
+  try {
+    text = new TextDecoder(declaredCharset(x.headers['content-type'])).decode(x.bytes);
+  } catch {
+    return; // a charset TextDecoder does not know: not judged here
+  }
+  const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, '')).filter((r) => r.some((c) => c !== ''));
+  if (!header) return;
+  const wanted = url.searchParams.getAll('columns');
+  compare(
+    findings,
+    S.columns,
+    'exportMeasurementsCsv: header row',
+    wanted.length ? wanted : CSV_COLUMNS,
+    header,
+  );
+  compare(findings, S.rows, 'exportMeasurementsCsv: rows', s.cellCount, rows.length);
+  const column = (name: string) => {
+    const i = header.indexOf(name);
+    return i < 0 ? undefined : rows.map((r) => r[i]);
+  };
+  const image = world.images.get(s.imageId);
+  const names = column('image_name');
+  if (names && image?.name !== undefined) {
+    // a name a spreadsheet would run as a formula is written with a leading apostrophe (document)
+    const expected = /^[=+\-@\t\r]/.test(image.name) ? `'${image.name}` : image.name;
+    const wrong = names.find((n) => n !== expected);
+    if (wrong !== undefined)
+      compare(findings, `${S.cells}; ${S.charset}`, 'exportMeasurementsCsv: image_name', expected, wrong);
+  }
+  const ids = column('segmentation_id')?.find((v) => v !== s.id);
+  if (ids !== undefined) compare(findings, S.cells, 'exportMeasurementsCsv: segmentation_id', s.id, ids);
+  const model = org.models?.find((m) => m.id === s.modelId);
+  const modelName = column('model_name')?.find((v) => model && v !== model.name);
+  if (model && modelName !== undefined)
+    compare(findings, S.cells, 'exportMeasurementsCsv: model_name', model.name, modelName);
+  for (const name of INTEGER_COLUMNS) {
+    const bad = column(name)?.find((v) => !/^-?\d+$/.test(v));
+    if (bad !== undefined) compare(findings, S.integers, `exportMeasurementsCsv: ${name}`, 'an integer', bad);
+  }
+  const indexes = column('roi_index');
+  if (indexes)
+    compare(
+      findings,
+      S.rows,
+      'exportMeasurementsCsv: roi_index of the rows, sorted',
+      Array.from({ length: rows.length }, (_, i) => i + 1),
+      indexes.map(Number).sort((a, b) => a - b),
+    );
+  const roiIds = column('roi_id');
+  if (indexes && roiIds) {
+    const byIndex = new Map(indexes.map((v, i) => [Number(v), roiIds[i]]));
+    if (s.roiIds)
+      compare(
+        findings,
+        S.sameCells,
+        'exportMeasurementsCsv: roi_id by roi_index',
+        [...s.roiIds],
+        [...byIndex],
+      );
+    else s.roiIds = byIndex;
+    sameRoiSet(findings, s, new Set(roiIds), 'exportMeasurementsCsv');
+  }
+}
+
+function sameRoiSet(findings: Finding[], s: SegmentationRecord, ids: Set<string>, op: string): void {
+  if (!s.roiNames && !s.roiIds) return;
+  const known = new Set(s.roiNames ? s.roiNames.keys() : s.roiIds!.values());
+  const sorted = (set: Set<string>) => [...set].sort();
+  compare(
+    findings,
+    S.sameCells,
+    `${op}: the roi_ids, against the other export's`,
+    sorted(known),
+    sorted(ids),
+  );
+}
+
+function geojson(x: Exchange, s: SegmentationRecord, findings: Finding[]): void {
+  let body = x.body;
+  if (Buffer.isBuffer(body)) {
+    try {
+      body = JSON.parse(body.toString('utf8'));
+    } catch {
+      return;
+    }
+  }
+  if (!isObject(body) || !Array.isArray(body.features)) return;
+  compare(findings, S.features, 'exportRoisGeojson: features', s.cellCount, body.features.length);
+  const names = new Map<string, string>();
+  for (const f of body.features)
+    if (isObject(f) && isObject(f.properties) && typeof f.properties.roi_id === 'string')
+      names.set(f.properties.roi_id, String(f.properties.name ?? ''));
+  if (names.size !== body.features.length) return;
+  sameRoiSet(findings, s, new Set(names.keys()), 'exportRoisGeojson');
+  if (s.roiNames)
+    compare(
+      findings,
+      S.repeat,
+      'exportRoisGeojson: feature names by roi_id',
+      [...s.roiNames].sort(),
+      [...names].sort(),
+    );
+  else s.roiNames = names;
+}
+
+function zip(x: Exchange, s: SegmentationRecord, findings: Finding[]): void {
+  const names = zipEntryNames(x.bytes);
+  if (!names) return;
+  compare(findings, S.zip, 'exportRoisZip: .roi entries', s.cellCount, names.length);
+  if (s.roiNames && [...s.roiNames.values()].every((n) => n !== ''))
+    compare(
+      findings,
+      S.sameCells,
+      "exportRoisZip: entry names, against the GeoJSON features' names",
+      [...s.roiNames.values()].map((n) => `${n}.roi`).sort(),
+      [...names].sort(),
+    );
+}

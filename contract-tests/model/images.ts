@@ -1,0 +1,194 @@
+import {
+  compare,
+  expectStatus,
+  isObject,
+  limitNamed,
+  show,
+  type Exchange,
+  type Finding,
+  type Json,
+  type SentFile,
+} from './exchange.js';
+import { knownIds, type ImageRecord, type Organization, type World } from './world.js';
+
+/**
+ * Images through their states (api-interface.md, "Image upload_status"), the storage cap, the
+ * upload plan, and the delete cascade.
+ */
+const S = {
+  ready:
+    'POST /upload multipart … Response: Upload response with upload null and image.upload_status = ready',
+  uploading: 'Mode B … Response: Upload response with upload = plan and image.upload_status = uploading',
+  cap: 'Image storage cap … reaching it yields 402 on upload and on image-record creation. Failed or aborted images still count until deleted',
+  plan: 'urls: items {part_number, url}; PUT each chunk to its url, in part order (every part but the last has exactly part_size bytes)',
+  echo: 'name: filename or label; size: file size in bytes',
+  newId: 'All ids are UUIDs: a created image has an id of its own',
+  gone: 'DELETE /upload/{image_id} or DELETE /image/{image_id} … removed',
+  foreign:
+    'All resources are confined to the organization that owns the API key; a resource outside it is reported as 404',
+  state: 'uploading → complete → processing → ready or failed; uploading → abort → failed',
+  onlyUploading:
+    'complete and abort act on an uploading image; a state error answers 422 (document, assumed)',
+  completeAnswer: 'Response 202: {status: "processing"}',
+  uploadError: 'upload_error: reason, present when upload_status is failed',
+  shape: 'shape: filled once the image is converted',
+  deleted: 'DELETE … Response: {success: boolean}',
+  partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
+};
+
+const SEQUENCE: Record<string, number> = { uploading: 0, processing: 1, ready: 2, failed: 2 };
+
+/** POST /upload (both modes) and the image-record creation. */
+export function observeCreation(world: World, org: Organization, x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  const multipart = isObject(x.sent) && isObject((x.sent as Partial<SentFile>).file);
+  const sent = (isObject(x.sent) ? x.sent : {}) as Json & Partial<SentFile>;
+  const counters = org.counters;
+  if (counters && !org.opaque && (x.status === 200 || x.status === 402)) {
+    const atCap = counters.images >= counters.storageCap;
+    expectStatus(findings, S.cap, x, atCap ? [402] : [200, 400, 413, 415, 422]);
+  }
+  limitNamed(findings, x, 'storage');
+  if (x.status === 402) return findings;
+  if (x.status !== 200 || !isObject(x.body)) return findings;
+  const image = (x.operationId === 'createImage' ? x.body : x.body.image) as Json | undefined;
+  if (!isObject(image) || typeof image.id !== 'string') return findings;
+  const op = x.operationId;
+  if (knownIds(world).has(image.id))
+    compare(findings, S.newId, `${op}: image.id`, 'an id not seen before', image.id);
+  const resumable = x.operationId === 'createImage' ? sent.resumable === true : !multipart;
+  const name = multipart ? sent.file!.name : sent.name;
+  const size = multipart ? sent.file!.size : sent.size;
+  if (typeof name === 'string') compare(findings, S.echo, `${op}: image.name`, name, image.name);
+  if (typeof size === 'number') compare(findings, S.echo, `${op}: image.size`, size, image.size);
+  const upload = x.body.upload;
+  const status = image.upload_status;
+  if (
+    x.operationId === 'uploadImage' &&
+    (multipart ? !['ready', 'failed'].includes(status as string) : status !== 'uploading')
+  )
+    compare(
+      findings,
+      multipart ? S.ready : S.uploading,
+      `${op}: image.upload_status`,
+      multipart ? 'ready' : 'uploading',
+      status,
+    );
+  if (multipart) compare(findings, S.ready, `${op}: upload`, null, upload ?? null);
+  const partUrls: string[] = [];
+  if (resumable) {
+    if (!isObject(upload)) compare(findings, S.uploading, `${op}: upload`, 'a plan', upload ?? null);
+    else if (typeof size === 'number') findings.push(...planFindings(op, upload, size, partUrls));
+  }
+  const record: ImageRecord = {
+    id: image.id,
+    org: org.ref,
+    name: typeof name === 'string' ? name : undefined,
+    size: typeof size === 'number' ? size : undefined,
+    status: (image.upload_status as ImageRecord['status']) ?? null,
+    deleted: false,
+    partUrls,
+  };
+  world.images.set(image.id, record);
+  if (counters) counters.images++;
+  return findings;
+}
+
+function planFindings(op: string, plan: Json, size: number, partUrls: string[]): Finding[] {
+  const findings: Finding[] = [];
+  const urls = Array.isArray(plan.urls) ? plan.urls.filter(isObject) : [];
+  const partSize = plan.part_size;
+  if (typeof partSize !== 'number' || partSize < 1) return findings;
+  const parts = Math.ceil(size / partSize);
+  compare(findings, S.plan, `${op}: upload.urls (parts of ${size} bytes by ${partSize})`, parts, urls.length);
+  compare(
+    findings,
+    S.plan,
+    `${op}: upload.urls part_number, in part order`,
+    Array.from({ length: urls.length }, (_, i) => i + 1),
+    urls.map((u) => u.part_number),
+  );
+  for (const u of urls) if (typeof u.url === 'string') partUrls.push(u.url);
+  return findings;
+}
+
+/** Reads, deletes, complete and abort of a known image. */
+export function observeOnImage(world: World, org: Organization, x: Exchange, image: ImageRecord): Finding[] {
+  const findings: Finding[] = [];
+  const op = x.operationId;
+  if (image.deleted) return (expectStatus(findings, S.gone, x, [404]), findings);
+  if (image.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
+  switch (op) {
+    case 'getUpload':
+    case 'getImage':
+      if (!expectStatus(findings, S.foreign, x, [200]) || !isObject(x.body)) break;
+      readImage(findings, image, x.body, op);
+      break;
+    case 'completeUpload':
+      if (image.status !== null && image.status !== 'uploading') {
+        expectStatus(findings, S.onlyUploading, x, [422]);
+        break;
+      }
+      if (image.status === 'uploading' && x.status === 202) {
+        if (isObject(x.body))
+          compare(findings, S.completeAnswer, `${op}: status`, 'processing', x.body.status);
+        image.status = null;
+        image.closedBy = 'complete';
+      }
+      break;
+    case 'abortUpload':
+      if (image.status !== null && image.status !== 'uploading') {
+        expectStatus(findings, S.onlyUploading, x, [422]);
+        break;
+      }
+      if (image.status === 'uploading' && expectStatus(findings, S.state, x, [200])) {
+        image.status = 'failed';
+        image.closedBy = 'abort';
+      }
+      break;
+    case 'deleteUpload':
+    case 'deleteImage':
+      if (!expectStatus(findings, S.gone, x, [200, 204])) break;
+      if (x.status === 200 && isObject(x.body))
+        compare(findings, S.deleted, `${op}: success`, true, x.body.success);
+      image.deleted = true;
+      if (org.counters) org.counters.images--;
+      break;
+  }
+  return findings;
+}
+
+function readImage(findings: Finding[], image: ImageRecord, body: Json, op: string): void {
+  if (image.name !== undefined) compare(findings, S.echo, `${op}: name`, image.name, body.name);
+  if (image.size !== undefined) compare(findings, S.echo, `${op}: size`, image.size, body.size);
+  const status = body.upload_status as string;
+  if (image.status === 'ready' || image.status === 'failed' || image.status === 'uploading')
+    compare(findings, S.state, `${op}: upload_status`, image.status, status);
+  else if (image.closedBy === 'complete' && status === 'uploading')
+    compare(findings, S.state, `${op}: upload_status after complete`, 'processing, ready or failed', status);
+  if (status === 'failed' && typeof body.upload_error !== 'string')
+    compare(findings, S.uploadError, `${op}: upload_error of a failed image`, 'a reason', body.upload_error);
+  if (status === 'ready' && !(Array.isArray(body.shape) && body.shape.length > 0))
+    compare(findings, S.shape, `${op}: shape of a ready image`, 'filled', body.shape);
+  if (status in SEQUENCE && (image.status === null || image.status === 'uploading')) {
+    // processing moves on by itself: follow it
+    if (image.closedBy === 'complete')
+      image.status = status === 'processing' ? null : (status as 'ready' | 'failed');
+  }
+}
+
+/** A PUT to a presigned part URL: after complete or abort the plan takes no more parts. */
+export function observePartPut(world: World, x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  for (const image of world.images.values()) {
+    if (!image.partUrls.includes(x.url)) continue;
+    if ((image.closedBy || image.deleted) && x.status >= 200 && x.status < 300)
+      findings.push({
+        sentence: S.partClosed,
+        subject: `PUT a part URL of image ${image.id} after ${image.deleted ? 'its delete' : image.closedBy}`,
+        predicted: 'refused (4xx)',
+        received: show(x.status),
+      });
+  }
+  return findings;
+}

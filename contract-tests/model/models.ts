@@ -1,0 +1,37 @@
+import { compare, isObject, type Exchange, type Finding } from './exchange.js';
+import type { Organization, World } from './world.js';
+
+/**
+ * GET /models: the shared public base models plus the organization's custom ones. Nothing the
+ * interface offers adds or removes a model, so every list an organization reads holds the same
+ * models in the same order, and two organizations list the same base models.
+ */
+const S = {
+  same: 'GET /models lists the models available to the organization (nothing in the interface changes them)',
+  base: 'Models available to an organization: the shared public base models plus custom models',
+};
+
+export function observeModels(world: World, org: Organization, x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  if (x.status !== 200 || !Array.isArray(x.body)) return findings;
+  const listed = x.body
+    .filter(isObject)
+    .map((m) => ({ id: String(m.id), name: String(m.name), kind: String(m.kind) }));
+  if (org.models) compare(findings, S.same, 'listModels: the models, in order', org.models, listed);
+  else org.models = listed;
+  const base = (models: typeof listed) =>
+    models
+      .filter((m) => m.kind === 'base')
+      .map((m) => m.id)
+      .sort();
+  for (const other of world.organizations.values())
+    if (other !== org && other.models && !other.opaque)
+      compare(
+        findings,
+        S.base,
+        `listModels: base models, against organization ${other.ref}'s`,
+        base(other.models),
+        base(listed),
+      );
+  return findings;
+}

@@ -1,0 +1,313 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from './exchange.js';
+import { Oracle } from './oracle.js';
+
+const KEY = 'sk_main';
+const OTHER = 'sk_other';
+const IMAGE = '11111111-1111-4111-8111-111111111111';
+const PREDICTION = '22222222-2222-4222-8222-222222222222';
+const SEGMENTATION = '33333333-3333-4333-8333-333333333333';
+const MODEL = '44444444-4444-4444-8444-444444444444';
+const SHARE = '55555555-5555-4555-8555-555555555555';
+const ORG = '66666666-6666-4666-8666-666666666666';
+
+/** An exchange with a JSON answer; `over` sets the rest. */
+function exchange(
+  operationId: string,
+  status: number,
+  body: unknown,
+  over: Partial<Exchange> = {},
+): Exchange {
+  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
+  return {
+    operationId,
+    method: 'GET',
+    url: `http://target/api/v1/${operationId}`,
+    params: {},
+    key: KEY,
+    sentAt: Date.now(),
+    receivedAt: Date.now(),
+    status,
+    headers: { 'content-type': 'application/json' },
+    body,
+    bytes,
+    ...over,
+  };
+}
+
+/** An oracle that has seen a ready image predicted to completion with 3 cells. */
+function withSegmentation(): Oracle {
+  const oracle = new Oracle();
+  oracle.knowKeys({ main: KEY, other: OTHER });
+  const image = { id: IMAGE, name: 'cells.tif', size: 10, upload_status: 'ready', shape: [4, 4] };
+  const steps = [
+    exchange('listModels', 200, [{ id: MODEL, name: 'nuclei', kind: 'base' }]),
+    exchange(
+      'uploadImage',
+      200,
+      { image, success: true, upload: null },
+      { sent: { file: { name: 'cells.tif', size: 10 } } },
+    ),
+    exchange(
+      'createPrediction',
+      200,
+      { prediction_id: PREDICTION, status: 'submitted', reason: '' },
+      { sent: { image_id: IMAGE, model_id: MODEL } },
+    ),
+    exchange(
+      'getPrediction',
+      200,
+      {
+        prediction_id: PREDICTION,
+        status: 'COMPLETED',
+        image_id: IMAGE,
+        model_id: MODEL,
+        segmentation_id: SEGMENTATION,
+        cell_count: 3,
+      },
+      { params: { prediction_id: PREDICTION } },
+    ),
+  ];
+  for (const step of steps) expect(oracle.observe(step)).toEqual([]);
+  return oracle;
+}
+
+const subjects = (oracle: Oracle, x: Exchange) =>
+  oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+
+describe('the oracle', () => {
+  it('passes the answers a healthy target gives, and flags a deleted image still readable', () => {
+    const oracle = withSegmentation();
+    expect(
+      oracle.observe(exchange('deleteImage', 200, { success: true }, { params: { image_id: IMAGE } })),
+    ).toEqual([]);
+    expect(
+      subjects(oracle, exchange('getUpload', 200, { id: IMAGE }, { params: { image_id: IMAGE } })),
+    ).toEqual(['getUpload status: 404 / 200']);
+    // the cascade: the prediction, its exports and its shares went with the image
+    expect(
+      subjects(
+        oracle,
+        exchange('getPrediction', 404, { detail: 'x' }, { params: { prediction_id: PREDICTION } }),
+      ),
+    ).toEqual([]);
+    expect(
+      subjects(oracle, exchange('exportRoisGeojson', 200, {}, { params: { segmentation_id: SEGMENTATION } })),
+    ).toEqual(['exportRoisGeojson status: 404 / 200']);
+  });
+
+  it('predicts the identical-in-flight rule: skipped only with the in-flight prediction, never across models', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    oracle.observe(
+      exchange('listModels', 200, [
+        { id: MODEL, name: 'a', kind: 'base' },
+        { id: SHARE, name: 'b', kind: 'base' },
+      ]),
+    );
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image: { id: IMAGE, upload_status: 'ready', shape: [1] }, upload: null },
+        { sent: { file: { name: 'a.tif', size: 1 } } },
+      ),
+    );
+    const predict = (model: string, status: string, id: string) =>
+      subjects(
+        oracle,
+        exchange(
+          'createPrediction',
+          200,
+          { prediction_id: id, status },
+          { sent: { image_id: IMAGE, model_id: model } },
+        ),
+      );
+    expect(predict(MODEL, 'submitted', PREDICTION)).toEqual([]);
+    expect(predict(MODEL, 'skipped', PREDICTION)).toEqual([]);
+    expect(predict(SHARE, 'skipped', PREDICTION)).toEqual([
+      'createPrediction: status (no identical prediction in flight): "submitted" / "skipped"',
+    ]);
+  });
+
+  it('predicts counts every export and the share page must agree on', () => {
+    const oracle = withSegmentation();
+    const csv = (rows: string[]) =>
+      exchange('exportMeasurementsCsv', 200, undefined, {
+        params: { segmentation_id: SEGMENTATION },
+        headers: { 'content-type': 'text/csv; charset=utf-8' },
+        bytes: Buffer.from(
+          `image_name,image_width,image_height,segmentation_id,segmentation_source,model_name,confluency,roi_index,roi_id,cell_type,tags,entity_type,area_px,perimeter_px,centroid_x,centroid_y,bbox_x,bbox_y,bbox_w,bbox_h\n${rows.join('\n')}\n`,
+        ),
+      });
+    const row = (i: number, area = '3') =>
+      `cells.tif,4,4,${SEGMENTATION},mock,nuclei,1.5,${i},roi-${i},cell,,cell,${area},6.0,1.5,1.5,1,1,2,2`;
+    expect(oracle.observe(csv([row(1), row(2), row(3)]))).toEqual([]);
+    expect(subjects(oracle, csv([row(1), row(2, '3.0'), row(3)]))).toEqual([
+      'exportMeasurementsCsv: area_px: "an integer" / "3.0"',
+    ]);
+    expect(subjects(oracle, csv([row(1), row(2)]))).toContain('exportMeasurementsCsv: rows: 3 / 2');
+  });
+
+  it('predicts view counts and what the public page shows, and the link dead after revoke', () => {
+    const oracle = withSegmentation();
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const share = {
+      id: SHARE,
+      segmentation_id: SEGMENTATION,
+      access: 'anyone_with_link',
+      role: 'viewer',
+      url,
+      view_count: 0,
+      last_viewed_at: null,
+      created_at: 't',
+      revoked_at: null,
+    };
+    expect(
+      oracle.observe(exchange('createShare', 200, share, { sent: { segmentation_id: SEGMENTATION } })),
+    ).toEqual([]);
+    const page = (shows: string, status = 200) =>
+      exchange('share page GET', status, undefined, {
+        url,
+        key: null,
+        bytes: Buffer.from(`<p>${shows} cells</p>`),
+      });
+    expect(oracle.observe(page('3'))).toEqual([]);
+    expect(subjects(oracle, page('4'))[0]).toMatch(
+      /the count shown: 3 \(cell_count of its prediction\) \/ 4 cells/,
+    );
+    const read = (viewCount: number) =>
+      subjects(
+        oracle,
+        exchange(
+          'getShare',
+          200,
+          { ...share, view_count: viewCount, last_viewed_at: new Date().toISOString() },
+          { params: { share_id: SHARE } },
+        ),
+      );
+    expect(read(2)).toEqual([]);
+    expect(read(1)).toEqual(['getShare: view_count: 2 / 1']);
+    oracle.observe(exchange('revokeShare', 204, undefined, { params: { share_id: SHARE } }));
+    expect(subjects(oracle, page('3'))).toEqual([`GET the share page of share ${SHARE}: not 2xx / 200`]);
+  });
+
+  it("tells no organization apart in a 404: another organization's id answers as a missing id does", () => {
+    const oracle = withSegmentation();
+    const notFound = (id: string, detail: string) =>
+      exchange('getUpload', 404, { detail }, { key: OTHER, params: { image_id: id } });
+    const missing = '77777777-7777-4777-8777-777777777777';
+    expect(oracle.observe(notFound(missing, `Image ${missing} not found`))).toEqual([]);
+    expect(subjects(oracle, notFound(IMAGE, `Image ${IMAGE} belongs to another organization`))).toEqual([
+      `getUpload 404 for another organization's id (${IMAGE}), against a missing id's (${missing}): body: "{\\"detail\\":\\"Image {id} not found\\"}" / "{\\"detail\\":\\"Image {id} belongs to another organization\\"}"`,
+    ]);
+  });
+
+  it("predicts an organization's counters after deletes and failed predictions, and which cap a 402 names", () => {
+    const oracle = new Oracle();
+    const admin = { key: 'admin', url: 'http://target/__mock/organizations' };
+    oracle.observe(
+      exchange(
+        'mockCreateOrganization',
+        200,
+        { id: ORG, api_keys: [KEY] },
+        { ...admin, method: 'POST', sent: { plan: { storage_cap_images: 1, monthly_analysis_cap: 5 } } },
+      ),
+    );
+    const usage = (images: number, analyses: number) =>
+      subjects(
+        oracle,
+        exchange(
+          'mockListOrganizations',
+          200,
+          [{ id: ORG, usage: { images, analyses_this_month: analyses } }],
+          admin,
+        ),
+      );
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image: { id: IMAGE, upload_status: 'ready', shape: [1] }, upload: null },
+        { sent: { file: { name: 'a', size: 1 } } },
+      ),
+    );
+    expect(usage(1, 0)).toEqual([]);
+    expect(
+      subjects(
+        oracle,
+        exchange(
+          'uploadImage',
+          200,
+          { image: { id: SHARE, name: 'b', size: 1, upload_status: 'ready', shape: [1] }, upload: null },
+          { sent: { file: { name: 'b', size: 1 } } },
+        ),
+      ),
+    ).toEqual(['uploadImage status: 402 / 200']);
+    expect(
+      subjects(
+        oracle,
+        exchange(
+          'uploadImage',
+          402,
+          { detail: 'Monthly analysis cap reached' },
+          { sent: { file: { name: 'b', size: 1 } } },
+        ),
+      ),
+    ).toEqual(['uploadImage 402 detail: the storage cap / "Monthly analysis cap reached"']);
+    oracle.observe(exchange('deleteUpload', 200, { success: true }, { params: { image_id: IMAGE } }));
+    // the image the target let in over the cap exists: the model follows it, and counts one left
+    expect(usage(1, 0)).toEqual([]);
+    expect(usage(2, 0)).toEqual([`mockListOrganizations: usage of organization ${ORG}.images: 1 / 2`]);
+  });
+
+  it('holds a repeated request to the headers of the first, and a closed upload to no more parts', () => {
+    const oracle = withSegmentation();
+    const csv = (disposition: string) =>
+      exchange('exportRoisZip', 200, undefined, {
+        params: { segmentation_id: SEGMENTATION },
+        headers: {
+          'content-type': 'application/zip',
+          'content-disposition': disposition,
+          date: String(Math.random()),
+        },
+        bytes: Buffer.from('not a zip'),
+      });
+    expect(oracle.observe(csv('attachment; filename="cells_rois.zip"'))).toEqual([]);
+    expect(oracle.observe(csv('attachment; filename="cells_rois.zip"'))).toEqual([]);
+    expect(subjects(oracle, csv('attachment'))).toEqual([
+      'exportRoisZip asked again (200): content-disposition: attachment; filename="cells_rois.zip" / attachment',
+    ]);
+    const plan = {
+      part_size: 5,
+      upload_id: 'u',
+      urls: [
+        { part_number: 1, url: 'http://store/p1' },
+        { part_number: 2, url: 'http://store/p2' },
+      ],
+    };
+    const opened = exchange(
+      'uploadImage',
+      200,
+      {
+        image: { id: PREDICTION.replace('2222', '9999'), name: 'r.tif', size: 8, upload_status: 'uploading' },
+        success: true,
+        upload: plan,
+      },
+      { sent: { name: 'r.tif', size: 8 } },
+    );
+    expect(oracle.observe(opened)).toEqual([]);
+    const put = () =>
+      exchange('presigned part PUT', 200, undefined, { method: 'PUT', url: 'http://store/p1', key: null });
+    expect(oracle.observe(put())).toEqual([]);
+    oracle.observe(
+      exchange(
+        'abortUpload',
+        200,
+        { status: 'aborted' },
+        { params: { image_id: PREDICTION.replace('2222', '9999') } },
+      ),
+    );
+    expect(subjects(oracle, put())[0]).toMatch(/after abort: refused \(4xx\) \/ 200/);
+  });
+});

@@ -1,0 +1,145 @@
+import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
+import { observeExport } from './exports.js';
+import { observeRepeat } from './headers.js';
+import { observeOnImage, observeCreation, observePartPut } from './images.js';
+import { observeNotFound } from './isolation.js';
+import { observeModels } from './models.js';
+import { isControlPlane, knowKeys, observeControlPlane, organizationOf } from './organizations.js';
+import { observePoll, observePredict } from './predictions.js';
+import { observeCreateShare, observeOnShare, observePage, shareOfUrl } from './shares.js';
+import { newWorld, type Organization, type World } from './world.js';
+
+/**
+ * The oracle: an executable model of api-interface.md (and of the document's choices where it is
+ * silent), fed every request and answer a check sees. For each answer it predicts what the
+ * interface determines from the earlier ones (status, fields, counts, what a page shows) and
+ * answers each disagreement; what it cannot determine it leaves alone, so a healthy target never
+ * fails by it. Pure: records in, findings out, no I/O.
+ */
+const IMAGE_OPS = new Set([
+  'getUpload',
+  'getImage',
+  'deleteUpload',
+  'deleteImage',
+  'completeUpload',
+  'abortUpload',
+]);
+const EXPORT_OPS = new Set([
+  'exportOverlayPng',
+  'exportMeasurementsCsv',
+  'exportRoisGeojson',
+  'exportRoisZip',
+]);
+const SHARE_OPS = new Set(['getShare', 'revokeShare']);
+const API_OPS = new Set([
+  ...IMAGE_OPS,
+  ...EXPORT_OPS,
+  ...SHARE_OPS,
+  'uploadImage',
+  'createImage',
+  'listModels',
+  'createPrediction',
+  'getPrediction',
+  'createShare',
+]);
+const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
+
+export class Oracle {
+  readonly world: World = newWorld();
+
+  /** The target's keys, by role: each role is an organization of its own. */
+  knowKeys(keys: Record<string, string | undefined>): void {
+    knowKeys(this.world, keys);
+  }
+
+  /** A request with `key` is on its way; answers the function to call once it has its answer (or none). */
+  sending(key: string | null | undefined): () => void {
+    const org = organizationOf(this.world, key);
+    if (org) org.pending++;
+    return () => {
+      if (org) org.pending--;
+    };
+  }
+
+  observe(x: Exchange): Finding[] {
+    const world = this.world;
+    if (isControlPlane(x)) return observeControlPlane(world, x);
+    const org = organizationOf(world, x.key);
+    if (x.injected) {
+      if (org) org.opaque = true;
+      return [];
+    }
+    if (!API_OPS.has(x.operationId) && !x.url.includes('/share/')) {
+      return x.method === 'PUT' ? observePartPut(world, x) : [];
+    }
+    const repeated = org?.opaque ? [] : observeRepeat(world, x);
+    return [...repeated, ...this.judge(world, org, x)];
+  }
+
+  private judge(world: World, org: Organization | undefined, x: Exchange): Finding[] {
+    if (!API_OPS.has(x.operationId)) {
+      const share = x.method === 'GET' ? shareOfUrl(world, x.url.split('?')[0]) : undefined;
+      if (share) return world.organizations.get(share.org)?.opaque ? [] : observePage(world, x, share);
+      return x.method === 'PUT' ? observePartPut(world, x) : [];
+    }
+    const findings: Finding[] = [];
+    if (x.key === null) {
+      expectStatus(
+        findings,
+        'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401',
+        x,
+        [401],
+      );
+      return findings;
+    }
+    if (!org || org.opaque) return findings;
+    const ids = PATH_IDS.filter((p) => x.params[p] !== undefined);
+    if (ids.some((p) => !isUuid(x.params[p]))) {
+      expectStatus(
+        findings,
+        '422: a path or body id is not a valid UUID (rejected before reaching storage)',
+        x,
+        [422],
+      );
+      return findings;
+    }
+    if (ids.some((p) => x.params[p] !== x.params[p].toLowerCase())) return findings; // upper case: not shown
+    return this.dispatch(world, org, x);
+  }
+
+  private dispatch(world: World, org: Organization, x: Exchange): Finding[] {
+    const op = x.operationId;
+    const id = Object.values(x.params)[0];
+    const known = (owner: { org: string } | undefined, gone: boolean, judge: () => Finding[]): Finding[] => {
+      if (!owner) return observeNotFound(world, x, 'missing', id);
+      const findings = judge();
+      if (owner.org !== org.ref && !gone) findings.push(...observeNotFound(world, x, 'foreign', id));
+      return findings;
+    };
+    if (op === 'uploadImage' || op === 'createImage') return observeCreation(world, org, x);
+    if (op === 'listModels') return observeModels(world, org, x);
+    if (op === 'createPrediction') return observePredict(world, org, x);
+    if (op === 'createShare') return observeCreateShare(world, org, x);
+    if (IMAGE_OPS.has(op)) {
+      const image = world.images.get(id);
+      return known(image, image?.deleted ?? false, () => observeOnImage(world, org, x, image!));
+    }
+    if (op === 'getPrediction') {
+      const prediction = world.predictions.get(id);
+      const gone = prediction ? (world.images.get(prediction.imageId)?.deleted ?? false) : false;
+      return known(prediction, gone, () => observePoll(world, org, x, prediction!));
+    }
+    if (EXPORT_OPS.has(op)) {
+      const segmentation = world.segmentations.get(id);
+      const gone = segmentation ? (world.images.get(segmentation.imageId)?.deleted ?? false) : false;
+      return known(segmentation, gone, () => observeExport(world, org, x, segmentation!));
+    }
+    if (SHARE_OPS.has(op)) {
+      const share = world.shares.get(id);
+      const segmentation = share && world.segmentations.get(share.segmentationId);
+      const gone = segmentation ? (world.images.get(segmentation.imageId)?.deleted ?? false) : false;
+      return known(share, gone, () => observeOnShare(world, org, x, share!));
+    }
+    return [];
+  }
+}

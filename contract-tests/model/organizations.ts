@@ -1,0 +1,107 @@
+import { compare, isObject, type Exchange, type Finding, type Json } from './exchange.js';
+import { organization, type Organization, type World } from './world.js';
+
+/**
+ * Organizations, their plans and usage. The interface shows neither the counters nor a way to
+ * read them; the mock's control plane does (an organization list with `usage`), and an
+ * organization made through it with a plan is one whose counters only this check moves, so the
+ * oracle predicts them exactly. Anything else done through the control plane (a fault, a plan or
+ * usage set, a clock moved, a reset) puts the organization it names out of the model's reach.
+ */
+
+/** Control-plane operations that change nothing the interface's answers depend on. */
+const HARMLESS = new Set([
+  'mockHealth',
+  'mockControlDocument',
+  'mockListOrganizations',
+  'mockListModels',
+  'mockJournal',
+  'mockGetSnapshot',
+  'mockListImages',
+  'mockImageThumbnail',
+  'mockExport',
+  'mockGetClock',
+  'mockListFaults',
+  'mockOrgGetPlan',
+  'mockOrgGetClock',
+  'mockOrgJournal',
+  'mockOrgGetSnapshot',
+  // How fast and how a prediction ends is not predicted anyway: only that it ends.
+  'mockSetProgress',
+  'mockOrgSetProgress',
+  'mockForceOutcome',
+  'mockOrgForceOutcome',
+]);
+
+export const isControlPlane = (x: Exchange): boolean =>
+  x.operationId.startsWith('mock') || new URL(x.url).pathname.startsWith('/__mock');
+
+/** Registers the target's own keys: each role is an organization of its own. */
+export function knowKeys(world: World, keys: Record<string, string | undefined>): void {
+  for (const [role, key] of Object.entries(keys)) if (key && !world.keys.has(key)) world.keys.set(key, role);
+}
+
+export const organizationOf = (world: World, key: string | null | undefined): Organization | undefined => {
+  const ref = typeof key === 'string' ? world.keys.get(key) : undefined;
+  return ref === undefined ? undefined : organization(world, ref);
+};
+
+const sentJson = (x: Exchange): Json | undefined => {
+  if (isObject(x.sent)) return x.sent;
+  return undefined;
+};
+
+export function observeControlPlane(world: World, x: Exchange): Finding[] {
+  const path = new URL(x.url).pathname;
+  const sent = sentJson(x);
+  if (x.status === 200 && (x.operationId === 'mockCreateOrganization' || path === '/__mock/organizations')) {
+    if (x.method === 'POST') return (registerOrganization(world, sent, x.body), []);
+  }
+  if (x.operationId === 'mockListOrganizations' && x.status === 200) return predictUsage(world, x.body);
+  if (HARMLESS.has(x.operationId) || x.method === 'GET') return [];
+  // Anything else: the organization it names (in the body or the path) leaves the model's reach;
+  // one that names none reaches every organization.
+  const named =
+    (typeof sent?.organization_id === 'string' ? sent.organization_id : undefined) ??
+    /\/__mock\/organizations\/([^/]+)/.exec(path)?.[1];
+  if (named) organization(world, `org ${named}`).opaque = true;
+  else for (const org of world.organizations.values()) org.opaque = true;
+  return [];
+}
+
+function registerOrganization(world: World, sent: Json | undefined, answer: unknown): void {
+  if (!isObject(answer) || typeof answer.id !== 'string') return;
+  const org = organization(world, `org ${answer.id}`);
+  for (const key of Array.isArray(answer.api_keys) ? answer.api_keys : [])
+    if (typeof key === 'string') world.keys.set(key, org.ref);
+  const plan = isObject(sent?.plan) ? sent.plan : undefined;
+  if (typeof plan?.storage_cap_images === 'number' && typeof plan.monthly_analysis_cap === 'number')
+    org.counters = {
+      storageCap: plan.storage_cap_images,
+      analysisCap: plan.monthly_analysis_cap,
+      images: 0,
+      analyses: 0,
+    };
+}
+
+const USAGE_SENTENCE =
+  'Image storage cap … counted in images … Failed or aborted images still count until deleted; DELETE … slot freed; each prediction counts';
+
+function predictUsage(world: World, listed: unknown): Finding[] {
+  const findings: Finding[] = [];
+  for (const entry of Array.isArray(listed) ? listed : []) {
+    if (!isObject(entry) || typeof entry.id !== 'string' || !isObject(entry.usage)) continue;
+    const org = world.organizations.get(`org ${entry.id}`);
+    if (!org?.counters || org.opaque || org.pending > 0) continue;
+    const subject = `mockListOrganizations: usage of organization ${entry.id}`;
+    compare(findings, USAGE_SENTENCE, `${subject}.images`, org.counters.images, entry.usage.images);
+    compare(
+      findings,
+      USAGE_SENTENCE,
+      `${subject}.analyses_this_month`,
+      org.counters.analyses,
+      entry.usage.analyses_this_month,
+    );
+  }
+  return findings;
+}

@@ -1,0 +1,166 @@
+import {
+  compare,
+  expectStatus,
+  isObject,
+  isUuid,
+  limitNamed,
+  type Exchange,
+  type Finding,
+} from './exchange.js';
+import { imageGone, knownIds, type Organization, type PredictionRecord, type World } from './world.js';
+
+/**
+ * Predictions: where they may start (a ready image of the organization, a listed model, under the
+ * monthly analysis cap), the identical-in-flight rule, what a poll carries in each status, and the
+ * segmentation a completed one produces.
+ */
+const S = {
+  ready: 'Only a ready image can be passed to POST /predict (a state error answers 422, document, assumed)',
+  scoped:
+    'Body: {image_id, model_id} … Both are organization-scoped … 404 (image or model outside the organization or missing)',
+  cap: 'Monthly analysis cap, per plan; each prediction counts; exceeding yields 402',
+  uuid: '422 (non-UUID id)',
+  skipped:
+    "`submitted` for a fresh run; `skipped` when an identical prediction is already in flight (same image and model, with that prediction's id)",
+  newId: 'prediction_id: the one to poll (a fresh run has an id of its own)',
+  echo: 'Prediction: image_id, model_id (the ones the prediction was started with)',
+  completed: 'segmentation_id and cell_count only once COMPLETED',
+  terminal: 'Clients poll until COMPLETED or FAILED (a finished prediction stays finished)',
+  gone: 'DELETE /upload/{image_id} … Derived means its predictions …: afterwards GET /predict/{id} answers 404',
+  foreign: 'A resource of another organization is answered as not found (404)',
+};
+
+const inFlight = (world: World, org: string, imageId: string, modelId: string): PredictionRecord[] =>
+  [...world.predictions.values()].filter(
+    (p) => p.org === org && p.imageId === imageId && p.modelId === modelId && !p.outcome,
+  );
+
+export function observePredict(world: World, org: Organization, x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  limitNamed(findings, x, 'analyses');
+  const sent = isObject(x.sent) ? x.sent : {};
+  const { image_id: imageId, model_id: modelId } = sent;
+  if (typeof imageId === 'string' && typeof modelId === 'string' && (!isUuid(imageId) || !isUuid(modelId))) {
+    expectStatus(findings, S.uuid, x, [422]);
+    return findings;
+  }
+  if (!isUuid(imageId) || !isUuid(modelId) || imageId !== imageId.toLowerCase()) return findings;
+  const image = world.images.get(imageId);
+  const counters = org.opaque ? undefined : org.counters;
+  const capMayAnswer = !counters || counters.analyses >= counters.analysisCap;
+  const identical = inFlight(world, org.ref, imageId, modelId);
+  if (image && (image.deleted || image.org !== org.ref)) {
+    expectStatus(findings, image.deleted ? S.gone : S.foreign, x, capMayAnswer ? [404, 402] : [404]);
+    return findings;
+  }
+  const listed = org.models?.some((m) => m.id === modelId);
+  const notReady = image && (image.status === 'uploading' || image.status === 'failed');
+  if (org.models && !listed) {
+    expectStatus(findings, S.scoped, x, [404, ...(capMayAnswer ? [402] : []), ...(notReady ? [422] : [])]);
+    return findings;
+  }
+  if (notReady) {
+    expectStatus(findings, S.ready, x, capMayAnswer ? [422, 402] : [422]);
+    return findings;
+  }
+  if (!image) return findings;
+  if (counters && image.status === 'ready' && listed)
+    expectStatus(
+      findings,
+      S.cap,
+      x,
+      counters.analyses >= counters.analysisCap ? [402, ...(identical.length ? [200] : [])] : [200],
+    );
+  if (x.status !== 200 || !isObject(x.body) || typeof x.body.prediction_id !== 'string') return findings;
+  const id = x.body.prediction_id;
+  if (x.body.status === 'skipped') {
+    if (!identical.length)
+      compare(
+        findings,
+        S.skipped,
+        'createPrediction: status (no identical prediction in flight)',
+        'submitted',
+        'skipped',
+      );
+    else if (!identical.some((p) => p.id === id))
+      compare(
+        findings,
+        S.skipped,
+        'createPrediction skipped: prediction_id',
+        identical.map((p) => p.id).join(' or '),
+        id,
+      );
+    return findings;
+  }
+  if (knownIds(world).has(id))
+    compare(findings, S.newId, 'createPrediction submitted: prediction_id', 'an id not seen before', id);
+  world.predictions.set(id, { id, org: org.ref, imageId, modelId });
+  if (counters) counters.analyses++;
+  return findings;
+}
+
+export function observePoll(
+  world: World,
+  org: Organization,
+  x: Exchange,
+  prediction: PredictionRecord,
+): Finding[] {
+  const findings: Finding[] = [];
+  if (imageGone(world, prediction.imageId)) return (expectStatus(findings, S.gone, x, [404]), findings);
+  if (prediction.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
+  if (!expectStatus(findings, S.foreign, x, [200]) || !isObject(x.body)) return findings;
+  const body = x.body;
+  compare(findings, S.echo, 'getPrediction: image_id', prediction.imageId, body.image_id);
+  compare(findings, S.echo, 'getPrediction: model_id', prediction.modelId, body.model_id);
+  const status = body.status;
+  if (prediction.outcome) compare(findings, S.terminal, 'getPrediction: status', prediction.outcome, status);
+  const completed = status === 'COMPLETED';
+  for (const field of ['segmentation_id', 'cell_count'])
+    if (completed !== (body[field] !== undefined && body[field] !== null))
+      compare(
+        findings,
+        S.completed,
+        `getPrediction (${String(status)}): ${field}`,
+        completed ? 'present' : 'absent',
+        body[field],
+      );
+  if (prediction.segmentationId !== undefined) {
+    compare(
+      findings,
+      S.terminal,
+      'getPrediction: segmentation_id',
+      prediction.segmentationId,
+      body.segmentation_id,
+    );
+    compare(findings, S.terminal, 'getPrediction: cell_count', prediction.cellCount, body.cell_count);
+  }
+  if (status === 'FAILED') prediction.outcome ??= 'FAILED';
+  if (
+    completed &&
+    typeof body.segmentation_id === 'string' &&
+    typeof body.cell_count === 'number' &&
+    !prediction.outcome
+  ) {
+    if (knownIds(world).has(body.segmentation_id))
+      compare(
+        findings,
+        S.completed,
+        'getPrediction: segmentation_id',
+        'an id not seen before',
+        body.segmentation_id,
+      );
+    prediction.outcome = 'COMPLETED';
+    prediction.segmentationId = body.segmentation_id;
+    prediction.cellCount = body.cell_count;
+    world.segmentations.set(body.segmentation_id, {
+      id: body.segmentation_id,
+      org: prediction.org,
+      imageId: prediction.imageId,
+      modelId: prediction.modelId,
+      predictionId: prediction.id,
+      cellCount: body.cell_count,
+      exportHeaders: new Map(),
+    });
+  }
+  return findings;
+}

@@ -1,0 +1,151 @@
+import {
+  CLOCK_SKEW_MS,
+  compare,
+  expectStatus,
+  isObject,
+  type Exchange,
+  type Finding,
+  type Json,
+} from './exchange.js';
+import {
+  knownIds,
+  segmentationGone,
+  shareGone,
+  type Organization,
+  type ShareRecord,
+  type World,
+} from './world.js';
+
+/**
+ * Shares: one live link per segmentation, repeated POST answering it again, revocation, view
+ * counts, and what the public page shows (the prediction's count) or that it no longer opens.
+ */
+const S = {
+  completed:
+    'POST /shares for a completed segmentation … 404 (segmentation outside the organization, or still being written)',
+  same: 'Idempotent: a segmentation has at most one live link; repeating returns the same share',
+  fresh: 'revoked → POST /shares for the same segmentation → new live share; a new link is created',
+  fields: 'Share: segmentation_id; access always anyone_with_link; role always viewer',
+  views: 'view_count: times the link was opened',
+  lastView: 'last_viewed_at: the last time the link was opened (null before any)',
+  revoked:
+    'DELETE /shares/{share_id} → revoked (revoked_at set); share still readable via GET /shares/{share_id}',
+  live: 'live (revoked_at null)',
+  closed: 'a revoked link no longer opens',
+  gone: 'DELETE /upload/{image_id} … the shares of those: afterwards GET /shares/{id} answers 404 and their public share pages no longer open',
+  page: 'anyone with url can view the image, cell outlines and counts without an account',
+  foreign: 'A resource of another organization is answered as not found (404)',
+};
+
+export function observeCreateShare(world: World, org: Organization, x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  const asked = isObject(x.sent) ? x.sent.segmentation_id : undefined;
+  const segmentation = typeof asked === 'string' ? world.segmentations.get(asked) : undefined;
+  if (!segmentation) return findings;
+  if (segmentationGone(world, segmentation) || segmentation.org !== org.ref)
+    return (expectStatus(findings, segmentation.org !== org.ref ? S.foreign : S.gone, x, [404]), findings);
+  if (!expectStatus(findings, S.completed, x, [200]) || !isObject(x.body) || typeof x.body.id !== 'string')
+    return findings;
+  const live = [...world.shares.values()].find((s) => s.segmentationId === segmentation.id && !s.revoked);
+  const body = x.body;
+  const id = x.body.id;
+  if (live) {
+    compare(findings, S.same, 'createShare again: id', live.id, body.id);
+    compare(findings, S.same, 'createShare again: url', live.url, body.url ?? null);
+    readShare(findings, live, body, 'createShare again');
+    return findings;
+  }
+  if (knownIds(world).has(id)) compare(findings, S.fresh, 'createShare: id', 'an id not seen before', id);
+  const earlierUrls = [...world.shares.values()]
+    .filter((s) => s.segmentationId === segmentation.id)
+    .map((s) => s.url);
+  if (body.url && earlierUrls.includes(body.url as string))
+    compare(findings, S.fresh, 'createShare after revoke: url', 'a new link', body.url);
+  const share: ShareRecord = {
+    id,
+    org: org.ref,
+    segmentationId: segmentation.id,
+    url: typeof body.url === 'string' ? body.url : null,
+    views: 0,
+    revoked: false,
+  };
+  readShare(findings, share, body, 'createShare');
+  world.shares.set(share.id, share);
+  return findings;
+}
+
+function readShare(findings: Finding[], share: ShareRecord, body: Json, op: string): void {
+  compare(findings, S.fields, `${op}: segmentation_id`, share.segmentationId, body.segmentation_id);
+  compare(findings, S.fields, `${op}: access`, 'anyone_with_link', body.access);
+  compare(findings, S.fields, `${op}: role`, 'viewer', body.role);
+  compare(findings, S.views, `${op}: view_count`, share.views, body.view_count);
+  const last = body.last_viewed_at ?? null;
+  if (share.views === 0) compare(findings, S.lastView, `${op}: last_viewed_at`, null, last);
+  else if (typeof last !== 'string' || Date.parse(last) < share.lastViewSentAt! - CLOCK_SKEW_MS)
+    compare(
+      findings,
+      S.lastView,
+      `${op}: last_viewed_at`,
+      `at or after ${new Date(share.lastViewSentAt!).toISOString()}`,
+      last,
+    );
+  if (share.revoked) {
+    if (typeof body.revoked_at !== 'string')
+      compare(findings, S.revoked, `${op}: revoked_at`, 'a date-time', body.revoked_at ?? null);
+  } else compare(findings, S.live, `${op}: revoked_at`, null, body.revoked_at ?? null);
+}
+
+export function observeOnShare(world: World, org: Organization, x: Exchange, share: ShareRecord): Finding[] {
+  const findings: Finding[] = [];
+  if (shareGone(world, share)) return (expectStatus(findings, S.gone, x, [404]), findings);
+  if (share.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
+  if (x.operationId === 'revokeShare') {
+    // revoking a revoked share is not described: any answer but a 5xx, and it stays revoked
+    if (!share.revoked) expectStatus(findings, S.revoked, x, [200, 202, 204]);
+    const wasRevoked = share.revoked;
+    if (x.status < 300) share.revoked = true;
+    if (x.status === 200 && isObject(x.body) && !wasRevoked)
+      readShare(findings, share, x.body, 'revokeShare');
+    return findings;
+  }
+  if (!expectStatus(findings, S.revoked, x, [200]) || !isObject(x.body)) return findings;
+  compare(findings, S.revoked, 'getShare: id', share.id, x.body.id);
+  if (share.url !== null) compare(findings, S.fields, 'getShare: url', share.url, x.body.url ?? share.url);
+  readShare(findings, share, x.body, 'getShare');
+  return findings;
+}
+
+/** A GET of a share's page (no credential): opens while live, shows the count, counts a view. */
+export function observePage(world: World, x: Exchange, share: ShareRecord): Finding[] {
+  const findings: Finding[] = [];
+  const subject = `GET the share page of share ${share.id}`;
+  if (share.revoked || shareGone(world, share)) {
+    if (x.status < 300)
+      findings.push({
+        sentence: share.revoked ? S.closed : S.gone,
+        subject,
+        predicted: 'not 2xx',
+        received: String(x.status),
+      });
+    return findings;
+  }
+  if (x.status !== 200) {
+    findings.push({ sentence: S.page, subject, predicted: '200', received: String(x.status) });
+    return findings;
+  }
+  share.views++;
+  share.lastViewSentAt = x.sentAt;
+  const segmentation = world.segmentations.get(share.segmentationId);
+  const text = x.bytes.toString('utf8').replace(/<[^>]*>/g, ' ');
+  if (segmentation && !new RegExp(`(^|[^0-9.,])${segmentation.cellCount}([^0-9.,]|$)`).test(text))
+    findings.push({
+      sentence: S.page,
+      subject: `${subject}: the count shown`,
+      predicted: `${segmentation.cellCount} (cell_count of its prediction)`,
+      received: (/\d[\d,.]*\s*(cells?|ROIs?|objects?)/i.exec(text)?.[0] ?? 'no such count').trim(),
+    });
+  return findings;
+}
+
+export const shareOfUrl = (world: World, url: string): ShareRecord | undefined =>
+  [...world.shares.values()].find((s) => s.url !== null && s.url === url);

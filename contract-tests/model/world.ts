@@ -1,0 +1,142 @@
+/**
+ * The state the oracle keeps, per organization: what earlier answers established. A value the
+ * model cannot follow (another client's effect, a fault, a setting changed behind the interface's
+ * back) is marked unknown, and nothing is predicted from it.
+ */
+export type UploadStatus = 'uploading' | 'processing' | 'ready' | 'failed';
+
+/** An organization's counters, known exactly only for one made here with a known plan. */
+export interface Counters {
+  storageCap: number;
+  analysisCap: number;
+  images: number;
+  analyses: number;
+}
+
+export interface Organization {
+  /** How the oracle names it: the target's key role (main, other, tiny) or the control plane's id. */
+  ref: string;
+  /** Counters, when no one else can have moved them (an organization this check created). */
+  counters?: Counters;
+  /** Something the model cannot follow reached it (a fault, a plan or usage set, a reset). */
+  opaque: boolean;
+  /** Requests with its key still waiting for an answer: a counter read meanwhile is not predicted. */
+  pending: number;
+  /** The models GET /models listed, in order, and their fields. */
+  models?: Array<{ id: string; name: string; kind: string }>;
+}
+
+export interface ImageRecord {
+  id: string;
+  org: string;
+  name?: string;
+  size?: number;
+  /** null: moved on its own since the model last knew (conversion running). */
+  status: UploadStatus | null;
+  deleted: boolean;
+  /** Presigned part URLs handed out, and whether the upload was since closed (completed or aborted). */
+  partUrls: string[];
+  closedBy?: 'complete' | 'abort';
+}
+
+export interface PredictionRecord {
+  id: string;
+  org: string;
+  imageId: string;
+  modelId: string;
+  outcome?: 'COMPLETED' | 'FAILED';
+  segmentationId?: string;
+  cellCount?: number;
+}
+
+export interface SegmentationRecord {
+  id: string;
+  org: string;
+  imageId: string;
+  modelId: string;
+  predictionId: string;
+  cellCount: number;
+  /** roi_id by roi_index, as the first export that named them said. */
+  roiIds?: Map<number, string>;
+  /** Feature names (`name`) by roi_id, from the GeoJSON. */
+  roiNames?: Map<string, string>;
+  /** Headers of the first 200 of each export URL, for the repeated reads. */
+  exportHeaders: Map<string, Record<string, string>>;
+}
+
+export interface ShareRecord {
+  id: string;
+  org: string;
+  segmentationId: string;
+  url: string | null;
+  /** Opens of the page the oracle saw answered 200 since the share was created. */
+  views: number;
+  /** When the last of them was sent. */
+  lastViewSentAt?: number;
+  revoked: boolean;
+}
+
+/** A 404's answer with the asked id taken out, to compare one organization's with a missing id's. */
+export interface NotFoundAnswer {
+  body: string;
+  contentType: string;
+  headerNames: string;
+  id: string;
+}
+
+export interface World {
+  /** The organization of each key the oracle knows; a key it does not know is not judged. */
+  keys: Map<string, string>;
+  organizations: Map<string, Organization>;
+  images: Map<string, ImageRecord>;
+  predictions: Map<string, PredictionRecord>;
+  segmentations: Map<string, SegmentationRecord>;
+  shares: Map<string, ShareRecord>;
+  /** Per operation: a 404 for a never-seen id and one for another organization's id. */
+  notFound: Map<string, { missing?: NotFoundAnswer; foreign?: NotFoundAnswer; compared?: boolean }>;
+  /** The header names and compared values of the first answer to each request (method, URL, status, key). */
+  firstAnswers: Map<string, { names: string[]; values: Record<string, string | null> }>;
+}
+
+export function newWorld(): World {
+  return {
+    keys: new Map(),
+    organizations: new Map(),
+    images: new Map(),
+    predictions: new Map(),
+    segmentations: new Map(),
+    shares: new Map(),
+    notFound: new Map(),
+    firstAnswers: new Map(),
+  };
+}
+
+export function organization(world: World, ref: string): Organization {
+  let org = world.organizations.get(ref);
+  if (!org) {
+    org = { ref, opaque: false, pending: 0 };
+    world.organizations.set(ref, org);
+  }
+  return org;
+}
+
+/** Deleting an image deletes what was derived from it: its predictions, segmentations and shares. */
+export const imageGone = (world: World, imageId: string): boolean =>
+  world.images.get(imageId)?.deleted ?? false;
+
+export const segmentationGone = (world: World, s: SegmentationRecord): boolean => imageGone(world, s.imageId);
+
+export const shareGone = (world: World, s: ShareRecord): boolean => {
+  const segmentation = world.segmentations.get(s.segmentationId);
+  return segmentation ? segmentationGone(world, segmentation) : false;
+};
+
+/** Every id the model has seen, of any kind: a "new" id must be none of them. */
+export function knownIds(world: World): Set<string> {
+  return new Set([
+    ...world.images.keys(),
+    ...world.predictions.keys(),
+    ...world.segmentations.keys(),
+    ...world.shares.keys(),
+  ]);
+}
