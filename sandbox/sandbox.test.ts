@@ -268,6 +268,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
       );
       for (const answer of answers) {
         expect(answer.status).toBe(503);
+        expect(answer.headers.get('retry-after')).toBe('1');
         expect((await answer.json()) as unknown).toEqual({ detail: expect.any(String) });
       }
     });

@@ -271,8 +271,8 @@ async function applyFault(fault: Fault, req: IncomingMessage, res: ApiResponse):
   }
   if (fault.status) {
     req.resume();
-    // The document requires Retry-After on every 429; an injected one keeps to it like a real one.
-    if (fault.status === 429) res.setHeader('Retry-After', '1');
+    // The document requires Retry-After on every 429 and 503; an injected one keeps to it like a real one.
+    if (fault.status === 429 || fault.status === 503) res.setHeader('Retry-After', '1');
     sendDetail(res, fault.status, fault.detail ?? `Injected fault: ${fault.status}`);
     return true;
   }
