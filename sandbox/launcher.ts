@@ -23,6 +23,13 @@ const BANNER_END = 'Try: curl';
 const MOCK_LIMITS = { maxUploadBytes: 4 * 1024 ** 3, requestTimeoutMs: 3_600_000, idleTimeoutMs: 120_000 };
 /** Longest an instance may take to finish its requests on SIGTERM before it is killed. */
 const STOP_WITHIN_MS = 15_000;
+/**
+ * An instance that dies is started again after this wait, doubled on each death in a row up to
+ * the longest, so that one that cannot start (a broken flag, a full disk) does not spin the
+ * machine; a run of RESTART_SETTLED_MS without dying starts the count over.
+ */
+export const RESTART_BACKOFF_MS = { first: 250, longest: 30_000 };
+const RESTART_SETTLED_MS = 60_000;
 
 /** The abuse limits every sandbox instance starts with (the last of a repeated flag wins). */
 export const SANDBOX_ABUSE_LIMITS = [
@@ -61,7 +68,11 @@ export interface SandboxInstance {
   readonly url: string;
   readonly pid: number;
   readonly logFile: string;
-  /** Signals the instance's process (SIGTERM by default) and resolves once it has exited. */
+  /**
+   * Signals the instance's process (SIGTERM by default) and resolves once it has exited. An
+   * instance stopped this way stays down until `restart()`; one that dies otherwise (a crash, a
+   * kill from outside) is started again by the launcher.
+   */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port (after a kill) and resolves once it answers. */
   restart(): Promise<void>;
@@ -134,7 +145,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       notAborted();
     }
 
-    const adminToken = randomBytes(24).toString('base64url');
+    // Hex, not base64url: a token starting with '-' would read as an option on the instances' command line.
+    const adminToken = randomBytes(24).toString('hex');
     const argsOf = (id: string, instancePort: number) => [
       path.join(REPO_ROOT, 'bin', 'cellseg-mock.js'),
       '--port',
@@ -172,35 +184,106 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const instancePort = await freePort();
       const instanceUrl = `http://${HOST}:${instancePort}`;
       const logFile = path.join(logDir, `${id}.log`);
-      const launch = async () => {
+      /** Set by `kill()`: the instance stays down until `restart()`. */
+      let heldDown = false;
+      /** Deaths in a row, for the backoff; and the automatic restart waiting or running. */
+      let deaths = 0;
+      let settledTimer: NodeJS.Timeout | undefined;
+      let pendingRestart: { timer?: NodeJS.Timeout; done: Promise<void>; cancel(): void } | undefined;
+      const launch = async (): Promise<LoggedProcess> => {
         const logged = (await stat(logFile).catch(() => undefined))?.size ?? 0;
         const piece = await spawnLogged(id, process.execPath, argsOf(id, instancePort), logFile, {
           cwd: REPO_ROOT,
         });
+        current = piece;
         pieces.add(piece);
-        watch(piece);
-        await waitUntilAnswering(instanceUrl + HEALTH, piece);
-        await waitForLogLine(piece, BANNER_END, logged);
+        // Started while the sandbox began to stop: stop() may have looked at `pieces` already.
+        if (stopping) void stopPiece(piece);
+        supervise(piece);
+        try {
+          await waitUntilAnswering(instanceUrl + HEALTH, piece);
+          await waitForLogLine(piece, BANNER_END, logged);
+        } catch (err) {
+          // Not ready in time while still running: killed, so its exit starts the next try.
+          piece.kill('SIGKILL');
+          throw err;
+        }
         return piece;
       };
-      let current = await launch();
+      /** An instance that dies on its own is started again, after a backoff, and said so. */
+      const supervise = (piece: LoggedProcess) => {
+        void piece.exited.then((exit) => {
+          pieces.delete(piece);
+          clearTimeout(settledTimer);
+          if (stopping || piece !== current) return;
+          if (heldDown || !ready) {
+            report(`! ${id} ${describeExit(exit)}; its log: ${logFile}`);
+            return;
+          }
+          const waitMs = Math.min(RESTART_BACKOFF_MS.first * 2 ** deaths, RESTART_BACKOFF_MS.longest);
+          deaths++;
+          report(
+            `! ${id} ${describeExit(exit)}; starting it again in ${waitMs / 1000} s (restart ${deaths} in a row); its log: ${logFile}`,
+          );
+          let cancelled = false;
+          let timer: NodeJS.Timeout | undefined;
+          const done = new Promise<void>((resolve) => {
+            timer = setTimeout(() => {
+              if (cancelled || stopping) return resolve();
+              launch().then(
+                (started) => {
+                  report(`${id}: started again (pid ${started.pid})`);
+                  settledTimer = setTimeout(() => (deaths = 0), RESTART_SETTLED_MS);
+                  settledTimer.unref();
+                  resolve();
+                },
+                // Its exit was reported and the next try scheduled by supervise().
+                () => resolve(),
+              );
+            }, waitMs);
+            timer.unref();
+          });
+          pendingRestart = {
+            timer,
+            done,
+            cancel() {
+              cancelled = true;
+              clearTimeout(timer);
+            },
+          };
+          void done.then(() => (pendingRestart = undefined));
+        });
+      };
+      let current: LoggedProcess | undefined;
+      /** Automatic restarts begin once the instance has been ready once: a failed start fails startSandbox. */
+      let ready = false;
+      current = await launch();
+      ready = true;
       notAborted();
       report(`${id}: ready at ${instanceUrl} (pid ${current.pid}, log ${logFile})`);
+      const live = () => current!;
       return {
         id,
         url: instanceUrl,
         logFile,
         get pid() {
-          return current.pid;
+          return live().pid;
         },
         async kill(signal) {
-          current.kill(signal);
-          await current.exited;
+          heldDown = true;
+          pendingRestart?.cancel();
+          const piece = live();
+          piece.kill(signal);
+          await piece.exited;
         },
         async restart() {
-          if (!current.hasExited()) await stopPiece(current);
-          pieces.delete(current);
-          current = await launch();
+          heldDown = true;
+          pendingRestart?.cancel();
+          await pendingRestart?.done;
+          if (!live().hasExited()) await stopPiece(live());
+          heldDown = false;
+          deaths = 0;
+          await launch();
           report(`${id}: restarted`);
         },
       };

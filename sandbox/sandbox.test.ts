@@ -88,8 +88,13 @@ function statuses(answers: Array<Pick<ReadAnswer, 'status'>>): Record<number, nu
 }
 
 /** Reads until `done` holds; the bound only keeps a broken sandbox from hanging the run. */
-async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 120_000;
+async function eventually<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  withinMs = 120_000,
+): Promise<T> {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
@@ -251,6 +256,60 @@ describe('npm run sandbox, three instances behind nginx', () => {
     expect(done.segmentation_id).toEqual(expect.any(String));
     expect((await usage(id)).analyses_this_month).toBe(1);
     await first.restart();
+  });
+
+  it('starts an instance killed from outside (kill -9) again within 10 s, losing nothing acknowledged', async () => {
+    const { api } = await organization(100_000, 10);
+    const victim = sandbox.instances[1];
+    const killedPid = victim.pid;
+    const acknowledged: string[] = [];
+    const refused: number[] = [];
+    let writing = true;
+    // Three clients uploading through nginx the whole time: some of their requests reach the victim.
+    const writers = Array.from({ length: 3 }, async () => {
+      while (writing) {
+        const answer = await api.call('POST', '/api/v1/upload', uploadForm('under-load.tif'));
+        if (answer.status === 200) acknowledged.push((answer.body as { image: { id: string } }).image.id);
+        else refused.push(answer.status);
+      }
+    });
+    await eventually(
+      'uploads before the kill',
+      async () => acknowledged.length,
+      (n) => n >= 5,
+    );
+    process.kill(killedPid, 'SIGKILL');
+    // The 10 s is the requirement under test (an operator's outage bound), not a speed measure.
+    await eventually(
+      `${victim.id} serving again after kill -9`,
+      async () => {
+        const answer = await fetch(`${victim.url}/api/v1/models`, {
+          headers: { authorization: `Bearer ${api.key!}` },
+        }).catch(() => undefined);
+        return answer?.status ?? 0;
+      },
+      (status) => status === 200,
+      10_000,
+    );
+    expect(victim.pid).not.toBe(killedPid);
+    expect(
+      reported.some((line) => line.startsWith(`! ${victim.id} was killed by SIGKILL; starting it again`)),
+    ).toBe(true);
+    const before = acknowledged.length;
+    await eventually(
+      'uploads after the restart',
+      async () => acknowledged.length,
+      (n) => n >= before + 5,
+    );
+    writing = false;
+    await Promise.all(writers);
+    // A request cut off by the kill is a 503 (it may have taken effect), never a lost acknowledgement.
+    expect(refused.every((status) => status === 503)).toBe(true);
+    const direct = new HttpApi(victim.url, api.key!);
+    const missing = [];
+    for (const id of acknowledged)
+      if ((await direct.call('GET', `/api/v1/upload/${id}`)).status !== 200) missing.push(id);
+    expect(missing).toEqual([]);
   });
 
   it('answers 503 with a detail while PostgreSQL restarts, and every instance recovers by itself', async () => {
