@@ -13,6 +13,7 @@ import { describeExit, spawnLogged, type LoggedProcess } from './logged-process.
 import { renderNginxConfig } from './nginx-config.js';
 import { freePort, waitForLogLine, waitUntilAnswering } from './readiness.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-postgres.js';
+import { startThrowawayRgw, type ThrowawayRgw } from './throwaway-rgw.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HEALTH = '/__mock/health';
@@ -28,7 +29,7 @@ const STOP_WITHIN_MS = 15_000;
  * the longest, so that one that cannot start (a broken flag, a full disk) does not spin the
  * machine; a run of RESTART_SETTLED_MS without dying starts the count over.
  */
-export const RESTART_BACKOFF_MS = { first: 250, longest: 30_000 };
+const RESTART_BACKOFF_MS = { first: 250, longest: 30_000 };
 const RESTART_SETTLED_MS = 60_000;
 
 /** The abuse limits every sandbox instance starts with (the last of a repeated flag wins). */
@@ -53,6 +54,11 @@ export interface SandboxOptions {
   databaseUrl?: string;
   /** The folder all instances share, kept after stop; a temporary one, removed, when absent. */
   dataDir?: string;
+  /**
+   * Where the instances keep uploads and files: the shared data folder (the default), or S3: the
+   * bucket given, or a throwaway Ceph RGW started for the sandbox when none is.
+   */
+  objectStore?: SandboxObjectStore;
   /** More options for every instance (`--prediction-run-delay-ms 0`, ...). */
   instanceArgs?: string[];
   /** Progress while starting, and the report of a piece that dies. */
@@ -60,6 +66,17 @@ export interface SandboxOptions {
   /** Aborting it while starting (a Ctrl-C) stops what has started and rejects. */
   signal?: AbortSignal;
 }
+
+export type SandboxObjectStore =
+  | { kind: 'embedded' }
+  | {
+      kind: 's3';
+      /** An existing bucket (credentials from the SDK's chain: AWS_ACCESS_KEY_ID, ...); absent: a throwaway RGW. */
+      bucket?: string;
+      endpoint?: string;
+      region?: string;
+      forcePathStyle?: boolean;
+    };
 
 export interface SandboxInstance {
   /** sandbox-1, sandbox-2, ...: its --instance-id. */
@@ -85,6 +102,10 @@ export interface Sandbox {
   instances: SandboxInstance[];
   /** The throwaway server, or undefined when the sandbox joined --database-url. */
   postgres: ThrowawayPostgres | undefined;
+  /** The throwaway S3 (Ceph RGW), when the sandbox is on S3 without a bucket of its own. */
+  rgw: ThrowawayRgw | undefined;
+  /** Where files live: the shared folder, or `s3://bucket at endpoint`. */
+  objectStoreDescription: string;
   databaseUrl: string;
   dataDir: string;
   /** Where every piece logs. */
@@ -146,6 +167,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     }
 
     // Hex, not base64url: a token starting with '-' would read as an option on the instances' command line.
+    const store = await objectStoreArgs(options.objectStore, workDir, report, cleanups);
+    notAborted();
+
     const adminToken = randomBytes(24).toString('hex');
     const argsOf = (id: string, instancePort: number) => [
       path.join(REPO_ROOT, 'bin', 'cellseg-mock.js'),
@@ -176,6 +200,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // A sandbox is shared: one organization may not exhaust it for the others (docs/limits.md).
       // Generous enough for a partner's test suite and a load bench; instanceArgs may change them.
       ...SANDBOX_ABUSE_LIMITS,
+      ...store.args,
       ...(options.instanceArgs ?? []),
     ];
     const instances: SandboxInstance[] = [];
@@ -194,6 +219,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
         const logged = (await stat(logFile).catch(() => undefined))?.size ?? 0;
         const piece = await spawnLogged(id, process.execPath, argsOf(id, instancePort), logFile, {
           cwd: REPO_ROOT,
+          env: { ...process.env, ...store.env },
         });
         current = piece;
         pieces.add(piece);
@@ -303,10 +329,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       adminToken,
       instances,
       postgres,
+      rgw: store.rgw,
+      objectStoreDescription: store.description ?? dataDir,
       databaseUrl,
       dataDir,
       logs: [
         ...(postgres ? [{ piece: 'postgresql', file: postgres.logFile }] : []),
+        ...(store.rgw ? [{ piece: 'radosgw', file: store.rgw.logFile }] : []),
         ...instances.map((i) => ({ piece: i.id, file: i.logFile })),
         { piece: 'nginx', file: nginx.piece.logFile },
         { piece: 'nginx requests', file: nginx.accessLog },
@@ -318,6 +347,56 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     await stop();
     throw err;
   }
+}
+
+/**
+ * The instances' options and environment for the object store; a throwaway RGW is started (and
+ * its stop added to `cleanups`) when S3 is asked for without a bucket.
+ */
+async function objectStoreArgs(
+  store: SandboxObjectStore | undefined,
+  workDir: string,
+  report: (line: string) => void,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ args: string[]; env: NodeJS.ProcessEnv; rgw?: ThrowawayRgw; description?: string }> {
+  if (store === undefined || store.kind === 'embedded') return { args: [], env: {} };
+  if (store.bucket !== undefined) {
+    return {
+      args: [
+        '--object-store',
+        's3',
+        '--s3-bucket',
+        store.bucket,
+        ...(store.endpoint ? ['--s3-endpoint', store.endpoint] : []),
+        ...(store.region ? ['--s3-region', store.region] : []),
+        ...(store.forcePathStyle ? ['--s3-force-path-style', 'true'] : []),
+      ],
+      env: {},
+      description: `S3 bucket ${store.bucket}${store.endpoint ? ` at ${store.endpoint}` : ''}`,
+    };
+  }
+  report('S3: starting a throwaway Ceph RADOS Gateway...');
+  const rgw = await startThrowawayRgw({ dir: path.join(workDir, 'rgw') });
+  cleanups.push(() => rgw.stop());
+  report(`S3: ready at ${rgw.endpoint}, bucket ${rgw.bucket} (log ${rgw.logFile})`);
+  return {
+    args: [
+      '--object-store',
+      's3',
+      '--s3-bucket',
+      rgw.bucket,
+      '--s3-endpoint',
+      rgw.endpoint,
+      '--s3-region',
+      rgw.region,
+      '--s3-force-path-style',
+      'true',
+    ],
+    // The instances' SDK reads the throwaway user's keys from its default chain.
+    env: { AWS_ACCESS_KEY_ID: rgw.accessKeyId, AWS_SECRET_ACCESS_KEY: rgw.secretAccessKey },
+    rgw,
+    description: `throwaway Ceph RGW at ${rgw.endpoint}, bucket ${rgw.bucket}`,
+  };
 }
 
 async function startNginx(

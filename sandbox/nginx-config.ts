@@ -54,7 +54,7 @@ export const FAIL_TIMEOUT_SECONDS = 5;
  * effect, and the client is told what to read before sending it again. Each text is a JSON string
  * body's content: no double quote, no backslash.
  */
-export const UNAVAILABLE_DETAILS: ReadonlyArray<readonly [pattern: string, detail: string]> = [
+const UNAVAILABLE_DETAILS: ReadonlyArray<readonly [pattern: string, detail: string]> = [
   ['~^0 ', 'No instance of the sandbox could be reached: nothing was done. Retry shortly.'],
   [
     '~^1 (GET|HEAD|OPTIONS) ',
