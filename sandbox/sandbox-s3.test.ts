@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTiff } from '../fixtures/generator/tiff-writer.js';
 import { renderPreset } from '../fixtures/generator/synthetic.js';
 import { ACME_KEY, HttpApi, tokenOf } from '../test-support/api-client.js';
+import { contractChild } from './contract-child.js';
 import { startSandbox, type Sandbox } from './launcher.js';
 import { rgwUnavailableReason } from './throwaway-rgw.js';
 
@@ -140,6 +141,18 @@ describe.skipIf(unavailable)(
         ),
       );
       expect(counts[1]).toBe(counts[0]);
+    });
+
+    it('passes the contract suite through the one URL, an independent client on S3', async () => {
+      const run = await contractChild(sandbox, [
+        'contract-tests/cli.ts',
+        '--base-url',
+        sandbox.url,
+        '--profile',
+        'mock',
+      ]);
+      expect(run.code, run.output.slice(-4000)).toBe(0);
+      expect(run.output).toMatch(/Conformance: \d+ clauses pass, 0 fail/);
     });
 
     it('aborts and deletes through the one URL, and a part sent after the abort is refused by S3', async () => {

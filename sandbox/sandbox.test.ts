@@ -2,17 +2,14 @@
  * The shared sandbox end to end (issue 28, items 5 and 6): three instances on one PostgreSQL and one
  * shared folder, driven only through nginx's one address, as a partner would.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Model } from '../openapi/generated/client/types.gen.js';
 import { encodeTiff } from '../fixtures/generator/tiff-writer.js';
 import { renderPreset } from '../fixtures/generator/synthetic.js';
 import { HttpApi, seed, type ReadAnswer } from '../test-support/api-client.js';
-import { REPO_ROOT } from '../test-support/launched-mock.js';
+import { contractChild } from './contract-child.js';
 import { startSandbox, type Sandbox } from './launcher.js';
 
 const INSTANCES = 3;
@@ -105,41 +102,6 @@ async function eventually<T>(
 
 /** Seeds of the stateful check through the sandbox: fixed, so a run is reproducible. */
 const STATEFUL_SEEDS = [20261122, 1318, 90210];
-
-/**
- * Runs a script of the repository (`args[0]`) in a process of its own, as a partner's client of
- * the sandbox: the seeded keys, the admin token, and its reports in a folder removed afterwards.
- */
-async function contractChild(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; output: string }> {
-  const reportDir = await mkdtemp(path.join(os.tmpdir(), 'sandbox-contract-'));
-  try {
-    const [main, other] = seed.organizations.map((o) => o.api_keys[0]);
-    const tiny = seed.organizations.find((o) => o.api_keys[0].startsWith('sk_test_tiny'))!.api_keys[0];
-    return await new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-        cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          CONTRACT_API_KEY: main,
-          CONTRACT_OTHER_ORG_API_KEY: other,
-          CONTRACT_TINY_API_KEY: tiny,
-          CONTRACT_ADMIN_TOKEN: sandbox.adminToken,
-          CONTRACT_REPORT_DIR: reportDir,
-          ...env,
-        },
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-      child.on('close', (code) => resolve({ code, output }));
-    });
-  } finally {
-    await rm(reportDir, { recursive: true, force: true });
-  }
-}
 
 describe('npm run sandbox, three instances behind nginx', () => {
   it('answers at one address from more than one instance (the instances log each request id)', async () => {
@@ -342,7 +304,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
   });
 
   it('passes the contract suite through nginx', async () => {
-    const run = await contractChild([
+    const run = await contractChild(sandbox, [
       'contract-tests/cli.ts',
       '--base-url',
       sandbox.url,
@@ -358,6 +320,7 @@ describe('npm run sandbox, three instances behind nginx', () => {
     'passes the stateful model-based check through nginx, seed %i',
     async (seed) => {
       const run = await contractChild(
+        sandbox,
         [
           'node_modules/vitest/vitest.mjs',
           'run',
