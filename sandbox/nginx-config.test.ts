@@ -45,6 +45,8 @@ describe('the sandbox nginx.conf', () => {
       `[::1]:9003 max_fails=1 fail_timeout=${FAIL_TIMEOUT_SECONDS}s`,
     ]);
     expect(directive(conf, 'listen')).toEqual(['127.0.0.1:8080']);
+    // Idle connections to an instance are closed by nginx before the instance's 5 s closes them.
+    expect(directive(conf, 'keepalive_timeout')).toEqual(['4s']);
   });
 
   it('streams bodies, and leaves the limits to the mock: its upload limit, its timeouts', () => {

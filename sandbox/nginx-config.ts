@@ -47,6 +47,9 @@ const MARGIN_SECONDS = 10;
  */
 export const FAIL_TIMEOUT_SECONDS = 5;
 
+/** Under the mock's keepAliveTimeout (5 s): see the upstream block. */
+const UPSTREAM_KEEPALIVE_SECONDS = 4;
+
 /**
  * What the 503 of a request no instance answered says, by whether it reached one. nginx's
  * $upstream_connect_time lists one entry per instance tried, "-" for one it could not connect to:
@@ -137,6 +140,10 @@ ${UNAVAILABLE_DETAILS.map(([pattern, detail]) => `    ${pattern === 'default' ? 
     least_conn;
 ${servers}
     keepalive 32;
+    # Below the instances' own idle keep-alive timeout (5 s, mock-server/server.ts): nginx closes an
+    # idle connection first. The other way round, a request sent on a connection the instance is
+    # closing at that moment is cut, and a POST cut so is not retried: a 503 for nothing.
+    keepalive_timeout ${UPSTREAM_KEEPALIVE_SECONDS}s;
   }
 
   server {
