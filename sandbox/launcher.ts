@@ -214,7 +214,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       /** Deaths in a row, for the backoff; and the automatic restart waiting or running. */
       let deaths = 0;
       let settledTimer: NodeJS.Timeout | undefined;
-      let pendingRestart: { timer?: NodeJS.Timeout; done: Promise<void>; cancel(): void } | undefined;
+      let pendingRestart: { done: Promise<void>; cancel(): void } | undefined;
       const launch = async (): Promise<LoggedProcess> => {
         const logged = (await stat(logFile).catch(() => undefined))?.size ?? 0;
         const piece = await spawnLogged(id, process.execPath, argsOf(id, instancePort), logFile, {
@@ -251,33 +251,37 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
           report(
             `! ${id} ${describeExit(exit)}; starting it again in ${waitMs / 1000} s (restart ${deaths} in a row); its log: ${logFile}`,
           );
-          let cancelled = false;
-          let timer: NodeJS.Timeout | undefined;
-          const done = new Promise<void>((resolve) => {
-            timer = setTimeout(() => {
-              if (cancelled || stopping) return resolve();
-              launch().then(
-                (started) => {
-                  report(`${id}: started again (pid ${started.pid})`);
-                  settledTimer = setTimeout(() => (deaths = 0), RESTART_SETTLED_MS);
-                  settledTimer.unref();
-                  resolve();
-                },
-                // Its exit was reported and the next try scheduled by supervise().
-                () => resolve(),
-              );
-            }, waitMs);
-            timer.unref();
-          });
-          pendingRestart = {
-            timer,
+          let settle = () => {};
+          const done = new Promise<void>((resolve) => (settle = resolve));
+          let fired = false;
+          const timer = setTimeout(() => {
+            fired = true;
+            if (stopping) return settle();
+            launch().then(
+              (started) => {
+                report(`${id}: started again (pid ${started.pid})`);
+                settledTimer = setTimeout(() => (deaths = 0), RESTART_SETTLED_MS);
+                settledTimer.unref();
+                settle();
+              },
+              // Its exit was reported and the next try scheduled by supervise().
+              () => settle(),
+            );
+          }, waitMs);
+          timer.unref();
+          const pending = {
             done,
+            // Before the wait ran out: no start at all. After: the start under way finishes.
             cancel() {
-              cancelled = true;
+              if (fired) return;
               clearTimeout(timer);
+              settle();
             },
           };
-          void done.then(() => (pendingRestart = undefined));
+          pendingRestart = pending;
+          void done.then(() => {
+            if (pendingRestart === pending) pendingRestart = undefined;
+          });
         });
       };
       let current: LoggedProcess | undefined;

@@ -11,6 +11,7 @@ import { renderPreset } from '../fixtures/generator/synthetic.js';
 import { HttpApi, seed, type ReadAnswer } from '../test-support/api-client.js';
 import { contractChild } from './contract-child.js';
 import { startSandbox, type Sandbox } from './launcher.js';
+import { FAIL_TIMEOUT_SECONDS } from './nginx-config.js';
 
 const INSTANCES = 3;
 let sandbox: Sandbox;
@@ -210,6 +211,9 @@ describe('npm run sandbox, three instances behind nginx', () => {
       (p) => p.status === 'STARTED',
     );
     for (const other of others) await other.restart();
+    // nginx set the others aside when requests found them dead, for FAIL_TIMEOUT_SECONDS: until
+    // then it sends nothing to them, and with the first killed it would have no instance to try.
+    await new Promise((resolve) => setTimeout(resolve, FAIL_TIMEOUT_SECONDS * 1000));
     await first.kill('SIGKILL');
     expect(reported.some((line) => line.includes(`${first.id} was killed by SIGKILL`))).toBe(true);
     // Back to the instant defaults, so whichever instance takes the job over finishes it at once.
