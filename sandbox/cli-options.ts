@@ -7,6 +7,10 @@ export interface SandboxCommand {
   seed: boolean;
   databaseUrl?: string;
   dataDir?: string;
+  objectStore: 'embedded' | 's3';
+  s3Bucket?: string;
+  s3Endpoint?: string;
+  s3Region?: string;
 }
 
 export class SandboxUsageError extends Error {}
@@ -23,6 +27,12 @@ Options:
   --seed on|off        load the seed's well-known API keys, as npm start does [on]
   --database-url URL   join this PostgreSQL (postgres://...) instead of starting a throwaway one
   --data-dir DIR       the folder the instances share, kept afterwards [a temporary one, removed]
+  --object-store embedded|s3
+                       where uploads and files go: the shared folder, or S3 [embedded]
+  --s3-bucket B        with --object-store s3: this bucket (credentials: AWS_ACCESS_KEY_ID, ...)
+                       [a throwaway Ceph RADOS Gateway, started and removed with the sandbox]
+  --s3-endpoint URL    with --s3-bucket: an S3-compatible endpoint (path-style URLs) [AWS]
+  --s3-region R        with --s3-bucket: the bucket's region [us-east-1]
   --help               this text`;
 
 /** The command line of `npm run sandbox`, checked whole before anything starts. */
@@ -37,6 +47,10 @@ export function parseSandboxCommand(argv: string[]): SandboxCommand {
         seed: { type: 'string' },
         'database-url': { type: 'string' },
         'data-dir': { type: 'string' },
+        'object-store': { type: 'string' },
+        's3-bucket': { type: 'string' },
+        's3-endpoint': { type: 'string' },
+        's3-region': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -53,8 +67,23 @@ export function parseSandboxCommand(argv: string[]): SandboxCommand {
   if (seed !== 'on' && seed !== 'off') throw new SandboxUsageError(`--seed takes on or off, not '${seed}'`);
   const dataDir = text('data-dir');
   if (dataDir === '') throw new SandboxUsageError('--data-dir needs a folder');
+  const objectStore = text('object-store') ?? 'embedded';
+  if (objectStore !== 'embedded' && objectStore !== 's3')
+    throw new SandboxUsageError(`--object-store takes embedded or s3, not '${objectStore}'`);
+  const s3 = { s3Bucket: text('s3-bucket'), s3Endpoint: text('s3-endpoint'), s3Region: text('s3-region') };
+  const s3Flag = ['s3-bucket', 's3-endpoint', 's3-region'].find((name) => text(name) !== undefined);
+  if (s3Flag && objectStore !== 's3') throw new SandboxUsageError(`--${s3Flag} needs --object-store s3`);
+  if ((s3.s3Endpoint !== undefined || s3.s3Region !== undefined) && s3.s3Bucket === undefined)
+    throw new SandboxUsageError(
+      '--s3-endpoint and --s3-region name the place of --s3-bucket: give the bucket too (without one, a throwaway RGW is started)',
+    );
+  if (s3.s3Bucket === '') throw new SandboxUsageError('--s3-bucket needs a bucket name');
   return {
     help: values.help === true,
+    objectStore,
+    ...(s3.s3Bucket !== undefined && { s3Bucket: s3.s3Bucket }),
+    ...(s3.s3Endpoint !== undefined && { s3Endpoint: s3.s3Endpoint }),
+    ...(s3.s3Region !== undefined && { s3Region: s3.s3Region }),
     instances: whole('--instances', text('instances') ?? '3', 1, 32),
     port: whole('--port', text('port') ?? '0', 0, 65_535),
     seed: seed === 'on',

@@ -49,14 +49,20 @@ describe('npm run sandbox', () => {
     });
     expect(withToken.status).toBe(200);
 
-    // An instance that dies is reported, with its log, while the rest keeps running.
+    // An instance that dies is reported, with its log, and started again.
     process.kill(pid, 'SIGKILL');
     await new Promise<void>((resolve) => {
       const seen = () =>
-        /^! sandbox-1 was killed by SIGKILL; its log: \S+sandbox-1\.log$/m.test(stderr) && resolve();
+        /^! sandbox-1 was killed by SIGKILL; starting it again in 0\.25 s \(restart 1 in a row\); its log: \S+sandbox-1\.log$/m.test(
+          stderr,
+        ) &&
+        /^sandbox-1: started again \(pid \d+\)$/m.test(stderr) &&
+        resolve();
       seen();
       child.stderr.on('data', seen);
     });
+    const again = await fetch(`${url}/api/v1/models`, { headers: { authorization: `Bearer ${ACME_KEY}` } });
+    expect(again.status).toBe(200);
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);

@@ -48,6 +48,16 @@ async function main(argv: string[]): Promise<void> {
     seed: command.seed,
     databaseUrl: command.databaseUrl,
     dataDir: command.dataDir,
+    objectStore:
+      command.objectStore === 's3'
+        ? {
+            kind: 's3',
+            bucket: command.s3Bucket,
+            endpoint: command.s3Endpoint,
+            region: command.s3Region,
+            forcePathStyle: command.s3Endpoint !== undefined,
+          }
+        : { kind: 'embedded' },
     report: (line) => console.error(line),
     signal: starting.signal,
   });
@@ -64,6 +74,7 @@ function readyText(sandbox: Sandbox, instances: number): string {
     `  Admin token:  ${sandbox.adminToken}   (Authorization: Bearer <token> on /__mock)`,
     `  PostgreSQL:   ${sandbox.postgres ? `throwaway, ${sandbox.databaseUrl}` : withoutPassword(sandbox.databaseUrl)}`,
     `  Shared data:  ${sandbox.dataDir}`,
+    `  Files:        ${sandbox.objectStoreDescription}`,
     '',
     'Logs:',
     ...sandbox.logs.map((l) => `  ${l.piece.padEnd(width)}${l.file}`),

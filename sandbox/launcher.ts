@@ -13,6 +13,7 @@ import { describeExit, spawnLogged, type LoggedProcess } from './logged-process.
 import { renderNginxConfig } from './nginx-config.js';
 import { freePort, waitForLogLine, waitUntilAnswering } from './readiness.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from './throwaway-postgres.js';
+import { startThrowawayRgw, type ThrowawayRgw } from './throwaway-rgw.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const HEALTH = '/__mock/health';
@@ -23,6 +24,13 @@ const BANNER_END = 'Try: curl';
 const MOCK_LIMITS = { maxUploadBytes: 4 * 1024 ** 3, requestTimeoutMs: 3_600_000, idleTimeoutMs: 120_000 };
 /** Longest an instance may take to finish its requests on SIGTERM before it is killed. */
 const STOP_WITHIN_MS = 15_000;
+/**
+ * An instance that dies is started again after this wait, doubled on each death in a row up to
+ * the longest, so that one that cannot start (a broken flag, a full disk) does not spin the
+ * machine; a run of RESTART_SETTLED_MS without dying starts the count over.
+ */
+const RESTART_BACKOFF_MS = { first: 250, longest: 30_000 };
+const RESTART_SETTLED_MS = 60_000;
 
 /** The abuse limits every sandbox instance starts with (the last of a repeated flag wins). */
 export const SANDBOX_ABUSE_LIMITS = [
@@ -46,6 +54,11 @@ export interface SandboxOptions {
   databaseUrl?: string;
   /** The folder all instances share, kept after stop; a temporary one, removed, when absent. */
   dataDir?: string;
+  /**
+   * Where the instances keep uploads and files: the shared data folder (the default), or S3: the
+   * bucket given, or a throwaway Ceph RGW started for the sandbox when none is.
+   */
+  objectStore?: SandboxObjectStore;
   /** More options for every instance (`--prediction-run-delay-ms 0`, ...). */
   instanceArgs?: string[];
   /** Progress while starting, and the report of a piece that dies. */
@@ -54,6 +67,17 @@ export interface SandboxOptions {
   signal?: AbortSignal;
 }
 
+export type SandboxObjectStore =
+  | { kind: 'embedded' }
+  | {
+      kind: 's3';
+      /** An existing bucket (credentials from the SDK's chain: AWS_ACCESS_KEY_ID, ...); absent: a throwaway RGW. */
+      bucket?: string;
+      endpoint?: string;
+      region?: string;
+      forcePathStyle?: boolean;
+    };
+
 export interface SandboxInstance {
   /** sandbox-1, sandbox-2, ...: its --instance-id. */
   readonly id: string;
@@ -61,7 +85,11 @@ export interface SandboxInstance {
   readonly url: string;
   readonly pid: number;
   readonly logFile: string;
-  /** Signals the instance's process (SIGTERM by default) and resolves once it has exited. */
+  /**
+   * Signals the instance's process (SIGTERM by default) and resolves once it has exited. An
+   * instance stopped this way stays down until `restart()`; one that dies otherwise (a crash, a
+   * kill from outside) is started again by the launcher.
+   */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts it again on the same port (after a kill) and resolves once it answers. */
   restart(): Promise<void>;
@@ -74,6 +102,10 @@ export interface Sandbox {
   instances: SandboxInstance[];
   /** The throwaway server, or undefined when the sandbox joined --database-url. */
   postgres: ThrowawayPostgres | undefined;
+  /** The throwaway S3 (Ceph RGW), when the sandbox is on S3 without a bucket of its own. */
+  rgw: ThrowawayRgw | undefined;
+  /** Where files live: the shared folder, or `s3://bucket at endpoint`. */
+  objectStoreDescription: string;
   databaseUrl: string;
   dataDir: string;
   /** Where every piece logs. */
@@ -134,7 +166,11 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       notAborted();
     }
 
-    const adminToken = randomBytes(24).toString('base64url');
+    // Hex, not base64url: a token starting with '-' would read as an option on the instances' command line.
+    const store = await objectStoreArgs(options.objectStore, workDir, report, cleanups);
+    notAborted();
+
+    const adminToken = randomBytes(24).toString('hex');
     const argsOf = (id: string, instancePort: number) => [
       path.join(REPO_ROOT, 'bin', 'cellseg-mock.js'),
       '--port',
@@ -164,6 +200,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // A sandbox is shared: one organization may not exhaust it for the others (docs/limits.md).
       // Generous enough for a partner's test suite and a load bench; instanceArgs may change them.
       ...SANDBOX_ABUSE_LIMITS,
+      ...store.args,
       ...(options.instanceArgs ?? []),
     ];
     const instances: SandboxInstance[] = [];
@@ -172,35 +209,111 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       const instancePort = await freePort();
       const instanceUrl = `http://${HOST}:${instancePort}`;
       const logFile = path.join(logDir, `${id}.log`);
-      const launch = async () => {
+      /** Set by `kill()`: the instance stays down until `restart()`. */
+      let heldDown = false;
+      /** Deaths in a row, for the backoff; and the automatic restart waiting or running. */
+      let deaths = 0;
+      let settledTimer: NodeJS.Timeout | undefined;
+      let pendingRestart: { done: Promise<void>; cancel(): void } | undefined;
+      const launch = async (): Promise<LoggedProcess> => {
         const logged = (await stat(logFile).catch(() => undefined))?.size ?? 0;
         const piece = await spawnLogged(id, process.execPath, argsOf(id, instancePort), logFile, {
           cwd: REPO_ROOT,
+          env: { ...process.env, ...store.env },
         });
+        current = piece;
         pieces.add(piece);
-        watch(piece);
-        await waitUntilAnswering(instanceUrl + HEALTH, piece);
-        await waitForLogLine(piece, BANNER_END, logged);
+        // Started while the sandbox began to stop: stop() may have looked at `pieces` already.
+        if (stopping) void stopPiece(piece);
+        supervise(piece);
+        try {
+          await waitUntilAnswering(instanceUrl + HEALTH, piece);
+          await waitForLogLine(piece, BANNER_END, logged);
+        } catch (err) {
+          // Not ready in time while still running: killed, so its exit starts the next try.
+          piece.kill('SIGKILL');
+          throw err;
+        }
         return piece;
       };
-      let current = await launch();
+      /** An instance that dies on its own is started again, after a backoff, and said so. */
+      const supervise = (piece: LoggedProcess) => {
+        void piece.exited.then((exit) => {
+          pieces.delete(piece);
+          clearTimeout(settledTimer);
+          if (stopping || piece !== current) return;
+          if (heldDown || !ready) {
+            report(`! ${id} ${describeExit(exit)}; its log: ${logFile}`);
+            return;
+          }
+          const waitMs = Math.min(RESTART_BACKOFF_MS.first * 2 ** deaths, RESTART_BACKOFF_MS.longest);
+          deaths++;
+          report(
+            `! ${id} ${describeExit(exit)}; starting it again in ${waitMs / 1000} s (restart ${deaths} in a row); its log: ${logFile}`,
+          );
+          let settle = () => {};
+          const done = new Promise<void>((resolve) => (settle = resolve));
+          let fired = false;
+          const timer = setTimeout(() => {
+            fired = true;
+            if (stopping) return settle();
+            launch().then(
+              (started) => {
+                report(`${id}: started again (pid ${started.pid})`);
+                settledTimer = setTimeout(() => (deaths = 0), RESTART_SETTLED_MS);
+                settledTimer.unref();
+                settle();
+              },
+              // Its exit was reported and the next try scheduled by supervise().
+              () => settle(),
+            );
+          }, waitMs);
+          timer.unref();
+          const pending = {
+            done,
+            // Before the wait ran out: no start at all. After: the start under way finishes.
+            cancel() {
+              if (fired) return;
+              clearTimeout(timer);
+              settle();
+            },
+          };
+          pendingRestart = pending;
+          void done.then(() => {
+            if (pendingRestart === pending) pendingRestart = undefined;
+          });
+        });
+      };
+      let current: LoggedProcess | undefined;
+      /** Automatic restarts begin once the instance has been ready once: a failed start fails startSandbox. */
+      let ready = false;
+      current = await launch();
+      ready = true;
       notAborted();
       report(`${id}: ready at ${instanceUrl} (pid ${current.pid}, log ${logFile})`);
+      const live = () => current!;
       return {
         id,
         url: instanceUrl,
         logFile,
         get pid() {
-          return current.pid;
+          return live().pid;
         },
         async kill(signal) {
-          current.kill(signal);
-          await current.exited;
+          heldDown = true;
+          pendingRestart?.cancel();
+          const piece = live();
+          piece.kill(signal);
+          await piece.exited;
         },
         async restart() {
-          if (!current.hasExited()) await stopPiece(current);
-          pieces.delete(current);
-          current = await launch();
+          heldDown = true;
+          pendingRestart?.cancel();
+          await pendingRestart?.done;
+          if (!live().hasExited()) await stopPiece(live());
+          heldDown = false;
+          deaths = 0;
+          await launch();
           report(`${id}: restarted`);
         },
       };
@@ -220,10 +333,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       adminToken,
       instances,
       postgres,
+      rgw: store.rgw,
+      objectStoreDescription: store.description ?? dataDir,
       databaseUrl,
       dataDir,
       logs: [
         ...(postgres ? [{ piece: 'postgresql', file: postgres.logFile }] : []),
+        ...(store.rgw ? [{ piece: 'radosgw', file: store.rgw.logFile }] : []),
         ...instances.map((i) => ({ piece: i.id, file: i.logFile })),
         { piece: 'nginx', file: nginx.piece.logFile },
         { piece: 'nginx requests', file: nginx.accessLog },
@@ -235,6 +351,56 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     await stop();
     throw err;
   }
+}
+
+/**
+ * The instances' options and environment for the object store; a throwaway RGW is started (and
+ * its stop added to `cleanups`) when S3 is asked for without a bucket.
+ */
+async function objectStoreArgs(
+  store: SandboxObjectStore | undefined,
+  workDir: string,
+  report: (line: string) => void,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ args: string[]; env: NodeJS.ProcessEnv; rgw?: ThrowawayRgw; description?: string }> {
+  if (store === undefined || store.kind === 'embedded') return { args: [], env: {} };
+  if (store.bucket !== undefined) {
+    return {
+      args: [
+        '--object-store',
+        's3',
+        '--s3-bucket',
+        store.bucket,
+        ...(store.endpoint ? ['--s3-endpoint', store.endpoint] : []),
+        ...(store.region ? ['--s3-region', store.region] : []),
+        ...(store.forcePathStyle ? ['--s3-force-path-style', 'true'] : []),
+      ],
+      env: {},
+      description: `S3 bucket ${store.bucket}${store.endpoint ? ` at ${store.endpoint}` : ''}`,
+    };
+  }
+  report('S3: starting a throwaway Ceph RADOS Gateway...');
+  const rgw = await startThrowawayRgw({ dir: path.join(workDir, 'rgw') });
+  cleanups.push(() => rgw.stop());
+  report(`S3: ready at ${rgw.endpoint}, bucket ${rgw.bucket} (log ${rgw.logFile})`);
+  return {
+    args: [
+      '--object-store',
+      's3',
+      '--s3-bucket',
+      rgw.bucket,
+      '--s3-endpoint',
+      rgw.endpoint,
+      '--s3-region',
+      rgw.region,
+      '--s3-force-path-style',
+      'true',
+    ],
+    // The instances' SDK reads the throwaway user's keys from its default chain.
+    env: { AWS_ACCESS_KEY_ID: rgw.accessKeyId, AWS_SECRET_ACCESS_KEY: rgw.secretAccessKey },
+    rgw,
+    description: `throwaway Ceph RGW at ${rgw.endpoint}, bucket ${rgw.bucket}`,
+  };
 }
 
 async function startNginx(

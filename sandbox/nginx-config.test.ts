@@ -6,7 +6,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { MULTIPART_ENVELOPE_BYTES, renderNginxConfig, type NginxConfigOptions } from './nginx-config.js';
+import {
+  FAIL_TIMEOUT_SECONDS,
+  MULTIPART_ENVELOPE_BYTES,
+  renderNginxConfig,
+  type NginxConfigOptions,
+} from './nginx-config.js';
 import { freePort } from './readiness.js';
 
 const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
@@ -35,11 +40,13 @@ describe('the sandbox nginx.conf', () => {
   it('spreads requests over every instance by fewest connections', () => {
     expect(conf).toMatch(/upstream mock \{\n\s+least_conn;/);
     expect(directive(conf, 'server')).toEqual([
-      '127.0.0.1:9001 max_fails=0',
-      '127.0.0.1:9002 max_fails=0',
-      '[::1]:9003 max_fails=0',
+      `127.0.0.1:9001 max_fails=1 fail_timeout=${FAIL_TIMEOUT_SECONDS}s`,
+      `127.0.0.1:9002 max_fails=1 fail_timeout=${FAIL_TIMEOUT_SECONDS}s`,
+      `[::1]:9003 max_fails=1 fail_timeout=${FAIL_TIMEOUT_SECONDS}s`,
     ]);
     expect(directive(conf, 'listen')).toEqual(['127.0.0.1:8080']);
+    // Idle connections to an instance are closed by nginx before the instance's 5 s closes them.
+    expect(directive(conf, 'keepalive_timeout')).toEqual(['4s']);
   });
 
   it('streams bodies, and leaves the limits to the mock: its upload limit, its timeouts', () => {
@@ -88,8 +95,8 @@ describe('the sandbox nginx.conf', () => {
 
   it('answers 503 in the interface error shape when no instance can', () => {
     expect(conf).toContain('error_page 502 504 =503 @unavailable;');
-    const body = /return 503 '([^']*)'/.exec(conf)?.[1];
-    expect(JSON.parse(body!)).toEqual({ detail: expect.stringMatching(/retry/) });
+    expect(/return 503 '([^']*)'/.exec(conf)?.[1]).toBe('{"detail":"$sandbox_unavailable_detail"}');
+    expect(directive(conf, 'add_header')).toEqual(['Retry-After 1 always']);
   });
 
   it('refuses a sandbox of no instance', () => {
@@ -186,7 +193,9 @@ describe('nginx on the sandbox configuration, when instances die before answerin
       expect(instances.methods).toEqual(['GET', 'GET']);
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('1');
-      expect(await answer.json()).toEqual({ detail: expect.stringMatching(/No instance/) });
+      expect(await answer.json()).toEqual({
+        detail: expect.stringMatching(/stopped before answering.*Retry/),
+      });
     } finally {
       await instances.close();
     }
@@ -201,12 +210,55 @@ describe('nginx on the sandbox configuration, when instances die before answerin
           headers: { 'content-type': 'application/json' },
           body: '{}',
         });
-        return new Response(await response.text(), { status: response.status });
+        return new Response(await response.text(), { status: response.status, headers: response.headers });
       });
       expect(instances.methods).toEqual(['POST']);
       expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('1');
+      // It reached an instance: the client is told it may have taken effect, and what to read.
+      expect(JSON.parse(await answer.text())).toEqual({
+        detail: expect.stringMatching(
+          /reached an instance that stopped before answering: it may have taken effect.*skipped/,
+        ),
+      });
     } finally {
       await instances.close();
+    }
+  });
+
+  it('says nothing was done when no instance could be reached, even for a POST', async () => {
+    const nobody = [{ host: '127.0.0.1', port: await freePort() }];
+    const answer = await throughNginx(nobody, async (url) => {
+      const response = await fetch(`${url}/api/v1/upload`, { method: 'POST', body: 'x' });
+      return new Response(await response.text(), { status: response.status, headers: response.headers });
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('1');
+    expect(await answer.json()).toEqual({
+      detail: expect.stringMatching(/could be reached: nothing was done/),
+    });
+  });
+
+  it('sets a dead instance aside after one failed try instead of trying it on every request', async () => {
+    const dying = await dyingInstances(1);
+    const alive = http.createServer((_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => alive.listen(0, '127.0.0.1', resolve));
+    try {
+      const upstreams = [
+        ...dying.upstreams,
+        { host: '127.0.0.1', port: (alive.address() as AddressInfo).port },
+      ];
+      const statuses = await throughNginx(upstreams, async (url) => {
+        const seen: number[] = [];
+        for (let i = 0; i < 10; i++) seen.push((await fetch(`${url}/api/v1/models`)).status);
+        return Response.json(seen);
+      });
+      expect(await statuses.json()).toEqual(Array(10).fill(200));
+      // With max_fails=0 it was tried for about every other request.
+      expect(dying.methods).toEqual(['GET']);
+    } finally {
+      await dying.close();
+      await new Promise((resolve) => alive.close(resolve));
     }
   });
 });

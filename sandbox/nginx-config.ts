@@ -39,14 +39,66 @@ export const MULTIPART_ENVELOPE_BYTES = 1024 * 1024;
 /** Above the mock's own limits, so that the mock, which answers in the document's shapes, decides. */
 const MARGIN_SECONDS = 10;
 
+/**
+ * An instance nginx could not connect to (or that died before answering) is set aside this long
+ * before it is tried again: long enough that a dead instance costs one failed try per period
+ * instead of one per request, short enough that one brought back by the launcher (a few seconds)
+ * takes requests again soon after.
+ */
+export const FAIL_TIMEOUT_SECONDS = 5;
+
+/** Under the mock's keepAliveTimeout (5 s): see the upstream block. */
+const UPSTREAM_KEEPALIVE_SECONDS = 4;
+
+/**
+ * What the 503 of a request no instance answered says, by whether it reached one. nginx's
+ * $upstream_connect_time lists one entry per instance tried, "-" for one it could not connect to:
+ * a number last means the request was sent to an instance that then stopped, so it may have taken
+ * effect, and the client is told what to read before sending it again. Each text is a JSON string
+ * body's content: no double quote, no backslash.
+ */
+const UNAVAILABLE_DETAILS: ReadonlyArray<readonly [pattern: string, detail: string]> = [
+  ['~^0 ', 'No instance of the sandbox could be reached: nothing was done. Retry shortly.'],
+  [
+    '~^1 (GET|HEAD|OPTIONS) ',
+    'The instance that took this request stopped before answering, and no other could. Retry shortly.',
+  ],
+  [
+    '~^1 POST /api/v1/(upload|image)$',
+    'The request reached an instance that stopped before answering: it may have taken effect (an image stored, whose id you never got). Check the image count in your organization usage before uploading again.',
+  ],
+  [
+    '~^1 POST /api/v1/upload/[^/]+/(complete|abort)$',
+    'The request reached an instance that stopped before answering: it may have taken effect. Read the image (GET /api/v1/upload/{image_id}) before retrying: an upload_status other than uploading means it did.',
+  ],
+  [
+    '~^1 POST /api/v1/predict$',
+    'The request reached an instance that stopped before answering: it may have taken effect. Sending it again is safe while that prediction runs: the answer is the prediction already in flight (status skipped), not counted twice.',
+  ],
+  [
+    '~^1 POST /api/v1/shares$',
+    'The request reached an instance that stopped before answering: it may have taken effect. Sending it again answers the live share of the segmentation if it did.',
+  ],
+  [
+    '~^1 DELETE ',
+    'The request reached an instance that stopped before answering: it may have taken effect. Read the resource before retrying: 404 means it was deleted.',
+  ],
+  [
+    'default',
+    'The request reached an instance that stopped before answering: it may have taken effect. Read what it changes before retrying.',
+  ],
+];
+
 export function renderNginxConfig(options: NginxConfigOptions): string {
   if (options.instances.length === 0) throw new Error('a sandbox needs at least one instance');
   const requestSeconds = Math.ceil(options.requestTimeoutMs / 1000) + MARGIN_SECONDS;
   const idleSeconds = Math.ceil(options.idleTimeoutMs / 1000) + MARGIN_SECONDS;
   const servers = options.instances
-    // max_fails=0: an instance is never set aside; a request that cannot connect to one tries the
-    // next (proxy_next_upstream), so an instance back from a restart takes requests at once.
-    .map((i) => `    server ${address(i)} max_fails=0;`)
+    // One failed try sets an instance aside for FAIL_TIMEOUT_SECONDS: a dead instance is tried
+    // once per period, not first on every request (each try costs a connection refused, or
+    // proxy_connect_timeout on a network that drops packets). An instance's own 5xx is no failure
+    // here (proxy_next_upstream has no http_5xx): only "could not connect" and "died mid-request".
+    .map((i) => `    server ${address(i)} max_fails=1 fail_timeout=${FAIL_TIMEOUT_SECONDS}s;`)
     .join('\n');
   return `# Written by the sandbox launcher (sandbox/nginx-config.ts); paths are relative to nginx -p.
 ${options.workerUser ? `user ${options.workerUser.user} ${options.workerUser.group};\n` : ''}daemon off;
@@ -75,10 +127,23 @@ http {
   # PUT or a long prediction poll beside a 1 ms read); round-robin would keep handing new requests
   # to an instance already busy with a long one. No stickiness: every instance answers every
   # request from the shared state, which is the point of the sandbox.
+  # Whether the last instance tried took the request (its connect time a number, not "-").
+  map $upstream_connect_time $sandbox_reached {
+    "~[0-9]$" 1;
+    default 0;
+  }
+  map "$sandbox_reached $request_method $uri" $sandbox_unavailable_detail {
+${UNAVAILABLE_DETAILS.map(([pattern, detail]) => `    ${pattern === 'default' ? 'default' : `"${pattern}"`} "${detail}";`).join('\n')}
+  }
+
   upstream mock {
     least_conn;
 ${servers}
     keepalive 32;
+    # Below the instances' own idle keep-alive timeout (5 s, mock-server/server.ts): nginx closes an
+    # idle connection first. The other way round, a request sent on a connection the instance is
+    # closing at that moment is cut, and a POST cut so is not retried: a 503 for nothing.
+    keepalive_timeout ${UPSTREAM_KEEPALIVE_SECONDS}s;
   }
 
   server {
@@ -115,12 +180,13 @@ ${servers}
       proxy_pass http://mock;
     }
 
-    # No instance could answer: the interface's error shape, not nginx's HTML page.
+    # No instance answered: the interface's error shape, not nginx's HTML page, saying whether the
+    # request reached one (then it may have taken effect, and what to read to find out).
     error_page 502 504 =503 @unavailable;
     location @unavailable {
       default_type application/json;
       add_header Retry-After 1 always;
-      return 503 '{"detail":"No instance of the sandbox could answer; retry shortly."}';
+      return 503 '{"detail":"$sandbox_unavailable_detail"}';
     }
   }
 }

@@ -90,12 +90,15 @@ describe('the control plane', () => {
     expect((await call('GET', '/__mock/faults')).body).toEqual([]);
   });
 
-  it('answers an injected 429 with the Retry-After the document requires of every 429', async () => {
-    await call('POST', '/__mock/faults', { operation_id: 'listModels', status: 429, times: 1 });
-    const refused = await call('GET', '/api/v1/models', undefined, ACME_KEY);
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe('1');
-  });
+  it.each([429, 503])(
+    'answers an injected %i with the Retry-After the document requires of every one',
+    async (status) => {
+      await call('POST', '/__mock/faults', { operation_id: 'listModels', status, times: 1 });
+      const refused = await call('GET', '/api/v1/models', undefined, ACME_KEY);
+      expect(refused.status).toBe(status);
+      expect(refused.headers.get('retry-after')).toBe('1');
+    },
+  );
 
   it('drops the connection when asked', async () => {
     await call('POST', '/__mock/faults', { operation_id: 'listModels', drop_connection: true, times: 1 });

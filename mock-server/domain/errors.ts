@@ -21,7 +21,7 @@ export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
-    /** For `too_many`: how many seconds to wait before trying again (the `Retry-After` header). */
+    /** For `too_many` and `store_unavailable`: seconds to wait before trying again (the `Retry-After` header). */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);

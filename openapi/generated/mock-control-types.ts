@@ -1140,6 +1140,8 @@ export interface components {
         /** @description The state database could not be reached or did not answer in time (a shared sandbox on PostgreSQL that is restarting, say): nothing of the request was kept. The next request tries again; the mock recovers by itself once the database answers. */
         StoreUnavailable: {
             headers: {
+                /** @description Seconds to wait before trying again. */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {

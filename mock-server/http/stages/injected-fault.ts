@@ -18,8 +18,8 @@ export function injectedFault(faults: Pick<FaultControl, 'take'>): OperationStag
     }
     if (!fault.status) return false;
     req.resume();
-    // The document requires Retry-After on every 429; an injected one keeps to it like a real one.
-    if (fault.status === 429) res.setHeader('Retry-After', '1');
+    // The document requires Retry-After on every 429 and 503; an injected one keeps to it like a real one.
+    if (fault.status === 429 || fault.status === 503) res.setHeader('Retry-After', '1');
     sendDetail(res, fault.status, fault.detail ?? `Injected fault: ${fault.status}`);
     return true;
   };

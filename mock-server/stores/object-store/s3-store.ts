@@ -55,12 +55,21 @@ import { LocalCopies } from './local-copies.js';
 import { plannedParts, plannedPartSize } from './planned-parts.js';
 
 /*
- * The ObjectStore interface on an S3-compatible service (AWS S3, MinIO, ...).
+ * The ObjectStore interface on an S3-compatible service (AWS S3, Ceph RGW, MinIO, ...).
  *
- * Honest status: this adapter has only been exercised against a fake `send` function (see
- * s3-store.test.ts), which checks the commands it issues and how it maps answers and errors.
- * Presigned URLs are produced by the real SDK signer (offline). It has NOT been run against a live
- * S3 or MinIO; do that before relying on it.
+ * Tested twice: against a real S3, Ceph's RADOS Gateway started by the tests
+ * (s3-store.rgw.test.ts, sandbox/throwaway-rgw.ts), and against a fake `send` (s3-store.test.ts)
+ * for what only AWS does and for the exact commands sent.
+ *
+ * Where S3 services differ, the adapter answers what the interface says on each:
+ * - A complete that lists a subset of the uploaded parts: AWS assembles the subset; RGW refuses it
+ *   (InvalidPart, "total parts mismatch"). On such a refusal the adapter asks ListParts and, when
+ *   the listed parts are all there with their ETags, answers InvalidPart naming the service's limit
+ *   instead of a part (the upload stays open).
+ * - RGW's complete answers an empty ETag: it is then read with HeadObject.
+ * - RGW answers ListParts, complete and abort of an upload that is gone with NoSuchKey; AWS with
+ *   NoSuchUpload, which is what the interface (and the domain) expect: mapped so.
+ * - RGW's error bodies carry no Message: the adapter writes S3's standard text for the code.
  *
  * Differences from the embedded store a caller should know:
  * - A presigned S3 URL carries the object key in its path, so use opaque keys (e.g.
@@ -192,7 +201,8 @@ export class S3ObjectStore implements ObjectStore {
     const parts: UploadedPart[] = [];
     let marker: string | undefined;
     do {
-      const out = (await this.call(
+      const out = (await this.callOnUpload(
+        uploadId,
         new ListPartsCommand({
           Bucket: this.bucket,
           Key: this.fullKey(key),
@@ -236,26 +246,77 @@ export class S3ObjectStore implements ObjectStore {
       selected = matchSelection(await this.listParts(uploadId, { known }), parts);
       if (known !== undefined) checkPartSizes(selected, known.plan.partSize);
     }
-    const out = (await this.call(
-      new CompleteMultipartUploadCommand({
-        Bucket: this.bucket,
-        Key: this.fullKey(key),
-        UploadId: uploadId,
-        MultipartUpload: {
-          Parts: selected.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })),
-        },
-      }),
-    )) as CompleteMultipartUploadCommandOutput;
+    let out: CompleteMultipartUploadCommandOutput;
+    try {
+      out = (await this.callOnUpload(
+        uploadId,
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: this.fullKey(key),
+          UploadId: uploadId,
+          MultipartUpload: {
+            Parts: selected.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })),
+          },
+        }),
+      )) as CompleteMultipartUploadCommandOutput;
+    } catch (error) {
+      if (parts?.length && error instanceof ObjectStoreError && error.code === 'InvalidPart')
+        throw await this.whyPartsRefused(uploadId, parts, known, error);
+      throw error;
+    }
+    // RGW answers an empty ETag; the object's own is the same value AWS would have answered.
+    const etag = out.ETag || (await this.objectEtag(key));
     return {
       key,
       size: selected.reduce((sum, part) => sum + part.size, 0),
-      etag: quoteEtag(out.ETag ?? ''),
+      etag: quoteEtag(etag),
     };
+  }
+
+  /**
+   * The service refused a listed complete with InvalidPart, which names no part (and on RGW has
+   * no message): says which listed part is missing or has another ETag, or, when every listed part
+   * is there as listed and others were uploaded too, that this service assembles no subset.
+   */
+  private async whyPartsRefused(
+    uploadId: string,
+    parts: PartSelection[],
+    known: KnownUpload | undefined,
+    refusal: ObjectStoreError,
+  ): Promise<ObjectStoreError> {
+    let uploaded: UploadedPart[];
+    try {
+      uploaded = await this.listParts(uploadId, { known });
+    } catch {
+      return refusal;
+    }
+    try {
+      matchSelection(uploaded, parts);
+    } catch (error) {
+      return error instanceof ObjectStoreError ? error : refusal;
+    }
+    const listed = new Set(parts.map((part) => part.partNumber));
+    const unlisted = uploaded.filter((part) => !listed.has(part.partNumber)).map((part) => part.partNumber);
+    if (unlisted.length === 0) return refusal;
+    return new ObjectStoreError(
+      'InvalidPart',
+      `This S3 service assembles no subset of an upload's parts (Ceph RGW refuses it; AWS S3 does not): part${unlisted.length === 1 ? '' : 's'} ${unlisted.join(', ')} ${unlisted.length === 1 ? 'was' : 'were'} uploaded but not listed. List every uploaded part, or send no list to complete with all of them; the upload stays open.`,
+      { partNumber: unlisted[0], cause: refusal },
+    );
+  }
+
+  private async objectEtag(key: string): Promise<string> {
+    const head = (await this.call(
+      new HeadObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }),
+      key,
+    )) as HeadObjectCommandOutput;
+    return head.ETag ?? '';
   }
 
   async abortMultipartUpload(uploadId: string, known?: KnownUpload): Promise<void> {
     const key = await this.keyOf(uploadId, known);
-    await this.call(
+    await this.callOnUpload(
+      uploadId,
       new AbortMultipartUploadCommand({
         Bucket: this.bucket,
         Key: this.fullKey(key),
@@ -408,7 +469,35 @@ export class S3ObjectStore implements ObjectStore {
       throw mapS3Error(error, key);
     }
   }
+
+  /** A call on an open upload: one that is gone is NoSuchUpload, whichever code the service used (RGW: NoSuchKey). */
+  private async callOnUpload(uploadId: string, command: object): Promise<unknown> {
+    try {
+      return await this.call(command);
+    } catch (error) {
+      if (error instanceof ObjectStoreError && error.code === 'NoSuchKey')
+        throw new ObjectStoreError(
+          'NoSuchUpload',
+          `The specified multipart upload does not exist (upload id ${uploadId})`,
+          { cause: error },
+        );
+      throw error;
+    }
+  }
 }
+
+/** S3's own text for a code, for services whose error bodies carry none (RGW). */
+const STANDARD_MESSAGES: Partial<Record<string, string>> = {
+  NoSuchUpload: 'The specified multipart upload does not exist',
+  NoSuchKey: 'The specified key does not exist',
+  InvalidPart: "One or more of the specified parts could not be found, or a part's ETag did not match",
+  InvalidPartOrder: 'The list of parts was not in ascending order',
+  EntityTooSmall: 'Your proposed upload is smaller than the minimum allowed size',
+  EntityTooLarge: 'Your proposed upload exceeds the maximum allowed size',
+  AccessDenied: 'Access Denied',
+  SignatureDoesNotMatch: 'The request signature we calculated does not match the signature you provided',
+  NoSuchBucket: 'The specified bucket does not exist',
+};
 
 const PASSED_THROUGH = new Set<string>(Object.keys(OBJECT_STORE_ERROR_STATUS));
 
@@ -419,7 +508,12 @@ export function mapS3Error(error: unknown, key?: string): ObjectStoreError {
   const status = (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata
     ?.httpStatusCode;
   const message = (error as { message?: unknown } | undefined)?.message;
-  const text = typeof message === 'string' && message !== '' ? message : String(name);
+  // RGW sends an empty <Message>, which the SDK shows as "UnknownError".
+  const text =
+    typeof message === 'string' && message !== '' && message !== 'UnknownError'
+      ? message
+      : (STANDARD_MESSAGES[String(name)] ??
+        `S3 answered ${String(name)} (HTTP ${String(status)}) with no message`);
   if (name === 'NotFound' || name === 'NoSuchKey' || (name === 'UnknownError' && status === 404)) {
     return new ObjectStoreError(
       'NoSuchKey',

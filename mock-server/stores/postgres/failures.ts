@@ -38,7 +38,8 @@ const UNAVAILABLE_CODES = new Set([
 /** The database did not answer (down, restarting, unreachable, too slow). */
 export class StoreUnavailableError extends DomainError {
   constructor(detail: string, options?: ErrorOptions) {
-    super('store_unavailable', `The state database is unavailable (${detail}); try again shortly.`);
+    // Retry-After: 1, as on every 503 of the mock: the next request tries the database again.
+    super('store_unavailable', `The state database is unavailable (${detail}); try again shortly.`, 1);
     this.name = 'StoreUnavailableError';
     this.cause = options?.cause;
   }
