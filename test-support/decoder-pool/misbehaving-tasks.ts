@@ -35,6 +35,12 @@ export const tasks = {
     for (let i = 0; i < megabytes / 16; i++) held.push(Buffer.alloc(16 * 1024 * 1024, 1));
     return held.length * 16;
   },
+  /** Writes a line to stderr, then fills the V8 heap until V8 ends the child with its report. */
+  async fillHeap(line: string) {
+    process.stderr.write(`${line}\n`);
+    const held: number[][] = [];
+    for (;;) held.push(new Array<number>(1_000_000).fill(1.5));
+  },
   /** Never yields: only a kill ends it. */
   async spin() {
     for (;;);

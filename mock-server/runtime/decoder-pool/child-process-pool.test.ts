@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +48,18 @@ const newPool = (o: Partial<ConstructorParameters<typeof ChildProcessPool>[0]> =
   return pool;
 };
 afterAll(() => Promise.all(pools.map((p) => p.close())));
+
+/** A stderr for a pool's children that keeps what they write. */
+function collected(): Writable & { text(): string } {
+  let written = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      written += chunk.toString('utf8');
+      done();
+    },
+  });
+  return Object.assign(sink, { text: () => written });
+}
 
 const echo = (pool: ChildProcessPool, value: unknown) =>
   pool.run<{ value: unknown; pid: number }>('echo', value);
@@ -101,6 +114,16 @@ describe('ChildProcessPool', () => {
     },
   );
 
+  it("passes a child's stderr on, but not V8's report of a heap that ran out (the job says why)", async () => {
+    const stderr = collected();
+    const pool = newPool({ memoryCeilingBytes: 256 * MiB, stderr });
+    const err = await failure(pool.run('fillHeap', 'a line of the child before it ran out'));
+    expect(err.message).toMatch(/memory limit of 256 MiB/);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the pipe's last lines
+    expect(stderr.text()).toContain('a line of the child before it ran out\n');
+    expect(stderr.text()).not.toMatch(/FATAL ERROR|Last few GCs|OOMErrorHandler|Native stack/);
+  });
+
   it('gives a job that ran out of memory in a used child one fresh child; one that fails there fails', async () => {
     const pool = newPool();
     const run = () => pool.run<{ pid: number }>('outOfMemoryWhenUsed', null);
@@ -150,10 +173,14 @@ describe('ChildProcessPool', () => {
   });
 
   it('fails the waiting jobs, instead of respawning forever, when its children cannot start', async () => {
-    const pool = newPool({ tasksModule: 'file:///no/such/tasks-module.ts', warm: 1 });
+    const stderr = collected();
+    const pool = newPool({ tasksModule: 'file:///no/such/tasks-module.ts', warm: 1, stderr });
     await expect(echo(pool, 1)).rejects.toThrow(/the decoder processes cannot start/);
     await expect(echo(pool, 2)).rejects.toThrow(/the decoder processes cannot start/);
     expect(pool.childPids).toEqual([]);
+    // What a child that cannot start says is passed on, for whoever reads the server's stderr.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stderr.text()).toContain("Cannot find module '/no/such/tasks-module.ts'");
   });
 
   it('queues jobs beyond its size and runs them all', async () => {

@@ -17,6 +17,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { childCommand } from './child-command.js';
@@ -38,6 +39,8 @@ export interface ChildProcessPoolOptions {
   idleMs?: number;
   /** A cancelled job whose child has not stopped it after this long is killed with its child. */
   cancelGraceMs?: number;
+  /** Where the children's own stderr goes (their report of running out of memory aside). Default process.stderr. */
+  stderr?: NodeJS.WritableStream;
 }
 
 interface Job {
@@ -62,6 +65,24 @@ interface Slot {
   /** Jobs handed to it so far, the one running included. */
   jobsRun: number;
   idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The first line of V8's report of a heap that ran out (the last GCs, then the JS and native
+ * stacks), and the fatal line that starts it when no GC is shown. A child held to its ceiling
+ * by a hostile file ends that way on purpose: the job fails with the reason in words, so the
+ * report, a page of native addresses per file, is left out of the server's stderr. Anything else
+ * a child writes there goes through, line by line.
+ */
+const OUT_OF_MEMORY_REPORT = /^<--- Last few GCs --->|^FATAL ERROR: .*(heap|Allocation failed|out of memory)/;
+
+function passStderr(proc: ChildProcess, sink: NodeJS.WritableStream): void {
+  if (!proc.stderr) return;
+  let dying = false;
+  createInterface({ input: proc.stderr, crlfDelay: Infinity }).on('line', (line) => {
+    dying ||= OUT_OF_MEMORY_REPORT.test(line);
+    if (!dying) sink.write(`${line}\n`);
+  });
 }
 
 // Run from the sources (tests, tsx) the sibling is child-main.ts; built into dist/, child-main.js.
@@ -170,11 +191,12 @@ export class ChildProcessPool {
       execPath,
       execArgv,
       serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, [MEMORY_CEILING_ENV]: String(this.options.memoryCeilingBytes) },
     });
     const slot: Slot = { proc, ready: false, jobsRun: 0 };
     this.slots.add(slot);
+    passStderr(proc, this.options.stderr ?? process.stderr);
     proc.on('message', (m) => this.onMessage(slot, m as FromChild));
     proc.on('error', () => undefined); // followed by 'exit', which settles the job
     proc.once('exit', (code, signal) => this.onExit(slot, code, signal));
@@ -306,12 +328,16 @@ export class ChildProcessPool {
 }
 
 function holdProcessOpen(proc: ChildProcess, hold: boolean): void {
+  // The stderr pipe is a socket of its own: left referenced, an idle child would hold the server open.
+  const stderr = proc.stderr as (NodeJS.ReadableStream & { ref?(): void; unref?(): void }) | null;
   if (hold) {
     proc.ref();
     proc.channel?.ref();
+    stderr?.ref?.();
   } else {
     proc.unref();
     proc.channel?.unref();
+    stderr?.unref?.();
   }
 }
 
