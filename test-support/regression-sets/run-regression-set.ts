@@ -1,0 +1,147 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import prettier from 'prettier';
+import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
+import type { Regression } from './regression.js';
+import { startRegressionProxy } from './regression-proxy.js';
+import { renderResults, type RegressionResult, type SetResult } from './results.js';
+import { SET_A } from './set-a/index.js';
+import { runSuite } from './suite-run.js';
+
+/**
+ * `npm run regressions -- --set a [--only ID[,ID...]]`: measures the contract suite on a set of
+ * regressions. Starts healthy mocks (one per lane, at most two lanes: the machine is shared), runs
+ * the suite through a no-op proxy first (it must pass, or no figure means anything), then once per
+ * regression through a proxy that carries it: caught when the suite fails, missed when it passes.
+ * Each mock is reset to its seed before every run. A whole set writes its results to
+ * docs/regression-sets.md and test-support/regression-sets/set-<name>-results.json.
+ */
+
+const SETS: Record<string, Regression[]> = { a: SET_A };
+const LANES = 2;
+
+const { values } = parseArgs({
+  options: {
+    set: { type: 'string', default: 'a' },
+    only: { type: 'string', multiple: true },
+    lanes: { type: 'string', default: String(LANES) },
+  },
+});
+const setName = values.set!;
+const set = SETS[setName];
+if (!set) {
+  console.error(`unknown set '${setName}': known sets are ${Object.keys(SETS).join(', ')}`);
+  process.exit(2);
+}
+const only = (values.only ?? []).flatMap((ids) => ids.split(','));
+const unknown = only.filter((id) => !set.some((regression) => regression.id === id));
+if (unknown.length) {
+  console.error(`unknown regression id(s) in set ${setName}: ${unknown.join(', ')}`);
+  process.exit(2);
+}
+const chosen = only.length ? set.filter((regression) => only.includes(regression.id)) : set;
+const lanes = Math.max(1, Math.min(LANES, Number(values.lanes), chosen.length));
+const reportRoot = path.join(REPO_ROOT, 'reports', 'regressions', `set-${setName}`);
+rmSync(reportRoot, { recursive: true, force: true });
+
+/** The suite through `regression`'s proxy (none: the no-op proxy) against `mock`, reset first. */
+async function measure(mock: LaunchedMock, regression: Regression | undefined, name: string) {
+  await mock.reset();
+  const proxy = await startRegressionProxy(mock.url, regression);
+  try {
+    const run = await runSuite(proxy.url, path.join(reportRoot, name));
+    if (proxy.hookErrors.length)
+      writeFileSync(path.join(reportRoot, name, 'hook-errors.txt'), proxy.hookErrors.join('\n\n') + '\n');
+    return { ...run, hookErrors: proxy.hookErrors.length };
+  } finally {
+    await proxy.close();
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(0)} s`;
+}
+
+const started = Date.now();
+const mocks = await Promise.all(Array.from({ length: lanes }, () => launchMock()));
+try {
+  console.log(
+    `set ${setName}: ${chosen.length} regression(s), ${lanes} at a time, mocks at ${mocks.map((m) => m.url).join(', ')}`,
+  );
+  const sanity = await Promise.all(mocks.map((mock, lane) => measure(mock, undefined, `no-op-${lane + 1}`)));
+  for (const [lane, run] of sanity.entries()) {
+    console.log(`no-op proxy, lane ${lane + 1}: exit ${run.exitCode} in ${seconds(run.durationMs)}`);
+    if (run.exitCode !== 0) {
+      console.error(
+        `the suite fails through the no-op proxy (clauses ${run.failedClauses.join(', ') || 'none named'}): see ${reportRoot}/no-op-${lane + 1}/suite.log; no regression can be measured`,
+      );
+      process.exit(1);
+    }
+  }
+
+  const results: RegressionResult[] = [];
+  let next = 0;
+  await Promise.all(
+    mocks.map(async (mock) => {
+      while (next < chosen.length) {
+        const regression = chosen[next++];
+        const run = await measure(mock, regression, regression.id);
+        // A hook that threw made the proxy answer 502: the suite failed on that, not on the bug.
+        const broken = run.hookErrors > 0 || (run.exitCode !== 0 && run.exitCode !== 1);
+        const outcome = broken ? 'error' : run.exitCode === 0 ? 'missed' : 'caught';
+        results.push({
+          ...describe(regression),
+          outcome,
+          failedClauses: run.failedClauses,
+          durationMs: run.durationMs,
+        });
+        const clauses = run.failedClauses.length ? ` (${run.failedClauses.join(', ')})` : '';
+        const errors = run.hookErrors
+          ? `; ${run.hookErrors} hook error(s), see ${regression.id}/hook-errors.txt`
+          : '';
+        console.log(
+          `[${results.length}/${chosen.length}] ${regression.id}: ${outcome}${clauses} in ${seconds(run.durationMs)}${errors}`,
+        );
+      }
+    }),
+  );
+  results.sort((a, b) => chosen.findIndex((r) => r.id === a.id) - chosen.findIndex((r) => r.id === b.id));
+
+  const result: SetResult = {
+    set: setName,
+    date: new Date().toISOString(),
+    durationMs: Date.now() - started,
+    lanes,
+    noOpDurationMs: Math.max(...sanity.map((run) => run.durationMs)),
+    results,
+  };
+  const { table, markdown } = renderResults(result);
+  console.log(`\n${table}`);
+  mkdirSync(reportRoot, { recursive: true });
+  writeFileSync(path.join(reportRoot, 'results.json'), JSON.stringify(result, null, 2) + '\n');
+  if (only.length === 0) {
+    await writeFormatted(
+      path.join(REPO_ROOT, 'test-support', 'regression-sets', `set-${setName}-results.json`),
+      JSON.stringify(result),
+    );
+    await writeFormatted(path.join(REPO_ROOT, 'docs', 'regression-sets.md'), markdown);
+    console.log(`results: docs/regression-sets.md, test-support/regression-sets/set-${setName}-results.json`);
+  } else {
+    console.log(`results (a subset, so the committed ones are left as they are): ${reportRoot}/results.json`);
+  }
+  process.exitCode = results.some((r) => r.outcome === 'error') ? 1 : 0;
+} finally {
+  await Promise.all(mocks.map((mock) => mock.stop()));
+}
+
+function describe(regression: Regression) {
+  const { id, area, description, violates, statedIn } = regression;
+  return { id, area, description, violates, statedIn };
+}
+
+/** Written as the repository's formatter would, so `npm run lint` stays clean on generated files. */
+async function writeFormatted(file: string, text: string) {
+  const options = await prettier.resolveConfig(file);
+  writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
+}
