@@ -91,10 +91,56 @@ check(
 );
 
 check(
+  "a custom model added to an organization, and a raised plan lifting its analysis cap's 402",
+  { clauses: ['MOD-01', 'CAP-06'], requires: ['control'] },
+  async (ctx) => {
+    const org = await throwawayOrganization(ctx, 'custom-and-raise', {
+      storage_cap_images: 5,
+      monthly_analysis_cap: 1,
+    });
+    const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+    need(await org.client.call('listModels'), 200); // base models only: nothing trained yet
+    need(
+      await ctx.api.call('mockCreateModel', {
+        ...admin,
+        params: { organization_id: org.id },
+        body: { name: `${ctx.target.namePrefix}custom-nuclei`, engine: 'threshold' },
+      }),
+      200,
+    );
+    need(await org.client.call('listModels'), 200); // the oracle: the custom model listed, as custom
+    need(await org.client.call('listModels'), 200);
+    const image = await readyImage(ctx, presetTiff().bytes, org.client);
+    const modelId = await fittingModelId(org.client);
+    const predict = () =>
+      org.client.call<PredictionAck>('createPrediction', { body: { image_id: image, model_id: modelId } });
+    const first = need(await predict(), 200);
+    await pollPrediction(ctx, first.body.prediction_id, org.client);
+    need(await predict(), 402); // the cap of one reached
+    need(
+      await ctx.api.call('mockSetPlan', {
+        ...admin,
+        params: { organization_id: org.id },
+        body: { name: 'raised', storage_cap_images: 5, monthly_analysis_cap: 3 },
+      }),
+      200,
+    );
+    const lifted = need(await predict(), 200); // the oracle: under the raised cap, a fresh run
+    await pollPrediction(ctx, lifted.body.prediction_id, org.client);
+    await org.usage();
+  },
+);
+
+check(
   'the share of a deleted image, and the page that showed its count',
   { clauses: ['SHR-06', 'UP-10'] },
   async (ctx) => {
-    const { segmentationId, imageId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const params = { segmentation_id: segmentationId };
+    // each read once before the delete, so a read served from a cache the delete forgot shows
+    need(await ctx.api.call('getImage', { params: { image_id: imageId } }), 200);
+    need(await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } }), 200);
+    need(await ctx.api.call('exportMeasurementsCsv', { params }), 200);
     const share = need(
       await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
       200,
@@ -105,10 +151,12 @@ check(
       need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
     }
     need(await ctx.api.call('deleteImage', { params: { image_id: imageId } }), 200);
+    await ctx.api.call('getImage', { params: { image_id: imageId } });
+    await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } });
     await ctx.api.call('getShare', { params: { share_id: share.id } });
     await ctx.api.raw('GET', share.url!, { key: null });
     await ctx.api.call('createShare', { body: { segmentation_id: segmentationId } });
-    await ctx.api.call('exportMeasurementsCsv', { params: { segmentation_id: segmentationId } });
+    await ctx.api.call('exportMeasurementsCsv', { params });
   },
 );
 
@@ -154,8 +202,9 @@ check(
   'the exports of one segmentation name the same cells, in the charset they declare, each time alike',
   { clauses: ['EXP-01'] },
   async (ctx) => {
-    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise
-    const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne-µ-ü.tif'), 200);
+    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise;
+    // with a comma, so a cell not quoted splits its row
+    const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne, µ-ü.tif'), 200);
     const imageId = uploaded.body.image.id;
     const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;
     const ack = need(
@@ -183,5 +232,13 @@ check(
       200,
     );
     need(await ctx.api.call('listModels'), 200);
+    // the overlay at full size, then capped: the oracle predicts the capped one's size from the first
+    need(await ctx.api.call('exportOverlayPng', { params }), 200);
+    need(await ctx.api.call('exportOverlayPng', { params, query: { max_size: 64 } }), 200);
+    // a validator that names no version of the file: the file again, never 304
+    need(
+      await ctx.api.call('exportMeasurementsCsv', { params, headers: { 'if-none-match': '"not-this-one"' } }),
+      [200, 304],
+    );
   },
 );
