@@ -56,7 +56,7 @@ export const ORACLE_SABOTAGES = {
   /** A prediction of another model on an image with one in flight answers the first as skipped. */
   'skipped-across-models': {
     breaks: ['PRED-07'],
-    files: ['read-back.check.ts'],
+    files: ['counters-read-back.check.ts'],
     only: 'another model on an image',
     message:
       /createPrediction: status \(no identical prediction in flight\): predicted "submitted", received "skipped"/,
@@ -165,7 +165,7 @@ export const ORACLE_SABOTAGES = {
   },
   /** DELETE /image/{id} deletes the image but its slot stays counted. */
   'delete-image-keeps-count': {
-    ...READ_BACK,
+    files: ['counters-read-back.check.ts'],
     breaks: ['CAP-07'],
     only: 'counters after each delete route',
     message: /usage of organization [^ ]+\.images: predicted 0, received 1/,
