@@ -20,6 +20,20 @@ check('an unknown API key answers 401', { clauses: ['AUTH-02', 'ERR-01'] }, asyn
 });
 
 check(
+  'a real key with its case changed, or with one character changed, answers 401',
+  { clauses: ['AUTH-02'] },
+  async ({ api, target }) => {
+    // the oracle predicts the 401: a key is compared whole and exactly, never by a prefix or folded
+    const key = target.keys.main;
+    const last = key.at(-1) === '0' ? '1' : '0';
+    for (const forged of [key.toUpperCase(), key.slice(0, -1) + last]) {
+      if (forged === key) continue;
+      expectStatus(await api.call('listModels', { key: forged }), 401, 'a changed key');
+    }
+  },
+);
+
+check(
   'an Authorization header that is not Bearer answers 401',
   { clauses: ['AUTH-03'], prismAnswersItself: true },
   async ({ api, target }) => {

@@ -3,6 +3,7 @@ import { check } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { openResumable, pollPrediction, readyImage } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { need } from '../harness/steps.js';
 import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
 
@@ -72,6 +73,47 @@ check(
     need(await predict(models[0]), 200);
     await pollPrediction(ctx, first.body.prediction_id, org.client);
     need(await predict(models[0]), 200); // the first finished: a fresh run again
+    await org.usage();
+  },
+);
+
+check(
+  "a custom model added to an organization, and a raised plan lifting its analysis cap's 402",
+  { clauses: ['MOD-01', 'CAP-06'], requires: ['control'] },
+  async (ctx) => {
+    const org = await throwawayOrganization(ctx, 'custom-and-raise', {
+      storage_cap_images: 5,
+      monthly_analysis_cap: 1,
+    });
+    const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+    need(await org.client.call('listModels'), 200); // base models only: nothing trained yet
+    need(
+      await ctx.api.call('mockCreateModel', {
+        ...admin,
+        params: { organization_id: org.id },
+        body: { name: `${ctx.target.namePrefix}custom-nuclei`, engine: 'threshold' },
+      }),
+      200,
+    );
+    need(await org.client.call('listModels'), 200); // the oracle: the custom model listed, as custom
+    need(await org.client.call('listModels'), 200);
+    const image = await readyImage(ctx, presetTiff().bytes, org.client);
+    const modelId = await fittingModelId(org.client);
+    const predict = () =>
+      org.client.call<PredictionAck>('createPrediction', { body: { image_id: image, model_id: modelId } });
+    const first = need(await predict(), 200);
+    await pollPrediction(ctx, first.body.prediction_id, org.client);
+    need(await predict(), 402); // the cap of one reached
+    need(
+      await ctx.api.call('mockSetPlan', {
+        ...admin,
+        params: { organization_id: org.id },
+        body: { name: 'raised', storage_cap_images: 5, monthly_analysis_cap: 3 },
+      }),
+      200,
+    );
+    const lifted = need(await predict(), 200); // the oracle: under the raised cap, a fresh run
+    await pollPrediction(ctx, lifted.body.prediction_id, org.client);
     await org.usage();
   },
 );

@@ -28,7 +28,12 @@ check(
   'the share of a deleted image, and the page that showed its count',
   { clauses: ['SHR-06', 'UP-10'] },
   async (ctx) => {
-    const { segmentationId, imageId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const params = { segmentation_id: segmentationId };
+    // each read once before the delete, so a read served from a cache the delete forgot shows
+    need(await ctx.api.call('getImage', { params: { image_id: imageId } }), 200);
+    need(await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } }), 200);
+    need(await ctx.api.call('exportMeasurementsCsv', { params }), 200);
     const share = need(
       await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
       200,
@@ -39,10 +44,12 @@ check(
       need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
     }
     need(await ctx.api.call('deleteImage', { params: { image_id: imageId } }), 200);
+    await ctx.api.call('getImage', { params: { image_id: imageId } });
+    await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } });
     await ctx.api.call('getShare', { params: { share_id: share.id } });
     await ctx.api.raw('GET', share.url!, { key: null });
     await ctx.api.call('createShare', { body: { segmentation_id: segmentationId } });
-    await ctx.api.call('exportMeasurementsCsv', { params: { segmentation_id: segmentationId } });
+    await ctx.api.call('exportMeasurementsCsv', { params });
   },
 );
 
@@ -88,8 +95,9 @@ check(
   'the exports of one segmentation name the same cells, in the charset they declare, each time alike',
   { clauses: ['EXP-01'] },
   async (ctx) => {
-    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise
-    const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne-µ-ü.tif'), 200);
+    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise;
+    // with a comma, so a cell not quoted splits its row
+    const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne, µ-ü.tif'), 200);
     const imageId = uploaded.body.image.id;
     const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;
     const ack = need(
@@ -117,5 +125,13 @@ check(
       200,
     );
     need(await ctx.api.call('listModels'), 200);
+    // the overlay at full size, then capped: the oracle predicts the capped one's size from the first
+    need(await ctx.api.call('exportOverlayPng', { params }), 200);
+    need(await ctx.api.call('exportOverlayPng', { params, query: { max_size: 64 } }), 200);
+    // a validator that names no version of the file: the file again, never 304
+    need(
+      await ctx.api.call('exportMeasurementsCsv', { params, headers: { 'if-none-match': '"not-this-one"' } }),
+      [200, 304],
+    );
   },
 );

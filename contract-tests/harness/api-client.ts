@@ -201,6 +201,7 @@ export class ApiClient {
       params: options.params ?? {},
       key: sentKey(key),
       sent: sentForOracle(options.body, recorded.body),
+      sentHeaders: withoutCredential(new Headers(headers)),
       sentAt,
       receivedAt,
       status: response.status,
@@ -271,6 +272,7 @@ export class ApiClient {
       params: {},
       key: rawKey,
       sent: sentForOracle(undefined, recorded.body),
+      sentHeaders: withoutCredential(headers),
       sentAt,
       receivedAt: Date.now(),
       status: response.status,
@@ -321,6 +323,13 @@ export function fillPath(template: string, params: Record<string, string>): stri
 /** The key as the oracle knows it: null for none, undefined for a raw header it cannot read. */
 const sentKey = (key: string | null): string | null | undefined =>
   key === null ? null : key.startsWith('!') ? undefined : key;
+
+/** The headers a request carried, as the oracle reads them: the key is given apart, never here. */
+function withoutCredential(headers: Headers): Record<string, string> {
+  const plain = Object.fromEntries(headers);
+  delete plain.authorization;
+  return plain;
+}
 
 /** The body as the oracle reads it: JSON parsed, a multipart upload as its file's name and size. */
 function sentForOracle(json: unknown, recorded: RecordedRequest['body']): unknown {

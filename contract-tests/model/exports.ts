@@ -21,6 +21,12 @@ const S = {
   sameCells: 'the exports describe the same ROIs: a roi_id names one cell in every export',
   repeat: 'an export of a segmentation is the same file each time it is asked for (same headers)',
   charset: 'the CSV decodes, in the charset it declares, to the names the client sent',
+  quoted:
+    "CSV, one row per ROI (RFC 4180: a cell with a comma, quote or line break is quoted, so every row has the header's cells)",
+  notModified:
+    'If-None-Match: when it still matches, the answer is 304 with no body (RFC 9110 13.1.2): a validator that names no version of the file gets the file',
+  maxSize:
+    'max_size: cap on the longest side in pixels; the image is scaled down preserving its aspect ratio',
 };
 
 export const CSV_COLUMNS = [
@@ -67,8 +73,9 @@ export function observeExport(
   const findings: Finding[] = [];
   if (segmentationGone(world, s)) return (expectStatus(findings, S.gone, x, [404]), findings);
   if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
-  if (x.status !== 200) return findings;
   const url = new URL(x.url);
+  if (x.status === 304) notModified(x, s.exportHeaders.get(url.toString())?.etag, findings);
+  if (x.status !== 200) return findings;
   const first = s.exportHeaders.get(url.toString());
   const headers = Object.fromEntries(REPEATED_HEADERS.map((h) => [h, x.headers[h] ?? null]));
   if (first)
@@ -78,7 +85,66 @@ export function observeExport(
   if (x.operationId === 'exportMeasurementsCsv') csv(world, org, x, s, url, findings);
   if (x.operationId === 'exportRoisGeojson') geojson(x, s, findings);
   if (x.operationId === 'exportRoisZip') zip(x, s, findings);
+  if (x.operationId === 'exportOverlayPng') overlaySize(x, s, url, findings);
   return findings;
+}
+
+/** A 304 is right only when If-None-Match names the file's current ETag (or is `*`). */
+function notModified(x: Exchange, etag: string | null | undefined, findings: Finding[]): void {
+  const sent = x.sentHeaders?.['if-none-match'];
+  if (sent === undefined || !etag) return; // no validator sent, or the file's own not known
+  const weak = (tag: string) => tag.trim().replace(/^W\//, '');
+  const named = sent.split(',').map(weak);
+  if (named.includes('*') || named.includes(weak(etag))) return;
+  findings.push({
+    sentence: S.notModified,
+    subject: `${x.operationId} with If-None-Match: ${sent} (its ETag is ${etag})`,
+    predicted: '200 (the file)',
+    received: '304',
+  });
+}
+
+/** A PNG's width and height from its IHDR chunk; undefined when the bytes are no PNG. */
+function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (
+    bytes.length < 24 ||
+    bytes.readUInt32BE(0) !== 0x89504e47 ||
+    bytes.toString('latin1', 12, 16) !== 'IHDR'
+  )
+    return undefined;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/** The overlay with `max_size`: its longest side is the cap (or the full size, never scaled up), the aspect kept. */
+function overlaySize(x: Exchange, s: SegmentationRecord, url: URL, findings: Finding[]): void {
+  const size = pngSize(x.bytes);
+  if (!size) return;
+  const cap = Number(url.searchParams.get('max_size') ?? NaN);
+  if (!url.searchParams.has('max_size')) {
+    s.overlaySize ??= size;
+    return;
+  }
+  if (!Number.isInteger(cap)) return;
+  const full = s.overlaySize;
+  const longest = Math.max(size.width, size.height);
+  const shown = `${size.width}x${size.height}`;
+  if (!full) {
+    if (longest > cap)
+      compare(findings, S.maxSize, `exportOverlayPng?max_size=${cap}: longest side`, `at most ${cap}`, shown);
+    return;
+  }
+  const scale = Math.min(1, cap / Math.max(full.width, full.height));
+  const width = full.width * scale;
+  const height = full.height * scale;
+  // rounding either way: one pixel
+  if (Math.abs(size.width - width) > 1 || Math.abs(size.height - height) > 1 || longest > cap)
+    compare(
+      findings,
+      S.maxSize,
+      `exportOverlayPng?max_size=${cap}: size (full size ${full.width}x${full.height})`,
+      `${Math.round(width)}x${Math.round(height)}`,
+      shown,
+    );
 }
 
 function declaredCharset(contentType: string | undefined): string {
@@ -115,6 +181,9 @@ function csv(
     header,
   );
   compare(findings, S.rows, 'exportMeasurementsCsv: rows', s.cellCount, rows.length);
+  const ragged = rows.find((r) => r.length !== header.length);
+  if (ragged)
+    compare(findings, S.quoted, 'exportMeasurementsCsv: cells of a row', header.length, ragged.length);
   const column = (name: string) => {
     const i = header.indexOf(name);
     return i < 0 ? undefined : rows.map((r) => r[i]);

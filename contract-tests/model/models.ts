@@ -9,6 +9,8 @@ import type { Organization, World } from './world.js';
 const S = {
   same: 'GET /models lists the models available to the organization (nothing in the interface changes them)',
   base: 'Models available to an organization: the shared public base models plus custom models',
+  custom:
+    'Models available to an organization: the shared public base models plus custom models trained in the dashboard; kind: a shared public base model, or a custom model of the organization',
 };
 
 export function observeModels(world: World, org: Organization, x: Exchange): Finding[] {
@@ -17,8 +19,29 @@ export function observeModels(world: World, org: Organization, x: Exchange): Fin
   const listed = x.body
     .filter(isObject)
     .map((m) => ({ id: String(m.id), name: String(m.name), kind: String(m.kind) }));
+  if (org.customModels && !org.opaque) {
+    const byId = new Map(listed.map((m) => [m.id, m]));
+    for (const custom of org.customModels)
+      compare(
+        findings,
+        S.custom,
+        `listModels: custom model ${custom.id}`,
+        { id: custom.id, name: custom.name, kind: 'custom' },
+        byId.get(custom.id) ?? null,
+      );
+    compare(
+      findings,
+      S.custom,
+      'listModels: the custom models',
+      org.customModels.map((m) => m.id).sort(),
+      listed
+        .filter((m) => m.kind !== 'base')
+        .map((m) => m.id)
+        .sort(),
+    );
+  }
   if (org.models) compare(findings, S.same, 'listModels: the models, in order', org.models, listed);
-  else org.models = listed;
+  else if (!findings.length) org.models = listed; // a list already found wrong is no one to learn from
   const base = (models: typeof listed) =>
     models
       .filter((m) => m.kind === 'base')

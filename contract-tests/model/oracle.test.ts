@@ -310,4 +310,182 @@ describe('the oracle', () => {
     );
     expect(subjects(oracle, put())[0]).toMatch(/after abort: refused \(4xx\) \/ 200/);
   });
+
+  it('refuses a known key with its case or one character changed', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: 'sk_test_abc123' });
+    const list = (key: string, status: number) =>
+      subjects(oracle, exchange('listModels', status, [], { key }));
+    expect(list('SK_TEST_ABC123', 401)).toEqual([]);
+    expect(list('SK_TEST_ABC123', 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list('sk_test_abc120', 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list('sk_test_made_up_entirely', 200)).toEqual([]); // another key it does not know: not judged
+  });
+
+  it("predicts an organization's custom models in its list, and a raised plan lifting a 402", () => {
+    const oracle = new Oracle();
+    const admin = { key: 'admin', method: 'POST' };
+    oracle.observe(
+      exchange(
+        'mockCreateOrganization',
+        200,
+        { id: ORG, api_keys: [KEY] },
+        {
+          ...admin,
+          url: 'http://target/__mock/organizations',
+          sent: { plan: { storage_cap_images: 5, monthly_analysis_cap: 0 } },
+        },
+      ),
+    );
+    const base = { id: MODEL, name: 'nuclei', kind: 'base' };
+    expect(subjects(oracle, exchange('listModels', 200, [base]))).toEqual([]);
+    oracle.observe(
+      exchange(
+        'mockCreateModel',
+        200,
+        { id: SHARE, name: 'mine', kind: 'custom' },
+        { ...admin, url: `http://target/__mock/organizations/${ORG}/models` },
+      ),
+    );
+    expect(subjects(oracle, exchange('listModels', 200, [base]))).toEqual([
+      `listModels: custom model ${SHARE}: {"id":"${SHARE}","name":"mine","kind":"custom"} / null`,
+      `listModels: the custom models: ["${SHARE}"] / []`,
+    ]);
+    expect(
+      subjects(oracle, exchange('listModels', 200, [base, { id: SHARE, name: 'mine', kind: 'base' }]))[0],
+    ).toMatch(/custom model .*"kind":"custom"} \/ .*"kind":"base"}/);
+    expect(
+      subjects(oracle, exchange('listModels', 200, [base, { id: SHARE, name: 'mine', kind: 'custom' }])),
+    ).toEqual([]);
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image: { id: IMAGE, upload_status: 'ready', shape: [1] }, upload: null },
+        { sent: { file: { name: 'a', size: 1 } } },
+      ),
+    );
+    const predict = (status: number) =>
+      subjects(
+        oracle,
+        exchange(
+          'createPrediction',
+          status,
+          status === 402
+            ? { detail: 'Monthly analysis cap reached' }
+            : { prediction_id: PREDICTION, status: 'submitted' },
+          { sent: { image_id: IMAGE, model_id: MODEL } },
+        ),
+      );
+    expect(predict(402)).toEqual([]);
+    oracle.observe(
+      exchange(
+        'mockSetPlan',
+        200,
+        {},
+        {
+          key: 'admin',
+          method: 'PUT',
+          url: `http://target/__mock/organizations/${ORG}/plan`,
+          sent: { name: 'raised', storage_cap_images: 5, monthly_analysis_cap: 2 },
+        },
+      ),
+    );
+    expect(predict(402)).toEqual(['createPrediction status: 200 / 402']);
+  });
+
+  it('predicts a 304 only for the current ETag, the overlay capped by max_size, and quoted CSV cells', () => {
+    const oracle = withSegmentation();
+    const params = { segmentation_id: SEGMENTATION };
+    const url = 'http://target/api/v1/export/x/measurements.csv';
+    oracle.observe(
+      exchange('exportMeasurementsCsv', 200, undefined, {
+        params,
+        url,
+        headers: { etag: '"v1"' },
+        bytes: Buffer.from(''),
+      }),
+    );
+    const conditional = (tag: string) =>
+      subjects(
+        oracle,
+        exchange('exportMeasurementsCsv', 304, undefined, {
+          params,
+          url,
+          headers: { etag: '"v1"' },
+          sentHeaders: { 'if-none-match': tag },
+          bytes: Buffer.alloc(0),
+        }),
+      );
+    expect(conditional('"v1"')).toEqual([]);
+    expect(conditional('W/"v1"')).toEqual([]);
+    expect(conditional('"other"')[0]).toMatch(/If-None-Match: "other".*: 200 \(the file\) \/ 304/);
+
+    const png = (width: number, height: number) => {
+      const bytes = Buffer.alloc(33);
+      bytes.writeUInt32BE(0x89504e47, 0);
+      bytes.write('IHDR', 12, 'latin1');
+      bytes.writeUInt32BE(width, 16);
+      bytes.writeUInt32BE(height, 20);
+      return bytes;
+    };
+    const overlay = (query: string, width: number, height: number) =>
+      subjects(
+        oracle,
+        exchange('exportOverlayPng', 200, undefined, {
+          params,
+          url: `http://target/api/v1/export/x/overlay.png${query}`,
+          headers: { 'content-type': 'image/png' },
+          bytes: png(width, height),
+        }),
+      );
+    expect(overlay('', 400, 200)).toEqual([]);
+    expect(overlay('?max_size=64', 64, 32)).toEqual([]);
+    expect(overlay('?max_size=1000', 400, 200)).toEqual([]);
+    expect(overlay('?max_size=64', 400, 200)).toEqual([
+      'exportOverlayPng?max_size=64: size (full size 400x200): "64x32" / "400x200"',
+    ]);
+
+    const header =
+      'image_name,image_width,image_height,segmentation_id,segmentation_source,model_name,confluency,roi_index,roi_id,cell_type,tags,entity_type,area_px,perimeter_px,centroid_x,centroid_y,bbox_x,bbox_y,bbox_w,bbox_h';
+    const row = (i: number) =>
+      `a,b,4,4,${SEGMENTATION},mock,nuclei,1.5,${i},roi-${i},cell,,cell,3,6.0,1.5,1.5,1,1,2,2`;
+    const csv = exchange('exportMeasurementsCsv', 200, undefined, {
+      params,
+      headers: { 'content-type': 'text/csv; charset=utf-8' },
+      bytes: Buffer.from(`${header}\n${[1, 2, 3].map(row).join('\n')}\n`),
+    });
+    expect(subjects(oracle, csv)).toContain('exportMeasurementsCsv: cells of a row: 20 / 21');
+  });
+
+  it('holds every count the share page states to the prediction, not only one', () => {
+    const oracle = withSegmentation();
+    const url = 'http://target/share/tok_counted';
+    oracle.observe(
+      exchange(
+        'createShare',
+        200,
+        {
+          id: SHARE,
+          segmentation_id: SEGMENTATION,
+          access: 'anyone_with_link',
+          role: 'viewer',
+          url,
+          view_count: 0,
+          last_viewed_at: null,
+          revoked_at: null,
+        },
+        { sent: { segmentation_id: SEGMENTATION } },
+      ),
+    );
+    const page = (html: string) =>
+      subjects(
+        oracle,
+        exchange('share page GET', 200, undefined, { url, key: null, bytes: Buffer.from(html) }),
+      );
+    expect(page('<title>3 cells</title><p><strong>3</strong> cells</p>')).toEqual([]);
+    expect(page('<title>3 cells</title><p><strong>4</strong> cells</p>')[0]).toMatch(
+      /the count shown: 3 .* \/ 4 cells/,
+    );
+  });
 });

@@ -4,7 +4,13 @@ import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeNotFound } from './isolation.js';
 import { observeModels } from './models.js';
-import { isControlPlane, knowKeys, observeControlPlane, organizationOf } from './organizations.js';
+import {
+  forgedFrom,
+  isControlPlane,
+  knowKeys,
+  observeControlPlane,
+  organizationOf,
+} from './organizations.js';
 import { observePoll, observePredict } from './predictions.js';
 import { observeCreateShare, observeOnShare, observePage, shareOfUrl } from './shares.js';
 import { newWorld, type Organization, type World } from './world.js';
@@ -83,10 +89,10 @@ export class Oracle {
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
     const findings: Finding[] = [];
-    if (x.key === null) {
+    if (x.key === null || forgedFrom(world, x.key) !== undefined) {
       expectStatus(
         findings,
-        'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401',
+        'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed is invalid)',
         x,
         [401],
       );

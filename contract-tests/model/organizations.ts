@@ -46,6 +46,23 @@ export const organizationOf = (world: World, key: string | null | undefined): Or
   return ref === undefined ? undefined : organization(world, ref);
 };
 
+/**
+ * A key the oracle does not know that is one of its known keys with its case changed or one
+ * character changed: no organization owns it (keys are random, so no real key sits one character
+ * from another), and "a missing or invalid key yields 401". Answers the known key it was made from.
+ */
+export function forgedFrom(world: World, key: string | null | undefined): string | undefined {
+  if (typeof key !== 'string' || world.keys.has(key)) return undefined;
+  for (const known of world.keys.keys()) {
+    if (known.length !== key.length) continue;
+    if (known.toLowerCase() === key.toLowerCase()) return known;
+    let differing = 0;
+    for (let i = 0; i < key.length && differing < 2; i++) if (key[i] !== known[i]) differing++;
+    if (differing === 1) return known;
+  }
+  return undefined;
+}
+
 const sentJson = (x: Exchange): Json | undefined => {
   if (isObject(x.sent)) return x.sent;
   return undefined;
@@ -58,6 +75,10 @@ export function observeControlPlane(world: World, x: Exchange): Finding[] {
     if (x.method === 'POST') return (registerOrganization(world, sent, x.body), []);
   }
   if (x.operationId === 'mockListOrganizations' && x.status === 200) return predictUsage(world, x.body);
+  const added = /^\/__mock\/organizations\/([^/]+)\/models$/.exec(path)?.[1];
+  if (added && x.method === 'POST' && x.status === 200) return (addCustomModel(world, added, x.body), []);
+  const planned = /^\/__mock\/organizations\/([^/]+)\/plan$/.exec(path)?.[1];
+  if (planned && x.method === 'PUT' && x.status === 200 && setPlan(world, planned, sent)) return [];
   if (HARMLESS.has(x.operationId) || x.method === 'GET') return [];
   // Anything else: the organization it names (in the body or the path) leaves the model's reach;
   // one that names none reaches every organization.
@@ -69,9 +90,35 @@ export function observeControlPlane(world: World, x: Exchange): Finding[] {
   return [];
 }
 
+/** A custom model added to an organization: its list holds it from now on, as a custom model. */
+function addCustomModel(world: World, id: string, answer: unknown): void {
+  const org = organization(world, `org ${id}`);
+  if (!isObject(answer) || typeof answer.id !== 'string' || typeof answer.name !== 'string') {
+    org.customModels = undefined;
+    return;
+  }
+  org.customModels?.push({ id: answer.id, name: answer.name });
+  org.models = undefined; // the list changed: its order is learnt again from the next read
+}
+
+/**
+ * A plan changed by the operator: the caps are the new ones from the next request on (a refusal
+ * holds only while a cap is reached). Answers false when the caps sent are not both known.
+ */
+function setPlan(world: World, id: string, plan: Json | undefined): boolean {
+  const org = world.organizations.get(`org ${id}`);
+  if (!org?.counters || org.pending > 0) return false;
+  if (typeof plan?.storage_cap_images !== 'number' || typeof plan.monthly_analysis_cap !== 'number')
+    return false;
+  org.counters.storageCap = plan.storage_cap_images;
+  org.counters.analysisCap = plan.monthly_analysis_cap;
+  return true;
+}
+
 function registerOrganization(world: World, sent: Json | undefined, answer: unknown): void {
   if (!isObject(answer) || typeof answer.id !== 'string') return;
   const org = organization(world, `org ${answer.id}`);
+  org.customModels = []; // a new organization has trained nothing yet
   for (const key of Array.isArray(answer.api_keys) ? answer.api_keys : [])
     if (typeof key === 'string') world.keys.set(key, org.ref);
   const plan = isObject(sent?.plan) ? sent.plan : undefined;

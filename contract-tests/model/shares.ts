@@ -136,13 +136,21 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
   share.views++;
   share.lastViewSentAt = x.sentAt;
   const segmentation = world.segmentations.get(share.segmentationId);
-  const text = x.bytes.toString('utf8').replace(/<[^>]*>/g, ' ');
-  if (segmentation && !new RegExp(`(^|[^0-9.,])${segmentation.cellCount}([^0-9.,]|$)`).test(text))
+  const text = x.bytes
+    .toString('utf8')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;|&#160;/g, ' ');
+  if (!segmentation) return findings;
+  // every count the page states ("N cells") is the prediction's, not only one of them
+  const stated = [...text.matchAll(/(\d[\d,.]*)\s*(?:cells?|ROIs?)\b/gi)].map((m) => m[1]);
+  const wrong = stated.find((n) => Number(n.replace(/[,.]/g, '')) !== segmentation.cellCount);
+  const shown = new RegExp(`(^|[^0-9.,])${segmentation.cellCount}([^0-9.,]|$)`).test(text);
+  if (wrong !== undefined || !shown)
     findings.push({
       sentence: S.page,
       subject: `${subject}: the count shown`,
       predicted: `${segmentation.cellCount} (cell_count of its prediction)`,
-      received: (/\d[\d,.]*\s*(cells?|ROIs?|objects?)/i.exec(text)?.[0] ?? 'no such count').trim(),
+      received: wrong !== undefined ? `${wrong} cells` : 'no such count',
     });
   return findings;
 }

@@ -24,6 +24,8 @@ export interface Organization {
   pending: number;
   /** The models GET /models listed, in order, and their fields. */
   models?: Array<{ id: string; name: string; kind: string }>;
+  /** Its custom models, when every one is known: an organization made here, and those added to it since. */
+  customModels?: Array<{ id: string; name: string }>;
 }
 
 export interface ImageRecord {
@@ -60,6 +62,8 @@ export interface SegmentationRecord {
   roiIds?: Map<number, string>;
   /** Feature names (`name`) by roi_id, from the GeoJSON. */
   roiNames?: Map<string, string>;
+  /** The overlay's width and height drawn at full size (asked without max_size). */
+  overlaySize?: { width: number; height: number };
   /** Headers of the first 200 of each export URL, for the repeated reads. */
   exportHeaders: Map<string, Record<string, string>>;
 }

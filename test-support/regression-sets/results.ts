@@ -16,11 +16,47 @@ export interface RegressionResult {
 
 export interface SetResult {
   set: string;
+  /** What was measured, e.g. which suite: "before the oracle". */
+  label?: string;
   date: string;
   durationMs: number;
   lanes: number;
   noOpDurationMs: number;
   results: RegressionResult[];
+}
+
+/**
+ * A later measure of some of a set's regressions (`--only ... --record LABEL`), kept beside the
+ * whole set's so the page can say how the suite moved on the ones it had missed.
+ */
+export interface PartialMeasure {
+  label: string;
+  date: string;
+  commit: string;
+  results: Array<Pick<RegressionResult, 'id' | 'outcome' | 'failedClauses'>>;
+}
+
+function renderMeasures(whole: SetResult, measures: PartialMeasure[]): string {
+  if (!measures.length) return '';
+  const ids = [...new Set(measures.flatMap((m) => m.results.map((r) => r.id)))];
+  const before = new Map(whole.results.map((r) => [r.id, r.outcome]));
+  const outcome = (m: PartialMeasure, id: string) => {
+    const r = m.results.find((x) => x.id === id);
+    return r ? `${r.outcome}${r.failedClauses.length ? ` (${r.failedClauses.join(' ')})` : ''}` : 'not run';
+  };
+  return `
+## Later measures of part of set ${whole.set.toUpperCase()}
+
+Recorded by \`npm run regressions -- --set ${whole.set} --only ID,... --record LABEL\` (kept in
+\`test-support/regression-sets/set-${whole.set}-measures.json\`). The whole set's figure above stays the
+one of its full run; a regression not re-run here keeps its outcome from that run.
+
+${measures.map((m) => `- **${cell(m.label)}** (${m.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${m.commit}\`): ${score(m.results as RegressionResult[])} caught of those re-run; the whole set with these outcomes: ${score(whole.results.map((r) => ({ ...r, ...(m.results.find((x) => x.id === r.id) ?? {}) })))}.`).join('\n')}
+
+| id | ${whole.label ? cell(whole.label) : 'whole set'} | ${measures.map((m) => cell(m.label)).join(' | ')} |
+|---|---|${measures.map(() => '---|').join('')}
+${ids.map((id) => `| \`${id}\` | ${before.get(id) ?? 'not run'} | ${measures.map((m) => outcome(m, id)).join(' | ')} |`).join('\n')}
+`;
 }
 
 function score(results: RegressionResult[]): string {
@@ -36,7 +72,10 @@ function cell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 }
 
-export function renderResults(result: SetResult): { table: string; markdown: string } {
+export function renderResults(
+  result: SetResult,
+  measures: PartialMeasure[] = [],
+): { table: string; markdown: string } {
   const { results } = result;
   const stated = results.filter((r) => r.statedIn === 'interface');
   const missed = results.filter((r) => r.outcome === 'missed');
@@ -77,7 +116,7 @@ run: **caught** when the suite fails (exit 1), **missed** when it passes (exit 0
 Each run's suite log and conformance report are in \`reports/regressions/set-${result.set}/<ID>/\`. The whole set
 rewrites this page and \`test-support/regression-sets/set-${result.set}-results.json\`; \`--only\` writes only under \`reports/\`.
 
-## Set ${result.set.toUpperCase()}, ${result.date.slice(0, 16).replace('T', ' ')} UTC
+## Set ${result.set.toUpperCase()}, ${result.date.slice(0, 16).replace('T', ' ')} UTC${result.label ? `: ${result.label}` : ''}
 
 - **Score: ${score(results)} caught**; of the ${stated.length} that break a sentence the interface states: ${score(stated)};
   of the ${results.length - stated.length} that break only the document (an \`x-assumed\` choice or a detail of it): ${score(results.filter((r) => r.statedIn === 'document'))}.
@@ -97,6 +136,6 @@ ${errors.length ? `\n### Errors\n\n${errors.map((r) => `- \`${r.id}\`: ${cell(r.
 | id | area | result | clauses failed | stated in | regression | what it breaks |
 |---|---|---|---|---|---|---|
 ${results.map((r) => `| \`${r.id}\` | ${r.area} | ${r.outcome} | ${r.failedClauses.join(' ')} | ${r.statedIn} | ${cell(r.description)} | ${cell(r.violates)} |`).join('\n')}
-`;
+${renderMeasures(result, measures)}`;
   return { table, markdown };
 }

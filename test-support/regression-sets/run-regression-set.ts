@@ -1,11 +1,12 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import prettier from 'prettier';
 import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
 import type { Regression } from './regression.js';
 import { startRegressionProxy } from './regression-proxy.js';
-import { renderResults, type RegressionResult, type SetResult } from './results.js';
+import { renderResults, type PartialMeasure, type RegressionResult, type SetResult } from './results.js';
 import { SET_A } from './set-a/index.js';
 import { runSuite } from './suite-run.js';
 
@@ -15,7 +16,9 @@ import { runSuite } from './suite-run.js';
  * the suite through a no-op proxy first (it must pass, or no figure means anything), then once per
  * regression through a proxy that carries it: caught when the suite fails, missed when it passes.
  * Each mock is reset to its seed before every run. A whole set writes its results to
- * docs/regression-sets.md and test-support/regression-sets/set-<name>-results.json.
+ * docs/regression-sets.md and test-support/regression-sets/set-<name>-results.json (`--label` says
+ * what was measured); a subset with `--record LABEL` is kept in set-<name>-measures.json and shown
+ * on the same page beside the whole set's run.
  */
 
 const SETS: Record<string, Regression[]> = { a: SET_A };
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     set: { type: 'string', default: 'a' },
     only: { type: 'string', multiple: true },
     lanes: { type: 'string', default: String(LANES) },
+    label: { type: 'string' },
+    record: { type: 'string' },
   },
 });
 const setName = values.set!;
@@ -110,23 +115,53 @@ try {
 
   const result: SetResult = {
     set: setName,
+    ...(values.label ? { label: values.label } : {}),
     date: new Date().toISOString(),
     durationMs: Date.now() - started,
     lanes,
     noOpDurationMs: Math.max(...sanity.map((run) => run.durationMs)),
     results,
   };
-  const { table, markdown } = renderResults(result);
+  const { table } = renderResults(result);
   console.log(`\n${table}`);
   mkdirSync(reportRoot, { recursive: true });
   writeFileSync(path.join(reportRoot, 'results.json'), JSON.stringify(result, null, 2) + '\n');
+  const wholeFile = path.join(REPO_ROOT, 'test-support', 'regression-sets', `set-${setName}-results.json`);
+  const measuresFile = path.join(
+    REPO_ROOT,
+    'test-support',
+    'regression-sets',
+    `set-${setName}-measures.json`,
+  );
+  const measures: PartialMeasure[] = existsSync(measuresFile)
+    ? (JSON.parse(readFileSync(measuresFile, 'utf8')) as PartialMeasure[])
+    : [];
   if (only.length === 0) {
+    await writeFormatted(wholeFile, JSON.stringify(result));
     await writeFormatted(
-      path.join(REPO_ROOT, 'test-support', 'regression-sets', `set-${setName}-results.json`),
-      JSON.stringify(result),
+      path.join(REPO_ROOT, 'docs', 'regression-sets.md'),
+      renderResults(result, measures).markdown,
     );
-    await writeFormatted(path.join(REPO_ROOT, 'docs', 'regression-sets.md'), markdown);
     console.log(`results: docs/regression-sets.md, test-support/regression-sets/set-${setName}-results.json`);
+  } else if (values.record && existsSync(wholeFile)) {
+    measures.push({
+      label: values.record,
+      date: result.date,
+      commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+      }).trim(),
+      results: results.map(({ id, outcome, failedClauses }) => ({ id, outcome, failedClauses })),
+    });
+    await writeFormatted(measuresFile, JSON.stringify(measures));
+    const whole = JSON.parse(readFileSync(wholeFile, 'utf8')) as SetResult;
+    await writeFormatted(
+      path.join(REPO_ROOT, 'docs', 'regression-sets.md'),
+      renderResults(whole, measures).markdown,
+    );
+    console.log(
+      `recorded as "${values.record}": docs/regression-sets.md, ${path.relative(REPO_ROOT, measuresFile)}`,
+    );
   } else {
     console.log(`results (a subset, so the committed ones are left as they are): ${reportRoot}/results.json`);
   }
