@@ -7,6 +7,13 @@ import type { CaseId, SeenRequest } from '../control/readiness/readiness-cases.j
 /** The Retry-After the mock sends with an injected 429 (openapi/mock-control.yaml, mockAddFault). */
 const RETRY_AFTER_MS = 1000;
 
+/**
+ * How much earlier than Retry-After a retry may seem to come and still count as waiting it out. The
+ * journal's stamps are the server's, taken after it ended an answer whose bytes may already have
+ * reached the client; under load that is tens of milliseconds after the client started its wait.
+ */
+const STAMP_SLACK_MS = 150;
+
 /** The journal stamps a request when its answer ended: from the end of one to the start of the next. */
 const ms = (from: SeenRequest, to: SeenRequest) =>
   Math.round(Date.parse(to.at) - to.durationMs - Date.parse(from.at));
@@ -25,7 +32,7 @@ function retryAfterFault(requests: readonly SeenRequest[], status: number, what:
   if (!again) return `gave up: never called ${hit.operationId} again after ${what}`;
   const gap = ms(hit, again);
   if (status !== 429) return `retried ${hit.operationId} ${gap} ms after ${what}`;
-  return gap >= RETRY_AFTER_MS
+  return gap >= RETRY_AFTER_MS - STAMP_SLACK_MS
     ? `retried ${hit.operationId} after Retry-After (${gap} ms later; it said 1 s)`
     : `retried ${hit.operationId} too fast: ${gap} ms after a Retry-After of 1 s`;
 }
