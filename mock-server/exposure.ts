@@ -1,5 +1,5 @@
 /**
- * Secure by default off loopback (issue 29, item 2). On 127.0.0.1 a mock is one person's tool and
+ * Secure by default off loopback. On 127.0.0.1 a mock is one person's tool and
  * stays as open as ever. Bound to any other interface (a container, a team's shared instance), or
  * started with --sandbox on (a shared instance behind a reverse proxy on the same host), it is
  * reachable by others, so:

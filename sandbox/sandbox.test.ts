@@ -1,5 +1,5 @@
 /**
- * The shared sandbox end to end (issue 28, items 5 and 6): three instances on one PostgreSQL and one
+ * The shared sandbox end to end: three instances on one PostgreSQL and one
  * shared folder, driven only through nginx's one address, as a partner would.
  */
 import { randomUUID } from 'node:crypto';

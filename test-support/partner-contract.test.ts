@@ -14,7 +14,7 @@ import { startSabotageProxy } from './sabotage-proxy.js';
 import type { SabotageCase } from './sabotage-catalogue.js';
 
 /**
- * A partner's contract recorded from its client's run on the mock (issue 32): it passes against
+ * A partner's contract recorded from its client's run on the mock: it passes against
  * the mock it was recorded on, fails naming the interaction against a build that drops a field the
  * client relies on, and passes against that build once the partner narrowed the field away.
  */

@@ -2,7 +2,7 @@ import type { Answer, Exchange, SabotageCase } from './sabotage-case.js';
 import { editCsv } from './sabotage-edits.js';
 
 /**
- * Broken builds that only a check comparing answers can catch (issue 30), one of each class the
+ * Broken builds that only a check comparing answers can catch, one of each class the
  * suite once let through: an echoed field that differs from the request, time that does not move
  * as the interface says, a derived CSV column that differs from its source, and two reads of one
  * resource that disagree. Each answer stays valid against the document.

@@ -1,5 +1,5 @@
 /**
- * The limits section's big-image row (issue 31, item 4): peak RSS of the mock's whole process tree
+ * The limits section's big-image row: peak RSS of the mock's whole process tree
  * (the server and its decoder children) while it converts an 18,000 x 18,000 RGB float32 TIFF,
  * 3.9 GB decoded, under every limit of the server. The file is written for the run as a stream
  * (fixtures/generator/streamed-rgb-float.ts) and removed after it; the upload is a single request,

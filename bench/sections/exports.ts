@@ -2,7 +2,7 @@
  * Section 3, exports: the four exports of the 2048 x 2048, ~900-cell segmentation, median time over
  * several runs and the mock's peak RSS while they run. Peer: the same bytes, saved once, served as
  * a static file by the bare express child, so the ratio is what answering an export of an
- * unchanged segmentation costs over merely sending its bytes (issue 31: within 3x). The first ask
+ * unchanged segmentation costs over merely sending its bytes (within 3x). The first ask
  * renders the export and keeps it with the segmentation; its time is reported beside the median.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Section sandbox (issue 28): the shared sandbox against the embedded default, side by side in
+ * Section sandbox: the shared sandbox against the embedded default, side by side in
  * one run. One instance on SQLite and 1, 2 and 3 instances on one PostgreSQL, each behind its own
  * nginx (bench/support/sandbox-configs.ts), all running at once; every measure takes turns between
  * them, round by round, so the machine's drift falls on all alike. Measured per configuration:

@@ -1,7 +1,7 @@
 import { CLOCK_SKEW_MS } from '../model/exchange.js';
 
 /**
- * Checks that compare, not only validate (issue 30): every answer about a resource is held against
+ * Checks that compare, not only validate: every answer about a resource is held against
  * what the client sent to create it (echoed fields), against the earlier answers about the same
  * resource in the same check (fields that never change once set must agree, fields that move with
  * events only move forward), and against time (a later timestamp of an object is not before its

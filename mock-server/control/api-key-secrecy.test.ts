@@ -1,5 +1,5 @@
 /**
- * API keys are secrets (issue 29, item 3): shown once at creation, never in any later answer, stored
+ * API keys are secrets: shown once at creation, never in any later answer, stored
  * only as hashes, revocable through the control plane.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';

@@ -5,7 +5,10 @@ import type { Organization } from './organization-record.js';
 
 export type { Organization, Plan } from './organization-record.js';
 
-/** Counts one analysis, or refuses with the plan's limit in words. Synchronous, so it is exact under concurrency. */
+/**
+ * Counts one analysis, or refuses with the plan's limit in words. Exact under concurrency because
+ * the caller holds the organization's lock inside its transaction (PredictionService.submit).
+ */
 export async function consumeAnalysis(usage: UsageTable, org: Organization, now: Date): Promise<void> {
   const used = await usage.analyses(org.id, monthOf(now));
   if (used >= org.plan.monthlyAnalysisCap) {

@@ -15,7 +15,7 @@ type Node = Record<string, unknown>;
  * status, as a regression in the code that writes that answer would.
  */
 
-/** Statuses a client could confuse, each with its neighbours (issue 30). */
+/** Statuses a client could confuse, each with its neighbours. */
 const STATUS_GROUPS = [
   [200, 201, 202, 204],
   [401, 403, 404],

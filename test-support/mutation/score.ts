@@ -9,7 +9,7 @@ import { unchangedReason } from './unchanged.js';
  * apart: no check could have seen it, and the report lists both. So is a survivor the clause
  * catalogue calls not observable by a black-box client (contract-tests/unobservable.ts), with why.
  */
-/** The least share of mutants the suite must kill (issue 30): `npm test`'s sample asserts it. */
+/** The least share of mutants the suite must kill: `npm test`'s sample asserts it. */
 export const SCORE_THRESHOLD = 0.98;
 
 export type Fate = 'killed' | 'survived' | 'unobservable' | 'unchanged' | 'unreached';

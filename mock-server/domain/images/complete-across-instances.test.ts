@@ -1,5 +1,5 @@
 /**
- * Two instances on one state and one shared folder (issue 28): each has its own ImageService and
+ * Two instances on one state and one shared folder: each has its own ImageService and
  * its own EmbeddedObjectStore, so nothing in one's memory tells the other that a complete is under
  * way. Two completes of one upload, one to each: one is accepted (202), the other answers as for a
  * completed upload (invalid_state, 422 like any complete of an image no longer uploading), and the

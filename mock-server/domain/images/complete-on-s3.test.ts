@@ -1,5 +1,5 @@
 /**
- * A resumable upload on S3 opened through one instance and completed through another (issue 28):
+ * A resumable upload on S3 opened through one instance and completed through another:
  * each instance has its own S3ObjectStore, on one bucket that answers no ListParts and no
  * ListMultipartUploads (as `s3rver` and `fauxqs` do not). The second instance completes from the
  * image row (key, plan) and the parts the client listed, so neither is needed.

@@ -1,5 +1,5 @@
 /**
- * A DELETE racing the conversion of a just-completed resumable upload (issue 28): the delete
+ * A DELETE racing the conversion of a just-completed resumable upload: the delete
  * removed `derived/<id>` while the conversion's child was still writing into it, and answered 500
  * (`ENOTEMPTY`) in about 1 of 10 races. Raced here many times, the DELETE sent at a different
  * moment of the conversion each round: it must answer 200, and no derived file may be left.

@@ -2,8 +2,8 @@
  * Removes a folder another process may still be writing into: a conversion's child writing
  * `derived/<id>/` while the image is deleted, an instance claiming a part in an upload folder that
  * another instance completes. `rm -r` alone lists the folder, unlinks what it found and removes
- * the folder; a file created in between makes that last step fail with ENOTEMPTY (the 500 of
- * issue 28). So the folder is first renamed aside, atomically: from then on a writer's next file
+ * the folder; a file created in between makes that last step fail with ENOTEMPTY (a DELETE once
+ * answered 500 for it). So the folder is first renamed aside, atomically: from then on a writer's next file
  * fails with ENOENT (none of them makes the folder again) and it stops, and what is left to remove
  * grows by at most the file whose creation was already under way. A folder that stays busy (on
  * NFS, a file another process holds open stays as `.nfsXXXX` until closed) is left, under its

@@ -1,7 +1,7 @@
 /**
  * The MD5 of bytes written to a file, computed on a thread of its own while they are written. A
  * resumable part's ETag is its MD5 (S3's rule), and hashing on the event loop took about 38 % of
- * its busy time while a part streamed in (issue 31): every other request waited behind it. Here
+ * its busy time while a part streamed in: every other request waited behind it. Here
  * the event loop only says how far the bytes are written (`advance`); the thread reads them back
  * (from the page cache) and hashes them as they come, so the digest is ready about when the last
  * byte is, beside the part's flush.

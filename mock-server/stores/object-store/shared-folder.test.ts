@@ -1,5 +1,5 @@
 /**
- * Several processes on one data folder (mock instances on a shared file system, issue 28): two
+ * Several processes on one data folder (mock instances on a shared file system): two
  * EmbeddedObjectStore objects with memories of their own, and a forked process
  * (test-support/object-store/store-process.ts), serve the same uploads. Whatever one of them
  * did, the others answer from it.

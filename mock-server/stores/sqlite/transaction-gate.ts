@@ -69,7 +69,7 @@ export class TransactionGate {
         end();
       }
       // On Node 22 an AsyncLocalStorage in use turns on promise hooks for the whole process, a cost
-      // on every promise of every request (about a tenth of a GET's time, issue 31); between
+      // on every promise of every request (about a tenth of a GET's time); between
       // transactions nothing needs the context, so it is switched off until the next one runs.
       this.context.disable();
     }

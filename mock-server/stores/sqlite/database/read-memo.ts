@@ -1,7 +1,7 @@
 /**
  * Answers of read statements kept in memory until the next write, so that the reads nearly every
  * request makes (the clock's offsets, the model list, the record a GET names) cost a map lookup
- * instead of a SQLite statement (issue 31: the state store was about a quarter of a GET's time).
+ * instead of a SQLite statement (the state store was about a quarter of a GET's time).
  *
  * Exact, not merely fresh enough: one process owns a SQLite folder (stores/object-store/folder-lock.ts)
  * and this connection is its only one, so every change to the database passes through here. A
