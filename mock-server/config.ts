@@ -76,6 +76,13 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
       `--exports-kept-per-segmentation / EXPORTS_KEPT_PER_SEGMENTATION must be a whole number from 1, got '${config.exportsKeptPerSegmentation}'`,
     );
   }
+  if (!(
+    Number.isSafeInteger(config.journalEntriesPerOrganization) && config.journalEntriesPerOrganization >= 1
+  )) {
+    throw new ConfigError(
+      `--journal-entries-per-org / JOURNAL_ENTRIES_PER_ORG must be a whole number from 1, got '${config.journalEntriesPerOrganization}'`,
+    );
+  }
   if (!(config.jobLeaseMs >= 300)) {
     throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
   }
@@ -134,11 +141,7 @@ function coerce(option: OptionSpec, raw: string | number | undefined): string | 
 }
 
 export function helpText(): string {
-  const lines = [
-    'Usage: cellseg-mock start [options]',
-    '',
-    'Options (flag, environment variable, default):',
-  ];
+  const lines = ['Usage: cellseg-mock start [options]', '', 'Options (flag, environment variable, default):'];
   const defaults = loadConfig([], {});
   for (const o of OPTIONS) {
     lines.push(

@@ -351,6 +351,7 @@ async function openState(config: MockConfig, onWaiting?: (line: string) => void)
     return openPostgresStateStore({
       url: config.databaseUrl,
       keyCache: keyCacheLimits(config),
+      journalEntriesPerOrganization: config.journalEntriesPerOrganization,
       poolSize: config.databasePoolSize,
       statementTimeoutMs: config.databaseTimeoutMs,
       waitMs: config.databaseWaitMs,
@@ -358,7 +359,10 @@ async function openState(config: MockConfig, onWaiting?: (line: string) => void)
     });
   }
   // The same database code runs with and without --data-dir: without it, in the temporary folder.
-  return new SqliteStateStore(openDatabase(config.dataDir), { keyCache: keyCacheLimits(config) });
+  return new SqliteStateStore(openDatabase(config.dataDir), {
+    keyCache: keyCacheLimits(config),
+    journalEntriesPerOrganization: config.journalEntriesPerOrganization,
+  });
 }
 
 const keyCacheLimits = (config: MockConfig) => ({

@@ -25,7 +25,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
 
   constructor(
     private readonly sql: Sql,
-    journalCapacity: number,
+    journalEntriesPerOrganization: number,
     /** Keys kept in memory, exact through the database's key version (organizationForKey). */
     private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
   ) {
@@ -34,7 +34,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     this.counters = counterTable(sql);
     this.rates = rateWindowTable(sql);
     this.faults = faultTable(sql);
-    this.journal = journalTable(sql, journalCapacity);
+    this.journal = journalTable(sql, journalEntriesPerOrganization);
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {

@@ -115,25 +115,25 @@ export function faultTable(sql: Sql): FaultTable {
   };
 }
 
-/** The newest `capacity` entries; each is stored whole as JSON text (bodies may hold any JSON string). */
-export function journalTable(sql: Sql, capacity: number): JournalTable {
+/**
+ * The newest `entriesPerOrganization` entries of each organization (and as many of requests without
+ * one), so that one organization's traffic never evicts another's; each is stored whole as JSON text
+ * (bodies may hold any JSON string).
+ */
+export function journalTable(sql: Sql, entriesPerOrganization: number): JournalTable {
   return {
     async record(entry) {
-      // Trims by sequence number in the same statement: what is older than the newest `capacity`
-      // goes (a rolled-back insert leaves a gap in the sequence, so at times a few less are kept).
+      const organizationId = entry.organizationId === null ? null : clientText(entry.organizationId);
       await sql.rows(
-        `WITH added AS (
-           INSERT INTO journal (operation_id, organization_id, status, entry) VALUES ($1, $2, $3, $4) RETURNING seq
-         )
-         DELETE FROM journal WHERE seq <= (SELECT seq FROM added) - $5`,
+        'INSERT INTO journal (operation_id, organization_id, status, entry) VALUES ($1, $2, $3, $4)',
         [
           entry.operationId === null ? null : clientText(entry.operationId),
-          entry.organizationId === null ? null : clientText(entry.organizationId),
+          organizationId,
           entry.status,
           JSON.stringify(entry),
-          capacity,
         ],
       );
+      await trimJournal(sql, organizationId, entriesPerOrganization);
     },
     async query(filter) {
       const rows = await sql.column(
@@ -145,7 +145,7 @@ export function journalTable(sql: Sql, capacity: number): JournalTable {
           filter.operationId === undefined ? null : clientText(filter.operationId),
           filter.status ?? null,
           filter.organizationId === undefined ? null : clientText(filter.organizationId),
-          Math.min(filter.limit ?? 100, capacity),
+          filter.limit ?? 100,
         ],
       );
       return rows.map((text) => JSON.parse(text) as JournalEntry);
@@ -154,4 +154,18 @@ export function journalTable(sql: Sql, capacity: number): JournalTable {
       await sql.rows('DELETE FROM journal');
     },
   };
+}
+
+/**
+ * Deletes what is older than the organization's newest `keep` entries (by sequence number, on the
+ * index by organization; a rolled-back insert leaves a gap, so at times a few less are kept).
+ */
+async function trimJournal(sql: Sql, organizationId: string | null, keep: number): Promise<void> {
+  const ofOrganization = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
+  await sql.rows(
+    `DELETE FROM journal WHERE ${ofOrganization} AND seq <= (
+       SELECT seq FROM journal WHERE ${ofOrganization} ORDER BY seq DESC OFFSET $1 LIMIT 1
+     )`,
+    organizationId === null ? [keep] : [keep, organizationId],
+  );
 }

@@ -336,4 +336,12 @@ export const MIGRATIONS: readonly SchemaStep[] = [
     USING (extract(epoch FROM lease_until) * 1000)::bigint;
   `,
   },
+  // 5, PostgreSQL: the journal keeps the newest entries of each organization (postgres/shared-tables.ts),
+  // trimmed per organization through this index. SQLite keeps its journal in memory: nothing to do.
+  {
+    sqlite: '',
+    postgres: `
+  CREATE INDEX journal_by_organization ON journal(organization_id, seq);
+  `,
+  },
 ];
