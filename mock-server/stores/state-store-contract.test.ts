@@ -498,6 +498,12 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     }
   });
 
+  it('journal: an entry is read back by the same store at once, before its batch is due', async () => {
+    const recorded = state.journal.record(journalEntry(1, ORG_ID));
+    expect((await state.journal.query({ organizationId: ORG_ID })).map((e) => e.requestId)).toEqual(['r1']);
+    await recorded;
+  });
+
   it(
     "journal: one organization's 20,000 requests leave another's last 100 intact",
     { timeout: 120_000 },

@@ -1,11 +1,11 @@
 /**
  * What every instance must see alike, in PostgreSQL alone (SQLite's one process keeps them in its
- * memory, stores/memory/): counters, rate windows, injected faults and the request journal (the
- * StateStore port's tables, domain/state.ts).
+ * memory, stores/memory/): counters, rate windows and injected faults (the StateStore port's tables,
+ * domain/state.ts); the request journal is journal-batches.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { Fault, FaultSpec, JournalEntry } from '../../domain/control-records.js';
-import type { CounterTable, FaultTable, JournalTable, RateWindowTable } from '../../domain/state.js';
+import type { Fault, FaultSpec } from '../../domain/control-records.js';
+import type { CounterTable, FaultTable, RateWindowTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
 import type { Row, Sql } from './connection.js';
 
@@ -113,59 +113,4 @@ export function faultTable(sql: Sql): FaultTable {
       return undefined;
     },
   };
-}
-
-/**
- * The newest `entriesPerOrganization` entries of each organization (and as many of requests without
- * one), so that one organization's traffic never evicts another's; each is stored whole as JSON text
- * (bodies may hold any JSON string).
- */
-export function journalTable(sql: Sql, entriesPerOrganization: number): JournalTable {
-  return {
-    async record(entry) {
-      const organizationId = entry.organizationId === null ? null : clientText(entry.organizationId);
-      await sql.rows(
-        'INSERT INTO journal (operation_id, organization_id, status, entry) VALUES ($1, $2, $3, $4)',
-        [
-          entry.operationId === null ? null : clientText(entry.operationId),
-          organizationId,
-          entry.status,
-          JSON.stringify(entry),
-        ],
-      );
-      await trimJournal(sql, organizationId, entriesPerOrganization);
-    },
-    async query(filter) {
-      const rows = await sql.column(
-        `SELECT entry FROM journal
-         WHERE ($1::text IS NULL OR operation_id = $1) AND ($2::integer IS NULL OR status = $2)
-           AND ($3::text IS NULL OR organization_id = $3)
-         ORDER BY seq DESC LIMIT $4`,
-        [
-          filter.operationId === undefined ? null : clientText(filter.operationId),
-          filter.status ?? null,
-          filter.organizationId === undefined ? null : clientText(filter.organizationId),
-          filter.limit ?? 100,
-        ],
-      );
-      return rows.map((text) => JSON.parse(text) as JournalEntry);
-    },
-    async clear() {
-      await sql.rows('DELETE FROM journal');
-    },
-  };
-}
-
-/**
- * Deletes what is older than the organization's newest `keep` entries (by sequence number, on the
- * index by organization; a rolled-back insert leaves a gap, so at times a few less are kept).
- */
-async function trimJournal(sql: Sql, organizationId: string | null, keep: number): Promise<void> {
-  const ofOrganization = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
-  await sql.rows(
-    `DELETE FROM journal WHERE ${ofOrganization} AND seq <= (
-       SELECT seq FROM journal WHERE ${ofOrganization} ORDER BY seq DESC OFFSET $1 LIMIT 1
-     )`,
-    organizationId === null ? [keep] : [keep, organizationId],
-  );
 }
