@@ -83,6 +83,11 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
       `--journal-entries-per-org / JOURNAL_ENTRIES_PER_ORG must be a whole number from 1, got '${config.journalEntriesPerOrganization}'`,
     );
   }
+  if (!(Number.isInteger(config.rateLimitInstances) && config.rateLimitInstances >= 1)) {
+    throw new ConfigError(
+      `--rate-limit-instances / RATE_LIMIT_INSTANCES must be a whole number from 1, got '${config.rateLimitInstances}'`,
+    );
+  }
   if (!(config.jobLeaseMs >= 300)) {
     throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
   }

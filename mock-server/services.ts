@@ -289,7 +289,7 @@ export async function createServices(
     shares,
     admin,
     journal: new RequestJournal(state.journal),
-    rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond),
+    rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
     snapshots,
     async reseed() {
       await sweeping;

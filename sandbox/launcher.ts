@@ -164,6 +164,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // A sandbox is shared: one organization may not exhaust it for the others (docs/limits.md).
       // Generous enough for a partner's test suite and a load bench; instanceArgs may change them.
       ...SANDBOX_ABUSE_LIMITS,
+      // Each instance admits its share of a key's rate, counted in its memory (docs/limits.md).
+      '--rate-limit-instances',
+      String(options.instances),
       ...(options.instanceArgs ?? []),
     ];
     const instances: SandboxInstance[] = [];

@@ -15,10 +15,11 @@ import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.j
 import { perform } from './answer.js';
 import type { Sql } from './connection.js';
 import { BatchedJournal } from './journal-batches.js';
-import { counterTable, faultTable, rateWindowTable } from './shared-tables.js';
+import { memoryRateWindows } from '../memory/rate-windows.js';
+import { counterTable, faultTable } from './shared-tables.js';
 
 /** Children before the rows they reference; then the tables only PostgreSQL keeps. */
-const EVERY_TABLE = [...STATE_TABLES, 'counters', 'rate_windows', 'faults', 'journal'];
+const EVERY_TABLE = [...STATE_TABLES, 'counters', 'faults', 'journal'];
 
 export class PostgresStateStore extends TableHolder implements StateStore {
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
@@ -34,7 +35,8 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     super();
     this.serveTables(stateTables(POSTGRES, perform(sql)), () => this.keysChanged());
     this.counters = counterTable(sql);
-    this.rates = rateWindowTable(sql);
+    // In this instance's memory: a rate is decided without a write (domain/abuse-limits.ts).
+    this.rates = memoryRateWindows();
     this.faults = faultTable(sql);
     this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
   }

@@ -1,35 +1,14 @@
 /**
  * What every instance must see alike, in PostgreSQL alone (SQLite's one process keeps them in its
- * memory, stores/memory/): counters, rate windows and injected faults (the StateStore port's tables,
- * domain/state.ts); the request journal is journal-batches.ts.
+ * memory, stores/memory/): counters and injected faults (the StateStore port's tables,
+ * domain/state.ts); the request journal is journal-batches.ts. Rate windows are each instance's own
+ * (memory/rate-windows.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Fault, FaultSpec } from '../../domain/control-records.js';
-import type { CounterTable, FaultTable, RateWindowTable } from '../../domain/state.js';
+import type { CounterTable, FaultTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
 import type { Row, Sql } from './connection.js';
-
-/**
- * A fixed window per key, one row per key: one statement per request (an upsert on the primary
- * key, timed by the database's clock, so instances whose clocks differ count in the same window).
- * A window never goes back: of two hits racing across a window's end, the later window wins.
- */
-export function rateWindowTable(sql: Sql): RateWindowTable {
-  return {
-    async hit(key, windowMs) {
-      const [count] = await sql.column<number>(
-        `INSERT INTO rate_windows AS r (key, window_start, count)
-         VALUES ($1, floor(extract(epoch FROM clock_timestamp()) * 1000 / $2)::bigint, 1)
-         ON CONFLICT (key) DO UPDATE SET
-           count = CASE WHEN r.window_start >= excluded.window_start THEN r.count + 1 ELSE 1 END,
-           window_start = greatest(r.window_start, excluded.window_start)
-         RETURNING count`,
-        [key, windowMs],
-      );
-      return Number(count);
-    },
-  };
-}
 
 export function counterTable(sql: Sql): CounterTable {
   return {

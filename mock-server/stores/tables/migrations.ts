@@ -344,4 +344,12 @@ export const MIGRATIONS: readonly SchemaStep[] = [
   CREATE INDEX journal_by_organization ON journal(organization_id, seq);
   `,
   },
+  // 6, PostgreSQL: rate windows are counted in each instance's memory (domain/abuse-limits.ts), so
+  // no request writes one; the table goes. SQLite never had it.
+  {
+    sqlite: '',
+    postgres: `
+  DROP TABLE rate_windows;
+  `,
+  },
 ];
