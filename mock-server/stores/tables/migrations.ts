@@ -336,12 +336,15 @@ export const MIGRATIONS: readonly SchemaStep[] = [
     USING (extract(epoch FROM lease_until) * 1000)::bigint;
   `,
   },
-  // 5, PostgreSQL: the journal keeps the newest entries of each organization (postgres/shared-tables.ts),
-  // trimmed per organization through this index. SQLite keeps its journal in memory: nothing to do.
+  // 5, PostgreSQL: the journal keeps the newest entries of each organization (postgres/journal-batches.ts),
+  // trimmed per organization through this index; and it is unlogged: a debugging aid written on
+  // every request must not be what the server's WAL is made of (a crash of PostgreSQL empties it).
+  // SQLite keeps its journal in memory: nothing to do.
   {
     sqlite: '',
     postgres: `
   CREATE INDEX journal_by_organization ON journal(organization_id, seq);
+  ALTER TABLE journal SET UNLOGGED;
   `,
   },
   // 6, PostgreSQL: rate windows are counted in each instance's memory (domain/abuse-limits.ts), so
