@@ -6,6 +6,8 @@
 export interface AbuseLimitSettings {
   /** Requests per API key per second (429 past it); 0: no limit. */
   rateLimitPerSecond: number;
+  /** Instances the rate limit is split across: each admits its share of every key's requests (1: all of them). */
+  rateLimitInstances: number;
   /** Bytes of images an organization may keep (402 past it); 0: no limit. */
   maxStoredBytesPerOrganization: number;
   /** Resumable uploads an organization may have open at once (429 past it); 0: no limit. */
@@ -33,6 +35,16 @@ export const ABUSE_LIMIT_OPTIONS: LimitOption[] = [
     description: 'Requests per API key per second; past it 429 with Retry-After',
     default: () => 0,
     shownDefault: '0 = no limit',
+  },
+  {
+    key: 'rateLimitInstances',
+    flag: '--rate-limit-instances',
+    env: 'RATE_LIMIT_INSTANCES',
+    type: 'number',
+    description:
+      'Instances behind one address sharing the rate limit: each admits its share, counted in its memory',
+    default: () => 1,
+    shownDefault: '1',
   },
   {
     key: 'maxStoredBytesPerOrganization',

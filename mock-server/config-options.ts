@@ -32,6 +32,8 @@ export interface MockConfig extends SharedDatabaseSettings, AbuseLimitSettings, 
   keyCacheEntries: number;
   /** How long a key is kept before it is looked up again (every key write invalidates at once anyway). */
   keyCacheMs: number;
+  /** Requests the journal keeps of each organization (and of requests without one), newest first. */
+  journalEntriesPerOrganization: number;
   /** Guards the control plane under /__mock when set. */
   adminToken: string;
   /** Origins a browser page may call the mock from: `*` or a comma list; empty allows none. */
@@ -204,6 +206,14 @@ export const OPTIONS: OptionSpec[] = [
     type: 'number',
     description: 'How long an API key is kept in memory before it is looked up again',
     default: () => 60_000,
+  },
+  {
+    key: 'journalEntriesPerOrganization',
+    flag: '--journal-entries-per-org',
+    env: 'JOURNAL_ENTRIES_PER_ORG',
+    type: 'number',
+    description: "Requests the journal keeps per organization (one's traffic never evicts another's)",
+    default: () => 1000,
   },
   {
     key: 'adminToken',

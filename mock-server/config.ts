@@ -76,6 +76,18 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
       `--exports-kept-per-segmentation / EXPORTS_KEPT_PER_SEGMENTATION must be a whole number from 1, got '${config.exportsKeptPerSegmentation}'`,
     );
   }
+  if (!(
+    Number.isSafeInteger(config.journalEntriesPerOrganization) && config.journalEntriesPerOrganization >= 1
+  )) {
+    throw new ConfigError(
+      `--journal-entries-per-org / JOURNAL_ENTRIES_PER_ORG must be a whole number from 1, got '${config.journalEntriesPerOrganization}'`,
+    );
+  }
+  if (!(Number.isInteger(config.rateLimitInstances) && config.rateLimitInstances >= 1)) {
+    throw new ConfigError(
+      `--rate-limit-instances / RATE_LIMIT_INSTANCES must be a whole number from 1, got '${config.rateLimitInstances}'`,
+    );
+  }
   if (!(config.jobLeaseMs >= 300)) {
     throw new ConfigError(`--job-lease-ms / JOB_LEASE_MS must be at least 300, got '${config.jobLeaseMs}'`);
   }

@@ -283,7 +283,7 @@ export async function createServices(
     shares,
     admin,
     journal: new RequestJournal(state.journal),
-    rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond),
+    rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
     snapshots,
     async reseed() {
       await sweeping;
@@ -345,6 +345,7 @@ async function openState(config: MockConfig, onWaiting?: (line: string) => void)
     return openPostgresStateStore({
       url: config.databaseUrl,
       keyCache: keyCacheLimits(config),
+      journalEntriesPerOrganization: config.journalEntriesPerOrganization,
       poolSize: config.databasePoolSize,
       statementTimeoutMs: config.databaseTimeoutMs,
       waitMs: config.databaseWaitMs,
@@ -352,7 +353,10 @@ async function openState(config: MockConfig, onWaiting?: (line: string) => void)
     });
   }
   // The same database code runs with and without --data-dir: without it, in the temporary folder.
-  return new SqliteStateStore(openDatabase(config.dataDir), { keyCache: keyCacheLimits(config) });
+  return new SqliteStateStore(openDatabase(config.dataDir), {
+    keyCache: keyCacheLimits(config),
+    journalEntriesPerOrganization: config.journalEntriesPerOrganization,
+  });
 }
 
 const keyCacheLimits = (config: MockConfig) => ({

@@ -201,6 +201,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       // Generous enough for a partner's test suite and a load bench; instanceArgs may change them.
       ...SANDBOX_ABUSE_LIMITS,
       ...store.args,
+      // Each instance admits its share of a key's rate, counted in its memory (docs/limits.md).
+      '--rate-limit-instances',
+      String(options.instances),
       ...(options.instanceArgs ?? []),
     ];
     const instances: SandboxInstance[] = [];

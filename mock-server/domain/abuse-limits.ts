@@ -78,22 +78,31 @@ export class OrganizationLimits {
 }
 
 /**
- * Requests per API key per second: a fixed one-second window counted in the state store (one
- * statement per request), so the limit holds across instances. A fixed window lets a key send up
- * to twice the limit across a window's edge; a sliding window would not, at the cost of a second
- * read per request.
+ * Requests per API key per second: a fixed one-second window counted in this instance's memory
+ * (StateStore `rates`), so deciding costs no write. Instances behind one address each admit their
+ * share, `ceil(perSecond / instances)`, of a key's requests: a balancer that spreads a key's
+ * requests evenly (the sandbox's nginx, least_conn) admits about `perSecond` in all, and never more.
+ * A fixed window lets a key send up to twice the limit across a window's edge; a sliding window
+ * would not, at the cost of more memory per key.
  */
 export class RequestRateLimit {
+  /** What this instance admits of each key's requests per window. */
+  private readonly share: number;
+
   constructor(
     private readonly state: Pick<StateStore, 'rates'>,
     private readonly perSecond: number,
-  ) {}
+    /** Instances the limit is split across (--rate-limit-instances). */
+    instances = 1,
+  ) {
+    this.share = Math.ceil(perSecond / instances);
+  }
 
-  /** Counts one request of the key (by its id); throws `too_many` once the window's count is past the limit. */
+  /** Counts one request of the key (by its id); throws `too_many` once the window's count is past this instance's share. */
   async admit(keyId: string): Promise<void> {
     if (!this.perSecond) return;
     const count = await this.state.rates.hit(keyId, RATE_WINDOW_MS);
-    if (count > this.perSecond) {
+    if (count > this.share) {
       throw new DomainError(
         'too_many',
         `Rate limit reached: this sandbox allows ${this.perSecond} requests per second per API key. ` +

@@ -220,9 +220,10 @@ export interface CounterTable {
 }
 
 /**
- * Requests counted per key in fixed windows of `windowMs` on the engine's own clock (never the
- * mock's movable clock; PostgreSQL's for every instance alike). One row per key, overwritten when a
- * new window begins, so the table holds as many rows as keys that were counted.
+ * Requests counted per key in fixed windows of `windowMs` on the process's own clock (never the
+ * mock's movable clock), in its memory on both engines: instances sharing a database each count
+ * their own share of the rate (domain/abuse-limits.ts), so no request writes for it. One entry per
+ * key, overwritten when a new window begins.
  */
 export interface RateWindowTable {
   /** Counts one hit of `key` in the window now running and answers the hits of that window so far (1 for the first). */
@@ -248,7 +249,10 @@ export interface FaultTable {
   ): Promise<Fault | undefined>;
 }
 
-/** The last requests and their answers, for a partner debugging a client; keeps the newest `capacity`. */
+/**
+ * The last requests and their answers, for a partner debugging a client; keeps the newest entries of
+ * each organization (and as many of requests without one), so that one's traffic never evicts another's.
+ */
 export interface JournalTable {
   record(entry: JournalEntry): Promise<void>;
   /** Newest first, bodies as recorded (the caller truncates them for display). */

@@ -31,6 +31,7 @@ describe('abuse limits are off unless configured', () => {
   it('defaults every limit to 0 (none), so a laptop behaves as before', () => {
     const config = loadConfig([], {});
     expect(config.rateLimitPerSecond).toBe(0);
+    expect(config.rateLimitInstances).toBe(1);
     expect(config.maxStoredBytesPerOrganization).toBe(0);
     expect(config.maxOpenUploadsPerOrganization).toBe(0);
     expect(config.maxConcurrentPredictionsPerOrganization).toBe(0);
@@ -40,9 +41,11 @@ describe('abuse limits are off unless configured', () => {
     const config = loadConfig(['--rate-limit-per-second', '7', '--max-open-uploads-per-org', '3'], {
       MAX_STORED_BYTES_PER_ORG: '1000',
       MAX_CONCURRENT_PREDICTIONS_PER_ORG: '2',
+      RATE_LIMIT_INSTANCES: '3',
     });
     expect(config).toMatchObject({
       rateLimitPerSecond: 7,
+      rateLimitInstances: 3,
       maxOpenUploadsPerOrganization: 3,
       maxStoredBytesPerOrganization: 1000,
       maxConcurrentPredictionsPerOrganization: 2,

@@ -31,7 +31,7 @@ interface Engine {
   start(): Promise<void>;
   stop(): Promise<void>;
   /** A store on a new, empty database. */
-  open(options?: { journalCapacity?: number }): Promise<StateStore>;
+  open(options?: { journalEntriesPerOrganization?: number }): Promise<StateStore>;
 }
 
 let postgres: TestPostgres | undefined;
@@ -525,38 +525,81 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     });
   });
 
-  it('journal: newest first, filtered, limited, keeping only the newest `capacity`', async () => {
-    const small = await engine.open({ journalCapacity: 5 });
+  const journalEntry = (i: number, organizationId: string | null) => ({
+    at: `2026-11-25T12:00:0${i % 10}.000Z`,
+    requestId: `r${i}`,
+    method: 'GET',
+    path: `/api/v1/images/${i}`,
+    operationId: i % 2 ? 'getImage' : 'listImages',
+    organizationId,
+    status: i === 7 ? 404 : 200,
+    durationMs: i,
+    ...(i === 8 ? { requestBody: { name: AWKWARD }, responseBody: [1, { a: null }] } : {}),
+    fault: null,
+  });
+
+  it('journal: newest first, filtered, limited, keeping the newest entries of each organization', async () => {
+    const small = await engine.open({ journalEntriesPerOrganization: 5 });
     try {
-      const entry = (i: number) => ({
-        at: `2026-11-25T12:00:0${i}.000Z`,
-        requestId: `r${i}`,
-        method: 'GET',
-        path: `/api/v1/images/${i}`,
-        operationId: i % 2 ? 'getImage' : 'listImages',
-        organizationId: i < 6 ? ORG_ID : null,
-        status: i === 7 ? 404 : 200,
-        durationMs: i,
-        ...(i === 8 ? { requestBody: { name: AWKWARD }, responseBody: [1, { a: null }] } : {}),
-        fault: null,
-      });
+      const entry = (i: number) => journalEntry(i, i < 8 ? ORG_ID : null);
       for (let i = 1; i <= 8; i++) await small.journal.record(entry(i));
-      expect((await small.journal.query({})).map((e) => e.requestId)).toEqual(['r8', 'r7', 'r6', 'r5', 'r4']);
+      // The organization's newest 5 (r3 to r7) and the one entry without an organization, merged.
+      expect((await small.journal.query({})).map((e) => e.requestId)).toEqual([
+        'r8',
+        'r7',
+        'r6',
+        'r5',
+        'r4',
+        'r3',
+      ]);
       expect((await small.journal.query({})).at(0)).toEqual(entry(8));
       expect((await small.journal.query({ operationId: 'getImage' })).map((e) => e.requestId)).toEqual([
         'r7',
         'r5',
+        'r3',
       ]);
       expect((await small.journal.query({ status: 404 })).map((e) => e.requestId)).toEqual(['r7']);
+      expect((await small.journal.query({ limit: 2 })).map((e) => e.requestId)).toEqual(['r8', 'r7']);
       expect(
         (await small.journal.query({ organizationId: ORG_ID, limit: 1 })).map((e) => e.requestId),
-      ).toEqual(['r5']);
+      ).toEqual(['r7']);
       await small.journal.clear();
       expect(await small.journal.query({})).toEqual([]);
     } finally {
       await small.close();
     }
   });
+
+  it('journal: an entry is read back by the same store at once, before its batch is due', async () => {
+    const recorded = state.journal.record(journalEntry(1, ORG_ID));
+    expect((await state.journal.query({ organizationId: ORG_ID })).map((e) => e.requestId)).toEqual(['r1']);
+    await recorded;
+  });
+
+  it(
+    "journal: one organization's 20,000 requests leave another's last 100 intact",
+    { timeout: 120_000 },
+    async () => {
+      for (let i = 0; i < 100; i++) await state.journal.record(journalEntry(i, OTHER_ORG_ID));
+      for (let i = 0; i < 20; i++) await state.journal.record(journalEntry(100 + i, null));
+      const busy = Array.from({ length: 20_000 }, (_, i) => journalEntry(1000 + i, ORG_ID));
+      for (let i = 0; i < busy.length; i += 500)
+        await Promise.all(busy.slice(i, i + 500).map((e) => state.journal.record(e)));
+
+      const other = await state.journal.query({ organizationId: OTHER_ORG_ID, limit: 1000 });
+      expect(other.map((e) => e.requestId)).toEqual(Array.from({ length: 100 }, (_, i) => `r${99 - i}`));
+      const kept = await state.journal.query({ organizationId: ORG_ID, limit: 5000 });
+      // The busy one keeps its own newest 1,000 (the default), no more.
+      expect(kept).toHaveLength(1000);
+      expect(new Set(kept.map((e) => e.requestId))).toEqual(
+        new Set(busy.slice(-1000).map((e) => e.requestId)),
+      );
+      const withoutOrganization = (await state.journal.query({ limit: 30_000 })).filter(
+        (e) => e.organizationId === null,
+      );
+      expect(withoutOrganization).toHaveLength(20);
+    },
+  );
 
   describe('jobs', () => {
     const HELD = 60_000;

@@ -119,6 +119,24 @@ describe("an organization's test helpers, reached with its own API key", () => {
       new Set([ACME_ORG]),
     );
   });
+
+  it('keeps its last requests in the journal while another organization sends many more', async () => {
+    const small = await startInstantMock({ adminToken: ADMIN, journalEntriesPerOrganization: 20 });
+    try {
+      const client = apiClient(small.url);
+      const own = Array.from({ length: 5 }, (_, i) => A_UUID.slice(0, -1) + i);
+      for (const id of own) await client.call('GET', `/api/v1/upload/${id}`, undefined, ACME_KEY);
+      for (let i = 0; i < 300; i++) await client.call('GET', '/api/v1/models', undefined, BETA_KEY);
+      const acme = await client.call('GET', '/__mock/org/journal?limit=100', undefined, ACME_KEY);
+      expect(acme.body.map((e: { path: string }) => e.path)).toEqual(
+        own.map((id) => `/api/v1/upload/${id}`).reverse(),
+      );
+      const beta = await client.call('GET', '/__mock/org/journal?limit=100', undefined, BETA_KEY);
+      expect(beta.body).toHaveLength(20);
+    } finally {
+      await small.close();
+    }
+  });
 });
 
 type Caller = 'nothing' | 'wrong token' | "another organization's key" | 'own key' | 'admin token';

@@ -1,4 +1,7 @@
-/** Requests counted per key and window in this process's memory: the RateWindowTable of an engine one process owns (SQLite). */
+/**
+ * Requests counted per key and window in this process's memory: the RateWindowTable of both engines
+ * (on PostgreSQL each instance counts its own share: domain/abuse-limits.ts).
+ */
 import type { RateWindowTable } from '../../domain/state.js';
 
 export function memoryRateWindows(now: () => number = Date.now): RateWindowTable {

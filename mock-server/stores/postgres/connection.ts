@@ -111,6 +111,11 @@ export class Sql {
     return context !== undefined && !context.ended;
   }
 
+  /** Runs `work` on its own, never in the caller's transaction: for writes no request waits for. */
+  detached<T>(work: () => Promise<T>): Promise<T> {
+    return this.current.exit(work);
+  }
+
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inTransaction()) return work();
     for (let run = 1; ; run++) {

@@ -31,8 +31,8 @@ export interface PostgresStoreOptions {
   idleInTransactionTimeoutMs?: number;
   /** API keys kept in memory, and for how long (exact across instances: postgres-state-store.ts). */
   keyCache?: KeyCacheLimits;
-  /** Requests the journal keeps, newest first (default 1000). */
-  journalCapacity?: number;
+  /** Requests the journal keeps per organization, newest first (default 1000). */
+  journalEntriesPerOrganization?: number;
   /** How long opening keeps trying a database that does not answer (default 0: one try; database-wait.ts). */
   waitMs?: number;
   /** Told each time a try failed and another follows. */
@@ -58,5 +58,5 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
     throw error;
   }
   const keyCache = new KeyCache(options.keyCache ?? DEFAULT_KEY_CACHE_LIMITS);
-  return new PostgresStateStore(sql, options.journalCapacity ?? 1000, keyCache);
+  return new PostgresStateStore(sql, options.journalEntriesPerOrganization ?? 1000, keyCache);
 }

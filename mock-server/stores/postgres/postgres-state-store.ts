@@ -14,27 +14,31 @@ import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
 import { perform } from './answer.js';
 import type { Sql } from './connection.js';
-import { counterTable, faultTable, journalTable, rateWindowTable } from './shared-tables.js';
+import { BatchedJournal } from './journal-batches.js';
+import { memoryRateWindows } from '../memory/rate-windows.js';
+import { counterTable, faultTable } from './shared-tables.js';
 
 /** Children before the rows they reference; then the tables only PostgreSQL keeps. */
-const EVERY_TABLE = [...STATE_TABLES, 'counters', 'rate_windows', 'faults', 'journal'];
+const EVERY_TABLE = [...STATE_TABLES, 'counters', 'faults', 'journal'];
 
 export class PostgresStateStore extends TableHolder implements StateStore {
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
   private keyWrites = 0;
+  private readonly batchedJournal: BatchedJournal;
 
   constructor(
     private readonly sql: Sql,
-    journalCapacity: number,
+    journalEntriesPerOrganization: number,
     /** Keys kept in memory, exact through the database's key version (organizationForKey). */
     private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
   ) {
     super();
     this.serveTables(stateTables(POSTGRES, perform(sql)), () => this.keysChanged());
     this.counters = counterTable(sql);
-    this.rates = rateWindowTable(sql);
+    // In this instance's memory: a rate is decided without a write (domain/abuse-limits.ts).
+    this.rates = memoryRateWindows();
     this.faults = faultTable(sql);
-    this.journal = journalTable(sql, journalCapacity);
+    this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
   }
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
@@ -63,14 +67,17 @@ export class PostgresStateStore extends TableHolder implements StateStore {
   }
 
   async clear(): Promise<void> {
+    await this.batchedJournal.forgetQueued();
     await this.transaction(async () => {
       for (const table of EVERY_TABLE) await this.sql.rows(`DELETE FROM ${table}`);
       await this.keysChanged();
     });
   }
 
-  close(): Promise<void> {
-    return this.sql.close();
+  /** Writes the journal's queued entries first: an instance stopped gracefully loses none. */
+  async close(): Promise<void> {
+    await this.batchedJournal.flush();
+    await this.sql.close();
   }
 
   /** After a write that can change what a key maps to: forget here, and tell the others (on commit). */

@@ -1,35 +1,14 @@
 /**
  * What every instance must see alike, in PostgreSQL alone (SQLite's one process keeps them in its
- * memory, stores/memory/): counters, rate windows, injected faults and the request journal (the
- * StateStore port's tables, domain/state.ts).
+ * memory, stores/memory/): counters and injected faults (the StateStore port's tables,
+ * domain/state.ts); the request journal is journal-batches.ts. Rate windows are each instance's own
+ * (memory/rate-windows.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Fault, FaultSpec, JournalEntry } from '../../domain/control-records.js';
-import type { CounterTable, FaultTable, JournalTable, RateWindowTable } from '../../domain/state.js';
+import type { Fault, FaultSpec } from '../../domain/control-records.js';
+import type { CounterTable, FaultTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
 import type { Row, Sql } from './connection.js';
-
-/**
- * A fixed window per key, one row per key: one statement per request (an upsert on the primary
- * key, timed by the database's clock, so instances whose clocks differ count in the same window).
- * A window never goes back: of two hits racing across a window's end, the later window wins.
- */
-export function rateWindowTable(sql: Sql): RateWindowTable {
-  return {
-    async hit(key, windowMs) {
-      const [count] = await sql.column<number>(
-        `INSERT INTO rate_windows AS r (key, window_start, count)
-         VALUES ($1, floor(extract(epoch FROM clock_timestamp()) * 1000 / $2)::bigint, 1)
-         ON CONFLICT (key) DO UPDATE SET
-           count = CASE WHEN r.window_start >= excluded.window_start THEN r.count + 1 ELSE 1 END,
-           window_start = greatest(r.window_start, excluded.window_start)
-         RETURNING count`,
-        [key, windowMs],
-      );
-      return Number(count);
-    },
-  };
-}
 
 export function counterTable(sql: Sql): CounterTable {
   return {
@@ -111,47 +90,6 @@ export function faultTable(sql: Sql): FaultTable {
         if (taken) return taken;
       }
       return undefined;
-    },
-  };
-}
-
-/** The newest `capacity` entries; each is stored whole as JSON text (bodies may hold any JSON string). */
-export function journalTable(sql: Sql, capacity: number): JournalTable {
-  return {
-    async record(entry) {
-      // Trims by sequence number in the same statement: what is older than the newest `capacity`
-      // goes (a rolled-back insert leaves a gap in the sequence, so at times a few less are kept).
-      await sql.rows(
-        `WITH added AS (
-           INSERT INTO journal (operation_id, organization_id, status, entry) VALUES ($1, $2, $3, $4) RETURNING seq
-         )
-         DELETE FROM journal WHERE seq <= (SELECT seq FROM added) - $5`,
-        [
-          entry.operationId === null ? null : clientText(entry.operationId),
-          entry.organizationId === null ? null : clientText(entry.organizationId),
-          entry.status,
-          JSON.stringify(entry),
-          capacity,
-        ],
-      );
-    },
-    async query(filter) {
-      const rows = await sql.column(
-        `SELECT entry FROM journal
-         WHERE ($1::text IS NULL OR operation_id = $1) AND ($2::integer IS NULL OR status = $2)
-           AND ($3::text IS NULL OR organization_id = $3)
-         ORDER BY seq DESC LIMIT $4`,
-        [
-          filter.operationId === undefined ? null : clientText(filter.operationId),
-          filter.status ?? null,
-          filter.organizationId === undefined ? null : clientText(filter.organizationId),
-          Math.min(filter.limit ?? 100, capacity),
-        ],
-      );
-      return rows.map((text) => JSON.parse(text) as JournalEntry);
-    },
-    async clear() {
-      await sql.rows('DELETE FROM journal');
     },
   };
 }

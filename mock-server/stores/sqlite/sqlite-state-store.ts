@@ -44,7 +44,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
 
   constructor(
     private readonly db: Database,
-    options: { journalCapacity?: number; keyCache?: KeyCacheLimits } = {},
+    options: { journalEntriesPerOrganization?: number; keyCache?: KeyCacheLimits } = {},
   ) {
     super();
     const statements = (this.statements = statementCache(db, this.memo));
@@ -66,7 +66,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
     this.counters = memoryCounters();
     this.rates = memoryRateWindows();
     this.faults = memoryFaults();
-    this.journal = memoryJournal(options.journalCapacity);
+    this.journal = memoryJournal(options.journalEntriesPerOrganization);
   }
 
   transaction<T>(work: () => Promise<T>): Promise<T> {

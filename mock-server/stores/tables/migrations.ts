@@ -459,4 +459,23 @@ export const MIGRATIONS: readonly SchemaStep[] = [
     sqlite: TYPED_SETTINGS + copiedOutOfSettings(SQLITE_SETTING),
     postgres: TYPED_SETTINGS + copiedOutOfSettings(POSTGRES_SETTING),
   },
+  // 6, PostgreSQL: the journal keeps the newest entries of each organization (postgres/journal-batches.ts),
+  // trimmed per organization through this index; and it is unlogged: a debugging aid written on
+  // every request must not be what the server's WAL is made of (a crash of PostgreSQL empties it).
+  // SQLite keeps its journal in memory: nothing to do.
+  {
+    sqlite: '',
+    postgres: `
+  CREATE INDEX journal_by_organization ON journal(organization_id, seq);
+  ALTER TABLE journal SET UNLOGGED;
+  `,
+  },
+  // 7, PostgreSQL: rate windows are counted in each instance's memory (domain/abuse-limits.ts), so
+  // no request writes one; the table goes. SQLite never had it.
+  {
+    sqlite: '',
+    postgres: `
+  DROP TABLE rate_windows;
+  `,
+  },
 ];
