@@ -207,6 +207,39 @@ describe.skipIf(process.env.SKIP_PACKED_PACKAGE_TEST === '1')('the packed packag
       expect(verified).toMatch(/Partner contract: [1-9]\d* interactions pass, 0 fail/);
       expect(verified).toContain('exportMeasurementsCsv');
       expect(existsSync(path.join(consumer, 'reports', 'partner.md'))).toBe(true);
+
+      // What that client has met, and a readiness run of a one-line client through one case.
+      const exposure = run(
+        'npx',
+        ['cellseg-mock', 'readiness', '--org', ACME_KEY, '--base-url', viaNpx.url],
+        consumer,
+      );
+      expect(exposure).toContain('uploadImage');
+      const client =
+        "fetch(process.env.CELLSEG_BASE_URL + '/models', { headers: { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY } }).then((r) => process.exit(r.ok ? 0 : 1))";
+      const readiness = spawnSync(
+        'npx',
+        [
+          'cellseg-mock',
+          'readiness',
+          'run',
+          '--cases',
+          'unavailable',
+          '--out',
+          'readiness',
+          '--',
+          process.execPath,
+          '-e',
+          client,
+        ],
+        { cwd: consumer, encoding: 'utf8', timeout: 300_000 },
+      );
+      expect(readiness.status, `${readiness.stdout}\n${readiness.stderr}`).toBe(1);
+      const report = JSON.parse(readFileSync(path.join(consumer, 'readiness', 'readiness.json'), 'utf8')) as {
+        cases: Array<{ id: string; verdict: string }>;
+      };
+      // The one-liner treats the injected 503 as fatal: readiness says so.
+      expect(report.cases.find((c) => c.id === 'unavailable')?.verdict).toBe('failed');
     } finally {
       viaNpx.stop();
     }
