@@ -32,25 +32,27 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 import {
-  checkObjectKey,
-  checkPartSizes,
   type CompletedObject,
   type KnownUpload,
   type ListPartsOptions,
-  matchSelection,
   type MultipartPlan,
   type ObjectStore,
   ObjectStoreError,
   type ObjectStoreErrorCode,
   OBJECT_STORE_ERROR_STATUS,
-  orderSelection,
   type PartSelection,
   type PutObjectOptions,
-  quoteEtag,
   type UploadedPart,
+} from '../../domain/object-store.js';
+import {
+  checkObjectKey,
+  checkPartSizes,
+  matchSelection,
+  orderSelection,
+  quoteEtag,
   validateExpiry,
   validatePlan,
-} from '../../domain/object-store.js';
+} from './s3-rules.js';
 import { LocalCopies } from './local-copies.js';
 import { plannedParts, plannedPartSize } from './planned-parts.js';
 
