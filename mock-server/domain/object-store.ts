@@ -2,7 +2,7 @@
  * The object store the domain talks to (the port). The embedded store (stores/object-store/
  * embedded-store.ts) is the default; an S3-compatible store (s3-store.ts) can replace it by
  * configuration; S3's rules both keep are in stores/object-store/s3-rules.ts. Nothing here knows
- * about HTTP, except the status each error code maps to, so every caller answers the same way.
+ * about HTTP: the status each error code is answered with is http/storage/object-store-statuses.ts.
  */
 
 /** The shape of a resumable upload, fixed when the upload is opened. */
@@ -155,52 +155,33 @@ export interface ObjectStore {
 }
 
 /** S3's error codes where S3 has one; `NoParts` is ours (S3 answers MalformedXML). */
-export type ObjectStoreErrorCode =
-  | 'NoSuchUpload'
-  | 'NoSuchKey'
-  | 'InvalidPart'
-  | 'InvalidPartOrder'
-  | 'NoParts'
-  | 'EntityTooSmall'
-  | 'EntityTooLarge'
-  | 'InvalidArgument'
-  | 'BadDigest'
-  | 'InvalidDigest'
-  | 'IncompleteBody'
-  | 'AccessDenied'
-  | 'SignatureDoesNotMatch'
-  | 'MethodNotAllowed'
+export const OBJECT_STORE_ERROR_CODES = [
+  'NoSuchUpload',
+  'NoSuchKey',
+  'InvalidPart',
+  'InvalidPartOrder',
+  'NoParts',
+  'EntityTooSmall',
+  'EntityTooLarge',
+  'InvalidArgument',
+  'BadDigest',
+  'InvalidDigest',
+  'IncompleteBody',
+  'AccessDenied',
+  'SignatureDoesNotMatch',
+  'MethodNotAllowed',
   /** A concurrent PUT of the same part finished first and took its place (S3's code for a conflicting operation). */
-  | 'OperationAborted'
-  /** The disk under the store is full (MinIO answers 507 too). */
-  | 'InsufficientStorage'
-  | 'InternalError';
+  'OperationAborted',
+  /** The disk under the store is full. */
+  'InsufficientStorage',
+  'InternalError',
+] as const;
 
-export const OBJECT_STORE_ERROR_STATUS: Readonly<Record<ObjectStoreErrorCode, number>> = {
-  NoSuchUpload: 404,
-  NoSuchKey: 404,
-  InvalidPart: 400,
-  InvalidPartOrder: 400,
-  NoParts: 400,
-  EntityTooSmall: 400,
-  EntityTooLarge: 400,
-  InvalidArgument: 400,
-  BadDigest: 400,
-  InvalidDigest: 400,
-  IncompleteBody: 400,
-  AccessDenied: 403,
-  SignatureDoesNotMatch: 403,
-  MethodNotAllowed: 405,
-  OperationAborted: 409,
-  InsufficientStorage: 507,
-  InternalError: 500,
-};
+export type ObjectStoreErrorCode = (typeof OBJECT_STORE_ERROR_CODES)[number];
 
 export class ObjectStoreError extends Error {
   override readonly name = 'ObjectStoreError';
   readonly code: ObjectStoreErrorCode;
-  /** The HTTP status S3 would answer with. */
-  readonly httpStatus: number;
   readonly partNumber?: number;
 
   constructor(
@@ -210,7 +191,6 @@ export class ObjectStoreError extends Error {
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.httpStatus = OBJECT_STORE_ERROR_STATUS[code];
     if (options?.partNumber !== undefined) this.partNumber = options.partNumber;
   }
 }

@@ -39,7 +39,7 @@ import {
   type ObjectStore,
   ObjectStoreError,
   type ObjectStoreErrorCode,
-  OBJECT_STORE_ERROR_STATUS,
+  OBJECT_STORE_ERROR_CODES,
   type PartSelection,
   type PutObjectOptions,
   type UploadedPart,
@@ -412,7 +412,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
-const PASSED_THROUGH = new Set<string>(Object.keys(OBJECT_STORE_ERROR_STATUS));
+const PASSED_THROUGH = new Set<string>(OBJECT_STORE_ERROR_CODES);
 
 /** The SDK's errors carry S3's code as `name`; HEAD answers have no body, so only a 404. */
 export function mapS3Error(error: unknown, key?: string): ObjectStoreError {
