@@ -1,5 +1,5 @@
 /**
- * Secure by default off loopback (issue 29, item 2): a generated admin token, seed keys left out,
+ * Secure by default off loopback: a generated admin token, seed keys left out,
  * and every control route behind the token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
