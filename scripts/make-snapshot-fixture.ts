@@ -1,7 +1,7 @@
 /**
  * Writes fixtures/snapshots/v<version>.tar: a small snapshot of a mock after one round trip (an
  * image, a completed prediction, a share viewed twice, caps, usage, both clocks moved), committed so
- * a later mock proves it still loads this version (mock-server/snapshot-versions.test.ts).
+ * a later mock proves it still loads this version (mock-server/scenarios/snapshots/snapshot-versions.test.ts).
  *
  *   npx tsx scripts/make-snapshot-fixture.ts
  *

@@ -1,5 +1,5 @@
 import { loadConfig, type MockConfig } from '../mock-server/config.js';
-import { createDecoderPools, type DecoderPools } from '../mock-server/services.js';
+import { createDecoderPools, type DecoderPools } from '../mock-server/services/decoder-pools.js';
 import { startMockServer, type RunningMock } from '../mock-server/server.js';
 
 /** The settings a mock's decoder pools are made with: a test that sets one gets pools of its own. */

@@ -1,7 +1,8 @@
 /**
- * The object store the domain talks to. The embedded store (embedded-store.ts) is the default; an
- * S3-compatible store (s3-store.ts) can replace it by configuration. Nothing here knows about HTTP,
- * except the status each error code maps to, so every caller answers the same way.
+ * The object store the domain talks to (the port). The embedded store (stores/object-store/
+ * embedded-store.ts) is the default; an S3-compatible store (s3-store.ts) can replace it by
+ * configuration; S3's rules both keep are in stores/object-store/s3-rules.ts. Nothing here knows
+ * about HTTP: the status each error code is answered with is http/storage/object-store-statuses.ts.
  */
 
 /** The shape of a resumable upload, fixed when the upload is opened. */
@@ -154,52 +155,33 @@ export interface ObjectStore {
 }
 
 /** S3's error codes where S3 has one; `NoParts` is ours (S3 answers MalformedXML). */
-export type ObjectStoreErrorCode =
-  | 'NoSuchUpload'
-  | 'NoSuchKey'
-  | 'InvalidPart'
-  | 'InvalidPartOrder'
-  | 'NoParts'
-  | 'EntityTooSmall'
-  | 'EntityTooLarge'
-  | 'InvalidArgument'
-  | 'BadDigest'
-  | 'InvalidDigest'
-  | 'IncompleteBody'
-  | 'AccessDenied'
-  | 'SignatureDoesNotMatch'
-  | 'MethodNotAllowed'
+export const OBJECT_STORE_ERROR_CODES = [
+  'NoSuchUpload',
+  'NoSuchKey',
+  'InvalidPart',
+  'InvalidPartOrder',
+  'NoParts',
+  'EntityTooSmall',
+  'EntityTooLarge',
+  'InvalidArgument',
+  'BadDigest',
+  'InvalidDigest',
+  'IncompleteBody',
+  'AccessDenied',
+  'SignatureDoesNotMatch',
+  'MethodNotAllowed',
   /** A concurrent PUT of the same part finished first and took its place (S3's code for a conflicting operation). */
-  | 'OperationAborted'
-  /** The disk under the store is full (MinIO answers 507 too). */
-  | 'InsufficientStorage'
-  | 'InternalError';
+  'OperationAborted',
+  /** The disk under the store is full. */
+  'InsufficientStorage',
+  'InternalError',
+] as const;
 
-export const OBJECT_STORE_ERROR_STATUS: Readonly<Record<ObjectStoreErrorCode, number>> = {
-  NoSuchUpload: 404,
-  NoSuchKey: 404,
-  InvalidPart: 400,
-  InvalidPartOrder: 400,
-  NoParts: 400,
-  EntityTooSmall: 400,
-  EntityTooLarge: 400,
-  InvalidArgument: 400,
-  BadDigest: 400,
-  InvalidDigest: 400,
-  IncompleteBody: 400,
-  AccessDenied: 403,
-  SignatureDoesNotMatch: 403,
-  MethodNotAllowed: 405,
-  OperationAborted: 409,
-  InsufficientStorage: 507,
-  InternalError: 500,
-};
+export type ObjectStoreErrorCode = (typeof OBJECT_STORE_ERROR_CODES)[number];
 
 export class ObjectStoreError extends Error {
   override readonly name = 'ObjectStoreError';
   readonly code: ObjectStoreErrorCode;
-  /** The HTTP status S3 would answer with. */
-  readonly httpStatus: number;
   readonly partNumber?: number;
 
   constructor(
@@ -209,148 +191,6 @@ export class ObjectStoreError extends Error {
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.httpStatus = OBJECT_STORE_ERROR_STATUS[code];
     if (options?.partNumber !== undefined) this.partNumber = options.partNumber;
   }
-}
-
-/** S3 caps part numbers at 10000 and presigned URLs at 7 days; we keep both limits. */
-export const MAX_PART_COUNT = 10_000;
-export const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
-
-export function validatePlan(plan: MultipartPlan): void {
-  const { totalSize, partSize, partCount } = plan;
-  if (!Number.isSafeInteger(totalSize) || totalSize < 0) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `totalSize must be a non-negative integer, got ${totalSize}`,
-    );
-  }
-  if (!Number.isSafeInteger(partSize) || partSize < 1) {
-    throw new ObjectStoreError('InvalidArgument', `partSize must be a positive integer, got ${partSize}`);
-  }
-  if (!Number.isSafeInteger(partCount) || partCount < 1 || partCount > MAX_PART_COUNT) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `partCount must be an integer between 1 and ${MAX_PART_COUNT}, got ${partCount}`,
-    );
-  }
-  if (partCount * partSize < totalSize) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `${partCount} parts of ${partSize} bytes cannot hold ${totalSize} bytes`,
-    );
-  }
-}
-
-export function validateExpiry(expiresInSeconds: number): void {
-  if (
-    !Number.isSafeInteger(expiresInSeconds) ||
-    expiresInSeconds < 1 ||
-    expiresInSeconds > MAX_PRESIGN_SECONDS
-  ) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `expiresInSeconds must be an integer between 1 and ${MAX_PRESIGN_SECONDS} (7 days), got ${expiresInSeconds}`,
-    );
-  }
-}
-
-/** Keys are relative, slash-separated paths: no empty, `.` or `..` segment, no backslash or NUL. */
-export function checkObjectKey(key: string): void {
-  const bad =
-    typeof key !== 'string' ||
-    key.length === 0 ||
-    key.length > 1024 ||
-    key.includes('\0') ||
-    key.includes('\\') ||
-    key.split('/').some((segment) => segment === '' || segment === '.' || segment === '..');
-  if (bad) throw new ObjectStoreError('InvalidArgument', `Invalid object key ${JSON.stringify(key)}`);
-}
-
-export function quoteEtag(etag: string): string {
-  return `"${unquoteEtag(etag)}"`;
-}
-
-export function unquoteEtag(etag: string): string {
-  const trimmed = etag.trim();
-  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')
-    ? trimmed.slice(1, -1)
-    : trimmed;
-}
-
-/**
- * Checks an explicit part list and puts it in part-number order. Unsorted input is accepted (S3
- * would refuse it with InvalidPartOrder; clients that upload in parallel often send it unsorted);
- * a part number given twice is refused with InvalidPartOrder.
- */
-export function orderSelection(parts: readonly PartSelection[]): PartSelection[] {
-  const seen = new Set<number>();
-  for (const part of parts) {
-    if (!Number.isSafeInteger(part.partNumber) || part.partNumber < 1 || part.partNumber > MAX_PART_COUNT) {
-      throw new ObjectStoreError(
-        'InvalidPart',
-        `Part number ${String(part.partNumber)} is not valid: part numbers run from 1 to ${MAX_PART_COUNT}`,
-        { partNumber: Number.isSafeInteger(part.partNumber) ? part.partNumber : undefined },
-      );
-    }
-    if (typeof part.etag !== 'string' || unquoteEtag(part.etag) === '') {
-      throw new ObjectStoreError('InvalidPart', `Part ${part.partNumber} has no ETag`, {
-        partNumber: part.partNumber,
-      });
-    }
-    if (seen.has(part.partNumber)) {
-      throw new ObjectStoreError('InvalidPartOrder', `Part ${part.partNumber} is listed more than once`, {
-        partNumber: part.partNumber,
-      });
-    }
-    seen.add(part.partNumber);
-  }
-  return [...parts].sort((a, b) => a.partNumber - b.partNumber);
-}
-
-/**
- * Matches a selection against the parts that arrived: every selected part must exist with the
- * same ETag. Returns the uploaded parts to assemble, in order.
- */
-export function matchSelection(
-  uploaded: readonly UploadedPart[],
-  selection: readonly PartSelection[] | undefined,
-): UploadedPart[] {
-  if (selection === undefined || selection.length === 0) {
-    if (uploaded.length === 0) {
-      throw new ObjectStoreError('NoParts', 'No parts have been uploaded; there is nothing to assemble');
-    }
-    return [...uploaded].sort((a, b) => a.partNumber - b.partNumber);
-  }
-  const byNumber = new Map(uploaded.map((part) => [part.partNumber, part]));
-  return orderSelection(selection).map((wanted) => {
-    const found = byNumber.get(wanted.partNumber);
-    if (found === undefined) {
-      throw new ObjectStoreError('InvalidPart', `Part ${wanted.partNumber} has not been uploaded`, {
-        partNumber: wanted.partNumber,
-      });
-    }
-    if (unquoteEtag(found.etag).toLowerCase() !== unquoteEtag(wanted.etag).toLowerCase()) {
-      throw new ObjectStoreError(
-        'InvalidPart',
-        `Part ${wanted.partNumber}: ETag ${quoteEtag(wanted.etag)} does not match the uploaded part's ETag ${found.etag}`,
-        { partNumber: wanted.partNumber },
-      );
-    }
-    return found;
-  });
-}
-
-/** Every part except the last must be a full part, so the parts line up in the final object. */
-export function checkPartSizes(parts: readonly UploadedPart[], partSize: number): void {
-  parts.slice(0, -1).forEach((part) => {
-    if (part.size < partSize) {
-      throw new ObjectStoreError(
-        'EntityTooSmall',
-        `Part ${part.partNumber} is ${part.size} bytes; every part except the last must be ${partSize} bytes (the plan's part size)`,
-        { partNumber: part.partNumber },
-      );
-    }
-  });
 }

@@ -221,6 +221,20 @@ describe('PUT a part', () => {
     expect(res.status).toBe(200);
     expect(res.headers.etag).toBe('"d41d8cd98f00b204e9800998ecf8427e"');
   });
+
+  it("answers a store's refusal with the status S3 gives its code: 409 for a part overtaken, 507 for a full disk", async () => {
+    const { uploadId } = await openUpload();
+    const putPartOf = vi.spyOn(store.partReceiver, 'putPart');
+    putPartOf.mockRejectedValueOnce(new ObjectStoreError('OperationAborted', 'another PUT took its place'));
+    const overtaken = await putPart(uploadId, 1, randomBytes(10));
+    expect(overtaken.status).toBe(409);
+    expect(overtaken.text).toContain('<Code>OperationAborted</Code>');
+    putPartOf.mockRejectedValueOnce(new ObjectStoreError('InsufficientStorage', 'the disk is full'));
+    const full = await putPart(uploadId, 1, randomBytes(10));
+    expect(full.status).toBe(507);
+    expect(full.text).toContain('<Code>InsufficientStorage</Code>');
+    putPartOf.mockRestore();
+  });
 });
 
 describe('signatures', () => {
@@ -414,7 +428,7 @@ describe('complete', () => {
       ])
       .catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(ObjectStoreError);
-    expect(missing).toMatchObject({ code: 'InvalidPart', partNumber: 2, httpStatus: 400 });
+    expect(missing).toMatchObject({ code: 'InvalidPart', partNumber: 2 });
     expect((missing as Error).message).toMatch(/Part 2 has not been uploaded/);
 
     const e2 = (await putPart(uploadId, 2, parts[1])).headers.etag as string;

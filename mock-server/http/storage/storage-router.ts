@@ -7,6 +7,7 @@ import type { RequestStage } from '../request-pipeline.js';
 import type { RouteSpec } from '../route-table.js';
 
 import { ObjectStoreError, type ObjectStoreErrorCode, type PartReceiver } from '../../domain/object-store.js';
+import { OBJECT_STORE_ERROR_STATUS } from './object-store-statuses.js';
 import { EXPIRES_PARAM, SIGNATURE_PARAM } from '../../stores/object-store/part-url-signer.js';
 import { answerAfterDiscardingRest, DEFAULT_DISCARD_LIMITS, type DiscardLimits } from '../discard-rest.js';
 import { decodeSegment } from '../path-segment.js';
@@ -147,7 +148,7 @@ function writeError(req: IncomingMessage, res: ServerResponse, error: unknown): 
   const storeError = toStoreError(error);
   const id = requestId();
   const body = errorXml(storeError, id);
-  res.statusCode = storeError.httpStatus;
+  res.statusCode = OBJECT_STORE_ERROR_STATUS[storeError.code];
   res.setHeader('Content-Type', 'application/xml');
   res.setHeader('x-amz-request-id', id);
   res.setHeader('Content-Length', String(Buffer.byteLength(body)));

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../../test-support/api-client.js';
 import { startMockServer } from '../../server.js';
-import type { DecoderPools } from '../../services.js';
+import type { DecoderPools } from '../../services/decoder-pools.js';
 import { createDecoderPool } from './decoder-pools.js';
 
 const pool = () =>

@@ -68,7 +68,7 @@ describe('whole objects', () => {
   });
 
   it('reading a missing object throws NoSuchKey', async () => {
-    await expect(store.readObject('nope')).rejects.toMatchObject({ code: 'NoSuchKey', httpStatus: 404 });
+    await expect(store.readObject('nope')).rejects.toMatchObject({ code: 'NoSuchKey' });
     expect(await store.headObject('nope')).toBeNull();
   });
 
@@ -271,7 +271,7 @@ describe('parts written in place', () => {
       etag: md5(kept),
     });
     slow.end(Buffer.alloc(PART / 2, 1));
-    await expect(early).rejects.toMatchObject({ code: 'OperationAborted', httpStatus: 409, partNumber: 1 });
+    await expect(early).rejects.toMatchObject({ code: 'OperationAborted', partNumber: 1 });
     await store.completeMultipartUpload(uploadId);
     expect((await objectBytes()).equals(kept)).toBe(true);
   });

@@ -6,7 +6,6 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import {
-  checkObjectKey as checkKey,
   type CompletedObject,
   type MultipartPlan,
   type ObjectStore,
@@ -16,6 +15,7 @@ import {
   type ReferencedByState,
   type UploadedPart,
 } from '../../domain/object-store.js';
+import { checkObjectKey as checkKey } from './s3-rules.js';
 import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { isMissing, syncFile, syncFolders } from './disk.js';
 import { unchangedSince } from '../files/sweep-age.js';

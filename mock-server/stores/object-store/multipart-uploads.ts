@@ -3,9 +3,6 @@ import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 
 import {
-  checkObjectKey as checkKey,
-  checkPartSizes,
-  matchSelection,
   type CompletedObject,
   type MultipartPlan,
   ObjectStoreError,
@@ -14,10 +11,15 @@ import {
   type PartSelection,
   type PutPartOptions,
   type UploadedPart,
+} from '../../domain/object-store.js';
+import {
+  checkObjectKey as checkKey,
+  checkPartSizes,
+  matchSelection,
   validateExpiry,
   unquoteEtag,
   validatePlan,
-} from '../../domain/object-store.js';
+} from './s3-rules.js';
 import type { StoreLayout } from '../data-layout.js';
 import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
 import { isMissing } from './disk.js';

@@ -1,5 +1,5 @@
 import type { MultipartPlan, PartSelection, UploadedPart } from '../../domain/object-store.js';
-import { quoteEtag } from '../../domain/object-store.js';
+import { quoteEtag } from './s3-rules.js';
 
 /** The size part `partNumber` has under the plan: the part size, and what is left for the last. */
 export function plannedPartSize(plan: MultipartPlan, partNumber: number): number {

@@ -163,14 +163,13 @@ describe('multipart uploads', () => {
     });
     const error = await store.completeMultipartUpload('up-1', undefined, known).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ObjectStoreError);
-    expect(error).toMatchObject({ code: 'EntityTooSmall', httpStatus: 400 });
+    expect(error).toMatchObject({ code: 'EntityTooSmall' });
 
     handlers.set(AbortMultipartUploadCommand, () => {
       throw s3Error('NoSuchUpload', 404);
     });
     await expect(store.abortMultipartUpload('up-1', known)).rejects.toMatchObject({
       code: 'NoSuchUpload',
-      httpStatus: 404,
     });
 
     handlers.set(AbortMultipartUploadCommand, () => {
@@ -277,7 +276,6 @@ describe('an upload any instance acts on (nothing of it kept in a process)', () 
     });
     await expect(makeStore().completeMultipartUpload('up-1', parts, known)).rejects.toMatchObject({
       code: 'InvalidPart',
-      httpStatus: 400,
     });
   });
 });
@@ -324,7 +322,7 @@ describe('whole objects', () => {
     handlers.set(DeleteObjectCommand, () => ({}));
     expect(await store.headObject('there')).toEqual({ size: 42 });
     expect(await store.exists('missing')).toBe(false);
-    await expect(store.readObject('missing')).rejects.toMatchObject({ code: 'NoSuchKey', httpStatus: 404 });
+    await expect(store.readObject('missing')).rejects.toMatchObject({ code: 'NoSuchKey' });
     await store.deleteObject('there');
     expect(sent.at(-1)).toEqual({
       name: 'DeleteObjectCommand',

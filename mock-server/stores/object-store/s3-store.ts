@@ -32,25 +32,27 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 import {
-  checkObjectKey,
-  checkPartSizes,
   type CompletedObject,
   type KnownUpload,
   type ListPartsOptions,
-  matchSelection,
   type MultipartPlan,
   type ObjectStore,
   ObjectStoreError,
   type ObjectStoreErrorCode,
-  OBJECT_STORE_ERROR_STATUS,
-  orderSelection,
+  OBJECT_STORE_ERROR_CODES,
   type PartSelection,
   type PutObjectOptions,
-  quoteEtag,
   type UploadedPart,
+} from '../../domain/object-store.js';
+import {
+  checkObjectKey,
+  checkPartSizes,
+  matchSelection,
+  orderSelection,
+  quoteEtag,
   validateExpiry,
   validatePlan,
-} from '../../domain/object-store.js';
+} from './s3-rules.js';
 import { LocalCopies } from './local-copies.js';
 import { plannedParts, plannedPartSize } from './planned-parts.js';
 
@@ -499,7 +501,7 @@ const STANDARD_MESSAGES: Partial<Record<string, string>> = {
   NoSuchBucket: 'The specified bucket does not exist',
 };
 
-const PASSED_THROUGH = new Set<string>(Object.keys(OBJECT_STORE_ERROR_STATUS));
+const PASSED_THROUGH = new Set<string>(OBJECT_STORE_ERROR_CODES);
 
 /** The SDK's errors carry S3's code as `name`; HEAD answers have no body, so only a 404. */
 export function mapS3Error(error: unknown, key?: string): ObjectStoreError {

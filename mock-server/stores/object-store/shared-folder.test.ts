@@ -99,7 +99,7 @@ describe('two store objects on one folder', () => {
       ]);
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-      expect(refused.reason).toMatchObject({ code: 'NoSuchUpload', httpStatus: 404 });
+      expect(refused.reason).toMatchObject({ code: 'NoSuchUpload' });
       expect((await objectBytes()).equals(Buffer.concat(parts))).toBe(true);
       await one.deleteObject(KEY);
     }
@@ -132,7 +132,7 @@ describe('two store objects on one folder', () => {
     const kept = randomBytes(PART);
     expect(await put(other, uploadId, 1, kept)).toMatchObject({ etag: md5(kept) });
     slow.end(Buffer.alloc(PART / 2, 1));
-    await expect(early).rejects.toMatchObject({ code: 'OperationAborted', httpStatus: 409 });
+    await expect(early).rejects.toMatchObject({ code: 'OperationAborted' });
     await one.completeMultipartUpload(uploadId);
     expect((await objectBytes()).equals(kept)).toBe(true);
   });

@@ -1,4 +1,4 @@
-/** The embedded store's refusals, in S3's words (codes and statuses in domain/object-store.ts). */
+/** The embedded store's refusals, in S3's words (codes in domain/object-store.ts; statuses in http/storage/). */
 import { ObjectStoreError } from '../../domain/object-store.js';
 
 const PART_NUMBER_TEXT = /^[1-9]\d{0,4}$/;

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { apiClient } from '../test-support/api-client.js';
-import { startInstantMock } from '../test-support/instant-mock.js';
+import { apiClient } from '../../../test-support/api-client.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
 import {
   manifestOf,
   readTar,
@@ -20,9 +20,9 @@ import {
   withExtraEntry,
   withManifest,
   writeTar,
-} from '../test-support/snapshot-tar.js';
-import type { RunningMock } from './server.js';
-import { dataLayout } from './stores/data-layout.js';
+} from '../../../test-support/snapshot-tar.js';
+import type { RunningMock } from '../../server.js';
+import { dataLayout } from '../../stores/data-layout.js';
 
 const LIMITS = { snapshotMaxBytes: 64 * 1024 * 1024, snapshotMaxEntries: 500 };
 

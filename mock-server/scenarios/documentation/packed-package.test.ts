@@ -21,11 +21,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { builtIsCurrent } from '../bin/dist-status.js';
-import { ACME_KEY } from '../test-support/api-client.js';
-import { REPO_ROOT } from '../test-support/launched-mock.js';
-import { readmeRoundTrip } from '../test-support/readme-round-trip.js';
-import { runBash } from '../test-support/run-bash.js';
+import { builtIsCurrent } from '../../../bin/dist-status.js';
+import { ACME_KEY } from '../../../test-support/api-client.js';
+import { REPO_ROOT } from '../../../test-support/launched-mock.js';
+import { readmeRoundTrip } from '../../../test-support/readme-round-trip.js';
+import { runBash } from '../../../test-support/run-bash.js';
 
 const PACKAGE_FILES = [
   'package.json',

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { eventually, launchMock, REPO_ROOT, type LaunchedMock } from '../test-support/launched-mock.js';
+import { eventually, launchMock, REPO_ROOT, type LaunchedMock } from '../../../test-support/launched-mock.js';
 
 /** The container's entry, read from the Dockerfile so the test follows it. */
 function containerCommand(): string[] {

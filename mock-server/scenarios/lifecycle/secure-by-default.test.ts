@@ -3,14 +3,14 @@
  * and every control route behind the token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACME_KEY, apiClient } from '../test-support/api-client.js';
-import { eventually, freePort, launchMock } from '../test-support/launched-mock.js';
-import { startInstantMock } from '../test-support/instant-mock.js';
-import { isLoopback, secureByDefault, seedKeysLoaded } from './exposure.js';
-import { loadConfig } from './config.js';
-import { openApiDocument } from './http/openapi-document.js';
-import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
-import type { RunningMock } from './server.js';
+import { ACME_KEY, apiClient } from '../../../test-support/api-client.js';
+import { eventually, freePort, launchMock } from '../../../test-support/launched-mock.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import { isLoopback, secureByDefault, seedKeysLoaded } from '../../exposure.js';
+import { loadConfig } from '../../config.js';
+import { openApiDocument } from '../../http/openapi-document.js';
+import { DASHBOARD_PATH } from '../../control/ui/render-dashboard-page.js';
+import type { RunningMock } from '../../server.js';
 
 describe('what counts as loopback', () => {
   it('is 127.0.0.0/8, ::1 and localhost; every other interface is exposed', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { eventually, freePort, launchMock, type LaunchedMock } from '../test-support/launched-mock.js';
-import { startTestPostgres } from '../test-support/test-postgres.js';
+import { eventually, freePort, launchMock, type LaunchedMock } from '../../../test-support/launched-mock.js';
+import { startTestPostgres } from '../../../test-support/test-postgres.js';
 
 describe('a port that is already taken', () => {
   it('prints one line naming the port and how to pick another, and exits 1', async () => {

@@ -4,14 +4,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runBash } from '../test-support/run-bash.js';
-import { readmeRoundTrip } from '../test-support/readme-round-trip.js';
-import { startInstantMock } from '../test-support/instant-mock.js';
-import { freePort } from '../test-support/launched-mock.js';
-import { ACME_KEY } from '../test-support/api-client.js';
-import type { RunningMock } from './server.js';
+import { runBash } from '../../../test-support/run-bash.js';
+import { readmeRoundTrip } from '../../../test-support/readme-round-trip.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import { freePort } from '../../../test-support/launched-mock.js';
+import { ACME_KEY } from '../../../test-support/api-client.js';
+import type { RunningMock } from '../../server.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const roundTrip = () => readmeRoundTrip(ROOT);
 

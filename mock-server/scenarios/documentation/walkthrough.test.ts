@@ -1,5 +1,5 @@
-import { runBash, type BashRun } from '../test-support/run-bash.js';
-import { startInstantMock } from '../test-support/instant-mock.js';
+import { runBash, type BashRun } from '../../../test-support/run-bash.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import JSZip from 'jszip';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningMock } from './server.js';
+import type { RunningMock } from '../../server.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const BIN = path.join(ROOT, 'bin', 'cellseg-mock.js');
 const ACME_KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 const EXPORTS = ['measurements.csv', 'rois.geojson', 'rois.zip', 'overlay.png'];

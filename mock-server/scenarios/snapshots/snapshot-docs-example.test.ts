@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startInstantMock } from '../test-support/instant-mock.js';
-import { REPO_ROOT } from '../test-support/launched-mock.js';
-import { runBash } from '../test-support/run-bash.js';
-import type { RunningMock } from './server.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import { REPO_ROOT } from '../../../test-support/launched-mock.js';
+import { runBash } from '../../../test-support/run-bash.js';
+import type { RunningMock } from '../../server.js';
 
 /** The bash block between docs/persistence.md's snapshot-example markers, as a reader pastes it. */
 async function example(): Promise<string> {

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInstantMock } from '../test-support/instant-mock.js';
-import type { RunningMock } from './server.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import type { RunningMock } from '../../server.js';
 
 let mock: RunningMock;
 beforeAll(async () => {

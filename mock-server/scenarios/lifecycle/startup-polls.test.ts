@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freePort, launchMock } from '../test-support/launched-mock.js';
+import { freePort, launchMock } from '../../../test-support/launched-mock.js';
 
 const LAUNCHES = 6;
 // Long against a loopback answer (milliseconds), short against "never": a request caught between

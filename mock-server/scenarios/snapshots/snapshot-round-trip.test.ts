@@ -5,9 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ACME_ORG, apiClient, type HttpApi, type LinkShare, tokenOf } from '../test-support/api-client.js';
-import { startInstantMock } from '../test-support/instant-mock.js';
-import type { RunningMock } from './server.js';
+import {
+  ACME_ORG,
+  apiClient,
+  type HttpApi,
+  type LinkShare,
+  tokenOf,
+} from '../../../test-support/api-client.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import type { RunningMock } from '../../server.js';
 
 let first: RunningMock;
 let second: RunningMock;

@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACME_KEY, ACME_ORG, apiClient } from '../test-support/api-client.js';
-import { startInstantMock } from '../test-support/instant-mock.js';
-import { launchMock, REPO_ROOT, type LaunchedMock } from '../test-support/launched-mock.js';
-import type { RunningMock } from './server.js';
+import { ACME_KEY, ACME_ORG, apiClient } from '../../../test-support/api-client.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import { launchMock, REPO_ROOT, type LaunchedMock } from '../../../test-support/launched-mock.js';
+import type { RunningMock } from '../../server.js';
 
 const V1 = path.join(REPO_ROOT, 'fixtures', 'snapshots', 'v1.tar');
 /** What fixtures/snapshots/v1.tar holds (printed by the script that wrote it). */

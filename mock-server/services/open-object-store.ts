@@ -1,0 +1,38 @@
+import type { MockConfig } from '../config.js';
+import type { ObjectStore } from '../domain/object-store.js';
+import type { DataLayout } from '../stores/data-layout.js';
+import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
+import { persistentSecret } from './signing-secret.js';
+
+/** The object store --object-store names: the embedded one in the data folder, or an S3 bucket. */
+export async function openObjectStore(
+  config: MockConfig,
+  paths: DataLayout,
+  persistent: boolean,
+  now: () => Date,
+): Promise<ObjectStore> {
+  if (config.objectStore === 's3') {
+    if (!config.s3Bucket) throw new Error('--object-store s3 needs --s3-bucket (S3_BUCKET)');
+    // The AWS SDK loads only when an S3 store is asked for: it is most of a cold start's modules.
+    const { createObjectStore } = await import('../stores/object-store/create-object-store.js');
+    return createObjectStore({
+      kind: 's3',
+      bucket: config.s3Bucket,
+      region: config.s3Region,
+      endpoint: config.s3Endpoint || undefined,
+      prefix: config.s3Prefix,
+      forcePathStyle: config.s3ForcePathStyle === 'true',
+      tmpDir: paths.cache,
+    });
+  }
+  if (config.objectStore !== 'embedded')
+    throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
+  return new EmbeddedObjectStore({
+    dataDir: paths.store,
+    storageUrl: config.storageUrl,
+    // A persistent mock keeps its signing key, so part URLs handed out yesterday still work today.
+    signingSecret: persistent ? await persistentSecret(paths.signingSecret) : undefined,
+    // Part URLs expire by the mock's clock, so advancing it from the control plane expires them.
+    clock: now,
+  });
+}
