@@ -35,6 +35,7 @@ import type { ChildProcessPool } from './runtime/decoder-pool/child-process-pool
 import { createDecoderPool } from './runtime/decoder-pool/decoder-pools.js';
 import { convertInChild } from './runtime/decoder-pool/convert-in-child.js';
 import { ChildProcessSegmentationRunner } from './runtime/decoder-pool/segmentation-runner.js';
+import { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
 export interface Services {
@@ -54,6 +55,8 @@ export interface Services {
   rateLimit: RequestRateLimit;
   /** Takes and loads snapshots of the whole state (domain/snapshots/). */
   snapshots: SnapshotService;
+  /** This instance's metrics, served at /metrics. */
+  metrics: InstanceMetrics;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
   /**
@@ -259,6 +262,16 @@ export async function createServices(
       }
     },
   });
+  const segmentPool = borrowed?.segment ?? own!.segment;
+  const pooled = state as StateStore & { poolUse?: () => { waiting: number; waits: number } };
+  const metrics = new InstanceMetrics({
+    jobsQueued: () => state.jobs.count(),
+    jobsLeased: () => worker.leases.held,
+    jobLeasesLost: () => worker.leases.lost,
+    // Only the PostgreSQL store has a pool of connections to wait for.
+    databasePool: pooled.poolUse && (() => pooled.poolUse!()),
+    decoderPools: () => ({ convert: decoders.use, segment: segmentPool.use }),
+  });
   // A snapshot named at start replaces whatever the data folder or the seed put in place.
   if (config.snapshot) {
     try {
@@ -279,6 +292,7 @@ export async function createServices(
     clock,
     state,
     store,
+    metrics,
     images,
     predictions,
     exports: new ExportService(
