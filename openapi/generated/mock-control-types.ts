@@ -1364,6 +1364,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
         };
     };
     mockControlDocument: {
@@ -2743,6 +2744,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
             503: components["responses"]["StoreUnavailable"];
         };
     };
