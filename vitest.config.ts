@@ -28,7 +28,12 @@ export default defineConfig({
             'sandbox/**/*.test.ts',
             'bench/**/*.test.ts',
           ],
-          exclude: [...configDefaults.exclude, 'sandbox/sandbox.test.ts', 'sandbox/cli.test.ts'],
+          exclude: [
+            ...configDefaults.exclude,
+            'sandbox/sandbox.test.ts',
+            'sandbox/cli.test.ts',
+            'sandbox/prometheus-scrape.test.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
@@ -66,7 +71,7 @@ export default defineConfig({
           // The shared sandbox end to end: PostgreSQL, three mock instances and nginx, the contract
           // suite through it. It runs alone, after the others: it starts five processes of its own.
           name: 'sandbox',
-          include: ['sandbox/sandbox.test.ts', 'sandbox/cli.test.ts'],
+          include: ['sandbox/sandbox.test.ts', 'sandbox/cli.test.ts', 'sandbox/prometheus-scrape.test.ts'],
           testTimeout: 300_000,
           hookTimeout: 300_000,
           pool: 'forks',
