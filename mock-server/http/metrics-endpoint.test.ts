@@ -2,7 +2,9 @@
  * GET /metrics: requests counted by operation and status and timed by operation, read back by
  * parsing the text format as a Prometheus would; the control plane's guard in front of it.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../test-support/launched-mock.js';
 import { ACME_KEY } from '../../test-support/api-client.js';
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import type { RunningMock } from '../server.js';
@@ -68,6 +70,31 @@ describe('GET /metrics on loopback without an admin token', () => {
         expect(second.get(`cellseg_mock_decoder_${field}{pool="${pool}"}`)).toBeGreaterThanOrEqual(0);
     // The embedded SQLite store has no pool of connections to wait for.
     expect(second.has('cellseg_mock_database_pool_waiting')).toBe(false);
+  });
+
+  it('counts an upload in flight while its body is still arriving, and not once it is answered', async () => {
+    const boundary = 'metrics-test-boundary';
+    const upload = request(`${mock.url}/api/v1/upload`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ACME_KEY}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      upload.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      upload.on('error', reject);
+    });
+    upload.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.tif"\r\n`);
+    const inFlight = async () => (await scrape(mock.url)).get('cellseg_mock_uploads_in_flight');
+    expect(await eventually(async () => (await inFlight()) === 1, 10_000)).toBe(true);
+    // Answered (whatever the mock makes of these bytes), and no longer in flight.
+    upload.end(`Content-Type: image/tiff\r\n\r\nnot an image\r\n--${boundary}--\r\n`);
+    expect(await answered).toBeGreaterThanOrEqual(200);
+    expect(await eventually(async () => (await inFlight()) === 0, 10_000)).toBe(true);
   });
 
   it('is not journaled: a Prometheus scraping every second evicts no organization history', async () => {
