@@ -16,7 +16,7 @@ beforeEach(async () => {
   worker = new JobWorker(world.state, { leaseMs: 60, concurrency: 4, pollMs: 10 });
   worker.handle(
     'conversion',
-    (_lease, signal) => new Promise((resolve) => signal.addEventListener('abort', resolve)),
+    (_lease, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
   );
 });
 

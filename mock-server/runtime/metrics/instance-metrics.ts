@@ -38,17 +38,26 @@ const PREFIX = 'cellseg_mock_';
 
 export class InstanceMetrics {
   private readonly registry = new Registry();
-  private readonly requests: Counter<'operation' | 'status'>;
+  /** Requests by `operation status`, handed to the counter at scrape time (see observeRequest). */
+  private readonly requestCounts = new Map<string, number>();
   private readonly latency: Histogram<'operation'>;
   private uploads = 0;
 
   constructor(probes: MetricProbes = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({
+    const requestCounts = this.requestCounts;
+    new Counter({
       name: `${PREFIX}requests_total`,
       help: 'Requests answered, by operation id and status (0: closed before an answer).',
       labelNames: ['operation', 'status'],
       registers,
+      collect() {
+        this.reset();
+        for (const [key, count] of requestCounts) {
+          const [operation, status] = key.split(' ');
+          this.inc({ operation, status }, count);
+        }
+      },
     });
     this.latency = new Histogram({
       name: `${PREFIX}request_duration_seconds`,
@@ -131,8 +140,14 @@ export class InstanceMetrics {
         });
   }
 
+  /**
+   * A request answered. The count goes to a plain map (the counter reads it at scrape time): the
+   * client library's labelled increment hashes its labels object on every call, about 0.7 us here,
+   * as much as the histogram's observation, which has no cheaper form.
+   */
   observeRequest(operation: string, status: number, seconds: number): void {
-    this.requests.inc({ operation, status: String(status) });
+    const key = `${operation} ${status}`;
+    this.requestCounts.set(key, (this.requestCounts.get(key) ?? 0) + 1);
     this.latency.observe({ operation }, seconds);
   }
 
