@@ -33,6 +33,7 @@ export default defineConfig({
             'sandbox/sandbox.test.ts',
             'sandbox/sandbox-s3.test.ts',
             'sandbox/cli.test.ts',
+            'sandbox/prometheus-scrape.test.ts',
           ],
           testTimeout: 60_000,
           hookTimeout: 120_000,
@@ -71,7 +72,12 @@ export default defineConfig({
           // The shared sandbox end to end: PostgreSQL, three mock instances and nginx, the contract
           // suite through it. It runs alone, after the others: it starts five processes of its own.
           name: 'sandbox',
-          include: ['sandbox/sandbox.test.ts', 'sandbox/sandbox-s3.test.ts', 'sandbox/cli.test.ts'],
+          include: [
+            'sandbox/sandbox.test.ts',
+            'sandbox/sandbox-s3.test.ts',
+            'sandbox/cli.test.ts',
+            'sandbox/prometheus-scrape.test.ts',
+          ],
           testTimeout: 300_000,
           hookTimeout: 300_000,
           pool: 'forks',

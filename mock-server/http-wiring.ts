@@ -28,6 +28,7 @@ function httpUseCases(services: Services): HttpUseCases {
     rateLimit: services.rateLimit,
     store: services.store,
     journal,
+    metrics: services.metrics,
     images: services.images,
     predictions: services.predictions,
     exports: services.exports,

@@ -25,6 +25,7 @@ import { openState } from './services/open-state.js';
 import { NO_SWEEP, resumeKeptFolder, type BackgroundSweep } from './services/resume-kept-folder.js';
 import { seededKeys } from './services/seeded-keys.js';
 import { snapshotFile } from './services/snapshot-file.js';
+import { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
 export interface Services {
@@ -44,6 +45,8 @@ export interface Services {
   rateLimit: RequestRateLimit;
   /** Takes and loads snapshots of the whole state (domain/snapshots/). */
   snapshots: SnapshotService;
+  /** This instance's metrics, served at /metrics. */
+  metrics: InstanceMetrics;
   /** Reloads the seed into an empty state. */
   reseed(): Promise<void>;
   /**
@@ -199,6 +202,15 @@ export async function createServices(
     if (!borrowed) await pools.convert.close();
     await state.close();
   };
+  const pooled = state as StateStore & { poolUse?: () => { waiting: number; waits: number } };
+  const metrics = new InstanceMetrics({
+    jobsQueued: () => state.jobs.count(),
+    jobsLeased: () => worker.leases.held,
+    jobLeasesLost: () => worker.leases.lost,
+    // Only the PostgreSQL store has a pool of connections to wait for.
+    databasePool: pooled.poolUse && (() => pooled.poolUse!()),
+    decoderPools: () => ({ convert: pools.convert.use, segment: pools.segment.use }),
+  });
   // A snapshot named at start replaces whatever the data folder or the seed put in place.
   if (config.snapshot) {
     try {
@@ -217,6 +229,7 @@ export async function createServices(
     clock,
     state,
     store,
+    metrics,
     images,
     predictions,
     exports,

@@ -28,10 +28,12 @@ import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.j
 import type { HttpUseCases } from './use-cases.js';
 import { failureAnswer } from './failure-answer.js';
 import { requestPipeline, type RequestStage } from './request-pipeline.js';
+import { countedUpload, requestMetrics } from './request-metrics.js';
+import { metricsHandlers } from './handlers/metrics-handlers.js';
 
 /**
- * The whole HTTP surface as one request function on node:http: the request's log line and journal
- * entry; CORS in front of everything; storage for presigned parts; the document and its reference
+ * The whole HTTP surface as one request function on node:http: the request's log line, journal
+ * entry and metrics; CORS in front of everything; storage for presigned parts; the document and its reference
  * (/openapi.json, /docs); the dashboard; 405 for known paths asked with another method; then every
  * operation of the document. Whatever throws is a 500 with its request id, never a crash. One
  * route table (route-table.ts) answers for every path: the dispatcher's routing, the 405's `Allow`
@@ -65,8 +67,10 @@ export function createApp(
     maxBytes: settings.maxDiscardedBodyBytes,
     stop: stopping,
   };
+  const uploads = uploadHandlers(useCases, discardLimits);
   const stages: RequestStage[] = [
     requestLog(logger, useCases.journal, { successes: settings.logRequests === 'all' ? 'info' : 'debug' }),
+    requestMetrics(useCases.metrics),
     cors(parseCorsOrigins(settings.corsOrigins), routes),
   ];
   if (embeddedStore) {
@@ -91,7 +95,8 @@ export function createApp(
       },
       discardLimits,
       handlers: withCanonicalIds(operations, {
-        ...uploadHandlers(useCases, discardLimits),
+        ...uploads,
+        uploadImage: countedUpload(uploads.uploadImage, useCases.metrics),
         ...imageHandlers(useCases),
         ...modelHandlers(useCases),
         ...predictionHandlers(useCases),
@@ -104,6 +109,7 @@ export function createApp(
         ...controlExportHandlers(useCases),
         ...selfServicePlanHandlers(useCases),
         ...snapshotHandlers(useCases, discardLimits),
+        ...metricsHandlers(useCases),
       }),
     }),
   );

@@ -17,6 +17,8 @@ import type { ShareUseCases } from './handlers/share-handlers.js';
 import type { SelfServicePlanUseCases } from './handlers/self-service-plan-handlers.js';
 import type { SnapshotUseCases } from './handlers/snapshot-handlers.js';
 import type { UploadUseCases } from './handlers/upload-handlers.js';
+import type { MetricsUseCases } from './handlers/metrics-handlers.js';
+import type { RequestMetrics } from './request-metrics.js';
 
 /** The settings the HTTP layer reads, and where a single-request upload's file is received. */
 export type HttpSettings = Pick<
@@ -52,8 +54,11 @@ export type HttpUseCases = UploadUseCases &
   DashboardReadUseCases &
   ControlExportUseCases &
   SelfServicePlanUseCases &
-  SnapshotUseCases & {
+  SnapshotUseCases &
+  MetricsUseCases & {
     settings: HttpSettings;
+    /** Every request is counted by operation and status for `GET /metrics`. */
+    metrics: RequestMetrics;
     /** The organization of an API key, for bearer authentication. */
     keys: KeyLookup;
     /** Requests per API key per second, counted in the state store. */

@@ -74,6 +74,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This instance's metrics, in Prometheus' text exposition format.
+         * @description What a Prometheus scrapes from each instance: requests by operation and status, request
+         *     latency by operation, durable jobs queued, leased and expired, waits for a PostgreSQL
+         *     connection, decoder pool use and uploads in flight (docs/sandbox.md, "Metrics", names each
+         *     metric). Each instance answers for itself; a sandbox is scraped instance by instance.
+         *     Guarded by the admin token as the rest of the control plane is, so off loopback it is the
+         *     operator's. At `/metrics`, not under `/__mock`, because that is the path a Prometheus
+         *     scrapes unless told otherwise. Scrapes are not journaled.
+         */
+        get: operations["mockMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__mock/openapi.json": {
         parameters: {
             query?: never;
@@ -1314,6 +1340,33 @@ export interface operations {
                 };
             };
             503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    mockMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, one sample a line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example # HELP cellseg_mock_requests_total Requests answered, by operation and status.
+                     *     # TYPE cellseg_mock_requests_total counter
+                     *     cellseg_mock_requests_total{operation="getPrediction",status="200"} 42
+                     */
+                    "text/plain": string;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["OperatorOnly"];
         };
     };
     mockControlDocument: {
@@ -2693,6 +2746,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
             404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationErrorString"];
             503: components["responses"]["StoreUnavailable"];
         };
     };

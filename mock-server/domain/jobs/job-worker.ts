@@ -42,6 +42,8 @@ export class JobWorker {
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
+  /** Leases this worker lost while running their job (renewal refused), since it was made. */
+  private lost = 0;
   /** Claims under way, so idle() does not answer between a claim and its run. */
   private claiming = 0;
 
@@ -49,6 +51,11 @@ export class JobWorker {
     private readonly state: StateStore,
     private readonly options: JobWorkerOptions,
   ) {}
+
+  /** Jobs this worker runs now, and the leases it lost, for the instance's metrics. */
+  get leases(): { held: number; lost: number } {
+    return { held: this.running.size, lost: this.lost };
+  }
 
   handle(kind: JobKind, handler: JobHandler): void {
     this.handlers.set(kind, handler);
@@ -155,7 +162,9 @@ export class JobWorker {
       void this.state.jobs
         .renew(lease.kind, lease.subjectId, this.id, this.options.leaseMs)
         .then((held) => {
-          if (!held) controller.abort(new LeaseLost(lease));
+          if (held || controller.signal.aborted) return;
+          this.lost++;
+          controller.abort(new LeaseLost(lease));
         })
         .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
     }, this.options.leaseMs / 3);

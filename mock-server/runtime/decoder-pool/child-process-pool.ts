@@ -145,6 +145,13 @@ export class ChildProcessPool {
     await Promise.all([...this.slots].map((slot) => this.stop(slot, 'retire')));
   }
 
+  /** Children alive, children running a job and jobs waiting for one, for the instance's metrics. */
+  get use(): { children: number; busy: number; queued: number } {
+    let busy = 0;
+    for (const slot of this.slots) if (slot.job) busy++;
+    return { children: this.slots.size, busy, queued: this.queue.length };
+  }
+
   /** Children alive now (for tests and logs). */
   get childPids(): number[] {
     return [...this.slots].map((s) => s.proc.pid!).filter(Boolean);

@@ -49,8 +49,12 @@ export class Sql {
   private readonly current = new AsyncLocalStorage<TransactionContext>();
   /** The name each read's text is prepared under (the texts are the code's own: a bounded set). */
   private readonly statementNames = new Map<string, string>();
+  /** Callers that found every connection of the pool busy and waited for one, since start. */
+  private waits = 0;
+  private readonly poolSize: number;
 
   constructor(settings: ConnectionSettings) {
+    this.poolSize = settings.poolSize;
     this.pool = new pg.Pool({
       connectionString: settings.url,
       max: settings.poolSize,
@@ -80,6 +84,7 @@ export class Sql {
     const context = this.current.getStore();
     try {
       const client = context && !context.ended ? context.client : this.pool;
+      if (client === this.pool) this.countWait();
       const name = this.statementName(text);
       return await (name ? client.query({ name, text, values: params }) : client.query(text, params));
     } catch (error) {
@@ -104,6 +109,15 @@ export class Sql {
       this.statementNames.set(text, name);
     }
     return name;
+  }
+
+  /** Waiting for a connection now and waits since start, for the instance's metrics. */
+  poolUse(): { waiting: number; waits: number } {
+    return { waiting: this.pool.waitingCount, waits: this.waits };
+  }
+
+  private countWait(): void {
+    if (this.pool.idleCount === 0 && this.pool.totalCount >= this.poolSize) this.waits++;
   }
 
   inTransaction(): boolean {
@@ -132,6 +146,7 @@ export class Sql {
   private async once<T>(work: () => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
+      this.countWait();
       client = await this.pool.connect();
     } catch (error) {
       throw asDomainFailure(error);

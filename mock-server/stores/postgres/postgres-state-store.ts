@@ -41,6 +41,11 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
   }
 
+  /** The connection pool's waits, for the instance's metrics. */
+  poolUse(): { waiting: number; waits: number } {
+    return this.sql.poolUse();
+  }
+
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     const keyWritesBefore = this.keyWrites;
     try {

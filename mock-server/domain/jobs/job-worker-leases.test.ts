@@ -1,0 +1,43 @@
+/**
+ * What the worker reports for the instance's metrics: the jobs it runs now, and the leases it
+ * lost while running (renewal refused), which its own cancellations and stop are not.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { domainWorld, type DomainWorld } from '../../../test-support/domain-world.js';
+import { eventually } from '../../../test-support/launched-mock.js';
+import { JobWorker } from './job-worker.js';
+
+let world: DomainWorld;
+let worker: JobWorker;
+
+beforeEach(async () => {
+  world = await domainWorld();
+  // Renewed every 20 ms, so a refused renewal is seen within the test's patience.
+  worker = new JobWorker(world.state, { leaseMs: 60, concurrency: 4, pollMs: 10 });
+  worker.handle(
+    'conversion',
+    (_lease, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+  );
+});
+
+afterEach(async () => {
+  await worker.stop();
+  await world.close();
+});
+
+it('counts a job held while it runs, and a lease lost when its job is removed elsewhere', async () => {
+  await world.state.jobs.enqueue('conversion', 'kept');
+  await world.state.jobs.enqueue('conversion', 'removed');
+  worker.start();
+  expect(await eventually(() => worker.leases.held === 2, 5_000)).toBe(true);
+  expect(worker.leases.lost).toBe(0);
+
+  // Another instance removes a job (its image was deleted there): this worker's renewal is refused.
+  await world.state.jobs.cancel('conversion', 'removed');
+  expect(await eventually(() => worker.leases.held === 1, 5_000)).toBe(true);
+  expect(worker.leases.lost).toBe(1);
+
+  // Its own cancellation is no lost lease.
+  await worker.cancel('conversion', ['kept']);
+  expect(worker.leases).toEqual({ held: 0, lost: 1 });
+});
