@@ -6,7 +6,8 @@
  * The exit code is 1 when any step failed.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { unsupportedNode } from '../bin/node-support.js';
 
@@ -47,6 +48,17 @@ const TESTS: Step = {
   args: ['run', ...process.argv.slice(2)],
 };
 
+/**
+ * The tests' temporary folder, one per run, removed when it ends: tests kill processes on purpose
+ * (crash recovery, kill -9 of an instance), and a mock killed that way cannot remove its own data
+ * folder. Node's compile cache stays in the usual place, so launched mocks still start warm.
+ */
+const runTemp = mkdtempSync(path.join(os.tmpdir(), 'cellseg-test-run-'));
+const TEMP_ENV = {
+  TMPDIR: runTemp,
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache'),
+};
+
 function run(step: Step, live: boolean): Promise<{ step: Step; code: number; output: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -55,6 +67,7 @@ function run(step: Step, live: boolean): Promise<{ step: Step; code: number; out
       env: {
         ...process.env,
         PATH: `${path.resolve('node_modules', '.bin')}${path.delimiter}${process.env.PATH}`,
+        ...(step === TESTS ? TEMP_ENV : {}),
       },
     });
     let output = '';
@@ -80,5 +93,11 @@ async function staticChecks(): Promise<boolean> {
 }
 
 const [staticOk, tests] = await Promise.all([staticChecks(), run(TESTS, true)]);
+const leftMocks = readdirSync(runTemp).filter((name) => name.startsWith('cellseg-mock-')).length;
+rmSync(runTemp, { recursive: true, force: true, maxRetries: 3 });
+if (leftMocks)
+  console.log(
+    `npm test: removed ${leftMocks} data folder(s) of mocks that tests killed, with the run's temporary folder`,
+  );
 if (!staticOk) console.error('\nnpm test: a static check failed (see its output above)');
 process.exit(staticOk && tests.code === 0 ? 0 : 1);
