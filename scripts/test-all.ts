@@ -6,7 +6,7 @@
  * The exit code is 1 when any step failed.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { unsupportedNode } from '../bin/node-support.js';
@@ -54,6 +54,8 @@ const TESTS: Step = {
  * folder. Node's compile cache stays in the usual place, so launched mocks still start warm.
  */
 const runTemp = mkdtempSync(path.join(os.tmpdir(), 'cellseg-test-run-'));
+// Open to every user, as the temporary folder is: the throwaway PostgreSQL runs as `postgres`.
+chmodSync(runTemp, 0o1777);
 const TEMP_ENV = {
   TMPDIR: runTemp,
   NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache'),

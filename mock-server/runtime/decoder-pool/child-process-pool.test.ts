@@ -116,9 +116,9 @@ describe('ChildProcessPool', () => {
 
   it("passes a child's stderr on, but not V8's report of a heap that ran out (the job says why)", async () => {
     const stderr = collected();
-    const pool = newPool({ memoryCeilingBytes: 256 * MiB, stderr });
+    const pool = newPool({ stderr });
     const err = await failure(pool.run('fillHeap', 'a line of the child before it ran out'));
-    expect(err.message).toMatch(/memory limit of 256 MiB/);
+    expect(err.message).toMatch(/memory limit of 512 MiB/);
     await new Promise((resolve) => setTimeout(resolve, 200)); // the pipe's last lines
     expect(stderr.text()).toContain('a line of the child before it ran out\n');
     expect(stderr.text()).not.toMatch(/FATAL ERROR|Last few GCs|OOMErrorHandler|Native stack/);
