@@ -333,6 +333,57 @@ describe('set B', () => {
     });
   });
 
+  it('B-RES-COMPLETE-IGNORES-PARTS assembles every part where the mock refuses a wrong ETag in `parts`', async () => {
+    const tiff = readFileSync(path.join(REPO_ROOT, 'fixtures/samples/cells.tif'));
+    const opened = await call(healthy, 'POST', '/api/v1/upload', {
+      key: ACME.key,
+      json: { name: 'parts.tif', size: tiff.length },
+    });
+    const { image, upload } = opened.json<{
+      image: { id: string };
+      upload: { part_size: number; urls: Array<{ url: string }> };
+    }>();
+    for (const [index, part] of upload.urls.entries()) {
+      const put = await fetch(part.url, {
+        method: 'PUT',
+        body: tiff.subarray(index * upload.part_size, (index + 1) * upload.part_size),
+      });
+      expect(put.status).toBe(200);
+    }
+    const complete = `/api/v1/upload/${image.id}/complete`;
+    const wrong = { parts: [{ etag: '"00000000000000000000000000000000"', part_number: 1 }] };
+    const refused = await call(healthy, 'POST', complete, { key: ACME.key, json: wrong });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    await withRegression('B-RES-COMPLETE-IGNORES-PARTS', async (broken) => {
+      expect((await call(broken, 'POST', complete, { key: ACME.key, json: wrong })).status).toBe(202);
+    });
+  });
+
+  it('B-PRED-FAILED-NO-ERROR leaves out the reason of a FAILED prediction', async () => {
+    const forced = await fetch(`${mock.url}/__mock/org/predictions/outcomes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ACME.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'FAILED', error: 'GPU out of memory' }),
+    });
+    expect(forced.status).toBeLessThan(300);
+    const ack = await call(healthy, 'POST', '/api/v1/predict', {
+      key: ACME.key,
+      json: { image_id: imageId, model_id: BASE_MODEL_ID },
+    });
+    const failedPath = `/api/v1/predict/${ack.json<{ prediction_id: string }>().prediction_id}`;
+    let failed: Record<string, unknown> = {};
+    for (let attempt = 0; attempt < 100 && failed.status !== 'FAILED'; attempt++) {
+      failed = (await call(healthy, 'GET', failedPath, { key: ACME.key })).json();
+      if (failed.status !== 'FAILED') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(failed).toMatchObject({ status: 'FAILED', error: 'GPU out of memory' });
+    await withRegression('B-PRED-FAILED-NO-ERROR', async (broken) => {
+      const seen = (await call(broken, 'GET', failedPath, { key: ACME.key })).json();
+      expect(seen.status).toBe('FAILED');
+      expect(seen).not.toHaveProperty('error');
+    });
+  });
+
   it('B-DEL-NON-UUID-404 answers 404 where the mock refuses a non-UUID id with 422', async () => {
     expect((await call(healthy, 'DELETE', '/api/v1/upload/not-a-uuid', { key: ACME.key })).status).toBe(422);
     await withRegression('B-DEL-NON-UUID-404', async (broken) => {
