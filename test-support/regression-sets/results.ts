@@ -1,4 +1,5 @@
 import type { Area, StatedIn } from './regression.js';
+import type { RegressionSet } from './sets.js';
 
 /** The measure of one set, and its rendering: a console table and the generated docs page. */
 
@@ -36,7 +37,7 @@ export interface PartialMeasure {
   results: Array<Pick<RegressionResult, 'id' | 'outcome' | 'failedClauses'>>;
 }
 
-function renderMeasures(whole: SetResult, measures: PartialMeasure[]): string {
+function renderMeasures(whole: SetResult, measuresFile: string, measures: PartialMeasure[]): string {
   if (!measures.length) return '';
   const ids = [...new Set(measures.flatMap((m) => m.results.map((r) => r.id)))];
   const before = new Map(whole.results.map((r) => [r.id, r.outcome]));
@@ -48,7 +49,7 @@ function renderMeasures(whole: SetResult, measures: PartialMeasure[]): string {
 ## Later measures of part of set ${whole.set.toUpperCase()}
 
 Recorded by \`npm run regressions -- --set ${whole.set} --only ID,... --record LABEL\` (kept in
-\`test-support/regression-sets/set-${whole.set}-measures.json\`). The whole set's figure above stays the
+\`${measuresFile}\`). The whole set's figure above stays the
 one of its full run; a regression not re-run here keeps its outcome from that run.
 
 ${measures.map((m) => `- **${cell(m.label)}** (${m.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${m.commit}\`): ${score(m.results as RegressionResult[])} caught of those re-run; the whole set with these outcomes: ${score(whole.results.map((r) => ({ ...r, ...(m.results.find((x) => x.id === r.id) ?? {}) })))}.`).join('\n')}
@@ -74,6 +75,7 @@ function cell(text: string): string {
 
 export function renderResults(
   result: SetResult,
+  registered: Pick<RegressionSet, 'exampleIds' | 'resultsFile' | 'measuresFile'>,
   measures: PartialMeasure[] = [],
 ): { table: string; markdown: string } {
   const { results } = result;
@@ -105,8 +107,8 @@ state across requests (a cache that is never purged, a size remembered and misre
 ## Running it
 
 \`\`\`sh
-npm run regressions -- --set a                 # the whole set (about ${Math.ceil(result.durationMs / 60_000)} min on a shared 2-core machine)
-npm run regressions -- --set a --only A-SH-ROLE-EDITOR,A-CSV-LATIN1   # some of them
+npm run regressions -- --set ${result.set}                 # the whole set (about ${Math.ceil(result.durationMs / 60_000)} min on a shared 2-core machine)
+npm run regressions -- --set ${result.set} --only ${registered.exampleIds.join(',')}   # some of them
 \`\`\`
 
 The runner starts ${result.lanes} healthy mock${result.lanes === 1 ? '' : 's'} (one per lane, so two suites never share an organization's caps),
@@ -114,7 +116,7 @@ runs the suite (\`npm run contract -- --base-url <proxy> --profile mock\`, with 
 no-op proxy first, which must pass, then once per regression through the proxy that carries it, the mock reset to its seed before each
 run: **caught** when the suite fails (exit 1), **missed** when it passes (exit 0), **error** when the run itself broke.
 Each run's suite log and conformance report are in \`reports/regressions/set-${result.set}/<ID>/\`. The whole set
-rewrites this page and \`test-support/regression-sets/set-${result.set}-results.json\`; \`--only\` writes only under \`reports/\`.
+rewrites this page and \`${registered.resultsFile}\`; \`--only\` writes only under \`reports/\`.
 
 ## Set ${result.set.toUpperCase()}, ${result.date.slice(0, 16).replace('T', ' ')} UTC${result.label ? `: ${result.label}` : ''}
 
@@ -136,6 +138,6 @@ ${errors.length ? `\n### Errors\n\n${errors.map((r) => `- \`${r.id}\`: ${cell(r.
 | id | area | result | clauses failed | stated in | regression | what it breaks |
 |---|---|---|---|---|---|---|
 ${results.map((r) => `| \`${r.id}\` | ${r.area} | ${r.outcome} | ${r.failedClauses.join(' ')} | ${r.statedIn} | ${cell(r.description)} | ${cell(r.violates)} |`).join('\n')}
-${renderMeasures(result, measures)}`;
+${renderMeasures(result, registered.measuresFile, measures)}`;
   return { table, markdown };
 }

@@ -7,7 +7,7 @@ import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
 import type { Regression } from './regression.js';
 import { startRegressionProxy } from './regression-proxy.js';
 import { renderResults, type PartialMeasure, type RegressionResult, type SetResult } from './results.js';
-import { SET_A } from './set-a/index.js';
+import { REGRESSION_SETS } from './sets.js';
 import { runSuite } from './suite-run.js';
 
 /**
@@ -15,13 +15,13 @@ import { runSuite } from './suite-run.js';
  * regressions. Starts healthy mocks (one per lane, at most two lanes: the machine is shared), runs
  * the suite through a no-op proxy first (it must pass, or no figure means anything), then once per
  * regression through a proxy that carries it: caught when the suite fails, missed when it passes.
- * Each mock is reset to its seed before every run. A whole set writes its results to
- * docs/regression-sets.md and test-support/regression-sets/set-<name>-results.json (`--label` says
- * what was measured); a subset with `--record LABEL` is kept in set-<name>-measures.json and shown
- * on the same page beside the whole set's run.
+ * Each mock is reset to its seed before every run. A whole set writes its results to its page
+ * (docs/regression-sets.md for set A, docs/regression-sets-b.md for set B: see sets.ts) and
+ * test-support/regression-sets/set-<name>-results.json (`--label` says what was measured); a subset
+ * with `--record LABEL` is kept in set-<name>-measures.json and shown on the same page beside the
+ * whole set's run.
  */
 
-const SETS: Record<string, Regression[]> = { a: SET_A };
 const LANES = 2;
 
 const { values } = parseArgs({
@@ -34,11 +34,12 @@ const { values } = parseArgs({
   },
 });
 const setName = values.set!;
-const set = SETS[setName];
-if (!set) {
-  console.error(`unknown set '${setName}': known sets are ${Object.keys(SETS).join(', ')}`);
+const registered = REGRESSION_SETS[setName];
+if (!registered) {
+  console.error(`unknown set '${setName}': known sets are ${Object.keys(REGRESSION_SETS).join(', ')}`);
   process.exit(2);
 }
+const set = registered.regressions;
 const only = (values.only ?? []).flatMap((ids) => ids.split(','));
 const unknown = only.filter((id) => !set.some((regression) => regression.id === id));
 if (unknown.length) {
@@ -122,27 +123,20 @@ try {
     noOpDurationMs: Math.max(...sanity.map((run) => run.durationMs)),
     results,
   };
-  const { table } = renderResults(result);
+  const { table } = renderResults(result, registered);
   console.log(`\n${table}`);
   mkdirSync(reportRoot, { recursive: true });
   writeFileSync(path.join(reportRoot, 'results.json'), JSON.stringify(result, null, 2) + '\n');
-  const wholeFile = path.join(REPO_ROOT, 'test-support', 'regression-sets', `set-${setName}-results.json`);
-  const measuresFile = path.join(
-    REPO_ROOT,
-    'test-support',
-    'regression-sets',
-    `set-${setName}-measures.json`,
-  );
+  const wholeFile = path.join(REPO_ROOT, registered.resultsFile);
+  const measuresFile = path.join(REPO_ROOT, registered.measuresFile);
+  const page = path.join(REPO_ROOT, registered.page);
   const measures: PartialMeasure[] = existsSync(measuresFile)
     ? (JSON.parse(readFileSync(measuresFile, 'utf8')) as PartialMeasure[])
     : [];
   if (only.length === 0) {
     await writeFormatted(wholeFile, JSON.stringify(result));
-    await writeFormatted(
-      path.join(REPO_ROOT, 'docs', 'regression-sets.md'),
-      renderResults(result, measures).markdown,
-    );
-    console.log(`results: docs/regression-sets.md, test-support/regression-sets/set-${setName}-results.json`);
+    await writeFormatted(page, renderResults(result, registered, measures).markdown);
+    console.log(`results: ${registered.page}, ${registered.resultsFile}`);
   } else if (values.record && existsSync(wholeFile)) {
     measures.push({
       label: values.record,
@@ -155,13 +149,8 @@ try {
     });
     await writeFormatted(measuresFile, JSON.stringify(measures));
     const whole = JSON.parse(readFileSync(wholeFile, 'utf8')) as SetResult;
-    await writeFormatted(
-      path.join(REPO_ROOT, 'docs', 'regression-sets.md'),
-      renderResults(whole, measures).markdown,
-    );
-    console.log(
-      `recorded as "${values.record}": docs/regression-sets.md, ${path.relative(REPO_ROOT, measuresFile)}`,
-    );
+    await writeFormatted(page, renderResults(whole, registered, measures).markdown);
+    console.log(`recorded as "${values.record}": ${registered.page}, ${registered.measuresFile}`);
   } else {
     console.log(`results (a subset, so the committed ones are left as they are): ${reportRoot}/results.json`);
   }

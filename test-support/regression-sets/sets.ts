@@ -1,0 +1,36 @@
+import type { Regression } from './regression.js';
+import { SET_A } from './set-a/index.js';
+import { SET_B } from './set-b/index.js';
+
+/**
+ * The regression sets the runner knows, each with where its measures are kept. Every set has a
+ * page of its own, so a run of one set never rewrites the figures of another.
+ */
+export interface RegressionSet {
+  regressions: Regression[];
+  /** The whole set's last full run, relative to the repository root. */
+  resultsFile: string;
+  /** Later runs of part of the set (`--record`), relative to the repository root. */
+  measuresFile: string;
+  /** The generated page, relative to the repository root. */
+  page: string;
+  /** Two ids the page shows in its `--only` example. */
+  exampleIds: [string, string];
+}
+
+export const REGRESSION_SETS: Record<string, RegressionSet> = {
+  a: {
+    regressions: SET_A,
+    resultsFile: 'test-support/regression-sets/set-a-results.json',
+    measuresFile: 'test-support/regression-sets/set-a-measures.json',
+    page: 'docs/regression-sets.md',
+    exampleIds: ['A-SH-ROLE-EDITOR', 'A-CSV-LATIN1'],
+  },
+  b: {
+    regressions: SET_B,
+    resultsFile: 'test-support/regression-sets/set-b-results.json',
+    measuresFile: 'test-support/regression-sets/set-b-measures.json',
+    page: 'docs/regression-sets-b.md',
+    exampleIds: ['B-SH-NEW-SHARE-EACH-POST', 'B-CSV-COLUMNS-FIRST-ONLY'],
+  },
+};
