@@ -166,6 +166,12 @@ export const CLAUSES: Clause[] = [
     "Image-record creation with a folder id outside the caller's organization answers 404 with a string detail (the interface: the folder must belong to the caller's organization).",
   ),
   c(
+    'UP-21',
+    'Uploads',
+    'stated',
+    'A file over 4 GB is refused with a 4xx (not a cap 402) when its upload or image record is opened with its size; 4,000,000,000 bytes are taken.',
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',
@@ -503,6 +509,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
   'UP-15': ['post-upload.ab0121'],
   'UP-16': ['image-upload-status.56755c', 'image-upload-status.0cbeae'],
   'UP-20': ['image-record-creation-resumable-flow.7d623c'],
+  'UP-21': ['limits.f74283'],
   'CAP-01': ['limits.05d958', 'errors.8e99a7', 'post-upload.dfceac'],
   'CAP-02': ['limits.05d958', 'image-record-creation-resumable-flow.2a2033'],
   'CAP-03': ['limits.732550', 'image-upload-status.114e8a', 'image-upload-status.7e0915'],

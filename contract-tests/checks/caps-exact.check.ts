@@ -5,7 +5,7 @@ import { expectStatus, need } from '../harness/steps.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
-import { presetTiff } from '../harness/sample-images.js';
+import { corpusFile, presetTiff } from '../harness/sample-images.js';
 import type { PredictionAck, UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 const STORAGE_CAP = 3;
@@ -125,5 +125,31 @@ check(
       expect(typeof over.body.detail, 'createPrediction 402: type of detail').toBe('string');
     });
     if (second.status === 200) await pollPrediction(ctx, second.body.prediction_id, client);
+  },
+);
+
+check(
+  'a failed image and an aborted one keep their slots until deleted',
+  { clauses: ['CAP-03', 'UP-07'], requires: ['control'] },
+  async (ctx) => {
+    // the oracle predicts each creation's answer from the organization's counters, and holds each
+    // read of a failed image against the reason its first answer gave
+    const org = await throwawayOrganization(ctx, 'failed-count', {
+      storage_cap_images: 2,
+      monthly_analysis_cap: 10,
+    });
+    const { client } = org;
+    const failed = need(await uploadFile(ctx, corpusFile('png-renamed.tif'), 'not-a-tiff.tif', client), 200, [
+      'image.id',
+    ]).body.image.id;
+    need(await client.call('getUpload', { params: { image_id: failed } }), 200);
+    const aborted = need(await openResumable(ctx, 1000, 'aborted.tif', client), 200, ['image.id']).body.image
+      .id;
+    need(await client.call('abortUpload', { params: { image_id: aborted } }), 200);
+    need(await client.call('getImage', { params: { image_id: aborted } }), 200);
+    const record = { body: { name: `${ctx.target.namePrefix}over.tif`, size: 10, resumable: true } };
+    await ctx.verify('CAP-03', async () => expectStatus(await client.call('createImage', record), 402));
+    need(await client.call('deleteImage', { params: { image_id: failed } }), 200);
+    await ctx.verify('CAP-03', async () => expectStatus(await client.call('createImage', record), 200));
   },
 );

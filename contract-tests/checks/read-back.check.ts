@@ -11,6 +11,7 @@ import {
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { need } from '../harness/steps.js';
+import type { CheckContext } from '../harness/check.js';
 import type {
   Model,
   PredictionAck,
@@ -24,34 +25,41 @@ import type {
  * check on a disagreement. Each waits only for the steps it needs (`need`).
  */
 
+/** Either delete route removes what was derived from the image: both are driven. */
+const DELETE_ROUTES = ['deleteImage', 'deleteUpload'] as const;
+
 check(
-  'the share of a deleted image, and the page that showed its count',
-  { clauses: ['SHR-06', 'UP-10'] },
+  'the share of a deleted image, and the page that showed its count (both delete routes)',
+  { clauses: ['SHR-06', 'UP-10', 'UP-09'] },
   async (ctx) => {
-    const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
-    const params = { segmentation_id: segmentationId };
-    // each read once before the delete, so a read served from a cache the delete forgot shows
-    need(await ctx.api.call('getImage', { params: { image_id: imageId } }), 200);
-    need(await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } }), 200);
-    need(await ctx.api.call('exportMeasurementsCsv', { params }), 200);
-    const share = need(
-      await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
-      200,
-      ['url'],
-    ).body;
-    for (let view = 0; view < 2; view++) {
-      need(await ctx.api.raw('GET', share.url!, { key: null }), 200);
-      need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
-    }
-    need(await ctx.api.call('deleteImage', { params: { image_id: imageId } }), 200);
-    await ctx.api.call('getImage', { params: { image_id: imageId } });
-    await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } });
-    await ctx.api.call('getShare', { params: { share_id: share.id } });
-    await ctx.api.raw('GET', share.url!, { key: null });
-    await ctx.api.call('createShare', { body: { segmentation_id: segmentationId } });
-    await ctx.api.call('exportMeasurementsCsv', { params });
+    for (const route of DELETE_ROUTES) await deletedWithItsShare(ctx, route);
   },
 );
+
+async function deletedWithItsShare(ctx: CheckContext, route: (typeof DELETE_ROUTES)[number]): Promise<void> {
+  const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
+  const params = { segmentation_id: segmentationId };
+  // each read once before the delete, so a read served from a cache the delete forgot shows
+  need(await ctx.api.call('getImage', { params: { image_id: imageId } }), 200);
+  need(await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } }), 200);
+  need(await ctx.api.call('exportMeasurementsCsv', { params }), 200);
+  const share = need(
+    await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
+    200,
+    ['url'],
+  ).body;
+  for (let view = 0; view < 2; view++) {
+    need(await ctx.api.raw('GET', share.url!, { key: null }), 200);
+    need(await ctx.api.call('getShare', { params: { share_id: share.id } }), 200);
+  }
+  need(await ctx.api.call(route, { params: { image_id: imageId } }), 200);
+  await ctx.api.call('getImage', { params: { image_id: imageId } });
+  await ctx.api.call('getPrediction', { params: { prediction_id: predictionId } });
+  await ctx.api.call('getShare', { params: { share_id: share.id } });
+  await ctx.api.raw('GET', share.url!, { key: null });
+  await ctx.api.call('createShare', { body: { segmentation_id: segmentationId } });
+  await ctx.api.call('exportMeasurementsCsv', { params });
+}
 
 check(
   "a 404 for another organization's id says nothing a missing id's does not",
@@ -80,16 +88,20 @@ check(
   },
 );
 
-check('a part URL after complete or abort takes no more parts', { clauses: ['UP-05'] }, async (ctx) => {
-  const bytes = presetTiff().bytes;
-  for (const close of ['completeUpload', 'abortUpload'] as const) {
-    const opened = need(await openResumable(ctx, bytes.length, `closed-${close}.tif`), 200, ['upload']);
-    const plan = (opened.body as UploadResponse).upload!;
-    await putParts(ctx.api, plan, bytes);
-    need(await ctx.api.call(close, { params: { image_id: opened.body.image.id } }), [200, 202]);
-    await ctx.api.raw('PUT', plan.urls[0].url, { body: bytes.subarray(0, plan.part_size), key: null });
-  }
-});
+check(
+  'a part URL after complete, abort or delete takes no more parts',
+  { clauses: ['UP-05', 'UP-09'] },
+  async (ctx) => {
+    const bytes = presetTiff().bytes;
+    for (const close of ['completeUpload', 'abortUpload', 'deleteUpload'] as const) {
+      const opened = need(await openResumable(ctx, bytes.length, `closed-${close}.tif`), 200, ['upload']);
+      const plan = (opened.body as UploadResponse).upload!;
+      await putParts(ctx.api, plan, bytes);
+      need(await ctx.api.call(close, { params: { image_id: opened.body.image.id } }), [200, 202]);
+      await ctx.api.raw('PUT', plan.urls[0].url, { body: bytes.subarray(0, plan.part_size), key: null });
+    }
+  },
+);
 
 check(
   'the exports of one segmentation name the same cells, in the charset they declare, each time alike',

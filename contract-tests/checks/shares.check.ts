@@ -80,6 +80,33 @@ check(
   },
 );
 
+/**
+ * Opens of one link over this far apart (the later sent after the earlier was answered) have
+ * last_viewed_at values that differ even when the target keeps seconds only.
+ */
+const VIEWS_APART_MS = 1100;
+
+check(
+  'an open counts on its own share only, and a later open moves last_viewed_at',
+  { clauses: ['SHR-09', 'SHR-04'] },
+  async (ctx) => {
+    // the oracle judges every answer: view_count and last_viewed_at are compared on each read
+    const a = await sharedSegmentation(ctx);
+    need(await ctx.api.raw('GET', a.share.url!, { key: null }), 200);
+    const answeredAt = Date.now();
+    const readA = () => ctx.api.call<Share>('getShare', { params: { share_id: a.share.id } });
+    need(await readA(), 200);
+    // B's segmentation is made after A's first open, so its time counts towards the gap
+    const b = await sharedSegmentation(ctx);
+    need(await ctx.api.raw('GET', b.share.url!, { key: null }), 200);
+    need(await readA(), 200);
+    const wait = VIEWS_APART_MS - (Date.now() - answeredAt);
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    need(await ctx.api.raw('GET', a.share.url!, { key: null }), 200);
+    need(await readA(), 200);
+  },
+);
+
 check(
   'revoking turns the link off, keeps the share readable, and a new share gets a new link',
   { clauses: ['SHR-05', 'SHR-06', 'SHR-07'] },

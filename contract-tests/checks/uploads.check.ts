@@ -284,6 +284,31 @@ check(
   },
 );
 
+/** Past the interface's 4 GB under any reading (4 GiB is the document's `maximum` of size). */
+const OVER_4_GB = 4 * 1024 ** 3 + 1;
+/** Within 4 GB under any reading (decimal or binary). */
+const WITHIN_4_GB = 4_000_000_000;
+
+check(
+  'a file over 4 GB is refused when its upload or record is opened; one within 4 GB is taken',
+  { clauses: ['UP-21'] },
+  async (ctx) => {
+    // the interface shows no status for it: any 4xx but the storage cap's 402 refuses the size
+    const refusal = [400, 413, 422];
+    expectStatus(
+      await openResumable(ctx, OVER_4_GB, 'over-4gb.tif'),
+      refusal,
+      'open an upload of 4 GiB + 1 bytes',
+    );
+    const record = await ctx.api.call('createImage', {
+      body: { name: `${ctx.target.namePrefix}over-4gb.tif`, size: OVER_4_GB, resumable: true },
+    });
+    expectStatus(record, refusal, 'an image record of 4 GiB + 1 bytes');
+    const within = await openResumable(ctx, WITHIN_4_GB, 'within-4gb.tif');
+    expectStatus(within, 200, 'open an upload of 4,000,000,000 bytes');
+  },
+);
+
 check(
   'malformed uploads answer 4xx in the documented shape, never 5xx',
   { clauses: ['VAL-05', 'VAL-02'], prismAnswersItself: true },

@@ -27,6 +27,8 @@ const S = {
     'If-None-Match: when it still matches, the answer is 304 with no body (RFC 9110 13.1.2): a validator that names no version of the file gets the file',
   maxSize:
     'max_size: cap on the longest side in pixels; the image is scaled down preserving its aspect ratio',
+  unknownColumn:
+    'An unknown column yields an error whose detail names the unknown column(s) and lists the valid ones',
 };
 
 export const CSV_COLUMNS = [
@@ -75,6 +77,8 @@ export function observeExport(
   if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
   const url = new URL(x.url);
   if (x.status === 304) notModified(x, s.exportHeaders.get(url.toString())?.etag, findings);
+  if (x.operationId === 'exportMeasurementsCsv' && x.status >= 400 && x.status < 500)
+    unknownColumns(x, url, findings);
   if (x.status !== 200) return findings;
   const first = s.exportHeaders.get(url.toString());
   const headers = Object.fromEntries(REPEATED_HEADERS.map((h) => [h, x.headers[h] ?? null]));
@@ -87,6 +91,29 @@ export function observeExport(
   if (x.operationId === 'exportRoisZip') zip(x, s, findings);
   if (x.operationId === 'exportOverlayPng') overlaySize(x, s, url, findings);
   return findings;
+}
+
+/** A name as a word of its own: `bbox_h` is not in `bbox_hx`, nor `area` in `area_px`. */
+const namedAsWord = (text: string, name: string): boolean =>
+  new RegExp(`(?<![A-Za-z0-9_])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`).test(text);
+
+/**
+ * The error for unknown `columns` (its status is not shown): its detail names every unknown one
+ * asked for and every valid one, each as a word of its own.
+ */
+function unknownColumns(x: Exchange, url: URL, findings: Finding[]): void {
+  const unknown = url.searchParams.getAll('columns').filter((c) => c !== '' && !CSV_COLUMNS.includes(c));
+  const detail = isObject(x.body) ? x.body.detail : undefined;
+  if (unknown.length === 0 || detail === undefined) return;
+  const text = typeof detail === 'string' ? detail : JSON.stringify(detail);
+  const missing = [...new Set(unknown), ...CSV_COLUMNS].filter((name) => !namedAsWord(text, name));
+  if (missing.length)
+    findings.push({
+      sentence: S.unknownColumn,
+      subject: `${x.operationId} ${x.status} detail for columns ${unknown.join(', ')}`,
+      predicted: `names ${missing.join(', ')}`,
+      received: JSON.stringify(detail),
+    });
 }
 
 /** A 304 is right only when If-None-Match names the file's current ETag (or is `*`). */

@@ -31,6 +31,8 @@ const S = {
     'complete and abort act on an uploading image; a state error answers 422 (document, assumed)',
   completeAnswer: 'Response 202: {status: "processing"}',
   uploadError: 'upload_error: reason, present when upload_status is failed',
+  sameReason:
+    'processing → conversion fails → failed, reason in upload_error; no transition leaves failed, so every read gives the same reason',
   shape: 'shape: filled once the image is converted',
   deleted: 'DELETE … Response: {success: boolean}',
   partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
@@ -88,6 +90,7 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     status: (image.upload_status as ImageRecord['status']) ?? null,
     deleted: false,
     partUrls,
+    uploadError: image.upload_status === 'failed' ? textOr(image.upload_error) : undefined,
   };
   world.images.set(image.id, record);
   if (counters) counters.images++;
@@ -168,6 +171,7 @@ function readImage(findings: Finding[], image: ImageRecord, body: Json, op: stri
     compare(findings, S.state, `${op}: upload_status after complete`, 'processing, ready or failed', status);
   if (status === 'failed' && typeof body.upload_error !== 'string')
     compare(findings, S.uploadError, `${op}: upload_error of a failed image`, 'a reason', body.upload_error);
+  if (status === 'failed') sameReason(findings, image, body.upload_error, op);
   if (status === 'ready' && !(Array.isArray(body.shape) && body.shape.length > 0))
     compare(findings, S.shape, `${op}: shape of a ready image`, 'filled', body.shape);
   if (status in SEQUENCE && (image.status === null || image.status === 'uploading')) {
@@ -175,6 +179,14 @@ function readImage(findings: Finding[], image: ImageRecord, body: Json, op: stri
     if (image.closedBy === 'complete')
       image.status = status === 'processing' ? null : (status as 'ready' | 'failed');
   }
+}
+
+const textOr = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
+
+/** A failed image's reason, once an answer gave it, is the one every later read gives. */
+function sameReason(findings: Finding[], image: ImageRecord, reason: unknown, op: string): void {
+  if (image.uploadError === undefined) image.uploadError = textOr(reason);
+  else compare(findings, S.sameReason, `${op}: upload_error, as first answered`, image.uploadError, reason);
 }
 
 /** A PUT to a presigned part URL: after complete or abort the plan takes no more parts. */

@@ -28,6 +28,8 @@ const S = {
   fields: 'Share: segmentation_id; access always anyone_with_link; role always viewer',
   views: 'view_count: times the link was opened',
   lastView: 'last_viewed_at: the last time the link was opened (null before any)',
+  lastViewMoves:
+    'last_viewed_at: the last time the link was opened: an open sent over a second after an earlier one was answered is a later time, even to the second',
   revoked:
     'DELETE /shares/{share_id} → revoked (revoked_at set); share still readable via GET /shares/{share_id}',
   live: 'live (revoked_at null)',
@@ -89,10 +91,36 @@ function readShare(findings: Finding[], share: ShareRecord, body: Json, op: stri
       `at or after ${new Date(share.lastViewSentAt!).toISOString()}`,
       last,
     );
+  if (typeof last === 'string' && share.views > 0) lastViewMoved(findings, share, last, op);
   if (share.revoked) {
     if (typeof body.revoked_at !== 'string')
       compare(findings, S.revoked, `${op}: revoked_at`, 'a date-time', body.revoked_at ?? null);
   } else compare(findings, S.live, `${op}: revoked_at`, null, body.revoked_at ?? null);
+}
+
+/** Opens more than this apart (the later sent after the earlier was answered) differ even at second resolution. */
+const RESOLUTION_MS = 1000;
+
+/**
+ * The client's clock bounds the target's: an open handled before its answer arrived and a later
+ * one handled after it was sent are at least (sent - answered) apart on the target's clock too, so
+ * with more than a second between them the later last_viewed_at is later than the one read before.
+ */
+function lastViewMoved(findings: Finding[], share: ShareRecord, last: string, op: string): void {
+  const earlier = share.lastViewedRead;
+  if (earlier && share.views > earlier.views) {
+    const apart = share.lastViewSentAt! - earlier.viewAnsweredAt;
+    if (apart > RESOLUTION_MS && !(Date.parse(last) > Date.parse(earlier.value)))
+      compare(
+        findings,
+        S.lastViewMoves,
+        `${op}: last_viewed_at after ${share.views - earlier.views} more open(s), ${apart} ms after view ${earlier.views} was answered`,
+        `later than ${earlier.value}`,
+        last,
+      );
+  }
+  if (!earlier || share.views > earlier.views)
+    share.lastViewedRead = { views: share.views, value: last, viewAnsweredAt: share.lastViewAnsweredAt! };
 }
 
 export function observeOnShare(world: World, org: Organization, x: Exchange, share: ShareRecord): Finding[] {
@@ -135,6 +163,7 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
   }
   share.views++;
   share.lastViewSentAt = x.sentAt;
+  share.lastViewAnsweredAt = x.receivedAt;
   const segmentation = world.segmentations.get(share.segmentationId);
   const text = x.bytes
     .toString('utf8')

@@ -39,6 +39,8 @@ export interface ImageRecord {
   /** Presigned part URLs handed out, and whether the upload was since closed (completed or aborted). */
   partUrls: string[];
   closedBy?: 'complete' | 'abort';
+  /** The reason the first answer that showed it failed gave: failed is a last state, so its reason stays. */
+  uploadError?: string;
 }
 
 export interface PredictionRecord {
@@ -75,8 +77,11 @@ export interface ShareRecord {
   url: string | null;
   /** Opens of the page the oracle saw answered 200 since the share was created. */
   views: number;
-  /** When the last of them was sent. */
+  /** When the last of them was sent, and when its answer arrived (the client's clock). */
   lastViewSentAt?: number;
+  lastViewAnsweredAt?: number;
+  /** The last_viewed_at a read gave after `views` opens, and when the last of those opens was answered. */
+  lastViewedRead?: { views: number; value: string; viewAnsweredAt: number };
   revoked: boolean;
 }
 

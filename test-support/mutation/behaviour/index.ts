@@ -3,6 +3,7 @@ import { analysisQuotaMutants } from './analysis-quota.js';
 import { confinementMutants } from './confinement.js';
 import { deleteCascadeMutants } from './delete-cascade.js';
 import { predictionReuseMutants } from './prediction-reuse.js';
+import { refusalMutants } from './refusals.js';
 import { shareMutants } from './shares.js';
 import { storageCapMutants } from './storage-cap.js';
 import { uploadPartMutants } from './upload-parts.js';
@@ -16,4 +17,5 @@ export const behaviourMutants = (): Mutant[] => [
   ...shareMutants(),
   ...confinementMutants(),
   ...uploadPartMutants(),
+  ...refusalMutants(),
 ];
