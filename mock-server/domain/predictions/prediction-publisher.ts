@@ -4,6 +4,8 @@ import type { StateStore } from '../state.js';
 import type { ReadyOutcome } from './progress-record.js';
 
 const pollsOf = (id: string) => `polls/${id}`;
+/** How often a run holding its outcome looks whether a poll on any instance published it. */
+const HOLD_CHECK_MS = 50;
 
 /**
  * The last step of a run: its outcome published, at once or held for the control plane's "after N
@@ -19,7 +21,6 @@ export class PredictionPublisher {
   constructor(
     private readonly state: StateStore,
     private readonly clock: MockClock,
-    private readonly checkEveryMs = 50,
   ) {}
 
   /**
@@ -118,7 +119,7 @@ export class PredictionPublisher {
       if (!(await this.isHeld(id))) return 'published';
       // A poll that came between the count and the hold, or whose publish met a full disk.
       if ((await this.state.counters.get(pollsOf(id))) >= needed) return 'due';
-      await new Promise((resolve) => setTimeout(resolve, this.checkEveryMs));
+      await new Promise((resolve) => setTimeout(resolve, HOLD_CHECK_MS));
     }
   }
 }

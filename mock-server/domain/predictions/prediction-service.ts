@@ -21,9 +21,9 @@ export type { SegmentationRunner };
  * clients only poll. The quota check, the identical-prediction rule and the record they guard are
  * one transaction under the organization's lock, so they are exact under concurrency on any number
  * of instances, and committed (with the prediction's job) before the answer. The run is a durable
- * job (jobs/job-worker.ts) that any instance's worker may run; it re-reads its row at each stage,
- * and publishes only while the prediction is in flight: a prediction deleted meanwhile publishes
- * nothing and leaves no files, and a prediction run twice (its first worker died) completes once.
+ * job (jobs/job-worker.ts) that any instance's worker may run: prediction-run.ts, which publishes
+ * only while the prediction is in flight, so a prediction run twice (its first worker died)
+ * completes once.
  */
 export class PredictionService {
   private readonly publisher: PredictionPublisher;
