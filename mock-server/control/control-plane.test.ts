@@ -208,6 +208,26 @@ describe('the control plane', () => {
     expect(again.body.detail).toContain('has already finished (FAILED)');
     expect((await poll()).body.status).toBe('FAILED');
   });
+
+  it('ends a named prediction FAILED at once, without waiting for its run, which stops', async () => {
+    await call('PUT', '/__mock/predictions/progress', {
+      organization_id: ACME,
+      start_delay_ms: 0,
+      run_delay_ms: 600_000,
+    });
+    const id = (await predictOnNewImage()).body.prediction_id as string;
+    const forced = await call('POST', '/__mock/predictions/outcomes', {
+      prediction_id: id,
+      status: 'FAILED',
+      error: 'failed at once',
+    });
+    expect(forced.status).toBe(200);
+    const read = await call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY);
+    expect(read.body).toMatchObject({ status: 'FAILED', error: 'failed at once' });
+    // Its ten-minute run was stopped, not left to run out.
+    await mock.services.predictions.idle();
+    expect((await call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY)).body.status).toBe('FAILED');
+  });
 });
 
 /**
