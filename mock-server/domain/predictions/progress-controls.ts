@@ -1,6 +1,6 @@
 import type { StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
-import type { Delays, DelayScope, ForcedOutcome, ForcedScope, RunPlan } from './progress-record.js';
+import type { Delays, DelayScope, ForcedOutcome, RunPlan } from './progress-record.js';
 
 export type { Delays, ForcedOutcome };
 
@@ -53,9 +53,11 @@ export class ProgressControls {
    */
   planFor(prediction: PredictionRecord): Promise<RunPlan> {
     return this.state.transaction(async () => {
-      await this.state.organizations.lock(prediction.organizationId);
-      const forced = await this.takeFirst('organization', prediction.organizationId);
-      return { ...(await this.delaysOf(prediction.organizationId, prediction.id)), forced };
+      const orgId = prediction.organizationId;
+      await this.state.organizations.lock(orgId);
+      const [forced, ...rest] = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
+      if (forced) await this.state.forcedOutcomes.set('organization', orgId, rest);
+      return { ...(await this.delaysOf(orgId, prediction.id)), forced };
     });
   }
 
@@ -67,13 +69,6 @@ export class ProgressControls {
       await this.state.progressDelays.delete('organization', orgId);
       await this.state.forcedOutcomes.set('organization', orgId, []);
     }
-  }
-
-  /** Takes the first of the subject's forced outcomes (inside the caller's transaction). */
-  private async takeFirst(scope: ForcedScope, subjectId: string): Promise<ForcedOutcome | undefined> {
-    const [first, ...rest] = (await this.state.forcedOutcomes.get(scope, subjectId)) ?? [];
-    if (first) await this.state.forcedOutcomes.set(scope, subjectId, rest);
-    return first;
   }
 
   private async putDelays(scope: DelayScope, subjectId: string, delays: Delays | undefined): Promise<void> {
