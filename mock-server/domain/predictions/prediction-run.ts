@@ -1,3 +1,4 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import type { MockClock } from '../clock.js';
 import type { ImageService } from '../images/image-service.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
@@ -110,18 +111,8 @@ function describe(err: unknown): string {
   return message.startsWith('Segmentation failed') ? message : `Segmentation failed: ${message}`;
 }
 
+/** A stage's delay, cut short when the run is stopped; none at all when it is 0. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return ms > 0 ? wait(ms, undefined, { signal }) : Promise.resolve();
 }
