@@ -45,7 +45,7 @@ function httpUseCases(services: Services): HttpUseCases {
     }),
     clock: new ClockControl(services.clock),
     progress: new ProgressControl(progress, lookup),
-    outcomes: new OutcomeControl(progress, lookup),
+    outcomes: new OutcomeControl(progress, lookup, services.predictions),
     faults,
     timekeeper: services.clock,
     dashboard: new DashboardReads(state),

@@ -208,6 +208,26 @@ describe('the control plane', () => {
     expect(again.body.detail).toContain('has already finished (FAILED)');
     expect((await poll()).body.status).toBe('FAILED');
   });
+
+  it('ends a named prediction FAILED at once, without waiting for its run, which stops', async () => {
+    await call('PUT', '/__mock/predictions/progress', {
+      organization_id: ACME,
+      start_delay_ms: 0,
+      run_delay_ms: 600_000,
+    });
+    const id = (await predictOnNewImage()).body.prediction_id as string;
+    const forced = await call('POST', '/__mock/predictions/outcomes', {
+      prediction_id: id,
+      status: 'FAILED',
+      error: 'failed at once',
+    });
+    expect(forced.status).toBe(200);
+    const read = await call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY);
+    expect(read.body).toMatchObject({ status: 'FAILED', error: 'failed at once' });
+    // Its ten-minute run was stopped, not left to run out.
+    await mock.services.predictions.idle();
+    expect((await call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY)).body.status).toBe('FAILED');
+  });
 });
 
 /**
@@ -243,26 +263,24 @@ async function predictOnNewImage() {
 }
 
 describe('per-prediction progress', () => {
-  it('holds one prediction in flight until polled, leaving the organization as it was', async () => {
+  it('is read when a run begins: a hold set on a prediction whose run is under way leaves that run, and the organization, as they were', async () => {
     await call('PUT', '/__mock/predictions/progress', {
       organization_id: ACME,
-      start_delay_ms: 300,
-      run_delay_ms: 0,
+      start_delay_ms: 0,
+      run_delay_ms: 1_000,
     });
     const ack = await predictOnNewImage();
+    const id = ack.body.prediction_id as string;
+    const started = async () => (await mock.services.state.predictions.get(id))?.status === 'STARTED';
+    expect(await eventually(started, 60_000)).toBe(true);
     const held = await call('PUT', '/__mock/predictions/progress', {
-      prediction_id: ack.body.prediction_id,
+      prediction_id: id,
       complete_after_polls: 2,
     });
-    expect(held.body).toMatchObject({
-      prediction_id: ack.body.prediction_id,
-      organization_id: ACME,
-      complete_after_polls: 2,
-    });
-    await heldForPolls(ack.body.prediction_id);
-    const first = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
-    const second = await call('GET', `/api/v1/predict/${ack.body.prediction_id}`, undefined, ACME_KEY);
-    expect([first.body.status, second.body.status]).toEqual(['STARTED', 'COMPLETED']);
+    expect(held.body).toMatchObject({ prediction_id: id, organization_id: ACME, complete_after_polls: 2 });
+    await mock.services.predictions.idle();
+    // Under way when the hold was set: it read its plan without one, so its first poll answers the outcome.
+    expect((await call('GET', `/api/v1/predict/${id}`, undefined, ACME_KEY)).body.status).toBe('COMPLETED');
     const org = await call('PUT', '/__mock/predictions/progress', { organization_id: ACME });
     expect(org.body.complete_after_polls).toBeUndefined();
   });

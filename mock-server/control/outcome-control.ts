@@ -15,14 +15,22 @@ export interface OutcomeRequest {
 /** A forced outcome was queued, or the named prediction had already finished (nothing changed). */
 export type OutcomeResult = { queued: true } | { queued: false; finished: PredictionRecord };
 
+/** Ends a prediction in flight FAILED at once; false when it had already finished. */
+export interface PredictionFailer {
+  failNow(predictionId: string, error: string): Promise<boolean>;
+}
+
 /**
  * `POST /__mock/predictions/outcomes`: how a prediction in flight ends, or how the organization's
- * next prediction will.
+ * next prediction will. A run reads its organization's next outcome once, when it begins, so an
+ * outcome for a named prediction is not queued for its run: FAILED ends it here, and COMPLETED is
+ * what its run publishes anyway.
  */
 export class OutcomeControl {
   constructor(
     private readonly progress: ProgressControls,
     private readonly lookup: ScopeLookup,
+    private readonly predictions: PredictionFailer,
   ) {}
 
   async force(request: OutcomeRequest): Promise<OutcomeResult> {
@@ -37,7 +45,11 @@ export class OutcomeControl {
         throw notFound('Prediction');
       if (prediction.status === 'COMPLETED' || prediction.status === 'FAILED')
         return { queued: false, finished: prediction };
-      await this.progress.forceOutcomeOf(prediction.id, outcome);
+      if (outcome.status === 'FAILED' && !(await this.predictions.failNow(prediction.id, outcome.error))) {
+        const finished = await this.lookup.prediction(prediction.id);
+        if (!finished) throw notFound('Prediction');
+        return { queued: false, finished };
+      }
     } else if (request.organizationId) {
       await this.lookup.organization(request.organizationId);
       await this.progress.forceNextOutcome(request.organizationId, outcome);

@@ -90,23 +90,73 @@ describe('ProgressControl', () => {
   });
 });
 
-describe('OutcomeControl', () => {
-  it('queues an outcome for a prediction in flight, and says so for one already finished', async () => {
-    const progress = controls({ startDelayMs: 0, runDelayMs: 0 });
-    const control = new OutcomeControl(progress, lookup);
-    expect(await control.force({ predictionId: 'running', status: 'FAILED' })).toEqual({ queued: true });
-    expect(await progress.takeOutcomeForcedOn('running')).toEqual({
-      status: 'FAILED',
-      error: 'Segmentation failed (forced by the control plane)',
+describe('ProgressControls.planFor', () => {
+  it("reads a run's plan once: the prediction's own delays over its organization's, and the organization's next outcome, taken", async () => {
+    const progress = controls({ startDelayMs: 1, runDelayMs: 2 });
+    await progress.setOrganizationDelays(ORG, { startDelayMs: 3, runDelayMs: 4, completeAfterPolls: 5 });
+    await progress.setPredictionDelays('running', { startDelayMs: 6, runDelayMs: 7 });
+    await progress.forceNextOutcome(ORG, { status: 'FAILED', error: 'first' });
+    expect(await progress.planFor(predictions.get('running')!)).toEqual({
+      startDelayMs: 6,
+      runDelayMs: 7,
+      forced: { status: 'FAILED', error: 'first' },
     });
+    expect(await progress.planFor(predictions.get('done')!)).toEqual({
+      startDelayMs: 3,
+      runDelayMs: 4,
+      completeAfterPolls: 5,
+      forced: undefined,
+    });
+  });
+});
+
+/** A failer that records what it was asked to fail, and finds `finished` no longer in flight. */
+const failer = (finished: string[] = []) => {
+  const failed: Array<[string, string]> = [];
+  return {
+    failed,
+    failNow: async (id: string, error: string) => {
+      if (finished.includes(id)) return false;
+      failed.push([id, error]);
+      return true;
+    },
+  };
+};
+
+describe('OutcomeControl', () => {
+  it('fails a named prediction in flight at once, and says so for one already finished', async () => {
+    const predictionFailer = failer();
+    const control = new OutcomeControl(
+      controls({ startDelayMs: 0, runDelayMs: 0 }),
+      lookup,
+      predictionFailer,
+    );
+    expect(await control.force({ predictionId: 'running', status: 'FAILED' })).toEqual({ queued: true });
+    expect(predictionFailer.failed).toEqual([
+      ['running', 'Segmentation failed (forced by the control plane)'],
+    ]);
+    expect(await control.force({ predictionId: 'running', status: 'COMPLETED' })).toEqual({ queued: true });
     expect(await control.force({ predictionId: 'done', status: 'COMPLETED' })).toEqual({
       queued: false,
       finished: predictions.get('done'),
     });
+    expect(predictionFailer.failed).toHaveLength(1);
+  });
+
+  it('says so for a prediction that finished between the look-up and the failure', async () => {
+    const control = new OutcomeControl(
+      controls({ startDelayMs: 0, runDelayMs: 0 }),
+      lookup,
+      failer(['running']),
+    );
+    expect(await control.force({ predictionId: 'running', status: 'FAILED' })).toEqual({
+      queued: false,
+      finished: predictions.get('running'),
+    });
   });
 
   it('needs an organization or a prediction', async () => {
-    const control = new OutcomeControl(controls({ startDelayMs: 0, runDelayMs: 0 }), lookup);
+    const control = new OutcomeControl(controls({ startDelayMs: 0, runDelayMs: 0 }), lookup, failer());
     expect(await kindOf(() => control.force({ status: 'COMPLETED' }))).toBe('invalid_input');
   });
 });

@@ -181,7 +181,7 @@ export interface HeldMarkTable {
   clear(kind: HeldMarkKind): Promise<void>;
 }
 
-/** Outcomes ready and held until a prediction's Nth poll (domain/predictions/poll-holds.ts). */
+/** Outcomes ready and held until a prediction's Nth poll (domain/predictions/prediction-publisher.ts). */
 export interface PollHoldTable {
   get(predictionId: string): Promise<PollHold | undefined>;
   put(predictionId: string, hold: PollHold): Promise<void>;

@@ -317,7 +317,13 @@ export interface paths {
         get?: never;
         /**
          * How predictions progress, for everyone, one organization or one prediction.
-         * @description Delays in milliseconds; `complete_after_polls` holds a prediction until it has been polled that many times. With `prediction_id`, a prediction in flight takes the new values from its next stage on. Send `organization_id` or `prediction_id` with no other field to go back to the defaults for it.
+         * @description Delays in milliseconds; `complete_after_polls` holds a prediction until it has been polled
+         *     that many times. A prediction reads its progress once, when its run begins: a worker begins
+         *     it as soon as one is free (normally at once after `POST /predict` commits), and begins it
+         *     again only when the mock stopped while it ran. A setting changed afterwards applies to the
+         *     runs that begin after it, never to a run under way. With `prediction_id`, the values are
+         *     that prediction's own, read when its run begins next. Send `organization_id` or
+         *     `prediction_id` with no other field to go back to the defaults for it.
          */
         put: operations["mockSetProgress"];
         post?: never;
@@ -338,12 +344,13 @@ export interface paths {
         put?: never;
         /**
          * Force the outcome of the next prediction of an organization, or of a given prediction.
-         * @description With `organization_id`, the organization's next prediction ends with this outcome. With
-         *     `prediction_id`, that prediction does, as long as it has not finished: a SUBMITTED one when
-         *     it starts, a STARTED one when its run ends (FAILED replaces the run's result with the
-         *     error; COMPLETED publishes the run's result). A prediction that has already finished
-         *     answers 409. A forced COMPLETED never makes up a segmentation: a run that fails still
-         *     ends FAILED.
+         * @description With `organization_id`, the organization's next prediction ends with this outcome: a
+         *     prediction takes its organization's next forced outcome once, when its run begins (as its
+         *     progress is read, `PUT /__mock/predictions/progress`). With `prediction_id`, that
+         *     prediction, as long as it has not finished: FAILED ends it at once with the error, before
+         *     this answer (whatever its run computes is discarded); COMPLETED leaves it to end with its
+         *     run's own result. A prediction that has already finished answers 409. A forced COMPLETED
+         *     never makes up a segmentation: a run that fails still ends FAILED.
          */
         post: operations["mockForceOutcome"];
         delete?: never;
@@ -2010,7 +2017,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The outcome is queued. */
+            /** @description The outcome is queued (with `prediction_id` and FAILED, taken at once). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2439,7 +2446,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The outcome is queued. */
+            /** @description The outcome is queued (with `prediction_id` and FAILED, taken at once). */
             200: {
                 headers: {
                     [name: string]: unknown;

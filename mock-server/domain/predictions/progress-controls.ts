@@ -1,7 +1,6 @@
 import type { StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
-import type { ProgressPolicy } from './prediction-service.js';
-import type { Delays, DelayScope, ForcedOutcome, ForcedScope } from './progress-record.js';
+import type { Delays, DelayScope, ForcedOutcome, RunPlan } from './progress-record.js';
 
 export type { Delays, ForcedOutcome };
 
@@ -11,7 +10,7 @@ export type { Delays, ForcedOutcome };
  * so a setting made through one instance holds for predictions any instance runs; an outcome is
  * taken under its organization's lock, so it is consumed once.
  */
-export class ProgressControls implements ProgressPolicy {
+export class ProgressControls {
   constructor(
     private readonly state: StateStore,
     private readonly configured: Delays,
@@ -34,12 +33,7 @@ export class ProgressControls implements ProgressPolicy {
     });
   }
 
-  /** This prediction (if it has not finished yet) ends with this outcome. */
-  async forceOutcomeOf(predictionId: string, outcome: ForcedOutcome): Promise<void> {
-    await this.state.forcedOutcomes.set('prediction', predictionId, [outcome]);
-  }
-
-  /** This prediction's stages from now on; undefined goes back to its organization's. */
+  /** This prediction's own progress, read when its run begins next; undefined goes back to its organization's. */
   async setPredictionDelays(predictionId: string, delays: Delays | undefined): Promise<void> {
     await this.putDelays('prediction', predictionId, delays);
   }
@@ -52,23 +46,18 @@ export class ProgressControls implements ProgressPolicy {
     return organization ?? (await delays.get('defaults', '')) ?? this.configured;
   }
 
-  delaysFor(prediction: PredictionRecord): Promise<Delays> {
-    return this.delaysOf(prediction.organizationId, prediction.id);
-  }
-
-  /** Consumed once, when a prediction that was forced after it started publishes its outcome. */
-  takeOutcomeForcedOn(predictionId: string): Promise<ForcedOutcome | undefined> {
-    return this.state.transaction(() => this.takeFirst('prediction', predictionId));
-  }
-
-  /** Consumed once, when the prediction starts: its own forced outcome first, then its organization's next. */
-  takeForcedOutcome(prediction: PredictionRecord): Promise<ForcedOutcome | undefined> {
+  /**
+   * What a run of this prediction follows, read once when it begins: its delays, and its
+   * organization's next forced outcome, taken from the queue under the organization's lock so that
+   * two runs never take the same one.
+   */
+  planFor(prediction: PredictionRecord): Promise<RunPlan> {
     return this.state.transaction(async () => {
-      await this.state.organizations.lock(prediction.organizationId);
-      return (
-        (await this.takeFirst('prediction', prediction.id)) ??
-        (await this.takeFirst('organization', prediction.organizationId))
-      );
+      const orgId = prediction.organizationId;
+      await this.state.organizations.lock(orgId);
+      const [forced, ...rest] = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
+      if (forced) await this.state.forcedOutcomes.set('organization', orgId, rest);
+      return { ...(await this.delaysOf(orgId, prediction.id)), forced };
     });
   }
 
@@ -80,13 +69,6 @@ export class ProgressControls implements ProgressPolicy {
       await this.state.progressDelays.delete('organization', orgId);
       await this.state.forcedOutcomes.set('organization', orgId, []);
     }
-  }
-
-  /** Takes the first of the subject's forced outcomes (inside the caller's transaction). */
-  private async takeFirst(scope: ForcedScope, subjectId: string): Promise<ForcedOutcome | undefined> {
-    const [first, ...rest] = (await this.state.forcedOutcomes.get(scope, subjectId)) ?? [];
-    if (first) await this.state.forcedOutcomes.set(scope, subjectId, rest);
-    return first;
   }
 
   private async putDelays(scope: DelayScope, subjectId: string, delays: Delays | undefined): Promise<void> {

@@ -16,6 +16,11 @@ export type ForcedOutcome = { status: 'FAILED'; error: string } | { status: 'COM
 /** Who an outcome is forced on: the next predictions of an organization (in order), or one prediction. */
 export type ForcedScope = 'organization' | 'prediction';
 
+/** Everything the control plane decides about one run, read once when the run begins. */
+export interface RunPlan extends Delays {
+  forced?: ForcedOutcome;
+}
+
 /** An outcome ready to publish: the segmentation (its files written) or the failure. */
 export type ReadyOutcome =
   { status: 'COMPLETED'; segmentation: SegmentationRow } | { status: 'FAILED'; error: string };

@@ -1,0 +1,118 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import type { MockClock } from '../clock.js';
+import type { ImageService } from '../images/image-service.js';
+import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
+import type { JobLease, StateStore } from '../state.js';
+import type { PredictionRecord } from './prediction-record.js';
+import type { PredictionPublisher } from './prediction-publisher.js';
+import type { ReadyOutcome } from './progress-record.js';
+import type { ProgressControls } from './progress-controls.js';
+import { segmentImage, type SegmentationRunner } from './segment-image.js';
+import { writeSegmentation } from './write-segmentation.js';
+
+/**
+ * One claim of a prediction's job, in one straight line: read the control plane's plan once, wait
+ * its start delay, turn STARTED, segment the image (for at least the plan's run delay), write the
+ * segmentation, publish. The run re-reads its row before each change, so a prediction deleted
+ * meanwhile publishes nothing and leaves no files. A run cut short (its worker stopped or died)
+ * is redone once from SUBMITTED; a third claim fails it with a reason, never running it a third time.
+ */
+export class PredictionRun {
+  constructor(
+    private readonly state: StateStore,
+    private readonly images: ImageService,
+    private readonly runner: SegmentationRunner,
+    private readonly controls: ProgressControls,
+    private readonly clock: MockClock,
+    private readonly files: SegmentationFiles,
+    private readonly publisher: PredictionPublisher,
+  ) {}
+
+  async run(lease: JobLease, signal: AbortSignal): Promise<void> {
+    const id = lease.subjectId;
+    const prediction = await this.state.predictions.get(id);
+    if (!prediction || (prediction.status !== 'SUBMITTED' && prediction.status !== 'STARTED')) return;
+    const rerun = prediction.status === 'STARTED' || prediction.runAttempts > 1 || lease.attempts > 1;
+    const attempt = Math.max(lease.attempts, rerun ? prediction.runAttempts + 1 : 1);
+    const model = await this.state.models.get(prediction.modelId);
+    if (!model || attempt > 2) {
+      const error = model ? INTERRUPTED_TWICE : 'The model no longer exists.';
+      await this.publisher.commit(id, { status: 'FAILED', error });
+      return;
+    }
+    if (attempt > 1 && !(await this.update(id, (p) => ((p.status = 'SUBMITTED'), (p.runAttempts = attempt)))))
+      return;
+    const plan = await this.controls.planFor(prediction);
+    let outcome: ReadyOutcome;
+    let written: string | undefined;
+    try {
+      await sleep(plan.startDelayMs, signal);
+      await this.clock.refresh(prediction.organizationId);
+      const startedAt = this.clock.nowIso(prediction.organizationId);
+      if (!(await this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt))))) return;
+      const image = await this.state.images.get(prediction.imageId);
+      if (!image || image.uploadStatus !== 'ready')
+        throw new Error('The image was deleted while the prediction ran.');
+      const work =
+        plan.forced?.status === 'FAILED'
+          ? Promise.reject(new ForcedFailure(plan.forced.error))
+          : segmentImage(this.images, this.runner, model, image, signal);
+      work.catch(() => undefined); // settled below, after the least running time
+      await sleep(plan.runDelayMs, signal);
+      const segmentation = await writeSegmentation(
+        this.files,
+        this.clock,
+        prediction,
+        model,
+        image,
+        await work,
+      );
+      written = segmentation.id;
+      outcome = { status: 'COMPLETED', segmentation };
+    } catch (err) {
+      if (signal.aborted) return; // reset, delete, shutdown or a lost lease: the row is gone or another run publishes
+      outcome = { status: 'FAILED', error: describe(err) };
+    }
+    try {
+      await this.publisher.publish(id, outcome, plan.completeAfterPolls ?? 0, signal);
+    } finally {
+      // Written but not what the row announces (deleted meanwhile, failed by the control plane,
+      // another run published first); files of a mock stopping are the start-up sweep's.
+      if (
+        written &&
+        (await this.state.predictions.get(id))?.segmentationId !== written &&
+        !this.publisher.stopped
+      )
+        await this.files.remove(written);
+    }
+  }
+
+  /** Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile. */
+  private update(id: string, change: (p: PredictionRecord) => void): Promise<boolean> {
+    return this.state.transaction(async () => {
+      const current = await this.state.predictions.get(id);
+      if (!current) return false;
+      change(current);
+      await this.state.predictions.put(current);
+      return true;
+    });
+  }
+}
+
+const INTERRUPTED_TWICE =
+  'The prediction was interrupted twice (the mock stopped while it ran). Submit it again.';
+
+/** A failure the control plane asked for: reported in its own words. */
+class ForcedFailure extends Error {}
+
+function describe(err: unknown): string {
+  if (err instanceof ForcedFailure) return err.message;
+  const message = err instanceof Error ? err.message : String(err);
+  return message.startsWith('Segmentation failed') ? message : `Segmentation failed: ${message}`;
+}
+
+/** A stage's delay, cut short when the run is stopped; none at all when it is 0. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  return ms > 0 ? wait(ms, undefined, { signal }) : Promise.resolve();
+}
