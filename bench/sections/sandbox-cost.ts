@@ -12,7 +12,8 @@
  * - req/s of the same reads.
  * - The WAL 10,000 of those reads write through the sandbox (pg_current_wal_lsn before and after,
  *   after a quiet moment; checkpoints counted so that one falling inside is said), beside what the
- *   idle sandbox writes in the same time.
+ *   idle sandbox writes in the same time; and PostgreSQL's transactions per read over the same
+ *   reads (pg_stat_database), which is where the sandbox's extra CPU per read goes.
  */
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,6 +50,10 @@ const SANDBOX_INSTANCES = 3;
 const WAL_GETS = 10_000;
 /** Long enough for the instances' last writes of a load to be flushed before the WAL is read. */
 const QUIET_MS = 2_000;
+/** Longer than PostgreSQL's shortest interval between two reports of a backend's statistics (1 s). */
+const STATS_SETTLE_STEP_MS = 1_500;
+/** A backend idle since its last report reports within 10 s (PGSTAT_IDLE_INTERVAL). */
+const STATS_SETTLE_MAX_MS = 12_000;
 
 interface Target {
   configuration: Configuration;
@@ -113,6 +118,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
     const wal = await walOfReads(postgresUrl, sandbox, walGets);
 
     const figures: CostFigures = {
+      cpus: os.availableParallelism(),
       connections: CONNECTIONS,
       readRoutes: 'GET /models and GET /image/{id} in turn',
       writeRoute: WRITE_ROUTE,
@@ -228,13 +234,19 @@ async function walOfReads(url: string, t: Target, gets: number): Promise<WalFigu
           )
         ).rows[0].n,
       );
+    const transactions = async () =>
+      Number(
+        (await client.query<{ n: string }>('SELECT sum(xact_commit) AS n FROM pg_stat_database')).rows[0].n,
+      );
     await sleep(QUIET_MS);
+    const transactionsBefore = await settled(transactions);
     const checkpointsBefore = await checkpoints();
     const start = await lsn();
     const t0 = performance.now();
     const result = await autocannon(readLoad(t, { amount: gets }));
     const seconds = (performance.now() - t0) / 1000;
     const readBytes = await bytesSince(start);
+    const transactionsAfter = await settled(transactions);
     const idleStart = await lsn();
     await sleep(seconds * 1000);
     const idleBytes = await bytesSince(idleStart);
@@ -245,8 +257,25 @@ async function walOfReads(url: string, t: Target, gets: number): Promise<WalFigu
       bytes: readBytes,
       idleBytes,
       checkpoints: (await checkpoints()) - checkpointsBefore,
+      // less the reads of the count itself, one per poll at most: noise against thousands
+      transactionsPerRead: (transactionsAfter - transactionsBefore) / result['2xx'],
     };
   } finally {
     await client.end();
+  }
+}
+
+/**
+ * A PostgreSQL statistics counter once every backend has reported: a backend publishes its counts
+ * when idle, at most once a second, so the value is read until it holds still for longer than that.
+ */
+async function settled(read: () => Promise<number>): Promise<number> {
+  const deadline = Date.now() + STATS_SETTLE_MAX_MS;
+  let last = await read();
+  for (;;) {
+    await sleep(STATS_SETTLE_STEP_MS);
+    const now = await read();
+    if (now === last || Date.now() > deadline) return now;
+    last = now;
   }
 }

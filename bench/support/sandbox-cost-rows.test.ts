@@ -16,6 +16,7 @@ const load = (requests: number, rps: number, cpuSeconds: Record<string, number>)
 });
 
 const figures = (sandboxRead: LoadCost, walBytes: number): CostFigures => ({
+  cpus: 2,
   connections: 10,
   readRoutes: 'GET /models and GET /image/{id} in turn',
   writeRoute: 'POST /image (resumable)',
@@ -35,7 +36,15 @@ const figures = (sandboxRead: LoadCost, walBytes: number): CostFigures => ({
       write: load(1_000, 150, { instances: 0.6, postgresql: 0.3, nginx: 0.1 }),
     },
   ],
-  wal: { gets: 10_000, non2xx: 0, seconds: 5, bytes: walBytes, idleBytes: 4_000, checkpoints: 0 },
+  wal: {
+    gets: 10_000,
+    non2xx: 0,
+    seconds: 5,
+    bytes: walBytes,
+    idleBytes: 4_000,
+    checkpoints: 0,
+    transactionsPerRead: 5,
+  },
 });
 
 describe('sandboxCostRows', () => {
@@ -57,6 +66,7 @@ describe('sandboxCostRows', () => {
     expect(write.ratio).toBe('2.00x');
     expect(wal.ok).toBe(true);
     expect(wal.ours).toContain('22,000 bytes');
+    expect(rows.some((r) => r.why)).toBe(false);
   });
 
   it('misses each target just past it', () => {
@@ -64,5 +74,9 @@ describe('sandboxCostRows', () => {
       figures(load(5_000, 790, { instances: 1.3, postgresql: 0.6, nginx: 0.2 }), 1024 * 1024),
     );
     expect(rows.map((r) => r.ok)).toEqual([false, false, null, false]);
+    expect(rows[0].why).toMatch(
+      /^every read made 5\.0 PostgreSQL transactions .*: the instances burnt 260 µs per read against 150 µs, PostgreSQL's processes 120 µs more/,
+    );
+    expect(rows[1].why).toContain('(2.10x of the embedded instance');
   });
 });
