@@ -11,7 +11,8 @@
  *   acknowledged writes (POST /image opening a resumable upload, bench/support/sandbox-load.ts).
  * - req/s of the same reads.
  * - The WAL 10,000 of those reads write through the sandbox (pg_current_wal_lsn before and after,
- *   after a quiet moment; checkpoints counted so that one falling inside is said), beside what the
+ *   after a VACUUM and a quiet moment; checkpoints and autovacuum runs counted so that one falling
+ *   inside is said), beside what the
  *   idle sandbox writes in the same time; and PostgreSQL's transactions per read over the same
  *   reads (pg_stat_database), which is where the sandbox's extra CPU per read goes.
  */
@@ -50,6 +51,8 @@ const SANDBOX_INSTANCES = 3;
 const WAL_GETS = 10_000;
 /** Long enough for the instances' last writes of a load to be flushed before the WAL is read. */
 const QUIET_MS = 2_000;
+/** Longest wait for autovacuum workers to finish before the WAL is measured anyway (and their runs said). */
+const AUTOVACUUM_WAIT_MS = 30_000;
 /** Longer than PostgreSQL's shortest interval between two reports of a backend's statistics (1 s). */
 const STATS_SETTLE_STEP_MS = 1_500;
 /** A backend idle since its last report reports within 10 s (PGSTAT_IDLE_INTERVAL). */
@@ -115,7 +118,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
 
     const sandbox = targets.find((t) => t.configuration.engine === 'postgresql')!;
     ctx.log(`sandbox-cost: WAL of ${walGets} reads through ${sandbox.configuration.name}, and idle as long`);
-    const wal = await walOfReads(postgresUrl, sandbox, walGets);
+    const wal = await walOfReads(sandbox, walGets);
 
     const figures: CostFigures = {
       cpus: os.availableParallelism(),
@@ -212,41 +215,47 @@ function medianCost(runs: LoadCost[]): LoadCost {
   };
 }
 
-async function walOfReads(url: string, t: Target, gets: number): Promise<WalFigures> {
-  const client = new pg.Client({ connectionString: url });
+/**
+ * The WAL `gets` reads write, on the sandbox's own database. The write loads before leave work to
+ * autovacuum, whose WAL (and a checkpoint's full-page images) would be counted as the reads'; so
+ * the database is vacuumed first, autovacuum let finish, and both are counted inside the measure.
+ */
+async function walOfReads(t: Target, gets: number): Promise<WalFigures> {
+  const client = new pg.Client({ connectionString: t.configuration.databaseUrl });
   await client.connect();
   try {
-    const lsn = async () =>
-      (await client.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0].lsn;
+    const scalar = async (sql: string, params: unknown[] = []) =>
+      (await client.query<{ v: string }>(sql, params)).rows[0].v;
+    const count = async (sql: string) => Number(await scalar(sql));
+    const lsn = () => scalar('SELECT pg_current_wal_lsn()::text AS v');
     const bytesSince = async (from: string) =>
-      Number(
-        (
-          await client.query<{ bytes: string }>('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS bytes', [
-            from,
-          ])
-        ).rows[0].bytes,
-      );
-    const checkpoints = async () =>
-      Number(
-        (
-          await client.query<{ n: string }>(
-            'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter',
-          )
-        ).rows[0].n,
-      );
-    const transactions = async () =>
-      Number(
-        (await client.query<{ n: string }>('SELECT sum(xact_commit) AS n FROM pg_stat_database')).rows[0].n,
-      );
+      Number(await scalar('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS v', [from]));
+    const checkpoints = () => count('SELECT checkpoints_timed + checkpoints_req AS v FROM pg_stat_bgwriter');
+    const autovacuums = () =>
+      count('SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS v FROM pg_stat_all_tables');
+    const transactions = () => count('SELECT sum(xact_commit) AS v FROM pg_stat_database');
+    await client.query('VACUUM (ANALYZE)');
+    const deadline = Date.now() + AUTOVACUUM_WAIT_MS;
+    while (
+      (await count("SELECT count(*) AS v FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")) >
+        0 &&
+      Date.now() < deadline
+    )
+      await sleep(500);
     await sleep(QUIET_MS);
     const transactionsBefore = await settled(transactions);
     const checkpointsBefore = await checkpoints();
+    const autovacuumsBefore = await autovacuums();
     const start = await lsn();
     const t0 = performance.now();
     const result = await autocannon(readLoad(t, { amount: gets }));
     const seconds = (performance.now() - t0) / 1000;
     const readBytes = await bytesSince(start);
     const transactionsAfter = await settled(transactions);
+    const background = {
+      checkpoints: (await checkpoints()) - checkpointsBefore,
+      autovacuums: (await autovacuums()) - autovacuumsBefore,
+    };
     const idleStart = await lsn();
     await sleep(seconds * 1000);
     const idleBytes = await bytesSince(idleStart);
@@ -256,7 +265,7 @@ async function walOfReads(url: string, t: Target, gets: number): Promise<WalFigu
       seconds,
       bytes: readBytes,
       idleBytes,
-      checkpoints: (await checkpoints()) - checkpointsBefore,
+      ...background,
       // less the reads of the count itself, one per poll at most: noise against thousands
       transactionsPerRead: (transactionsAfter - transactionsBefore) / result['2xx'],
     };

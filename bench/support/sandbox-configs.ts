@@ -28,6 +28,8 @@ export interface Configuration {
   /** nginx, in front of the instances. */
   url: string;
   adminToken: string;
+  /** The database its instances share (PostgreSQL configurations only). */
+  databaseUrl?: string;
   /**
    * Its processes but PostgreSQL's, each the root of a tree: the instances (their segmentation and
    * decoder children below them) and nginx's master (its workers below it).
@@ -78,6 +80,7 @@ export async function startConfigurations(options: {
       engine: 'postgresql',
       instances: n,
       url: sandbox.url,
+      databaseUrl,
       adminToken: sandbox.adminToken,
       processes: () => [
         ...sandbox.instances.map((i) => ({ label: 'instances', pid: i.pid })),

@@ -43,6 +43,7 @@ const figures = (sandboxRead: LoadCost, walBytes: number): CostFigures => ({
     bytes: walBytes,
     idleBytes: 4_000,
     checkpoints: 0,
+    autovacuums: 0,
     transactionsPerRead: 5,
   },
 });
@@ -78,5 +79,11 @@ describe('sandboxCostRows', () => {
       /^every read made 5\.0 PostgreSQL transactions .*: the instances burnt 260 µs per read against 150 µs, PostgreSQL's processes 120 µs more/,
     );
     expect(rows[1].why).toContain('(2.10x of the embedded instance');
+  });
+
+  it('says when a checkpoint or an autovacuum run fell inside the WAL measure', () => {
+    const f = figures(load(5_000, 1_000, { instances: 1 }), 300_000);
+    const rows = sandboxCostRows({ ...f, wal: { ...f.wal, checkpoints: 1, autovacuums: 2 } });
+    expect(rows[3].ours).toContain('1 checkpoint(s) inside, 2 autovacuum run(s) inside');
   });
 });

@@ -37,6 +37,8 @@ export interface WalFigures {
   idleBytes: number;
   /** Checkpoints that fell inside the measure (each adds full-page images of the pages it flushed). */
   checkpoints: number;
+  /** Autovacuum and autoanalyze runs on the sandbox's tables that ended inside the measure. */
+  autovacuums: number;
   /** PostgreSQL transactions committed per read answered (each statement outside a transaction is one). */
   transactionsPerRead: number;
 }
@@ -153,6 +155,7 @@ export function sandboxCostRows(f: CostFigures): Row[] {
     ours:
       `${w.bytes.toLocaleString('en-US')} bytes (${kb(w.bytes)}) in ${w.seconds.toFixed(1)} s` +
       (w.checkpoints ? `, ${w.checkpoints} checkpoint(s) inside` : '') +
+      (w.autovacuums ? `, ${w.autovacuums} autovacuum run(s) inside` : '') +
       (w.non2xx ? `; ${w.non2xx} reads not 2xx` : '') +
       `; ${w.transactionsPerRead.toFixed(1)} PostgreSQL transactions per read`,
     peer: `the idle sandbox in as long: ${w.idleBytes.toLocaleString('en-US')} bytes (${kb(w.idleBytes)})`,
