@@ -14,7 +14,7 @@
  * --render    runs nothing: rewrites the docs/benchmarks.md table and the README's figures from
  *             reports/bench.json (the README's figures from the page's own table where there is none).
  * --only a,b  sections: http, uploads, exports, load, limits, hostile, durability, segmentation, start,
- *             sandbox. The table keeps the rows of sections not run this time: of each, the newer of
+ *             sandbox, sandbox-cost. The table keeps the rows of sections not run this time: of each, the newer of
  *             the previous reports/bench.json and what docs/benchmarks.md shows (read back from its
  *             table, so a fresh checkout keeps the committed figures); a section never run is said
  *             to be not measured.
@@ -31,6 +31,7 @@ import { runHttpBench } from './sections/http.js';
 import { runLimitsBench } from './sections/limits.js';
 import { runLoadBench } from './sections/load.js';
 import { runSandboxBench } from './sections/sandbox.js';
+import { runSandboxCostBench } from './sections/sandbox-cost.js';
 import { runStartBench } from './sections/start.js';
 import { runUploadBench } from './sections/uploads.js';
 import { mergeSections, parseCommittedSections } from './support/committed-table.js';
@@ -66,6 +67,8 @@ const OWN_PROCESS_SECTIONS: Record<string, (ctx: BenchContext) => Promise<Sectio
   start: runStartBench,
   // 1 instance on SQLite, 1-3 on PostgreSQL, each behind nginx, a throwaway PostgreSQL under them
   sandbox: runSandboxBench,
+  // CPU per request over every process, 3 instances on PostgreSQL against 1 on SQLite; WAL of reads
+  'sandbox-cost': runSandboxCostBench,
 };
 const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', ...Object.keys(OWN_PROCESS_SECTIONS)];
 

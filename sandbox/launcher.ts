@@ -98,6 +98,8 @@ export interface SandboxInstance {
 export interface Sandbox {
   /** The one address: nginx. */
   url: string;
+  /** nginx's master process (its workers are its children): what a CPU or memory probe starts from. */
+  balancerPid: number;
   adminToken: string;
   instances: SandboxInstance[];
   /** The throwaway server, or undefined when the sandbox joined --database-url. */
@@ -333,6 +335,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
     return {
       url,
+      balancerPid: nginx.piece.pid,
       adminToken,
       instances,
       postgres,

@@ -19,7 +19,6 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import type { components } from '../../openapi/generated/mock-control-types.js';
 import { HttpApi } from '../../test-support/api-client.js';
 import { Cleanup } from '../support/cleanup.js';
 import { postgresCommitCeiling, sqliteCommitCeiling } from '../support/commit-ceiling.js';
@@ -27,6 +26,14 @@ import { presetTiff } from '../support/fixtures.js';
 import { loopClient, newTally } from '../support/loop-client.js';
 import { median, percentile, type BenchContext, type SectionResult } from '../support/report.js';
 import { startConfigurations, type Configuration } from '../support/sandbox-configs.js';
+import {
+  CONNECTIONS,
+  otherStatuses,
+  SANDBOX_BENCH_INSTANCE_ARGS,
+  WRITE_ROUTE,
+  writeLoad,
+  writerKeys,
+} from '../support/sandbox-load.js';
 import {
   sandboxRows,
   type ConfigurationFigures,
@@ -36,18 +43,6 @@ import {
 } from '../support/sandbox-rows.js';
 
 const POSTGRES_INSTANCES = [1, 2, 3];
-const CONNECTIONS = 10;
-/** One segmentation child and one decoder per instance: a worker core per instance, whatever the machine. */
-const INSTANCE_ARGS = [
-  ...['--prediction-start-delay-ms', '0', '--prediction-run-delay-ms', '0'],
-  ...['--worker-threads', '1', '--decoder-processes', '1'],
-  // The rows measure what the instances and the database can do, not the abuse limits: with the
-  // sandbox's own, the write rows counted 429s (100 open uploads an organization) as throughput
-  // once the machine wrote faster than 100 per second and organization, and a read at 1,000 req/s
-  // with one key met its rate limit. docs/sandbox.md measures the limits themselves.
-  ...['--max-open-uploads-per-org', '0', '--rate-limit-per-second', '0'],
-];
-const CAPS = { storage_cap_images: 100_000_000, monthly_analysis_cap: 100_000_000 };
 
 interface Target {
   configuration: Configuration;
@@ -67,7 +62,7 @@ export async function runSandboxBench(ctx: BenchContext): Promise<SectionResult>
   try {
     const { all, postgresUrl } = await startConfigurations({
       postgresInstances: POSTGRES_INSTANCES,
-      instanceArgs: INSTANCE_ARGS,
+      instanceArgs: SANDBOX_BENCH_INSTANCE_ARGS,
       log: ctx.log,
       cleanup,
     });
@@ -110,7 +105,7 @@ export async function runSandboxBench(ctx: BenchContext): Promise<SectionResult>
       cpus,
       connections: CONNECTIONS,
       readRoute: 'GET /predict/{id}',
-      writeRoute: 'POST /image (resumable)',
+      writeRoute: WRITE_ROUTE,
       configurations: targets.map(({ configuration: c }): ConfigurationFigures => ({
         name: c.name,
         engine: c.engine,
@@ -140,16 +135,7 @@ export async function runSandboxBench(ctx: BenchContext): Promise<SectionResult>
 }
 
 async function prepare(configuration: Configuration): Promise<Target> {
-  const operator = new HttpApi(configuration.url, configuration.adminToken);
-  const keys: string[] = [];
-  for (let i = 0; i < CONNECTIONS; i++) {
-    const org = await operator.json<components['schemas']['MockCreatedOrganization']>(
-      'POST',
-      '/__mock/organizations',
-      { name: `bench-sandbox-${configuration.name}-${i}`, plan: CAPS },
-    );
-    keys.push(org.api_keys[0]);
-  }
+  const keys = await writerKeys(configuration, 'bench-sandbox');
   const api = new HttpApi(configuration.url, keys[0]);
   const image = await api.uploadBytes(presetTiff('easy-8bit-256'), 'sandbox-read.tif');
   const ack = await api.predict(image.id);
@@ -160,41 +146,21 @@ async function prepare(configuration: Configuration): Promise<Target> {
 }
 
 async function cannon(t: Target, kind: 'read' | 'write', seconds: number): Promise<RouteFigures> {
-  const auth = { authorization: `Bearer ${t.keys[0]}` };
-  let connection = 0;
   const result = await autocannon(
     kind === 'read'
-      ? { url: t.configuration.url + t.readPath, connections: CONNECTIONS, duration: seconds, headers: auth }
-      : {
-          url: t.configuration.url + '/api/v1/image',
-          method: 'POST',
+      ? {
+          url: t.configuration.url + t.readPath,
           connections: CONNECTIONS,
           duration: seconds,
-          headers: { ...auth, 'content-type': 'application/json' },
-          // a sandbox serves many organizations: each connection writes as its own, so that the
-          // figure is the instances' and the database's, not one organization's row lock
-          setupClient: (client) =>
-            client.setHeaders({
-              authorization: `Bearer ${t.keys[connection++ % t.keys.length]}`,
-              'content-type': 'application/json',
-            }),
-          body: JSON.stringify({
-            name: 'sandbox-write.tif',
-            size: 1000,
-            image_type: 'TIFF',
-            resumable: true,
-          }),
-        },
+          headers: { authorization: `Bearer ${t.keys[0]}` },
+        }
+      : writeLoad(t.configuration.url, t.keys, { duration: seconds }),
   );
   return {
     rps: result.requests.average,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
-    statuses: Object.fromEntries(
-      Object.entries(result.statusCodeStats ?? {})
-        .filter(([status]) => !status.startsWith('2'))
-        .map(([status, stats]) => [status, stats.count]),
-    ),
+    statuses: otherStatuses(result),
     errors: result.errors + result.timeouts,
   };
 }

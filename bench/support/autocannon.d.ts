@@ -19,6 +19,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Requests each connection sends in turn, over and over; each takes the options above as its defaults. */
+    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string }>;
     /** Called once per connection: its own headers, e.g. its own API key. */
     setupClient?: (client: { setHeaders(headers: Record<string, string>): void }) => void;
   }

@@ -41,6 +41,7 @@ const shown: BenchReport = {
     load: record('2026-11-25T17:00:00.000Z', [row('Load', 'loops', null)], {
       data: { clients: 200, iterations: 460, wall: 20, solo: { iterations: 50, wall: 20 } },
     }),
+    'sandbox-cost': record('2026-11-25T17:20:00.000Z', [row('Sandbox cost', 'CPU per read', true)]),
   },
 };
 
@@ -51,8 +52,13 @@ describe('parseCommittedSections', () => {
     expect(tableLines(again)).toEqual(tableLines(renderReadmeSection(shown)));
     expect(again).toContain('the key lookup, 10% of a request');
     expect(again).toContain('- **Uploads per second.** 200 clients');
-    expect(again).toContain('(all sections, about 4 minutes here)');
+    expect(again).toContain('(all sections, about 5 minutes here)');
     expect(again).toMatch(/Measured: http 2026-11-25 17:07 UTC; load 2026-11-25 17:00 UTC/);
+  });
+
+  it('reads when a section with a hyphen in its name was measured', () => {
+    const parsed = parseCommittedSections(renderReadmeSection(shown));
+    expect(parsed['sandbox-cost'].measuredAt).toBe('2026-11-25T17:20:00.000Z');
   });
 
   it('finds nothing on a page without the bench markers', () => {
@@ -65,7 +71,7 @@ describe('mergeSections', () => {
     const committed = parseCommittedSections(renderReadmeSection(shown));
     const thisRun = { limits: record('2026-11-25T20:00:00.000Z', [row('Limits', '4096x4096', null)]) };
     const merged = mergeSections(committed, undefined, thisRun);
-    expect(Object.keys(merged).sort()).toEqual(['http', 'limits', 'load', 'segmentation']);
+    expect(Object.keys(merged).sort()).toEqual(['http', 'limits', 'load', 'sandbox-cost', 'segmentation']);
     expect(merged.limits.rows[0].metric).toBe('4096x4096');
     const older = { http: record('2026-11-20T10:00:00.000Z', [row('HTTP', 'stale', true)]) };
     expect(mergeSections(committed, older).http.rows[0].metric).toBe('GET /models');

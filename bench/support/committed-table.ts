@@ -28,7 +28,7 @@ function measuredAt(lines: string[]): Map<string, string> {
   const out = new Map<string, string>();
   const line = lines.find((l) => l.startsWith('Measured: '));
   if (!line) return out;
-  for (const m of line.matchAll(/(?:^Measured: |; )([a-z]+) (\d{4}-\d\d-\d\d) (\d\d:\d\d) UTC/g))
+  for (const m of line.matchAll(/(?:^Measured: |; )([a-z-]+) (\d{4}-\d\d-\d\d) (\d\d:\d\d) UTC/g))
     out.set(m[1], `${m[2]}T${m[3]}:00.000Z`);
   return out;
 }

@@ -20,6 +20,7 @@ export const SECTION_TITLES: Record<string, string> = {
   durability: 'Durability',
   segmentation: 'Segmentation',
   sandbox: 'Sandbox',
+  'sandbox-cost': 'Sandbox cost',
 };
 const ORDER = Object.keys(SECTION_TITLES);
 /** The bold heading of each Limits bullet, by the section whose figures it is made from. */

@@ -17,6 +17,7 @@ import { renderNginxConfig } from '../../sandbox/nginx-config.js';
 import { freePort, waitUntilAnswering } from '../../sandbox/readiness.js';
 import { startThrowawayPostgres, type ThrowawayPostgres } from '../../sandbox/throwaway-postgres.js';
 import type { Cleanup } from './cleanup.js';
+import type { TreeRoot } from './process-tree.js';
 import { repoRoot } from './processes.js';
 
 export interface Configuration {
@@ -27,8 +28,13 @@ export interface Configuration {
   /** nginx, in front of the instances. */
   url: string;
   adminToken: string;
-  /** The instances' process ids (their segmentation children are their descendants). */
-  pids(): number[];
+  /** The database its instances share (PostgreSQL configurations only). */
+  databaseUrl?: string;
+  /**
+   * Its processes but PostgreSQL's, each the root of a tree: the instances (their segmentation and
+   * decoder children below them) and nginx's master (its workers below it).
+   */
+  processes(): TreeRoot[];
 }
 
 export interface Configurations {
@@ -74,8 +80,12 @@ export async function startConfigurations(options: {
       engine: 'postgresql',
       instances: n,
       url: sandbox.url,
+      databaseUrl,
       adminToken: sandbox.adminToken,
-      pids: () => sandbox.instances.map((i) => i.pid),
+      processes: () => [
+        ...sandbox.instances.map((i) => ({ label: 'instances', pid: i.pid })),
+        { label: 'nginx', pid: sandbox.balancerPid },
+      ],
     });
   }
   return { all, postgresUrl: postgres.url };
@@ -154,7 +164,10 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
     instances: 1,
     url,
     adminToken,
-    pids: () => [instance.pid],
+    processes: () => [
+      { label: 'instances', pid: instance.pid },
+      { label: 'nginx', pid: nginx.pid },
+    ],
   };
 }
 

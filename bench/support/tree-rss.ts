@@ -10,29 +10,9 @@
  * (reset through clear_refs when it is first seen, read at its last poll): an upper bound, since
  * the processes need not have peaked together.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { procStatus } from './processes.js';
-
-function descendants(pid: number): number[] {
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) {
-    let tasks: string[];
-    try {
-      tasks = readdirSync(`/proc/${all[i]}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tasks) {
-      try {
-        const text = readFileSync(`/proc/${all[i]}/task/${tid}/children`, 'utf8').trim();
-        if (text) all.push(...text.split(/\s+/).map(Number));
-      } catch {
-        /* exited */
-      }
-    }
-  }
-  return all;
-}
+import { descendants } from './process-tree.js';
 
 export function treeRssWatch(pid: number): {
   stop(): { start: number; peak: number; peakSumOfPeaks: number };

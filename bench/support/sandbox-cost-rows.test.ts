@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import {
+  microsecondsPerRequest,
+  sandboxCostRows,
+  type CostFigures,
+  type LoadCost,
+} from './sandbox-cost-rows.js';
+
+const load = (requests: number, rps: number, cpuSeconds: Record<string, number>): LoadCost => ({
+  requests,
+  rps,
+  cpuSeconds,
+  non2xx: 0,
+  statuses: {},
+  errors: 0,
+});
+
+const figures = (sandboxRead: LoadCost, walBytes: number): CostFigures => ({
+  cpus: 2,
+  connections: 10,
+  readRoutes: 'GET /models and GET /image/{id} in turn',
+  writeRoute: 'POST /image (resumable)',
+  configurations: [
+    {
+      name: 'SQLite x1',
+      engine: 'sqlite',
+      instances: 1,
+      read: load(10_000, 2_000, { instances: 1.5, nginx: 0.5 }),
+      write: load(1_000, 200, { instances: 0.4, nginx: 0.1 }),
+    },
+    {
+      name: 'PostgreSQL x3',
+      engine: 'postgresql',
+      instances: 3,
+      read: sandboxRead,
+      write: load(1_000, 150, { instances: 0.6, postgresql: 0.3, nginx: 0.1 }),
+    },
+  ],
+  wal: {
+    gets: 10_000,
+    non2xx: 0,
+    seconds: 5,
+    bytes: walBytes,
+    idleBytes: 4_000,
+    checkpoints: 0,
+    autovacuums: 0,
+    transactionsPerRead: 5,
+  },
+});
+
+describe('sandboxCostRows', () => {
+  it('divides the CPU of every process by the 2xx answers', () => {
+    expect(microsecondsPerRequest(load(4_000, 1, { instances: 0.6, postgresql: 0.2 }))).toBeCloseTo(200);
+  });
+
+  it('meets the targets when the sandbox reads at under 2x the CPU, over 0.4x the rate, under 1 MB of WAL', () => {
+    const rows = sandboxCostRows(
+      figures(load(5_000, 1_000, { instances: 1.2, postgresql: 0.6, nginx: 0.2 }), 22_000),
+    );
+    const [cpu, rps, write, wal] = rows;
+    expect(cpu.ours).toBe('400 µs CPU/request (instances 240, postgresql 120, nginx 40)');
+    expect(cpu.ratio).toBe('2.00x');
+    expect(cpu.ok).toBe(true);
+    expect(rps.ratio).toBe('0.50x');
+    expect(rps.ok).toBe(true);
+    expect(write.ok).toBeNull();
+    expect(write.ratio).toBe('2.00x');
+    expect(wal.ok).toBe(true);
+    expect(wal.ours).toContain('22,000 bytes');
+    expect(rows.some((r) => r.why)).toBe(false);
+  });
+
+  it('misses each target just past it', () => {
+    const rows = sandboxCostRows(
+      figures(load(5_000, 790, { instances: 1.3, postgresql: 0.6, nginx: 0.2 }), 1024 * 1024),
+    );
+    expect(rows.map((r) => r.ok)).toEqual([false, false, null, false]);
+    expect(rows[0].why).toMatch(
+      /^every read made 5\.0 PostgreSQL transactions .*: the instances burnt 260 µs per read against 150 µs, PostgreSQL's processes 120 µs more/,
+    );
+    expect(rows[1].why).toContain('(2.10x of the embedded instance');
+  });
+
+  it('says when a checkpoint or an autovacuum run fell inside the WAL measure', () => {
+    const f = figures(load(5_000, 1_000, { instances: 1 }), 300_000);
+    const rows = sandboxCostRows({ ...f, wal: { ...f.wal, checkpoints: 1, autovacuums: 2 } });
+    expect(rows[3].ours).toContain('1 checkpoint(s) inside, 2 autovacuum run(s) inside');
+  });
+});
