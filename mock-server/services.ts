@@ -1,12 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import type { MockConfig } from './config.js';
-import { seedKeysLoaded } from './exposure.js';
-import { MockClock } from './domain/clock.js';
+import type { MockClock } from './domain/clock.js';
 import type { ImageService } from './domain/images/image-service.js';
 import type { PredictionService } from './domain/predictions/prediction-service.js';
 import type { ExportService } from './domain/exports/export-service.js';
 import type { ProgressControls } from './domain/predictions/progress-controls.js';
-import { applySeed, parseSeed, type Seed } from './domain/seed.js';
 import type { OrganizationAdmin } from './domain/organization-admin.js';
 import { RequestRateLimit } from './domain/abuse-limits.js';
 import { RequestJournal } from './control/request-journal.js';
@@ -15,17 +12,26 @@ import type { StateStore } from './domain/state.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { makeDataFolders } from './stores/files/make-data-folder.js';
 import { dataLayout, type DataLayout } from './stores/data-layout.js';
-import { SnapshotService } from './domain/snapshots/snapshot-service.js';
-import { DataFolderSnapshotFiles } from './stores/snapshots/snapshot-file-store.js';
-import { TarSnapshotArchives } from './stores/snapshots/tar-archives.js';
+import type { SnapshotService } from './domain/snapshots/snapshot-service.js';
 import { createDecoderPools, type DecoderPools } from './services/decoder-pools.js';
 import { wireDomainServices, type ClosableRunner } from './services/domain-services.js';
 import { openObjectStore } from './services/open-object-store.js';
 import { openState } from './services/open-state.js';
-import { NO_SWEEP, resumeKeptFolder, type BackgroundSweep } from './services/resume-kept-folder.js';
+import {
+  NO_SWEEP,
+  resumeKeptFolder,
+  type BackgroundSweep,
+  type KeptFolder,
+} from './services/resume-kept-folder.js';
 import { seededKeys } from './services/seeded-keys.js';
 import { snapshotFile } from './services/snapshot-file.js';
-import { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
+import type { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
+import { instanceLifecycle } from './services/instance-lifecycle.js';
+import { JobWork } from './services/job-work.js';
+import { instanceMetrics } from './services/metrics-sources.js';
+import { Seeding } from './services/seeding.js';
+import { snapshotService } from './services/snapshot-swap.js';
+import { stateClock } from './services/state-clock.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
 export interface Services {
@@ -89,24 +95,11 @@ export async function createServices(
   config: MockConfig,
   overrides: ServiceOverrides = {},
 ): Promise<Services> {
-  const paths = dataLayout(config.dataDir);
-  await makeDataFolders(config.dataDir, paths.folders);
-  const state = await openState(config, overrides.onDatabaseWait);
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.
   const soleOwner = config.databaseUrl === undefined;
-  // A data folder is seeded once, then kept.
-  const fresh = (await state.seed.seededAt()) === undefined;
-  // The mock's own offset is kept under the empty organization id.
-  const clock = new MockClock({
-    load: (orgId) => state.clockOffsets.get(orgId ?? ''),
-    save: (offset, orgId) => state.clockOffsets.set(orgId ?? '', offset),
-  });
-  await clock.refresh();
-  const made = await openObjectStore(config, paths, overrides.persistent ?? false, () => clock.now());
-  const store = overrides.wrapStore?.(made) ?? made;
+  const { paths, state, fresh, clock, store, pools } = await openFoundations(config, overrides);
   const borrowed = overrides.decoderPools;
-  const pools = borrowed ?? createDecoderPools(config);
   const { worker, images, runner, progress, predictions, segmentations, shares, admin, exports } =
     wireDomainServices({
       config,
@@ -118,83 +111,31 @@ export async function createServices(
       jobs: JOB_SETTINGS,
       runner: overrides.runner,
     });
-  let seedContent: Seed | undefined;
-  let sweep: BackgroundSweep = NO_SWEEP;
-  const seed = async () => {
-    const parsed = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
-    // Off loopback the seed's published keys stay out unless asked for (exposure.ts).
-    const content = seedKeysLoaded(config)
-      ? parsed
-      : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
-    seedContent = content;
-    await state.transaction(async () => {
-      await applySeed(state, content);
-      await state.seed.markSeeded(new Date().toISOString());
-    });
-  };
-  /**
-   * Instances starting at once on an empty shared database each find it unseeded: the first to
-   * commit seeds it, and the others' seeding fails on what it already holds; they go on with it.
-   */
-  const seedOnce = async () => {
-    try {
-      await seed();
-    } catch (error) {
-      if ((await state.seed.seededAt()) === undefined) throw error;
-    }
-  };
-  if (fresh) {
-    await seedOnce();
-  } else {
-    // A kept data folder: its seed's keys, for the banner, when the seed file is still there.
-    seedContent = await readFile(config.seedFile, 'utf8').then(
-      (text) => parseSeed(text, config.seedFile),
-      () => undefined,
-    );
-    sweep = await resumeKeptFolder({
-      state,
-      store,
-      paths,
-      clock,
-      images,
-      predictions,
-      soleOwner,
-      sharedGraceMs: SHARED_SWEEP_GRACE_MS,
-      onSweepFailed: overrides.onSweepFailed,
-    });
-  }
-  let working = false;
-  const startWork = () => {
-    if (config.role === 'api') return;
-    worker.start();
-    working = true;
-  };
-  const snapshots = new SnapshotService({
+  const seeding = new Seeding(config, state);
+  const sweep = await seedOrResume(fresh, seeding, {
     state,
-    archives: new TarSnapshotArchives(paths.snapshotStaging),
-    files: new DataFolderSnapshotFiles(paths, store),
-    limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
-    async whileQuiet(swap) {
-      // The sweep reads the state the swap replaces: it ends first.
-      await sweep.settled;
-      const wasWorking = working;
-      await worker.stop();
-      working = false;
-      await images.idle();
-      try {
-        await swap();
-      } finally {
-        // What the services keep beside the state follows the state now in place.
-        await clock.refresh();
-        clock.forgetOrganizations();
-        segmentations.forgetAll();
-        if ((await state.seed.seededAt()) === undefined) await state.seed.markSeeded(clock.nowIso());
-        if (soleOwner) await images.dropHeldMarks();
-        await images.recoverConversions({ soleOwner });
-        await predictions.recoverInFlight({ soleOwner });
-        if (wasWorking) startWork();
-      }
-    },
+    store,
+    paths,
+    clock,
+    images,
+    predictions,
+    soleOwner,
+    sharedGraceMs: SHARED_SWEEP_GRACE_MS,
+    onSweepFailed: overrides.onSweepFailed,
+  });
+  const work = new JobWork(worker, config.role);
+  const snapshots = snapshotService({
+    config,
+    paths,
+    state,
+    store,
+    clock,
+    images,
+    predictions,
+    segmentations,
+    work,
+    sweep,
+    soleOwner,
   });
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   const release = async () => {
@@ -202,15 +143,6 @@ export async function createServices(
     if (!borrowed) await pools.convert.close();
     await state.close();
   };
-  const pooled = state as StateStore & { poolUse?: () => { waiting: number; waits: number } };
-  const metrics = new InstanceMetrics({
-    jobsQueued: () => state.jobs.count(),
-    jobsLeased: () => worker.leases.held,
-    jobLeasesLost: () => worker.leases.lost,
-    // Only the PostgreSQL store has a pool of connections to wait for.
-    databasePool: pooled.poolUse && (() => pooled.poolUse!()),
-    decoderPools: () => ({ convert: pools.convert.use, segment: pools.segment.use }),
-  });
   // A snapshot named at start replaces whatever the data folder or the seed put in place.
   if (config.snapshot) {
     try {
@@ -221,7 +153,7 @@ export async function createServices(
       throw error;
     }
   }
-  startWork();
+  work.start();
 
   return {
     config,
@@ -229,44 +161,56 @@ export async function createServices(
     clock,
     state,
     store,
-    metrics,
     images,
     predictions,
     exports,
     progress,
     shares,
     admin,
+    snapshots,
+    metrics: instanceMetrics(state, worker, pools),
     journal: new RequestJournal(state.journal),
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
-    snapshots,
-    async reseed() {
-      await sweep.settled;
-      await worker.stop();
-      for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
-      await state.clear();
-      await clock.refresh();
-      clock.forgetOrganizations();
-      // Fresh children: a reset hands back what their heaps and libvips grew to.
-      await runner.recycle?.();
-      await pools.convert.recycle();
-      await seed();
-      startWork();
-    },
-    seededKeys: () => seededKeys(state, seedContent),
-    async idle() {
-      await sweep.settled;
-      await images.idle();
-      await predictions.idle();
-    },
-    async close() {
-      // Rows of work in flight stay as they are, so it resumes after a restart; so does the sweep.
-      sweep.stop();
-      await sweep.settled;
-      images.stop();
-      predictions.stop();
-      await worker.stop();
-      await images.idle();
-      await release();
-    },
+    seededKeys: () => seededKeys(state, seeding.content),
+    ...instanceLifecycle({
+      state,
+      clock,
+      images,
+      predictions,
+      admin,
+      runner,
+      pools,
+      seeding,
+      work,
+      sweep,
+      release,
+    }),
   };
+}
+
+/** A fresh data folder is seeded; a kept one resumes, its start-up sweep running in the background. */
+async function seedOrResume(fresh: boolean, seeding: Seeding, folder: KeptFolder): Promise<BackgroundSweep> {
+  if (fresh) {
+    await seeding.seedOnce();
+    return NO_SWEEP;
+  }
+  await seeding.readKept();
+  return resumeKeptFolder(folder);
+}
+
+/**
+ * What the domain stands on, opened in this order: the data folder, the state (and whether it was
+ * ever seeded), the clock kept in it, the object store, and the decoder children.
+ */
+async function openFoundations(config: MockConfig, overrides: ServiceOverrides) {
+  const paths = dataLayout(config.dataDir);
+  await makeDataFolders(config.dataDir, paths.folders);
+  const state = await openState(config, overrides.onDatabaseWait);
+  // A data folder is seeded once, then kept.
+  const fresh = (await state.seed.seededAt()) === undefined;
+  const clock = await stateClock(state);
+  const made = await openObjectStore(config, paths, overrides.persistent ?? false, () => clock.now());
+  const store = overrides.wrapStore?.(made) ?? made;
+  const pools = overrides.decoderPools ?? createDecoderPools(config);
+  return { paths, state, fresh, clock, store, pools };
 }

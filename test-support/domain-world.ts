@@ -1,6 +1,6 @@
 /**
- * The domain's services on a fresh folder, wired as services.ts wires them but with hooks for
- * tests: every answer of the object store and of the segmentation runner passes through
+ * The domain's services on a fresh folder, wired by the wiring services.ts uses
+ * (services/domain-services.ts), with hooks for tests: every answer of the object store and of the segmentation runner passes through
  * `schedule` (fast-check's scheduler picks their order), and the state's transactions can be made
  * to fail as on a full disk.
  */
@@ -9,28 +9,35 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { loadConfig, type MockConfig } from '../mock-server/config.js';
 import { MockClock } from '../mock-server/domain/clock.js';
 import { storageFull } from '../mock-server/domain/errors.js';
-import { JobWorker } from '../mock-server/domain/jobs/job-worker.js';
-import { ImageService } from '../mock-server/domain/images/image-service.js';
 import type { Organization } from '../mock-server/domain/organizations.js';
-import { PredictionService } from '../mock-server/domain/predictions/prediction-service.js';
-import { ProgressControls } from '../mock-server/domain/predictions/progress-controls.js';
+import type { ImageService } from '../mock-server/domain/images/image-service.js';
+import type { PredictionService } from '../mock-server/domain/predictions/prediction-service.js';
 import { addOrganization, toModel } from '../mock-server/domain/seed.js';
-import { ShareService } from '../mock-server/domain/shares/share-service.js';
+import type { ShareService } from '../mock-server/domain/shares/share-service.js';
 import { EmbeddedObjectStore } from '../mock-server/stores/object-store/embedded-store.js';
 import type { ObjectStore } from '../mock-server/domain/object-store.js';
 import type { SegmentationResult } from '../mock-server/engines/segmentation/types.js';
 import { openDatabase } from '../mock-server/stores/sqlite/database/open-database.js';
 import { dataLayout } from '../mock-server/stores/data-layout.js';
-import { DerivedImageFileStore } from '../mock-server/stores/files/derived-image-files.js';
-import { SegmentationFileStore } from '../mock-server/stores/files/segmentation-file-store.js';
-import { SegmentationReader } from '../mock-server/domain/segmentations/segmentation-reader.js';
 import { SqliteStateStore } from '../mock-server/stores/sqlite/sqlite-state-store.js';
+import { createDecoderPools } from '../mock-server/services/decoder-pools.js';
+import { wireDomainServices } from '../mock-server/services/domain-services.js';
 
 export const ORG_ID = '0e0b7f38-0000-4000-8000-000000000001';
 export const MODEL_ID = '0e0b7f38-0000-4000-8000-0000000000aa';
 const RESULT = { width: 4, height: 4, objects: [] } as unknown as SegmentationResult;
+
+/** The settings services.ts takes from the config, as these tests want them: small parts, no delays. */
+const WORLD_SETTINGS = {
+  minPartSize: 5,
+  presignExpirySeconds: 600,
+  jobLeaseMs: 60_000,
+  predictionStartDelayMs: 0,
+  predictionRunDelayMs: 0,
+} satisfies Partial<MockConfig>;
 
 export type Schedule = <T>(work: Promise<T>, label: string) => Promise<T>;
 export const immediate: Schedule = (work) => work;
@@ -69,38 +76,24 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
     ),
   );
   const world = { diskFull: false, onWorkDone: () => undefined } as DomainWorld;
-  const state = new Proxy(real, {
-    get(target, name, receiver) {
-      if (name === 'transaction')
-        return async <T>(work: () => Promise<T>): Promise<T> => {
-          if (world.diskFull) throw storageFull();
-          return target.transaction(work);
-        };
-      return Reflect.get(target, name, receiver) as unknown;
-    },
-  });
+  const state = failingWhileDiskFull(real, world);
   const store = new EmbeddedObjectStore({
     dataDir: layout.store,
     storageUrl: 'http://127.0.0.1:1/storage',
   });
-  const scheduled = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver) as unknown;
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const answer = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (!(answer instanceof Promise)) return answer;
-        answer.catch(() => undefined); // its failure reaches the caller when the scheduler releases it
-        return schedule(answer, `store.${String(name)}`);
-      };
-    },
-  }) as ObjectStore;
+  const scheduled = scheduledStore(store, schedule);
   const clock = new MockClock();
-  const worker = new JobWorker(state, { leaseMs: 60_000, concurrency: 64, pollMs: 50 });
-  const images = new ImageService(state, scheduled, clock, {
-    worker,
-    minPartSize: 5,
-    presignExpirySeconds: 600,
+  const config = loadConfig([], {}, { ...WORLD_SETTINGS, dataDir: root });
+  const pools = createDecoderPools(config);
+  const { worker, images, predictions, shares } = wireDomainServices({
+    config,
+    paths: layout,
+    state,
+    store: scheduled,
+    clock,
+    // Neither pool starts a child: conversion and segmentation are replaced below.
+    pools,
+    jobs: { leaseMs: WORLD_SETTINGS.jobLeaseMs, concurrency: 64, pollMs: 50 },
     // Conversion is not what these tests are about: the derived files are three small files.
     async convert(_tiff, files) {
       await writeFile(files.preview, 'p');
@@ -115,32 +108,18 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
         thumbnailPath: files.thumbnail,
       };
     },
-    derivedFiles: new DerivedImageFileStore(layout),
+    runner: {
+      run: () =>
+        schedule(
+          Promise.resolve().then(() => {
+            world.onWorkDone();
+            return RESULT;
+          }),
+          'runner.run',
+        ),
+    },
   });
-  const runner = {
-    run: () =>
-      schedule(
-        Promise.resolve().then(() => {
-          world.onWorkDone();
-          return RESULT;
-        }),
-        'runner.run',
-      ),
-  };
-  const segmentationFiles = new SegmentationFileStore(layout);
-  const predictions = new PredictionService(
-    state,
-    images,
-    runner,
-    new ProgressControls(state, { startDelayMs: 0, runDelayMs: 0 }),
-    clock,
-    segmentationFiles,
-    worker,
-  );
   worker.start();
-  images.onDeleted = (derived) => predictions.forget(derived);
-  const segmentations = new SegmentationReader(state, segmentationFiles);
-  const shares = new ShareService(state, clock, (id) => segmentations.load(id));
   return Object.assign(world, {
     root,
     state: real,
@@ -153,10 +132,41 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
       images.stop();
       predictions.stop();
       await worker.stop();
+      await Promise.all([pools.convert.close(), pools.segment.close()]);
       await real.close();
       rmSync(root, { recursive: true, force: true });
     },
   });
+}
+
+/** The state whose transactions fail as on a full disk (storage_full) while `world.diskFull` holds. */
+function failingWhileDiskFull(real: SqliteStateStore, world: DomainWorld): SqliteStateStore {
+  return new Proxy(real, {
+    get(target, name, receiver) {
+      if (name === 'transaction')
+        return async <T>(work: () => Promise<T>): Promise<T> => {
+          if (world.diskFull) throw storageFull();
+          return target.transaction(work);
+        };
+      return Reflect.get(target, name, receiver) as unknown;
+    },
+  });
+}
+
+/** The object store whose every answer passes through `schedule`. */
+function scheduledStore(store: EmbeddedObjectStore, schedule: Schedule): ObjectStore {
+  return new Proxy(store, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const answer = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (!(answer instanceof Promise)) return answer;
+        answer.catch(() => undefined); // its failure reaches the caller when the scheduler releases it
+        return schedule(answer, `store.${String(name)}`);
+      };
+    },
+  }) as ObjectStore;
 }
 
 /** A resumable upload with its one part arrived, ready to complete. */

@@ -85,118 +85,159 @@ export function check(
   (options.sequential ? test.sequential : test)(
     `[${options.clauses.join(' ')}] ${title}`,
     { timeout: options.timeout ?? 120_000 },
-    async (testContext: TestContext) => {
-      const meta: CheckMeta = { clauses: options.clauses, calls: [] };
-      testContext.task.meta.contract = meta;
-      const skip = (reason: string): never => {
-        meta.skipReason = reason;
-        testContext.skip(reason);
-        throw new Error('unreachable');
-      };
-      const target = currentTarget();
-      contract ??= sharedContract();
-      for (const capability of options.requires ?? []) {
-        if (!target.capabilities.has(capability)) {
-          skip(
-            `needs '${capability}', not enabled for profile ${target.profile} (set CONTRACT_ENABLE=${capability} to allow it)`,
-          );
-        }
-      }
-      if (options.prismAnswersItself && target.viaPrism) {
-        skip(
-          'through --via-prism, Prism answers these requests itself (credentials or JSON syntax) before the target sees them',
-        );
-      }
-      for (const need of options.needs ?? []) {
-        if (!target.keys[need])
-          skip(
-            `needs a ${need === 'other' ? "second organization's key (CONTRACT_OTHER_ORG_API_KEY)" : "tiny-plan organization's key (CONTRACT_TINY_API_KEY)"}`,
-          );
-      }
-      const record = newCheckRecord();
-      const clientFor = (key: string) => new ApiClient(contract!, target, key, record);
-      const api = clientFor(target.keys.main);
-      const other = target.keys.other ? clientFor(target.keys.other) : undefined;
-      const tiny = target.keys.tiny ? clientFor(target.keys.tiny) : undefined;
-      const cleanup = new Cleanup();
-      const clauseFailures: string[] = [];
-      const verify = async (clauseId: string, assertions: () => unknown): Promise<boolean> => {
-        if (!options.clauses.includes(clauseId))
-          throw new Error(`check "${title}" verifies ${clauseId} but does not name it in its clauses`);
-        meta.clauseOutcomes ??= {};
-        try {
-          await assertions();
-          if (meta.clauseOutcomes[clauseId]?.outcome !== 'fail')
-            meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
-          return true;
-        } catch (err) {
-          if (err instanceof BlockedByStep) throw err;
-          const error = `${clauseId}: ${withLastAnswer((err as Error).message, record.transcript, contract!)}`;
-          meta.clauseOutcomes[clauseId] = {
-            outcome: 'fail',
-            error,
-            ...(err instanceof StepAnsweredOtherwise ? { step: err.step } : {}),
-          };
-          // An advisory is reported "at risk" and never fails the check (clauses.ts).
-          if (!ADVISORY_IDS.has(clauseId)) clauseFailures.push(error);
-          return false;
-        }
-      };
-      // The requests up to the failure, before cleanup adds its own.
-      let failedAt: number | undefined;
-      let failure: { error: unknown } | undefined;
-      try {
-        try {
-          await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
-        } catch (err) {
-          failedAt = record.transcript.length;
-          if (err instanceof Error && !meta.skipReason)
-            err.message = withLastAnswer(err.message, record.transcript, contract);
-          throw err;
-        }
-        if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
-        if (record.violations.length) {
-          // the oracle's findings (contract-tests/model) said apart from answers outside the document
-          const oracle = record.violations.filter((v) => v.startsWith('oracle: '));
-          const document = record.violations.filter((v) => !v.startsWith('oracle: '));
-          throw new Error(
-            [
-              ...(document.length ? [`responses broke the document:\n- ${document.join('\n- ')}`] : []),
-              ...(oracle.length ? [`answers disagree with the interface:\n- ${oracle.join('\n- ')}`] : []),
-            ].join('\n'),
-          );
-        }
-      } catch (err) {
-        failure = { error: err };
-        if (err instanceof BlockedByStep) meta.blockedBy = err.step;
-        if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
-      }
-      // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
-      // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
-      const beforeCleanup = record.violations.length;
-      await cleanup.run();
-      meta.calls = record.seen;
-      const cleanupErrors = record.violations.slice(beforeCleanup);
-      if (!failure && cleanupErrors.length)
-        failure = {
+    (testContext: TestContext) => runCheck(title, options, body, testContext),
+  );
+}
+
+/** One run of a check: its context, its body, its verdict, its cleanup and, when it failed, its reproducer. */
+async function runCheck(
+  title: string,
+  options: CheckOptions,
+  body: (ctx: CheckContext) => Promise<void>,
+  testContext: TestContext,
+): Promise<void> {
+  const meta: CheckMeta = { clauses: options.clauses, calls: [] };
+  testContext.task.meta.contract = meta;
+  const skip = (reason: string): never => {
+    meta.skipReason = reason;
+    testContext.skip(reason);
+    throw new Error('unreachable');
+  };
+  const target = currentTarget();
+  const document = (contract ??= sharedContract());
+  const unmet = unmetRequirement(options, target);
+  if (unmet) skip(unmet);
+  const record = newCheckRecord();
+  const clientFor = (key: string) => new ApiClient(document, target, key, record);
+  const cleanup = new Cleanup();
+  const clauseFailures: string[] = [];
+  const verify = clauseVerifier(title, options, meta, record, clauseFailures);
+  const ctx: CheckContext = {
+    target,
+    contract: document,
+    api: clientFor(target.keys.main),
+    other: target.keys.other ? clientFor(target.keys.other) : undefined,
+    tiny: target.keys.tiny ? clientFor(target.keys.tiny) : undefined,
+    cleanup,
+    skip,
+    verify,
+    clientFor,
+  };
+  const { failure, failedAt } = await judgeBody(body, ctx, meta, record, clauseFailures);
+  // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
+  // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
+  const beforeCleanup = record.violations.length;
+  await cleanup.run();
+  meta.calls = record.seen;
+  const cleanupErrors = record.violations.slice(beforeCleanup);
+  const failed =
+    failure ??
+    (cleanupErrors.length
+      ? {
           error: new Error(
             `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
           ),
-        };
-      if (failure) {
-        if (!meta.skipReason)
-          meta.reproducer = reproduce(
-            meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
-            meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
-            options.clauses,
-            failure.error,
-            record,
-            target,
-            cleanupErrors.length ? undefined : failedAt,
-          );
-        throw failure.error;
-      }
-    },
+        }
+      : undefined);
+  if (!failed) return;
+  if (!meta.skipReason)
+    meta.reproducer = reproduce(
+      meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
+      meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
+      options.clauses,
+      failed.error,
+      record,
+      target,
+      cleanupErrors.length ? undefined : failedAt,
+    );
+  throw failed.error;
+}
+
+/** Why the check cannot run against this target (a capability, a key, Prism in front), if it cannot. */
+function unmetRequirement(options: CheckOptions, target: Target): string | undefined {
+  for (const capability of options.requires ?? [])
+    if (!target.capabilities.has(capability))
+      return `needs '${capability}', not enabled for profile ${target.profile} (set CONTRACT_ENABLE=${capability} to allow it)`;
+  if (options.prismAnswersItself && target.viaPrism)
+    return 'through --via-prism, Prism answers these requests itself (credentials or JSON syntax) before the target sees them';
+  for (const need of options.needs ?? [])
+    if (!target.keys[need])
+      return `needs a ${need === 'other' ? "second organization's key (CONTRACT_OTHER_ORG_API_KEY)" : "tiny-plan organization's key (CONTRACT_TINY_API_KEY)"}`;
+  return undefined;
+}
+
+/** CheckContext.verify for one run: each clause's outcome goes into `meta`, a failure into `clauseFailures`. */
+function clauseVerifier(
+  title: string,
+  options: CheckOptions,
+  meta: CheckMeta,
+  record: CheckRecord,
+  clauseFailures: string[],
+): CheckContext['verify'] {
+  return async (clauseId, assertions) => {
+    if (!options.clauses.includes(clauseId))
+      throw new Error(`check "${title}" verifies ${clauseId} but does not name it in its clauses`);
+    meta.clauseOutcomes ??= {};
+    try {
+      await assertions();
+      if (meta.clauseOutcomes[clauseId]?.outcome !== 'fail')
+        meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
+      return true;
+    } catch (err) {
+      if (err instanceof BlockedByStep) throw err;
+      const error = `${clauseId}: ${withLastAnswer((err as Error).message, record.transcript, contract!)}`;
+      meta.clauseOutcomes[clauseId] = {
+        outcome: 'fail',
+        error,
+        ...(err instanceof StepAnsweredOtherwise ? { step: err.step } : {}),
+      };
+      // An advisory is reported "at risk" and never fails the check (clauses.ts).
+      if (!ADVISORY_IDS.has(clauseId)) clauseFailures.push(error);
+      return false;
+    }
+  };
+}
+
+/**
+ * Runs the body and judges it: what it threw, the clauses it failed, the answers that broke the
+ * document. `failedAt` is the number of requests up to the failure, before cleanup adds its own.
+ */
+async function judgeBody(
+  body: (ctx: CheckContext) => Promise<void>,
+  ctx: CheckContext,
+  meta: CheckMeta,
+  record: CheckRecord,
+  clauseFailures: string[],
+): Promise<{ failure?: { error: unknown }; failedAt?: number }> {
+  let failedAt: number | undefined;
+  try {
+    try {
+      await body(ctx);
+    } catch (err) {
+      failedAt = record.transcript.length;
+      if (err instanceof Error && !meta.skipReason)
+        err.message = withLastAnswer(err.message, record.transcript, ctx.contract);
+      throw err;
+    }
+    if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
+    if (record.violations.length) throw violationsError(record.violations);
+    return {};
+  } catch (err) {
+    if (err instanceof BlockedByStep) meta.blockedBy = err.step;
+    if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
+    return { failure: { error: err }, failedAt };
+  }
+}
+
+/** The oracle's findings (contract-tests/model) said apart from answers outside the document. */
+function violationsError(violations: string[]): Error {
+  const oracle = violations.filter((v) => v.startsWith('oracle: '));
+  const document = violations.filter((v) => !v.startsWith('oracle: '));
+  return new Error(
+    [
+      ...(document.length ? [`responses broke the document:\n- ${document.join('\n- ')}`] : []),
+      ...(oracle.length ? [`answers disagree with the interface:\n- ${oracle.join('\n- ')}`] : []),
+    ].join('\n'),
   );
 }
 

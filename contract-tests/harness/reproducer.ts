@@ -56,123 +56,162 @@ function pollState(exchange: RecordedExchange): { field: string; value: string }
   return undefined;
 }
 
-export function reproducerScript(input: ReproducerInput): {
-  script: string;
-  files: Array<{ name: string; bytes: Buffer }>;
-} {
-  const produced = new Map<string, { exchange: number; path: Array<string | number> }>();
-  const captures = new Map<string, Capture>();
-  const files: Array<{ name: string; bytes: Buffer }> = [];
-  const variables = new Set<string>(['BASE_URL']);
-  const lines: string[] = [];
+type Escape = (text: string) => string;
+/** A URL or header as a double-quoted shell word holds it. */
+const urlSafe: Escape = (t) => t.replace(/["\\$`]/g, (c) => `\\${c}`);
+
+/**
+ * Values the target handed out (ids, part URLs) and the variables that capture them: a later
+ * request that repeats one is written with its variable, read from the answer it came from.
+ */
+class CapturedValues {
+  private readonly produced = new Map<string, { exchange: number; path: Array<string | number> }>();
+  private readonly captures = new Map<string, Capture>();
+
+  constructor(private readonly baseUrls: string[]) {}
 
   /** Replaces values an earlier answer produced with the variable that captures them, then the roots. */
-  const substitute = (text: string, before: number, escape: (t: string) => string): string => {
+  substitute(text: string, before: number, escape: Escape): string {
     let out = escape(text);
-    const known = [...produced.entries()]
+    const known = [...this.produced.entries()]
       .filter(([, p]) => p.exchange < before)
       .sort((a, b) => b[0].length - a[0].length);
     for (const [value, origin] of known) {
       const escaped = escape(value);
       if (!out.includes(escaped)) continue;
-      let capture = captures.get(value);
+      let capture = this.captures.get(value);
       if (!capture) {
-        capture = { variable: `V${captures.size + 1}`, ...origin };
-        captures.set(value, capture);
+        capture = { variable: `V${this.captures.size + 1}`, ...origin };
+        this.captures.set(value, capture);
       }
       out = out.split(escaped).join(`\${${capture.variable}}`);
     }
-    for (const root of input.baseUrls) out = out.split(escape(root)).join('${BASE_URL}');
+    for (const root of this.baseUrls) out = out.split(escape(root)).join('${BASE_URL}');
     return out;
-  };
+  }
 
-  // Keys sent as raw headers (throw-away organizations') and the run's own never appear in the
-  // script's comments.
+  /** Notes the reusable values of one answer, for the requests after it. */
+  learn(exchange: RecordedExchange, index: number): void {
+    for (const [value, at] of leaves(exchange.json))
+      if (REUSABLE.test(value) && !this.produced.has(value))
+        this.produced.set(value, { exchange: index, path: at });
+  }
+
+  /** Each captured value is read right after the answer it came from. */
+  addReads(steps: string[][]): void {
+    for (const capture of this.captures.values())
+      steps[capture.exchange].push(
+        `${capture.variable}=$(value ${shellQuote(JSON.stringify(capture.path))} "$OUT/${capture.exchange + 1}")`,
+      );
+  }
+}
+
+/**
+ * Keys sent as raw headers (throw-away organizations') and the run's own never appear in the
+ * script's comments: this writes them as `<key>`.
+ */
+function keyRedactor(input: ReproducerInput): (text: string) => string {
   const sentKeys = [
     ...input.exchanges.map((e) => /^Bearer (\S{8,})$/.exec(e.request.rawAuthorization ?? '')?.[1]),
     ...(input.secrets ?? []),
   ].filter((k): k is string => !!k && k.length >= 8);
-  const redact = (text: string) => sentKeys.reduce((out, key) => out.split(key).join('<key>'), text);
-  const steps: string[][] = [];
-  const samePoll = (a?: RecordedExchange, b?: RecordedExchange) =>
-    !!a &&
-    !!b &&
-    a.request.method === 'GET' &&
-    b.request.method === 'GET' &&
-    a.request.url === b.request.url &&
-    !!pollState(b);
-  input.exchanges.forEach((exchange, index) => {
-    const { request } = exchange;
-    const step: string[] = [];
-    // A poll (the same GET again and again) is replayed as a loop until it reaches the state the
-    // suite's last read of it saw, at the target's own pace.
-    if (samePoll(exchange, input.exchanges[index + 1])) {
-      steps.push(step);
-      return;
-    }
-    const poll = samePoll(input.exchanges[index - 1], exchange) ? pollState(exchange) : undefined;
-    const args: string[] = [
-      `-X ${request.method}`,
-      `"${substitute(request.url, index, (t) => t.replace(/["\\$`]/g, (c) => `\\${c}`))}"`,
-    ];
-    if (request.keyVariable) {
-      variables.add(request.keyVariable);
-      args.push(`-H "Authorization: Bearer \${${request.keyVariable}}"`);
-    } else if (request.rawAuthorization !== undefined)
-      // A throw-away organization's key is read back from the answer that created it.
-      args.push(
-        `-H "${substitute(`Authorization: ${request.rawAuthorization}`, index, (t) => t.replace(/["\\$`]/g, (c) => `\\${c}`))}"`,
-      );
-    if (request.contentType && request.body?.kind !== 'multipart')
-      args.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
-    let heredoc: string | undefined;
-    if (request.body?.kind === 'text') {
-      args.push('--data-binary @-');
-      heredoc = substitute(request.body.text, index, heredocSafe);
-    } else if (request.body?.kind === 'bytes') {
-      const name = `${index + 1}-body.bin`;
-      files.push({ name, bytes: request.body.bytes });
-      args.push(`--data-binary "@$FILES/${name}"`);
-    } else if (request.body?.kind === 'multipart') {
-      for (const field of request.body.fields) {
-        if ('bytes' in field) {
-          const name = `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`;
-          files.push({ name, bytes: field.bytes });
-          args.push(`-F "${field.name}=@$FILES/${name};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
-        } else args.push(`-F ${shellQuote(`${field.name}=${field.value}`)}`);
-      }
-    }
-    // The heading names this run's ids (read from its own answers), not the suite's.
-    const shownPath = substitute(new URL(request.url).pathname, index, (t) =>
-      t.replace(/["\\$`]/g, (c) => `\\${c}`),
-    );
-    step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`);
-    const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
-    step.push(
-      poll
-        ? `for try in $(seq 300); do ${curl}; [ "$(value '["${poll.field}"]' "$OUT/${index + 1}")" = ${shellQuote(poll.value)} ] && break; sleep 1; done`
-        : curl,
-    );
-    step.push(`show "$OUT/${index + 1}"`);
-    step.push(
-      comment(
-        redact(
-          exchange.transportError !== undefined
-            ? `the suite saw: no answer, ${exchange.transportError}`
-            : `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
-        ),
-      ),
-    );
-    steps.push(step);
-    for (const [value, at] of leaves(exchange.json))
-      if (REUSABLE.test(value) && !produced.has(value)) produced.set(value, { exchange: index, path: at });
-  });
-  // Each captured value is read right after the answer it came from.
-  for (const capture of captures.values())
-    steps[capture.exchange].push(
-      `${capture.variable}=$(value ${shellQuote(JSON.stringify(capture.path))} "$OUT/${capture.exchange + 1}")`,
-    );
+  return (text) => sentKeys.reduce((out, key) => out.split(key).join('<key>'), text);
+}
 
+/** Whether `b` reads again what `a` read, waiting on a state field (a poll). */
+const samePoll = (a?: RecordedExchange, b?: RecordedExchange) =>
+  !!a &&
+  !!b &&
+  a.request.method === 'GET' &&
+  b.request.method === 'GET' &&
+  a.request.url === b.request.url &&
+  !!pollState(b);
+
+/** What one script is made of while its steps are written. */
+interface ScriptParts {
+  values: CapturedValues;
+  files: Array<{ name: string; bytes: Buffer }>;
+  /** BASE_URL and the key variables the requests send, in the order met. */
+  variables: Set<string>;
+}
+
+/** curl's arguments for one request (its files added to `parts.files`), and the body it reads from stdin. */
+function curlArguments(
+  request: RecordedExchange['request'],
+  index: number,
+  parts: ScriptParts,
+): { args: string[]; heredoc?: string } {
+  const { values, files } = parts;
+  const args: string[] = [`-X ${request.method}`, `"${values.substitute(request.url, index, urlSafe)}"`];
+  if (request.keyVariable) {
+    parts.variables.add(request.keyVariable);
+    args.push(`-H "Authorization: Bearer \${${request.keyVariable}}"`);
+  } else if (request.rawAuthorization !== undefined)
+    // A throw-away organization's key is read back from the answer that created it.
+    args.push(`-H "${values.substitute(`Authorization: ${request.rawAuthorization}`, index, urlSafe)}"`);
+  if (request.contentType && request.body?.kind !== 'multipart')
+    args.push(`-H ${shellQuote(`Content-Type: ${request.contentType}`)}`);
+  let heredoc: string | undefined;
+  if (request.body?.kind === 'text') {
+    args.push('--data-binary @-');
+    heredoc = values.substitute(request.body.text, index, heredocSafe);
+  } else if (request.body?.kind === 'bytes') {
+    const name = `${index + 1}-body.bin`;
+    files.push({ name, bytes: request.body.bytes });
+    args.push(`--data-binary "@$FILES/${name}"`);
+  } else if (request.body?.kind === 'multipart') {
+    for (const field of request.body.fields) {
+      if ('bytes' in field) {
+        const name = `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+        files.push({ name, bytes: field.bytes });
+        args.push(`-F "${field.name}=@$FILES/${name};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
+      } else args.push(`-F ${shellQuote(`${field.name}=${field.value}`)}`);
+    }
+  }
+  return { args, heredoc };
+}
+
+/**
+ * The lines that send one request again, print its answer and say what the suite saw. A poll (the
+ * same GET again and again) is replayed as a loop until it reaches the state the suite's last read
+ * of it saw, at the target's own pace.
+ */
+function replayStep(
+  exchanges: RecordedExchange[],
+  index: number,
+  parts: ScriptParts,
+  redact: (text: string) => string,
+): string[] {
+  const exchange = exchanges[index];
+  const { request } = exchange;
+  const step: string[] = [];
+  const poll = samePoll(exchanges[index - 1], exchange) ? pollState(exchange) : undefined;
+  const { args, heredoc } = curlArguments(request, index, parts);
+  // The heading names this run's ids (read from its own answers), not the suite's.
+  const shownPath = parts.values.substitute(new URL(request.url).pathname, index, urlSafe);
+  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`);
+  const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
+  step.push(
+    poll
+      ? `for try in $(seq 300); do ${curl}; [ "$(value '["${poll.field}"]' "$OUT/${index + 1}")" = ${shellQuote(poll.value)} ] && break; sleep 1; done`
+      : curl,
+  );
+  step.push(`show "$OUT/${index + 1}"`);
+  step.push(
+    comment(
+      redact(
+        exchange.transportError !== undefined
+          ? `the suite saw: no answer, ${exchange.transportError}`
+          : `the suite saw: HTTP ${exchange.status}${exchange.text ? ` ${exchange.text.slice(0, 300)}` : ''}`,
+      ),
+    ),
+  );
+  return step;
+}
+
+/** The script's opening: what it reproduces, the variables it needs, and its two helpers. */
+function scriptPreamble(input: ReproducerInput, variables: Set<string>): string[] {
+  const lines: string[] = [];
   lines.push('#!/usr/bin/env bash');
   lines.push(`# Reproducer written by the contract suite: ${input.title}`);
   lines.push(`# Clauses: ${input.clauses.join(', ')}`);
@@ -191,18 +230,46 @@ export function reproducerScript(input: ReproducerInput): {
   lines.push(
     `show() { node -e 'const b = require("fs").readFileSync(process.argv[1]); const binary = b.subarray(0, 4096).some((c) => c < 9 || (c > 13 && c < 32)); console.log(binary ? \`(\${b.length} bytes, not text: \${process.argv[1]})\` : b.subarray(0, 2000).toString("utf8"))' "$1"; }`,
   );
-  for (const step of steps) lines.push('', ...step);
-  // Printed at the end of a run as well as read in the file: every line is a comment, so no line
-  // of it can end the heredoc.
-  lines.push(
+  return lines;
+}
+
+/**
+ * The failure the suite saw: printed at the end of a run as well as read in the file. Every line
+ * is a comment, so no line of it can end the heredoc.
+ */
+function whatBroke(input: ReproducerInput, redact: (text: string) => string): string[] {
+  return [
     '',
     'echo',
     "cat <<'WHAT_BROKE'",
     '# What broke, and what was expected (when the suite ran it):',
     comment(redact(input.error.slice(0, 3000))),
     'WHAT_BROKE',
-  );
-  return { script: `${lines.join('\n')}\n`, files };
+  ];
+}
+
+export function reproducerScript(input: ReproducerInput): {
+  script: string;
+  files: Array<{ name: string; bytes: Buffer }>;
+} {
+  const parts: ScriptParts = {
+    values: new CapturedValues(input.baseUrls),
+    files: [],
+    variables: new Set<string>(['BASE_URL']),
+  };
+  const redact = keyRedactor(input);
+  // A poll's reads before its last are replayed by the loop of the last: their steps stay empty.
+  const steps = input.exchanges.map((exchange, index) => {
+    if (samePoll(exchange, input.exchanges[index + 1])) return [];
+    const step = replayStep(input.exchanges, index, parts, redact);
+    parts.values.learn(exchange, index);
+    return step;
+  });
+  parts.values.addReads(steps);
+  const lines = scriptPreamble(input, parts.variables);
+  for (const step of steps) lines.push('', ...step);
+  lines.push(...whatBroke(input, redact));
+  return { script: `${lines.join('\n')}\n`, files: parts.files };
 }
 
 /** Writes the script (and the files it sends) under `dir`; answers the script's path. */

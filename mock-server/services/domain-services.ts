@@ -1,6 +1,7 @@
 import type { MockConfig } from '../config.js';
 import type { MockClock } from '../domain/clock.js';
 import { ImageService } from '../domain/images/image-service.js';
+import type { Converter } from '../domain/images/image-conversions.js';
 import { JobWorker } from '../domain/jobs/job-worker.js';
 import { PredictionService, type SegmentationRunner } from '../domain/predictions/prediction-service.js';
 import { ExportService } from '../domain/exports/export-service.js';
@@ -43,6 +44,8 @@ export interface DomainParts {
   jobs: JobSettings;
   /** Replaces the runner on the segment pool (tests). */
   runner?: ClosableRunner;
+  /** Replaces conversion on the convert pool (tests whose subject is not conversion). */
+  convert?: Converter;
 }
 
 /** The domain's services, each made once and handed the others it calls. */
@@ -55,6 +58,7 @@ export function wireDomainServices({
   pools,
   jobs,
   runner: given,
+  convert,
 }: DomainParts) {
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
   const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
@@ -69,7 +73,7 @@ export function wireDomainServices({
     limits,
     minPartSize: config.minPartSize,
     presignExpirySeconds: config.presignExpirySeconds,
-    convert: convertInChild(pools.convert, rasterLimits),
+    convert: convert ?? convertInChild(pools.convert, rasterLimits),
     derivedFiles: new DerivedImageFileStore(paths),
   });
   // No child waits warm from the start: an idle mock holds no process it has not needed yet, and

@@ -1,0 +1,61 @@
+import type { MockClock } from '../domain/clock.js';
+import type { ImageService } from '../domain/images/image-service.js';
+import type { OrganizationAdmin } from '../domain/organization-admin.js';
+import type { PredictionService } from '../domain/predictions/prediction-service.js';
+import type { StateStore } from '../domain/state.js';
+import type { DecoderPools } from './decoder-pools.js';
+import type { ClosableRunner } from './domain-services.js';
+import type { JobWork } from './job-work.js';
+import type { BackgroundSweep } from './resume-kept-folder.js';
+import type { Seeding } from './seeding.js';
+
+/** What a reset, a wait for quiet and the end of the instance stop, empty or restart. */
+export interface LifecycleParts {
+  state: StateStore;
+  clock: MockClock;
+  images: ImageService;
+  predictions: PredictionService;
+  admin: OrganizationAdmin;
+  runner: ClosableRunner;
+  pools: DecoderPools;
+  seeding: Seeding;
+  work: JobWork;
+  sweep: BackgroundSweep;
+  /** Stops what this mock opened: its database, and the children it did not borrow. */
+  release: () => Promise<void>;
+}
+
+/** Services' reseed, idle and close (services.ts says what each promises). */
+export function instanceLifecycle(parts: LifecycleParts) {
+  const { state, clock, images, predictions, admin, runner, pools, seeding, work, sweep, release } = parts;
+  return {
+    async reseed(): Promise<void> {
+      await sweep.settled;
+      await work.stop();
+      for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
+      await state.clear();
+      await clock.refresh();
+      clock.forgetOrganizations();
+      // Fresh children: a reset hands back what their heaps and libvips grew to.
+      await runner.recycle?.();
+      await pools.convert.recycle();
+      await seeding.seed();
+      work.start();
+    },
+    async idle(): Promise<void> {
+      await sweep.settled;
+      await images.idle();
+      await predictions.idle();
+    },
+    async close(): Promise<void> {
+      // Rows of work in flight stay as they are, so it resumes after a restart; so does the sweep.
+      sweep.stop();
+      await sweep.settled;
+      images.stop();
+      predictions.stop();
+      await work.stop();
+      await images.idle();
+      await release();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { readFile } from 'node:fs/promises';
+import type { MockConfig } from '../config.js';
+import { seedKeysLoaded } from '../exposure.js';
+import { applySeed, parseSeed, type Seed } from '../domain/seed.js';
+import type { StateStore } from '../domain/state.js';
+
+/** Loads the seed file into the state, and keeps what it held for the seed's well-known keys. */
+export class Seeding {
+  private loaded: Seed | undefined;
+
+  constructor(
+    private readonly config: MockConfig,
+    private readonly state: StateStore,
+  ) {}
+
+  /** The seed last loaded or read, when there is one. */
+  get content(): Seed | undefined {
+    return this.loaded;
+  }
+
+  /** Loads the seed into an empty state and marks it seeded, in one transaction. */
+  async seed(): Promise<void> {
+    const { config, state } = this;
+    const parsed = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
+    // Off loopback the seed's published keys stay out unless asked for (exposure.ts).
+    const content = seedKeysLoaded(config)
+      ? parsed
+      : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
+    this.loaded = content;
+    await state.transaction(async () => {
+      await applySeed(state, content);
+      await state.seed.markSeeded(new Date().toISOString());
+    });
+  }
+
+  /**
+   * Instances starting at once on an empty shared database each find it unseeded: the first to
+   * commit seeds it, and the others' seeding fails on what it already holds; they go on with it.
+   */
+  async seedOnce(): Promise<void> {
+    try {
+      await this.seed();
+    } catch (error) {
+      if ((await this.state.seed.seededAt()) === undefined) throw error;
+    }
+  }
+
+  /** A kept data folder: its seed's keys, for the banner, when the seed file is still there. */
+  async readKept(): Promise<void> {
+    const { seedFile } = this.config;
+    this.loaded = await readFile(seedFile, 'utf8').then(
+      (text) => parseSeed(text, seedFile),
+      () => undefined,
+    );
+  }
+}

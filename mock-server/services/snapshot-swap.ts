@@ -1,0 +1,62 @@
+import type { MockConfig } from '../config.js';
+import type { MockClock } from '../domain/clock.js';
+import type { ImageService } from '../domain/images/image-service.js';
+import type { ObjectStore } from '../domain/object-store.js';
+import type { PredictionService } from '../domain/predictions/prediction-service.js';
+import type { SegmentationReader } from '../domain/segmentations/segmentation-reader.js';
+import { SnapshotService } from '../domain/snapshots/snapshot-service.js';
+import type { StateStore } from '../domain/state.js';
+import type { DataLayout } from '../stores/data-layout.js';
+import { DataFolderSnapshotFiles } from '../stores/snapshots/snapshot-file-store.js';
+import { TarSnapshotArchives } from '../stores/snapshots/tar-archives.js';
+import type { JobWork } from './job-work.js';
+import type { BackgroundSweep } from './resume-kept-folder.js';
+
+/** What a snapshot's swap of the state stops first and brings in line after. */
+export interface SwapParts {
+  config: MockConfig;
+  paths: DataLayout;
+  state: StateStore;
+  store: ObjectStore;
+  clock: MockClock;
+  images: ImageService;
+  predictions: PredictionService;
+  segmentations: SegmentationReader;
+  work: JobWork;
+  sweep: BackgroundSweep;
+  /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
+  soleOwner: boolean;
+}
+
+/** Takes and loads snapshots of the whole state, swapping it in only while nothing else runs. */
+export function snapshotService(parts: SwapParts): SnapshotService {
+  const { config, paths, state, store } = parts;
+  return new SnapshotService({
+    state,
+    archives: new TarSnapshotArchives(paths.snapshotStaging),
+    files: new DataFolderSnapshotFiles(paths, store),
+    limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
+    whileQuiet: (swap) => swapWhileQuiet(parts, swap),
+  });
+}
+
+async function swapWhileQuiet(parts: SwapParts, swap: () => Promise<void>): Promise<void> {
+  const { state, clock, images, predictions, segmentations, work, soleOwner } = parts;
+  // The sweep reads the state the swap replaces: it ends first.
+  await parts.sweep.settled;
+  const wasWorking = await work.stop();
+  await images.idle();
+  try {
+    await swap();
+  } finally {
+    // What the services keep beside the state follows the state now in place.
+    await clock.refresh();
+    clock.forgetOrganizations();
+    segmentations.forgetAll();
+    if ((await state.seed.seededAt()) === undefined) await state.seed.markSeeded(clock.nowIso());
+    if (soleOwner) await images.dropHeldMarks();
+    await images.recoverConversions({ soleOwner });
+    await predictions.recoverInFlight({ soleOwner });
+    if (wasWorking) work.start();
+  }
+}
