@@ -104,7 +104,12 @@ export function forceOutcome({ say, refresh, guard }, predictionId, status) {
       status,
       ...(status === 'FAILED' ? { error: 'Failed from the dashboard' } : {}),
     });
-    say(`Prediction ${predictionId} will end ${status}`);
+    // A forced FAILED ends the prediction at once; a forced COMPLETED lets its run finish as it would.
+    say(
+      status === 'FAILED'
+        ? `Prediction ${predictionId} ended FAILED`
+        : `Prediction ${predictionId} will complete with its run's own result`,
+    );
     await refresh();
   }, `force ${status}`);
 }
