@@ -14,6 +14,19 @@ export function findRoot(parent: Int32Array, i: number): number {
   return r;
 }
 
+/** Joins the sets of a and b under the smaller root, which it answers. */
+export function union(parent: Int32Array, a: number, b: number): number {
+  const ra = findRoot(parent, a);
+  const rb = findRoot(parent, b);
+  if (ra === rb) return ra;
+  if (ra < rb) {
+    parent[rb] = ra;
+    return ra;
+  }
+  parent[ra] = rb;
+  return rb;
+}
+
 /** A copy of `a` in a table of `capacity` entries (run tables grow by doubling). */
 export function growInt32(a: Int32Array, capacity: number): Int32Array {
   const b = new Int32Array(capacity);
