@@ -6,8 +6,8 @@
  * lattice points can meet only at lattice points, so the ring is simple exactly when no lattice
  * point is visited twice. O(outline length).
  */
-import { shoelaceArea } from './measure.js';
-import type { Ring } from './types.js';
+import { shoelaceArea } from '../../mock-server/engines/geometry/measure.js';
+import type { Ring } from '../../mock-server/engines/geometry/types.js';
 
 /** Returns null for a valid ring, otherwise the first problem found. */
 export function findRingProblem(ring: Ring): string | null {
