@@ -14,7 +14,7 @@
  * Labels are 1..count in raster-scan order of each component's first pixel.
  */
 import type { LabelImage } from './types.js';
-import { findRoot, growInt32, union } from './union-find.js';
+import { growInt32, numberSets, union } from './union-find.js';
 
 /** The runs (maximal horizontal segments) of one pixel class, with their 4-connected component. */
 export interface RunComponents {
@@ -111,16 +111,7 @@ export function labelRuns(
     prevFirst = first;
     prevLast = runs;
   }
-  const component = new Int32Array(runs);
-  const final = new Int32Array(runs).fill(-1);
-  let count = 0;
-  for (let r = 0; r < runs; r++) {
-    // Roots are the smallest run index of their component, so they are met first.
-    const root = findRoot(parent, r);
-    let c = final[root];
-    if (c < 0) c = final[root] = count++;
-    component[r] = c;
-  }
+  const { component, count } = numberSets(parent, runs);
   return { runs, runStart, runEnd, runRow, component, count };
 }
 
@@ -234,15 +225,7 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
     prevFirst = first;
     prevLast = runs;
   }
-  const component = new Int32Array(runs);
-  const final = new Int32Array(runs).fill(-1);
-  let count = 0;
-  for (let r = 0; r < runs; r++) {
-    const root = findRoot(parent, r);
-    let c = final[root];
-    if (c < 0) c = final[root] = count++;
-    component[r] = c;
-  }
+  const { component, count } = numberSets(parent, runs);
   return {
     runs,
     runStart,

@@ -33,3 +33,20 @@ export function growInt32(a: Int32Array, capacity: number): Int32Array {
   b.set(a);
   return b;
 }
+
+/**
+ * Numbers the sets of 0..n-1 from 0 in the order of their smallest member: union keeps the
+ * smallest index as a set's root, so the roots are met in that order.
+ */
+export function numberSets(parent: Int32Array, n: number): { component: Int32Array; count: number } {
+  const component = new Int32Array(n);
+  const final = new Int32Array(n).fill(-1);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const root = findRoot(parent, i);
+    let c = final[root];
+    if (c < 0) c = final[root] = count++;
+    component[i] = c;
+  }
+  return { component, count };
+}
