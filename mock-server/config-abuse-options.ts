@@ -18,8 +18,9 @@ export interface AbuseLimitSettings {
 
 interface LimitOption {
   key: keyof AbuseLimitSettings;
-  flag: string;
-  env: string;
+  /** Named after the key unless given (config-options.ts). */
+  flag?: string;
+  env?: string;
   type: 'number';
   description: string;
   default: () => number;
@@ -29,8 +30,6 @@ interface LimitOption {
 export const ABUSE_LIMIT_OPTIONS: LimitOption[] = [
   {
     key: 'rateLimitPerSecond',
-    flag: '--rate-limit-per-second',
-    env: 'RATE_LIMIT_PER_SECOND',
     type: 'number',
     description: 'Requests per API key per second; past it 429 with Retry-After',
     default: () => 0,
@@ -38,8 +37,6 @@ export const ABUSE_LIMIT_OPTIONS: LimitOption[] = [
   },
   {
     key: 'rateLimitInstances',
-    flag: '--rate-limit-instances',
-    env: 'RATE_LIMIT_INSTANCES',
     type: 'number',
     description:
       'Instances behind one address sharing the rate limit: each admits its share, counted in its memory',

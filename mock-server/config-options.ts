@@ -86,7 +86,9 @@ export interface MockConfig extends SharedDatabaseSettings, AbuseLimitSettings, 
 
 export interface OptionSpec {
   key: keyof MockConfig;
+  /** `--max-upload-bytes` for the key `maxUploadBytes` unless its entry below names another. */
   flag: string;
+  /** `MAX_UPLOAD_BYTES` for the key `maxUploadBytes` unless its entry below names another. */
   env: string;
   type: 'string' | 'number';
   description: string;
@@ -95,27 +97,29 @@ export interface OptionSpec {
   shownDefault?: string;
 }
 
-export const OPTIONS: OptionSpec[] = [
+/** An entry of OPTIONS as written: its flag and variable named after its key unless it says. */
+type OptionEntry = Omit<OptionSpec, 'flag' | 'env'> & Partial<Pick<OptionSpec, 'flag' | 'env'>>;
+
+function named(entry: OptionEntry): OptionSpec {
+  const words = entry.key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+  return { flag: `--${words}`, env: words.replaceAll('-', '_').toUpperCase(), ...entry };
+}
+
+const ENTRIES: OptionEntry[] = [
   {
     key: 'host',
-    flag: '--host',
-    env: 'HOST',
     type: 'string',
     description: 'Interface to listen on',
     default: () => '127.0.0.1',
   },
   {
     key: 'port',
-    flag: '--port',
-    env: 'PORT',
     type: 'number',
     description: 'Port to listen on (0 picks a free one)',
     default: () => 8000,
   },
   {
     key: 'publicBaseUrl',
-    flag: '--public-base-url',
-    env: 'PUBLIC_BASE_URL',
     type: 'string',
     description: 'Public root of the API ({base_url})',
     default: () => '',
@@ -123,8 +127,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'storageUrl',
-    flag: '--storage-url',
-    env: 'STORAGE_URL',
     type: 'string',
     description: 'Root of presigned part URLs ({storage_url})',
     default: () => '',
@@ -132,8 +134,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'shareBaseUrl',
-    flag: '--share-base-url',
-    env: 'SHARE_BASE_URL',
     type: 'string',
     description: 'Root of public share pages ({share_base_url})',
     default: () => '',
@@ -142,7 +142,6 @@ export const OPTIONS: OptionSpec[] = [
   {
     key: 'seedFile',
     flag: '--seed',
-    env: 'SEED_FILE',
     type: 'string',
     description: 'Organizations, keys, plans and models to load',
     default: () => path.join(INSTALL_ROOT, 'fixtures', 'seed.json'),
@@ -150,8 +149,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'seedKeys',
-    flag: '--seed-keys',
-    env: 'SEED_KEYS',
     type: 'string',
     description: "Load the seed's well-known API keys: on or off",
     default: () => '',
@@ -159,8 +156,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'sandbox',
-    flag: '--sandbox',
-    env: 'SANDBOX',
     type: 'string',
     description: 'on: secure as if exposed even on loopback (admin token, no seed keys)',
     default: () => '',
@@ -168,8 +163,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'dataDir',
-    flag: '--data-dir',
-    env: 'DATA_DIR',
     type: 'string',
     description: 'Folder for stored objects',
     default: () => '',
@@ -177,32 +170,24 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'logLevel',
-    flag: '--log-level',
-    env: 'LOG_LEVEL',
     type: 'string',
     description: 'pino level: fatal, error, warn, info, debug, silent',
     default: () => 'info',
   },
   {
     key: 'logRequests',
-    flag: '--log-requests',
-    env: 'LOG_REQUESTS',
     type: 'string',
     description: "'all' logs every request at info; 'failures' only 4xx and 5xx (successes at debug)",
     default: () => 'failures',
   },
   {
     key: 'keyCacheEntries',
-    flag: '--key-cache-entries',
-    env: 'KEY_CACHE_ENTRIES',
     type: 'number',
     description: 'API keys kept in memory (revocation and rotation invalidate at once); 0 looks every key up',
     default: () => 10_000,
   },
   {
     key: 'keyCacheMs',
-    flag: '--key-cache-ms',
-    env: 'KEY_CACHE_MS',
     type: 'number',
     description: 'How long an API key is kept in memory before it is looked up again',
     default: () => 60_000,
@@ -217,8 +202,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'adminToken',
-    flag: '--admin-token',
-    env: 'ADMIN_TOKEN',
     type: 'string',
     description: 'Bearer token required by /__mock when set',
     default: () => '',
@@ -226,72 +209,54 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'corsOrigins',
-    flag: '--cors-origins',
-    env: 'CORS_ORIGINS',
     type: 'string',
     description: "Origins browser pages may call from: '*' or a comma list (http://localhost:5173,...)",
     default: () => '*',
   },
   {
     key: 'predictionStartDelayMs',
-    flag: '--prediction-start-delay-ms',
-    env: 'PREDICTION_START_DELAY_MS',
     type: 'number',
     description: 'Time a prediction stays SUBMITTED',
     default: () => 1000,
   },
   {
     key: 'predictionRunDelayMs',
-    flag: '--prediction-run-delay-ms',
-    env: 'PREDICTION_RUN_DELAY_MS',
     type: 'number',
     description: 'Least time a prediction stays STARTED',
     default: () => 2000,
   },
   {
     key: 'workerThreads',
-    flag: '--worker-threads',
-    env: 'WORKER_THREADS',
     type: 'number',
     description: 'Segmentation child processes (one core is left for answering polls)',
     default: () => Math.max(1, availableParallelism() - 1),
   },
   {
     key: 'decoderProcesses',
-    flag: '--decoder-processes',
-    env: 'DECODER_PROCESSES',
     type: 'number',
     description: 'Child processes decoding uploaded files',
     default: () => Math.max(1, availableParallelism() - 1),
   },
   {
     key: 'decoderMemoryMb',
-    flag: '--decoder-memory-mb',
-    env: 'DECODER_MEMORY_MB',
     type: 'number',
     description: 'Memory ceiling of one decoding or segmentation process, MiB',
     default: () => 6144,
   },
   {
     key: 'decoderTimeBudgetMs',
-    flag: '--decoder-time-budget-ms',
-    env: 'DECODER_TIME_BUDGET_MS',
     type: 'number',
     description: 'Longest one decoding or segmentation process may spend on one file, ms',
     default: () => 300_000,
   },
   {
     key: 'maxDecodedBytes',
-    flag: '--max-decoded-bytes',
-    env: 'MAX_DECODED_BYTES',
     type: 'number',
     description: 'Largest decoded size of a file (width x height x samples x bytes x pages)',
     default: () => 4 * 1024 ** 3,
   },
   {
     key: 'maxUploadBytes',
-    flag: '--max-upload-bytes',
-    env: 'MAX_UPLOAD_BYTES',
     type: 'number',
     description: 'Largest file accepted, bytes',
     default: () => 4 * 1024 ** 3,
@@ -299,16 +264,12 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'maxImagePixels',
-    flag: '--max-image-pixels',
-    env: 'MAX_IMAGE_PIXELS',
     type: 'number',
     description: 'Largest plane converted, in pixels',
     default: () => 400_000_000,
   },
   {
     key: 'minPartSize',
-    flag: '--min-part-size',
-    env: 'MIN_PART_SIZE',
     type: 'number',
     description: 'Smallest part of a resumable upload, bytes',
     default: () => 8 * 1024 * 1024,
@@ -316,16 +277,12 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'presignExpirySeconds',
-    flag: '--presign-expiry-seconds',
-    env: 'PRESIGN_EXPIRY_SECONDS',
     type: 'number',
     description: 'Lifetime of a presigned part URL',
     default: () => 24 * 3600,
   },
   {
     key: 'exportsKeptPerSegmentation',
-    flag: '--exports-kept-per-segmentation',
-    env: 'EXPORTS_KEPT_PER_SEGMENTATION',
     type: 'number',
     description:
       'Rendered exports kept per segmentation (each export and set of options is one); oldest go first',
@@ -333,8 +290,6 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'maxJsonBodyBytes',
-    flag: '--max-json-body-bytes',
-    env: 'MAX_JSON_BODY_BYTES',
     type: 'number',
     description: 'Largest JSON request body, bytes (413 past it)',
     default: () => 1024 * 1024,
@@ -342,24 +297,18 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'maxJsonDepth',
-    flag: '--max-json-depth',
-    env: 'MAX_JSON_DEPTH',
     type: 'number',
     description: 'Deepest nesting of objects and arrays in a JSON body (422 past it)',
     default: () => 64,
   },
   {
     key: 'maxJsonKeys',
-    flag: '--max-json-keys',
-    env: 'MAX_JSON_KEYS',
     type: 'number',
     description: 'Most object keys in one JSON body (422 past it)',
     default: () => 10_000,
   },
   {
     key: 'maxDiscardedBodyBytes',
-    flag: '--max-discarded-body-bytes',
-    env: 'MAX_DISCARDED_BODY_BYTES',
     type: 'number',
     description:
       'Most bytes of a refused body (413, 415, 405, a bad part URL) read and dropped before the answer, so the client reads it; past it the connection closes',
@@ -368,32 +317,24 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 'requestTimeoutMs',
-    flag: '--request-timeout-ms',
-    env: 'REQUEST_TIMEOUT_MS',
     type: 'number',
     description: 'Longest one request may take to arrive, upload included (408 past it)',
     default: () => 3_600_000,
   },
   {
     key: 'idleTimeoutMs',
-    flag: '--idle-timeout-ms',
-    env: 'IDLE_TIMEOUT_MS',
     type: 'number',
     description: 'Longest a part PUT may stall mid-body before it is refused (400) and closed',
     default: () => 120_000,
   },
   {
     key: 'objectStore',
-    flag: '--object-store',
-    env: 'OBJECT_STORE',
     type: 'string',
     description: "Where uploads go: 'embedded' (serves part URLs itself) or 's3'",
     default: () => 'embedded',
   },
   {
     key: 's3Bucket',
-    flag: '--s3-bucket',
-    env: 'S3_BUCKET',
     type: 'string',
     description: 'S3 bucket (with --object-store s3)',
     default: () => '',
@@ -401,16 +342,12 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 's3Region',
-    flag: '--s3-region',
-    env: 'S3_REGION',
     type: 'string',
     description: 'S3 region',
     default: () => 'us-east-1',
   },
   {
     key: 's3Endpoint',
-    flag: '--s3-endpoint',
-    env: 'S3_ENDPOINT',
     type: 'string',
     description: 'S3-compatible endpoint, e.g. MinIO',
     default: () => '',
@@ -418,16 +355,12 @@ export const OPTIONS: OptionSpec[] = [
   },
   {
     key: 's3Prefix',
-    flag: '--s3-prefix',
-    env: 'S3_PREFIX',
     type: 'string',
     description: 'Key prefix in the bucket',
     default: () => 'cellseg-mock/',
   },
   {
     key: 's3ForcePathStyle',
-    flag: '--s3-force-path-style',
-    env: 'S3_FORCE_PATH_STYLE',
     type: 'string',
     description: "'true' for path-style URLs (MinIO)",
     default: () => 'false',
@@ -436,3 +369,5 @@ export const OPTIONS: OptionSpec[] = [
   ...ABUSE_LIMIT_OPTIONS,
   ...SNAPSHOT_OPTIONS,
 ];
+
+export const OPTIONS: OptionSpec[] = ENTRIES.map(named);

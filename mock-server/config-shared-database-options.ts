@@ -27,8 +27,9 @@ export type InstanceRole = (typeof INSTANCE_ROLES)[number];
 
 interface DatabaseOption {
   key: keyof SharedDatabaseSettings;
-  flag: string;
-  env: string;
+  /** Named after the key unless given (config-options.ts). */
+  flag?: string;
+  env?: string;
   type: 'string' | 'number';
   description: string;
   default: () => string | number;
@@ -38,8 +39,6 @@ interface DatabaseOption {
 export const SHARED_DATABASE_OPTIONS: DatabaseOption[] = [
   {
     key: 'databaseUrl',
-    flag: '--database-url',
-    env: 'DATABASE_URL',
     type: 'string',
     description: 'Shared PostgreSQL (postgres://user:password@host:5432/db) that several instances join',
     default: () => '',
@@ -47,16 +46,12 @@ export const SHARED_DATABASE_OPTIONS: DatabaseOption[] = [
   },
   {
     key: 'role',
-    flag: '--role',
-    env: 'ROLE',
     type: 'string',
     description: "'api' answers requests, 'worker' runs predictions and conversions, 'all' both",
     default: () => 'all',
   },
   {
     key: 'instanceId',
-    flag: '--instance-id',
-    env: 'INSTANCE_ID',
     type: 'string',
     description: 'Name of this instance in its logs',
     default: () => `${hostname()}-${process.pid}`,
@@ -64,8 +59,6 @@ export const SHARED_DATABASE_OPTIONS: DatabaseOption[] = [
   },
   {
     key: 'jobLeaseMs',
-    flag: '--job-lease-ms',
-    env: 'JOB_LEASE_MS',
     type: 'number',
     description:
       "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
@@ -73,24 +66,18 @@ export const SHARED_DATABASE_OPTIONS: DatabaseOption[] = [
   },
   {
     key: 'databasePoolSize',
-    flag: '--database-pool-size',
-    env: 'DATABASE_POOL_SIZE',
     type: 'number',
     description: 'Connections to the shared PostgreSQL this instance opens at most',
     default: () => 10,
   },
   {
     key: 'databaseTimeoutMs',
-    flag: '--database-timeout-ms',
-    env: 'DATABASE_TIMEOUT_MS',
     type: 'number',
     description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
     default: () => 15_000,
   },
   {
     key: 'databaseWaitMs',
-    flag: '--database-wait-ms',
-    env: 'DATABASE_WAIT_MS',
     type: 'number',
     description:
       'How long a starting instance keeps trying a PostgreSQL that does not answer, then exits (0: one try)',

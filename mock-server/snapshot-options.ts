@@ -15,7 +15,6 @@ export interface SnapshotSettings {
 export const SNAPSHOT_OPTIONS = [
   {
     key: 'snapshot',
-    flag: '--snapshot',
     env: 'SNAPSHOT_FILE',
     type: 'string',
     description: 'Snapshot archive to load at start (GET /__mock/snapshot makes one); replaces the state',
@@ -24,8 +23,6 @@ export const SNAPSHOT_OPTIONS = [
   },
   {
     key: 'snapshotMaxBytes',
-    flag: '--snapshot-max-bytes',
-    env: 'SNAPSHOT_MAX_BYTES',
     type: 'number',
     description: 'Largest snapshot loaded (sum of its entries), bytes',
     default: () => 8 * 1024 ** 3,
@@ -33,8 +30,6 @@ export const SNAPSHOT_OPTIONS = [
   },
   {
     key: 'snapshotMaxEntries',
-    flag: '--snapshot-max-entries',
-    env: 'SNAPSHOT_MAX_ENTRIES',
     type: 'number',
     description: 'Most entries (rows files and files) of a snapshot loaded',
     default: () => 200_000,

@@ -52,13 +52,10 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
         `${String(p.format)}_parsing`,
         input,
       );
-    case 'type':
-      return validationItem(
-        loc,
-        `Input should be a valid ${typeWord(String(p.type))}`,
-        `${typeKey(String(p.type))}_type`,
-        input,
-      );
+    case 'type': {
+      const [word, key] = TYPE_NAMES[String(p.type)] ?? [String(p.type), String(p.type)];
+      return validationItem(loc, `Input should be a valid ${word}`, `${key}_type`, input);
+    }
     case 'enum':
     case 'const': {
       const allowed = (p.allowedValues as unknown[] | undefined) ?? [p.allowedValue];
@@ -73,73 +70,37 @@ function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
         {},
         { error: error.message ?? '' },
       );
-    default:
-      return (
-        boundItem(error.keyword, loc, p, input) ??
-        validationItem(loc, error.message ?? 'Invalid input', error.keyword, input)
-      );
+    default: {
+      const bound = BOUND_ITEMS[error.keyword]?.(p.limit, p);
+      if (bound) return validationItem(loc, bound[0], bound[1], input, bound[2]);
+      return validationItem(loc, error.message ?? 'Invalid input', error.keyword, input);
+    }
   }
 }
 
 /** A value past one of its schema's bounds (a number's range, a length, a pattern), in pydantic's words. */
-function boundItem(
-  keyword: string,
-  loc: string[],
-  p: Record<string, unknown>,
-  input: unknown,
-): ValidationItem | undefined {
-  switch (keyword) {
-    case 'minimum':
-      return validationItem(
-        loc,
-        `Input should be greater than or equal to ${p.limit}`,
-        'greater_than_equal',
-        input,
-        { ge: p.limit },
-      );
-    case 'maximum':
-      return validationItem(
-        loc,
-        `Input should be less than or equal to ${p.limit}`,
-        'less_than_equal',
-        input,
-        { le: p.limit },
-      );
-    case 'minLength':
-      return validationItem(
-        loc,
-        `String should have at least ${p.limit} character${p.limit === 1 ? '' : 's'}`,
-        'string_too_short',
-        input,
-        { min_length: p.limit },
-      );
-    case 'maxLength':
-      return validationItem(
-        loc,
-        `String should have at most ${p.limit} characters`,
-        'string_too_long',
-        input,
-        { max_length: p.limit },
-      );
-    case 'minItems':
-      return validationItem(loc, `List should have at least ${p.limit} items`, 'too_short', input, {
-        min_length: p.limit,
-      });
-    case 'maxItems':
-      return validationItem(loc, `List should have at most ${p.limit} items`, 'too_long', input, {
-        max_length: p.limit,
-      });
-    case 'pattern':
-      return validationItem(
-        loc,
-        `String should match pattern '${p.pattern}'`,
-        'string_pattern_mismatch',
-        input,
-        { pattern: p.pattern },
-      );
-  }
-  return undefined;
-}
+type Bound = [msg: string, type: string, ctx: Record<string, unknown>];
+const BOUND_ITEMS: Record<string, (limit: unknown, p: Record<string, unknown>) => Bound> = {
+  minimum: (ge) => [`Input should be greater than or equal to ${ge}`, 'greater_than_equal', { ge }],
+  maximum: (le) => [`Input should be less than or equal to ${le}`, 'less_than_equal', { le }],
+  minLength: (min) => [
+    `String should have at least ${min} character${min === 1 ? '' : 's'}`,
+    'string_too_short',
+    { min_length: min },
+  ],
+  maxLength: (max) => [
+    `String should have at most ${max} characters`,
+    'string_too_long',
+    { max_length: max },
+  ],
+  minItems: (min) => [`List should have at least ${min} items`, 'too_short', { min_length: min }],
+  maxItems: (max) => [`List should have at most ${max} items`, 'too_long', { max_length: max }],
+  pattern: (_, { pattern }) => [
+    `String should match pattern '${pattern}'`,
+    'string_pattern_mismatch',
+    { pattern },
+  ],
+};
 
 /** The string form used where the interface gives 422 a string `detail` (predict, prediction status, shares). */
 export function toValidationSentence(items: ValidationItem[]): string {
@@ -159,26 +120,15 @@ export function toValidationSentence(items: ValidationItem[]): string {
     .join('; ');
 }
 
-function typeWord(type: string): string {
-  return (
-    {
-      integer: 'integer',
-      number: 'number',
-      string: 'string',
-      boolean: 'boolean',
-      object: 'dictionary',
-      array: 'list',
-    }[type] ?? type
-  );
-}
-
-function typeKey(type: string): string {
-  return (
-    { integer: 'int', number: 'float', string: 'string', boolean: 'bool', object: 'dict', array: 'list' }[
-      type
-    ] ?? type
-  );
-}
+/** A JSON Schema type as pydantic's message names it, and as its error type starts. */
+const TYPE_NAMES: Record<string, [word: string, key: string]> = {
+  integer: ['integer', 'int'],
+  number: ['number', 'float'],
+  string: ['string', 'string'],
+  boolean: ['boolean', 'bool'],
+  object: ['dictionary', 'dict'],
+  array: ['list', 'list'],
+};
 
 function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -1,7 +1,7 @@
 /** Test-only assertion shared by the engine tests (imports vitest). */
 import { expect } from 'vitest';
 import { shoelaceArea, tracedPerimeterParts } from '../../mock-server/engines/geometry/measure.js';
-import { findRingProblem } from '../../mock-server/engines/geometry/validate-ring.js';
+import { findRingProblem } from './validate-ring.js';
 import { rasterizeRing } from './test-helpers.js';
 import type { LabelImage, SegmentationResult } from '../../mock-server/engines/segmentation/types.js';
 

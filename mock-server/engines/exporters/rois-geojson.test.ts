@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { closedPositiveRing, roisGeoJson, roisGeoJsonText, shoelace2 } from './rois-geojson.js';
+import { closedPositiveRing, roisGeoJson, roisGeoJsonChunks, shoelace2 } from './rois-geojson.js';
+
+/** The document as compact JSON text (the bytes the HTTP layer sends). */
+const roisGeoJsonText = (ctx: Parameters<typeof roisGeoJsonChunks>[0]) =>
+  [...roisGeoJsonChunks(ctx)].join('');
 import { checkWithShapely, shapelyMissing } from '../../../test-support/exporters/external-tools.js';
 import { contextFor, HAND_RESULT } from '../../../test-support/exporters/fixtures.js';
 import { randomResult } from '../../../test-support/exporters/random-result.js';

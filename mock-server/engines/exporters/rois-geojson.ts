@@ -116,11 +116,6 @@ function featureBuilder(ctx: ExportContext): (position: number) => RoiFeature {
   };
 }
 
-/** The document as compact JSON text (the bytes the HTTP layer sends). */
-export function roisGeoJsonText(ctx: ExportContext): string {
-  return [...roisGeoJsonChunks(ctx)].join('');
-}
-
 export const GEOJSON_CHUNK_FEATURES = 500;
 
 /** The same bytes as `JSON.stringify(roisGeoJson(ctx))`, in chunks, so the HTTP layer can stream them. */

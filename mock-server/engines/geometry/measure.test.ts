@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { labelComponents } from '../segmentation/label.js';
 import { maskFromPicture, prng, randomLabelCase } from '../../../test-support/segmentation/test-helpers.js';
-import {
-  measureObjects,
-  measureObjectsByPixels,
-  shoelaceArea,
-  tracedPerimeter,
-  tracedPerimeterParts,
-} from './measure.js';
+import { measureObjects, shoelaceArea, tracedPerimeter, tracedPerimeterParts } from './measure.js';
 import { traceAllOutlines } from './trace-outline.js';
+import { measureObjectsByPixels } from '../../../test-support/segmentation/measure-by-pixels.js';
 
 const CORNER = 2 - Math.SQRT2;
 

@@ -64,7 +64,8 @@ export function tracedPerimeter(ring: Ring): number {
  * over the label image: the outline encloses exactly the object's pixels (the precondition of
  * trace-outline.ts), so area and pixel-coordinate sums follow from Green's theorem on its
  * axis-parallel edges, and the bounding box from its vertices. All sums are integers held exactly
- * in float64, so the figures are the same bytes as measureObjectsByPixels gives (tested).
+ * in float64, so the figures are the same bytes as a pass over the pixels gives (tested against
+ * test-support/segmentation/measure-by-pixels.ts).
  *
  * A vertical edge at x from y1 to y2 (dy = y2 - y1) bounds the pixels of columns 0..x-1 in those
  * rows: it adds x * dy to the area and (0 + 1 + ... + x-1) * dy to the x sum; a horizontal edge
@@ -107,49 +108,6 @@ export function measureObjects(image: LabelImage, outlines: readonly Ring[]): Me
       centroidX: sumX / area + 0.5,
       centroidY: sumY / area + 0.5,
       bbox: { x: minX, y: minY, width: maxX - minX, height: maxY - minY },
-    };
-  }
-  return result;
-}
-
-/**
- * The reference for measureObjects: the same measurements from one pass over the label image
- * (ImageStatistics' definitions read literally); `outlines[label - 1]` gives the perimeter.
- */
-export function measureObjectsByPixels(image: LabelImage, outlines: readonly Ring[]): Measurements[] {
-  const { width, height, labels, count } = image;
-  if (outlines.length !== count)
-    throw new Error(`measureObjects: ${outlines.length} outlines for ${count} labels`);
-  const area = new Float64Array(count + 1);
-  const sumX = new Float64Array(count + 1);
-  const sumY = new Float64Array(count + 1);
-  const minX = new Int32Array(count + 1).fill(width);
-  const minY = new Int32Array(count + 1).fill(height);
-  const maxX = new Int32Array(count + 1).fill(-1);
-  const maxY = new Int32Array(count + 1).fill(-1);
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const l = labels[row + x];
-      if (l === 0) continue;
-      area[l]++;
-      sumX[l] += x;
-      sumY[l] += y;
-      if (x < minX[l]) minX[l] = x;
-      if (x > maxX[l]) maxX[l] = x;
-      if (y < minY[l]) minY[l] = y;
-      maxY[l] = y;
-    }
-  }
-  const result: Measurements[] = new Array(count);
-  for (let l = 1; l <= count; l++) {
-    const a = area[l];
-    result[l - 1] = {
-      areaPx: a,
-      perimeterPx: tracedPerimeter(outlines[l - 1]),
-      centroidX: sumX[l] / a + 0.5,
-      centroidY: sumY[l] / a + 0.5,
-      bbox: { x: minX[l], y: minY[l], width: maxX[l] - minX[l] + 1, height: maxY[l] - minY[l] + 1 },
     };
   }
   return result;

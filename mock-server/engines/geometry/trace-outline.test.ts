@@ -5,7 +5,7 @@ import { maskFromPicture, prng, randomLabelCase } from '../../../test-support/se
 import { shoelaceArea } from './measure.js';
 import { firstPixels, traceAllOutlines } from './trace-outline.js';
 import type { Point, Ring } from './types.js';
-import { findRingProblem } from './validate-ring.js';
+import { findRingProblem } from '../../../test-support/segmentation/validate-ring.js';
 
 function traceMask(picture: string) {
   const { mask, width, height } = maskFromPicture(picture);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { firstPixels } from '../geometry/trace-outline.js';
-import { labelComponents, labelComponentsWithAreas, labelEqualValueComponents } from './label.js';
+import { labelComponents, labelComponentsWithAreas } from './label.js';
 import { maskFromPicture, prng, randomMask } from '../../../test-support/segmentation/test-helpers.js';
 
 /** Flood-fill reference labelling, 4-connected, raster order. */
@@ -126,24 +126,5 @@ describe('labelComponents', () => {
       expect([...areas]).toEqual([...counted]);
       expect([...first]).toEqual([...firstPixels(image)]);
     }
-  });
-});
-
-describe('labelEqualValueComponents', () => {
-  it('gives every pixel, background included, a 4-connected component of equal value', () => {
-    const values = Int32Array.of(
-      0,
-      0,
-      2, //
-      1,
-      0,
-      2,
-      1,
-      2,
-      0,
-    );
-    const { components, count } = labelEqualValueComponents(values, 3, 3);
-    expect(count).toBe(5);
-    expect([...components]).toEqual([0, 0, 1, 2, 0, 1, 2, 3, 4]);
   });
 });

@@ -14,19 +14,7 @@
  * Labels are 1..count in raster-scan order of each component's first pixel.
  */
 import type { LabelImage } from './types.js';
-import { findRoot, growInt32 } from './union-find.js';
-
-function union(parent: Int32Array, a: number, b: number): number {
-  const ra = findRoot(parent, a);
-  const rb = findRoot(parent, b);
-  if (ra === rb) return ra;
-  if (ra < rb) {
-    parent[rb] = ra;
-    return ra;
-  }
-  parent[ra] = rb;
-  return rb;
-}
+import { growInt32, numberSets, union } from './union-find.js';
 
 /** The runs (maximal horizontal segments) of one pixel class, with their 4-connected component. */
 export interface RunComponents {
@@ -123,16 +111,7 @@ export function labelRuns(
     prevFirst = first;
     prevLast = runs;
   }
-  const component = new Int32Array(runs);
-  const final = new Int32Array(runs).fill(-1);
-  let count = 0;
-  for (let r = 0; r < runs; r++) {
-    // Roots are the smallest run index of their component, so they are met first.
-    const root = findRoot(parent, r);
-    let c = final[root];
-    if (c < 0) c = final[root] = count++;
-    component[r] = c;
-  }
+  const { component, count } = numberSets(parent, runs);
   return { runs, runStart, runEnd, runRow, component, count };
 }
 
@@ -172,52 +151,6 @@ export function labelComponentsWithAreas(
   return { image: { width, height, labels, count }, areas, firstPixels };
 }
 
-/**
- * Labels the 4-connected components of equal value of an arbitrary integer image, background
- * included: every pixel gets a component id 0..count-1, in raster order of first pixel.
- */
-export function labelEqualValueComponents(
-  values: Int32Array,
-  width: number,
-  height: number,
-): { components: Int32Array; count: number } {
-  const n = width * height;
-  if (values.length !== n) throw new Error(`values length ${values.length} != ${width} x ${height}`);
-  const components = new Int32Array(n);
-  const parent = new Int32Array(n);
-  let next = 0;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const i = row + x;
-      const v = values[i];
-      const sameLeft = x > 0 && values[i - 1] === v;
-      const sameUp = y > 0 && values[i - width] === v;
-      if (!sameLeft && !sameUp) {
-        parent[next] = next;
-        components[i] = next++;
-      } else if (!sameLeft) {
-        components[i] = components[i - width];
-      } else if (!sameUp) {
-        components[i] = components[i - 1];
-      } else {
-        const a = components[i - 1];
-        const b = components[i - width];
-        components[i] = a === b ? a : union(parent, a, b);
-      }
-    }
-  }
-  const final = new Int32Array(next).fill(-1);
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    const r = findRoot(parent, components[i]);
-    let f = final[r];
-    if (f < 0) f = final[r] = count++;
-    components[i] = f;
-  }
-  return { components, count };
-}
-
 /** Runs of equal value with their 4-connected component (same value), and the run adjacency. */
 export interface EqualValueRuns extends RunComponents {
   readonly runValue: Int32Array;
@@ -226,9 +159,10 @@ export interface EqualValueRuns extends RunComponents {
 }
 
 /**
- * Run-based version of labelEqualValueComponents: every row is cut into runs of equal value
- * (background included); runs of the same value sharing a column in consecutive rows are united,
- * and runs of different values that share a pixel edge are listed as adjacent.
+ * Labels the 4-connected components of equal value of an integer image by runs: every row is cut
+ * into runs of equal value (background included); runs of the same value sharing a column in
+ * consecutive rows are united, and runs of different values that share a pixel edge are listed as
+ * adjacent.
  */
 export function labelEqualValueRuns(values: Int32Array, width: number, height: number): EqualValueRuns {
   if (values.length !== width * height)
@@ -291,15 +225,7 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
     prevFirst = first;
     prevLast = runs;
   }
-  const component = new Int32Array(runs);
-  const final = new Int32Array(runs).fill(-1);
-  let count = 0;
-  for (let r = 0; r < runs; r++) {
-    const root = findRoot(parent, r);
-    let c = final[root];
-    if (c < 0) c = final[root] = count++;
-    component[r] = c;
-  }
+  const { component, count } = numberSets(parent, runs);
   return {
     runs,
     runStart,

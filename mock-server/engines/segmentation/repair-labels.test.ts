@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relabelInRasterOrder } from './filter-objects.js';
-import { labelEqualValueComponents } from './label.js';
+import { labelEqualValueComponents } from '../../../test-support/segmentation/equal-value-components.js';
 import { repairLabelImage } from './repair-labels.js';
 import {
   complementReachesBorder,

@@ -14,9 +14,39 @@ export function findRoot(parent: Int32Array, i: number): number {
   return r;
 }
 
+/** Joins the sets of a and b under the smaller root, which it answers. */
+export function union(parent: Int32Array, a: number, b: number): number {
+  const ra = findRoot(parent, a);
+  const rb = findRoot(parent, b);
+  if (ra === rb) return ra;
+  if (ra < rb) {
+    parent[rb] = ra;
+    return ra;
+  }
+  parent[ra] = rb;
+  return rb;
+}
+
 /** A copy of `a` in a table of `capacity` entries (run tables grow by doubling). */
 export function growInt32(a: Int32Array, capacity: number): Int32Array {
   const b = new Int32Array(capacity);
   b.set(a);
   return b;
+}
+
+/**
+ * Numbers the sets of 0..n-1 from 0 in the order of their smallest member: union keeps the
+ * smallest index as a set's root, so the roots are met in that order.
+ */
+export function numberSets(parent: Int32Array, n: number): { component: Int32Array; count: number } {
+  const component = new Int32Array(n);
+  const final = new Int32Array(n).fill(-1);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const root = findRoot(parent, i);
+    let c = final[root];
+    if (c < 0) c = final[root] = count++;
+    component[i] = c;
+  }
+  return { component, count };
 }

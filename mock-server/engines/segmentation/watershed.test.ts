@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { squaredDistanceTransform } from './distance-transform.js';
 import { labelComponents } from './label.js';
-import { labelEqualValueComponents } from './label.js';
+import { labelEqualValueComponents } from '../../../test-support/segmentation/equal-value-components.js';
 import { splitTouchingObjects } from './watershed.js';
 
 function discs(width: number, height: number, list: [number, number, number][]): Uint8Array {

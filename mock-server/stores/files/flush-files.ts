@@ -7,12 +7,15 @@
 import { open } from 'node:fs/promises';
 
 export async function flushFiles(paths: string[]): Promise<void> {
-  for (const file of paths) {
-    const handle = await open(file, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+  for (const file of paths) await syncFile(file);
+}
+
+/** fsync of a file, or of a folder (for the names in it). */
+export async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

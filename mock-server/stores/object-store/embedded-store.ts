@@ -17,7 +17,8 @@ import {
 } from '../../domain/object-store.js';
 import { checkObjectKey as checkKey } from './s3-rules.js';
 import { storeLayout, type StoreLayout } from '../data-layout.js';
-import { isMissing, syncFile, syncFolders } from './disk.js';
+import { syncFile } from '../files/flush-files.js';
+import { isMissing, syncFolders } from './disk.js';
 import { unchangedSince } from '../files/sweep-age.js';
 import type { FolderLockOptions } from './folder-lock.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';

@@ -13,7 +13,8 @@ import path from 'node:path';
 import type { MultipartPlan, UploadedPart } from '../../domain/object-store.js';
 import type { StoreLayout } from '../data-layout.js';
 import { removeFolder } from '../files/remove-folder.js';
-import { isMissing, syncFile, syncFolders } from './disk.js';
+import { syncFile } from '../files/flush-files.js';
+import { isMissing, syncFolders } from './disk.js';
 import { asStoreError, noSuchUpload } from './store-errors.js';
 
 export interface UploadRecord {

@@ -17,7 +17,7 @@ import type {
   PlanBoundsTable,
   ProgressDelayTable,
 } from '../../domain/state.js';
-import { column, records, type Row, run, type Works } from './work.js';
+import { column, records, type Row, run, type Works, upsert } from './work.js';
 
 const parsed = <T>(text: unknown): T => JSON.parse(text as string) as T;
 
@@ -30,12 +30,10 @@ export const clockOffsetTable: Works<ClockOffsetTable> = {
     return offset === undefined ? undefined : Number(offset);
   },
   *set(organizationId, offsetMs) {
-    yield* run(
-      `INSERT INTO clock_offsets (organization_id, offset_ms) VALUES (?, ?)
-       ON CONFLICT (organization_id) DO UPDATE SET offset_ms = excluded.offset_ms`,
-      organizationId,
-      offsetMs,
-    );
+    yield* upsert('clock_offsets', ['organization_id'], {
+      organization_id: organizationId,
+      offset_ms: offsetMs,
+    });
   },
   all: () =>
     records('SELECT organization_id, offset_ms FROM clock_offsets', (r: Row) => ({
@@ -53,12 +51,10 @@ export const planBoundsTable: Works<PlanBoundsTable> = {
     return bounds === undefined ? undefined : parsed<PlanBounds>(bounds);
   },
   *set(organizationId, bounds) {
-    yield* run(
-      `INSERT INTO plan_bounds (organization_id, bounds) VALUES (?, ?)
-       ON CONFLICT (organization_id) DO UPDATE SET bounds = excluded.bounds`,
-      organizationId,
-      JSON.stringify(bounds),
-    );
+    yield* upsert('plan_bounds', ['organization_id'], {
+      organization_id: organizationId,
+      bounds: JSON.stringify(bounds),
+    });
   },
   *delete(organizationId) {
     yield* run('DELETE FROM plan_bounds WHERE organization_id = ?', organizationId);
@@ -80,13 +76,11 @@ export const progressDelayTable: Works<ProgressDelayTable> = {
     return delays === undefined ? undefined : parsed<Delays>(delays);
   },
   *set(scope, subjectId, delays) {
-    yield* run(
-      `INSERT INTO progress_delays (scope, subject_id, delays) VALUES (?, ?, ?)
-       ON CONFLICT (scope, subject_id) DO UPDATE SET delays = excluded.delays`,
+    yield* upsert('progress_delays', ['scope', 'subject_id'], {
       scope,
-      subjectId,
-      JSON.stringify(delays),
-    );
+      subject_id: subjectId,
+      delays: JSON.stringify(delays),
+    });
   },
   *delete(scope, subjectId) {
     yield* run('DELETE FROM progress_delays WHERE scope = ? AND subject_id = ?', scope, subjectId);
@@ -116,13 +110,11 @@ export const forcedOutcomeTable: Works<ForcedOutcomeTable> = {
       yield* run('DELETE FROM forced_outcomes WHERE scope = ? AND subject_id = ?', scope, subjectId);
       return;
     }
-    yield* run(
-      `INSERT INTO forced_outcomes (scope, subject_id, outcomes) VALUES (?, ?, ?)
-       ON CONFLICT (scope, subject_id) DO UPDATE SET outcomes = excluded.outcomes`,
+    yield* upsert('forced_outcomes', ['scope', 'subject_id'], {
       scope,
-      subjectId,
-      JSON.stringify(outcomes),
-    );
+      subject_id: subjectId,
+      outcomes: JSON.stringify(outcomes),
+    });
   },
   *clear() {
     yield* run('DELETE FROM forced_outcomes');

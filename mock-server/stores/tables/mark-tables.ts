@@ -5,7 +5,7 @@
  */
 import type { PollHold, ReadyOutcome } from '../../domain/predictions/progress-record.js';
 import type { HeldMarkTable, PollHoldTable, SeedTable } from '../../domain/state.js';
-import { column, records, type Row, run, type Works } from './work.js';
+import { column, records, type Row, run, type Works, upsert } from './work.js';
 
 export const seedTable: Works<SeedTable> = {
   *seededAt() {
@@ -13,11 +13,7 @@ export const seedTable: Works<SeedTable> = {
     return at;
   },
   *markSeeded(at) {
-    yield* run(
-      `INSERT INTO seed (single, seeded_at) VALUES (1, ?)
-       ON CONFLICT (single) DO UPDATE SET seeded_at = excluded.seeded_at`,
-      at,
-    );
+    yield* upsert('seed', ['single'], { single: 1, seeded_at: at });
   },
 };
 
@@ -41,14 +37,12 @@ export const heldMarkTable: Works<HeldMarkTable> = {
     return until === undefined ? undefined : Number(until);
   },
   *hold(kind, group, id, untilMs) {
-    yield* run(
-      `INSERT INTO held_marks (kind, group_key, id, until_ms) VALUES (?, ?, ?, ?)
-       ON CONFLICT (kind, group_key, id) DO UPDATE SET until_ms = excluded.until_ms`,
+    yield* upsert('held_marks', ['kind', 'group_key', 'id'], {
       kind,
-      group,
+      group_key: group,
       id,
-      untilMs,
-    );
+      until_ms: untilMs,
+    });
   },
   *release(kind, group, id) {
     yield* run('DELETE FROM held_marks WHERE kind = ? AND group_key = ? AND id = ?', kind, group, id);
@@ -68,13 +62,11 @@ export const pollHoldTable: Works<PollHoldTable> = {
     return row;
   },
   *put(predictionId, hold) {
-    yield* run(
-      `INSERT INTO poll_holds (prediction_id, needed, outcome) VALUES (?, ?, ?)
-       ON CONFLICT (prediction_id) DO UPDATE SET needed = excluded.needed, outcome = excluded.outcome`,
-      predictionId,
-      hold.needed,
-      JSON.stringify(hold.outcome),
-    );
+    yield* upsert('poll_holds', ['prediction_id'], {
+      prediction_id: predictionId,
+      needed: hold.needed,
+      outcome: JSON.stringify(hold.outcome),
+    });
   },
   *delete(predictionId) {
     yield* run('DELETE FROM poll_holds WHERE prediction_id = ?', predictionId);

@@ -8,7 +8,18 @@ import type { Organization } from '../../domain/organization-record.js';
 import type { ModelTable, OrganizationTable, UsageTable } from '../../domain/state.js';
 import { clientText, fromClientText } from './client-text.js';
 import type { Dialect } from './dialect.js';
-import { atomic, column, first, records, type Row, rows, run, type Work, type Works } from './work.js';
+import {
+  atomic,
+  column,
+  first,
+  records,
+  type Row,
+  rows,
+  run,
+  type Work,
+  type Works,
+  upsert,
+} from './work.js';
 
 const toKey = (r: Row): ApiKeyRecord => ({
   id: r.id as string,
@@ -118,13 +129,7 @@ export const usageTable: Works<UsageTable> = {
     return count ?? 0;
   },
   *setAnalyses(orgId, month, count) {
-    yield* run(
-      `INSERT INTO analysis_usage (organization_id, month, count) VALUES (?, ?, ?)
-       ON CONFLICT (organization_id, month) DO UPDATE SET count = excluded.count`,
-      orgId,
-      month,
-      count,
-    );
+    yield* upsert('analysis_usage', ['organization_id', 'month'], { organization_id: orgId, month, count });
   },
   *clear(orgId) {
     yield* run('DELETE FROM analysis_usage WHERE organization_id = ?', orgId);

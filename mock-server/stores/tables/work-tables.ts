@@ -11,7 +11,7 @@ import type {
 import type { ShareRecord } from '../../domain/shares/share-record.js';
 import type { ImageTable, PredictionTable, SegmentationTable, ShareTable } from '../../domain/state.js';
 import { clientText, fromClientText, fromJson, json } from './client-text.js';
-import { column, first, marks, records, type Row, rows, run, type Works } from './work.js';
+import { column, first, marks, records, type Row, rows, run, type Works, upsert } from './work.js';
 
 const toImage = (r: Row): ImageRecord => ({
   id: r.id as string,
@@ -38,31 +38,24 @@ const count = (values: unknown[]): number => Number(values[0] ?? 0);
 export const imageTable: Works<ImageTable> = {
   get: (id) => first('SELECT * FROM images WHERE id = ?', toImage, id),
   *put(image) {
-    yield* run(
-      `INSERT INTO images (id, organization_id, name, size, shape, upload_status, upload_error, created_at,
-         processed_at, metadata, folder_id, storage_key, multipart_upload_id, derived, conversion_attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET name = excluded.name, size = excluded.size, shape = excluded.shape,
-         upload_status = excluded.upload_status, upload_error = excluded.upload_error,
-         processed_at = excluded.processed_at, metadata = excluded.metadata, folder_id = excluded.folder_id,
-         multipart_upload_id = excluded.multipart_upload_id, derived = excluded.derived,
-         conversion_attempts = excluded.conversion_attempts`,
-      image.id,
-      image.organizationId,
-      clientText(image.name),
-      image.size,
-      json(image.shape),
-      image.uploadStatus,
-      image.uploadError,
-      image.createdAt,
-      image.processedAt,
-      JSON.stringify(image.metadata),
-      image.folderId === null ? null : clientText(image.folderId),
-      image.storageKey,
-      image.multipartUploadId,
-      json(image.derived),
-      image.conversionAttempts,
-    );
+    const row = {
+      id: image.id,
+      organization_id: image.organizationId,
+      name: clientText(image.name),
+      size: image.size,
+      shape: json(image.shape),
+      upload_status: image.uploadStatus,
+      upload_error: image.uploadError,
+      created_at: image.createdAt,
+      processed_at: image.processedAt,
+      metadata: JSON.stringify(image.metadata),
+      folder_id: image.folderId === null ? null : clientText(image.folderId),
+      storage_key: image.storageKey,
+      multipart_upload_id: image.multipartUploadId,
+      derived: json(image.derived),
+      conversion_attempts: image.conversionAttempts,
+    };
+    yield* upsert('images', ['id'], row, ['organization_id', 'created_at', 'storage_key']);
   },
   *delete(id) {
     yield* run('DELETE FROM images WHERE id = ?', id);
@@ -112,26 +105,21 @@ const toPrediction = (r: Row): PredictionRecord => ({
 export const predictionTable: Works<PredictionTable> = {
   get: (id) => first('SELECT * FROM predictions WHERE id = ?', toPrediction, id),
   *put(p) {
-    yield* run(
-      `INSERT INTO predictions (id, organization_id, image_id, model_id, status, created_at, started_at,
-         finished_at, segmentation_id, cell_count, error, run_attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET status = excluded.status, started_at = excluded.started_at,
-         finished_at = excluded.finished_at, segmentation_id = excluded.segmentation_id,
-         cell_count = excluded.cell_count, error = excluded.error, run_attempts = excluded.run_attempts`,
-      p.id,
-      p.organizationId,
-      p.imageId,
-      p.modelId,
-      p.status,
-      p.createdAt,
-      p.startedAt,
-      p.finishedAt,
-      p.segmentationId,
-      p.cellCount,
-      p.error,
-      p.runAttempts,
-    );
+    const row = {
+      id: p.id,
+      organization_id: p.organizationId,
+      image_id: p.imageId,
+      model_id: p.modelId,
+      status: p.status,
+      created_at: p.createdAt,
+      started_at: p.startedAt,
+      finished_at: p.finishedAt,
+      segmentation_id: p.segmentationId,
+      cell_count: p.cellCount,
+      error: p.error,
+      run_attempts: p.runAttempts,
+    };
+    yield* upsert('predictions', ['id'], row, ['organization_id', 'image_id', 'model_id', 'created_at']);
   },
   *delete(id) {
     yield* run('DELETE FROM predictions WHERE id = ?', id);
@@ -178,29 +166,21 @@ const toSegmentation = (r: Row): SegmentationRow => ({
 export const segmentationTable: Works<SegmentationTable> = {
   get: (id) => first('SELECT * FROM segmentations WHERE id = ?', toSegmentation, id),
   *put(s) {
-    yield* run(
-      `INSERT INTO segmentations (id, organization_id, prediction_id, image_id, image_name, model_id, model_name,
-         source, cell_count, roi_ids, has_preview, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET organization_id = excluded.organization_id,
-         prediction_id = excluded.prediction_id, image_id = excluded.image_id, image_name = excluded.image_name,
-         model_id = excluded.model_id, model_name = excluded.model_name, source = excluded.source,
-         cell_count = excluded.cell_count, roi_ids = excluded.roi_ids, has_preview = excluded.has_preview,
-         created_at = excluded.created_at`,
-      s.id,
-      s.organizationId,
-      s.predictionId,
-      s.imageId,
-      clientText(s.imageName),
-      s.modelId,
-      clientText(s.modelName),
-      s.source,
-      s.cellCount,
-      JSON.stringify(s.roiIds),
+    yield* upsert('segmentations', ['id'], {
+      id: s.id,
+      organization_id: s.organizationId,
+      prediction_id: s.predictionId,
+      image_id: s.imageId,
+      image_name: clientText(s.imageName),
+      model_id: s.modelId,
+      model_name: clientText(s.modelName),
+      source: s.source,
+      cell_count: s.cellCount,
+      roi_ids: JSON.stringify(s.roiIds),
       // PostgreSQL's boolean takes '1' and '0' as true and false.
-      s.hasPreview ? 1 : 0,
-      s.createdAt,
-    );
+      has_preview: s.hasPreview ? 1 : 0,
+      created_at: s.createdAt,
+    });
   },
   *delete(id) {
     yield* run('DELETE FROM segmentations WHERE id = ?', id);
@@ -232,21 +212,17 @@ export const shareTable: Works<ShareTable> = {
       segmentationId,
     ),
   *put(share) {
-    yield* run(
-      `INSERT INTO shares (id, organization_id, segmentation_id, token, view_count, last_viewed_at, created_at,
-         revoked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET view_count = excluded.view_count,
-         last_viewed_at = excluded.last_viewed_at, revoked_at = excluded.revoked_at`,
-      share.id,
-      share.organizationId,
-      share.segmentationId,
-      share.token,
-      share.viewCount,
-      share.lastViewedAt,
-      share.createdAt,
-      share.revokedAt,
-    );
+    const row = {
+      id: share.id,
+      organization_id: share.organizationId,
+      segmentation_id: share.segmentationId,
+      token: share.token,
+      view_count: share.viewCount,
+      last_viewed_at: share.lastViewedAt,
+      created_at: share.createdAt,
+      revoked_at: share.revokedAt,
+    };
+    yield* upsert('shares', ['id'], row, ['organization_id', 'segmentation_id', 'token', 'created_at']);
   },
   *delete(id) {
     yield* run('DELETE FROM shares WHERE id = ?', id);

@@ -14,6 +14,7 @@
  *   first(sql, map, ...args)      `map` of the first row, or undefined
  *   column(sql, ...args)          the first column of every row
  *   run(sql, ...args)             a write: how many rows it changed
+ *   upsert(table, key, row)       a row written whole, inserted or updating the one of its key
  *   script(sql)                   several statements, no arguments (a migration step)
  *   atomic(work)                  `work` as one transaction (joining the caller's, if any)
  */
@@ -51,6 +52,25 @@ export function* column<T = string>(sql: string, ...args: Arg[]): Work<T[]> {
 
 export function* run(sql: string, ...args: Arg[]): Work<number> {
   return (yield { kind: 'run', sql, args }) as number;
+}
+
+/**
+ * Writes `row` (column: value) into `table`: a new row, or the one with the same `key` columns gets
+ * every column of `row` but those and the `kept` ones, which only an insert writes.
+ */
+export function* upsert(
+  table: string,
+  key: readonly string[],
+  row: Record<string, Arg>,
+  kept: readonly string[] = [],
+): Work<number> {
+  const columns = Object.keys(row);
+  const changing = columns.filter((column) => !key.includes(column) && !kept.includes(column));
+  return yield* run(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${marks(columns)})
+     ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${changing.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+    ...Object.values(row),
+  );
 }
 
 export function* script(sql: string): Work<void> {

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import type { RunningMock } from '../../server.js';
+
+const KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
+let mock: RunningMock;
+beforeAll(async () => {
+  mock = await startInstantMock();
+});
+afterAll(() => mock.close());
+
+async function send(method: string, path: string, body?: unknown, key?: string) {
+  const response = await fetch(mock.url + path, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('numeric control-plane inputs are range-checked before anything changes', () => {
+  it.each([
+    [{ advance_ms: 1e20 }, /advance_ms/],
+    [{ advance_ms: -1 }, /advance_ms/],
+    [{ now: '9999-01-01T00:00:00Z', advance_ms: 1000 }, /advance_ms: 1000 would move the clock past/],
+    [{ now: '9999-12-31T23:59:59Z' }, /now: '9999-12-31T23:59:59Z' is outside/],
+    [{ now: '1969-12-31T23:59:59Z' }, /now: '1969-12-31T23:59:59Z' is outside/],
+    [{ reset: true, now: '1960-01-01T00:00:00Z' }, /now:/],
+  ])(
+    'POST /__mock/clock %j answers 422 naming the field, and the clock and uploads are as before',
+    async (body, detail) => {
+      const before = await send('GET', '/__mock/clock');
+      const refused = await send('POST', '/__mock/clock', body);
+      expect(refused.status).toBe(422);
+      expect(String(refused.body.detail)).toMatch(detail);
+      const after = await send('GET', '/__mock/clock');
+      expect(after.status).toBe(200);
+      expect(after.body.offset_ms).toBe(before.body.offset_ms);
+      const upload = await send('POST', '/api/v1/upload', { name: 'after.tif', size: 10 }, KEY);
+      expect(upload.status).toBe(200);
+    },
+  );
+
+  it('accepts the latest time it can be set to, a year before dates stop having a date-time form', async () => {
+    const moved = await send('POST', '/__mock/clock', { now: '9999-01-01T00:00:00.000Z' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.now).toMatch(/^9999-01-01T00:00:00\.\d{3}Z$/);
+    expect((await send('POST', '/api/v1/upload', { name: 'late.tif', size: 10 }, KEY)).status).toBe(200);
+    expect((await send('POST', '/__mock/clock', { reset: true })).status).toBe(200);
+  });
+
+  it.each([{ start_delay_ms: 1e20 }, { run_delay_ms: 86_400_001 }, { complete_after_polls: 1e9 }])(
+    'PUT /__mock/predictions/progress %j answers 422 and keeps the settings',
+    async (body) => {
+      const before = await send('PUT', '/__mock/predictions/progress', {});
+      const refused = await send('PUT', '/__mock/predictions/progress', body);
+      expect(refused.status).toBe(422);
+      expect(String(refused.body.detail)).toContain(Object.keys(body)[0]);
+      expect(await send('PUT', '/__mock/predictions/progress', {})).toEqual(before);
+    },
+  );
+});
