@@ -166,6 +166,12 @@ export const CLAUSES: Clause[] = [
     "Image-record creation with a folder id outside the caller's organization answers 404 with a string detail (the interface: the folder must belong to the caller's organization).",
   ),
   c(
+    'UP-21',
+    'Uploads',
+    'assumed',
+    'A part URL is taken up to the end of its 24-hour life by the service clock and refused after it with 403 and an S3-style XML AccessDenied.',
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',

@@ -7,6 +7,7 @@ import { writeReproducer } from './reproducer.js';
 import { Cleanup } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
+import { enterGate, GateTimeout } from './check-gate.js';
 import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import type { Capability, Target } from './target.js';
 
@@ -69,6 +70,11 @@ export interface CheckOptions {
    * malformed JSON), so through `--via-prism` the check would judge Prism, not the target.
    */
   prismAnswersItself?: boolean;
+  /**
+   * Run with no other check running, in any file: for a check that moves what every check shares
+   * (the mock's clock), so no other check's answers carry its moved times.
+   */
+  alone?: boolean;
 }
 
 /**
@@ -113,88 +119,100 @@ export function check(
             `needs a ${need === 'other' ? "second organization's key (CONTRACT_OTHER_ORG_API_KEY)" : "tiny-plan organization's key (CONTRACT_TINY_API_KEY)"}`,
           );
       }
-      const record = newCheckRecord();
-      const clientFor = (key: string) => new ApiClient(contract!, target, key, record);
-      const api = clientFor(target.keys.main);
-      const other = target.keys.other ? clientFor(target.keys.other) : undefined;
-      const tiny = target.keys.tiny ? clientFor(target.keys.tiny) : undefined;
-      const cleanup = new Cleanup();
-      const clauseFailures: string[] = [];
-      const verify = async (clauseId: string, assertions: () => unknown): Promise<boolean> => {
-        if (!options.clauses.includes(clauseId))
-          throw new Error(`check "${title}" verifies ${clauseId} but does not name it in its clauses`);
-        meta.clauseOutcomes ??= {};
-        try {
-          await assertions();
-          if (meta.clauseOutcomes[clauseId]?.outcome !== 'fail')
-            meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
-          return true;
-        } catch (err) {
-          if (err instanceof BlockedByStep) throw err;
-          const error = `${clauseId}: ${withLastAnswer((err as Error).message, record.transcript, contract!)}`;
-          meta.clauseOutcomes[clauseId] = {
-            outcome: 'fail',
-            error,
-            ...(err instanceof StepAnsweredOtherwise ? { step: err.step } : {}),
-          };
-          // An advisory is reported "at risk" and never fails the check (clauses.ts).
-          if (!ADVISORY_IDS.has(clauseId)) clauseFailures.push(error);
-          return false;
-        }
-      };
-      // The requests up to the failure, before cleanup adds its own.
-      let failedAt: number | undefined;
-      let failure: { error: unknown } | undefined;
+      // Held to the end of the cleanup: what a lone check moved is put back before others run.
+      let leaveGate: () => void;
       try {
-        try {
-          await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
-        } catch (err) {
-          failedAt = record.transcript.length;
-          if (err instanceof Error && !meta.skipReason)
-            err.message = withLastAnswer(err.message, record.transcript, contract);
-          throw err;
-        }
-        if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
-        if (record.violations.length) {
-          // the oracle's findings (contract-tests/model) said apart from answers outside the document
-          const oracle = record.violations.filter((v) => v.startsWith('oracle: '));
-          const document = record.violations.filter((v) => !v.startsWith('oracle: '));
-          throw new Error(
-            [
-              ...(document.length ? [`responses broke the document:\n- ${document.join('\n- ')}`] : []),
-              ...(oracle.length ? [`answers disagree with the interface:\n- ${oracle.join('\n- ')}`] : []),
-            ].join('\n'),
-          );
-        }
+        leaveGate = await enterGate(options.alone ?? false);
       } catch (err) {
-        failure = { error: err };
-        if (err instanceof BlockedByStep) meta.blockedBy = err.step;
-        if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
+        if (err instanceof GateTimeout) skip(`it runs alone, and ${err.message}`);
+        throw err;
       }
-      // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
-      // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
-      const beforeCleanup = record.violations.length;
-      await cleanup.run();
-      meta.calls = record.seen;
-      const cleanupErrors = record.violations.slice(beforeCleanup);
-      if (!failure && cleanupErrors.length)
-        failure = {
-          error: new Error(
-            `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
-          ),
+      try {
+        const record = newCheckRecord();
+        const clientFor = (key: string) => new ApiClient(contract!, target, key, record);
+        const api = clientFor(target.keys.main);
+        const other = target.keys.other ? clientFor(target.keys.other) : undefined;
+        const tiny = target.keys.tiny ? clientFor(target.keys.tiny) : undefined;
+        const cleanup = new Cleanup();
+        const clauseFailures: string[] = [];
+        const verify = async (clauseId: string, assertions: () => unknown): Promise<boolean> => {
+          if (!options.clauses.includes(clauseId))
+            throw new Error(`check "${title}" verifies ${clauseId} but does not name it in its clauses`);
+          meta.clauseOutcomes ??= {};
+          try {
+            await assertions();
+            if (meta.clauseOutcomes[clauseId]?.outcome !== 'fail')
+              meta.clauseOutcomes[clauseId] = { outcome: 'pass' };
+            return true;
+          } catch (err) {
+            if (err instanceof BlockedByStep) throw err;
+            const error = `${clauseId}: ${withLastAnswer((err as Error).message, record.transcript, contract!)}`;
+            meta.clauseOutcomes[clauseId] = {
+              outcome: 'fail',
+              error,
+              ...(err instanceof StepAnsweredOtherwise ? { step: err.step } : {}),
+            };
+            // An advisory is reported "at risk" and never fails the check (clauses.ts).
+            if (!ADVISORY_IDS.has(clauseId)) clauseFailures.push(error);
+            return false;
+          }
         };
-      if (failure) {
-        if (!meta.skipReason)
-          meta.reproducer = reproduce(
-            meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
-            meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
-            options.clauses,
-            failure.error,
-            record,
-            target,
-            cleanupErrors.length ? undefined : failedAt,
-          );
-        throw failure.error;
+        // The requests up to the failure, before cleanup adds its own.
+        let failedAt: number | undefined;
+        let failure: { error: unknown } | undefined;
+        try {
+          try {
+            await body({ target, contract, api, other, tiny, cleanup, skip, verify, clientFor });
+          } catch (err) {
+            failedAt = record.transcript.length;
+            if (err instanceof Error && !meta.skipReason)
+              err.message = withLastAnswer(err.message, record.transcript, contract);
+            throw err;
+          }
+          if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
+          if (record.violations.length) {
+            // the oracle's findings (contract-tests/model) said apart from answers outside the document
+            const oracle = record.violations.filter((v) => v.startsWith('oracle: '));
+            const document = record.violations.filter((v) => !v.startsWith('oracle: '));
+            throw new Error(
+              [
+                ...(document.length ? [`responses broke the document:\n- ${document.join('\n- ')}`] : []),
+                ...(oracle.length ? [`answers disagree with the interface:\n- ${oracle.join('\n- ')}`] : []),
+              ].join('\n'),
+            );
+          }
+        } catch (err) {
+          failure = { error: err };
+          if (err instanceof BlockedByStep) meta.blockedBy = err.step;
+          if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
+        }
+        // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
+        // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
+        const beforeCleanup = record.violations.length;
+        await cleanup.run();
+        meta.calls = record.seen;
+        const cleanupErrors = record.violations.slice(beforeCleanup);
+        if (!failure && cleanupErrors.length)
+          failure = {
+            error: new Error(
+              `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
+            ),
+          };
+        if (failure) {
+          if (!meta.skipReason)
+            meta.reproducer = reproduce(
+              meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
+              meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
+              options.clauses,
+              failure.error,
+              record,
+              target,
+              cleanupErrors.length ? undefined : failedAt,
+            );
+          throw failure.error;
+        }
+      } finally {
+        leaveGate();
       }
     },
   );

@@ -39,6 +39,12 @@ export interface ImageRecord {
   /** Presigned part URLs handed out, and whether the upload was since closed (completed or aborted). */
   partUrls: string[];
   closedBy?: 'complete' | 'abort';
+  /** The plan's part size and number of parts, when the plan handed out was well formed. */
+  plan?: { partSize: number; partCount: number };
+  /** The ETag each part's last accepted PUT answered, by part number. */
+  partEtags: Map<number, string>;
+  /** What the target's clock read while the plan was handed out, when the model knew its clock. */
+  planIssued?: { from: number; to: number };
 }
 
 export interface PredictionRecord {
@@ -100,6 +106,11 @@ export interface World {
   notFound: Map<string, { missing?: NotFoundAnswer; foreign?: NotFoundAnswer; compared?: boolean }>;
   /** The header names and compared values of the first answer to each request (method, URL, status, key). */
   firstAnswers: Map<string, { names: string[]; values: Record<string, string | null> }>;
+  /**
+   * The target's clock less the client's, as the last answer of the mock's clock bounds it (its
+   * `now` less the client's time when the answer came, and when the request went).
+   */
+  targetClock?: { minusReceived: number; minusSent: number };
 }
 
 export function newWorld(): World {
