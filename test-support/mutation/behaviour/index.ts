@@ -2,6 +2,8 @@ import type { Mutant } from '../mutant.js';
 import { analysisQuotaMutants } from './analysis-quota.js';
 import { confinementMutants } from './confinement.js';
 import { deleteCascadeMutants } from './delete-cascade.js';
+import { listedPartMutants } from './listed-parts.js';
+import { partUrlLifeMutants } from './part-url-life.js';
 import { predictionReuseMutants } from './prediction-reuse.js';
 import { shareMutants } from './shares.js';
 import { storageCapMutants } from './storage-cap.js';
@@ -16,4 +18,6 @@ export const behaviourMutants = (): Mutant[] => [
   ...shareMutants(),
   ...confinementMutants(),
   ...uploadPartMutants(),
+  ...listedPartMutants(),
+  ...partUrlLifeMutants(),
 ];
