@@ -418,10 +418,15 @@ check(
     const bytes = presetTiff('easy-8bit-256').bytes;
     const opened = need(await openResumable(ctx, bytes.length), 200, ['image.id', 'upload.urls.0.url']);
     const after = await clock();
+    const url = new URL(opened.body.upload!.urls[0].url);
+    if (queryParam(url, /^x-amz-date$/i))
+      ctx.skip(
+        "the part URL is signed by an S3 store (X-Amz-Date): it lives by the store's clock, which the mock's control plane does not move",
+      );
     // The plan was handed out between the two reads: its URLs end within that span, a day later.
     const lastSecondFrom = Math.floor(Date.parse(before.now) / 1000) + PART_URL_LIFETIME_S;
     const lastSecondTo = Math.floor(Date.parse(after.now) / 1000) + PART_URL_LIFETIME_S;
-    const put = () => ctx.api.raw('PUT', opened.body.upload!.urls[0].url, { body: bytes, key: null });
+    const put = () => ctx.api.raw('PUT', url.toString(), { body: bytes, key: null });
     await clock({ now: new Date((lastSecondFrom - 1) * 1000).toISOString() });
     const taken = await put();
     await clock({ now: new Date((lastSecondTo + 1) * 1000 + 500).toISOString() });
