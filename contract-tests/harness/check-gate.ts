@@ -9,6 +9,15 @@ declare module 'vitest' {
   }
 }
 
+/** The run's gate folder, as the suite's setup or a runner of cases provides it. */
+function runGate(): string | undefined {
+  try {
+    return inject('checkGateDir');
+  } catch {
+    return undefined; // not inside a vitest run
+  }
+}
+
 const POLL_MS = 20;
 /** How long a lone check waits for the running checks to end. */
 const ALONE_WAIT_MS = 60_000;
@@ -31,13 +40,7 @@ let made = 0;
  * counts the running ones, so neither can miss the other. Without the folder (the suite started
  * some other way) every check runs as it comes.
  */
-export async function enterGate(alone: boolean): Promise<() => void> {
-  let dir: string;
-  try {
-    dir = inject('checkGateDir');
-  } catch {
-    return () => undefined;
-  }
+export async function enterGate(alone: boolean, dir = runGate()): Promise<() => void> {
   if (!dir || !existsSync(dir)) return () => undefined;
   const running = path.join(dir, 'running');
   const lone = path.join(dir, 'alone');
