@@ -10,7 +10,7 @@ import type { ImageRecord } from './world.js';
  */
 export type ListedParts =
   | { kind: 'no list' }
-  /** The plan or the parts PUT are not known to the model: nothing is predicted. */
+  /** The plan is not known to the model (or an entry is malformed): nothing is predicted. */
   | { kind: 'unknown' }
   | { kind: 'refused'; why: string }
   | { kind: 'accepted' };
@@ -24,8 +24,9 @@ const unquoted = (etag: string) =>
 export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts {
   const parts = isObject(sent) && Array.isArray(sent.parts) ? sent.parts : [];
   if (parts.length === 0) return { kind: 'no list' };
+  // Every PUT to the plan's URLs is seen: they were handed to this check alone.
   const plan = image.plan;
-  if (!plan || image.partEtags.size === 0) return { kind: 'unknown' };
+  if (!plan) return { kind: 'unknown' };
   const seen = new Set<number>();
   for (const part of parts) {
     if (!isObject(part) || !Number.isSafeInteger(part.part_number) || typeof part.etag !== 'string')
