@@ -172,6 +172,12 @@ export const CLAUSES: Clause[] = [
     'A file over 4 GB is refused with a 4xx (not a cap 402) when its upload or image record is opened with its size; 4,000,000,000 bytes are taken.',
   ),
   c(
+    'UP-22',
+    'Uploads',
+    'assumed',
+    'A part URL is taken up to the end of its 24-hour life by the service clock and refused after it with 403 and an S3-style XML AccessDenied.',
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { keyProblem } from '../contract-tests/harness/preflight.js';
 import { launchMock, type LaunchedMock } from './launched-mock.js';
@@ -14,8 +17,12 @@ import { launchMock, type LaunchedMock } from './launched-mock.js';
  * docs/contract-suite.md).
  */
 let mock: LaunchedMock | undefined;
+let gateDir: string | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  // The gate that lets a check run alone (contract-tests/harness/check-gate.ts): one per run.
+  gateDir = mkdtempSync(path.join(os.tmpdir(), 'contract-gate-'));
+  project.provide('checkGateDir', gateDir);
   const baseUrl = process.env.CONTRACT_BASE_URL?.replace(/\/+$/, '');
   if (baseUrl) {
     // A key that is missing or refused would fail every check: stop here, with the reason alone.
@@ -55,6 +62,7 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (gateDir) rmSync(gateDir, { recursive: true, force: true });
   if (!mock) return;
   mock.child.kill('SIGTERM');
   const stopped = await Promise.race([

@@ -27,13 +27,20 @@ interface Keys {
 export const silent: Reporter = {};
 
 /** The contract project's own settings (concurrency, isolation, timeouts), so a case runs its checks as the suite does. */
-export function contractSettings() {
+/** The contract project's settings for a run of cases; `gateDir` is the run's gate (check-gate.ts). */
+export function contractSettings(gateDir: string) {
   const projects = (vitestConfig.test?.projects ?? []) as Array<{ test?: Record<string, unknown> }>;
   const contract = projects.find((p) => p.test?.name === 'contract')?.test;
   if (!contract) throw new Error('vitest.config.ts has no contract project');
   // The cases run against their own proxies: no mock of the suite's setup, no group order.
   const { globalSetup: _setup, include: _include, name: _name, sequence, ...rest } = contract;
-  return { ...rest, sequence: { ...(sequence as object), groupOrder: undefined } };
+  mkdirSync(gateDir, { recursive: true });
+  return {
+    ...rest,
+    sequence: { ...(sequence as object), groupOrder: undefined },
+    // Every case's checks share the one mock: a check that runs alone waits for all of them.
+    provide: { checkGateDir: gateDir },
+  };
 }
 
 /** Settings of a case's run (a seed and a run count for the stateful exploration). */
@@ -120,7 +127,7 @@ export async function runSabotageCases(
         projects: [
           {
             test: {
-              ...contractSettings(),
+              ...contractSettings(path.join(reportRoot, 'gate')),
               name: 'sabotage',
               root: REPO_ROOT,
               include: [],

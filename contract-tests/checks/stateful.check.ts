@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import type { ApiClient } from '../harness/api-client.js';
 import { check, type CheckContext } from '../harness/check.js';
@@ -13,8 +14,8 @@ import type {
 } from '../../openapi/generated/client/types.gen.js';
 
 /**
- * Stateful exploration: random sequences of uploads, aborts, deletes, reads, predictions and
- * shares on a throw-away organization with a known plan. Every answer is judged by the oracle
+ * Stateful exploration: random sequences of uploads, part PUTs, completes with a parts list,
+ * aborts, deletes, reads, predictions and shares on a throw-away organization with a known plan. Every answer is judged by the oracle
  * (contract-tests/model), the same model the fixed checks answer to: a command fails when the
  * oracle found an answer that disagrees with the interface. A failing sequence is shrunk by
  * fast-check to the shortest that still fails, and that one is reported (and replayed once more,
@@ -32,6 +33,8 @@ interface Handles {
   images: string[];
   segmentations: string[];
   shares: string[];
+  /** The URL of part 1 (the only part: opened with 1000 bytes) of each resumable upload. */
+  partUrls: Record<string, string>;
 }
 
 type Command = fc.AsyncCommand<Handles, Real>;
@@ -50,8 +53,11 @@ class OpenResumable implements Command {
   check = () => true;
   run = (handles: Handles, real: Real) =>
     judged(real, 'open a resumable upload', async () => {
-      const response = await openResumable(real.ctx, 1000, 'state.tif', real.client);
-      if (response.status === 200) handles.images.push(response.body.image.id);
+      const response = await openResumable(real.ctx, PART_BYTES.length, 'state.tif', real.client);
+      if (response.status !== 200) return;
+      handles.images.push(response.body.image.id);
+      const url = response.body.upload?.urls[0]?.url;
+      if (url) handles.partUrls[response.body.image.id] = url;
     });
   toString = () => 'openResumable';
 }
@@ -79,7 +85,28 @@ class OnImage implements Command {
   toString = () => `${this.name}(image ${this.index})`;
 }
 
+/** The one part of a resumable upload here: not a TIFF, so a complete that takes it ends `failed`. */
+const PART_BYTES = Buffer.alloc(1000, 7);
+const PART_ETAG = `"${createHash('md5').update(PART_BYTES).digest('hex')}"`;
+/** Parts lists a complete sends: the oracle predicts each (a 202, or a 422 that leaves it open). */
+const LISTS = {
+  whole: [{ part_number: 1, etag: PART_ETAG }],
+  'wrong ETag': [{ part_number: 1, etag: '"00000000000000000000000000000000"' }],
+  'part outside the plan': [
+    { part_number: 2, etag: PART_ETAG },
+    { part_number: 1, etag: PART_ETAG },
+  ],
+};
+
 const onImage = {
+  putPart: (real: Real, id: string, handles: Handles) =>
+    handles.partUrls[id]
+      ? real.client.raw('PUT', handles.partUrls[id], { body: PART_BYTES, key: null }).then(() => {})
+      : Promise.resolve(),
+  completeWith: (list: keyof typeof LISTS) => (real: Real, id: string) =>
+    real.client
+      .call('completeUpload', { params: { image_id: id }, body: { parts: LISTS[list] } })
+      .then(() => {}),
   abort: (real: Real, id: string) =>
     real.client.call('abortUpload', { params: { image_id: id } }).then(() => {}),
   delete: (real: Real, id: string) =>
@@ -134,6 +161,10 @@ const COMMANDS = [
   index.map((i) => new OnImage('abort', i, onImage.abort)),
   index.map((i) => new OnImage('delete', i, onImage.delete)),
   index.map((i) => new OnImage('read', i, onImage.read)),
+  index.map((i) => new OnImage('putPart', i, onImage.putPart)),
+  fc
+    .tuple(index, fc.constantFrom(...(Object.keys(LISTS) as Array<keyof typeof LISTS>)))
+    .map(([i, list]) => new OnImage(`complete with the ${list}`, i, onImage.completeWith(list))),
   index.map((i) => new OnImage('predict', i, onImage.predict)),
   index.map((i) => new Share(i)),
   index.map((i) => new OnShare('revokeShare', i)),
@@ -176,7 +207,7 @@ check(
       const modelId = await fittingModelId(org.client);
       await fc.asyncModelRun(
         () => ({
-          model: { images: [], segmentations: [], shares: [] },
+          model: { images: [], segmentations: [], shares: [], partUrls: {} },
           real: { ctx, client: org.client, modelId },
         }),
         commands,

@@ -4,7 +4,7 @@ import { check } from '../harness/check.js';
 import { openResumable, pollImage, putParts, trackImage, uploadFile } from '../harness/flows.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { expectFieldError, type ValidationItem } from '../harness/validation-items.js';
-import { corpusFile, largeTiff, presetTiff } from '../harness/sample-images.js';
+import { corpusFile, largeTiff, largeTiffSide, presetTiff } from '../harness/sample-images.js';
 import type {
   AbortUploadResponse,
   CompleteUploadResponse,
@@ -12,6 +12,10 @@ import type {
   DeleteResponse,
   Image,
 } from '../../openapi/generated/client/types.gen.js';
+import type { components } from '../../openapi/generated/mock-control-types.js';
+import { PART_URL_LIFETIME_S } from '../model/part-url-life.js';
+
+type MockClock = components['responses']['MockClock']['content']['application/json'];
 
 check(
   'a single-request upload answers the image ready, upload null',
@@ -97,28 +101,51 @@ check(
 );
 
 check(
-  'complete with an explicit parts list assembles exactly those parts',
+  'complete with an explicit parts list assembles exactly those parts, in part order whatever the order listed',
   { clauses: ['UP-06'] },
   async (ctx) => {
-    const bytes = largeTiff(9 * 1024 * 1024);
+    const minBytes = 9 * 1024 * 1024;
+    const bytes = largeTiff(minBytes);
+    const side = largeTiffSide(minBytes);
     const opened = need(await openResumable(ctx, bytes.length), 200, ['image.id', 'upload.urls']);
+    const id = opened.body.image.id;
     const plan = opened.body.upload!;
+    if (plan.urls.length < 2) ctx.skip(`a plan of ${plan.urls.length} part for ${bytes.length} bytes`);
     const etags = await putParts(ctx.api, plan, bytes);
     const parts = [...etags].map(([part_number, etag]) => ({ part_number, etag }));
-    const complete = await ctx.api.call('completeUpload', {
-      params: { image_id: opened.body.image.id },
-      body: { parts },
-    });
-    expectStatus(complete, 202, 'complete with every part listed');
-    expect(
-      (await pollImage(ctx, opened.body.image.id)).upload_status,
-      'GET /upload/{id} after complete: upload_status',
-    ).toBe('ready');
+    const complete = (listed: typeof parts) =>
+      ctx.api.call<{ detail: unknown }>('completeUpload', {
+        params: { image_id: id },
+        body: { parts: listed },
+      });
+    const stillOpen = async (after: string) => {
+      const read = need(await ctx.api.call<Image>('getUpload', { params: { image_id: id } }), 200);
+      expect(read.body.upload_status, `GET /upload/{id} after ${after}: upload_status`).toBe('uploading');
+      expect(read.body.size, `GET /upload/{id} after ${after}: size`).toBe(bytes.length);
+    };
+    // The size is exact and every part holds bytes: a subset of the plan never adds up to it.
+    const subset = await complete(parts.slice(0, 1));
+    expectStatus(subset, 422, 'complete with part 1 only, a subset that falls short of the size');
+    expect(typeof subset.body.detail, 'complete with a subset: type of detail').toBe('string');
+    await stillOpen('the subset was refused');
+    const outside = await complete([...parts, { part_number: plan.urls.length + 1, etag: parts[0].etag }]);
+    expectStatus(outside, 422, `complete listing part ${plan.urls.length + 1}, outside the plan`);
+    await stillOpen('the part outside the plan was refused');
+    const reversed = await complete([...parts].reverse());
+    expectStatus(reversed, 202, 'complete with every part listed, last part first');
+    const done = await pollImage(ctx, id);
+    // Assembled in the order listed, the TIFF's header would not lead the file: it would not convert.
+    expect(done.upload_status, 'GET /upload/{id} after the reversed list: upload_status').toBe('ready');
+    expect(done.shape, 'GET /upload/{id} after the reversed list: shape, the TIFF sent').toEqual([
+      side,
+      side,
+    ]);
+    expect(done.size, 'GET /upload/{id} after the reversed list: size').toBe(bytes.length);
   },
 );
 
 check(
-  'complete with a wrong ETag is refused and leaves the upload open',
+  'complete with a wrong ETag is refused with 422 and leaves the upload open',
   { clauses: ['UP-06', 'UP-12'] },
   async (ctx) => {
     const bytes = presetTiff('easy-8bit-256').bytes;
@@ -128,15 +155,12 @@ check(
       part_number,
       etag: '"00000000000000000000000000000000"',
     }));
-    const refused = await ctx.api.call('completeUpload', {
+    const refused = await ctx.api.call<{ detail: unknown }>('completeUpload', {
       params: { image_id: opened.body.image.id },
       body: { parts: wrong },
     });
-    expectStatus(
-      refused,
-      Array.from({ length: 100 }, (_, i) => 400 + i),
-      'complete with a wrong ETag is refused with a 4xx',
-    );
+    expectStatus(refused, 422, 'complete with a wrong ETag');
+    expect(typeof refused.body.detail, 'complete with a wrong ETag: type of detail').toBe('string');
     const still = need(
       await ctx.api.call<Image>('getUpload', { params: { image_id: opened.body.image.id } }),
       200,
@@ -393,5 +417,54 @@ check(
     });
     expectStatus(refused, 404, 'createImage with a folder id of no folder of ours');
     expect(typeof refused.body.detail, 'createImage 404: type of detail').toBe('string');
+  },
+);
+
+check(
+  'a part URL is taken just before the end of its 24-hour life and refused with 403 AccessDenied just after',
+  // The mock's clock is every check's: moved, it would put other checks' answers a day ahead.
+  { clauses: ['UP-22'], requires: ['control'], alone: true },
+  async (ctx) => {
+    const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+    const clock = async (body?: { now?: string; reset?: boolean }) => {
+      const answer = body
+        ? await ctx.api.call<MockClock>('mockSetClock', { ...admin, body })
+        : await ctx.api.call<MockClock>('mockGetClock', admin);
+      return need(answer, 200, ['now', 'offset_ms']).body;
+    };
+    const before = await clock();
+    ctx.cleanup.add(() =>
+      clock(
+        before.offset_ms === 0
+          ? { reset: true }
+          : { now: new Date(Date.now() + before.offset_ms).toISOString() },
+      ),
+    );
+    const bytes = presetTiff('easy-8bit-256').bytes;
+    const opened = need(await openResumable(ctx, bytes.length), 200, ['image.id', 'upload.urls.0.url']);
+    const after = await clock();
+    const url = new URL(opened.body.upload!.urls[0].url);
+    if (queryParam(url, /^x-amz-date$/i))
+      ctx.skip(
+        "the part URL is signed by an S3 store (X-Amz-Date): it lives by the store's clock, which the mock's control plane does not move",
+      );
+    // The plan was handed out between the two reads: its URLs end within that span, a day later.
+    const lastSecondFrom = Math.floor(Date.parse(before.now) / 1000) + PART_URL_LIFETIME_S;
+    const lastSecondTo = Math.floor(Date.parse(after.now) / 1000) + PART_URL_LIFETIME_S;
+    const put = () => ctx.api.raw('PUT', url.toString(), { body: bytes, key: null });
+    // A few seconds of margin: the PUT must reach the store before the URL's last second ends,
+    // even on a loaded machine.
+    await clock({ now: new Date((lastSecondFrom - 4) * 1000).toISOString() });
+    const taken = await put();
+    await clock({ now: new Date((lastSecondTo + 1) * 1000 + 500).toISOString() });
+    const refused = await put();
+    const refusal = await refused.text();
+    await ctx.verify('UP-22', () => {
+      expectStatus(taken, 200, 'PUT of the part four seconds before its URL ends');
+      expectStatus(refused, 403, 'PUT of the part past the end of its URL');
+      expect(refusal, 'the 403 of an expired part URL: S3-style XML error').toMatch(
+        /<Error>[\s\S]*<Code>AccessDenied<\/Code>/,
+      );
+    });
   },
 );

@@ -7,6 +7,7 @@ import { writeReproducer } from './reproducer.js';
 import { Cleanup } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
+import { enterGate, GateTimeout } from './check-gate.js';
 import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import type { Capability, Target } from './target.js';
 
@@ -69,6 +70,11 @@ export interface CheckOptions {
    * malformed JSON), so through `--via-prism` the check would judge Prism, not the target.
    */
   prismAnswersItself?: boolean;
+  /**
+   * Run with no other check running, in any file: for a check that moves what every check shares
+   * (the mock's clock), so no other check's answers carry its moved times.
+   */
+  alone?: boolean;
 }
 
 /**
@@ -107,6 +113,31 @@ async function runCheck(
   const document = (contract ??= sharedContract());
   const unmet = unmetRequirement(options, target);
   if (unmet) skip(unmet);
+  // Held to the end of the cleanup: what a lone check moved is put back before others run.
+  let leaveGate: () => void;
+  try {
+    leaveGate = await enterGate(options.alone ?? false);
+  } catch (err) {
+    if (err instanceof GateTimeout) skip(`it runs alone, and ${err.message}`);
+    throw err;
+  }
+  try {
+    await judgeAndClean(title, options, body, meta, target, document, skip);
+  } finally {
+    leaveGate();
+  }
+}
+
+/** The check's body judged, its cleanup run, and on failure its reproducer written. */
+async function judgeAndClean(
+  title: string,
+  options: CheckOptions,
+  body: (ctx: CheckContext) => Promise<void>,
+  meta: CheckMeta,
+  target: Target,
+  document: OpenApiContract,
+  skip: (reason: string) => never,
+): Promise<void> {
   const record = newCheckRecord();
   const clientFor = (key: string) => new ApiClient(document, target, key, record);
   const cleanup = new Cleanup();

@@ -103,7 +103,7 @@ export function borderSample(): MeaningfulSample {
  * second of a test worker). Checks that need cells use the presets or borderSample().
  */
 export function largeTiff(minBytes: number): Buffer {
-  const side = Math.ceil(Math.sqrt(minBytes / 2)) + 1;
+  const side = largeTiffSide(minBytes);
   let bytes = largeCache.get(side);
   if (!bytes) {
     const data = new Uint16Array(side * side);
@@ -113,6 +113,11 @@ export function largeTiff(minBytes: number): Buffer {
     largeCache.set(side, bytes);
   }
   return bytes;
+}
+
+/** The width and height of `largeTiff(minBytes)`: 16-bit pixels, square. */
+export function largeTiffSide(minBytes: number): number {
+  return Math.ceil(Math.sqrt(minBytes / 2)) + 1;
 }
 
 /** A file of the broken-and-unusual corpus (see fixtures/corpus/expected.json). */

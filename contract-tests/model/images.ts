@@ -9,6 +9,8 @@ import {
   type Json,
   type SentFile,
 } from './exchange.js';
+import { judgeListedParts } from './listed-parts.js';
+import { judgePartLife, targetSpan } from './part-url-life.js';
 import { knownIds, type ImageRecord, type Organization, type World } from './world.js';
 
 /**
@@ -36,6 +38,8 @@ const S = {
   shape: 'shape: filled once the image is converted',
   deleted: 'DELETE … Response: {success: boolean}',
   partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
+  listedParts:
+    'Send parts only to assemble an explicit subset; a parts list is read in part-number order, each part PUT with its ETag and in the plan, adding up to the exact size, else 422 and the upload stays open (document, assumed)',
 };
 
 const SEQUENCE: Record<string, number> = { uploading: 0, processing: 1, ready: 2, failed: 2 };
@@ -77,11 +81,6 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
       status,
     );
   if (multipart) compare(findings, S.ready, `${op}: upload`, null, upload ?? null);
-  const partUrls: string[] = [];
-  if (resumable) {
-    if (!isObject(upload)) compare(findings, S.uploading, `${op}: upload`, 'a plan', upload ?? null);
-    else if (typeof size === 'number') findings.push(...planFindings(op, upload, size, partUrls));
-  }
   const record: ImageRecord = {
     id: image.id,
     org: org.ref,
@@ -89,15 +88,21 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     size: typeof size === 'number' ? size : undefined,
     status: (image.upload_status as ImageRecord['status']) ?? null,
     deleted: false,
-    partUrls,
+    partUrls: [],
+    partEtags: new Map(),
+    planIssued: targetSpan(world, x),
     uploadError: image.upload_status === 'failed' ? textOr(image.upload_error) : undefined,
   };
+  if (resumable) {
+    if (!isObject(upload)) compare(findings, S.uploading, `${op}: upload`, 'a plan', upload ?? null);
+    else if (typeof size === 'number') findings.push(...planFindings(op, upload, size, record));
+  }
   world.images.set(image.id, record);
   if (counters) counters.images++;
   return findings;
 }
 
-function planFindings(op: string, plan: Json, size: number, partUrls: string[]): Finding[] {
+function planFindings(op: string, plan: Json, size: number, record: ImageRecord): Finding[] {
   const findings: Finding[] = [];
   const urls = Array.isArray(plan.urls) ? plan.urls.filter(isObject) : [];
   const partSize = plan.part_size;
@@ -111,7 +116,8 @@ function planFindings(op: string, plan: Json, size: number, partUrls: string[]):
     Array.from({ length: urls.length }, (_, i) => i + 1),
     urls.map((u) => u.part_number),
   );
-  for (const u of urls) if (typeof u.url === 'string') partUrls.push(u.url);
+  for (const u of urls) if (typeof u.url === 'string') record.partUrls.push(u.url);
+  if (findings.length === 0 && urls.length === parts) record.plan = { partSize, partCount: parts };
   return findings;
 }
 
@@ -132,6 +138,7 @@ export function observeOnImage(world: World, org: Organization, x: Exchange, ima
         expectStatus(findings, S.onlyUploading, x, [422]);
         break;
       }
+      if (image.status === 'uploading' && !predictListedParts(findings, image, x)) break;
       if (image.status === 'uploading' && x.status === 202) {
         if (isObject(x.body))
           compare(findings, S.completeAnswer, `${op}: status`, 'processing', x.body.status);
@@ -159,6 +166,22 @@ export function observeOnImage(world: World, org: Organization, x: Exchange, ima
       break;
   }
   return findings;
+}
+
+/**
+ * A complete with a `parts` list, of an upload whose plan and parts the model knows: a refusal
+ * (422) or a 202. Answers false when the upload stays open (refused, as predicted or not).
+ */
+function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange): boolean {
+  const judged = judgeListedParts(image, x.sent);
+  if (judged.kind === 'refused') {
+    const sentence = `${S.listedParts} (${judged.why})`;
+    if (expectStatus(findings, sentence, x, [422]) && isObject(x.body) && typeof x.body.detail !== 'string')
+      compare(findings, sentence, `${x.operationId}: type of detail`, 'a string', x.body.detail);
+    return false;
+  }
+  if (judged.kind === 'accepted') expectStatus(findings, S.listedParts, x, [202]);
+  return x.status === 202;
 }
 
 function readImage(findings: Finding[], image: ImageRecord, body: Json, op: string): void {
@@ -193,7 +216,11 @@ function sameReason(findings: Finding[], image: ImageRecord, reason: unknown, op
 export function observePartPut(world: World, x: Exchange): Finding[] {
   const findings: Finding[] = [];
   for (const image of world.images.values()) {
-    if (!image.partUrls.includes(x.url)) continue;
+    const part = image.partUrls.indexOf(x.url) + 1;
+    if (part === 0) continue;
+    if (!image.closedBy && !image.deleted) findings.push(...judgePartLife(world, image, x));
+    if (x.status === 200 && !image.closedBy && !image.deleted && typeof x.headers.etag === 'string')
+      image.partEtags.set(part, x.headers.etag);
     if ((image.closedBy || image.deleted) && x.status >= 200 && x.status < 300)
       findings.push({
         sentence: S.partClosed,

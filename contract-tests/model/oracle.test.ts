@@ -311,6 +311,175 @@ describe('the oracle', () => {
     expect(subjects(oracle, put())[0]).toMatch(/after abort: refused \(4xx\) \/ 200/);
   });
 
+  it('predicts a complete with a parts list: subset, part outside the plan and wrong ETag refused, any order taken', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const urls = [1, 2].map((n) => ({ part_number: n, url: `http://store/q${n}` }));
+    const image = { id: IMAGE, name: 'r.tif', size: 8, upload_status: 'uploading' };
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
+        { sent: { name: 'r.tif', size: 8 } },
+      ),
+    );
+    const complete = (parts: Array<[number, string]>, status: number) =>
+      subjects(
+        oracle,
+        exchange('completeUpload', status, status === 202 ? { status: 'processing' } : { detail: 'no' }, {
+          method: 'POST',
+          params: { image_id: IMAGE },
+          sent: { parts: parts.map(([part_number, etag]) => ({ part_number, etag })) },
+        }),
+      );
+    const read = (status: string) =>
+      subjects(
+        oracle,
+        exchange(
+          'getUpload',
+          200,
+          { ...image, upload_status: status, shape: [2, 2] },
+          { params: { image_id: IMAGE } },
+        ),
+      );
+    // no part PUT yet: a list names parts that never arrived
+    expect(
+      complete(
+        [
+          [1, '"e1"'],
+          [2, '"e2"'],
+        ],
+        202,
+      ),
+    ).toEqual(['completeUpload status: 422 / 202']);
+    for (const n of [1, 2])
+      oracle.observe(
+        exchange('presigned part PUT', 200, undefined, {
+          method: 'PUT',
+          url: `http://store/q${n}`,
+          key: null,
+          headers: { etag: `"e${n}"` },
+        }),
+      );
+    expect(complete([[1, '"e1"']], 422)).toEqual([]);
+    expect(complete([[1, '"e1"']], 202)).toEqual(['completeUpload status: 422 / 202']);
+    // a 202 the model refused leaves it expecting the upload still open
+    expect(read('processing')).toEqual(['getUpload: upload_status: "uploading" / "processing"']);
+    expect(
+      complete(
+        [
+          [1, 'e1'],
+          [2, '"E2"'],
+          [3, '"e1"'],
+        ],
+        202,
+      ),
+    ).toEqual(['completeUpload status: 422 / 202']);
+    expect(
+      complete(
+        [
+          [1, '"e1"'],
+          [2, '"e9"'],
+        ],
+        202,
+      ),
+    ).toEqual(['completeUpload status: 422 / 202']);
+    expect(
+      complete(
+        [
+          [2, '"e2"'],
+          [2, '"e2"'],
+          [1, '"e1"'],
+        ],
+        202,
+      ),
+    ).toEqual(['completeUpload status: 422 / 202']);
+    expect(read('uploading')).toEqual([]);
+    expect(
+      complete(
+        [
+          [2, '"e2"'],
+          [1, 'E1'],
+        ],
+        422,
+      ),
+    ).toEqual(['completeUpload status: 202 / 422']);
+    expect(read('uploading')).toEqual([]);
+    expect(
+      complete(
+        [
+          [2, '"e2"'],
+          [1, '"e1"'],
+        ],
+        202,
+      ),
+    ).toEqual([]);
+    expect(read('ready')).toEqual([]);
+  });
+
+  it("holds a part URL to the document's 24-hour life by the target's clock, learnt from the mock's clock", () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const clientNow = Date.now();
+    const day = 86_400_000;
+    const clock = (now: number, at: number) =>
+      oracle.observe(
+        exchange(
+          'mockSetClock',
+          200,
+          { now: new Date(now).toISOString(), offset_ms: now - at, month: '2026-11' },
+          { method: 'POST', url: 'http://target/__mock/clock', key: null, sentAt: at, receivedAt: at },
+        ),
+      );
+    // the target's clock runs an hour ahead of the client's while the plan is handed out
+    const issuedAt = Math.floor((clientNow + 3_600_000) / 1000) * 1000;
+    clock(issuedAt, clientNow);
+    const url = 'http://store/life1';
+    const plan = { part_size: 10, upload_id: 'u', urls: [{ part_number: 1, url }] };
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        {
+          image: { id: IMAGE, name: 'r.tif', size: 8, upload_status: 'uploading' },
+          success: true,
+          upload: plan,
+        },
+        { sent: { name: 'r.tif', size: 8 }, sentAt: clientNow, receivedAt: clientNow + 200 },
+      ),
+    );
+    const put = (targetTime: number, status: number, text: string) => {
+      const at = clientNow + 10_000;
+      clock(targetTime, at);
+      return subjects(
+        oracle,
+        exchange('presigned part PUT', status, undefined, {
+          method: 'PUT',
+          url,
+          key: null,
+          sentAt: at + 5,
+          receivedAt: at + 30,
+          bytes: Buffer.from(text),
+        }),
+      ).map((s) => s.replace(/, sent .* expiry at the latest/, ''));
+    };
+    const expired = '<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>';
+    expect(put(issuedAt + day - 2000, 200, '')).toEqual([]);
+    expect(put(issuedAt + day - 2000, 403, expired)).toEqual([
+      `PUT a part URL of image ${IMAGE}: taken: the URL still lives / 403 AccessDenied`,
+    ]);
+    // at the boundary the spans overlap: nothing is predicted
+    expect(put(issuedAt + day, 200, '')).toEqual([]);
+    expect(put(issuedAt + day + 2000, 403, expired)).toEqual([]);
+    expect(put(issuedAt + day + 2000, 200, '')).toEqual([
+      `PUT a part URL of image ${IMAGE}: 403 with an S3-style XML AccessDenied / 200 ""`,
+    ]);
+    expect(put(issuedAt + day + 2000, 403, '<Error><Code>SignatureDoesNotMatch</Code></Error>')).toHaveLength(
+      1,
+    );
+  });
+
   it('refuses a known key with its case or one character changed', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: 'sk_test_abc123' });

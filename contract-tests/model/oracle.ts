@@ -3,6 +3,7 @@ import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeNotFound } from './isolation.js';
+import { learnClock } from './part-url-life.js';
 import { observeModels } from './models.js';
 import {
   forgedFrom,
@@ -69,7 +70,10 @@ export class Oracle {
 
   observe(x: Exchange): Finding[] {
     const world = this.world;
-    if (isControlPlane(x)) return observeControlPlane(world, x);
+    if (isControlPlane(x)) {
+      learnClock(world, x);
+      return observeControlPlane(world, x);
+    }
     const org = organizationOf(world, x.key);
     if (x.injected) {
       if (org) org.opaque = true;

@@ -41,6 +41,12 @@ export interface ImageRecord {
   closedBy?: 'complete' | 'abort';
   /** The reason the first answer that showed it failed gave: failed is a last state, so its reason stays. */
   uploadError?: string;
+  /** The plan's part size and number of parts, when the plan handed out was well formed. */
+  plan?: { partSize: number; partCount: number };
+  /** The ETag each part's last accepted PUT answered, by part number. */
+  partEtags: Map<number, string>;
+  /** What the target's clock read while the plan was handed out, when the model knew its clock. */
+  planIssued?: { from: number; to: number };
 }
 
 export interface PredictionRecord {
@@ -105,6 +111,11 @@ export interface World {
   notFound: Map<string, { missing?: NotFoundAnswer; foreign?: NotFoundAnswer; compared?: boolean }>;
   /** The header names and compared values of the first answer to each request (method, URL, status, key). */
   firstAnswers: Map<string, { names: string[]; values: Record<string, string | null> }>;
+  /**
+   * The target's clock less the client's, as the last answer of the mock's clock bounds it (its
+   * `now` less the client's time when the answer came, and when the request went).
+   */
+  targetClock?: { minusReceived: number; minusSent: number };
 }
 
 export function newWorld(): World {

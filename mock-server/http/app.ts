@@ -74,7 +74,12 @@ export function createApp(
     cors(parseCorsOrigins(settings.corsOrigins), routes),
   ];
   if (embeddedStore) {
-    const storageOptions = { stallTimeoutMs: settings.idleTimeoutMs, discardLimits };
+    const storageOptions = {
+      stallTimeoutMs: settings.idleTimeoutMs,
+      discardLimits,
+      // A part URL expires by the mock's clock, which another instance may have moved.
+      refreshClock: () => useCases.timekeeper.refresh(),
+    };
     stages.push(storageStage(embeddedStore, storagePath, storageOptions));
   }
   stages.push(

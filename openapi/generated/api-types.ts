@@ -75,6 +75,14 @@ export interface paths {
          * @description With no body or an empty `parts`, the service discovers the uploaded parts and their ETags
          *     from storage. Send `parts` only to assemble an explicit subset. Conversion is asynchronous:
          *     poll `GET /upload/{image_id}` until `ready` or `failed`.
+         *
+         *     A `parts` list is assembled in part-number order, whatever order it lists the parts in. Each
+         *     part listed must be a part of the plan that was PUT, with the ETag its PUT answered (quotes
+         *     optional); a part listed twice is refused. The parts assembled must add up to the `size` the
+         *     image was opened with (it is exact), so a list that leaves out a part of the plan is refused
+         *     as a size mismatch (every part of a plan holds at least one byte). Every refusal is a 422 with a string `detail` that says which part or which
+         *     sizes, and changes nothing: the image stays `uploading` with its parts, its size and its
+         *     place in the storage cap, and a later complete may still succeed.
          */
         post: operations["completeUpload"];
         delete?: never;
@@ -437,7 +445,7 @@ export interface components {
         };
         UploadPartUrl: {
             part_number: number;
-            /** @description Presigned address under {storage_url}; PUT the chunk here. */
+            /** @description Presigned address under {storage_url}; PUT the chunk here. It is good for 24 hours (86400 seconds) from the answer that handed the plan out, by the service's clock: a PUT up to that second is taken, a PUT after it answers 403 with an S3-style XML error (`<Error><Code>AccessDenied</Code><Message>Request has expired</Message>`). */
             url: string;
         };
         /** @description Presigned multipart plan. The internal storage key is never exposed. */

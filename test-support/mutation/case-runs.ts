@@ -140,7 +140,7 @@ export async function runCases(
         projects: [
           {
             test: {
-              ...contractSettings(),
+              ...contractSettings(path.join(reportRoot, 'gate')),
               name: 'mutation',
               root: REPO_ROOT,
               include: [],

@@ -39,6 +39,8 @@ function localPath(url: string): string {
 
 let dataDir: string;
 let now: Date;
+/** The clock as another instance moved it, read by the stage's refresh. */
+let movedElsewhere: Date | undefined;
 let store: EmbeddedObjectStore;
 let app: http.RequestListener;
 let listening: http.Server;
@@ -72,6 +74,7 @@ async function send(
 beforeEach(async () => {
   dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'object-store-'));
   now = new Date('2026-01-01T00:00:00Z');
+  movedElsewhere = undefined;
   store = new EmbeddedObjectStore({
     dataDir,
     storageUrl: STORAGE_URL,
@@ -82,7 +85,11 @@ beforeEach(async () => {
   app = requestPipeline(
     [
       cors(parseCorsOrigins('*'), new RouteTable(storageRoutes('/storage'))),
-      storageStage(store.partReceiver, '/storage'),
+      storageStage(store.partReceiver, '/storage', {
+        refreshClock: async () => {
+          if (movedElsewhere) now = movedElsewhere;
+        },
+      }),
     ],
     (err, _req, res) => {
       failures.push(err);
@@ -290,6 +297,15 @@ describe('signatures', () => {
     expect((await send('PUT', url, { body: Buffer.from('in time') })).status).toBe(200);
     now = new Date(now.getTime() + 1_000);
     const res = await send('PUT', url, { body: Buffer.from('too late') });
+    expectXmlError(res, 403, 'AccessDenied');
+    expect(res.text).toContain('<Message>Request has expired</Message>');
+  });
+
+  it('reads the clock again before the expiry: a clock another instance moved past it refuses the PUT', async () => {
+    const { uploadId } = await openUpload();
+    const url = localPath(await store.presignPart(uploadId, 1, 60));
+    movedElsewhere = new Date(now.getTime() + 61_000);
+    const res = await send('PUT', url, { body: Buffer.from('too late by the shared clock') });
     expectXmlError(res, 403, 'AccessDenied');
     expect(res.text).toContain('<Message>Request has expired</Message>');
   });

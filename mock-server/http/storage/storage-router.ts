@@ -30,7 +30,13 @@ export function storageStage(
   {
     stallTimeoutMs = 120_000,
     discardLimits = DEFAULT_DISCARD_LIMITS,
-  }: { stallTimeoutMs?: number; discardLimits?: DiscardLimits } = {},
+    refreshClock = async () => undefined,
+  }: {
+    stallTimeoutMs?: number;
+    discardLimits?: DiscardLimits;
+    /** Reads the clock again before a part's expiry is checked (instances sharing a store share it). */
+    refreshClock?: () => Promise<void>;
+  } = {},
 ): RequestStage {
   const mount = mountPath.toLowerCase();
   const sendError = (req: IncomingMessage, res: ServerResponse, error: unknown) =>
@@ -50,7 +56,7 @@ export function storageStage(
       return sendError(req, res, new ObjectStoreError('InvalidArgument', malformed));
     }
     req.params = { uploadId, partNumber };
-    if (req.method === 'PUT') return putPart(store, req, res, stallTimeoutMs, sendError);
+    if (req.method === 'PUT') return putPart(store, req, res, { stallTimeoutMs, refreshClock }, sendError);
     res.setHeader('Allow', 'PUT, OPTIONS');
     if (req.method === 'OPTIONS') {
       res.status(204).end();
@@ -78,7 +84,7 @@ async function putPart(
   store: PartReceiver,
   req: ApiRequest,
   res: ApiResponse,
-  stallTimeoutMs: number,
+  { stallTimeoutMs, refreshClock }: { stallTimeoutMs: number; refreshClock: () => Promise<void> },
   sendError: (req: IncomingMessage, res: ServerResponse, error: unknown) => Promise<void>,
 ): Promise<void> {
   // A client that goes away mid-body makes the request emit 'error'; it is handled through the
@@ -87,6 +93,7 @@ async function putPart(
   const stopWatching = watchForStall(req, res, stallTimeoutMs);
   try {
     const { uploadId, partNumber } = req.params;
+    await refreshClock();
     store.verifyPartRequest('PUT', uploadId, partNumber, {
       expires: req.query[EXPIRES_PARAM],
       signature: req.query[SIGNATURE_PARAM],

@@ -73,6 +73,14 @@ export const getUpload = <ThrowOnError extends boolean = false>(options: Options
  * from storage. Send `parts` only to assemble an explicit subset. Conversion is asynchronous:
  * poll `GET /upload/{image_id}` until `ready` or `failed`.
  *
+ * A `parts` list is assembled in part-number order, whatever order it lists the parts in. Each
+ * part listed must be a part of the plan that was PUT, with the ETag its PUT answered (quotes
+ * optional); a part listed twice is refused. The parts assembled must add up to the `size` the
+ * image was opened with (it is exact), so a list that leaves out a part of the plan is refused
+ * as a size mismatch (every part of a plan holds at least one byte). Every refusal is a 422 with a string `detail` that says which part or which
+ * sizes, and changes nothing: the image stays `uploading` with its parts, its size and its
+ * place in the storage cap, and a later complete may still succeed.
+ *
  */
 export const completeUpload = <ThrowOnError extends boolean = false>(options: Options<CompleteUploadData, ThrowOnError>): RequestResult<CompleteUploadResponses, CompleteUploadErrors, ThrowOnError> => (options.client ?? client).post<CompleteUploadResponses, CompleteUploadErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

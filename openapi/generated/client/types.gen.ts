@@ -75,7 +75,7 @@ export type Image = {
 export type UploadPartUrl = {
     part_number: number;
     /**
-     * Presigned address under {storage_url}; PUT the chunk here.
+     * Presigned address under {storage_url}; PUT the chunk here. It is good for 24 hours (86400 seconds) from the answer that handed the plan out, by the service's clock: a PUT up to that second is taken, a PUT after it answers 403 with an S3-style XML error (`<Error><Code>AccessDenied</Code><Message>Request has expired</Message>`).
      */
     url: string;
 };

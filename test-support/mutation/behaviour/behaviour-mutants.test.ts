@@ -95,4 +95,33 @@ describe('behaviour mutants', () => {
       json(await pass(exchange('GET', `/api/v1/upload/${IMAGE}`), answer(200, image))).upload_status,
     ).toBe('failed');
   });
+
+  it('etag-unchecked lists each part with the ETag its PUT answered, whatever the client listed', async () => {
+    const { pass } = caseOf('behaviour:listed-parts:etag-unchecked');
+    const plan = { urls: [{ part_number: 1, url: 'http://proxy/storage/uploads/u/parts/1?expires=1' }] };
+    await pass(
+      exchange('POST', '/api/v1/upload', 'k1', { name: 'a', size: 1 }),
+      answer(200, { image: { id: IMAGE }, upload: plan }),
+    );
+    const put = exchange('PUT', '/storage/uploads/u/parts/1?expires=1');
+    await pass(put, { status: 200, headers: { etag: '"right"' }, body: Buffer.alloc(0) });
+    const complete = exchange('POST', `/api/v1/upload/${IMAGE}/complete`, 'k1', {
+      parts: [{ part_number: 1, etag: '"wrong"' }],
+    });
+    await pass(complete, answer(422, { detail: 'no' }));
+    expect(JSON.parse(complete.body.toString())).toEqual({ parts: [{ part_number: 1, etag: '"right"' }] });
+  });
+
+  it('expires-a-minute-early refuses a PUT in the last minute of its URL by the clock the proxy read', async () => {
+    const { pass } = caseOf('behaviour:part-url-life:expires-a-minute-early');
+    const expires = Math.floor(Date.now() / 1000) + 86_400;
+    const ok = () => ({ status: 200, headers: { etag: '"e"' }, body: Buffer.alloc(0) });
+    const put = () => exchange('PUT', `/storage/uploads/u/parts/1?expires=${expires}&signature=s`, '');
+    expect((await pass(put(), ok())).status).toBe(200);
+    const clock = new Date((expires - 30) * 1000).toISOString();
+    await pass(exchange('POST', '/__mock/clock', '', { now: clock }), answer(200, { now: clock }));
+    const late = await pass(put(), ok());
+    expect(late.status).toBe(403);
+    expect(late.body.toString()).toMatch(/<Code>AccessDenied<\/Code>/);
+  });
 });

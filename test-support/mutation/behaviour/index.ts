@@ -2,6 +2,8 @@ import type { Mutant } from '../mutant.js';
 import { analysisQuotaMutants } from './analysis-quota.js';
 import { confinementMutants } from './confinement.js';
 import { deleteCascadeMutants } from './delete-cascade.js';
+import { listedPartMutants } from './listed-parts.js';
+import { partUrlLifeMutants } from './part-url-life.js';
 import { predictionReuseMutants } from './prediction-reuse.js';
 import { refusalMutants } from './refusals.js';
 import { shareMutants } from './shares.js';
@@ -18,4 +20,6 @@ export const behaviourMutants = (): Mutant[] => [
   ...confinementMutants(),
   ...uploadPartMutants(),
   ...refusalMutants(),
+  ...listedPartMutants(),
+  ...partUrlLifeMutants(),
 ];
