@@ -24,7 +24,7 @@ function httpUseCases(services: Services): HttpUseCases {
   };
   return {
     settings: { ...config, incomingDir: services.paths.incoming },
-    keys: state,
+    sharedReads: state,
     rateLimit: services.rateLimit,
     store: services.store,
     journal,

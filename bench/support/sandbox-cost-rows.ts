@@ -54,22 +54,21 @@ export interface CostFigures {
 }
 
 /**
- * Which round trips a read makes, from PostgreSQL's statement log of one GET /models through the
- * sandbox (log_statement = all, 2026-11-28), and where the instances' CPU goes (utime and stime
- * apart): fixed by the mock's stores, not by the sandbox's configuration.
+ * Which round trips a read makes, from PostgreSQL's statement log of GET /models through one
+ * instance (log_statement = all, 20 reads, 2026-11-28), and where the instances' CPU went before
+ * (utime and stime apart): fixed by the mock's stores, not by the sandbox's configuration.
  */
 const ROUND_TRIPS_FOUND =
-  "PostgreSQL's statement log of one GET /models shows five: the API key cache's version " +
-  "(api_key_version), the control plane's clock offsets (clock_offsets, twice: everyone's and the " +
-  "organization's), the faults injected on the operation (faults), then the models. Four are the " +
-  "control plane's state, read again on every request so that every instance sees a change at once. " +
-  "The instances' CPU is JavaScript, not the kernel: 1,270 µs user and 235 µs system per read in 3 " +
-  'instances, 645 and 143 in one (/proc, 4,000 reads, 2026-11-28): the client side of each round ' +
-  'trip (node-pg, the store); three instances cost twice what one does per read on these two cores. ' +
-  'PostgreSQL on its Unix socket instead of TCP on 127.0.0.1 changed nothing measurable (810 against ' +
-  "820-863 µs per read in one instance). One version row for all the control plane's state, kept " +
-  "with the key cache, would make a read one round trip: a change in the mock's stores " +
-  "(mock-server/), not in the sandbox's configuration.";
+  "PostgreSQL's statement log of GET /models shows two per read: the versions of the keys and of " +
+  "the control plane's state (api_key_version, control_version) in one prepared read, then the " +
+  'models; the key, the clock offsets and the faults come from what the instance keeps under those ' +
+  'versions (mock-server/stores/postgres/request-reads.ts), where each was a round trip of its own ' +
+  '(five in all, the clock offsets twice). Both are what a read needs while every instance sees a ' +
+  'change by the next request. What is left is the client side of those two round trips (node-pg, ' +
+  'the store: JavaScript, not the kernel; 1,270 µs user and 235 µs system per read in 3 instances, ' +
+  '645 and 143 in one, with five round trips, 2026-11-28), three instances costing twice what one ' +
+  'does per read on these two cores. PostgreSQL on its Unix socket instead of TCP on 127.0.0.1 ' +
+  'changed nothing measurable (810 against 820-863 µs per read in one instance, five round trips).';
 
 export const READ_CPU_TARGET = 2;
 export const READ_RPS_TARGET = 0.4;

@@ -26,9 +26,16 @@ export class FaultControl {
     return this.faults.add(spec);
   }
 
-  /** The fault that fires for this request, if any (the dispatcher asks before every operation); counts its hit. */
-  take(operationId: string, organizationId: string | undefined): Promise<Fault | undefined> {
-    return this.faults.take(operationId, organizationId, this.random);
+  /**
+   * The fault that fires for this request, if any (the dispatcher asks before every operation,
+   * through the request's view of the state); counts its hit.
+   */
+  take(
+    operationId: string,
+    organizationId: string | undefined,
+    from: Pick<FaultTable, 'take'> = this.faults,
+  ): Promise<Fault | undefined> {
+    return from.take(operationId, organizationId, this.random);
   }
 
   /** How many faults were removed. */

@@ -32,10 +32,10 @@ export class MockClock {
 
   constructor(private readonly offsets: ClockOffsets = noOffsets) {}
 
-  /** Reads the mock's offset (and the organization's own) from the store again. */
-  async refresh(orgId?: string): Promise<void> {
-    this.offset = (await this.offsets.load()) ?? 0;
-    if (orgId !== undefined) this.organizationOffsets.set(orgId, (await this.offsets.load(orgId)) ?? 0);
+  /** Reads the mock's offset (and the organization's own) from the store again, or from a request's view of it. */
+  async refresh(orgId?: string, from: Pick<ClockOffsets, 'load'> = this.offsets): Promise<void> {
+    this.offset = (await from.load()) ?? 0;
+    if (orgId !== undefined) this.organizationOffsets.set(orgId, (await from.load(orgId)) ?? 0);
   }
 
   /** The mock's time, or (with an organization) that organization's own. */

@@ -33,6 +33,8 @@ export interface StateStore {
   /** The organization a presented key belongs to: looked up by its hash, compared in constant time. */
   /** `hash` is the key's hashApiKey, when the caller has taken it already. */
   organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
+  /** What one request reads before its operation does, through one view for that request alone. */
+  requestReads(): RequestReads;
   readonly organizations: OrganizationTable;
   readonly usage: UsageTable;
   readonly models: ModelTable;
@@ -141,6 +143,18 @@ export interface ShareTable {
   liveFor(segmentationId: string): Promise<ShareRecord | undefined>;
   idsOfSegmentation(segmentationId: string): Promise<string[]>;
   idsOf(orgId: string): Promise<string[]>;
+}
+
+/**
+ * What every request reads of the state before its operation: the organization of its key, the
+ * clocks' offsets, the faults injected on its operation. A view serves one request: a store that
+ * instances share asks the database once per view whether any of it changed since this instance
+ * last read it, so a change any instance committed holds for every request that begins after.
+ */
+export interface RequestReads {
+  organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
+  readonly clockOffsets: Pick<ClockOffsetTable, 'get'>;
+  readonly faults: Pick<FaultTable, 'take'>;
 }
 
 /** The offsets of the mock's clocks (domain/clock.ts): the mock's own under '', each organization's under its id. */

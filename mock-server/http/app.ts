@@ -87,7 +87,7 @@ export function createApp(
     dashboardRoutes(useCases, { operationIds, adminToken: settings.adminToken }),
     methodNotAllowed(routes, discardLimits),
     createDispatcher(routes, operations, {
-      keys: useCases.keys,
+      sharedReads: useCases.sharedReads,
       rateLimit: useCases.rateLimit,
       adminToken: settings.adminToken,
       faults: useCases.faults,

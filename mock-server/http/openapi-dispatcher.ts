@@ -3,7 +3,7 @@ import { RequestValidator } from './request-validator.js';
 import type { FaultControl } from '../control/fault-control.js';
 import type { MockClock } from '../domain/clock.js';
 import type { RequestRateLimit } from '../domain/abuse-limits.js';
-import type { KeyLookup } from './bearer-auth.js';
+import type { StateStore } from '../domain/state.js';
 import { sendDomainError } from './error-responses.js';
 import type { DiscardLimits } from './discard-rest.js';
 import type { JsonBodyLimits } from './json-body.js';
@@ -24,7 +24,8 @@ import { requestValidation } from './stages/request-validation.js';
 import { operationHandler } from './stages/operation-handler.js';
 
 export interface DispatcherOptions {
-  keys: KeyLookup;
+  /** What each request reads of the state before its operation (its key's organization, the clocks, the faults). */
+  sharedReads: Pick<StateStore, 'requestReads'>;
   /** Counts each request made with an API key; refuses one past the key's rate (429). */
   rateLimit: Pick<RequestRateLimit, 'admit'>;
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
@@ -67,10 +68,10 @@ export function createDispatcher(
       operationFacts(o, styles.get(o.operationId) ?? 'array', options.streamingOperations.has(o.operationId)),
     ]),
   );
-  const route = routeToOperation(routes, facts);
+  const route = routeToOperation(routes, facts, options.sharedReads);
   const stages: OperationStage[] = [
-    operatorToken(options.adminToken, options.keys),
-    apiKey(options.keys),
+    operatorToken(options.adminToken),
+    apiKey,
     keyRate(options.rateLimit),
     clockRefresh(options.clock),
     injectedFault(options.faults),

@@ -4,7 +4,7 @@ import type { RequestJournal } from '../control/request-journal.js';
 import type { MockClock } from '../domain/clock.js';
 import type { RequestRateLimit } from '../domain/abuse-limits.js';
 import type { ObjectStore } from '../domain/object-store.js';
-import type { KeyLookup } from './bearer-auth.js';
+import type { StateStore } from '../domain/state.js';
 import type { ControlExportUseCases } from './handlers/control-export-handlers.js';
 import type { ControlUseCases } from './handlers/control-handlers.js';
 import type { DashboardReadUseCases } from './handlers/dashboard-read-handlers.js';
@@ -59,8 +59,8 @@ export type HttpUseCases = UploadUseCases &
     settings: HttpSettings;
     /** Every request is counted by operation and status for `GET /metrics`. */
     metrics: RequestMetrics;
-    /** The organization of an API key, for bearer authentication. */
-    keys: KeyLookup;
+    /** What each request reads of the state before its operation: its key's organization, the clocks, the faults. */
+    sharedReads: Pick<StateStore, 'requestReads'>;
     /** Requests per API key per second, counted in the state store. */
     rateLimit: Pick<RequestRateLimit, 'admit'>;
     /** Every request is recorded for the control plane's journal. */

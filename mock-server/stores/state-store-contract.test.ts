@@ -479,6 +479,29 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     });
   });
 
+  describe("a request's reads", () => {
+    it('answer what was written before the request began, each write as soon as it returned', async () => {
+      const always = () => 0;
+      const before = state.requestReads();
+      expect(await before.clockOffsets.get(ORG_ID)).toBeUndefined();
+      expect(await before.faults.take('getImage', ORG_ID, always)).toBeUndefined();
+      await state.clockOffsets.set(ORG_ID, 3_600_000);
+      const fault = await state.faults.add({
+        operationId: 'getImage',
+        status: 503,
+        times: 1,
+        detail: AWKWARD,
+      });
+      const reads = state.requestReads();
+      expect(await reads.clockOffsets.get(ORG_ID)).toBe(3_600_000);
+      expect(await reads.clockOffsets.get(OTHER_ORG_ID)).toBeUndefined();
+      expect(await reads.faults.take('getImage', OTHER_ORG_ID, always)).toEqual({ ...fault, hits: 1 });
+      expect(await state.requestReads().faults.take('getImage', ORG_ID, always)).toBeUndefined();
+      expect(await state.faults.list()).toEqual([]);
+      expect((await state.requestReads().organizationForKey(`sk_test_${ORG_ID}`))?.id).toBe(ORG_ID);
+    });
+  });
+
   describe('faults', () => {
     it('are listed oldest first and cleared, answering how many there were', async () => {
       const first = await state.faults.add({ operationId: 'uploadImage', status: 503, detail: AWKWARD });

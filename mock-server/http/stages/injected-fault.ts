@@ -7,8 +7,8 @@ import type { OperationStage } from './operation-call.js';
  * drops the connection, answers its status, or lets the request go on.
  */
 export function injectedFault(faults: Pick<FaultControl, 'take'>): OperationStage {
-  return async function applyFault({ req, res, operationId }) {
-    const fault = await faults.take(operationId, res.locals.organizationId);
+  return async function applyFault({ req, res, operationId, reads }) {
+    const fault = await faults.take(operationId, res.locals.organizationId, reads.faults);
     if (!fault) return false;
     res.locals.fault = fault.id;
     if (fault.latencyMs) await waitAtLeast(fault.latencyMs);

@@ -2,6 +2,7 @@ import type { DocumentOperation } from '../document-operation.js';
 import type { ApiRequest, ApiResponse } from '../exchange.js';
 import type { ValidationStyle } from '../openapi-document.js';
 import type { Organization } from '../../domain/organizations.js';
+import type { RequestReads } from '../../domain/state.js';
 
 /**
  * One request to an operation of the document as it passes the stages: what routing found, then
@@ -15,6 +16,8 @@ export interface OperationCall {
   facts: OperationFacts;
   /** Path parameters, percent-decoded. */
   params: Record<string, string>;
+  /** What the stages read of the state (the key's organization, the clocks, the faults), for this request alone. */
+  reads: RequestReads;
   /** Whether the handler reads the body itself (a multipart upload), so no stage may. */
   streaming: boolean;
   /** The key's organization and the key's id, once the key is checked; none on public operations. */

@@ -1,4 +1,4 @@
-import { authenticate, isAdminToken, type KeyLookup } from '../bearer-auth.js';
+import { authenticate, isAdminToken } from '../bearer-auth.js';
 import { sendDetail } from '../error-responses.js';
 import type { OperationStage } from './operation-call.js';
 
@@ -10,11 +10,11 @@ const OPERATOR_ONLY =
  * leaves them open): 401 without it, 403 for an organization's key, which is told it is known but
  * not allowed, since its own helpers are under /__mock/org.
  */
-export function operatorToken(adminToken: string, keys: KeyLookup): OperationStage {
-  return async function checkOperatorToken({ req, res, facts }) {
+export function operatorToken(adminToken: string): OperationStage {
+  return async function checkOperatorToken({ req, res, facts, reads }) {
     if (!facts.operatorOnly || !adminToken || isAdminToken(req.headers.authorization, adminToken))
       return false;
-    if ((await authenticate(req, keys)).ok) {
+    if ((await authenticate(req, reads)).ok) {
       sendDetail(res, 403, OPERATOR_ONLY);
       return true;
     }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
 import { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
-import type { StateStore } from '../../domain/state.js';
+import type { ClockOffsetTable, RequestReads, StateStore } from '../../domain/state.js';
 import { POSTGRES } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
@@ -16,7 +16,8 @@ import { perform } from './answer.js';
 import type { Sql } from './connection.js';
 import { BatchedJournal } from './journal-batches.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
-import { counterTable, faultTable } from './shared-tables.js';
+import { SharedReads } from './request-reads.js';
+import { controlChanged, counterTable, faultTable } from './shared-tables.js';
 
 /** Children before the rows they reference; then the tables only PostgreSQL keeps. */
 const EVERY_TABLE = [...STATE_TABLES, 'counters', 'faults', 'journal'];
@@ -25,6 +26,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
   /** Counts writes that changed a key's organization: a transaction that saw one invalidates again when it ends. */
   private keyWrites = 0;
   private readonly batchedJournal: BatchedJournal;
+  private readonly sharedReads: SharedReads;
 
   constructor(
     private readonly sql: Sql,
@@ -38,7 +40,15 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     // In this instance's memory: a rate is decided without a write (domain/abuse-limits.ts).
     this.rates = memoryRateWindows();
     this.faults = faultTable(sql);
+    this.clockOffsets = withControlChange(sql, this.clockOffsets);
     this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
+    this.sharedReads = new SharedReads({
+      sql,
+      keyCache,
+      organizationOfKey: (hash) => perform(sql)(organizationOfKeyHash(hash, sameKeyHash)),
+      clockOffsets: this.clockOffsets,
+      faults: this.faults,
+    });
   }
 
   /** The connection pool's waits, for the instance's metrics. */
@@ -56,19 +66,13 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     }
   }
 
-  /**
-   * One query when the key is in memory: the keys' version, which every instance's key write
-   * changes in its own transaction. A request that begins after a revocation committed, on any
-   * instance, reads the new version and so looks the key up afresh: exact, where a notification
-   * (LISTEN/NOTIFY) arrives on its own connection, possibly after the next request does.
-   */
-  async organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
-    const load = () => perform(this.sql)(organizationOfKeyHash(hash, sameKeyHash));
-    // A transaction sees its own uncommitted writes: it reads the tables, never the cache.
-    if (this.sql.inTransaction()) return load();
-    const [version] = await this.sql.column('SELECT token FROM api_key_version');
-    this.keyCache.observe(version);
-    return this.keyCache.lookup(hash, load);
+  /** Through a view of its own (request-reads.ts): one query when the key is in memory. */
+  organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
+    return this.requestReads().organizationForKey(key, hash);
+  }
+
+  requestReads(): RequestReads {
+    return this.sharedReads.view();
   }
 
   async clear(): Promise<void> {
@@ -76,6 +80,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     await this.transaction(async () => {
       for (const table of EVERY_TABLE) await this.sql.rows(`DELETE FROM ${table}`);
       await this.keysChanged();
+      await controlChanged(this.sql);
     });
   }
 
@@ -91,4 +96,16 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     this.keyCache.invalidate();
     await this.sql.rows('UPDATE api_key_version SET token = $1', [randomUUID()]);
   }
+}
+
+/** A clock moved changes the control plane's version in its own transaction (request-reads.ts). */
+function withControlChange(sql: Sql, table: ClockOffsetTable): ClockOffsetTable {
+  return {
+    ...table,
+    set: (organizationId, offsetMs) =>
+      sql.transaction(async () => {
+        await table.set(organizationId, offsetMs);
+        await controlChanged(sql);
+      }),
+  };
 }

@@ -13,7 +13,7 @@ import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
 import { KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { storageFull } from '../../domain/errors.js';
 import type { Organization } from '../../domain/organization-record.js';
-import type { StateStore } from '../../domain/state.js';
+import type { RequestReads, StateStore } from '../../domain/state.js';
 import { SQLITE } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
@@ -67,6 +67,11 @@ export class SqliteStateStore extends TableHolder implements StateStore {
     this.rates = memoryRateWindows();
     this.faults = memoryFaults();
     this.journal = memoryJournal(options.journalEntriesPerOrganization);
+  }
+
+  /** The tables themselves: this process is the only writer, and its reads are memoized until a write. */
+  requestReads(): RequestReads {
+    return this;
   }
 
   transaction<T>(work: () => Promise<T>): Promise<T> {

@@ -478,4 +478,18 @@ export const MIGRATIONS: readonly SchemaStep[] = [
   DROP TABLE rate_windows;
   `,
   },
+  // 8, PostgreSQL: the version of the control plane's state every request reads (clock offsets,
+  // faults), changed in the transaction of every write to it, as api_key_version is for the keys:
+  // an instance keeps that state in memory and reads it again only when the version moved
+  // (postgres/request-reads.ts). SQLite's one process memoizes its reads until a write: nothing to do.
+  {
+    sqlite: '',
+    postgres: `
+  CREATE TABLE control_version (
+    single boolean PRIMARY KEY DEFAULT true CHECK (single),
+    token  text NOT NULL
+  );
+  INSERT INTO control_version (token) VALUES (md5(random()::text));
+  `,
+  },
 ];
