@@ -555,14 +555,20 @@ describe('the oracle on paths set B showed undriven', () => {
     ]);
   });
 
+  const srgbBlend = (from: number, to: number, a: number) => Math.round(from + a * (to - from));
+  /** The same blend in linear light (sRGB transfer curve out and back), as a gamma-aware drawer does. */
+  const linearBlend = (from: number, to: number, a: number) => {
+    const lin = (v: number) => ((v / 255 + 0.055) / 1.055) ** 2.4;
+    return Math.round(255 * (1.055 * (lin(from) + a * (lin(to) - lin(from))) ** (1 / 2.4) - 0.055));
+  };
   /** A 20x20 grey overlay (200) of one 8x8 cell at (6, 6): outline in `outline`, the inside blended at `fill`. */
-  async function overlay(outline: number[], fill: number): Promise<Buffer> {
+  async function overlay(outline: number[], fill: number, blend = srgbBlend): Promise<Buffer> {
     const rgb = Buffer.alloc(20 * 20 * 3, 200);
     for (let y = 6; y < 14; y++)
       for (let x = 6; x < 14; x++) {
         const edge = x === 6 || y === 6 || x === 13 || y === 13;
         for (let k = 0; k < 3; k++)
-          rgb[(y * 20 + x) * 3 + k] = edge ? outline[k] : Math.round(200 + fill * (outline[k] - 200));
+          rgb[(y * 20 + x) * 3 + k] = edge ? outline[k] : blend(200, outline[k], fill);
       }
     return sharp(rgb, { raw: { width: 20, height: 20, channels: 3 } })
       .png({ adaptiveFiltering: true })
@@ -592,6 +598,8 @@ describe('the oracle on paths set B showed undriven', () => {
     expect(oracle.observe(drawn('', await overlay(YELLOW, 0)))).toEqual([]);
     expect(oracle.observe(drawn('?fill_opacity=0.5', await overlay(YELLOW, 0.5)))).toEqual([]);
     expect(oracle.observe(drawn('?fill_opacity=1', await overlay(YELLOW, 1)))).toEqual([]);
+    // "blended" names no colour space: a drawer that blends in linear light is as right
+    expect(oracle.observe(drawn('?fill_opacity=0.3', await overlay(YELLOW, 0.3, linearBlend)))).toEqual([]);
     // read as a percentage: an opacity of 1 draws 0.01
     const [finding] = oracle.observe(
       drawn('?fill_opacity=1&outline_color=FFFF00', await overlay(YELLOW, 0.01)),

@@ -19,7 +19,7 @@ const S = {
 const DEFAULT_OUTLINE = 'FFFF00';
 /** Fewer differing pixels than this say nothing of a drawing. */
 const MIN_PIXELS = 20;
-/** Levels per channel a blend may be off: rounding either way, and sRGB against linear arithmetic. */
+/** Levels per channel a blend may be off: rounding either way. */
 const BLEND_TOLERANCE = 3;
 /** Overlays kept per segmentation to compare later ones with. */
 const KEPT = 8;
@@ -93,6 +93,14 @@ function outlinesInTheirColours(a: DrawnOverlay, b: DrawnOverlay, findings: Find
   }
 }
 
+const toLinear = (v: number) => {
+  const c = v / 255;
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+};
+const toSrgb = (c: number) => Math.round(255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055));
+const linearBlend = (from: number, to: number, a: number) =>
+  toSrgb(toLinear(from) + a * (toLinear(to) - toLinear(from)));
+
 /** Where a filled overlay differs from the unfilled one, its pixels are the blend the opacity gives. */
 function fillBlended(unfilled: DrawnOverlay, filled: DrawnOverlay, findings: Finding[]): void {
   const at = differing(unfilled.pixels, filled.pixels);
@@ -105,7 +113,10 @@ function fillBlended(unfilled: DrawnOverlay, filled: DrawnOverlay, findings: Fin
     const before = [0, 1, 2].map((k) => unfilled.pixels.rgb[3 * p + k]);
     const after = [0, 1, 2].map((k) => filled.pixels.rgb[3 * p + k]);
     const blend = before.map((v, k) => Math.round(v + a * (colour[k] - v)));
-    if (!blend.some((v, k) => Math.abs(v - after[k]) > BLEND_TOLERANCE)) continue;
+    const near = (predicted: number[]) =>
+      predicted.every((v, k) => Math.abs(v - after[k]) <= BLEND_TOLERANCE);
+    // "blended" names no colour space: a blend of the sRGB values or of linear light, either one
+    if (near(blend) || near(before.map((v, k) => linearBlend(v, colour[k], a)))) continue;
     if (!off++) {
       const x = p % unfilled.pixels.width;
       example = `(${x}, ${(p - x) / unfilled.pixels.width}): rgb(${before}) blended to rgb(${blend}), drawn rgb(${after})`;
