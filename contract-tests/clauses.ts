@@ -343,7 +343,7 @@ export const CLAUSES: Clause[] = [
     'MEAS-08',
     'Exports',
     'assumed',
-    'overlay.png has the image size and its outline pixels are where the rings are (fill_opacity=0).',
+    'overlay.png has the image size and its outline pixels are where the rings are (fill_opacity=0); outline_color draws them in that colour and fill_opacity blends the inside that far toward it.',
     '99% of drawn pixels within 1 px of an outline pixel; 95% of outline pixels drawn',
   ),
   c(

@@ -1,4 +1,5 @@
 import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
+import { observeOverlayOptions } from './overlay-options.js';
 import { csvRows, zipEntryNames } from './tables.js';
 import { segmentationGone, type Organization, type SegmentationRecord, type World } from './world.js';
 
@@ -90,6 +91,7 @@ export function observeExport(
   if (x.operationId === 'exportRoisGeojson') geojson(x, s, findings);
   if (x.operationId === 'exportRoisZip') zip(x, s, findings);
   if (x.operationId === 'exportOverlayPng') overlaySize(x, s, url, findings);
+  if (x.operationId === 'exportOverlayPng') observeOverlayOptions(s, url, x.bytes, findings);
   return findings;
 }
 

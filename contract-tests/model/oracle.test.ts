@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import type { Exchange } from './exchange.js';
 import { Oracle } from './oracle.js';
 
@@ -655,6 +656,128 @@ describe('the oracle', () => {
     expect(page('<title>3 cells</title><p><strong>3</strong> cells</p>')).toEqual([]);
     expect(page('<title>3 cells</title><p><strong>4</strong> cells</p>')[0]).toMatch(
       /the count shown: 3 .* \/ 4 cells/,
+    );
+  });
+});
+
+describe('the oracle on paths set B showed undriven', () => {
+  it('predicts 401 for a keyless or forged request at a segmentation that exists', () => {
+    const oracle = withSegmentation();
+    const keyless = (key: string | null, status: number) =>
+      exchange(
+        'exportMeasurementsCsv',
+        status,
+        { detail: 'Not authenticated' },
+        {
+          key,
+          params: { segmentation_id: SEGMENTATION },
+        },
+      );
+    expect(oracle.observe(keyless(null, 401))).toEqual([]);
+    expect(subjects(oracle, keyless(null, 200))).toEqual(['exportMeasurementsCsv status: 401 / 200']);
+    expect(subjects(oracle, keyless(KEY.slice(0, -1) + 'X', 200))).toEqual([
+      'exportMeasurementsCsv status: 401 / 200',
+    ]);
+  });
+
+  it("predicts an injected 429's Retry-After in seconds, and leaves a real 429's wait to the target", () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const tooMany = (wait: string, injected: boolean) =>
+      exchange(
+        'getUpload',
+        429,
+        { detail: 'Too many requests' },
+        {
+          injected,
+          headers: { 'content-type': 'application/json', 'retry-after': wait },
+        },
+      );
+    expect(oracle.observe(tooMany('1', true))).toEqual([]);
+    expect(subjects(oracle, tooMany('1000', true))).toEqual([
+      'getUpload injected 429: Retry-After: 1 (second) / 1000',
+    ]);
+    expect(subjects(oracle, tooMany('30', false)).filter((s) => s.includes('Retry-After'))).toEqual([]);
+  });
+
+  it('predicts a part URL refused once its image is deleted mid-upload', () => {
+    const oracle = withSegmentation();
+    const id = PREDICTION.replace('2222', '8888');
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        {
+          image: { id, name: 'r.tif', size: 8, upload_status: 'uploading' },
+          success: true,
+          upload: { part_size: 8, upload_id: 'u', urls: [{ part_number: 1, url: 'http://store/d1' }] },
+        },
+        { sent: { name: 'r.tif', size: 8 } },
+      ),
+    );
+    oracle.observe(exchange('deleteUpload', 200, { success: true }, { params: { image_id: id } }));
+    const put = (status: number) =>
+      exchange('presigned part PUT', status, undefined, { method: 'PUT', url: 'http://store/d1', key: null });
+    expect(oracle.observe(put(404))).toEqual([]);
+    expect(subjects(oracle, put(200))).toEqual([
+      `PUT a part URL of image ${id} after its delete: refused (4xx) / 200`,
+    ]);
+  });
+
+  const srgbBlend = (from: number, to: number, a: number) => Math.round(from + a * (to - from));
+  /** The same blend in linear light (sRGB transfer curve out and back), as a gamma-aware drawer does. */
+  const linearBlend = (from: number, to: number, a: number) => {
+    const lin = (v: number) => ((v / 255 + 0.055) / 1.055) ** 2.4;
+    return Math.round(255 * (1.055 * (lin(from) + a * (lin(to) - lin(from))) ** (1 / 2.4) - 0.055));
+  };
+  /** A 20x20 grey overlay (200) of one 8x8 cell at (6, 6): outline in `outline`, the inside blended at `fill`. */
+  async function overlay(outline: number[], fill: number, blend = srgbBlend): Promise<Buffer> {
+    const rgb = Buffer.alloc(20 * 20 * 3, 200);
+    for (let y = 6; y < 14; y++)
+      for (let x = 6; x < 14; x++) {
+        const edge = x === 6 || y === 6 || x === 13 || y === 13;
+        for (let k = 0; k < 3; k++)
+          rgb[(y * 20 + x) * 3 + k] = edge ? outline[k] : blend(200, outline[k], fill);
+      }
+    return sharp(rgb, { raw: { width: 20, height: 20, channels: 3 } })
+      .png({ adaptiveFiltering: true })
+      .toBuffer();
+  }
+  const YELLOW = [255, 255, 0];
+  const drawn = (query: string, bytes: Buffer) =>
+    exchange('exportOverlayPng', 200, bytes, {
+      url: `http://target/api/v1/export/${SEGMENTATION}/overlay.png${query}`,
+      params: { segmentation_id: SEGMENTATION },
+      headers: { 'content-type': 'image/png' },
+      bytes,
+    });
+
+  it('predicts the outlines drawn in outline_color, against the overlay in another colour', async () => {
+    const oracle = withSegmentation();
+    expect(oracle.observe(drawn('', await overlay(YELLOW, 0)))).toEqual([]);
+    expect(oracle.observe(drawn('?outline_color=ff0000', await overlay([255, 0, 0], 0)))).toEqual([]);
+    // read as BGR: the red asked for comes out blue
+    expect(subjects(oracle, drawn('?outline_color=FF0000', await overlay([0, 0, 255], 0)))).toEqual([
+      'exportOverlayPng?outline_color=FF0000: colour of the 28 pixels where it differs from the FFFF00 overlay: FF0000 / 0000FF (28 of them)',
+    ]);
+  });
+
+  it('predicts each filled pixel blended fill_opacity of the way to outline_color', async () => {
+    const oracle = withSegmentation();
+    expect(oracle.observe(drawn('', await overlay(YELLOW, 0)))).toEqual([]);
+    expect(oracle.observe(drawn('?fill_opacity=0.5', await overlay(YELLOW, 0.5)))).toEqual([]);
+    expect(oracle.observe(drawn('?fill_opacity=1', await overlay(YELLOW, 1)))).toEqual([]);
+    // "blended" names no colour space: a drawer that blends in linear light is as right
+    expect(oracle.observe(drawn('?fill_opacity=0.3', await overlay(YELLOW, 0.3, linearBlend)))).toEqual([]);
+    // read as a percentage: an opacity of 1 draws 0.01
+    const [finding] = oracle.observe(
+      drawn('?fill_opacity=1&outline_color=FFFF00', await overlay(YELLOW, 0.01)),
+    );
+    expect(finding?.subject).toBe(
+      'exportOverlayPng?fill_opacity=1&outline_color=FFFF00: pixels that differ from the unfilled overlay',
+    );
+    expect(finding?.received).toMatch(
+      /^36 of 36 are not, e\.g\. at \(7, 7\): rgb\(200,200,200\) blended to rgb\(255,255,0\), drawn rgb\(201,201,198\)$/,
     );
   });
 });

@@ -2,6 +2,7 @@ import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
+import { observeInjected } from './injected.js';
 import { observeNotFound } from './isolation.js';
 import { learnClock } from './part-url-life.js';
 import { observeModels } from './models.js';
@@ -77,7 +78,7 @@ export class Oracle {
     const org = organizationOf(world, x.key);
     if (x.injected) {
       if (org) org.opaque = true;
-      return [];
+      return observeInjected(x);
     }
     if (!API_OPS.has(x.operationId) && !x.url.includes('/share/')) {
       return x.method === 'PUT' ? observePartPut(world, x) : [];

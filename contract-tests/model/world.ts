@@ -1,3 +1,5 @@
+import type { RgbPixels } from './png.js';
+
 /**
  * The state the oracle keeps, per organization: what earlier answers established. A value the
  * model cannot follow (another client's effect, a fault, a setting changed behind the interface's
@@ -74,6 +76,17 @@ export interface SegmentationRecord {
   overlaySize?: { width: number; height: number };
   /** Headers of the first 200 of each export URL, for the repeated reads. */
   exportHeaders: Map<string, Record<string, string>>;
+  /** Overlays decoded so far, to compare one drawn with other options against. */
+  overlays?: DrawnOverlay[];
+}
+
+/** An overlay as drawn with its options (outline_color upper case, defaults filled in). */
+export interface DrawnOverlay {
+  outline: string;
+  fill: number;
+  /** The max_size asked, as sent ('' for none): only overlays of one size are compared. */
+  maxSize: string;
+  pixels: RgbPixels;
 }
 
 export interface ShareRecord {

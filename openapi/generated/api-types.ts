@@ -1325,7 +1325,7 @@ export interface operations {
                 max_size?: number;
                 /** @description Outline colour as six hex digits, without `#`. */
                 outline_color?: string;
-                /** @description Opacity of a translucent fill inside each outline, 0 (none) to 1. */
+                /** @description Opacity of a translucent fill of `outline_color` inside each outline, 0 (none) to 1 (each pixel inside is the unfilled one blended that far toward the colour). */
                 fill_opacity?: number;
             };
             header?: {

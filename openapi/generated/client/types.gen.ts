@@ -883,7 +883,7 @@ export type ExportOverlayPngData = {
          */
         outline_color?: string;
         /**
-         * Opacity of a translucent fill inside each outline, 0 (none) to 1.
+         * Opacity of a translucent fill of `outline_color` inside each outline, 0 (none) to 1 (each pixel inside is the unfilled one blended that far toward the colour).
          */
         fill_opacity?: number;
     };

@@ -1,0 +1,46 @@
+import { expect } from 'vitest';
+import { check, type CheckContext } from '../harness/check.js';
+import { openResumable, trackImage } from '../harness/flows.js';
+import { expectStatus, need } from '../harness/steps.js';
+import type { CreatedImage, UploadPlan } from '../../openapi/generated/client/types.gen.js';
+
+/**
+ * DELETE /upload/{id} "aborts any in-flight resumable upload first": after it, the part URLs the
+ * plan handed out take no more bytes. Both ways of opening a plan (POST /upload with a JSON body,
+ * POST /image with resumable) are deleted mid-upload, one part already sent, and every part URL is
+ * sent again. The oracle predicts each refusal too (model/images.ts, a part URL after its delete).
+ */
+async function partsAfterDelete(
+  ctx: CheckContext,
+  id: string,
+  plan: UploadPlan,
+  opener: string,
+): Promise<void> {
+  expect(plan.urls.length, `${opener}: part URLs`).toBeGreaterThanOrEqual(1);
+  const chunk = Buffer.alloc(Math.min(plan.part_size, 1000), 7);
+  need(await ctx.api.raw('PUT', plan.urls[0].url, { body: chunk, key: null }), 200);
+  need(await ctx.api.call('deleteUpload', { params: { image_id: id } }), 200);
+  for (const { part_number, url } of plan.urls) {
+    const late = await ctx.api.raw('PUT', url, { body: chunk, key: null });
+    expect(
+      late.status,
+      `${opener}: PUT part ${part_number} after DELETE /upload/{id}`,
+    ).toBeGreaterThanOrEqual(400);
+    expect(late.status, `${opener}: PUT part ${part_number} after DELETE /upload/{id}`).toBeLessThan(500);
+  }
+}
+
+check(
+  'DELETE /upload/{id} aborts an in-flight upload: its part URLs refuse bytes afterwards',
+  { clauses: ['UP-09'] },
+  async (ctx) => {
+    const opened = need(await openResumable(ctx, 1000), 200, ['image.id', 'upload']);
+    await partsAfterDelete(ctx, opened.body.image.id, opened.body.upload!, 'POST /upload');
+    const created = await ctx.api.call<CreatedImage>('createImage', {
+      body: { name: `${ctx.target.namePrefix}record.tif`, size: 1000, image_type: 'TIFF', resumable: true },
+    });
+    expectStatus(created, 200, 'create an image record with resumable: true');
+    trackImage(ctx, ctx.api, created.body.id);
+    await partsAfterDelete(ctx, created.body.id, created.body.upload!, 'POST /image');
+  },
+);

@@ -1,0 +1,32 @@
+import { expect } from 'vitest';
+import { check } from '../harness/check.js';
+import { completedSegmentation } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
+import { expectStatus } from '../harness/steps.js';
+
+/**
+ * The overlay's drawing options, one at a time against the default drawing, so the oracle can hold
+ * each against it: the outlines in another colour, an opaque fill and a half-transparent one.
+ * What each overlay's pixels must be the oracle predicts (model/overlay-options.ts); here only that
+ * every option changes the drawing at all.
+ */
+const DRAWINGS = [{ outline_color: 'FF0000' }, { fill_opacity: 1 }, { fill_opacity: 0.5 }];
+
+check(
+  'overlay.png draws outline_color and fill_opacity as the document says',
+  { clauses: ['MEAS-08'] },
+  async (ctx) => {
+    const { segmentationId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const params = { segmentation_id: segmentationId };
+    const plain = await ctx.api.call<Buffer>('exportOverlayPng', { params });
+    expectStatus(plain, 200, 'overlay.png with the default options');
+    for (const query of DRAWINGS) {
+      const drawn = await ctx.api.call<Buffer>('exportOverlayPng', { params, query });
+      const label = `overlay.png?${Object.entries(query)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('&')}`;
+      expectStatus(drawn, 200, label);
+      expect(drawn.bytes.equals(plain.bytes), `${label}: the same bytes as the default drawing`).toBe(false);
+    }
+  },
+);
