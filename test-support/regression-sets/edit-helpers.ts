@@ -76,3 +76,27 @@ export function memoMap<K, V>(state: ProxyState, name: string): Map<K, V> {
 export function copyAnswer(answer: Answer): Answer {
   return { status: answer.status, headers: { ...answer.headers }, body: Buffer.from(answer.body) };
 }
+
+/** measurements.csv's columns as the interface lists them, in its order. */
+export const CSV_COLUMNS = [
+  'image_name',
+  'image_width',
+  'image_height',
+  'segmentation_id',
+  'segmentation_source',
+  'model_name',
+  'confluency',
+  'roi_index',
+  'roi_id',
+  'cell_type',
+  'tags',
+  'entity_type',
+  'area_px',
+  'perimeter_px',
+  'centroid_x',
+  'centroid_y',
+  'bbox_x',
+  'bbox_y',
+  'bbox_w',
+  'bbox_h',
+];

@@ -3,33 +3,20 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { asOwner, isJson, match, others, pathname, readJson, writeJson } from '../edit-helpers.js';
+import {
+  asOwner,
+  CSV_COLUMNS as COLUMNS,
+  isJson,
+  match,
+  others,
+  pathname,
+  readJson,
+  writeJson,
+} from '../edit-helpers.js';
 import type { Answer, Exchange, Regression } from '../regression.js';
 
 const EXPORT =
   /^\/api\/v1\/export\/([0-9a-fA-F-]{36})\/(overlay\.png|measurements\.csv|rois\.geojson|rois\.zip)$/;
-const COLUMNS = [
-  'image_name',
-  'image_width',
-  'image_height',
-  'segmentation_id',
-  'segmentation_source',
-  'model_name',
-  'confluency',
-  'roi_index',
-  'roi_id',
-  'cell_type',
-  'tags',
-  'entity_type',
-  'area_px',
-  'perimeter_px',
-  'centroid_x',
-  'centroid_y',
-  'bbox_x',
-  'bbox_y',
-  'bbox_w',
-  'bbox_h',
-];
 
 function exportOf(exchange: Exchange, answer: Answer, file: string): boolean {
   const found = match(exchange, 'GET', EXPORT);

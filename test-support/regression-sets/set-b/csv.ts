@@ -1,33 +1,9 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { match, others } from '../edit-helpers.js';
+import { CSV_COLUMNS as COLUMNS, match, others } from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
 
 const CSV = /^\/api\/v1\/export\/[^/]+\/measurements\.csv$/;
-
-/** The column list the interface gives, in its order. */
-const COLUMNS = [
-  'image_name',
-  'image_width',
-  'image_height',
-  'segmentation_id',
-  'segmentation_source',
-  'model_name',
-  'confluency',
-  'roi_index',
-  'roi_id',
-  'cell_type',
-  'tags',
-  'entity_type',
-  'area_px',
-  'perimeter_px',
-  'centroid_x',
-  'centroid_y',
-  'bbox_x',
-  'bbox_y',
-  'bbox_w',
-  'bbox_h',
-];
 
 /** Square micrometres per pixel at the 0.65 µm pixel size a calibration table defaults to. */
 const UM2_PER_PX = 0.65 * 0.65;
