@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { CLAUSE_SENTENCES } from '../../contract-tests/clauses.js';
 import { REPO_ROOT } from '../launched-mock.js';
 import { runCases, type CaseOutcome, type CaseRun, type Keys } from './case-runs.js';
 import { operationOf } from './document-mutants.js';
@@ -90,9 +91,30 @@ export function targetsFor(mutant: Mutant, observation: Observation): Target[] {
 }
 
 /**
+ * The files among `targets` that hold a check of a clause of a sentence `mutant` names as the
+ * rule it breaks: a mutant written from a sentence is tried against every check of that sentence,
+ * so a kill is credited to the clauses that hold it, not only to the cheapest file that failed.
+ */
+function aimedFiles(mutant: Mutant, targets: Target[], observation: Observation): Set<string> {
+  const named = new Set(mutant.sentences ?? []);
+  const clauses = new Set(
+    Object.entries(CLAUSE_SENTENCES)
+      .filter(([, sentences]) => sentences.some((s) => named.has(s)))
+      .map(([clause]) => clause),
+  );
+  const holds = (file: string) =>
+    Object.keys(observation.checks.get(file) ?? {}).some((name) =>
+      (/^\[([^\]]*)\]/.exec(name)?.[1] ?? '').split(' ').some((clause) => clauses.has(clause)),
+    );
+  return new Set(targets.map((t) => t.file).filter(holds));
+}
+
+/**
  * Runs the mutants in rounds: each round runs the next of each surviving mutant's check files,
  * cheapest first (by the watching run's durations), so a mutant the first file kills costs one
- * file, and only survivors run every file that receives their answers.
+ * file, and only survivors run every file that receives their answers. A killed mutant that names
+ * the sentences it breaks still runs the files that check those sentences (aimedFiles), and its
+ * verdict names every clause that failed.
  */
 export async function runMutants(
   mockUrl: string,
@@ -108,29 +130,44 @@ export async function runMutants(
     const targets = targetsFor(mutant, observation).sort((a, b) => cost(a.file) - cost(b.file));
     const files = targets.map((t) => t.file);
     const log: MutantLog = { changed: 0 };
-    return { mutant, key: `m${i}`, targets, files, log, sabotage: mutant.build(log) };
+    const aimed = aimedFiles(mutant, targets, observation);
+    const kill: { outcome?: CaseOutcome; clauses: Set<string> } = { clauses: new Set() };
+    return { mutant, key: `m${i}`, targets, files, log, sabotage: mutant.build(log), aimed, kill, next: 0 };
   });
-  const settle = (entry: (typeof live)[number], outcome?: CaseOutcome) => {
+  type Entry = (typeof live)[number];
+  const settle = (entry: Entry, outcome?: CaseOutcome) => {
     const verdict = verdictOf(entry.mutant, entry.files, entry.log, outcome);
     verdicts.set(entry.mutant.id, verdict);
     onVerdict(verdict);
   };
+  // The next file to run: the next one while the mutant lives, the next aimed one once it is killed.
+  const following = (entry: Entry): number => {
+    for (let i = entry.next + 1; i < entry.targets.length; i++)
+      if (!entry.kill.outcome || entry.aimed.has(entry.targets[i].file)) return i;
+    return -1;
+  };
   for (const entry of live.filter((e) => !e.files.length)) settle(entry);
   let pending = live.filter((e) => e.files.length);
-  for (let round = 0; pending.length; round++) {
+  while (pending.length) {
     const byKey = new Map(pending.map((e) => [e.key, e]));
     const runs: CaseRun[] = pending.map((e) => ({
       key: e.key,
-      files: [e.targets[round].file],
+      files: [e.targets[e.next].file],
       sabotage: e.sabotage,
       env: e.mutant.env,
-      pattern: e.targets[round].pattern,
+      pattern: e.targets[e.next].pattern,
     }));
     const next: typeof pending = [];
     await runCases(mockUrl, keys, runs, workers, (outcome: CaseOutcome) => {
       const entry = byKey.get(outcome.key)!;
-      if (outcome.failed || round === entry.files.length - 1) settle(entry, outcome);
-      else next.push(entry);
+      if (outcome.failed) {
+        entry.kill.outcome ??= outcome;
+        for (const clause of outcome.failedClauses) entry.kill.clauses.add(clause);
+      }
+      entry.next = following(entry);
+      if (entry.next >= 0) return void next.push(entry);
+      const killed = entry.kill.outcome;
+      settle(entry, killed ? { ...killed, failedClauses: [...entry.kill.clauses] } : outcome);
     });
     pending = next;
   }

@@ -6,7 +6,8 @@ import { bodyOf, freshId, PREDICTION_READ, route, setJson } from './proxy-effect
  * Refusals the interface states, each let through by a broken build: a key created through the
  * API, an unknown route answered without the error body, a server-controlled field taken on
  * record creation, a prediction of an image that is not ready, an analysis-cap 402 that explains
- * no limit, and an export of a segmentation nobody has answered as an empty file.
+ * no limit, an export of a segmentation nobody has answered as an empty file, a prediction or a
+ * share of something missing acknowledged, and a body id that is not a UUID looked up anyway.
  */
 
 const KEYS_NOT_VIA_API = 'authentication.7a6b6c';
@@ -17,6 +18,9 @@ const DETAIL_402 = 'errors.8e99a7';
 const ANALYSIS_CAP = 'limits.b0f521';
 const EXPORTS_OF_COMPLETED = 'export.67000f';
 const NOT_FOUND = 'errors.ca0aa9';
+const PREDICT_ERRORS = 'post-predict.f077f4';
+const SHARE_ERRORS = 'post-shares.0891c8';
+const BODY_ID_NOT_UUID = 'errors.e03ec2';
 
 /** The route auth.check.ts asks for: the harness labels a path no operation has by method and path. */
 const UNKNOWN_ROUTE = 'GET /api/v1/this-route-does-not-exist';
@@ -32,6 +36,7 @@ const EMPTY_EXPORT: Record<string, [string, string]> = {
 };
 
 const isPredict = (exchange: Exchange) => exchange.method === 'POST' && route(exchange) === '/api/v1/predict';
+const isShare = (exchange: Exchange) => exchange.method === 'POST' && route(exchange) === '/api/v1/shares';
 
 export const refusalMutants = () => [
   behaviourMutant({
@@ -132,5 +137,62 @@ export const refusalMutants = () => [
         },
       };
     },
+  }),
+  behaviourMutant({
+    rule: 'refusals',
+    edit: 'missing-model-predicted',
+    summary:
+      'A prediction whose image or model is missing is acknowledged: the lookup miss falls through to the queue.',
+    sentences: [PREDICT_ERRORS],
+    triggers: [['createPrediction', 404]],
+    make: () => ({
+      response: (exchange, answer) => {
+        if (isPredict(exchange) && answer.status === 404)
+          setJson(answer, 200, { prediction_id: freshId(), status: 'submitted', reason: '' });
+      },
+    }),
+  }),
+  behaviourMutant({
+    rule: 'refusals',
+    edit: 'unknown-segmentation-shared',
+    summary: 'POST /shares of a segmentation nobody has (or another organization has) makes a link anyway.',
+    sentences: [SHARE_ERRORS],
+    triggers: [['createShare', 404]],
+    make: () => ({
+      response: (exchange, answer) => {
+        if (!isShare(exchange) || answer.status !== 404) return;
+        const id = freshId();
+        setJson(answer, 200, {
+          id,
+          segmentation_id: bodyOf<{ segmentation_id?: unknown }>(exchange.body)?.segmentation_id,
+          access: 'anyone_with_link',
+          role: 'viewer',
+          url: `https://share.example/${id}`,
+          view_count: 0,
+          last_viewed_at: null,
+          created_at: new Date().toISOString(),
+          revoked_at: null,
+        });
+      },
+    }),
+  }),
+  behaviourMutant({
+    rule: 'refusals',
+    edit: 'body-id-not-uuid-404',
+    summary: 'A body id that is not a UUID is looked up anyway: predict and shares answer 404, not 422.',
+    sentences: [BODY_ID_NOT_UUID, PREDICT_ERRORS, SHARE_ERRORS],
+    triggers: [
+      ['createPrediction', 422],
+      ['createShare', 422],
+    ],
+    make: () => ({
+      response: (exchange, answer) => {
+        if ((!isPredict(exchange) && !isShare(exchange)) || answer.status !== 422) return;
+        const sent = bodyOf<Record<string, unknown>>(exchange.body) ?? {};
+        const ids = ['image_id', 'model_id', 'segmentation_id'].filter((f) => f in sent).map((f) => sent[f]);
+        if (ids.some((id) => typeof id === 'string' && !UUID.test(id)))
+          setJson(answer, 404, { detail: 'Not Found' });
+      },
+    }),
   }),
 ];
