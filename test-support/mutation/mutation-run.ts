@@ -95,7 +95,7 @@ export function targetsFor(mutant: Mutant, observation: Observation): Target[] {
  * rule it breaks: a mutant written from a sentence is tried against every check of that sentence,
  * so a kill is credited to the clauses that hold it, not only to the cheapest file that failed.
  */
-function aimedFiles(mutant: Mutant, targets: Target[], observation: Observation): Set<string> {
+export function aimedFiles(mutant: Mutant, targets: Target[], observation: Observation): Set<string> {
   const named = new Set(mutant.sentences ?? []);
   const clauses = new Set(
     Object.entries(CLAUSE_SENTENCES)
