@@ -14,6 +14,8 @@ export interface TraceGaps {
   clausesNeverBroken: string[];
   /** The record the second list comes from (date and commit), if any. */
   record?: Pick<MutationRecord, 'date' | 'commit'>;
+  /** Whether any mutation run's kills were known (this run's or a record's). */
+  measured: boolean;
 }
 
 /** The clauses that name each sentence. */
@@ -31,6 +33,7 @@ export function traceGaps(killsByClause?: Record<string, number>, record?: Mutat
     sentencesWithoutClause: interfaceSentences().filter((s) => !untestable(s) && !by.has(s.id)),
     clausesNeverBroken: kills ? CLAUSES.map((c) => c.id).filter((id) => !kills[id]) : [],
     record: record && { date: record.date, commit: record.commit },
+    measured: kills !== undefined,
   };
 }
 
@@ -46,8 +49,7 @@ export function gapLines(gaps: TraceGaps): string[] {
   );
   if (gaps.sentencesWithoutClause.length) lines.push('');
   const since = gaps.record ? ` (mutation run of ${gaps.record.date} on ${gaps.record.commit})` : '';
-  if (!gaps.record && !gaps.clausesNeverBroken.length)
-    lines.push('No mutation run recorded: which clauses a mutant broke is unknown.');
+  if (!gaps.measured) lines.push('No mutation run recorded: which clauses a mutant broke is unknown.');
   else
     lines.push(
       gaps.clausesNeverBroken.length
