@@ -12,7 +12,7 @@ import { presetTiff } from '../support/fixtures.js';
 import { rssWatch, startTsChild, type Child } from '../support/processes.js';
 import { fmt, median, type BenchContext, type Row, type SectionResult } from '../support/report.js';
 
-/** Issue 31: an export of an unchanged segmentation answered within 3x of the same bytes served as a static file. */
+/** An export of an unchanged segmentation is a cached file: answered within 3x of the same bytes served statically. */
 const TARGET_RATIO = 3;
 
 const EXPORTS = [

@@ -119,7 +119,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ seconds: number; valu
 
 const PARALLEL_PARTS = 4;
 /**
- * Issue 31: open, every part PUT (each flushed before its 200), complete and conversion to `ready`,
+ * The whole resumable flow: open, every part PUT (each flushed before its 200), complete and conversion to `ready`,
  * against a stream copy of the file that fsyncs once.
  */
 const RESUMABLE_RATIO = 0.6;

@@ -1,5 +1,5 @@
 /**
- * Issue 32's "done when": a snapshot taken after a full round trip (upload, predict, exports, a
+ * A snapshot is the whole state: one taken after a full round trip (upload, predict, exports, a
  * share with views, caps, usage, both clocks moved) and loaded into a fresh mock answers every read,
  * export and share page exactly as the first mock does; the same state gives the same archive.
  */
