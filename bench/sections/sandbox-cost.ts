@@ -37,7 +37,12 @@ import {
   type LoadCost,
   type WalFigures,
 } from '../support/sandbox-cost-rows.js';
-import { startConfigurations, type Configuration } from '../support/sandbox-configs.js';
+import {
+  startConfigurations,
+  startPostgresFloor,
+  type Configuration,
+  type FloorConfiguration,
+} from '../support/sandbox-configs.js';
 import {
   CONNECTIONS,
   otherStatuses,
@@ -82,6 +87,9 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
       cleanup,
     });
     const postmaster = await postmasterPid(postgresUrl);
+    ctx.log('sandbox-cost: starting the floor: node:http asking PostgreSQL once per read, behind nginx');
+    const floor: FloorConfiguration = await startPostgresFloor(postgresUrl, cleanup);
+    const floorRoots = () => [...floor.processes(), { label: 'postgresql', pid: postmaster }];
     const targets: Target[] = [];
     for (const configuration of all) {
       ctx.log(`sandbox-cost: ${configuration.name}: an image to read, an organization per write connection`);
@@ -96,6 +104,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
     }
 
     const reads = new Map<string, LoadCost[]>();
+    const floorReads: LoadCost[] = [];
     const writes = new Map<string, LoadCost[]>();
     const add = (map: Map<string, LoadCost[]>, name: string, value: LoadCost) =>
       map.set(name, [...(map.get(name) ?? []), value]);
@@ -114,6 +123,10 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
           await costOf(t, writeLoad(t.configuration.url, t.writerKeys, { duration: measure })),
         );
       }
+      ctx.log(`sandbox-cost: round ${round + 1}/${rounds}, ${floor.name}: reads (${measure} s)`);
+      const floorTarget = { configuration: floor, roots: floorRoots, readPaths: targets[0].readPaths };
+      await autocannon(readLoad(floorTarget, { duration: warm }));
+      floorReads.push(await costOf(floorTarget, readLoad(floorTarget, { duration: measure })));
     }
 
     const sandbox = targets.find((t) => t.configuration.engine === 'postgresql')!;
@@ -132,6 +145,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
         read: medianCost(reads.get(c.name)!),
         write: medianCost(writes.get(c.name)!),
       })),
+      floor: { name: floor.name, read: medianCost(floorReads) },
       wal,
     };
     return {
@@ -141,7 +155,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
         rounds,
         measureSeconds: measure,
         loadAverage: { before: loadBefore, after: os.loadavg() },
-        raw: { reads: [...reads], writes: [...writes] },
+        raw: { reads: [...reads], writes: [...writes], floorReads },
       },
     };
   } finally {
@@ -176,7 +190,10 @@ async function prepare(configuration: Configuration, roots: () => TreeRoot[]): P
   };
 }
 
-function readLoad(t: Target, run: Pick<Options, 'duration' | 'amount'>): Options {
+/** What a read load needs of a target: where to send it, and whose CPU it costs. */
+type ReadTarget = { configuration: { url: string }; roots(): TreeRoot[]; readPaths: string[] };
+
+function readLoad(t: ReadTarget, run: Pick<Options, 'duration' | 'amount'>): Options {
   return {
     ...run,
     url: t.configuration.url,
@@ -187,7 +204,7 @@ function readLoad(t: Target, run: Pick<Options, 'duration' | 'amount'>): Options
 }
 
 /** The load run once, with the configuration's CPU read before and after it. */
-async function costOf(t: Target, load: Options): Promise<LoadCost> {
+async function costOf(t: ReadTarget, load: Options): Promise<LoadCost> {
   const roots = t.roots();
   const before = treeCpuTicks(roots);
   const result = await autocannon(load);

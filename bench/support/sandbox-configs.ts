@@ -135,6 +135,63 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
   );
   await waitUntilAnswering(`http://${HOST}:${instancePort}/__mock/health`, instance);
 
+  const nginx = await startNginx(workDir, port, instancePort, cleanup);
+  return {
+    name: 'SQLite x1',
+    engine: 'sqlite',
+    instances: 1,
+    url,
+    adminToken,
+    processes: () => [
+      { label: 'instances', pid: instance.pid },
+      { label: 'nginx', pid: nginx.pid },
+    ],
+  };
+}
+
+/**
+ * The floor of a read that asks PostgreSQL once (postgres-floor-server.mjs, on the configurations'
+ * throwaway server) behind an nginx configured as the launcher configures it. Reads only: its
+ * `processes` are the server and nginx; the caller adds PostgreSQL's as it does for the sandbox.
+ */
+export async function startPostgresFloor(postgresUrl: string, cleanup: Cleanup): Promise<FloorConfiguration> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'cellseg-bench-floor-'));
+  cleanup.add(() => rm(workDir, { recursive: true, force: true }));
+  await chmod(workDir, 0o755);
+  const port = await freePort();
+  const serverPort = await freePort();
+  const databaseUrl = await createDatabase(postgresUrl, 'bench_floor');
+  const script = path.join(repoRoot, 'bench', 'support', 'postgres-floor-server.mjs');
+  const server = await cleanup.starting(
+    spawnLogged(
+      'postgres-floor',
+      process.execPath,
+      [script, '--port', String(serverPort), '--database-url', databaseUrl],
+      path.join(workDir, 'postgres-floor.log'),
+      { cwd: repoRoot },
+    ),
+    stopPiece,
+  );
+  await waitUntilAnswering(`http://${HOST}:${serverPort}/`, server);
+  const nginx = await startNginx(workDir, port, serverPort, cleanup);
+  return {
+    name: 'node:http + one PostgreSQL read',
+    url: `http://${HOST}:${port}`,
+    processes: () => [
+      { label: 'server', pid: server.pid },
+      { label: 'nginx', pid: nginx.pid },
+    ],
+  };
+}
+
+export interface FloorConfiguration {
+  name: string;
+  url: string;
+  processes(): TreeRoot[];
+}
+
+/** nginx on `port` in front of one upstream, configured as the sandbox launcher configures it. */
+async function startNginx(workDir: string, port: number, upstreamPort: number, cleanup: Cleanup) {
   const prefix = path.join(workDir, 'nginx');
   await mkdir(path.join(prefix, 'logs'), { recursive: true });
   await mkdir(path.join(prefix, 'temp'), { recursive: true });
@@ -143,7 +200,7 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
     conf,
     renderNginxConfig({
       listen: { host: HOST, port },
-      instances: [{ host: HOST, port: instancePort }],
+      instances: [{ host: HOST, port: upstreamPort }],
       ...MOCK_LIMITS,
       workerUser:
         process.getuid?.() === 0
@@ -157,18 +214,8 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
     spawnLogged('nginx', binary, ['-p', prefix, '-c', conf, '-e', errorLog], errorLog),
     stopPiece,
   );
-  await waitUntilAnswering(`${url}/__mock/health`, nginx);
-  return {
-    name: 'SQLite x1',
-    engine: 'sqlite',
-    instances: 1,
-    url,
-    adminToken,
-    processes: () => [
-      { label: 'instances', pid: instance.pid },
-      { label: 'nginx', pid: nginx.pid },
-    ],
-  };
+  await waitUntilAnswering(`http://${HOST}:${port}/__mock/health`, nginx);
+  return nginx;
 }
 
 async function stopPiece(piece: LoggedProcess): Promise<void> {

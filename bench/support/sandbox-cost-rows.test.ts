@@ -36,6 +36,10 @@ const figures = (sandboxRead: LoadCost, walBytes: number): CostFigures => ({
       write: load(1_000, 150, { instances: 0.6, postgresql: 0.3, nginx: 0.1 }),
     },
   ],
+  floor: {
+    name: 'node:http + one PostgreSQL read',
+    read: load(10_000, 1_500, { server: 2, postgresql: 1, nginx: 0.5 }),
+  },
   wal: {
     gets: 10_000,
     non2xx: 0,
@@ -57,7 +61,9 @@ describe('sandboxCostRows', () => {
     const rows = sandboxCostRows(
       figures(load(5_000, 1_000, { instances: 1.2, postgresql: 0.6, nginx: 0.2 }), 22_000),
     );
-    const [cpu, rps, write, wal] = rows;
+    const [cpu, floor, rps, write, wal] = rows;
+    expect(floor.ok).toBeNull();
+    expect(floor.ratio).toBe('1.75x');
     expect(cpu.ours).toBe('400 µs CPU/request (instances 240, postgresql 120, nginx 40)');
     expect(cpu.ratio).toBe('2.00x');
     expect(cpu.ok).toBe(true);
@@ -74,16 +80,25 @@ describe('sandboxCostRows', () => {
     const rows = sandboxCostRows(
       figures(load(5_000, 790, { instances: 1.3, postgresql: 0.6, nginx: 0.2 }), 1024 * 1024),
     );
-    expect(rows.map((r) => r.ok)).toEqual([false, false, null, false]);
+    expect(rows.map((r) => r.ok)).toEqual([false, null, false, null, false]);
     expect(rows[0].why).toMatch(
-      /^every read made 5\.0 PostgreSQL transactions .*: the instances burnt 260 µs per read against 150 µs, PostgreSQL's processes 120 µs more/,
+      /^a bare node:http server that asks PostgreSQL once per read .* costs 1\.75x the embedded instance's CPU per read in the same run: the database's round trip alone fits the target, the mock's own work on top of it does not; the sandbox costs 1\.20x the floor's\. every read made 5\.0 PostgreSQL transactions .*: the instances burnt 260 µs per read against 150 µs, PostgreSQL's processes 120 µs more/,
     );
-    expect(rows[1].why).toContain('(2.10x of the embedded instance');
+    expect(rows[2].why).toContain('(2.10x of the embedded instance');
+    expect(rows[2].why).toContain('the floor reads at 0.75x');
+  });
+
+  it('says when the floor alone is past the target', () => {
+    const f = figures(load(5_000, 500, { instances: 3 }), 300_000);
+    const rows = sandboxCostRows({ ...f, floor: { ...f.floor, read: load(10_000, 900, { server: 4.5 }) } });
+    expect(rows[0].why).toContain(
+      "costs 2.25x the embedded instance's CPU per read in the same run: no instance that reads the shared database on each request can reach 2x on this machine",
+    );
   });
 
   it('says when a checkpoint or an autovacuum run fell inside the WAL measure', () => {
     const f = figures(load(5_000, 1_000, { instances: 1 }), 300_000);
     const rows = sandboxCostRows({ ...f, wal: { ...f.wal, checkpoints: 1, autovacuums: 2 } });
-    expect(rows[3].ours).toContain('1 checkpoint(s) inside, 2 autovacuum run(s) inside');
+    expect(rows[4].ours).toContain('1 checkpoint(s) inside, 2 autovacuum run(s) inside');
   });
 });
