@@ -20,7 +20,7 @@ import {
   unquoteEtag,
   validatePlan,
 } from './s3-rules.js';
-import type { StoreLayout } from '../data-layout.js';
+import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
 import { isMissing } from './disk.js';
 import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
@@ -34,15 +34,14 @@ import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from 
 /** Checks a part's written bytes against its request, flushes them, and answers their MD5. */
 type CheckArrived = (meter: PartMeter, hashing: Md5Job, flush: () => Promise<void>) => Promise<string>;
 
-export interface MultipartUploadsOptions {
-  layout: StoreLayout;
+export interface EmbeddedObjectStoreOptions {
+  /** The store's folder; what lies under it is storeLayout's (stores/data-layout.ts). */
+  dataDir: string;
   /** Absolute base URL the storage router is reachable at, e.g. `http://127.0.0.1:8000/storage`. */
   storageUrl: string;
   /** HMAC key for part URLs; random per process when omitted. */
   signingSecret?: string | Buffer;
-  clock: () => Date;
-  /** A fresh path in the store's staging folder (made on first use). */
-  stagingFile: (label: string) => Promise<string>;
+  clock?: () => Date;
   /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
   locks?: FolderLockOptions;
 }
@@ -50,7 +49,8 @@ export interface MultipartUploadsOptions {
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
 
 /**
- * The embedded store's resumable uploads (folders in storeLayout, stores/data-layout.ts): each
+ * The embedded store's resumable uploads, which embedded-store.ts extends with whole objects
+ * (folders in storeLayout, stores/data-layout.ts; made on first use): each
  * upload's data file is sized to the plan when it opens, part n lands at offset (n - 1) * partSize.
  *
  * A part's first PUT claims its slot on disk and streams straight into it, hashed on the way (one
@@ -67,12 +67,13 @@ const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
  * lock file (folder-lock.ts), not only a lock in this process's memory.
  */
 export class EmbeddedMultipartUploads implements PartReceiver {
-  private readonly layout: StoreLayout;
+  readonly dataDir: string;
+  protected readonly layout: StoreLayout;
   private readonly storageUrl: string;
   private readonly signer: PartUrlSigner;
   private readonly clock: () => Date;
-  private readonly stagingFile: (label: string) => Promise<string>;
   private readonly records: UploadRecords;
+  private made: Promise<void> | undefined;
   private readonly locks: FolderLocks;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** This process's PUTs writing a slot in place, by upload and claim: a complete or an abort here stops them. */
@@ -80,19 +81,33 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   /** Tells this process's parts from those of another one (whose unflushed bytes a power loss may have taken). */
   private readonly writerId = randomBytes(8).toString('hex');
 
-  constructor(options: MultipartUploadsOptions) {
-    this.layout = options.layout;
+  constructor(options: EmbeddedObjectStoreOptions) {
+    this.dataDir = path.resolve(options.dataDir);
+    this.layout = storeLayout(this.dataDir);
     this.storageUrl = new URL(options.storageUrl).toString().replace(/\/+$/, '');
     this.signer = new PartUrlSigner(options.signingSecret);
-    this.clock = options.clock;
-    this.stagingFile = options.stagingFile;
-    this.records = new UploadRecords(options.layout, options.stagingFile);
+    this.clock = options.clock ?? (() => new Date());
+    this.records = new UploadRecords(this.layout, (label) => this.stagingFile(label));
     this.locks = new FolderLocks(options.locks);
+  }
+
+  protected ready(): Promise<void> {
+    this.made ??= (async () => {
+      for (const dir of this.layout.folders) await fsp.mkdir(dir, { recursive: true });
+    })();
+    return this.made;
+  }
+
+  /** A fresh name in the staging folder, on the same file system as the objects: renames are atomic. */
+  protected async stagingFile(label: string): Promise<string> {
+    await this.ready();
+    return path.join(this.layout.tmp, `${label}-${randomBytes(8).toString('hex')}.tmp`);
   }
 
   async createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }> {
     checkKey(key);
     validatePlan(plan);
+    await this.ready();
     const uploadId = randomBytes(24).toString('base64url');
     const record: UploadRecord = {
       uploadId,
@@ -325,7 +340,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       checkPartSizes(selected, record.plan.partSize);
       await restoreDataFile(this.layout, uploadId);
       await this.verifyInherited(uploadId, record.plan, selected);
-      const size = await assembleUpload(this.layout, this.records, this.stagingFile, {
+      const size = await assembleUpload(this.layout, this.records, (label) => this.stagingFile(label), {
         uploadId,
         key: record.key,
         plan: record.plan,
