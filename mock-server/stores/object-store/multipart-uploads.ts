@@ -76,8 +76,8 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   private made: Promise<void> | undefined;
   private readonly locks: FolderLocks;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** This process's PUTs writing a slot in place, by upload and claim: a complete or an abort here stops them. */
-  private readonly writers = new Map<string, Map<string, SlotWriter>>();
+  /** This process's PUTs writing a slot in place, by claim: a complete or an abort here stops its upload's. */
+  private readonly writers = new Map<string, { uploadId: string; writer: SlotWriter }>();
   /** Tells this process's parts from those of another one (whose unflushed bytes a power loss may have taken). */
   private readonly writerId = randomBytes(8).toString('hex');
 
@@ -230,7 +230,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       });
       const hashing = startMd5({ fd: data.fd }, partOffset(plan, partNumber));
       writer = new SlotWriter(data, partOffset(plan, partNumber), (written) => hashing.advance(written));
-      this.writersOf(uploadId).set(id, writer);
+      this.writers.set(id, { uploadId, writer });
       try {
         await streamBodyTo(body, meter, writer);
         md5 = await checkArrived(meter, hashing, () => data.datasync());
@@ -240,7 +240,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
         // instance reading the slot on a network file system sees its bytes (close-to-open).
         await writer.stop(finished);
         await data.close();
-        this.forgetWriter(uploadId, id);
+        this.writers.delete(id);
       }
     } catch (error) {
       // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
@@ -407,26 +407,15 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     return this.locks.run(uploadId, this.layout.uploadLock(uploadId), task, () => noSuchUpload(uploadId));
   }
 
-  private writersOf(uploadId: string): Map<string, SlotWriter> {
-    let writers = this.writers.get(uploadId);
-    if (writers === undefined) {
-      writers = new Map();
-      this.writers.set(uploadId, writers);
-    }
-    return writers;
-  }
-
-  private forgetWriter(uploadId: string, id: string): void {
-    const writers = this.writers.get(uploadId);
-    writers?.delete(id);
-    if (writers?.size === 0) this.writers.delete(uploadId);
-  }
-
   /** Stops this process's PUTs writing into the upload's data file; answers their claims. */
   private async stopWriters(uploadId: string): Promise<ReadonlySet<string>> {
-    const writers = this.writers.get(uploadId) ?? new Map<string, SlotWriter>();
-    this.writers.delete(uploadId);
-    for (const writer of writers.values()) await writer.stop(noSuchUpload(uploadId));
-    return new Set(writers.keys());
+    const stopped = new Set<string>();
+    for (const [id, own] of this.writers) {
+      if (own.uploadId !== uploadId) continue;
+      this.writers.delete(id);
+      stopped.add(id);
+      await own.writer.stop(noSuchUpload(uploadId));
+    }
+    return stopped;
   }
 }
