@@ -14,9 +14,8 @@ export async function openObjectStore(
   if (config.objectStore === 's3') {
     if (!config.s3Bucket) throw new Error('--object-store s3 needs --s3-bucket (S3_BUCKET)');
     // The AWS SDK loads only when an S3 store is asked for: it is most of a cold start's modules.
-    const { createObjectStore } = await import('../stores/object-store/create-object-store.js');
-    return createObjectStore({
-      kind: 's3',
+    const { S3ObjectStore } = await import('../stores/object-store/s3-store.js');
+    return new S3ObjectStore({
       bucket: config.s3Bucket,
       region: config.s3Region,
       endpoint: config.s3Endpoint || undefined,

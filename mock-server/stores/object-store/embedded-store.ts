@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -6,91 +5,29 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import {
-  type CompletedObject,
-  type MultipartPlan,
   type ObjectStore,
   ObjectStoreError,
-  type PartSelection,
+  type PartReceiver,
   type PutObjectOptions,
   type ReferencedByState,
-  type UploadedPart,
 } from '../../domain/object-store.js';
 import { checkObjectKey as checkKey } from './s3-rules.js';
-import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { syncFile } from '../files/flush-files.js';
 import { isMissing, syncFolders } from './disk.js';
 import { unchangedSince } from '../files/sweep-age.js';
-import type { FolderLockOptions } from './folder-lock.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
-import { noSuchKey } from './store-errors.js';
 
-export interface EmbeddedObjectStoreOptions {
-  /** The store's folder; what lies under it is storeLayout's (stores/data-layout.ts). */
-  dataDir: string;
-  /** Absolute base URL the storage router is reachable at, e.g. `http://127.0.0.1:8000/storage`. */
-  storageUrl: string;
-  /** HMAC key for part URLs; random per process when omitted. */
-  signingSecret?: string | Buffer;
-  clock?: () => Date;
-  /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
-  locks?: FolderLockOptions;
-}
+import { noSuchKey } from './store-errors.js';
 
 /**
  * The default object store: objects are files under the store's folder, written to its staging
- * folder first and renamed into place, flushed before they are answered. Resumable uploads are
- * multipart-uploads.ts's; their part URLs point at this mock (`partReceiver`, which
- * http/storage/storage-router.ts serves).
+ * folder first and renamed into place, flushed before they are answered. Its resumable uploads,
+ * and the part URLs that point at this mock (http/storage/storage-router.ts serves them), are the
+ * class it extends (multipart-uploads.ts).
  */
-export class EmbeddedObjectStore implements ObjectStore {
-  readonly dataDir: string;
-  readonly partReceiver: EmbeddedMultipartUploads;
-  private readonly layout: StoreLayout;
-  private made: Promise<void> | undefined;
-
-  constructor(options: EmbeddedObjectStoreOptions) {
-    this.dataDir = path.resolve(options.dataDir);
-    this.layout = storeLayout(this.dataDir);
-    this.partReceiver = new EmbeddedMultipartUploads({
-      layout: this.layout,
-      storageUrl: options.storageUrl,
-      signingSecret: options.signingSecret,
-      clock: options.clock ?? (() => new Date()),
-      stagingFile: (label) => this.stagingFile(label),
-      locks: options.locks,
-    });
-  }
-
-  // ---- multipart: multipart-uploads.ts ---------------------------------------------------------
-
-  async createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }> {
-    await this.ready();
-    return this.partReceiver.createMultipartUpload(key, plan);
-  }
-
-  presignPart(uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
-    return this.partReceiver.presignPart(uploadId, partNumber, expiresInSeconds);
-  }
-
-  listParts(uploadId: string): Promise<UploadedPart[]> {
-    return this.partReceiver.listParts(uploadId);
-  }
-
-  completeMultipartUpload(uploadId: string, parts?: PartSelection[]): Promise<CompletedObject> {
-    return this.partReceiver.completeMultipartUpload(uploadId, parts);
-  }
-
-  abortMultipartUpload(uploadId: string): Promise<void> {
-    return this.partReceiver.abortMultipartUpload(uploadId);
-  }
-
-  /** Resolves when no part PUT is streaming; tests use it to look at the disk afterwards. */
-  whenIdle(): Promise<void> {
-    return this.partReceiver.whenIdle();
-  }
-
-  get partsInFlight(): number {
-    return this.partReceiver.partsInFlight;
+export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements ObjectStore {
+  get partReceiver(): PartReceiver {
+    return this;
   }
 
   // ---- objects ---------------------------------------------------------------------------------
@@ -250,19 +187,6 @@ export class EmbeddedObjectStore implements ObjectStore {
   }
 
   // ---- internals -------------------------------------------------------------------------------
-
-  private ready(): Promise<void> {
-    this.made ??= (async () => {
-      for (const dir of this.layout.folders) await fsp.mkdir(dir, { recursive: true });
-    })();
-    return this.made;
-  }
-
-  /** A fresh name in the staging folder, on the same file system as the objects: renames are atomic. */
-  private async stagingFile(label: string): Promise<string> {
-    await this.ready();
-    return path.join(this.layout.tmp, `${label}-${randomBytes(8).toString('hex')}.tmp`);
-  }
 
   private async pruneEmptyDirs(from: string): Promise<void> {
     const root = this.layout.objects;

@@ -20,7 +20,7 @@ import {
   unquoteEtag,
   validatePlan,
 } from './s3-rules.js';
-import type { StoreLayout } from '../data-layout.js';
+import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
 import { isMissing } from './disk.js';
 import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
@@ -34,15 +34,14 @@ import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from 
 /** Checks a part's written bytes against its request, flushes them, and answers their MD5. */
 type CheckArrived = (meter: PartMeter, hashing: Md5Job, flush: () => Promise<void>) => Promise<string>;
 
-export interface MultipartUploadsOptions {
-  layout: StoreLayout;
+export interface EmbeddedObjectStoreOptions {
+  /** The store's folder; what lies under it is storeLayout's (stores/data-layout.ts). */
+  dataDir: string;
   /** Absolute base URL the storage router is reachable at, e.g. `http://127.0.0.1:8000/storage`. */
   storageUrl: string;
   /** HMAC key for part URLs; random per process when omitted. */
   signingSecret?: string | Buffer;
-  clock: () => Date;
-  /** A fresh path in the store's staging folder (made on first use). */
-  stagingFile: (label: string) => Promise<string>;
+  clock?: () => Date;
   /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
   locks?: FolderLockOptions;
 }
@@ -50,7 +49,8 @@ export interface MultipartUploadsOptions {
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
 
 /**
- * The embedded store's resumable uploads (folders in storeLayout, stores/data-layout.ts): each
+ * The embedded store's resumable uploads, which embedded-store.ts extends with whole objects
+ * (folders in storeLayout, stores/data-layout.ts; made on first use): each
  * upload's data file is sized to the plan when it opens, part n lands at offset (n - 1) * partSize.
  *
  * A part's first PUT claims its slot on disk and streams straight into it, hashed on the way (one
@@ -67,32 +67,47 @@ const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
  * lock file (folder-lock.ts), not only a lock in this process's memory.
  */
 export class EmbeddedMultipartUploads implements PartReceiver {
-  private readonly layout: StoreLayout;
+  readonly dataDir: string;
+  protected readonly layout: StoreLayout;
   private readonly storageUrl: string;
   private readonly signer: PartUrlSigner;
   private readonly clock: () => Date;
-  private readonly stagingFile: (label: string) => Promise<string>;
   private readonly records: UploadRecords;
+  private made: Promise<void> | undefined;
   private readonly locks: FolderLocks;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** This process's PUTs writing a slot in place, by upload and claim: a complete or an abort here stops them. */
-  private readonly writers = new Map<string, Map<string, SlotWriter>>();
+  /** This process's PUTs writing a slot in place, by claim: a complete or an abort here stops its upload's. */
+  private readonly writers = new Map<string, { uploadId: string; writer: SlotWriter }>();
   /** Tells this process's parts from those of another one (whose unflushed bytes a power loss may have taken). */
   private readonly writerId = randomBytes(8).toString('hex');
 
-  constructor(options: MultipartUploadsOptions) {
-    this.layout = options.layout;
+  constructor(options: EmbeddedObjectStoreOptions) {
+    this.dataDir = path.resolve(options.dataDir);
+    this.layout = storeLayout(this.dataDir);
     this.storageUrl = new URL(options.storageUrl).toString().replace(/\/+$/, '');
     this.signer = new PartUrlSigner(options.signingSecret);
-    this.clock = options.clock;
-    this.stagingFile = options.stagingFile;
-    this.records = new UploadRecords(options.layout, options.stagingFile);
+    this.clock = options.clock ?? (() => new Date());
+    this.records = new UploadRecords(this.layout, (label) => this.stagingFile(label));
     this.locks = new FolderLocks(options.locks);
+  }
+
+  protected ready(): Promise<void> {
+    this.made ??= (async () => {
+      for (const dir of this.layout.folders) await fsp.mkdir(dir, { recursive: true });
+    })();
+    return this.made;
+  }
+
+  /** A fresh name in the staging folder, on the same file system as the objects: renames are atomic. */
+  protected async stagingFile(label: string): Promise<string> {
+    await this.ready();
+    return path.join(this.layout.tmp, `${label}-${randomBytes(8).toString('hex')}.tmp`);
   }
 
   async createMultipartUpload(key: string, plan: MultipartPlan): Promise<{ uploadId: string }> {
     checkKey(key);
     validatePlan(plan);
+    await this.ready();
     const uploadId = randomBytes(24).toString('base64url');
     const record: UploadRecord = {
       uploadId,
@@ -215,7 +230,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       });
       const hashing = startMd5({ fd: data.fd }, partOffset(plan, partNumber));
       writer = new SlotWriter(data, partOffset(plan, partNumber), (written) => hashing.advance(written));
-      this.writersOf(uploadId).set(id, writer);
+      this.writers.set(id, { uploadId, writer });
       try {
         await streamBodyTo(body, meter, writer);
         md5 = await checkArrived(meter, hashing, () => data.datasync());
@@ -225,7 +240,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
         // instance reading the slot on a network file system sees its bytes (close-to-open).
         await writer.stop(finished);
         await data.close();
-        this.forgetWriter(uploadId, id);
+        this.writers.delete(id);
       }
     } catch (error) {
       // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
@@ -325,7 +340,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       checkPartSizes(selected, record.plan.partSize);
       await restoreDataFile(this.layout, uploadId);
       await this.verifyInherited(uploadId, record.plan, selected);
-      const size = await assembleUpload(this.layout, this.records, this.stagingFile, {
+      const size = await assembleUpload(this.layout, this.records, (label) => this.stagingFile(label), {
         uploadId,
         key: record.key,
         plan: record.plan,
@@ -392,26 +407,15 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     return this.locks.run(uploadId, this.layout.uploadLock(uploadId), task, () => noSuchUpload(uploadId));
   }
 
-  private writersOf(uploadId: string): Map<string, SlotWriter> {
-    let writers = this.writers.get(uploadId);
-    if (writers === undefined) {
-      writers = new Map();
-      this.writers.set(uploadId, writers);
-    }
-    return writers;
-  }
-
-  private forgetWriter(uploadId: string, id: string): void {
-    const writers = this.writers.get(uploadId);
-    writers?.delete(id);
-    if (writers?.size === 0) this.writers.delete(uploadId);
-  }
-
   /** Stops this process's PUTs writing into the upload's data file; answers their claims. */
   private async stopWriters(uploadId: string): Promise<ReadonlySet<string>> {
-    const writers = this.writers.get(uploadId) ?? new Map<string, SlotWriter>();
-    this.writers.delete(uploadId);
-    for (const writer of writers.values()) await writer.stop(noSuchUpload(uploadId));
-    return new Set(writers.keys());
+    const stopped = new Set<string>();
+    for (const [id, own] of this.writers) {
+      if (own.uploadId !== uploadId) continue;
+      this.writers.delete(id);
+      stopped.add(id);
+      await own.writer.stop(noSuchUpload(uploadId));
+    }
+    return stopped;
   }
 }

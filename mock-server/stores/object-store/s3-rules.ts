@@ -10,45 +10,30 @@ import {
 } from '../../domain/object-store.js';
 
 /** S3 caps part numbers at 10000 and presigned URLs at 7 days; we keep both limits. */
-export const MAX_PART_COUNT = 10_000;
-export const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+const MAX_PART_COUNT = 10_000;
+const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
 export function validatePlan(plan: MultipartPlan): void {
   const { totalSize, partSize, partCount } = plan;
-  if (!Number.isSafeInteger(totalSize) || totalSize < 0) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `totalSize must be a non-negative integer, got ${totalSize}`,
-    );
-  }
-  if (!Number.isSafeInteger(partSize) || partSize < 1) {
-    throw new ObjectStoreError('InvalidArgument', `partSize must be a positive integer, got ${partSize}`);
-  }
-  if (!Number.isSafeInteger(partCount) || partCount < 1 || partCount > MAX_PART_COUNT) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `partCount must be an integer between 1 and ${MAX_PART_COUNT}, got ${partCount}`,
-    );
-  }
-  if (partCount * partSize < totalSize) {
-    throw new ObjectStoreError(
-      'InvalidArgument',
-      `${partCount} parts of ${partSize} bytes cannot hold ${totalSize} bytes`,
-    );
-  }
+  const problem =
+    !Number.isSafeInteger(totalSize) || totalSize < 0
+      ? `totalSize must be a non-negative integer, got ${totalSize}`
+      : !Number.isSafeInteger(partSize) || partSize < 1
+        ? `partSize must be a positive integer, got ${partSize}`
+        : !Number.isSafeInteger(partCount) || partCount < 1 || partCount > MAX_PART_COUNT
+          ? `partCount must be an integer between 1 and ${MAX_PART_COUNT}, got ${partCount}`
+          : partCount * partSize < totalSize
+            ? `${partCount} parts of ${partSize} bytes cannot hold ${totalSize} bytes`
+            : undefined;
+  if (problem !== undefined) throw new ObjectStoreError('InvalidArgument', problem);
 }
 
-export function validateExpiry(expiresInSeconds: number): void {
-  if (
-    !Number.isSafeInteger(expiresInSeconds) ||
-    expiresInSeconds < 1 ||
-    expiresInSeconds > MAX_PRESIGN_SECONDS
-  ) {
+export function validateExpiry(seconds: number): void {
+  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > MAX_PRESIGN_SECONDS)
     throw new ObjectStoreError(
       'InvalidArgument',
-      `expiresInSeconds must be an integer between 1 and ${MAX_PRESIGN_SECONDS} (7 days), got ${expiresInSeconds}`,
+      `expiresInSeconds must be an integer between 1 and ${MAX_PRESIGN_SECONDS} (7 days), got ${seconds}`,
     );
-  }
 }
 
 /** Keys are relative, slash-separated paths: no empty, `.` or `..` segment, no backslash or NUL. */

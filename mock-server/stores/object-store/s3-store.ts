@@ -55,6 +55,7 @@ import {
 } from './s3-rules.js';
 import { LocalCopies } from './local-copies.js';
 import { plannedParts, plannedPartSize } from './planned-parts.js';
+import { noSuchKey, noSuchUpload } from './store-errors.js';
 
 /*
  * The ObjectStore interface on an S3-compatible service (AWS S3, Ceph RGW, MinIO, ...).
@@ -101,12 +102,10 @@ export interface S3ObjectStoreOptions {
   tmpDir?: string;
 }
 
-export type SendFn = (command: object) => Promise<unknown>;
+type SendFn = (command: object) => Promise<unknown>;
 
 export interface S3ObjectStoreDeps {
-  /** A ready client; by default one is built from the options. Used for presigning. */
-  client?: S3Client;
-  /** Replaces `client.send` for every command (tests inject a fake here). */
+  /** Replaces the client's `send` for every command (tests inject a fake here); presigning still uses the client. */
   send?: SendFn;
 }
 
@@ -122,20 +121,17 @@ export class S3ObjectStore implements ObjectStore {
     this.bucket = options.bucket;
     this.prefix =
       options.prefix === undefined || options.prefix === '' ? '' : options.prefix.replace(/\/*$/, '/');
-    this.client =
-      deps.client ??
-      new S3Client({
-        region: options.region,
-        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-        forcePathStyle: options.forcePathStyle ?? false,
-        ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
-        // Otherwise the SDK adds a CRC32 checksum of an empty body to presigned UploadPart URLs,
-        // and every real PUT to them fails.
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-      });
-    const client = this.client;
-    this.send = deps.send ?? ((command) => client.send(command as never));
+    this.client = new S3Client({
+      region: options.region,
+      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+      forcePathStyle: options.forcePathStyle ?? false,
+      ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
+      // Otherwise the SDK adds a CRC32 checksum of an empty body to presigned UploadPart URLs,
+      // and every real PUT to them fails.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    this.send = deps.send ?? ((command) => this.client.send(command as never));
     this.tmpDir = options.tmpDir ?? os.tmpdir();
     this.copies = new LocalCopies(this.tmpDir);
   }
@@ -458,10 +454,7 @@ export class S3ObjectStore implements ObjectStore {
       keyMarker = out.IsTruncated ? out.NextKeyMarker : undefined;
       uploadIdMarker = out.IsTruncated ? out.NextUploadIdMarker : undefined;
     } while (keyMarker !== undefined);
-    throw new ObjectStoreError(
-      'NoSuchUpload',
-      `The specified multipart upload does not exist (upload id ${uploadId})`,
-    );
+    throw noSuchUpload(uploadId);
   }
 
   private async call(command: object, key?: string): Promise<unknown> {
@@ -477,13 +470,9 @@ export class S3ObjectStore implements ObjectStore {
     try {
       return await this.call(command);
     } catch (error) {
-      if (error instanceof ObjectStoreError && error.code === 'NoSuchKey')
-        throw new ObjectStoreError(
-          'NoSuchUpload',
-          `The specified multipart upload does not exist (upload id ${uploadId})`,
-          { cause: error },
-        );
-      throw error;
+      throw error instanceof ObjectStoreError && error.code === 'NoSuchKey'
+        ? noSuchUpload(uploadId, error)
+        : error;
     }
   }
 }
@@ -517,11 +506,9 @@ export function mapS3Error(error: unknown, key?: string): ObjectStoreError {
       : (STANDARD_MESSAGES[String(name)] ??
         `S3 answered ${String(name)} (HTTP ${String(status)}) with no message`);
   if (name === 'NotFound' || name === 'NoSuchKey' || (name === 'UnknownError' && status === 404)) {
-    return new ObjectStoreError(
-      'NoSuchKey',
-      key === undefined ? text : `The specified key does not exist: ${JSON.stringify(key)}`,
-      { cause: error },
-    );
+    return key === undefined
+      ? new ObjectStoreError('NoSuchKey', text, { cause: error })
+      : noSuchKey(key, error);
   }
   if (typeof name === 'string' && PASSED_THROUGH.has(name)) {
     return new ObjectStoreError(name as ObjectStoreErrorCode, text, { cause: error });

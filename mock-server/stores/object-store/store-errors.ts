@@ -1,4 +1,4 @@
-/** The embedded store's refusals, in S3's words (codes in domain/object-store.ts; statuses in http/storage/). */
+/** The stores' refusals, in S3's words (codes in domain/object-store.ts; statuses in http/storage/). */
 import { ObjectStoreError } from '../../domain/object-store.js';
 
 const PART_NUMBER_TEXT = /^[1-9]\d{0,4}$/;
@@ -34,50 +34,34 @@ export function tooLarge(partNumber: number, partSize: number, declared?: number
   );
 }
 
-export function noSuchUpload(uploadId: string): ObjectStoreError {
+export function noSuchUpload(uploadId: string, cause?: unknown): ObjectStoreError {
   const shown = typeof uploadId === 'string' && uploadId.length <= 128 ? uploadId : '(invalid id)';
   return new ObjectStoreError(
     'NoSuchUpload',
     `The specified multipart upload does not exist (upload id ${JSON.stringify(shown)}): it may have been aborted or completed`,
+    { cause },
   );
 }
 
-export function noSuchKey(key: string): ObjectStoreError {
-  return new ObjectStoreError('NoSuchKey', `The specified key does not exist: ${JSON.stringify(key)}`);
+export function noSuchKey(key: string, cause?: unknown): ObjectStoreError {
+  const message = `The specified key does not exist: ${JSON.stringify(key)}`;
+  return new ObjectStoreError('NoSuchKey', message, { cause });
 }
 
 /** Stream and file-system failures while a part arrives mean the body did not arrive whole. */
 export function asStoreError(error: unknown, partNumber?: number): ObjectStoreError {
   if (error instanceof ObjectStoreError) return error;
   if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOSPC') {
-    return new ObjectStoreError(
-      'InsufficientStorage',
-      'The storage disk is full: nothing was stored. Try again later.',
-      {
-        partNumber,
-        cause: error,
-      },
-    );
+    const message = 'The storage disk is full: nothing was stored. Try again later.';
+    return new ObjectStoreError('InsufficientStorage', message, { partNumber, cause: error });
   }
   if (partNumber !== undefined) {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ABORT_ERR') {
-      return new ObjectStoreError(
-        'IncompleteBody',
-        `The body of part ${partNumber} ended before it was complete`,
-        {
-          partNumber,
-          cause: error,
-        },
-      );
+      const message = `The body of part ${partNumber} ended before it was complete`;
+      return new ObjectStoreError('IncompleteBody', message, { partNumber, cause: error });
     }
   }
-  return new ObjectStoreError(
-    'InternalError',
-    `Storage failed: ${(error as Error)?.message ?? String(error)}`,
-    {
-      partNumber,
-      cause: error,
-    },
-  );
+  const message = `Storage failed: ${(error as Error)?.message ?? String(error)}`;
+  return new ObjectStoreError('InternalError', message, { partNumber, cause: error });
 }

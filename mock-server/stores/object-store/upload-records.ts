@@ -38,11 +38,7 @@ export interface PartRecord {
 }
 
 /** A part as recorded, with where its bytes are. */
-export interface StoredPart extends UploadedPart {
-  writer: string;
-  id?: string;
-  file?: string;
-}
+export type StoredPart = UploadedPart & Omit<PartRecord, 'md5' | 'size'>;
 
 /** `<partNumber>.slot`: the PUT writing the slot in place, and whether it has stopped writing. */
 interface SlotClaim {
@@ -74,7 +70,11 @@ export class UploadRecords {
       } finally {
         await data.close();
       }
-      await this.writeFileAtomic(this.layout.uploadRecord(uploadId), JSON.stringify(record));
+      const tmp = await this.stagingFile('meta');
+      await fsp.writeFile(tmp, JSON.stringify(record));
+      await syncFile(tmp);
+      await fsp.rename(tmp, this.layout.uploadRecord(uploadId));
+      await syncFolders(dir);
     } catch (error) {
       await fsp.rm(dir, { recursive: true, force: true });
       throw asStoreError(error);
@@ -109,8 +109,8 @@ export class UploadRecords {
       if (partNumber === undefined) continue;
       const stored = await this.readPart(uploadId, partNumber);
       if (stored === undefined) continue;
-      const { md5, size, writer, id, file } = stored;
-      parts.push({ partNumber, etag: `"${md5}"`, size, writer, id, file });
+      const { md5, ...rest } = stored;
+      parts.push({ partNumber, etag: `"${md5}"`, ...rest });
     }
     return parts.sort((a, b) => a.partNumber - b.partNumber);
   }
@@ -205,13 +205,5 @@ export class UploadRecords {
       if (isMissing(error as NodeJS.ErrnoException)) throw noSuchUpload(uploadId);
       throw error;
     }
-  }
-
-  private async writeFileAtomic(file: string, content: string): Promise<void> {
-    const tmp = await this.stagingFile('meta');
-    await fsp.writeFile(tmp, content);
-    await syncFile(tmp);
-    await fsp.rename(tmp, file);
-    await syncFolders(path.dirname(file));
   }
 }

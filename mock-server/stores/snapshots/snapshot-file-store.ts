@@ -57,16 +57,12 @@ export class DataFolderSnapshotFiles implements SnapshotFileStore {
           open: () => this.store.readObject(image.storageKey),
         });
       if (image.derived === null) continue;
-      const derived = this.layout.derivedFilesOf(image.id);
-      files.push(await localFile(derivedEntry(image.id, 'preview.png'), derived.preview));
-      files.push(await localFile(derivedEntry(image.id, 'thumbnail.png'), derived.thumbnail));
-      files.push(await localFile(derivedEntry(image.id, 'plane.bin'), derived.plane));
+      for (const [name, file] of this.derivedFiles(image.id)) files.push(await localFile(name, file));
     }
     for (const segmentation of rows.segmentations) {
-      const { result, preview } = this.layout.segmentationOf(segmentation.id);
-      files.push(await localFile(segmentationEntry(segmentation.id, 'result.json'), result));
-      if (segmentation.hasPreview)
-        files.push(await localFile(segmentationEntry(segmentation.id, 'preview.png'), preview));
+      const [result, preview] = this.segmentationFiles(segmentation.id);
+      files.push(await localFile(...result));
+      if (segmentation.hasPreview) files.push(await localFile(...preview));
     }
     return files
       .filter((file): file is SnapshotFile => file !== undefined)
@@ -85,33 +81,19 @@ export class DataFolderSnapshotFiles implements SnapshotFileStore {
         continue;
       }
       const target = this.layout.derivedFilesOf(image.id);
-      await this.placeFolder(
-        target.folder,
-        [
-          [derivedEntry(image.id, 'preview.png'), target.preview],
-          [derivedEntry(image.id, 'thumbnail.png'), target.thumbnail],
-          [derivedEntry(image.id, 'plane.bin'), target.plane],
-        ],
-        staged,
-        present,
-      );
+      await this.placeFolder(target.folder, this.derivedFiles(image.id), staged, present);
       images.push({
         ...image,
         derived: { ...image.derived, previewPath: target.preview, thumbnailPath: target.thumbnail },
       });
     }
-    for (const segmentation of rows.segmentations) {
-      const target = this.layout.segmentationOf(segmentation.id);
+    for (const { id } of rows.segmentations)
       await this.placeFolder(
-        target.folder,
-        [
-          [segmentationEntry(segmentation.id, 'result.json'), target.result],
-          [segmentationEntry(segmentation.id, 'preview.png'), target.preview],
-        ],
+        this.layout.segmentationOf(id).folder,
+        this.segmentationFiles(id),
         staged,
         present,
       );
-    }
     return images;
   }
 
@@ -123,6 +105,25 @@ export class DataFolderSnapshotFiles implements SnapshotFileStore {
     for (const key of files.storageKeys) await this.store.deleteObject(key);
     for (const id of files.imageIds) await removeFolder(this.layout.derivedFilesOf(id).folder);
     for (const id of files.segmentationIds) await removeFolder(this.layout.segmentationOf(id).folder);
+  }
+
+  /** A converted image's files: archive name, then where the data folder keeps it. */
+  private derivedFiles(imageId: string): Array<[string, string]> {
+    const { preview, thumbnail, plane } = this.layout.derivedFilesOf(imageId);
+    return [
+      [derivedEntry(imageId, 'preview.png'), preview],
+      [derivedEntry(imageId, 'thumbnail.png'), thumbnail],
+      [derivedEntry(imageId, 'plane.bin'), plane],
+    ];
+  }
+
+  /** A segmentation's files (result, then preview): archive name, then where the data folder keeps it. */
+  private segmentationFiles(segmentationId: string): Array<[string, string]> {
+    const { result, preview } = this.layout.segmentationOf(segmentationId);
+    return [
+      [segmentationEntry(segmentationId, 'result.json'), result],
+      [segmentationEntry(segmentationId, 'preview.png'), preview],
+    ];
   }
 
   /** Fills a staging folder beside `folder`, makes it durable, and renames it into place. */

@@ -1,13 +1,17 @@
 /**
- * The snapshot archive as a stream of tar bytes (tar-header.ts): written entry by entry with
+ * The snapshot archive as a stream of ustar bytes (tar-stream): written entry by entry with
  * backpressure, and read into a staging folder where each entry is checked against the manifest
  * as it arrives. A staged entry's file is named by its position, never by its name, so no name
  * can reach outside the staging folder; names are still checked so a bad one is refused by name.
+ * Every entry is a regular file, mode 0644, owner 0, mtime 0, so the same entries give the same
+ * bytes; reading refuses what a snapshot never holds (links, devices, directories).
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { extract, pack, type Extract, type Header, type Pack } from 'tar-stream';
 import {
   MANIFEST_NAME,
   SnapshotRefused,
@@ -20,56 +24,81 @@ import type {
   SnapshotLimits,
   StagedSnapshot,
 } from '../../domain/snapshots/snapshot-ports.js';
-import { BLOCK, END_OF_ARCHIVE, TarFormatError, decodeHeader, encodeHeader, padding } from './tar-header.js';
-import { ByteReader } from './byte-reader.js';
+
+/** One entry as it arrives: its header, and its bytes to read before the next entry. */
+type Source = Extract extends AsyncIterable<infer Entry> ? Entry : never;
 
 /** The manifest is read into memory before anything else: it has no business being larger. */
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+
+const NOT_A_FILE: Partial<Record<string, string>> = {
+  link: 'a hard link',
+  symlink: 'a symbolic link',
+  'character-device': 'a character device',
+  'block-device': 'a block device',
+  directory: 'a directory',
+  fifo: 'a FIFO',
+  'contiguous-file': 'a contiguous file',
+};
 
 export class TarSnapshotArchives implements SnapshotArchives {
   /** `stagingRoot`: a folder on the data folder's file system, so staged files are renamed into place. */
   constructor(private readonly stagingRoot: string) {}
 
   write(manifest: SnapshotManifest, entries: readonly SnapshotFile[]): NodeJS.ReadableStream {
-    return Readable.from(tarBytes(manifest, entries), { objectMode: false });
+    const archive = pack();
+    packEntries(archive, manifest, entries).catch((error: unknown) => archive.destroy(error as Error));
+    return Readable.from(archive, { objectMode: false });
   }
 
   async stage(input: AsyncIterable<Uint8Array>, limits: SnapshotLimits): Promise<StagedSnapshot> {
     await mkdir(this.stagingRoot, { recursive: true });
     const folder = await mkdtemp(path.join(this.stagingRoot, 'snapshot-'));
+    const source = Readable.from(input, { objectMode: false });
+    const archive = extract();
+    // An entry's bytes cut off answer only "destroyed": why is the archive's own error.
+    let broken: Error | undefined;
+    archive.on('error', (error) => (broken = error));
+    source.on('error', (error) => archive.destroy(error));
+    source.pipe(archive);
     try {
-      return await readArchive(new ByteReader(input), folder, limits);
+      return await readArchive(archive[Symbol.asyncIterator](), folder, limits);
     } catch (error) {
       await rm(folder, { recursive: true, force: true });
-      if (error instanceof TarFormatError)
-        throw new SnapshotRefused(`not a snapshot archive: ${error.message}`);
-      throw error;
+      throw refusalOf(broken ?? error);
+    } finally {
+      archive.destroy();
+      source.destroy();
     }
   }
 }
 
-async function* tarBytes(
+/** Fixed owner, mode and time: the same entries give the same bytes. */
+const fileHeader = (name: string, size: number): Header =>
+  ({ name, size, type: 'file', mode: 0o644, uid: 0, gid: 0, mtime: new Date(0) }) as Header;
+
+async function packEntries(
+  archive: Pack,
   manifest: SnapshotManifest,
   entries: readonly SnapshotFile[],
-): AsyncGenerator<Buffer> {
+): Promise<void> {
   const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
-  yield encodeHeader({ name: MANIFEST_NAME, size: manifestBytes.length });
-  yield manifestBytes;
-  yield padding(manifestBytes.length);
-  for (const entry of entries) {
-    yield encodeHeader({ name: entry.name, size: entry.size });
-    let written = 0;
-    for await (const chunk of await entry.open()) {
-      const bytes = chunk as Buffer;
-      written += bytes.length;
-      // A file that changed since its size was read would shift every header after it.
-      if (written > entry.size) throw new Error(`${entry.name} grew while the snapshot was written`);
-      yield bytes;
-    }
-    if (written !== entry.size) throw new Error(`${entry.name} shrank while the snapshot was written`);
-    yield padding(entry.size);
-  }
-  yield END_OF_ARCHIVE;
+  archive.entry(fileHeader(MANIFEST_NAME, manifestBytes.length), manifestBytes);
+  // A file that changed since its size was read fails its entry ('Size mismatch'): the archive
+  // stops there instead of shifting every header after it.
+  for (const entry of entries)
+    await pipeline(await entry.open(), archive.entry(fileHeader(entry.name, entry.size)));
+  archive.finalize();
+}
+
+/** tar-stream's refusals of the bytes carry no code; the disk's and the connection's do, and pass as they are. */
+function refusalOf(error: unknown): unknown {
+  if (error instanceof SnapshotRefused || !(error instanceof Error) || 'code' in error) return error;
+  return new SnapshotRefused(
+    error.message === 'Unexpected end of data'
+      ? 'the archive is cut short in the middle of an entry'
+      : `not a snapshot archive: ${error.message}`,
+  );
 }
 
 /** What an entry's name must look like: relative, plain segments, nothing that walks up. */
@@ -86,19 +115,20 @@ function checkName(name: string): void {
 }
 
 async function readArchive(
-  reader: ByteReader,
+  archive: AsyncIterator<Source>,
   folder: string,
   limits: SnapshotLimits,
 ): Promise<StagedSnapshot> {
-  const first = await nextHeader(reader);
-  if (!first || first.name !== MANIFEST_NAME)
+  const first = await nextEntry(archive);
+  if (first?.name !== MANIFEST_NAME)
     throw new SnapshotRefused(
       `the first entry must be ${MANIFEST_NAME}, found ${first ? `"${first.name}"` : 'none'}`,
     );
   if (first.size > Math.min(MAX_MANIFEST_BYTES, limits.maxBytes))
     throw new SnapshotRefused(`${MANIFEST_NAME} is ${first.size} bytes, over the limit`);
-  const manifest = parseManifest((await reader.take(first.size, 'manifest.json')).toString('utf8'));
-  await reader.skip(padding(first.size).length);
+  const chunks: Buffer[] = [];
+  for await (const chunk of first.content) chunks.push(chunk as Buffer);
+  const manifest = parseManifest(Buffer.concat(chunks).toString('utf8'));
   const entries = manifest.entries;
   if (entries.length + 1 > limits.maxEntries)
     throw new SnapshotRefused(
@@ -111,25 +141,25 @@ async function readArchive(
     );
   const staged = new Map<string, string>();
   for (const [index, expected] of entries.entries()) {
-    const header = await nextHeader(reader);
-    if (!header)
-      throw new SnapshotRefused(`the archive ends before "${expected.name}", which the manifest lists`);
-    if (header.name !== expected.name)
+    const entry = await nextEntry(archive);
+    if (!entry)
       throw new SnapshotRefused(
-        `entry "${header.name}" is not the one the manifest lists next ("${expected.name}")`,
+        `the archive ends (cut short?) before "${expected.name}", which the manifest lists`,
       );
-    if (header.size !== expected.size)
+    if (entry.name !== expected.name)
       throw new SnapshotRefused(
-        `entry "${header.name}" is ${header.size} bytes; the manifest says ${expected.size}`,
+        `entry "${entry.name}" is not the one the manifest lists next ("${expected.name}")`,
+      );
+    if (entry.size !== expected.size)
+      throw new SnapshotRefused(
+        `entry "${entry.name}" is ${entry.size} bytes; the manifest says ${expected.size}`,
       );
     const file = path.join(folder, String(index));
-    const sha256 = await copyEntry(reader, header.size, file, header.name);
-    if (sha256 !== expected.sha256)
-      throw new SnapshotRefused(`entry "${header.name}" does not match the SHA-256 the manifest gives`);
-    await reader.skip(padding(header.size).length);
-    staged.set(header.name, file);
+    if ((await copyEntry(entry.content, file)) !== expected.sha256)
+      throw new SnapshotRefused(`entry "${entry.name}" does not match the SHA-256 the manifest gives`);
+    staged.set(entry.name, file);
   }
-  const extra = await nextHeader(reader);
+  const extra = await nextEntry(archive);
   if (extra) throw new SnapshotRefused(`entry "${extra.name}" is not listed in the manifest`);
   return {
     manifest,
@@ -140,21 +170,28 @@ async function readArchive(
   };
 }
 
-async function nextHeader(reader: ByteReader) {
-  const block = await reader.takeOrEnd(BLOCK);
-  if (!block) throw new SnapshotRefused('the archive ends without its end-of-archive blocks (cut short?)');
-  const header = decodeHeader(block);
-  if (header) checkName(header.name);
-  return header;
+/** The next entry, refused unless it is a regular file with a plain relative name. */
+async function nextEntry(
+  archive: AsyncIterator<Source>,
+): Promise<{ name: string; size: number; content: Source } | undefined> {
+  const next = await archive.next();
+  if (next.done) return undefined;
+  const { name, size, type } = next.value.header;
+  if (type !== 'file')
+    throw new SnapshotRefused(
+      `entry "${name}" is ${NOT_A_FILE[type] ?? `of type ${String(type)}`}, not a regular file`,
+    );
+  checkName(name);
+  return { name, size, content: next.value };
 }
 
-async function copyEntry(reader: ByteReader, size: number, file: string, name: string): Promise<string> {
+async function copyEntry(content: Source, file: string): Promise<string> {
   const hash = createHash('sha256');
   const handle = await open(file, 'wx', 0o600);
   try {
-    for await (const chunk of reader.chunks(size, name)) {
-      hash.update(chunk);
-      await handle.write(chunk);
+    for await (const chunk of content) {
+      hash.update(chunk as Buffer);
+      await handle.write(chunk as Buffer);
     }
   } finally {
     await handle.close();
