@@ -98,45 +98,23 @@ export async function createServices(
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.
   const soleOwner = config.databaseUrl === undefined;
-  const { paths, state, fresh, clock, store, pools } = await openFoundations(config, overrides);
+  const { fresh, ...foundations } = await openFoundations(config, overrides);
+  const { state, pools } = foundations;
   const borrowed = overrides.decoderPools;
-  const { worker, images, runner, progress, predictions, segmentations, shares, admin, exports } =
-    wireDomainServices({
-      config,
-      paths,
-      state,
-      store,
-      clock,
-      pools,
-      jobs: JOB_SETTINGS,
-      runner: overrides.runner,
-    });
+  const wired = {
+    ...foundations,
+    ...wireDomainServices({ ...foundations, jobs: JOB_SETTINGS, runner: overrides.runner }),
+  };
+  const { worker, runner } = wired;
   const seeding = new Seeding(config, state);
   const sweep = await seedOrResume(fresh, seeding, {
-    state,
-    store,
-    paths,
-    clock,
-    images,
-    predictions,
+    ...wired,
     soleOwner,
     sharedGraceMs: SHARED_SWEEP_GRACE_MS,
     onSweepFailed: overrides.onSweepFailed,
   });
   const work = new JobWork(worker, config.role);
-  const snapshots = snapshotService({
-    config,
-    paths,
-    state,
-    store,
-    clock,
-    images,
-    predictions,
-    segmentations,
-    work,
-    sweep,
-    soleOwner,
-  });
+  const snapshots = snapshotService({ ...wired, work, sweep, soleOwner });
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   const release = async () => {
     if (overrides.runner || !borrowed) await runner.close?.();
@@ -156,35 +134,13 @@ export async function createServices(
   work.start();
 
   return {
-    config,
-    paths,
-    clock,
-    state,
-    store,
-    images,
-    predictions,
-    exports,
-    progress,
-    shares,
-    admin,
+    ...wired,
     snapshots,
     metrics: instanceMetrics(state, worker, pools),
     journal: new RequestJournal(state.journal),
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
     seededKeys: () => seededKeys(state, seeding.content),
-    ...instanceLifecycle({
-      state,
-      clock,
-      images,
-      predictions,
-      admin,
-      runner,
-      pools,
-      seeding,
-      work,
-      sweep,
-      release,
-    }),
+    ...instanceLifecycle({ ...wired, seeding, work, sweep, release }),
   };
 }
 
@@ -212,5 +168,5 @@ async function openFoundations(config: MockConfig, overrides: ServiceOverrides) 
   const made = await openObjectStore(config, paths, overrides.persistent ?? false, () => clock.now());
   const store = overrides.wrapStore?.(made) ?? made;
   const pools = overrides.decoderPools ?? createDecoderPools(config);
-  return { paths, state, fresh, clock, store, pools };
+  return { config, paths, state, fresh, clock, store, pools };
 }

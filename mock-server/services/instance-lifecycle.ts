@@ -1,23 +1,13 @@
-import type { MockClock } from '../domain/clock.js';
-import type { ImageService } from '../domain/images/image-service.js';
-import type { OrganizationAdmin } from '../domain/organization-admin.js';
-import type { PredictionService } from '../domain/predictions/prediction-service.js';
-import type { StateStore } from '../domain/state.js';
-import type { DecoderPools } from './decoder-pools.js';
-import type { ClosableRunner } from './domain-services.js';
+import type { WiredServices } from './domain-services.js';
 import type { JobWork } from './job-work.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 import type { Seeding } from './seeding.js';
 
 /** What a reset, a wait for quiet and the end of the instance stop, empty or restart. */
-export interface LifecycleParts {
-  state: StateStore;
-  clock: MockClock;
-  images: ImageService;
-  predictions: PredictionService;
-  admin: OrganizationAdmin;
-  runner: ClosableRunner;
-  pools: DecoderPools;
+export interface LifecycleParts extends Pick<
+  WiredServices,
+  'state' | 'clock' | 'images' | 'predictions' | 'admin' | 'runner' | 'pools'
+> {
   seeding: Seeding;
   work: JobWork;
   sweep: BackgroundSweep;
