@@ -87,10 +87,9 @@ export class JobWorker {
   }
 
   /** Aborts this worker's run of a job (its subject was deleted or reset) and waits for it to settle. */
-  async cancel(kind: JobKind, subjectIds: readonly string[]): Promise<void> {
-    const runs = subjectIds.flatMap((id) => this.running.get(key(kind, id)) ?? []);
-    for (const run of runs) run.controller.abort();
-    await Promise.allSettled(runs.map((run) => run.done));
+  cancel(kind: JobKind, subjectIds: readonly string[]): Promise<void> {
+    const ids = new Set(subjectIds);
+    return this.cancelWhere((lease) => lease.kind === kind && ids.has(lease.subjectId));
   }
 
   /** Aborts every run of this worker whose lease matches, and waits for them to settle. */
