@@ -27,7 +27,6 @@ import { seededKeys } from './services/seeded-keys.js';
 import { snapshotFile } from './services/snapshot-file.js';
 import type { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
 import { instanceLifecycle } from './services/instance-lifecycle.js';
-import { JobWork } from './services/job-work.js';
 import { instanceMetrics } from './services/metrics-sources.js';
 import { Seeding } from './services/seeding.js';
 import { snapshotService } from './services/snapshot-swap.js';
@@ -113,8 +112,7 @@ export async function createServices(
     sharedGraceMs: SHARED_SWEEP_GRACE_MS,
     onSweepFailed: overrides.onSweepFailed,
   });
-  const work = new JobWork(worker, config.role);
-  const snapshots = snapshotService({ ...wired, work, sweep, soleOwner });
+  const snapshots = snapshotService({ ...wired, sweep, soleOwner });
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   const release = async () => {
     if (overrides.runner || !borrowed) await runner.close?.();
@@ -131,7 +129,9 @@ export async function createServices(
       throw error;
     }
   }
-  work.start();
+  // An instance that only answers the API never claims a job; a reset or a swap restarts the worker
+  // only when it was claiming.
+  if (config.role !== 'api') worker.start();
 
   return {
     ...wired,
@@ -140,7 +140,7 @@ export async function createServices(
     journal: new RequestJournal(state.journal),
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
     seededKeys: () => seededKeys(state, seeding.content),
-    ...instanceLifecycle({ ...wired, seeding, work, sweep, release }),
+    ...instanceLifecycle({ ...wired, seeding, sweep, release }),
   };
 }
 

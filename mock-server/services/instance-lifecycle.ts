@@ -1,15 +1,13 @@
 import type { WiredServices } from './domain-services.js';
-import type { JobWork } from './job-work.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 import type { Seeding } from './seeding.js';
 
 /** What a reset, a wait for quiet and the end of the instance stop, empty or restart. */
 export interface LifecycleParts extends Pick<
   WiredServices,
-  'state' | 'clock' | 'images' | 'predictions' | 'admin' | 'runner' | 'pools'
+  'state' | 'clock' | 'images' | 'predictions' | 'admin' | 'runner' | 'pools' | 'worker'
 > {
   seeding: Seeding;
-  work: JobWork;
   sweep: BackgroundSweep;
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   release: () => Promise<void>;
@@ -17,11 +15,11 @@ export interface LifecycleParts extends Pick<
 
 /** Services' reseed, idle and close (services.ts says what each promises). */
 export function instanceLifecycle(parts: LifecycleParts) {
-  const { state, clock, images, predictions, admin, runner, pools, seeding, work, sweep, release } = parts;
+  const { state, clock, images, predictions, admin, runner, pools, seeding, worker, sweep, release } = parts;
   return {
     async reseed(): Promise<void> {
       await sweep.settled;
-      await work.stop();
+      const claiming = await worker.stop();
       for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
       await state.clear();
       await clock.refresh();
@@ -30,7 +28,7 @@ export function instanceLifecycle(parts: LifecycleParts) {
       await runner.recycle?.();
       await pools.convert.recycle();
       await seeding.seed();
-      work.start();
+      if (claiming) worker.start();
     },
     async idle(): Promise<void> {
       await sweep.settled;
@@ -43,7 +41,7 @@ export function instanceLifecycle(parts: LifecycleParts) {
       await sweep.settled;
       images.stop();
       predictions.stop();
-      await work.stop();
+      await worker.stop();
       await images.idle();
       await release();
     },

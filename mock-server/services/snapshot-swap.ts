@@ -2,15 +2,13 @@ import { SnapshotService } from '../domain/snapshots/snapshot-service.js';
 import { DataFolderSnapshotFiles } from '../stores/snapshots/snapshot-file-store.js';
 import { TarSnapshotArchives } from '../stores/snapshots/tar-archives.js';
 import type { WiredServices } from './domain-services.js';
-import type { JobWork } from './job-work.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 
 /** What a snapshot's swap of the state stops first and brings in line after. */
 export interface SwapParts extends Pick<
   WiredServices,
-  'config' | 'paths' | 'state' | 'store' | 'clock' | 'images' | 'predictions' | 'segmentations'
+  'config' | 'paths' | 'state' | 'store' | 'clock' | 'images' | 'predictions' | 'segmentations' | 'worker'
 > {
-  work: JobWork;
   sweep: BackgroundSweep;
   /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
   soleOwner: boolean;
@@ -29,10 +27,10 @@ export function snapshotService(parts: SwapParts): SnapshotService {
 }
 
 async function swapWhileQuiet(parts: SwapParts, swap: () => Promise<void>): Promise<void> {
-  const { state, clock, images, predictions, segmentations, work, soleOwner } = parts;
+  const { state, clock, images, predictions, segmentations, worker, soleOwner } = parts;
   // The sweep reads the state the swap replaces: it ends first.
   await parts.sweep.settled;
-  const wasWorking = await work.stop();
+  const claiming = await worker.stop();
   await images.idle();
   try {
     await swap();
@@ -45,6 +43,6 @@ async function swapWhileQuiet(parts: SwapParts, swap: () => Promise<void>): Prom
     if (soleOwner) await images.dropHeldMarks();
     await images.recoverConversions({ soleOwner });
     await predictions.recoverInFlight({ soleOwner });
-    if (wasWorking) work.start();
+    if (claiming) worker.start();
   }
 }

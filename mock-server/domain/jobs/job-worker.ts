@@ -116,14 +116,19 @@ export class JobWorker {
     }
   }
 
-  /** Stops claiming and aborts every run (their jobs stay queued for any worker, after their lease). */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and aborts every run (their jobs stay queued for any worker, after their lease);
+   * answers whether it was claiming, so that what paused it can start it again.
+   */
+  async stop(): Promise<boolean> {
+    const claiming = this.loop !== undefined;
     this.stopped = true;
     this.poke();
     const runs = [...this.running.values()];
     for (const run of runs) run.controller.abort();
     await Promise.allSettled([...runs.map((run) => run.done), this.loop]);
     this.loop = undefined;
+    return claiming;
   }
 
   private async claimLoop(): Promise<void> {
