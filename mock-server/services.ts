@@ -23,7 +23,6 @@ import {
   type BackgroundSweep,
   type KeptFolder,
 } from './services/resume-kept-folder.js';
-import { seededKeys } from './services/seeded-keys.js';
 import { snapshotFile } from './services/snapshot-file.js';
 import type { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
 import { instanceLifecycle } from './services/instance-lifecycle.js';
@@ -139,7 +138,7 @@ export async function createServices(
     metrics: instanceMetrics(state, worker, pools),
     journal: new RequestJournal(state.journal),
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
-    seededKeys: () => seededKeys(state, seeding.content),
+    seededKeys: () => seeding.keys(),
     ...instanceLifecycle({ ...wired, seeding, sweep, release }),
   };
 }
