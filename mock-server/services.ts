@@ -1,20 +1,12 @@
 import type { MockConfig } from './config.js';
-import type { MockClock } from './domain/clock.js';
-import type { ImageService } from './domain/images/image-service.js';
-import type { PredictionService } from './domain/predictions/prediction-service.js';
-import type { ExportService } from './domain/exports/export-service.js';
-import type { ProgressControls } from './domain/predictions/progress-controls.js';
-import type { OrganizationAdmin } from './domain/organization-admin.js';
 import { RequestRateLimit } from './domain/abuse-limits.js';
 import { RequestJournal } from './control/request-journal.js';
-import type { ShareService } from './domain/shares/share-service.js';
-import type { StateStore } from './domain/state.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { makeDataFolders } from './stores/files/make-data-folder.js';
-import { dataLayout, type DataLayout } from './stores/data-layout.js';
+import { dataLayout } from './stores/data-layout.js';
 import type { SnapshotService } from './domain/snapshots/snapshot-service.js';
 import { createDecoderPools, type DecoderPools } from './services/decoder-pools.js';
-import { wireDomainServices, type ClosableRunner } from './services/domain-services.js';
+import { wireDomainServices, type ClosableRunner, type WiredServices } from './services/domain-services.js';
 import { openObjectStore } from './services/open-object-store.js';
 import { openState } from './services/open-state.js';
 import {
@@ -32,18 +24,20 @@ import { snapshotService } from './services/snapshot-swap.js';
 import { stateClock } from './services/state-clock.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
-export interface Services {
-  config: MockConfig;
-  paths: DataLayout;
-  clock: MockClock;
-  state: StateStore;
-  store: ObjectStore;
-  images: ImageService;
-  predictions: PredictionService;
-  exports: ExportService;
-  progress: ProgressControls;
-  shares: ShareService;
-  admin: OrganizationAdmin;
+export interface Services extends Pick<
+  WiredServices,
+  | 'config'
+  | 'paths'
+  | 'clock'
+  | 'state'
+  | 'store'
+  | 'images'
+  | 'predictions'
+  | 'exports'
+  | 'progress'
+  | 'shares'
+  | 'admin'
+> {
   journal: RequestJournal;
   /** Requests per API key per second (off unless --rate-limit-per-second is set). */
   rateLimit: RequestRateLimit;
