@@ -1,86 +1,51 @@
 import { hostname } from 'node:os';
+import type { OptionEntry } from './config-option-entry.js';
 
-/**
- * The settings of an instance that shares its state with others (docs/sandbox.md): the database it
- * joins, what it does there, and how long it waits on it. Kept apart from config-options.ts, which
- * spreads them into OPTIONS where `--help` lists them.
- */
-export interface SharedDatabaseSettings {
-  /** postgres:// or postgresql:// URL of a shared PostgreSQL; absent means the embedded SQLite file. */
-  databaseUrl?: string;
-  /** What this instance does: answers the API, runs the jobs (predictions, conversions), or both. */
-  role: InstanceRole;
-  /** Names this instance in its logs (and among the instances sharing one database). */
-  instanceId: string;
-  /** How long a worker's claim on a job holds without renewal: a killed worker's job waits this long for another. */
-  jobLeaseMs: number;
-  /** Connections to the shared PostgreSQL this instance opens at most. */
-  databasePoolSize: number;
-  /** A statement on the shared PostgreSQL (lock waits included) that runs longer fails its request with 503. */
-  databaseTimeoutMs: number;
-  /** How long a starting instance keeps trying a PostgreSQL that does not answer before it exits (0: one try). */
-  databaseWaitMs: number;
-}
-
+/** What an instance does: answers the API, runs the jobs (predictions, conversions), or both. */
 export const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
 export type InstanceRole = (typeof INSTANCE_ROLES)[number];
 
-interface DatabaseOption {
-  key: keyof SharedDatabaseSettings;
-  /** Named after the key unless given (config-options.ts). */
-  flag?: string;
-  env?: string;
-  type: 'string' | 'number';
-  description: string;
-  default: () => string | number;
-  shownDefault?: string;
-}
-
-export const SHARED_DATABASE_OPTIONS: DatabaseOption[] = [
-  {
-    key: 'databaseUrl',
-    type: 'string',
+/**
+ * The settings of an instance that shares its state with others (docs/sandbox.md): the database it
+ * joins, what it does there, and how long it waits on it.
+ */
+export const SHARED_DATABASE_OPTIONS = {
+  databaseUrl: {
     description: 'Shared PostgreSQL (postgres://user:password@host:5432/db) that several instances join',
-    default: () => '',
+    default: '',
     shownDefault: 'none: an SQLite file in the data folder',
   },
-  {
-    key: 'role',
-    type: 'string',
+  role: {
     description: "'api' answers requests, 'worker' runs predictions and conversions, 'all' both",
-    default: () => 'all',
+    default: 'all',
+    choices: INSTANCE_ROLES,
   },
-  {
-    key: 'instanceId',
-    type: 'string',
+  /** Also names it among the instances sharing one database. */
+  instanceId: {
     description: 'Name of this instance in its logs',
-    default: () => `${hostname()}-${process.pid}`,
+    default: `${hostname()}-${process.pid}`,
     shownDefault: 'HOSTNAME-PID',
   },
-  {
-    key: 'jobLeaseMs',
-    type: 'number',
+  jobLeaseMs: {
     description:
       "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
-    default: () => 15_000,
+    default: 15_000,
+    least: 300,
   },
-  {
-    key: 'databasePoolSize',
-    type: 'number',
+  databasePoolSize: {
     description: 'Connections to the shared PostgreSQL this instance opens at most',
-    default: () => 10,
+    default: 10,
+    least: 1,
+    whole: true,
   },
-  {
-    key: 'databaseTimeoutMs',
-    type: 'number',
+  databaseTimeoutMs: {
     description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
-    default: () => 15_000,
+    default: 15_000,
+    least: 100,
   },
-  {
-    key: 'databaseWaitMs',
-    type: 'number',
+  databaseWaitMs: {
     description:
       'How long a starting instance keeps trying a PostgreSQL that does not answer, then exits (0: one try)',
-    default: () => 30_000,
+    default: 30_000,
   },
-];
+} satisfies Record<string, OptionEntry>;

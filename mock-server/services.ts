@@ -1,20 +1,12 @@
 import type { MockConfig } from './config.js';
-import type { MockClock } from './domain/clock.js';
-import type { ImageService } from './domain/images/image-service.js';
-import type { PredictionService } from './domain/predictions/prediction-service.js';
-import type { ExportService } from './domain/exports/export-service.js';
-import type { ProgressControls } from './domain/predictions/progress-controls.js';
-import type { OrganizationAdmin } from './domain/organization-admin.js';
 import { RequestRateLimit } from './domain/abuse-limits.js';
 import { RequestJournal } from './control/request-journal.js';
-import type { ShareService } from './domain/shares/share-service.js';
-import type { StateStore } from './domain/state.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { makeDataFolders } from './stores/files/make-data-folder.js';
-import { dataLayout, type DataLayout } from './stores/data-layout.js';
+import { dataLayout } from './stores/data-layout.js';
 import type { SnapshotService } from './domain/snapshots/snapshot-service.js';
 import { createDecoderPools, type DecoderPools } from './services/decoder-pools.js';
-import { wireDomainServices, type ClosableRunner } from './services/domain-services.js';
+import { wireDomainServices, type ClosableRunner, type WiredServices } from './services/domain-services.js';
 import { openObjectStore } from './services/open-object-store.js';
 import { openState } from './services/open-state.js';
 import {
@@ -23,29 +15,29 @@ import {
   type BackgroundSweep,
   type KeptFolder,
 } from './services/resume-kept-folder.js';
-import { seededKeys } from './services/seeded-keys.js';
 import { snapshotFile } from './services/snapshot-file.js';
 import type { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
 import { instanceLifecycle } from './services/instance-lifecycle.js';
-import { JobWork } from './services/job-work.js';
 import { instanceMetrics } from './services/metrics-sources.js';
 import { Seeding } from './services/seeding.js';
 import { snapshotService } from './services/snapshot-swap.js';
 import { stateClock } from './services/state-clock.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
-export interface Services {
-  config: MockConfig;
-  paths: DataLayout;
-  clock: MockClock;
-  state: StateStore;
-  store: ObjectStore;
-  images: ImageService;
-  predictions: PredictionService;
-  exports: ExportService;
-  progress: ProgressControls;
-  shares: ShareService;
-  admin: OrganizationAdmin;
+export interface Services extends Pick<
+  WiredServices,
+  | 'config'
+  | 'paths'
+  | 'clock'
+  | 'state'
+  | 'store'
+  | 'images'
+  | 'predictions'
+  | 'exports'
+  | 'progress'
+  | 'shares'
+  | 'admin'
+> {
   journal: RequestJournal;
   /** Requests per API key per second (off unless --rate-limit-per-second is set). */
   rateLimit: RequestRateLimit;
@@ -98,45 +90,22 @@ export async function createServices(
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.
   const soleOwner = config.databaseUrl === undefined;
-  const { paths, state, fresh, clock, store, pools } = await openFoundations(config, overrides);
+  const { fresh, ...foundations } = await openFoundations(config, overrides);
+  const { state, pools } = foundations;
   const borrowed = overrides.decoderPools;
-  const { worker, images, runner, progress, predictions, segmentations, shares, admin, exports } =
-    wireDomainServices({
-      config,
-      paths,
-      state,
-      store,
-      clock,
-      pools,
-      jobs: JOB_SETTINGS,
-      runner: overrides.runner,
-    });
+  const wired = {
+    ...foundations,
+    ...wireDomainServices({ ...foundations, jobs: JOB_SETTINGS, runner: overrides.runner }),
+  };
+  const { worker, runner } = wired;
   const seeding = new Seeding(config, state);
   const sweep = await seedOrResume(fresh, seeding, {
-    state,
-    store,
-    paths,
-    clock,
-    images,
-    predictions,
+    ...wired,
     soleOwner,
     sharedGraceMs: SHARED_SWEEP_GRACE_MS,
     onSweepFailed: overrides.onSweepFailed,
   });
-  const work = new JobWork(worker, config.role);
-  const snapshots = snapshotService({
-    config,
-    paths,
-    state,
-    store,
-    clock,
-    images,
-    predictions,
-    segmentations,
-    work,
-    sweep,
-    soleOwner,
-  });
+  const snapshots = snapshotService({ ...wired, sweep, soleOwner });
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   const release = async () => {
     if (overrides.runner || !borrowed) await runner.close?.();
@@ -153,38 +122,18 @@ export async function createServices(
       throw error;
     }
   }
-  work.start();
+  // An instance that only answers the API never claims a job; a reset or a swap restarts the worker
+  // only when it was claiming.
+  if (config.role !== 'api') worker.start();
 
   return {
-    config,
-    paths,
-    clock,
-    state,
-    store,
-    images,
-    predictions,
-    exports,
-    progress,
-    shares,
-    admin,
+    ...wired,
     snapshots,
     metrics: instanceMetrics(state, worker, pools),
     journal: new RequestJournal(state.journal),
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
-    seededKeys: () => seededKeys(state, seeding.content),
-    ...instanceLifecycle({
-      state,
-      clock,
-      images,
-      predictions,
-      admin,
-      runner,
-      pools,
-      seeding,
-      work,
-      sweep,
-      release,
-    }),
+    seededKeys: () => seeding.keys(),
+    ...instanceLifecycle({ ...wired, seeding, sweep, release }),
   };
 }
 
@@ -212,5 +161,5 @@ async function openFoundations(config: MockConfig, overrides: ServiceOverrides) 
   const made = await openObjectStore(config, paths, overrides.persistent ?? false, () => clock.now());
   const store = overrides.wrapStore?.(made) ?? made;
   const pools = overrides.decoderPools ?? createDecoderPools(config);
-  return { paths, state, fresh, clock, store, pools };
+  return { config, paths, state, fresh, clock, store, pools };
 }

@@ -1,37 +1,26 @@
+import type { OptionEntry } from './config-option-entry.js';
+
 /**
  * The settings of snapshots (docs/persistence.md, "Snapshots"): a snapshot to load at start, and
  * the bounds an archive coming in must keep (a snapshot is an uncompressed tar, so its size on the
- * wire is its size on disk). Kept apart from config-options.ts, which spreads them into OPTIONS.
+ * wire is its size on disk).
  */
-export interface SnapshotSettings {
-  /** A snapshot archive loaded at start, replacing the seed or the data folder's state; empty loads none. */
-  snapshot: string;
-  /** Most bytes of all entries of a snapshot loaded (POST /__mock/snapshot or --snapshot). */
-  snapshotMaxBytes: number;
-  /** Most entries (files) of a snapshot loaded. */
-  snapshotMaxEntries: number;
-}
-
-export const SNAPSHOT_OPTIONS = [
-  {
-    key: 'snapshot',
+export const SNAPSHOT_OPTIONS = {
+  /** Replaces the seed or the data folder's state; empty loads none. */
+  snapshot: {
     env: 'SNAPSHOT_FILE',
-    type: 'string',
     description: 'Snapshot archive to load at start (GET /__mock/snapshot makes one); replaces the state',
-    default: () => '',
+    default: '',
     shownDefault: 'none',
   },
-  {
-    key: 'snapshotMaxBytes',
-    type: 'number',
+  /** Bounds POST /__mock/snapshot and --snapshot alike. */
+  snapshotMaxBytes: {
     description: 'Largest snapshot loaded (sum of its entries), bytes',
-    default: () => 8 * 1024 ** 3,
+    default: 8 * 1024 ** 3,
     shownDefault: '8 GiB',
   },
-  {
-    key: 'snapshotMaxEntries',
-    type: 'number',
+  snapshotMaxEntries: {
     description: 'Most entries (rows files and files) of a snapshot loaded',
-    default: () => 200_000,
+    default: 200_000,
   },
-] as const;
+} satisfies Record<string, OptionEntry>;

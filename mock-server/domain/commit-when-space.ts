@@ -1,15 +1,15 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { DomainError } from './errors.js';
 
 /**
  * Commits work that finished in the background (a conversion, a prediction's result). A client is
  * not waiting for it, so a full disk is no reason to fail it: the commit is tried again every
- * `intervalMs` until it goes through, or until `signal` aborts (the mock is stopping; the row stays
+ * second until it goes through, or until `signal` aborts (the mock is stopping; the row stays
  * as it was and the work is redone after the restart). Answers undefined when aborted.
  */
 export async function commitWhenSpace<T>(
   commit: () => T | Promise<T>,
   signal: AbortSignal,
-  intervalMs = 1000,
 ): Promise<T | undefined> {
   for (;;) {
     try {
@@ -17,16 +17,7 @@ export async function commitWhenSpace<T>(
     } catch (err) {
       if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
     }
-    if (signal.aborted) return undefined;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, intervalMs);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    await wait(1000, undefined, { signal }).catch(() => undefined);
     if (signal.aborted) return undefined;
   }
 }

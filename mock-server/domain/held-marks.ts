@@ -3,8 +3,8 @@ import type { HeldMarkKind, HeldMarkTable } from './state.js';
 /**
  * Marks a request holds while it works (a storage slot held by an upload still streaming in, an
  * upload being completed), kept in the state store so that every instance sharing it sees them.
- * A mark lasts `ttlMs` and is renewed while its holder works, so the mark of a holder that died
- * (an instance killed mid-request) stops counting within `ttlMs`; a mock that owns its store
+ * A mark lasts TTL_MS and is renewed while its holder works, so the mark of a holder that died
+ * (an instance killed mid-request) stops counting within it; a mock that owns its store
  * alone drops every mark when it starts (`dropAll`), since no holder outlived the last process.
  */
 /** A mark held: renewed from `keep()` until `release()` (which may be called more than once). */
@@ -13,22 +13,23 @@ export interface HeldMark {
   release(): Promise<void>;
 }
 
+/** How long a mark holds unrenewed. */
+const TTL_MS = 60_000;
+
 export class HeldMarks {
   constructor(
     private readonly marks: HeldMarkTable,
     private readonly kind: HeldMarkKind,
-    private readonly ttlMs = 60_000,
-    private readonly now: () => number = Date.now,
   ) {}
 
   /** How many live marks the group holds. */
   async count(group: string): Promise<number> {
-    return this.marks.countHeld(this.kind, group, this.now());
+    return this.marks.countHeld(this.kind, group, Date.now());
   }
 
   async isHeld(group: string, id: string): Promise<boolean> {
     const until = await this.marks.heldUntil(this.kind, group, id);
-    return until !== undefined && until > this.now();
+    return until !== undefined && until > Date.now();
   }
 
   /**
@@ -45,7 +46,7 @@ export class HeldMarks {
         if (released || timer) return;
         timer = setInterval(() => {
           renewing = this.renew(group, id).catch(() => undefined);
-        }, this.ttlMs / 3);
+        }, TTL_MS / 3);
         timer.unref();
       },
       release: async () => {
@@ -63,6 +64,6 @@ export class HeldMarks {
   }
 
   private renew(group: string, id: string): Promise<void> {
-    return this.marks.hold(this.kind, group, id, this.now() + this.ttlMs);
+    return this.marks.hold(this.kind, group, id, Date.now() + TTL_MS);
   }
 }

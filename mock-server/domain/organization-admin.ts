@@ -7,7 +7,7 @@ import type { ImageService } from './images/image-service.js';
 import type { ModelRecord } from './models/model-record.js';
 import type { Organization, Plan } from './organizations.js';
 import type { PredictionService } from './predictions/prediction-service.js';
-import { addOrganization, toModel } from './seed.js';
+import { addOrganization, toModel, type SeedModel } from './seed.js';
 import type { StateStore } from './state.js';
 
 /** An organization with what it uses this month: what the control plane lists. */
@@ -17,11 +17,7 @@ export interface OrganizationSummary {
 }
 
 /** A plan as the control plane sets it; a plan without a name keeps the current one ('custom' when new). */
-export interface PlanInput {
-  name?: string;
-  storageCapImages: number;
-  monthlyAnalysisCap: number;
-}
+export type PlanInput = Omit<Plan, 'name'> & { name?: string };
 
 export interface NewOrganization {
   id?: string;
@@ -29,6 +25,9 @@ export interface NewOrganization {
   plan: PlanInput;
   apiKeys?: string[];
 }
+
+/** What a new custom model may leave out: a new id, version 1.0.0, no description. */
+type Defaulted = 'id' | 'version' | 'description';
 
 /** What the dashboard does in production: organizations, keys, plans, usage and custom models. */
 export class OrganizationAdmin {
@@ -129,16 +128,7 @@ export class OrganizationAdmin {
 
   async addModel(
     orgId: string,
-    input: {
-      id?: string;
-      name: string;
-      version?: string;
-      description?: string;
-      engine: 'threshold' | 'remote';
-      params?: Record<string, unknown>;
-      url?: string;
-      timeout_ms?: number;
-    },
+    input: Omit<SeedModel, Defaulted> & Partial<Pick<SeedModel, Defaulted>>,
   ): Promise<ModelRecord> {
     await this.get(orgId);
     if (input.engine === 'remote' && !input.url)

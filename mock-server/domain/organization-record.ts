@@ -15,7 +15,4 @@ export interface Organization {
 }
 
 /** The highest caps an organization may give itself; the operator sets them, per organization. */
-export interface PlanBounds {
-  storageCapImages: number;
-  monthlyAnalysisCap: number;
-}
+export type PlanBounds = Omit<Plan, 'name'>;

@@ -3,7 +3,7 @@ import type { ThresholdParams } from '../engines/segmentation/threshold-segmente
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
 import type { StateStore } from './state.js';
 
-interface SeedModel {
+export interface SeedModel {
   id: string;
   name: string;
   version: string;

@@ -48,6 +48,10 @@ export interface DomainParts {
   convert?: Converter;
 }
 
+/** The domain's services as wireDomainServices makes them, with what they are wired to. */
+export type WiredServices = Omit<DomainParts, 'jobs' | 'runner' | 'convert'> &
+  ReturnType<typeof wireDomainServices>;
+
 /** The domain's services, each made once and handed the others it calls. */
 export function wireDomainServices({
   config,

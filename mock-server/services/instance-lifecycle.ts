@@ -1,25 +1,13 @@
-import type { MockClock } from '../domain/clock.js';
-import type { ImageService } from '../domain/images/image-service.js';
-import type { OrganizationAdmin } from '../domain/organization-admin.js';
-import type { PredictionService } from '../domain/predictions/prediction-service.js';
-import type { StateStore } from '../domain/state.js';
-import type { DecoderPools } from './decoder-pools.js';
-import type { ClosableRunner } from './domain-services.js';
-import type { JobWork } from './job-work.js';
+import type { WiredServices } from './domain-services.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 import type { Seeding } from './seeding.js';
 
 /** What a reset, a wait for quiet and the end of the instance stop, empty or restart. */
-export interface LifecycleParts {
-  state: StateStore;
-  clock: MockClock;
-  images: ImageService;
-  predictions: PredictionService;
-  admin: OrganizationAdmin;
-  runner: ClosableRunner;
-  pools: DecoderPools;
+export interface LifecycleParts extends Pick<
+  WiredServices,
+  'state' | 'clock' | 'images' | 'predictions' | 'admin' | 'runner' | 'pools' | 'worker'
+> {
   seeding: Seeding;
-  work: JobWork;
   sweep: BackgroundSweep;
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   release: () => Promise<void>;
@@ -27,11 +15,11 @@ export interface LifecycleParts {
 
 /** Services' reseed, idle and close (services.ts says what each promises). */
 export function instanceLifecycle(parts: LifecycleParts) {
-  const { state, clock, images, predictions, admin, runner, pools, seeding, work, sweep, release } = parts;
+  const { state, clock, images, predictions, admin, runner, pools, seeding, worker, sweep, release } = parts;
   return {
     async reseed(): Promise<void> {
       await sweep.settled;
-      await work.stop();
+      const claiming = await worker.stop();
       for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
       await state.clear();
       await clock.refresh();
@@ -40,7 +28,7 @@ export function instanceLifecycle(parts: LifecycleParts) {
       await runner.recycle?.();
       await pools.convert.recycle();
       await seeding.seed();
-      work.start();
+      if (claiming) worker.start();
     },
     async idle(): Promise<void> {
       await sweep.settled;
@@ -53,7 +41,7 @@ export function instanceLifecycle(parts: LifecycleParts) {
       await sweep.settled;
       images.stop();
       predictions.stop();
-      await work.stop();
+      await worker.stop();
       await images.idle();
       await release();
     },

@@ -1,9 +1,4 @@
-import type { MockClock } from '../domain/clock.js';
-import type { ImageService } from '../domain/images/image-service.js';
-import type { ObjectStore } from '../domain/object-store.js';
-import type { PredictionService } from '../domain/predictions/prediction-service.js';
-import type { StateStore } from '../domain/state.js';
-import type { DataLayout } from '../stores/data-layout.js';
+import type { WiredServices } from './domain-services.js';
 import { sweepDataFolder } from '../stores/files/startup-sweep.js';
 import { fileSystemNow } from '../stores/files/sweep-age.js';
 
@@ -17,13 +12,10 @@ export interface BackgroundSweep {
 /** A fresh data folder has nothing to sweep. */
 export const NO_SWEEP: BackgroundSweep = { settled: Promise.resolve(), stop() {} };
 
-export interface KeptFolder {
-  state: StateStore;
-  store: ObjectStore;
-  paths: DataLayout;
-  clock: MockClock;
-  images: ImageService;
-  predictions: PredictionService;
+export interface KeptFolder extends Pick<
+  WiredServices,
+  'state' | 'store' | 'paths' | 'clock' | 'images' | 'predictions'
+> {
   /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
   soleOwner: boolean;
   /** On a shared folder, what something touched this recently may be another instance's work. */

@@ -13,9 +13,16 @@ export class Seeding {
     private readonly state: StateStore,
   ) {}
 
-  /** The seed last loaded or read, when there is one. */
-  get content(): Seed | undefined {
-    return this.loaded;
+  /** The seed's well-known keys still valid, in clear, by organization id: the state keeps only hashes. */
+  async keys(): Promise<Map<string, string[]>> {
+    const keys = new Map<string, string[]>();
+    for (const o of this.loaded?.organizations ?? []) {
+      const valid = [];
+      for (const key of o.api_keys)
+        if ((await this.state.organizationForKey(key))?.id === o.id) valid.push(key);
+      keys.set(o.id, valid);
+    }
+    return keys;
   }
 
   /** Loads the seed into an empty state and marks it seeded, in one transaction. */

@@ -1,28 +1,14 @@
-import type { MockConfig } from '../config.js';
-import type { MockClock } from '../domain/clock.js';
-import type { ImageService } from '../domain/images/image-service.js';
-import type { ObjectStore } from '../domain/object-store.js';
-import type { PredictionService } from '../domain/predictions/prediction-service.js';
-import type { SegmentationReader } from '../domain/segmentations/segmentation-reader.js';
 import { SnapshotService } from '../domain/snapshots/snapshot-service.js';
-import type { StateStore } from '../domain/state.js';
-import type { DataLayout } from '../stores/data-layout.js';
 import { DataFolderSnapshotFiles } from '../stores/snapshots/snapshot-file-store.js';
 import { TarSnapshotArchives } from '../stores/snapshots/tar-archives.js';
-import type { JobWork } from './job-work.js';
+import type { WiredServices } from './domain-services.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 
 /** What a snapshot's swap of the state stops first and brings in line after. */
-export interface SwapParts {
-  config: MockConfig;
-  paths: DataLayout;
-  state: StateStore;
-  store: ObjectStore;
-  clock: MockClock;
-  images: ImageService;
-  predictions: PredictionService;
-  segmentations: SegmentationReader;
-  work: JobWork;
+export interface SwapParts extends Pick<
+  WiredServices,
+  'config' | 'paths' | 'state' | 'store' | 'clock' | 'images' | 'predictions' | 'segmentations' | 'worker'
+> {
   sweep: BackgroundSweep;
   /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
   soleOwner: boolean;
@@ -41,10 +27,10 @@ export function snapshotService(parts: SwapParts): SnapshotService {
 }
 
 async function swapWhileQuiet(parts: SwapParts, swap: () => Promise<void>): Promise<void> {
-  const { state, clock, images, predictions, segmentations, work, soleOwner } = parts;
+  const { state, clock, images, predictions, segmentations, worker, soleOwner } = parts;
   // The sweep reads the state the swap replaces: it ends first.
   await parts.sweep.settled;
-  const wasWorking = await work.stop();
+  const claiming = await worker.stop();
   await images.idle();
   try {
     await swap();
@@ -57,6 +43,6 @@ async function swapWhileQuiet(parts: SwapParts, swap: () => Promise<void>): Prom
     if (soleOwner) await images.dropHeldMarks();
     await images.recoverConversions({ soleOwner });
     await predictions.recoverInFlight({ soleOwner });
-    if (wasWorking) work.start();
+    if (claiming) worker.start();
   }
 }

@@ -41,3 +41,10 @@ it('counts a job held while it runs, and a lease lost when its job is removed el
   await worker.cancel('conversion', ['kept']);
   expect(worker.leases).toEqual({ held: 0, lost: 1 });
 });
+
+it('answers on stop whether it was claiming, so a pause restarts only a worker that ran', async () => {
+  expect(await worker.stop()).toBe(false);
+  worker.start();
+  expect(await worker.stop()).toBe(true);
+  expect(await worker.stop()).toBe(false);
+});

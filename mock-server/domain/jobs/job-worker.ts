@@ -87,10 +87,9 @@ export class JobWorker {
   }
 
   /** Aborts this worker's run of a job (its subject was deleted or reset) and waits for it to settle. */
-  async cancel(kind: JobKind, subjectIds: readonly string[]): Promise<void> {
-    const runs = subjectIds.flatMap((id) => this.running.get(key(kind, id)) ?? []);
-    for (const run of runs) run.controller.abort();
-    await Promise.allSettled(runs.map((run) => run.done));
+  cancel(kind: JobKind, subjectIds: readonly string[]): Promise<void> {
+    const ids = new Set(subjectIds);
+    return this.cancelWhere((lease) => lease.kind === kind && ids.has(lease.subjectId));
   }
 
   /** Aborts every run of this worker whose lease matches, and waits for them to settle. */
@@ -117,14 +116,19 @@ export class JobWorker {
     }
   }
 
-  /** Stops claiming and aborts every run (their jobs stay queued for any worker, after their lease). */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming and aborts every run (their jobs stay queued for any worker, after their lease);
+   * answers whether it was claiming, so that what paused it can start it again.
+   */
+  async stop(): Promise<boolean> {
+    const claiming = this.loop !== undefined;
     this.stopped = true;
     this.poke();
     const runs = [...this.running.values()];
     for (const run of runs) run.controller.abort();
     await Promise.allSettled([...runs.map((run) => run.done), this.loop]);
     this.loop = undefined;
+    return claiming;
   }
 
   private async claimLoop(): Promise<void> {

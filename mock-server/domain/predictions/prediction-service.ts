@@ -127,11 +127,6 @@ export class PredictionService {
     return failed;
   }
 
-  /** Stops every run of this instance's worker (reset) and waits for them to settle; their rows stay as they are. */
-  async cancelAll(): Promise<void> {
-    await this.worker.cancelWhere(() => true);
-  }
-
   /** Stops the runs of these predictions (deleted with their image) and removes these segmentations' files. */
   async forget({ predictionIds, segmentationIds }: { predictionIds: string[]; segmentationIds: string[] }) {
     await this.worker.cancel('prediction', predictionIds);
