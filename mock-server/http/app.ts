@@ -84,7 +84,7 @@ export function createApp(
   }
   stages.push(
     referenceStage({ publicBaseUrl: settings.publicBaseUrl }),
-    dashboardRoutes(useCases, { operationIds, adminToken: settings.adminToken }),
+    dashboardRoutes(operationIds),
     methodNotAllowed(routes, discardLimits),
     createDispatcher(routes, operations, {
       sharedReads: useCases.sharedReads,

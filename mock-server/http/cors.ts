@@ -34,26 +34,13 @@ export function parseCorsOrigins(text: string): CorsOrigins {
   }
   const origins = new Set<string>();
   for (const entry of entries) {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
+    const url = URL.parse(entry);
     // An origin is scheme://host[:port] and nothing more: a path would never match a browser's Origin.
-    if (
-      !url ||
-      !/^https?:$/.test(url.protocol) ||
-      url.pathname !== '/' ||
-      url.search ||
-      url.hash ||
-      url.username
-    )
+    if (!url || !/^https?:$/.test(url.protocol) || url.href !== `${url.origin}/`)
       throw new ConfigError(
         `--cors-origins: '${entry}' is not an origin (scheme://host[:port], e.g. http://localhost:5173)`,
       );
-    const origin = url.origin;
-    origins.add(origin);
+    origins.add(url.origin);
   }
   return origins;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { finished } from 'node:stream/promises';
 
 export interface DiscardLimits {
   /** Most bytes of a refused body read and dropped before the connection is given up. */
@@ -45,27 +46,19 @@ function discardRest(req: IncomingMessage, limits: DiscardLimits): Promise<boole
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limits.maxBytes || req.socket.destroyed || limits.stop?.aborted)
     return Promise.resolve(false);
-  return new Promise((resolve) => {
-    let dropped = 0;
-    const settle = (readToEnd: boolean) => {
-      clearTimeout(timer);
-      limits.stop?.removeEventListener('abort', giveUp);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', giveUp);
-      resolve(readToEnd);
-    };
-    const onData = (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > limits.maxBytes) settle(false);
-    };
-    const onEnd = () => settle(true);
-    const giveUp = () => settle(false);
-    const timer = setTimeout(giveUp, limits.maxMs);
-    timer.unref();
-    limits.stop?.addEventListener('abort', giveUp);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', giveUp);
-  });
+  const tooMuch = new AbortController();
+  let dropped = 0;
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limits.maxBytes) tooMuch.abort();
+  };
+  req.on('data', onData);
+  const signals = [tooMuch.signal, AbortSignal.timeout(limits.maxMs), ...(limits.stop ? [limits.stop] : [])];
+  // Ends true at the body's end; false when it closes first, or on too many bytes, time or a stop.
+  return finished(req, { signal: AbortSignal.any(signals) })
+    .then(
+      () => true,
+      () => false,
+    )
+    .finally(() => req.off('data', onData));
 }

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { finished } from 'node:stream/promises';
 import {
   findStructureProblem,
   type JsonStructureLimits,
@@ -27,47 +28,31 @@ export type JsonBody =
  * reading, UTF-8 and the nesting/key counts before JSON.parse. Past the size limit it stops keeping
  * bytes; the caller answers and discards the rest (discard-rest.ts).
  */
-export function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<JsonBody> {
+export async function readJsonBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<JsonBody> {
   const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared > limits.maxBytes) return Promise.resolve({ kind: 'too_large', limit: limits.maxBytes });
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-      // a late error of a connection already answered must not become an uncaught exception
-      req.on('error', () => undefined);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limits.maxBytes) {
-        cleanup();
-        resolve({ kind: 'too_large', limit: limits.maxBytes });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(parseJson(Buffer.concat(chunks), limits));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      resolve({ kind: 'interrupted', message: err.message });
-    };
-    // a socket destroyed mid-body may end the request with 'close' alone: the read must still end
-    const onClose = () => {
-      cleanup();
-      resolve({ kind: 'interrupted', message: 'the connection closed' });
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
+  if (declared > limits.maxBytes) return { kind: 'too_large', limit: limits.maxBytes };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const tooLarge = new AbortController();
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limits.maxBytes) tooLarge.abort();
+    else chunks.push(chunk);
+  };
+  req.on('data', onData);
+  try {
+    await finished(req, { signal: tooLarge.signal });
+  } catch (err) {
+    if (tooLarge.signal.aborted) return { kind: 'too_large', limit: limits.maxBytes };
+    // a socket destroyed mid-body may end the request with 'close' alone: a premature close to Node
+    const closed = (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
+    return { kind: 'interrupted', message: closed ? 'the connection closed' : (err as Error).message };
+  } finally {
+    req.off('data', onData);
+    // a late error of a connection already answered must not become an uncaught exception
+    req.on('error', () => undefined);
+  }
+  return parseJson(Buffer.concat(chunks), limits);
 }
 
 export function parseJson(bytes: Buffer, limits: JsonStructureLimits): JsonBody {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RequestJournal } from '../control/request-journal.js';
+import { mediaType } from './json-body.js';
 import type { RequestStage } from './request-pipeline.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -47,7 +48,7 @@ export function requestLog(
           organizationId: res.locals.organizationId ?? null,
           status,
           durationMs: ms,
-          requestMediaType: req.headers['content-type']?.split(';')[0].trim().toLowerCase() || null,
+          requestMediaType: mediaType(req) || null,
           requestBody: res.locals.requestBody,
           responseBody: res.locals.responseBody,
           fault: res.locals.fault ?? null,

@@ -1,5 +1,6 @@
 /** Where the page and its client files are served; the page links its files absolutely. */
 export const DASHBOARD_PATH = '/__mock/ui';
+const ASSETS = `${DASHBOARD_PATH}/assets`;
 
 export interface DashboardPageInput {
   /** Every operationId of the document: the targets a fault can be set on. */
@@ -17,55 +18,35 @@ const escapeHtml = (s: string) =>
  * The dashboard's shell: every section, form and label is here, rendered by the server; the client
  * script (assets/dashboard.js) only fills the lists from the control plane's JSON and wires the
  * forms. The shell holds no state of the mock, so it is served without the admin token: every
- * read and action it makes sends the token, and each of those is checked.
+ * read and action it makes sends the token, and each of those is checked. The sign-in panel is
+ * shown alone when the mock was started with an admin token and this tab holds none.
  */
 export function renderDashboardPage({ operationIds, version }: DashboardPageInput): string {
   const operations = [...operationIds]
     .sort()
     .map((id) => `<option value="${escapeHtml(id)}">${escapeHtml(id)}</option>`)
     .join('');
-  return `${documentHead()}<body>
-${topBar(version)}
-<main id="content" tabindex="-1">
-${signInPanel()}
-<div class="layout" data-when="signed-in" hidden>
-<div class="views">
-${organizationsPanel()}
-${imagesPanel()}
-${journalPanel()}
-${readinessPanel()}</div>
-
-${controlsPanel(operations)}</div>
-</main>
-
-${dialogs()}</body>
-</html>
-`;
+  return `${UP_TO_VERSION}interface ${escapeHtml(version)}${UP_TO_OPERATIONS}${operations}${REST}`;
 }
 
-const asset = (name: string) => `${DASHBOARD_PATH}/assets/${name}`;
-
-/** The document's head: its title, icon, style sheet and client script. */
-function documentHead(): string {
-  return `<!doctype html>
+// The page's markup, cut where the interface version and the fault form's operations go.
+const UP_TO_VERSION = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Mock dashboard · cellseg-mock</title>
-<link rel="icon" href="${asset('favicon.svg')}" type="image/svg+xml">
-<link rel="stylesheet" href="${asset('dashboard.css')}">
-<script type="module" src="${asset('dashboard.js')}"></script>
+<link rel="icon" href="${ASSETS}/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${ASSETS}/dashboard.css">
+<script type="module" src="${ASSETS}/dashboard.js"></script>
 </head>
-`;
-}
-
-/** The skip link and the top bar: the interface version, the live status and the section links. */
-function topBar(version: string): string {
-  return `<a class="skip" href="#content">Skip to content</a>
+<body>
+<a class="skip" href="#content">Skip to content</a>
 <header class="top">
-  <h1>cellseg-mock <span class="muted">dashboard · interface ${escapeHtml(version)}</span></h1>
+  <h1>cellseg-mock <span class="muted">dashboard · `;
+
+const UP_TO_OPERATIONS = `</span></h1>
   <p id="live-status" class="status" role="status" aria-live="polite" data-testid="live-status">Connecting…</p>
   <nav aria-label="Sections" class="sections" hidden data-when="signed-in">
     <a href="#organizations">Organizations</a>
@@ -76,12 +57,9 @@ function topBar(version: string): string {
   </nav>
   <button type="button" id="sign-out" hidden>Sign out</button>
 </header>
-`;
-}
 
-/** Shown alone when the mock was started with an admin token and this tab holds none. */
-function signInPanel(): string {
-  return `<section id="sign-in" class="panel sign-in" aria-labelledby="sign-in-title" hidden>
+<main id="content" tabindex="-1">
+<section id="sign-in" class="panel sign-in" aria-labelledby="sign-in-title" hidden>
   <h2 id="sign-in-title">Sign in</h2>
   <p>This mock was started with <code>--admin-token</code>. The token is kept in this tab only
   (sessionStorage) and sent as <code>Authorization: Bearer</code>; it never goes into a URL.</p>
@@ -92,21 +70,15 @@ function signInPanel(): string {
   </form>
   <p id="sign-in-error" class="error" role="alert"></p>
 </section>
-`;
-}
 
-/** One card per organization. */
-function organizationsPanel(): string {
-  return `<section id="organizations" class="panel" aria-labelledby="organizations-title">
+<div class="layout" data-when="signed-in" hidden>
+<div class="views">
+<section id="organizations" class="panel" aria-labelledby="organizations-title">
   <h2 id="organizations-title">Organizations</h2>
   <div id="organization-list" class="cards" data-testid="organizations"></div>
 </section>
-`;
-}
 
-/** Images and their predictions, filtered by organization. */
-function imagesPanel(): string {
-  return `<section id="images" class="panel" aria-labelledby="images-title">
+<section id="images" class="panel" aria-labelledby="images-title">
   <h2 id="images-title">Images and predictions</h2>
   <div class="filters">
     <label for="images-org">Organization</label>
@@ -114,12 +86,8 @@ function imagesPanel(): string {
   </div>
   <div id="image-list" class="images" data-testid="images"></div>
 </section>
-`;
-}
 
-/** The request journal, newest first, with its filters. */
-function journalPanel(): string {
-  return `<section id="journal" class="panel" aria-labelledby="journal-title">
+<section id="journal" class="panel" aria-labelledby="journal-title">
   <h2 id="journal-title">Request journal</h2>
   <form class="filters" id="journal-filters">
     <span><label for="journal-org">Organization</label>
@@ -140,40 +108,20 @@ function journalPanel(): string {
     <tbody id="journal-rows"></tbody>
   </table></div>
 </section>
-`;
-}
 
-/** What each organization's client has met of the cases production shows. */
-function readinessPanel(): string {
-  return `<section id="readiness" class="panel" aria-labelledby="readiness-title">
+<section id="readiness" class="panel" aria-labelledby="readiness-title">
   <h2 id="readiness-title">Readiness</h2>
   <p class="muted">What each organization's client has met of the cases production shows, from its
   journal (docs/readiness.md); <code>cellseg-mock readiness run</code> puts its tests through the rest.</p>
   <div id="readiness-list" class="cards" data-testid="readiness"></div>
 </section>
-`;
-}
+</div>
 
-/** The control plane's actions, one form each; `operations` are the fault form's <option>s. */
-function controlsPanel(operations: string): string {
-  return `<section id="controls" class="panel controls" aria-labelledby="controls-title">
+<section id="controls" class="panel controls" aria-labelledby="controls-title">
   <h2 id="controls-title">Controls</h2>
   <p id="action-result" class="action-result" role="status" aria-live="polite"></p>
 
-${clockForm()}
-${outcomeForm()}
-${capsForm()}
-${faultForm(operations)}
-  <h3>Reset</h3>
-  <p>Back to the seed: images, predictions, shares, faults, journal and clock.</p>
-  <button type="button" id="reset-open" class="danger">Reset everything…</button>
-</section>
-`;
-}
-
-/** Advances the mock's clock, or sets it back to real time. */
-function clockForm(): string {
-  return `  <h3>Clock</h3>
+  <h3>Clock</h3>
   <p>Mock time: <time id="clock-now" data-testid="clock-now">…</time> (month <span id="clock-month">…</span>)</p>
   <form id="clock-form" class="stack">
     <span class="row"><label for="clock-amount">Advance by</label>
@@ -184,12 +132,8 @@ function clockForm(): string {
     <span class="row"><button type="submit">Advance clock</button>
     <button type="button" id="clock-reset">Back to real time</button></span>
   </form>
-`;
-}
 
-/** Forces how the next prediction of an organization ends. */
-function outcomeForm(): string {
-  return `  <h3>Next prediction</h3>
+  <h3>Next prediction</h3>
   <form id="outcome-form" class="stack">
     <label for="outcome-org">Organization</label>
     <select id="outcome-org" name="organization" data-org-select="required" required></select>
@@ -200,12 +144,8 @@ function outcomeForm(): string {
     <input id="outcome-error" name="error" type="text" value="Failed from the dashboard">
     <button type="submit">Force the next outcome</button>
   </form>
-`;
-}
 
-/** Sets an organization's plan caps. */
-function capsForm(): string {
-  return `  <h3>Plan caps</h3>
+  <h3>Plan caps</h3>
   <form id="caps-form" class="stack">
     <label for="caps-org">Organization</label>
     <select id="caps-org" name="organization" data-org-select="required" required></select>
@@ -215,15 +155,13 @@ function capsForm(): string {
     <input id="caps-analyses" name="analyses" type="number" min="0" step="1" required>
     <button type="submit">Set caps</button>
   </form>
-`;
-}
 
-/** Sets a fault on one operation, lists those set, and clears them. */
-function faultForm(operations: string): string {
-  return `  <h3>Faults</h3>
+  <h3>Faults</h3>
   <form id="fault-form" class="stack">
     <label for="fault-operation">Operation</label>
-    <select id="fault-operation" name="operation" required>${operations}</select>
+    <select id="fault-operation" name="operation" required>`;
+
+const REST = `</select>
     <label for="fault-status">Error status (empty: none)</label>
     <input id="fault-status" name="status" type="number" min="400" max="599" step="1" placeholder="503">
     <label for="fault-probability">Error rate (0 to 1, empty: every request)</label>
@@ -238,12 +176,15 @@ function faultForm(operations: string): string {
   </form>
   <ul id="fault-list" class="faults" data-testid="faults"></ul>
   <button type="button" id="faults-clear">Clear all faults</button>
-`;
-}
 
-/** The reset confirmation and the overlay viewer. */
-function dialogs(): string {
-  return `<dialog id="reset-dialog" aria-labelledby="reset-dialog-title">
+  <h3>Reset</h3>
+  <p>Back to the seed: images, predictions, shares, faults, journal and clock.</p>
+  <button type="button" id="reset-open" class="danger">Reset everything…</button>
+</section>
+</div>
+</main>
+
+<dialog id="reset-dialog" aria-labelledby="reset-dialog-title">
   <form method="dialog">
     <h2 id="reset-dialog-title">Reset the mock?</h2>
     <p>Every image, prediction and share is deleted and the seed reloaded. This cannot be undone.</p>
@@ -257,5 +198,6 @@ function dialogs(): string {
   <img id="overlay-image" alt="">
   <form method="dialog"><button>Close</button></form>
 </dialog>
+</body>
+</html>
 `;
-}

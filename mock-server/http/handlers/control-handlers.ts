@@ -1,49 +1,45 @@
-import type { ClockControl } from '../../control/clock-control.js';
 import type { FaultControl } from '../../control/fault-control.js';
-import type { OutcomeControl, OutcomeRequest } from '../../control/outcome-control.js';
-import type { ProgressControl } from '../../control/progress-control.js';
-import type { RequestJournal } from '../../control/request-journal.js';
 import type { ReadinessControl } from '../../control/readiness/readiness-control.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
-import { answerOutcome } from './outcome-answer.js';
 import { health, resetDone } from '../render/acknowledgements.js';
-import { toClockResource, toProgressResource } from '../render/control.js';
+import { toReadinessResource } from '../render/readiness.js';
 import { organizationHandlers, type OrganizationUseCases } from './organization-handlers.js';
-import { organizationTestHelpers } from './organization-test-helpers.js';
+import { scopedControlHandlers, type ScopedControlUseCases } from './scoped-control-handlers.js';
 import { faultHandlers } from './fault-handlers.js';
 import { standaloneControlDocument } from '../../../openapi/documents.js';
 
-export interface ControlUseCases extends OrganizationUseCases {
+export interface ControlUseCases extends OrganizationUseCases, ScopedControlUseCases {
   resets: Pick<ResetControl, 'resetOrganization' | 'resetAll'>;
-  clock: Pick<ClockControl, 'read' | 'change'>;
-  progress: Pick<ProgressControl, 'set'>;
-  outcomes: Pick<OutcomeControl, 'force'>;
   faults: Pick<FaultControl, 'list' | 'add' | 'clear'>;
-  journal: Pick<RequestJournal, 'query'>;
   readiness: Pick<ReadinessControl, 'exposure'>;
   settings: { publicBaseUrl: string };
 }
 
 type Body = Record<string, unknown>;
+const bodyOrganization = ({ body }: { body: unknown }) =>
+  (body as Body | undefined)?.organization_id as string | undefined;
 
 /**
  * The control plane's operations (tag `mock-control` of the document): each parses its request,
- * calls one control use case (mock-server/control/) and renders the answer; faults and the
- * journal are in fault-handlers.ts.
+ * calls one control use case (mock-server/control/) and renders the answer; faults are in
+ * fault-handlers.ts. The test helpers an organization reaches with its own API key
+ * (`/__mock/org/...`) are the same use cases scoped to the caller's organization (`org`, from the
+ * key): a prediction of another organization is not found, and nothing in their requests names
+ * an organization.
  */
 export function controlHandlers(
   useCases: ControlUseCases,
   /** Every operationId of the document: a fault may target only those. */
   operationIds: ReadonlySet<string>,
 ): Record<string, OperationHandler> {
-  const { resets, clock, progress, outcomes, faults, journal, settings } = useCases;
+  const { resets, faults, readiness, settings } = useCases;
+  const scoped = scopedControlHandlers(useCases);
   let controlDocument: Record<string, unknown> | undefined;
 
   return {
     ...organizationHandlers(useCases),
-    ...organizationTestHelpers(useCases),
-    ...faultHandlers(faults, journal, operationIds),
+    ...faultHandlers(faults, operationIds),
 
     mockHealth({ res }) {
       res.json(health());
@@ -55,7 +51,7 @@ export function controlHandlers(
     },
 
     async mockReset({ res, body }) {
-      const orgId = (body as Body | undefined)?.organization_id as string | undefined;
+      const orgId = bodyOrganization({ body });
       if (orgId) {
         await resets.resetOrganization(orgId);
         return void res.json(resetDone(orgId));
@@ -64,44 +60,25 @@ export function controlHandlers(
       res.json(resetDone('all'));
     },
 
-    async mockGetClock({ res }) {
-      res.json(toClockResource(await clock.read()));
+    mockGetClock: scoped.readClock(() => undefined),
+    mockSetClock: scoped.setClock(() => undefined),
+    mockSetProgress: scoped.setProgress((ctx) => ({ organizationId: bodyOrganization(ctx) })),
+    mockForceOutcome: scoped.forceOutcome((ctx) => ({ organizationId: bodyOrganization(ctx) })),
+    mockJournal: scoped.readJournal(({ query }) => query.organization_id as string | undefined),
+
+    mockOrgGetClock: scoped.readClock(({ org }) => org.id),
+    mockOrgSetClock: scoped.setClock(({ org }) => org.id),
+    mockOrgSetProgress: scoped.setProgress(({ org }) => ({ ownerId: org.id })),
+    mockOrgForceOutcome: scoped.forceOutcome(({ org }) => ({ organizationId: org.id, ownerId: org.id })),
+    mockOrgJournal: scoped.readJournal(({ org }) => org.id),
+
+    async mockOrgReset({ res, org }) {
+      await resets.resetOrganization(org.id);
+      res.json(resetDone(org.id));
     },
 
-    async mockSetClock({ res, body }) {
-      const input = body as { advance_ms?: number; now?: string; reset?: boolean };
-      res.json(
-        toClockResource(
-          await clock.change({ advanceMs: input.advance_ms, now: input.now, reset: input.reset }),
-        ),
-      );
-    },
-
-    async mockSetProgress({ res, body }) {
-      const input = body as Body;
-      const setting = await progress.set(
-        {
-          organizationId: input.organization_id as string | undefined,
-          predictionId: input.prediction_id as string | undefined,
-        },
-        {
-          startDelayMs: input.start_delay_ms as number | undefined,
-          runDelayMs: input.run_delay_ms as number | undefined,
-          completeAfterPolls: input.complete_after_polls as number | undefined,
-        },
-      );
-      res.json(toProgressResource(setting));
-    },
-
-    async mockForceOutcome({ res, body }) {
-      const input = body as Body;
-      const result = await outcomes.force({
-        organizationId: input.organization_id as string | undefined,
-        predictionId: input.prediction_id as string | undefined,
-        status: input.status as OutcomeRequest['status'],
-        error: input.error as string | undefined,
-      });
-      answerOutcome(res, result);
+    async mockOrgReadiness({ res, org }) {
+      res.json(toReadinessResource(org.id, await readiness.exposure(org.id)));
     },
   };
 }

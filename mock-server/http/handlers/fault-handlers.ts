@@ -1,20 +1,14 @@
 import type { FaultControl } from '../../control/fault-control.js';
-import type { RequestJournal } from '../../control/request-journal.js';
 import type { OperationHandler } from '../operation-context.js';
 import { sendDetail } from '../error-responses.js';
 import { faultsCleared } from '../render/acknowledgements.js';
-import { toFaultResource, toJournalEntryResource } from '../render/control.js';
+import { toFaultResource } from '../render/control.js';
 
 type Body = Record<string, unknown>;
-const optionalNumber = (value: unknown) => (value === undefined ? undefined : Number(value));
 
-/**
- * The control plane's faults and the journal that shows what they did: each parses its request,
- * calls one control use case and renders the answer.
- */
+/** The control plane's faults: each parses its request, calls one control use case and renders the answer. */
 export function faultHandlers(
   faults: Pick<FaultControl, 'list' | 'add' | 'clear'>,
-  journal: Pick<RequestJournal, 'query'>,
   /** Every operationId of the document: a fault may target only those. */
   operationIds: ReadonlySet<string>,
 ): Record<string, OperationHandler> {
@@ -43,16 +37,6 @@ export function faultHandlers(
 
     async mockClearFaults({ res }) {
       res.json(faultsCleared(await faults.clear()));
-    },
-
-    async mockJournal({ res, query }) {
-      const entries = await journal.query({
-        operationId: query.operation_id as string | undefined,
-        status: optionalNumber(query.status),
-        organizationId: query.organization_id as string | undefined,
-        limit: optionalNumber(query.limit),
-      });
-      res.json(entries.map(toJournalEntryResource));
     },
   };
 }

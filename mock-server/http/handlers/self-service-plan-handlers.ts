@@ -1,6 +1,6 @@
-import type { PlanBounds, SelfServicePlan, SelfServicePlans } from '../../domain/self-service-plans.js';
+import type { PlanBounds, SelfServicePlans } from '../../domain/self-service-plans.js';
 import type { OperationHandler } from '../operation-context.js';
-import type { ControlSchemas } from '../api-schemas.js';
+import { toSelfServicePlanResource } from '../render/control.js';
 
 export interface SelfServicePlanUseCases {
   selfServicePlans: Pick<SelfServicePlans, 'read' | 'allow' | 'withdraw' | 'setOwn'>;
@@ -12,20 +12,6 @@ const toBounds = (body: unknown): PlanBounds => ({
   storageCapImages: (body as CapsBody).storage_cap_images,
   monthlyAnalysisCap: (body as CapsBody).monthly_analysis_cap,
 });
-
-function toSelfServicePlanResource({ plan, bounds }: SelfServicePlan): ControlSchemas['MockSelfServicePlan'] {
-  return {
-    plan: {
-      name: plan.name,
-      storage_cap_images: plan.storageCapImages,
-      monthly_analysis_cap: plan.monthlyAnalysisCap,
-    },
-    bounds: bounds && {
-      storage_cap_images: bounds.storageCapImages,
-      monthly_analysis_cap: bounds.monthlyAnalysisCap,
-    },
-  };
-}
 
 /**
  * Caps an organization sets itself where the operator allows it: the operator's bounds

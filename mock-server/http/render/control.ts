@@ -3,6 +3,7 @@ import type { Fault } from '../../control/fault-control.js';
 import type { JournalEntryRead } from '../../control/request-journal.js';
 import type { ProgressSetting } from '../../control/progress-control.js';
 import type { OrganizationSummary } from '../../domain/organization-admin.js';
+import type { PlanBounds, SelfServicePlan } from '../../domain/self-service-plans.js';
 import type { ControlResponses, ControlSchemas } from '../api-schemas.js';
 
 /** The control plane's resources (openapi/mock-control.yaml), built from the control use cases' records. */
@@ -14,15 +15,24 @@ export function toOrganizationResource({
   return {
     id: organization.id,
     name: organization.name,
-    plan: {
-      name: organization.plan.name,
-      storage_cap_images: organization.plan.storageCapImages,
-      monthly_analysis_cap: organization.plan.monthlyAnalysisCap,
-    },
+    plan: { name: organization.plan.name, ...toCaps(organization.plan) },
     // Only what names a key; the mock does not hold the keys themselves (domain/api-keys.ts).
     keys: organization.apiKeys.map((key) => ({ id: key.id, prefix: key.prefix })),
     usage: { images: usage.images, analyses_this_month: usage.analysesThisMonth, month: usage.month },
   };
+}
+
+/** A plan's caps, or the bounds an organization may set its own caps within. */
+const toCaps = (caps: PlanBounds) => ({
+  storage_cap_images: caps.storageCapImages,
+  monthly_analysis_cap: caps.monthlyAnalysisCap,
+});
+
+export function toSelfServicePlanResource({
+  plan,
+  bounds,
+}: SelfServicePlan): ControlSchemas['MockSelfServicePlan'] {
+  return { plan: { name: plan.name, ...toCaps(plan) }, bounds: bounds && toCaps(bounds) };
 }
 
 /** The answer of a creation: the one time the keys are shown in clear. */

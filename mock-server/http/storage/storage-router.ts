@@ -102,7 +102,7 @@ async function putPart(
     const contentLength =
       lengthHeader !== undefined && /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
     const { etag } = await store.putPart(uploadId, partNumber, req, {
-      contentMd5: header(req, 'content-md5'),
+      contentMd5: req.headers['content-md5'] as string | undefined,
       contentLength,
     });
     if (res.destroyed || res.headersSent) return;
@@ -191,20 +191,16 @@ export function errorXml(error: ObjectStoreError, requestIdValue: string): strin
 // eslint-disable-next-line no-control-regex
 const XML_FORBIDDEN = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
-function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    .replace(XML_FORBIDDEN, '');
-}
+const XML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&apos;',
+};
 
-/** A header that may arrive more than once (Node then gives an array): its first value. */
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]).replace(XML_FORBIDDEN, '');
 }
 
 function requestId(): string {

@@ -11,15 +11,18 @@ export function wireActions({ say, refresh, guard }) {
       say(await work());
       await refresh();
     }, what);
-
-  document.getElementById('clock-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const form = new FormData(event.target);
-    const advance = Number(form.get('amount')) * Number(form.get('unit'));
-    run('advance the clock', async () => {
-      const clock = await act('POST', '/__mock/clock', { advance_ms: advance });
-      return `Clock advanced; mock time is ${clock.now}`;
+  // A form's action: its fields read when it is sent, the page never reloaded.
+  const onSubmit = (id, what, work) =>
+    document.getElementById(id).addEventListener('submit', (event) => {
+      event.preventDefault();
+      const form = new FormData(event.target);
+      run(what, () => work(form));
     });
+
+  onSubmit('clock-form', 'advance the clock', async (form) => {
+    const advance = Number(form.get('amount')) * Number(form.get('unit'));
+    const clock = await act('POST', '/__mock/clock', { advance_ms: advance });
+    return `Clock advanced; mock time is ${clock.now}`;
   });
 
   document.getElementById('clock-reset').addEventListener('click', () =>
@@ -29,50 +32,37 @@ export function wireActions({ say, refresh, guard }) {
     }),
   );
 
-  document.getElementById('caps-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const form = new FormData(event.target);
+  onSubmit('caps-form', 'set the caps', async (form) => {
     const org = String(form.get('organization'));
-    run('set the caps', async () => {
-      const view = await act('PUT', `/__mock/organizations/${encodeURIComponent(org)}/plan`, {
-        storage_cap_images: Number(form.get('storage')),
-        monthly_analysis_cap: Number(form.get('analyses')),
-      });
-      return `${view.name}: ${view.plan.storage_cap_images} images, ${view.plan.monthly_analysis_cap} analyses a month`;
+    const view = await act('PUT', `/__mock/organizations/${encodeURIComponent(org)}/plan`, {
+      storage_cap_images: Number(form.get('storage')),
+      monthly_analysis_cap: Number(form.get('analyses')),
     });
+    return `${view.name}: ${view.plan.storage_cap_images} images, ${view.plan.monthly_analysis_cap} analyses a month`;
   });
 
-  document.getElementById('outcome-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const form = new FormData(event.target);
+  onSubmit('outcome-form', 'force the next outcome', async (form) => {
     const status = String(form.get('status'));
     const organization = String(form.get('organization'));
-    run('force the next outcome', async () => {
-      await act('POST', '/__mock/predictions/outcomes', {
-        organization_id: organization,
-        status,
-        ...(status === 'FAILED' ? { error: String(form.get('error')) || undefined } : {}),
-      });
-      const name = [...document.getElementById('outcome-org').options].find((o) => o.value === organization);
-      return `The next prediction of ${name?.textContent ?? organization} will end ${status}`;
+    await act('POST', '/__mock/predictions/outcomes', {
+      organization_id: organization,
+      status,
+      ...(status === 'FAILED' ? { error: String(form.get('error')) || undefined } : {}),
     });
+    const name = [...document.getElementById('outcome-org').options].find((o) => o.value === organization);
+    return `The next prediction of ${name?.textContent ?? organization} will end ${status}`;
   });
 
-  document.getElementById('fault-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const form = new FormData(event.target);
-    const fault = {
+  onSubmit('fault-form', 'set the fault', async (form) => {
+    const set = await act('POST', '/__mock/faults', {
       operation_id: String(form.get('operation')),
       status: numberOrUndefined(form.get('status')),
       probability: numberOrUndefined(form.get('probability')),
       latency_ms: numberOrUndefined(form.get('latency')),
       times: numberOrUndefined(form.get('times')),
       organization_id: form.get('organization') || undefined,
-    };
-    run('set the fault', async () => {
-      const set = await act('POST', '/__mock/faults', fault);
-      return `Fault set on ${set.operation_id}`;
     });
+    return `Fault set on ${set.operation_id}`;
   });
 
   document.getElementById('faults-clear').addEventListener('click', () =>

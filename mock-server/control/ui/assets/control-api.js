@@ -44,16 +44,11 @@ export async function act(method, path, body) {
   );
 }
 
-/** A binary control-plane resource (a thumbnail) as a Blob. */
-export async function readBlob(path) {
-  const response = await fetch(path, { headers: adminHeaders(), cache: 'no-store' });
-  if (response.status === 401) throw new Unauthorized('the admin token was refused');
-  if (!response.ok) throw new Error(`${response.status} for ${path}`);
-  return response.blob();
-}
-
-/** An export, from the control plane's copy of the export routes (the page holds no organization's key). */
-export async function fetchExport(path) {
+/**
+ * A binary control-plane resource as the response: a thumbnail, or an export from the control
+ * plane's copy of the export routes (the page holds no organization's key).
+ */
+export async function fetchBinary(path) {
   const response = await fetch(path, { headers: adminHeaders(), cache: 'no-store' });
   if (response.status === 401) throw new Unauthorized('the admin token was refused');
   if (!response.ok) {

@@ -2,7 +2,7 @@
 // The dashboard's client: signs in when the mock has an admin token, then polls the control
 // plane once a second and rebuilds a section only when its data changed.
 import { forceOutcome, wireActions } from './actions.js';
-import { Unauthorized, read, readBlob, token } from './control-api.js';
+import { Unauthorized, fetchBinary, read, token } from './control-api.js';
 import { fillOrganizationSelect, replaceKeepingFocus } from './dom.js';
 import { downloadExport, showOverlay } from './downloads.js';
 import { dateTime } from './format.js';
@@ -62,15 +62,17 @@ function changed(name, value) {
 function thumbnailUrl(imageId) {
   if (thumbnails.has(imageId)) return thumbnails.get(imageId);
   thumbnails.set(imageId, undefined);
-  readBlob(`/__mock/images/${encodeURIComponent(imageId)}/thumbnail.png`).then(
-    (blob) => {
-      const url = URL.createObjectURL(blob);
-      thumbnails.set(imageId, url);
-      for (const img of document.querySelectorAll('img[data-thumbnail]'))
-        if (img.dataset.thumbnail === imageId) img.src = url;
-    },
-    () => thumbnails.delete(imageId),
-  );
+  fetchBinary(`/__mock/images/${encodeURIComponent(imageId)}/thumbnail.png`)
+    .then((response) => response.blob())
+    .then(
+      (blob) => {
+        const url = URL.createObjectURL(blob);
+        thumbnails.set(imageId, url);
+        for (const img of document.querySelectorAll('img[data-thumbnail]'))
+          if (img.dataset.thumbnail === imageId) img.src = url;
+      },
+      () => thumbnails.delete(imageId),
+    );
   return undefined;
 }
 

@@ -1,7 +1,7 @@
 /* global document, URL, setTimeout */
 // Export links point at the control plane's exports; a plain click could not send the admin token,
 // so the file is fetched with it and handed to the browser as a download under the server's name.
-import { fetchExport } from './control-api.js';
+import { fetchBinary } from './control-api.js';
 
 function fileNameOf(response, fallback) {
   const header = response.headers.get('content-disposition') ?? '';
@@ -10,7 +10,7 @@ function fileNameOf(response, fallback) {
 }
 
 export async function downloadExport(href) {
-  const response = await fetchExport(href);
+  const response = await fetchBinary(href);
   const name = fileNameOf(response, href.split('/').pop());
   const url = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');
@@ -28,7 +28,7 @@ let overlayUrl;
 
 /** Shows the overlay PNG in a dialog (Escape or Close returns focus to the link). */
 export async function showOverlay(href, title) {
-  const response = await fetchExport(href);
+  const response = await fetchBinary(href);
   if (overlayUrl) URL.revokeObjectURL(overlayUrl);
   overlayUrl = URL.createObjectURL(await response.blob());
   const dialog = document.getElementById('overlay-dialog');

@@ -4,6 +4,11 @@ import { h } from './dom.js';
 import { bytes, dateTime, shape } from './format.js';
 
 const EXPORTS = ['measurements.csv', 'rois.geojson', 'rois.zip'];
+// The buttons of a prediction in flight: the outcome each forces, its label and its class.
+const OUTCOMES = [
+  ['COMPLETED', 'Complete', 'small'],
+  ['FAILED', 'Fail', 'small danger'],
+];
 
 function shareItem(share) {
   return h(
@@ -49,27 +54,18 @@ function predictionItem(p, image, ctx) {
       ? h(
           'div',
           { class: 'row' },
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'small',
-              'aria-label': `Complete ${label}`,
-              dataset: { key: `complete-${p.prediction_id}` },
-              onclick: () => ctx.onOutcome(p.prediction_id, 'COMPLETED'),
-            },
-            'Complete',
-          ),
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'small danger',
-              'aria-label': `Fail ${label}`,
-              dataset: { key: `fail-${p.prediction_id}` },
-              onclick: () => ctx.onOutcome(p.prediction_id, 'FAILED'),
-            },
-            'Fail',
+          OUTCOMES.map(([status, verb, className]) =>
+            h(
+              'button',
+              {
+                type: 'button',
+                class: className,
+                'aria-label': `${verb} ${label}`,
+                dataset: { key: `${verb.toLowerCase()}-${p.prediction_id}` },
+                onclick: () => ctx.onOutcome(p.prediction_id, status),
+              },
+              verb,
+            ),
           ),
         )
       : null,

@@ -65,17 +65,11 @@ export function renderJournal(entries, ctx) {
           h(
             'div',
             { class: 'body-pair' },
-            h(
-              'section',
-              {},
-              h('h4', {}, 'Request body'),
-              h('pre', { 'data-testid': 'request-body' }, body(e.request_body)),
-            ),
-            h(
-              'section',
-              {},
-              h('h4', {}, 'Response body'),
-              h('pre', { 'data-testid': 'response-body' }, body(e.response_body)),
+            [
+              ['Request body', 'request-body', e.request_body],
+              ['Response body', 'response-body', e.response_body],
+            ].map(([title, testId, value]) =>
+              h('section', {}, h('h4', {}, title), h('pre', { 'data-testid': testId }, body(value))),
             ),
           ),
         ),
