@@ -129,7 +129,7 @@ describe('decodePlane gives the plane libvips gives decoded whole', () => {
         .tiff({ compression: 'deflate', predictor: 'float', tile, tileWidth: 16, tileHeight: 16 })
         .toBuffer();
       const info = await inspectTiff(write(file));
-      expect([info.predictor, info.tiled, info.sampleFormat]).toEqual([3, tile, 'float']);
+      expect([info.tiled, info.sampleFormat]).toEqual([tile, 'float']);
       await bothWays(write(file));
     }
   });

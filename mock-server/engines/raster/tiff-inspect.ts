@@ -185,8 +185,6 @@ async function checkChunks(
   }
   return {
     tiled,
-    planar: planar as 1 | 2,
-    rowsPerStrip,
     tileWidth,
     tileHeight,
     offsets: offsets.slice(0, expected),
@@ -216,9 +214,6 @@ export async function inspectTiff(
     }
     const { bits, sampleFormat } = await sampleType(r, ifd0);
     const compression = (await one(r, ifd0, 259, 1)) ?? 1;
-    const photometric = (await one(r, ifd0, 262, 1)) ?? 1;
-    const predictor = (await one(r, ifd0, 317, 1)) ?? 1;
-    const extra = (await values(r, ifd0, 338, 1))?.length ?? 0;
     const chunks = await checkChunks(r, ifd0, g, 1, compression, bits);
     const pages = await countPages(r, first, ifd0.next, g);
 
@@ -232,17 +227,12 @@ export async function inspectTiff(
       width: g.width,
       height: g.height,
       samplesPerPixel: g.spp,
-      colorSamples: Math.max(1, g.spp - extra),
       bitsPerSample: bits,
       sampleFormat,
       compression,
-      photometric,
-      planarConfig: chunks.planar,
-      predictor,
       tiled: chunks.tiled,
       chunkOffsets: chunks.offsets,
       chunkByteCounts: chunks.counts,
-      rowsPerStrip: chunks.rowsPerStrip,
       tileWidth: chunks.tileWidth,
       tileHeight: chunks.tileHeight,
       fileSize: size,
