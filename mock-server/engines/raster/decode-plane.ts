@@ -68,7 +68,7 @@ async function reduce(
   const { width, height, Samples } = page;
   const bytes = Samples.BYTES_PER_ELEMENT;
   const run = (visit: Run) => forEachPixelMax(spill, page, colour, visit);
-  if (bytes <= 2 && Samples !== Float64Array) {
+  if (bytes <= 2) {
     const signed = Samples === Int8Array || Samples === Int16Array;
     const shift = signed ? (bytes === 1 ? 128 : 32768) : 0;
     const data =
