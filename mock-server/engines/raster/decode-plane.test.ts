@@ -12,7 +12,8 @@ import {
 import { convertImage } from './convert-image.js';
 import { decodePlane } from './decode-plane.js';
 import { readPlaneFile } from './plane-file.js';
-import { inspectTiff, TiffError } from './tiff-inspect.js';
+import { TiffError } from './tiff-error.js';
+import { inspectTiff } from './tiff-inspect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'decode-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -31,8 +31,6 @@ import { checkDecodeBudget } from './decode-budget.js';
 import { TiffError, formatCount } from './tiff-error.js';
 import { type Ifd, type InspectIo, one, Reader, readIfd, TAG_NAMES, values } from './tiff-directory.js';
 
-export { TiffError } from './tiff-error.js';
-
 export const DEFAULT_MAX_PIXELS = 400_000_000;
 /** IFDs walked at most; a chain longer than this is treated as corrupt. */
 const MAX_IFDS = 100_000;
@@ -44,7 +42,6 @@ export interface TiffLimits {
   maxDecodedBytes?: number;
 }
 
-export type { TiffInfo } from './tiff-info.js';
 import type { TiffInfo } from './tiff-info.js';
 
 const MAGIC_NAMES: Array<[number[], string]> = [
