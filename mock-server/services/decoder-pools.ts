@@ -13,7 +13,6 @@ export function createDecoderPools(config: MockConfig): DecoderPools {
   const pool = (size: number) =>
     createDecoderPool({
       size,
-      warm: 0,
       memoryCeilingBytes: config.decoderMemoryMb * 1024 ** 2,
       timeBudgetMs: config.decoderTimeBudgetMs,
     });

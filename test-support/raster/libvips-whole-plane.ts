@@ -3,7 +3,7 @@
  * rules of decode-plane.ts: an outside judge for the mock's own reader, which the tests hold to it
  * byte for byte, layout by layout. The mock never decodes this way (it would hold the page).
  */
-import type { SampleArray } from '../../mock-server/engines/raster/chunk-slices.js';
+import type { SampleArray } from '../../mock-server/engines/raster/spilled-rows.js';
 import sharp from '../../mock-server/engines/raster/libvips.js';
 import type { Plane } from '../../mock-server/engines/raster/plane.js';
 import { TiffError } from '../../mock-server/engines/raster/tiff-error.js';

@@ -14,7 +14,7 @@ import type { Plane } from './plane.js';
 import { writePlaneFile } from './plane-file.js';
 import { writePreviews } from './previews.js';
 import { TiffError } from './tiff-error.js';
-import { inspectTiff, type TiffInfo, type TiffLimits } from './tiff-inspect.js';
+import { inspectTiff, type TiffLimits } from './tiff-inspect.js';
 import { spillScratchPath } from './spill-scratch.js';
 
 /** Where a conversion writes (folders made by the caller). */
@@ -31,7 +31,6 @@ export interface ConvertedImage {
   bitsPerSample: Plane['bitsPerSample'];
   previewPath: string;
   thumbnailPath: string;
-  info: TiffInfo;
 }
 
 export async function convertImage(
@@ -59,6 +58,5 @@ export async function convertImage(
     bitsPerSample: plane.bitsPerSample,
     previewPath: files.preview,
     thumbnailPath: files.thumbnail,
-    info,
   };
 }

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeTiff, TiffFieldType } from '../../../fixtures/generator/tiff-writer.js';
 import { HOSTILE_DIR } from '../../../fixtures/hostile/build-hostile.js';
@@ -63,24 +62,7 @@ describe('the decoded-bytes budget', () => {
   });
 });
 
-describe('our chunk reader (signed samples)', () => {
-  it('reads the rows it needs of a deflate strip that inflates past its own size, as libtiff does', async () => {
-    const path = join(dir, 'signed-overlong.tif');
-    const small = encodeTiff(
-      [{ width: 4, height: 2, bitsPerSample: 16, sampleFormat: 'int', data: new Int16Array(8) }],
-      { compression: 'deflate' },
-    );
-    writeFileSync(path, small);
-    const info = await inspectTiff(path);
-    // the one 16-byte strip now points at a stream of 1 MiB appended to the file
-    const big = deflateSync(Buffer.alloc(1024 * 1024));
-    writeFileSync(path, Buffer.concat([small, big]));
-    const overlong = { ...info, chunkOffsets: [small.length], chunkByteCounts: [big.length] };
-    const plane = await decodePlane(path, overlong);
-    // zero signed samples, shifted by +32768
-    expect(Array.from(plane.data)).toEqual(new Array(8).fill(32768));
-  });
-
+describe('decoding signed samples', () => {
   it('reads a 2,000 x 2,000 signed 16-bit deflate file whose last strip is written to full height', async () => {
     // The construction of the issue's 20,000^2 file, smaller: 2,048 rows of strips of 64, the page
     // declared 2,000 rows high, so the last strip inflates to 64 rows of which the page needs 16.
@@ -105,15 +87,20 @@ describe('our chunk reader (signed samples)', () => {
       expect(plane.data[i], `sample ${i}`).toBe(data[i] + 32768);
   });
 
-  it('names the real cause of a strip that does not inflate (corrupt), not the memory limit', async () => {
+  it('names the real cause of a strip that does not inflate (cannot decode), not the memory limit', async () => {
     const path = join(dir, 'signed-garbage.tif');
-    const small = encodeTiff(
-      [{ width: 4, height: 2, bitsPerSample: 16, sampleFormat: 'int', data: new Int16Array(8) }],
-      { compression: 'deflate' },
+    const file = Buffer.from(
+      encodeTiff([{ width: 4, height: 2, bitsPerSample: 16, sampleFormat: 'int', data: new Int16Array(8) }], {
+        compression: 'deflate',
+      }),
     );
-    writeFileSync(path, Buffer.concat([small, Buffer.from('not a deflate stream at all')]));
+    writeFileSync(path, file);
     const info = await inspectTiff(path);
-    const garbage = { ...info, chunkOffsets: [small.length], chunkByteCounts: [27] };
-    await expect(decodePlane(path, garbage)).rejects.toThrow(/corrupt: strip 1 of 1 does not decompress/);
+    file.write('not deflate', info.chunkOffsets[0], 'latin1');
+    writeFileSync(path, file);
+    await expect(decodePlane(path, info)).rejects.toMatchObject({
+      kind: 'decode',
+      message: expect.not.stringMatching(/memory/),
+    });
   });
 });

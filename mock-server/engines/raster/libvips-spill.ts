@@ -1,43 +1,24 @@
 /**
- * A page our reader cannot read (JPEG and the other compressions only libvips knows, palette,
- * CMYK...), decoded by libvips as a stream into an uncompressed TIFF that our reader can: libvips
- * reads the page a strip or a row of tiles at a time and writes it out as it goes, so what is held
- * is libvips' few strips, never the page; the decoded page goes to disk instead (its decoded size,
- * under the decoded-bytes budget, for as long as the decode runs).
+ * Page 1 of a TIFF decoded by libvips as a stream into a file of its own format (`.v`: a 64-byte
+ * header, then the pixels uncompressed, band-interleaved, row after row): libvips reads the page a
+ * strip or a row of tiles at a time and writes it out as it goes, so what is held is libvips' few
+ * strips, never the page; the decoded page goes to disk instead (its decoded size, under the
+ * decoded-bytes budget, for as long as the decode runs). Every compression, predictor and layout
+ * libtiff knows goes through here; decode-plane.ts reads the file back a slice at a time.
  *
- *   spillPage(path, info, out): Promise<void>     throws TiffError
+ *   spillPage(path, info, out): Promise<{ colourBands }>     throws TiffError
  *
- * The pixels written are page 1 in libvips' own colourspace, without a cast, and libvips marks
- * alpha with ExtraSamples, so our reader's reduction over `colorSamples` of the spilled file leaves
- * alpha out as it does for any file. `limitInputPixels` is the page's declared size, so a header
- * that lies cannot make libvips allocate more; its cache of file loads by path is off (libvips.ts).
+ * The `.v` format keeps libvips' sample format as it is, and the pixels are in libvips' own
+ * colourspace, without a cast (signed grey 16-bit aside, which comes out shifted, unsigned).
+ * `colourBands` leaves alpha out, as libvips marks it. `limitInputPixels` is the page's declared
+ * size, so a header that lies cannot make libvips allocate more; its cache of file loads by path
+ * is off (libvips.ts).
  */
-import type { Sharp } from 'sharp';
 import sharp from './libvips.js';
 import { TiffError } from './tiff-error.js';
 import type { TiffInfo } from './tiff-info.js';
 
-export async function spillPage(path: string, info: TiffInfo, out: string): Promise<void> {
-  try {
-    const page = await firstPage(path, info);
-    await page.tiff({ compression: 'none' }).toFile(out);
-  } catch (err) {
-    throw libvipsFailure(err);
-  }
-}
-
-export function readableVipsError(err: unknown): string {
-  const raw = err instanceof Error ? err.message : String(err);
-  return raw
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(0, 3)
-    .join('; ');
-}
-
-/** Page 1 of the file as libvips decodes it, in its own colourspace. */
-async function firstPage(path: string, info: TiffInfo): Promise<Sharp> {
+export async function spillPage(path: string, info: TiffInfo, out: string): Promise<{ colourBands: number }> {
   const open = () =>
     sharp(path, {
       page: 0,
@@ -46,15 +27,28 @@ async function firstPage(path: string, info: TiffInfo): Promise<Sharp> {
       failOn: 'error',
       sequentialRead: true,
     });
-  const meta = await open().metadata();
-  // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
-  return open().toColourspace(meta.space ?? 'b-w');
+  try {
+    const meta = await open().metadata();
+    // sharp casts a grey16 page to unsigned 16 bits, which clamps signed samples to 0: shifted
+    // first by +32,768 (the plane's rule for signed 16-bit samples), they arrive whole, unsigned.
+    const page = meta.space === 'grey16' && meta.depth === 'short' ? open().linear(1, 32768) : open();
+    // Without an explicit colourspace sharp would turn grey into 3-channel sRGB.
+    const written = await page.toColourspace(meta.space ?? 'b-w').toFile(out);
+    return { colourBands: Math.max(1, written.channels - (meta.hasAlpha ? 1 : 0)) };
+  } catch (err) {
+    throw libvipsFailure(err);
+  }
 }
 
 /** A libvips failure as the uploader reads it: too large (its pixel limit), else cannot decode. */
 function libvipsFailure(err: unknown): TiffError {
-  if (err instanceof TiffError) return err;
-  const msg = readableVipsError(err);
+  const raw = err instanceof Error ? err.message : String(err);
+  const msg = raw
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, 3)
+    .join('; ');
   if (/pixel limit/i.test(msg)) return new TiffError('too-large', `too large: ${msg}`, { cause: err });
   return new TiffError('decode', `cannot decode: ${msg}`, { cause: err });
 }

@@ -7,18 +7,6 @@ import sharp from './libvips.js';
 import { stretchToUint8 } from './contrast-stretch.js';
 import type { Plane } from './plane.js';
 
-export interface PreviewFile {
-  path: string;
-  width: number;
-  height: number;
-  bytes: number;
-}
-
-export interface PreviewResult {
-  preview: PreviewFile;
-  thumbnail: PreviewFile;
-}
-
 /** The thumbnail's longest side, in pixels. */
 const THUMBNAIL_MAX = 256;
 
@@ -26,15 +14,15 @@ export async function writePreviews(
   plane: Plane,
   outPreviewPng: string,
   outThumbnailPng: string,
-): Promise<PreviewResult> {
+): Promise<void> {
   const grey = stretchToUint8(plane);
   const raw = {
     raw: { width: plane.width, height: plane.height, channels: 1 as const },
     limitInputPixels: false as const,
   };
   const buf = Buffer.from(grey.buffer, grey.byteOffset, grey.byteLength);
-  const p = await sharp(buf, raw).toColourspace('b-w').png({ compressionLevel: 6 }).toFile(outPreviewPng);
-  const t = await sharp(buf, raw)
+  await sharp(buf, raw).toColourspace('b-w').png({ compressionLevel: 6 }).toFile(outPreviewPng);
+  await sharp(buf, raw)
     .resize({
       width: THUMBNAIL_MAX,
       height: THUMBNAIL_MAX,
@@ -45,10 +33,6 @@ export async function writePreviews(
     .toColourspace('b-w')
     .png({ compressionLevel: 6 })
     .toFile(outThumbnailPng);
-  return {
-    preview: { path: outPreviewPng, width: p.width, height: p.height, bytes: p.size },
-    thumbnail: { path: outThumbnailPng, width: t.width, height: t.height, bytes: t.size },
-  };
 }
 
 /** 8-bit grey pixels, row-major: what the overlay draws on. */

@@ -4,5 +4,5 @@
  * cannot remove it, so whoever ran the decoder does (runtime/decoder-pool/convert-in-child.ts).
  */
 export function spillScratchPath(planePath: string): string {
-  return `${planePath}.decoding.tif`;
+  return `${planePath}.decoding.v`;
 }

@@ -23,24 +23,8 @@ export const TAG_NAMES: Record<number, string> = {
   339: 'SampleFormat',
 };
 
-const TYPE_SIZES: Record<number, number> = {
-  1: 1,
-  2: 1,
-  3: 2,
-  4: 4,
-  5: 8,
-  6: 1,
-  7: 1,
-  8: 2,
-  9: 4,
-  10: 8,
-  11: 4,
-  12: 8,
-  13: 4,
-  16: 8,
-  17: 8,
-  18: 8,
-};
+/** Bytes of one value, by TIFF field type (0 where the type is unknown). */
+const TYPE_SIZES = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4, 0, 0, 8, 8, 8];
 
 export class Reader {
   constructor(
@@ -153,50 +137,25 @@ export async function values(
     total <= e.inline.length
       ? e.inline
       : await r.bytes(r.offset(e.inline, 0), total, `the ${name} values of page ${pageNo}`);
-  const out = new Array<number>(e.count);
-  for (let i = 0; i < e.count; i++) {
-    const o = i * size;
-    switch (e.type) {
-      case 1:
-      case 2:
-      case 7:
-        out[i] = buf[o];
-        break;
-      case 6:
-        out[i] = buf.readInt8(o);
-        break;
-      case 3:
-        out[i] = r.u16(buf, o);
-        break;
-      case 8:
-        out[i] = r.le ? buf.readInt16LE(o) : buf.readInt16BE(o);
-        break;
-      case 4:
-      case 13:
-        out[i] = r.u32(buf, o);
-        break;
-      case 9:
-        out[i] = r.le ? buf.readInt32LE(o) : buf.readInt32BE(o);
-        break;
-      case 5:
-        out[i] = r.u32(buf, o) / (r.u32(buf, o + 4) || 1);
-        break;
-      case 10:
-        out[i] =
-          (r.le ? buf.readInt32LE(o) : buf.readInt32BE(o)) /
-          ((r.le ? buf.readInt32LE(o + 4) : buf.readInt32BE(o + 4)) || 1);
-        break;
-      case 11:
-        out[i] = r.le ? buf.readFloatLE(o) : buf.readFloatBE(o);
-        break;
-      case 12:
-        out[i] = r.le ? buf.readDoubleLE(o) : buf.readDoubleBE(o);
-        break;
-      default:
-        out[i] = r.u64(buf, o);
-    }
-  }
-  return out;
+  const le = r.le;
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const readers: Record<number, (o: number) => number> = {
+    1: (o) => dv.getUint8(o),
+    2: (o) => dv.getUint8(o),
+    3: (o) => dv.getUint16(o, le),
+    4: (o) => dv.getUint32(o, le),
+    5: (o) => dv.getUint32(o, le) / (dv.getUint32(o + 4, le) || 1),
+    6: (o) => dv.getInt8(o),
+    7: (o) => dv.getUint8(o),
+    8: (o) => dv.getInt16(o, le),
+    9: (o) => dv.getInt32(o, le),
+    10: (o) => dv.getInt32(o, le) / (dv.getInt32(o + 4, le) || 1),
+    11: (o) => dv.getFloat32(o, le),
+    12: (o) => dv.getFloat64(o, le),
+    13: (o) => dv.getUint32(o, le),
+  };
+  const read = readers[e.type] ?? ((o: number) => r.u64(buf, o)); // 16, 17, 18: 64-bit integers
+  return Array.from({ length: e.count }, (_, i) => read(i * size));
 }
 
 export async function one(r: Reader, ifd: Ifd, tag: number, pageNo: number): Promise<number | undefined> {

@@ -6,20 +6,14 @@ export interface TiffInfo {
   width: number;
   height: number;
   samplesPerPixel: number;
-  /** Colour samples (samplesPerPixel minus ExtraSamples such as alpha), at least 1. */
-  colorSamples: number;
   bitsPerSample: number;
   sampleFormat: 'uint' | 'int' | 'float';
   /** TIFF Compression tag value: 1 none, 5 LZW, 7 JPEG, 8/32946 deflate, 32773 PackBits, ... */
   compression: number;
-  photometric: number;
-  planarConfig: 1 | 2;
-  predictor: number;
   tiled: boolean;
   /** Strip (or tile) offsets and byte counts of the first page, in file order of the tags. */
   chunkOffsets: number[];
   chunkByteCounts: number[];
-  rowsPerStrip: number;
   tileWidth?: number;
   tileHeight?: number;
   fileSize: number;

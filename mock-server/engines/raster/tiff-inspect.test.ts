@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeTiff, type TiffPage } from '../../../fixtures/generator/tiff-writer.js';
-import { inspectTiff, TiffError } from './tiff-inspect.js';
+import { TiffError } from './tiff-error.js';
+import { inspectTiff } from './tiff-inspect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'inspect-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -31,8 +31,6 @@ import { checkDecodeBudget } from './decode-budget.js';
 import { TiffError, formatCount } from './tiff-error.js';
 import { type Ifd, type InspectIo, one, Reader, readIfd, TAG_NAMES, values } from './tiff-directory.js';
 
-export { TiffError } from './tiff-error.js';
-
 export const DEFAULT_MAX_PIXELS = 400_000_000;
 /** IFDs walked at most; a chain longer than this is treated as corrupt. */
 const MAX_IFDS = 100_000;
@@ -44,7 +42,6 @@ export interface TiffLimits {
   maxDecodedBytes?: number;
 }
 
-export type { TiffInfo } from './tiff-info.js';
 import type { TiffInfo } from './tiff-info.js';
 
 const MAGIC_NAMES: Array<[number[], string]> = [
@@ -185,8 +182,6 @@ async function checkChunks(
   }
   return {
     tiled,
-    planar: planar as 1 | 2,
-    rowsPerStrip,
     tileWidth,
     tileHeight,
     offsets: offsets.slice(0, expected),
@@ -216,9 +211,6 @@ export async function inspectTiff(
     }
     const { bits, sampleFormat } = await sampleType(r, ifd0);
     const compression = (await one(r, ifd0, 259, 1)) ?? 1;
-    const photometric = (await one(r, ifd0, 262, 1)) ?? 1;
-    const predictor = (await one(r, ifd0, 317, 1)) ?? 1;
-    const extra = (await values(r, ifd0, 338, 1))?.length ?? 0;
     const chunks = await checkChunks(r, ifd0, g, 1, compression, bits);
     const pages = await countPages(r, first, ifd0.next, g);
 
@@ -232,17 +224,12 @@ export async function inspectTiff(
       width: g.width,
       height: g.height,
       samplesPerPixel: g.spp,
-      colorSamples: Math.max(1, g.spp - extra),
       bitsPerSample: bits,
       sampleFormat,
       compression,
-      photometric,
-      planarConfig: chunks.planar,
-      predictor,
       tiled: chunks.tiled,
       chunkOffsets: chunks.offsets,
       chunkByteCounts: chunks.counts,
-      rowsPerStrip: chunks.rowsPerStrip,
       tileWidth: chunks.tileWidth,
       tileHeight: chunks.tileHeight,
       fileSize: size,

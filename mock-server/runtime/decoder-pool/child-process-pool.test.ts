@@ -174,7 +174,7 @@ describe('ChildProcessPool', () => {
 
   it('fails the waiting jobs, instead of respawning forever, when its children cannot start', async () => {
     const stderr = collected();
-    const pool = newPool({ tasksModule: 'file:///no/such/tasks-module.ts', warm: 1, stderr });
+    const pool = newPool({ tasksModule: 'file:///no/such/tasks-module.ts', stderr });
     await expect(echo(pool, 1)).rejects.toThrow(/the decoder processes cannot start/);
     await expect(echo(pool, 2)).rejects.toThrow(/the decoder processes cannot start/);
     expect(pool.childPids).toEqual([]);
@@ -202,7 +202,7 @@ describe('ChildProcessPool', () => {
   });
 
   it('recycle() hands back fresh children; close() leaves none running', async () => {
-    const pool = newPool({ warm: 1 });
+    const pool = newPool();
     const before = (await echo(pool, 0)).pid;
     await pool.recycle();
     const after = (await echo(pool, 0)).pid;

@@ -13,7 +13,7 @@
  * threads only, and a thread that aborts in native code aborts the server. Tinypool's process
  * runtime has no per-job time budget or memory ceiling and does not tell a crashed child from a
  * failed job; each of those would be wrapped around it anyway, and what remains is the queue.
- * Children are started lazily, `warm` of them at construction, and stop after `idleMs` unused.
+ * Children are started when jobs arrive and stop after `idleMs` unused.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,9 +33,7 @@ export interface ChildProcessPoolOptions {
   memoryCeilingBytes: number;
   /** Longest a job may run before its child is killed. */
   timeBudgetMs: number;
-  /** Children started at once and kept when idle. Default 0. */
-  warm?: number;
-  /** An idle child beyond `warm` stops after this long. Default 60 s. */
+  /** An idle child stops after this long. Default 60 s. */
   idleMs?: number;
   /** A cancelled job whose child has not stopped it after this long is killed with its child. */
   cancelGraceMs?: number;
@@ -102,7 +100,6 @@ export class ChildProcessPool {
     const m = options.tasksModule;
     this.tasksUrl = m instanceof URL ? m.href : m.startsWith('file:') ? m : pathToFileURL(m).href;
     this.entry = childEntry(this.tasksUrl);
-    for (let i = 0; i < this.warm; i++) this.spawn();
   }
 
   run<T = unknown>(task: string, payload: unknown, signal?: AbortSignal): Promise<T> {
@@ -157,10 +154,6 @@ export class ChildProcessPool {
     return [...this.slots].map((s) => s.proc.pid!).filter(Boolean);
   }
 
-  private get warm(): number {
-    return Math.min(this.options.warm ?? 0, this.size);
-  }
-
   private get size(): number {
     return Math.max(1, Math.floor(this.options.size));
   }
@@ -174,7 +167,6 @@ export class ChildProcessPool {
     const starting = [...this.slots].filter((s) => !s.ready).length;
     let missing = Math.min(this.queue.length - starting, this.size - this.slots.size);
     while (missing-- > 0) this.spawn();
-    while (this.slots.size < this.warm && this.startFailures < START_FAILURES_TOLERATED) this.spawn();
   }
 
   private assign(slot: Slot, job: Job): void {
@@ -253,7 +245,7 @@ export class ChildProcessPool {
     holdProcessOpen(slot.proc, false);
     clearTimeout(slot.idleTimer);
     slot.idleTimer = setTimeout(() => {
-      if (!slot.job && this.slots.size > this.warm) void this.stop(slot, 'retire');
+      if (!slot.job) void this.stop(slot, 'retire');
     }, this.options.idleMs ?? 60_000);
     slot.idleTimer.unref();
   }

@@ -28,8 +28,6 @@ function decoderTasksModule(): URL {
 export interface DecoderPoolSettings {
   /** Children at most. */
   size: number;
-  /** Children started at once and kept. */
-  warm: number;
   memoryCeilingBytes: number;
   timeBudgetMs: number;
 }

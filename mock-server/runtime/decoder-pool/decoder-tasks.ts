@@ -18,10 +18,8 @@ export interface ConvertJob {
 }
 
 export const tasks = {
-  async convert(job: ConvertJob) {
-    // `info` (every strip offset) stays here; the server needs the shape and the files.
-    const { info: _info, ...converted } = await convertImage(job.tiffPath, job.files, job.limits);
-    return converted;
+  convert(job: ConvertJob) {
+    return convertImage(job.tiffPath, job.files, job.limits);
   },
   segment(job: SegmentTask, signal: AbortSignal) {
     return segmentStoredImage(job, signal);

@@ -20,7 +20,7 @@ const model: ModelRecord = {
 };
 const limits = { maxPixels: 400_000_000, maxDecodedBytes: 4 * 1024 ** 3 };
 const runner = new ChildProcessSegmentationRunner(
-  createDecoderPool({ size: 1, warm: 1, memoryCeilingBytes: 1024 ** 3, timeBudgetMs: 120_000 }),
+  createDecoderPool({ size: 1, memoryCeilingBytes: 1024 ** 3, timeBudgetMs: 120_000 }),
   limits,
 );
 let tiff: string;

@@ -2,8 +2,8 @@
  * A file whose decoded page is bigger than a decoder's memory converts within
  * it, and to the right plane. A 6,000 x 6,000 RGB float32 TIFF decodes to 432 MB; the decoder child
  * here is held to 512 MiB (RLIMIT_DATA through prlimit, and a 256 MiB V8 heap), which a decode of
- * the whole page (libvips' 432 MB buffer, then its reductions) does not fit in, and the streaming
- * reader (a 72 MB plane, a 36 MB preview, one slice) does.
+ * the whole page (libvips' 432 MB buffer, then its reductions) does not fit in, and the spill to disk
+ * read back a slice at a time (a 72 MB plane, a 36 MB preview, one slice) does.
  *
  * Correctness: the plane must equal, pixel for pixel, what libvips decodes from a small file of
  * the same pattern (its first rows: every row of the pattern holds all its values, so the small

@@ -8,8 +8,7 @@ import { startMockServer } from '../../server.js';
 import type { DecoderPools } from '../../services/decoder-pools.js';
 import { createDecoderPool } from '../../runtime/decoder-pool/decoder-pools.js';
 
-const pool = () =>
-  createDecoderPool({ size: 1, warm: 0, memoryCeilingBytes: 1024 ** 3, timeBudgetMs: 60_000 });
+const pool = () => createDecoderPool({ size: 1, memoryCeilingBytes: 1024 ** 3, timeBudgetMs: 60_000 });
 const pools: DecoderPools = { convert: pool(), segment: pool() };
 afterAll(() => Promise.all([pools.convert.close(), pools.segment.close()]));
 

@@ -1,8 +1,9 @@
 /**
- * Our streaming reader gives the plane libvips gives when it decodes a page whole, layout by
- * layout: libvips is the outside judge of the reader that decodes every page (decode-plane.ts).
+ * decodePlane, which reduces a page libvips spilled a slice at a time, gives the plane libvips
+ * gives when it decodes the page whole, layout by layout (and for every readable file of the
+ * corpus, JPEG-in-TIFF included).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -15,7 +16,6 @@ import {
 } from '../../../fixtures/generator/tiff-writer.js';
 import { decodePlaneWithLibvips } from '../../../test-support/raster/libvips-whole-plane.js';
 import { decodePlane } from './decode-plane.js';
-import { BAND_MAX, decodePlaneStreamed, streamedPlaneBlocker } from './streamed-plane.js';
 import { inspectTiff } from './tiff-inspect.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'streamed-'));
@@ -47,8 +47,7 @@ const floatRgb = (): TiffPage => ({
 
 async function bothWays(path: string) {
   const info = await inspectTiff(path);
-  expect(streamedPlaneBlocker(info)).toBeUndefined();
-  const ours = await decodePlaneStreamed(path, info);
+  const ours = await decodePlane(path, info);
   const theirs = await decodePlaneWithLibvips(path, info);
   expect(ours.bitsPerSample).toBe(theirs.bitsPerSample);
   expect(ours.data.constructor).toBe(theirs.data.constructor);
@@ -107,7 +106,7 @@ const cases: Array<[string, TiffPage, TiffEncodeOptions]> = [
   ],
 ];
 
-describe('decodePlaneStreamed gives the plane libvips gives', () => {
+describe('decodePlane gives the plane libvips gives decoded whole', () => {
   it.each(cases)('%s', async (_name, page, options) => {
     await bothWays(write(encodeTiff([page], options)));
   });
@@ -130,73 +129,48 @@ describe('decodePlaneStreamed gives the plane libvips gives', () => {
         .tiff({ compression: 'deflate', predictor: 'float', tile, tileWidth: 16, tileHeight: 16 })
         .toBuffer();
       const info = await inspectTiff(write(file));
-      expect([info.predictor, info.tiled, info.sampleFormat]).toEqual([3, tile, 'float']);
+      expect([info.tiled, info.sampleFormat]).toEqual([tile, 'float']);
       await bothWays(write(file));
     }
   });
 
-  it('a strip of several slices, uncompressed and deflate', async () => {
-    // One 600 x 800 RGB float strip is 5.8 MB decoded: two slices of the reader (4 MiB each).
+  it('a page of several slices, uncompressed and deflate', async () => {
+    // One 600 x 1,000 RGB float strip: two slices of 873 rows (512 Ki pixels) of the spilled page.
     const page: TiffPage = {
       width: 600,
-      height: 800,
+      height: 1000,
       samplesPerPixel: 3,
       bitsPerSample: 32,
       sampleFormat: 'float',
-      data: Float32Array.from({ length: 600 * 800 * 3 }, (_, i) => ((i * 7919) % 100_003) - 50_000),
+      data: Float32Array.from({ length: 600 * 1000 * 3 }, (_, i) => ((i * 7919) % 100_003) - 50_000),
     };
     for (const compression of ['none', 'deflate'] as const)
-      await bothWays(write(encodeTiff([page], { compression, rowsPerStrip: 800 })));
+      await bothWays(write(encodeTiff([page], { compression, rowsPerStrip: 1000 })));
   });
 });
 
-describe('where libtiff and libvips differ from a naive reading', () => {
-  const grey = { width: W, height: H, bitsPerSample: 8, data: ints(N, 0, 256) } satisfies TiffPage;
+const corpus = new URL('../../../fixtures/corpus/', import.meta.url);
+const readable = (
+  JSON.parse(readFileSync(new URL('expected.json', corpus), 'utf8')) as Array<{
+    file: string;
+    outcome: string;
+  }>
+)
+  .filter((f) => f.outcome === 'ready')
+  .map((f) => f.file);
 
-  it('ignores a predictor on uncompressed and PackBits chunks, as libtiff does', async () => {
-    for (const compression of ['none', 'packbits'] as const) {
-      const path = write(encodeTiff([grey], { compression }));
-      const info = { ...(await inspectTiff(path)), predictor: 2 };
-      const ours = await decodePlaneStreamed(path, info);
-      const theirs = await decodePlaneWithLibvips(path, await inspectTiff(path));
-      expect(Buffer.from(ours.data.buffer, ours.data.byteOffset, ours.data.byteLength), compression).toEqual(
-        Buffer.from(theirs.data.buffer, theirs.data.byteOffset, theirs.data.byteLength),
-      );
-    }
+describe('decodePlane on the corpus', () => {
+  it('covers JPEG-in-TIFF', () => {
+    expect(readable).toContain('jpeg-in-tiff-rgb.tif');
   });
 
-  it('refuses a chunk that decompresses to fewer bytes than its rows, naming it, as libtiff does', async () => {
-    for (const compression of ['deflate', 'lzw', 'packbits'] as const) {
-      // One strip of H rows, read as if the page (and so the strip) had 3 rows more.
-      const path = write(encodeTiff([grey], { compression, rowsPerStrip: 64 }));
-      const info = { ...(await inspectTiff(path)), height: H + 3, rowsPerStrip: H + 3 };
-      await expect(decodePlaneStreamed(path, info), compression).rejects.toMatchObject({
-        kind: 'corrupt',
-        message: expect.stringMatching(
-          /^corrupt: strip 1 of 1 does not decompress to its \d+ bytes \(it ends 111 bytes short\)/,
-        ),
-      });
-    }
-  });
-});
-
-describe('streamedPlaneBlocker', () => {
-  it('leaves to libvips what the reader does not know, and 32-bit separate planes in bands too big to hold', async () => {
-    const path = write(
-      encodeTiff([floatRgb()], {
-        planarConfig: 'separate',
-      }),
-    );
+  it.for(readable)('%s: the plane libvips decodes whole', async (file, { skip }) => {
+    const path = new URL(file, corpus).pathname;
     const info = await inspectTiff(path);
-    expect(streamedPlaneBlocker({ ...info, compression: 7 })).toBe('compression 7');
-    expect(streamedPlaneBlocker({ ...info, compression: 8, predictor: 2 })).toBe('predictor 2');
-    // One strip of 4,096 x 2,100 per plane: a band of 68.8 MB of maxima.
-    const oneStrip = { ...info, width: 4096, height: 2100, rowsPerStrip: 2100 };
-    expect(4096 * 2100 * 8).toBeGreaterThan(BAND_MAX);
-    expect(streamedPlaneBlocker(oneStrip)).toMatch(/^separate 32-bit sample planes in strips of 2100 rows/);
-    expect(streamedPlaneBlocker({ ...oneStrip, rowsPerStrip: 64 })).toBeUndefined();
-    // 16-bit separate planes need no band: the plane is their accumulator.
-    expect(streamedPlaneBlocker({ ...oneStrip, bitsPerSample: 16, sampleFormat: 'uint' })).toBeUndefined();
+    // The judge's whole decode clamps signed grey to 0 (sharp's grey16 cast); decode-plane.test.ts
+    // holds signed planes to the samples written instead. Reported as skipped, not passed.
+    if (info.sampleFormat === 'int' && info.bitsPerSample !== 32) skip();
+    await bothWays(path);
   });
 });
 
