@@ -18,7 +18,7 @@ const img = (width: number, rows: number[]): LabelImage => ({
 
 describe('repairLabelImage', () => {
   it('fills a hole and absorbs an object enclosed by another', () => {
-    const { image, report } = repairLabelImage(
+    const { image } = repairLabelImage(
       img(5, [
         0,
         0,
@@ -51,7 +51,6 @@ describe('repairLabelImage', () => {
     expect([...image.labels]).toEqual([
       0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0,
     ]);
-    expect(report).toEqual({ changedPixels: 2, removedLabels: 1 });
   });
 
   it('removes a pinch: the pixel enclosed by an 8-connected loop goes to the object', () => {
@@ -152,7 +151,6 @@ describe('repairLabelImage', () => {
       for (const l of raster.image.labels) counted[l]++;
       expect([...raster.areas]).toEqual([...counted]);
       const again = repairLabelImage(image);
-      expect(again.report.changedPixels).toBe(0);
       expect([...again.image.labels]).toEqual([...image.labels]);
     }
   });

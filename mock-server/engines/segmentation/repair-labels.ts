@@ -25,13 +25,6 @@
 import { labelEqualValueRuns, type EqualValueRuns } from './label.js';
 import type { LabelImage } from './types.js';
 
-export interface RepairReport {
-  /** Pixels that changed label (strays set to background, enclosed pixels given to an object). */
-  readonly changedPixels: number;
-  /** Original labels that no longer exist (absorbed by an enclosing object, or empty). */
-  readonly removedLabels: number;
-}
-
 export interface RepairOptions {
   /**
    * Numbering of the surviving labels: 'label' (default) keeps their relative order; 'raster'
@@ -43,7 +36,7 @@ export interface RepairOptions {
 export function repairLabelImage(
   image: LabelImage,
   options: RepairOptions = {},
-): { image: LabelImage; report: RepairReport; areas: Float64Array } {
+): { image: LabelImage; areas: Float64Array } {
   const { width, height, labels } = image;
   const n = width * height;
   if (labels.length !== n) throw new Error(`labels length ${labels.length} != ${width} x ${height}`);
@@ -64,14 +57,8 @@ export function repairLabelImage(
   }
   const renumber = renumbering(finalValue, options.order ?? 'label');
   const painted = paint(runs, components, finalValue, renumber, width, height);
-  let changed = painted.changedPixels;
-  if (values !== labels) for (let i = 0; i < n; i++) if (labels[i] < 0) changed++;
-  const originalLabels = new Set<number>();
-  for (let c = 0; c < components.count; c++)
-    if (components.value[c] > 0) originalLabels.add(components.value[c]);
   return {
     image: { width, height, labels: painted.labels, count: renumber.size },
-    report: { changedPixels: changed, removedLabels: originalLabels.size - renumber.size },
     /** Pixel count by new label (index 0: background). */
     areas: painted.areas,
   };
@@ -236,7 +223,7 @@ function renumbering(finalValue: Int32Array, order: 'label' | 'raster'): Map<num
   return renumber;
 }
 
-/** The repaired label image drawn run by run, the pixel count of each new label, and the pixels changed. */
+/** The repaired label image drawn run by run, and the pixel count of each new label. */
 function paint(
   runs: EqualValueRuns,
   { count, size }: Components,
@@ -244,8 +231,8 @@ function paint(
   renumber: Map<number, number>,
   width: number,
   height: number,
-): { labels: Int32Array; areas: Float64Array; changedPixels: number } {
-  const { runStart, runEnd, runRow, runValue, component } = runs;
+): { labels: Int32Array; areas: Float64Array } {
+  const { runStart, runEnd, runRow, component } = runs;
   const componentLabel = new Int32Array(count);
   const areas = new Float64Array(renumber.size + 1);
   for (let c = 0; c < count; c++) {
@@ -254,12 +241,10 @@ function paint(
     areas[l] += size[c];
   }
   const labels = new Int32Array(width * height);
-  let changedPixels = 0;
   for (let r = 0; r < runs.runs; r++) {
     const c = component[r];
     const row = runRow[r] * width;
     if (componentLabel[c] !== 0) labels.fill(componentLabel[c], row + runStart[r], row + runEnd[r]);
-    if (finalValue[c] !== runValue[r]) changedPixels += runEnd[r] - runStart[r];
   }
-  return { labels, areas, changedPixels };
+  return { labels, areas };
 }
