@@ -64,12 +64,6 @@ function reflectIndex(i: number, n: number): number {
   }
 }
 
-/** Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes. */
-function passShifts(eightBit: boolean): [number, number] {
-  const shift1 = eightBit ? 2 : 10;
-  return [shift1, 2 * WEIGHT_BITS - shift1];
-}
-
 export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
   data: T,
   width: number,
@@ -84,19 +78,10 @@ export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
     out.set(data);
     return out;
   }
-  return smoothPasses(data, out, width, height, weights, passShifts(eightBit));
-}
-
-function smoothPasses<T extends Uint8Array | Uint16Array>(
-  data: T,
-  out: T,
-  width: number,
-  height: number,
-  weights: Int32Array,
-  [shift1, shift2]: [number, number],
-): T {
+  // Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes.
+  const shift1 = eightBit ? 2 : 10;
   const packed = horizontalPass(data, width, height, weights, shift1);
-  verticalPass(packed, out, width, height, weights, shift2);
+  verticalPass(packed, out, width, height, weights, 2 * WEIGHT_BITS - shift1);
   return out;
 }
 
@@ -134,20 +119,7 @@ function horizontalPass(
     }
     for (let x = 0; x < width; x++) padded[radius + x] = data[row0 + x] + scale1 * data[row1 + x];
     for (let x = 0; x < width; x++) acc[x] = w0 * padded[radius + x];
-    // Two taps per sweep halve the traffic on acc.
-    let k = 1;
-    for (; k + 1 <= radius; k += 2) {
-      const wa = weights[k];
-      const wb = weights[k + 1];
-      const la = radius - k;
-      const ra = radius + k;
-      const lb = la - 1;
-      const rb = ra + 1;
-      for (let x = 0; x < width; x++) {
-        acc[x] += wa * (padded[la + x] + padded[ra + x]) + wb * (padded[lb + x] + padded[rb + x]);
-      }
-    }
-    if (k === radius) {
+    for (let k = 1; k <= radius; k++) {
       const wk = weights[k];
       const left = radius - k;
       const right = radius + k;
@@ -194,19 +166,7 @@ function verticalPass(
   for (let y = 0; y < height; y++) {
     const base = y * half;
     for (let j = 0; j < half; j++) acc[j] = w0 * packed[base + j];
-    let k = 1;
-    for (; k + 1 <= radius; k += 2) {
-      const wa = weights[k];
-      const wb = weights[k + 1];
-      const upA = reflectIndex(y - k, height) * half;
-      const downA = reflectIndex(y + k, height) * half;
-      const upB = reflectIndex(y - k - 1, height) * half;
-      const downB = reflectIndex(y + k + 1, height) * half;
-      for (let j = 0; j < half; j++) {
-        acc[j] += wa * (packed[upA + j] + packed[downA + j]) + wb * (packed[upB + j] + packed[downB + j]);
-      }
-    }
-    if (k === radius) {
+    for (let k = 1; k <= radius; k++) {
       const wk = weights[k];
       const up = reflectIndex(y - k, height) * half;
       const down = reflectIndex(y + k, height) * half;

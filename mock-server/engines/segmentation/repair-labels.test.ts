@@ -145,7 +145,7 @@ describe('repairLabelImage', () => {
       }
       expect(part.size).toBe(image.count);
       for (let l = 1; l <= image.count; l++) expect(complementReachesBorder(image, l)).toBe(true);
-      const raster = repairLabelImage(randomLabelImage(prng(k), w, h, 8), { order: 'raster' });
+      const raster = repairLabelImage(randomLabelImage(prng(k), w, h, 8), 'raster');
       expect(relabelInRasterOrder(raster.image)).toBe(raster.image);
       const counted = new Float64Array(raster.image.count + 1);
       for (const l of raster.image.labels) counted[l]++;

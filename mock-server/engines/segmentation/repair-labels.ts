@@ -25,21 +25,17 @@
 import { labelEqualValueRuns, type EqualValueRuns } from './label.js';
 import type { LabelImage } from './types.js';
 
-export interface RepairOptions {
-  /**
-   * Numbering of the surviving labels: 'label' (default) keeps their relative order; 'raster'
-   * numbers them in raster order of their first pixel, as label.ts does.
-   */
-  readonly order?: 'label' | 'raster';
-}
-
+/**
+ * `order` numbers the surviving labels: 'label' keeps their relative order; 'raster' numbers them
+ * in raster order of their first pixel, as label.ts does.
+ */
 export function repairLabelImage(
   image: LabelImage,
-  options: RepairOptions = {},
+  order: 'label' | 'raster' = 'label',
 ): { image: LabelImage; areas: Float64Array } {
   const { width, height, labels } = image;
-  const n = width * height;
-  if (labels.length !== n) throw new Error(`labels length ${labels.length} != ${width} x ${height}`);
+  if (labels.length !== width * height)
+    throw new Error(`labels length ${labels.length} != ${width} x ${height}`);
   const values = withoutNegatives(labels);
   // Step 1.
   const runs = labelEqualValueRuns(values, width, height);
@@ -55,7 +51,7 @@ export function repairLabelImage(
     const e = enclosing[c];
     finalValue[c] = e >= 0 ? components.value[e] : isObject[c] ? components.value[c] : 0;
   }
-  const renumber = renumbering(finalValue, options.order ?? 'label');
+  const renumber = renumbering(finalValue, order);
   const painted = paint(runs, components, finalValue, renumber, width, height);
   return {
     image: { width, height, labels: painted.labels, count: renumber.size },

@@ -110,7 +110,7 @@ export function segmentByThresholdDetailed(
     signal?.throwIfAborted();
     const regions = splitTouchingObjects(objects, distance);
     signal?.throwIfAborted();
-    const repaired = repairLabelImage(regions, { order: 'raster' });
+    const repaired = repairLabelImage(regions, 'raster');
     objects = repaired.image;
     rasterOrderedAreas = repaired.areas;
   }
