@@ -62,5 +62,5 @@ export async function segmentRemotely(
     labels[i] = value > 0 ? value : 0;
     if (value > count) count = value;
   }
-  return labelImageToResult({ width: plane.width, height: plane.height, labels, count });
+  return labelImageToResult({ width: plane.width, height: plane.height, labels, count }).result;
 }

@@ -28,7 +28,7 @@ export function describeValidLabels(image: LabelImage, first?: Int32Array): Segm
 }
 
 /** The result, and the repaired label image it describes. */
-export function labelImageToResultWithLabels(image: LabelImage): {
+export function labelImageToResult(image: LabelImage): {
   result: SegmentationResult;
   labels: LabelImage;
 } {
@@ -42,8 +42,4 @@ export function labelImageToResultWithLabels(image: LabelImage): {
   }
   const labels = repairLabelImage(image).image;
   return { result: describeValidLabels(labels), labels };
-}
-
-export function labelImageToResult(image: LabelImage): SegmentationResult {
-  return labelImageToResultWithLabels(image).result;
 }
