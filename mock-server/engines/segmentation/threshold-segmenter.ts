@@ -44,8 +44,6 @@ export interface DetailedSegmentation {
   result: SegmentationResult;
   /** The final label image; label i is result.objects[i - 1]. */
   labels: LabelImage;
-  /** The Otsu threshold used (a value of the smoothed plane). */
-  threshold: number;
   timings: StageTimings;
 }
 
@@ -97,7 +95,7 @@ export function segmentByThresholdDetailed(
   signal?.throwIfAborted();
   const smoothed = params.sigma > 0 ? gaussianSmooth(data, width, height, params.sigma) : data;
   lap('smoothMs');
-  const { threshold, mask } = otsuMask(smoothed, params.polarity);
+  const { mask } = otsuMask(smoothed, params.polarity);
   lap('thresholdMs');
   const filled = fillHoles(mask, width, height);
   lap('fillHolesMs');
@@ -129,7 +127,7 @@ export function segmentByThresholdDetailed(
   const result = describeValidLabels(labels, labels === labelled.image ? labelled.firstPixels : undefined);
   timings.describeMs = performance.now() - last;
   timings.totalMs = performance.now() - start;
-  return { result, labels, threshold, timings };
+  return { result, labels, timings };
 }
 
 export function segmentByThreshold(
