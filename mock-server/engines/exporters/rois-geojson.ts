@@ -18,31 +18,6 @@ import { uniqueRoiNames } from './roi-names.js';
 
 export type Position = [x: number, y: number];
 
-export interface RoiFeature {
-  type: 'Feature';
-  id: string;
-  geometry: { type: 'Polygon'; coordinates: Position[][] };
-  properties: {
-    objectType: 'detection';
-    name: string;
-    classification: { name: string };
-    roi_index: number;
-    roi_id: string;
-    cell_type: string;
-    tags: string[];
-    entity_type: string;
-    measurements: Record<
-      'area_px' | 'perimeter_px' | 'centroid_x' | 'centroid_y' | 'bbox_x' | 'bbox_y' | 'bbox_w' | 'bbox_h',
-      number
-    >;
-  };
-}
-
-export interface RoiFeatureCollection {
-  type: 'FeatureCollection';
-  features: RoiFeature[];
-}
-
 /** The ring as a closed GeoJSON linear ring with positive shoelace orientation. */
 export function closedPositiveRing(ring: Ring): Position[] {
   if (ring.length < 3) throw new RangeError(`an outline needs at least 3 vertices, got ${ring.length}`);
@@ -51,7 +26,7 @@ export function closedPositiveRing(ring: Ring): Position[] {
   return [...open, [open[0][0], open[0][1]]];
 }
 
-export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
+export function roisGeoJson(ctx: ExportContext) {
   const featureAt = featureBuilder(ctx);
   return {
     type: 'FeatureCollection',
@@ -60,14 +35,14 @@ export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
 }
 
 /** Builds feature by feature, so a large collection never has to exist whole. */
-function featureBuilder(ctx: ExportContext): (position: number) => RoiFeature {
+function featureBuilder(ctx: ExportContext) {
   assertExportable(ctx);
   const { objects } = ctx.result;
   const names = uniqueRoiNames(
     objects.map((o) => o.outline),
     ctx.imageHeight,
   );
-  return (position: number): RoiFeature => {
+  return (position: number) => {
     const object = objects[position];
     const m = object.measurements;
     return {
