@@ -10,7 +10,7 @@
 import type { Plane } from '../raster/plane.js';
 import { squaredDistanceTransform } from './distance-transform.js';
 import { fillHoles } from './fill-holes.js';
-import { filterObjects } from './filter-objects.js';
+import { filterObjects, type ObjectFilter } from './filter-objects.js';
 import { gaussianSmooth, MAX_SIGMA } from './gaussian.js';
 import { labelComponentsWithAreas } from './label.js';
 import { describeValidLabels } from './label-image-to-result.js';
@@ -19,18 +19,14 @@ import { otsuMask, type Polarity } from './threshold.js';
 import type { LabelImage, SegmentationResult } from './types.js';
 import { splitTouchingObjects } from './watershed.js';
 
-export interface ThresholdParams {
+/** The model's parameters; the area and border ones are filter-objects.ts's. */
+export interface ThresholdParams extends ObjectFilter {
   /** Gaussian sigma in pixels, 0 (no smoothing) to MAX_SIGMA (10). */
   sigma: number;
   /** 'bright': objects are value > t; 'dark': value <= t (t = Otsu threshold of the smoothed plane). */
   polarity: Polarity;
-  /** Objects smaller than this many pixels are dropped. */
-  minAreaPx: number;
-  /** Objects larger than this many pixels are dropped. */
-  maxAreaPx?: number;
   /** Split touching cells with a seeded watershed on the distance transform. */
   splitTouching: boolean;
-  /** Drop objects with a pixel on the image border. */
   excludeBorderObjects: boolean;
 }
 
@@ -113,15 +109,7 @@ export function segmentByThresholdDetailed(
     rasterOrderedAreas = repaired.areas;
   }
   lap('splitMs');
-  const labels = filterObjects(
-    objects,
-    {
-      minAreaPx: params.minAreaPx,
-      maxAreaPx: params.maxAreaPx,
-      excludeBorderObjects: params.excludeBorderObjects,
-    },
-    rasterOrderedAreas,
-  );
+  const labels = filterObjects(objects, params, rasterOrderedAreas);
   lap('filterMs');
   // Unless splitting or filtering renumbered the labels, labelling already found their first pixels.
   const result = describeValidLabels(labels, labels === labelled.image ? labelled.firstPixels : undefined);
