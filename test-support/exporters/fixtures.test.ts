@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shoelace2 } from '../../mock-server/engines/exporters/rois-geojson.js';
+import { shoelaceArea } from '../../mock-server/engines/geometry/measure.js';
 import {
   HAND_HEIGHT,
   HAND_PIXELS,
@@ -42,7 +42,7 @@ describe('test fixtures (the tests below rely on them)', () => {
     const result = resultFromLabels(randomLabelImage(7, 20, 18));
     expect(result.objects.length).toBeGreaterThan(250);
     for (const { outline, measurements } of result.objects) {
-      expect(shoelace2(outline)).toBe(2 * measurements.areaPx);
+      expect(shoelaceArea(outline)).toBe(measurements.areaPx);
       outline.forEach((p, i) => {
         const prev = outline[(i - 1 + outline.length) % outline.length];
         const next = outline[(i + 1) % outline.length];

@@ -5,7 +5,7 @@
  * were traced from. With `simple: false` the blobs may have holes and pinch vertices, which the
  * pipeline must repair; `tracer: 'test'` uses the test-only tracer of fixtures.ts instead.
  */
-import { labelImageToResultWithLabels } from '../../mock-server/engines/segmentation/label-image-to-result.js';
+import { labelImageToResult } from '../../mock-server/engines/segmentation/label-image-to-result.js';
 import type { LabelImage, SegmentationResult } from '../../mock-server/engines/segmentation/types.js';
 import { randomLabelImage, resultFromLabels } from './fixtures.js';
 
@@ -22,6 +22,6 @@ export function randomResult(
 ): { result: SegmentationResult; labels: LabelImage } {
   const image = randomLabelImage(seed, cols, rows, 10, simple);
   if (tracer === 'test') return { result: resultFromLabels(image), labels: image };
-  const { result, labels } = labelImageToResultWithLabels(image);
+  const { result, labels } = labelImageToResult(image);
   return { result, labels };
 }

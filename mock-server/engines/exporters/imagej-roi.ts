@@ -21,34 +21,9 @@
  * ImageJ itself switches to float or composite ROIs; we throw instead.
  */
 import type { Ring } from '../geometry/types.js';
+import { ringBounds } from './roi-names.js';
 
-export const ROI_VERSION = 228;
-export const ROI_TYPE_TRACED = 8;
-export const HEADER_SIZE = 64;
-export const HEADER2_SIZE = 64;
-export const MAX_SHORT_VALUE = 60535;
-
-const OFFSET = {
-  version: 4,
-  type: 6,
-  top: 8,
-  left: 10,
-  bottom: 12,
-  right: 14,
-  nCoordinates: 16,
-  position: 56,
-  header2Offset: 60,
-  coordinates: 64,
-} as const;
-
-const HEADER2 = {
-  cPosition: 4,
-  zPosition: 8,
-  tPosition: 12,
-  nameOffset: 16,
-  nameLength: 20,
-  floatStrokeWidth: 36,
-} as const;
+const MAX_SHORT_VALUE = 60535;
 
 /** The `.roi` bytes of one traced outline (vertex order kept: ImageJ's perimeter depends on it). */
 export function encodeTracedRoi(ring: Ring, name: string): Uint8Array {
@@ -56,57 +31,38 @@ export function encodeTracedRoi(ring: Ring, name: string): Uint8Array {
   if (n < 3) throw new RangeError(`an outline needs at least 3 vertices, got ${n}`);
   if (n > MAX_SHORT_VALUE)
     throw new RangeError(`outline has ${n} vertices; ImageJ .roi holds at most ${MAX_SHORT_VALUE}`);
-  let left = Infinity;
-  let top = Infinity;
-  let right = -Infinity;
-  let bottom = -Infinity;
   for (const [x, y] of ring) {
     if (
       !Number.isInteger(x) ||
       !Number.isInteger(y) ||
-      x < 0 ||
-      y < 0 ||
-      x > MAX_SHORT_VALUE ||
-      y > MAX_SHORT_VALUE
-    ) {
+      Math.min(x, y) < 0 ||
+      Math.max(x, y) > MAX_SHORT_VALUE
+    )
       throw new RangeError(`outline vertex (${x}, ${y}) is not an integer in 0..${MAX_SHORT_VALUE}`);
-    }
-    if (x < left) left = x;
-    if (x > right) right = x;
-    if (y < top) top = y;
-    if (y > bottom) bottom = y;
   }
-
-  const header2 = HEADER_SIZE + 4 * n;
-  const nameStart = header2 + HEADER2_SIZE;
+  const { x: left, y: top, width, height } = ringBounds(ring);
+  // The buffer starts zeroed: only the fields that are not 0 are written (offsets as in the layout above).
+  const header2 = 64 + 4 * n;
+  const nameStart = header2 + 64;
   const bytes = new Uint8Array(nameStart + 2 * name.length);
   const view = new DataView(bytes.buffer);
   bytes.set([73, 111, 117, 116], 0); // "Iout"
-  view.setUint16(OFFSET.version, ROI_VERSION);
-  view.setUint8(OFFSET.type, ROI_TYPE_TRACED);
-  view.setUint16(OFFSET.top, top);
-  view.setUint16(OFFSET.left, left);
-  view.setUint16(OFFSET.bottom, bottom);
-  view.setUint16(OFFSET.right, right);
-  view.setUint16(OFFSET.nCoordinates, n);
-  view.setInt32(OFFSET.position, 0);
-  view.setInt32(OFFSET.header2Offset, header2);
-
-  const xs = OFFSET.coordinates;
-  const ys = OFFSET.coordinates + 2 * n;
+  view.setUint16(4, 228); // version
+  view.setUint8(6, 8); // type: traced
+  view.setUint16(8, top);
+  view.setUint16(10, left);
+  view.setUint16(12, top + height);
+  view.setUint16(14, left + width);
+  view.setUint16(16, n);
+  view.setInt32(60, header2);
   ring.forEach(([x, y], i) => {
-    view.setUint16(xs + 2 * i, x - left);
-    view.setUint16(ys + 2 * i, y - top);
+    view.setUint16(64 + 2 * i, x - left);
+    view.setUint16(64 + 2 * n + 2 * i, y - top);
   });
-
-  view.setInt32(header2 + HEADER2.cPosition, 0);
-  view.setInt32(header2 + HEADER2.zPosition, 0);
-  view.setInt32(header2 + HEADER2.tPosition, 0);
   if (name.length > 0) {
-    view.setInt32(header2 + HEADER2.nameOffset, nameStart);
-    view.setInt32(header2 + HEADER2.nameLength, name.length);
+    view.setInt32(header2 + 16, nameStart);
+    view.setInt32(header2 + 20, name.length);
     for (let i = 0; i < name.length; i++) view.setUint16(nameStart + 2 * i, name.charCodeAt(i));
   }
-  view.setFloat32(header2 + HEADER2.floatStrokeWidth, 0);
   return bytes;
 }

@@ -11,6 +11,7 @@
  * apostrophe (`spreadsheet-safe.ts`).
  */
 import { stringify } from 'csv-stringify/sync';
+import type { Measurements } from '../geometry/types.js';
 import {
   assertExportable,
   CELL_TYPE,
@@ -21,38 +22,52 @@ import {
 } from './export-context.js';
 import { spreadsheetSafe } from './spreadsheet-safe.js';
 
-export const CSV_COLUMNS = [
-  'image_name',
-  'image_width',
-  'image_height',
-  'segmentation_id',
-  'segmentation_source',
-  'model_name',
-  'confluency',
-  'roi_index',
-  'roi_id',
-  'cell_type',
-  'tags',
-  'entity_type',
-  'area_px',
-  'perimeter_px',
-  'centroid_x',
-  'centroid_y',
-  'bbox_x',
-  'bbox_y',
-  'bbox_w',
-  'bbox_h',
-] as const;
+/** What one row's cells are read from; `confluency` is the image's, already written. */
+interface RowSource {
+  readonly ctx: ExportContext;
+  readonly position: number;
+  readonly m: Measurements;
+  readonly confluency: string;
+}
 
-export type CsvColumn = (typeof CSV_COLUMNS)[number];
+/**
+ * Every column, in the interface's order, and how its cell is read: a string is written as it is,
+ * a number as an integer unless the column is in REAL_COLUMNS.
+ */
+const CELLS = {
+  image_name: ({ ctx }: RowSource) => spreadsheetSafe(ctx.imageName),
+  image_width: ({ ctx }: RowSource) => ctx.imageWidth,
+  image_height: ({ ctx }: RowSource) => ctx.imageHeight,
+  segmentation_id: ({ ctx }: RowSource) => ctx.segmentationId,
+  segmentation_source: ({ ctx }: RowSource) => spreadsheetSafe(ctx.segmentationSource),
+  model_name: ({ ctx }: RowSource) => spreadsheetSafe(ctx.modelName),
+  confluency: ({ confluency }: RowSource) => confluency,
+  roi_index: ({ position }: RowSource) => roiIndex(position),
+  roi_id: ({ ctx, position }: RowSource) => ctx.roiIds[position],
+  cell_type: () => CELL_TYPE,
+  tags: () => '',
+  entity_type: () => ENTITY_TYPE,
+  area_px: ({ m }: RowSource) => m.areaPx,
+  perimeter_px: ({ m }: RowSource) => m.perimeterPx,
+  centroid_x: ({ m }: RowSource) => m.centroidX,
+  centroid_y: ({ m }: RowSource) => m.centroidY,
+  bbox_x: ({ m }: RowSource) => m.bbox.x,
+  bbox_y: ({ m }: RowSource) => m.bbox.y,
+  bbox_w: ({ m }: RowSource) => m.bbox.width,
+  bbox_h: ({ m }: RowSource) => m.bbox.height,
+} satisfies Record<string, (row: RowSource) => string | number>;
+
+export type CsvColumn = keyof typeof CELLS;
+
+export const CSV_COLUMNS = Object.keys(CELLS) as readonly CsvColumn[];
+
+const REAL_COLUMNS = new Set<CsvColumn>(['perimeter_px', 'centroid_x', 'centroid_y']);
 
 export const CSV_DECIMALS = 4;
 
-const KNOWN = new Set<string>(CSV_COLUMNS);
-
 /** The requested names that are not CSV columns, each once, in request order. */
 export function unknownColumns(requested: readonly string[]): string[] {
-  return [...new Set(requested.filter((name) => !KNOWN.has(name)))];
+  return [...new Set(requested.filter((name) => !Object.hasOwn(CELLS, name)))];
 }
 
 function integer(value: number, column: CsvColumn): string {
@@ -88,54 +103,10 @@ export function* measurementsCsvChunks(ctx: ExportContext, columns: readonly str
   }
   const chosen = columns as readonly CsvColumn[];
   const confluency = real(confluencyPercent(ctx), 'confluency');
-
-  const row = (position: number): string[] => {
-    const m = ctx.result.objects[position].measurements;
-    const cell = (column: CsvColumn): string => {
-      switch (column) {
-        case 'image_name':
-          return spreadsheetSafe(ctx.imageName);
-        case 'image_width':
-          return integer(ctx.imageWidth, column);
-        case 'image_height':
-          return integer(ctx.imageHeight, column);
-        case 'segmentation_id':
-          return ctx.segmentationId;
-        case 'segmentation_source':
-          return spreadsheetSafe(ctx.segmentationSource);
-        case 'model_name':
-          return spreadsheetSafe(ctx.modelName);
-        case 'confluency':
-          return confluency;
-        case 'roi_index':
-          return integer(roiIndex(position), column);
-        case 'roi_id':
-          return ctx.roiIds[position];
-        case 'cell_type':
-          return CELL_TYPE;
-        case 'tags':
-          return '';
-        case 'entity_type':
-          return ENTITY_TYPE;
-        case 'area_px':
-          return integer(m.areaPx, column);
-        case 'perimeter_px':
-          return real(m.perimeterPx, column);
-        case 'centroid_x':
-          return real(m.centroidX, column);
-        case 'centroid_y':
-          return real(m.centroidY, column);
-        case 'bbox_x':
-          return integer(m.bbox.x, column);
-        case 'bbox_y':
-          return integer(m.bbox.y, column);
-        case 'bbox_w':
-          return integer(m.bbox.width, column);
-        case 'bbox_h':
-          return integer(m.bbox.height, column);
-      }
-    };
-    return chosen.map(cell);
+  const cell = (row: RowSource, column: CsvColumn): string => {
+    const value = CELLS[column](row);
+    if (typeof value === 'string') return value;
+    return REAL_COLUMNS.has(column) ? real(value, column) : integer(value, column);
   };
 
   const options = { record_delimiter: 'windows', quoted_empty: false } as const;
@@ -143,8 +114,10 @@ export function* measurementsCsvChunks(ctx: ExportContext, columns: readonly str
   const count = ctx.result.objects.length;
   for (let start = 0; start < count; start += CSV_CHUNK_ROWS) {
     const rows: string[][] = [];
-    for (let position = start; position < Math.min(count, start + CSV_CHUNK_ROWS); position++)
-      rows.push(row(position));
+    for (let position = start; position < Math.min(count, start + CSV_CHUNK_ROWS); position++) {
+      const row = { ctx, position, m: ctx.result.objects[position].measurements, confluency };
+      rows.push(chosen.map((column) => cell(row, column)));
+    }
     yield stringify(rows, options);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { closedPositiveRing, roisGeoJson, roisGeoJsonChunks, shoelace2 } from './rois-geojson.js';
+import { shoelaceArea } from '../geometry/measure.js';
+import { closedPositiveRing, roisGeoJson, roisGeoJsonChunks } from './rois-geojson.js';
 
 /** The document as compact JSON text (the bytes the HTTP layer sends). */
 const roisGeoJsonText = (ctx: Parameters<typeof roisGeoJsonChunks>[0]) =>
@@ -69,7 +70,7 @@ describe('roisGeoJson', () => {
       expect(f.geometry.coordinates).toHaveLength(1);
       expect(ring[ring.length - 1]).toEqual(ring[0]);
       expect(ring.length).toBe(result.objects[i].outline.length + 1);
-      expect(shoelace2(ring.slice(0, -1))).toBe(2 * f.properties.measurements.area_px);
+      expect(shoelaceArea(ring.slice(0, -1))).toBe(f.properties.measurements.area_px);
       expect(f.id).toMatch(UUID);
       expect(f.properties.roi_id).toBe(f.id);
       expect(f.properties.roi_index).toBe(i + 1);
@@ -85,7 +86,7 @@ describe('roisGeoJson', () => {
       [3, 2],
       [3, 0],
     ]);
-    expect(shoelace2(ring.slice(0, -1))).toBe(12);
+    expect(shoelaceArea(ring.slice(0, -1))).toBe(6);
     expect(ring[ring.length - 1]).toEqual(ring[0]);
   });
 

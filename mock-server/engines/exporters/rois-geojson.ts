@@ -11,65 +11,22 @@
  * of numbers. The remaining properties (`roi_index`, 1-based, `roi_id`, `cell_type`, `tags`,
  * `entity_type`) are ours; QuPath ignores them.
  */
+import { shoelaceArea } from '../geometry/measure.js';
 import type { Ring } from '../geometry/types.js';
 import { assertExportable, CELL_TYPE, ENTITY_TYPE, roiIndex, type ExportContext } from './export-context.js';
 import { uniqueRoiNames } from './roi-names.js';
 
 export type Position = [x: number, y: number];
 
-export interface RoiMeasurementsMap {
-  area_px: number;
-  perimeter_px: number;
-  centroid_x: number;
-  centroid_y: number;
-  bbox_x: number;
-  bbox_y: number;
-  bbox_w: number;
-  bbox_h: number;
-}
-
-export interface RoiFeature {
-  type: 'Feature';
-  id: string;
-  geometry: { type: 'Polygon'; coordinates: Position[][] };
-  properties: {
-    objectType: 'detection';
-    name: string;
-    classification: { name: string };
-    roi_index: number;
-    roi_id: string;
-    cell_type: string;
-    tags: string[];
-    entity_type: string;
-    measurements: RoiMeasurementsMap;
-  };
-}
-
-export interface RoiFeatureCollection {
-  type: 'FeatureCollection';
-  features: RoiFeature[];
-}
-
-/** Twice the signed area; positive for the orientation the exports use. */
-export function shoelace2(ring: readonly (readonly [number, number])[]): number {
-  let sum = 0;
-  for (let i = 0; i < ring.length; i++) {
-    const [x0, y0] = ring[i];
-    const [x1, y1] = ring[(i + 1) % ring.length];
-    sum += x0 * y1 - x1 * y0;
-  }
-  return sum;
-}
-
 /** The ring as a closed GeoJSON linear ring with positive shoelace orientation. */
 export function closedPositiveRing(ring: Ring): Position[] {
   if (ring.length < 3) throw new RangeError(`an outline needs at least 3 vertices, got ${ring.length}`);
   const open: Position[] = ring.map(([x, y]) => [x, y]);
-  if (shoelace2(open) < 0) open.reverse();
+  if (shoelaceArea(open) < 0) open.reverse();
   return [...open, [open[0][0], open[0][1]]];
 }
 
-export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
+export function roisGeoJson(ctx: ExportContext) {
   const featureAt = featureBuilder(ctx);
   return {
     type: 'FeatureCollection',
@@ -78,14 +35,14 @@ export function roisGeoJson(ctx: ExportContext): RoiFeatureCollection {
 }
 
 /** Builds feature by feature, so a large collection never has to exist whole. */
-function featureBuilder(ctx: ExportContext): (position: number) => RoiFeature {
+function featureBuilder(ctx: ExportContext) {
   assertExportable(ctx);
   const { objects } = ctx.result;
   const names = uniqueRoiNames(
     objects.map((o) => o.outline),
     ctx.imageHeight,
   );
-  return (position: number): RoiFeature => {
+  return (position: number) => {
     const object = objects[position];
     const m = object.measurements;
     return {

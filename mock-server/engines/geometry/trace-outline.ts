@@ -66,19 +66,11 @@ export function traceOutline(image: LabelImage, label: number, start: number): R
     } while (newDirection < direction + 2);
     newDirection--;
     if (newDirection !== direction) ring.push([x, y]);
-    switch (newDirection & 3) {
-      case 0:
-        x++;
-        break;
-      case 1:
-        y--;
-        break;
-      case 2:
-        x--;
-        break;
-      default:
-        y++;
-    }
+    const d = newDirection & 3;
+    if (d === 0) x++;
+    else if (d === 1) y--;
+    else if (d === 2) x--;
+    else y++;
     direction = newDirection;
     if (++steps > maxSteps) throw new Error(`traceOutline: label ${label} did not close`);
   } while (x !== startX || y !== startY || (direction & 3) !== startDirection);

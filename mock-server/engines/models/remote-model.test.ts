@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plane } from '../raster/plane.js';
-import { RemoteModel } from './remote-model.js';
+import { segmentRemotely } from './remote-model.js';
 
 /** A stand-in for a GPU worker: thresholds at 100 and labels each bright 4-connected blob. */
 function fakeWorker(behaviour: 'ok' | 'error' | 'short') {
@@ -65,29 +65,33 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all(Object.values(servers).map(({ server }) => new Promise((r) => server.close(r)))));
 
-describe('RemoteModel: the seam for a real GPU model', () => {
+describe('segmentRemotely: the seam for a real GPU model', () => {
   it('sends the plane, reads back a label image, and traces and measures its objects', async () => {
-    const model = new RemoteModel('fake-gpu', '0.1', servers.ok.url, 5000);
-    const result = await model.segment(plane(), new AbortController().signal);
+    const worker = { url: servers.ok.url, timeoutMs: 5000 };
+    const result = await segmentRemotely(plane(), worker, new AbortController().signal);
     expect(result.objects.map((o) => o.measurements.areaPx)).toEqual([9, 15]);
     expect(result.objects[0].measurements.bbox).toEqual({ x: 1, y: 1, width: 3, height: 3 });
     expect(result.objects[1].outline).toHaveLength(4);
   });
 
   it('reports a worker error in words', async () => {
-    const model = new RemoteModel('fake-gpu', '0.1', servers.error.url, 5000);
-    await expect(model.segment(plane(), new AbortController().signal)).rejects.toThrow(
+    const worker = { url: servers.error.url, timeoutMs: 5000 };
+    await expect(segmentRemotely(plane(), worker, new AbortController().signal)).rejects.toThrow(
       /answered 500: CUDA out of memory/,
     );
   });
 
   it('refuses a label image of the wrong size', async () => {
-    const model = new RemoteModel('fake-gpu', '0.1', servers.short.url, 5000);
-    await expect(model.segment(plane(), new AbortController().signal)).rejects.toThrow(/returned 380 bytes/);
+    const worker = { url: servers.short.url, timeoutMs: 5000 };
+    await expect(segmentRemotely(plane(), worker, new AbortController().signal)).rejects.toThrow(
+      /returned 380 bytes/,
+    );
   });
 
   it('says so when the worker cannot be reached', async () => {
-    const model = new RemoteModel('fake-gpu', '0.1', 'http://127.0.0.1:9/segment', 2000);
-    await expect(model.segment(plane(), new AbortController().signal)).rejects.toThrow(/did not answer/);
+    const worker = { url: 'http://127.0.0.1:9/segment', timeoutMs: 2000 };
+    await expect(segmentRemotely(plane(), worker, new AbortController().signal)).rejects.toThrow(
+      /did not answer/,
+    );
   });
 });

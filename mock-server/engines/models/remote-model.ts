@@ -1,7 +1,13 @@
 import type { Plane } from '../raster/plane.js';
 import { labelImageToResult } from '../segmentation/label-image-to-result.js';
 import type { SegmentationResult } from '../segmentation/types.js';
-import type { SegmentationModel } from './segmentation-model.js';
+
+/** Where a remote model's worker listens, how long it may take, and the model's own parameters. */
+export interface RemoteWorker {
+  readonly url: string;
+  readonly timeoutMs: number;
+  readonly params?: Record<string, unknown>;
+}
 
 /**
  * A model served by an HTTP worker (a Cellpose or StarDist server behind a small adapter): the seam
@@ -13,54 +19,48 @@ import type { SegmentationModel } from './segmentation-model.js';
  * image: `width * height` little-endian int32 values, 0 for background, any positive id per object.
  * Anything else is an error whose message the prediction reports.
  */
-export class RemoteModel implements SegmentationModel {
-  constructor(
-    readonly name: string,
-    readonly version: string,
-    private readonly url: string,
-    private readonly timeoutMs: number,
-    private readonly params: Record<string, unknown> = {},
-  ) {}
-
-  async segment(plane: Plane, signal: AbortSignal): Promise<SegmentationResult> {
-    if (plane.bitsPerSample === 32) throw new Error('remote models take 8- or 16-bit planes');
-    const body = new Uint8Array(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength);
-    let response: Response;
-    try {
-      response = await fetch(this.url, {
-        method: 'POST',
-        body,
-        headers: {
-          'Content-Type': 'application/octet-stream',
-          'X-Width': String(plane.width),
-          'X-Height': String(plane.height),
-          'X-Bits-Per-Sample': String(plane.bitsPerSample),
-          'X-Model-Params': JSON.stringify(this.params),
-        },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
-      });
-    } catch (err) {
-      throw new Error(`model worker at ${this.url} did not answer: ${(err as Error).message}`);
-    }
-    if (!response.ok) {
-      const text = (await response.text()).slice(0, 200);
-      throw new Error(`model worker at ${this.url} answered ${response.status}: ${text}`);
-    }
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    const expected = plane.width * plane.height * 4;
-    if (bytes.byteLength !== expected) {
-      throw new Error(
-        `model worker at ${this.url} returned ${bytes.byteLength} bytes; a ${plane.width} x ${plane.height} int32 label image is ${expected}`,
-      );
-    }
-    const labels = new Int32Array(plane.width * plane.height);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    let count = 0;
-    for (let i = 0; i < labels.length; i++) {
-      const value = view.getInt32(i * 4, true);
-      labels[i] = value > 0 ? value : 0;
-      if (value > count) count = value;
-    }
-    return labelImageToResult({ width: plane.width, height: plane.height, labels, count });
+export async function segmentRemotely(
+  plane: Plane,
+  { url, timeoutMs, params = {} }: RemoteWorker,
+  signal: AbortSignal,
+): Promise<SegmentationResult> {
+  if (plane.bitsPerSample === 32) throw new Error('remote models take 8- or 16-bit planes');
+  const body = new Uint8Array(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'X-Width': String(plane.width),
+        'X-Height': String(plane.height),
+        'X-Bits-Per-Sample': String(plane.bitsPerSample),
+        'X-Model-Params': JSON.stringify(params),
+      },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+  } catch (err) {
+    throw new Error(`model worker at ${url} did not answer: ${(err as Error).message}`);
   }
+  if (!response.ok) {
+    const text = (await response.text()).slice(0, 200);
+    throw new Error(`model worker at ${url} answered ${response.status}: ${text}`);
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const expected = plane.width * plane.height * 4;
+  if (bytes.byteLength !== expected) {
+    throw new Error(
+      `model worker at ${url} returned ${bytes.byteLength} bytes; a ${plane.width} x ${plane.height} int32 label image is ${expected}`,
+    );
+  }
+  const labels = new Int32Array(plane.width * plane.height);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  for (let i = 0; i < labels.length; i++) {
+    const value = view.getInt32(i * 4, true);
+    labels[i] = value > 0 ? value : 0;
+    if (value > count) count = value;
+  }
+  return labelImageToResult({ width: plane.width, height: plane.height, labels, count }).result;
 }

@@ -3,10 +3,8 @@ import type { Plane } from '../raster/plane.js';
 import { readPlaneFile } from '../raster/plane-file.js';
 import { inspectTiff } from '../raster/tiff-inspect.js';
 import type { SegmentationResult } from '../segmentation/types.js';
-import type { ThresholdParams } from '../segmentation/threshold-segmenter.js';
-import { RemoteModel } from './remote-model.js';
-import type { SegmentationModel } from './segmentation-model.js';
-import { ThresholdModel } from './threshold-model.js';
+import { segmentByThreshold, type ThresholdParams } from '../segmentation/threshold-segmenter.js';
+import { segmentRemotely } from './remote-model.js';
 
 export type ModelSpec =
   | { kind: 'threshold'; name: string; version: string; params: ThresholdParams }
@@ -29,12 +27,6 @@ export interface SegmentTask {
   maxDecodedBytes?: number;
 }
 
-export function buildModel(spec: ModelSpec): SegmentationModel {
-  return spec.kind === 'remote'
-    ? new RemoteModel(spec.name, spec.version, spec.url, spec.timeoutMs, spec.params)
-    : new ThresholdModel(spec.name, spec.version, spec.params);
-}
-
 /**
  * One job: read the image's plane and run the model on it. Runs in a decoder child process
  * (runtime/decoder-pool), never in the server's own.
@@ -45,7 +37,10 @@ export async function segmentStoredImage(
 ): Promise<SegmentationResult> {
   const plane = await planeOf(task);
   signal.throwIfAborted();
-  return buildModel(task.model).segment(plane, signal);
+  const { model } = task;
+  return model.kind === 'remote'
+    ? segmentRemotely(plane, model, signal)
+    : segmentByThreshold(plane, model.params, signal);
 }
 
 /** The plane the conversion decoded; the TIFF is decoded again only for images that have none. */

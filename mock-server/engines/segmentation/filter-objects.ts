@@ -28,26 +28,14 @@ export function filterObjects(
   filter: ObjectFilter,
   rasterOrderedAreas?: Float64Array,
 ): LabelImage {
-  const { width, height, labels, count } = image;
-  const n = width * height;
-  let area: Float64Array;
-  let seen = count;
-  let ordered = true;
-  if (rasterOrderedAreas) {
-    if (rasterOrderedAreas.length !== count + 1)
-      throw new Error('filterObjects: areas do not match the label count');
-    area = rasterOrderedAreas;
-  } else {
+  const { width, labels, count } = image;
+  const n = labels.length;
+  if (rasterOrderedAreas && rasterOrderedAreas.length !== count + 1)
+    throw new Error('filterObjects: areas do not match the label count');
+  let area = rasterOrderedAreas;
+  if (!area) {
     area = new Float64Array(count + 1);
-    // One pass: areas, and whether labels already appear in raster order 1, 2, 3, ...
-    seen = 0;
-    for (let i = 0; i < n; i++) {
-      const l = labels[i];
-      if (area[l]++ === 0 && l !== 0) {
-        if (l !== seen + 1) ordered = false;
-        seen++;
-      }
-    }
+    for (let i = 0; i < n; i++) area[labels[i]]++;
   }
   const drop = new Uint8Array(count + 1);
   drop[0] = 1;
@@ -58,14 +46,15 @@ export function filterObjects(
       drop[labels[x]] = 1;
       drop[labels[n - width + x]] = 1;
     }
-    for (let y = 0; y < height; y++) {
-      drop[labels[y * width]] = 1;
-      drop[labels[y * width + width - 1]] = 1;
+    for (let row = 0; row < n; row += width) {
+      drop[labels[row]] = 1;
+      drop[labels[row + width - 1]] = 1;
     }
   }
   let dropped = false;
   for (let l = 1; l <= count && !dropped; l++) dropped = drop[l] === 1;
-  if (!dropped && ordered && seen === count) return image;
+  // Areas in raster order come from an image numbered in raster order: nothing to renumber.
+  if (!dropped && rasterOrderedAreas) return image;
   return relabelInRasterOrder(image, drop);
 }
 

@@ -12,8 +12,8 @@
  * integers for 16-bit input); the vertical pass rounds half up to the input type.
  *
  * Speed: every weighted sum stays below 2^26, so two independent sums are packed in one float64
- * (low lane + high lane * 2^26, exact below 2^53) and each multiply-add serves two pixels: the
- * horizontal pass packs two rows, the vertical pass packs the left and right halves of a row.
+ * (low lane + high lane * 2^26, exact below 2^53) and each multiply-add serves two pixels: both
+ * passes pack the left and right halves of a row.
  */
 
 const WEIGHT_BITS = 10;
@@ -64,12 +64,6 @@ function reflectIndex(i: number, n: number): number {
   }
 }
 
-/** Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes. */
-function passShifts(eightBit: boolean): [number, number] {
-  const shift1 = eightBit ? 2 : 10;
-  return [shift1, 2 * WEIGHT_BITS - shift1];
-}
-
 export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
   data: T,
   width: number,
@@ -84,26 +78,18 @@ export function gaussianSmooth<T extends Uint8Array | Uint16Array>(
     out.set(data);
     return out;
   }
-  return smoothPasses(data, out, width, height, weights, passShifts(eightBit));
-}
-
-function smoothPasses<T extends Uint8Array | Uint16Array>(
-  data: T,
-  out: T,
-  width: number,
-  height: number,
-  weights: Int32Array,
-  [shift1, shift2]: [number, number],
-): T {
+  // Horizontal sums are < 2^(bits + 10); the first shift brings them to < 2^16, the second finishes.
+  const shift1 = eightBit ? 2 : 10;
   const packed = horizontalPass(data, width, height, weights, shift1);
-  verticalPass(packed, out, width, height, weights, shift2);
+  verticalPass(packed, out, width, height, weights, 2 * WEIGHT_BITS - shift1);
   return out;
 }
 
 /**
- * Smooths along rows, two rows at a time (the first in the low lane, the second in the high
- * lane), and returns the intermediate image rounded by `shift`, packed by halves of a row: column
- * j (< half) in the low lane, column j + half in the high lane.
+ * Smooths along rows, the left half of a row in the low lane and the right half in the high lane
+ * (column j and column j + half), and returns the intermediate image rounded by `shift`, packed
+ * the same way. For an odd width the high lane's last column lies past the row: it is computed on
+ * reflected samples and written as 0.
  */
 function horizontalPass(
   data: Uint8Array | Uint16Array,
@@ -115,62 +101,31 @@ function horizontalPass(
   const radius = weights.length - 1;
   const inv = 2 ** -shift;
   const halfUnit = 2 ** (shift - 1);
-  const w0 = weights[0];
   const half = (width + 1) >> 1;
+  // Column of padded sample i (low lane), reflected at both ends; the high lane's is column[i + half].
+  const column = Int32Array.from({ length: 2 * half + 2 * radius }, (_, i) =>
+    reflectIndex(i - radius, width),
+  );
   const packed = new Float64Array(half * height);
-  const padded = new Float64Array(width + 2 * radius);
-  const acc = new Float64Array(width);
-  const pair = new Float64Array(width);
-  for (let y = 0; y < height; y += 2) {
-    const row0 = y * width;
-    const hasSecond = y + 1 < height;
-    const row1 = hasSecond ? row0 + width : row0;
-    const scale1 = hasSecond ? LANE : 0;
-    for (let i = 0; i < radius; i++) {
-      const a = reflectIndex(i - radius, width);
-      const b = reflectIndex(width + i, width);
-      padded[i] = data[row0 + a] + scale1 * data[row1 + a];
-      padded[radius + width + i] = data[row0 + b] + scale1 * data[row1 + b];
-    }
-    for (let x = 0; x < width; x++) padded[radius + x] = data[row0 + x] + scale1 * data[row1 + x];
-    for (let x = 0; x < width; x++) acc[x] = w0 * padded[radius + x];
-    // Two taps per sweep halve the traffic on acc.
-    let k = 1;
-    for (; k + 1 <= radius; k += 2) {
-      const wa = weights[k];
-      const wb = weights[k + 1];
-      const la = radius - k;
-      const ra = radius + k;
-      const lb = la - 1;
-      const rb = ra + 1;
-      for (let x = 0; x < width; x++) {
-        acc[x] += wa * (padded[la + x] + padded[ra + x]) + wb * (padded[lb + x] + padded[rb + x]);
-      }
-    }
-    if (k === radius) {
+  const padded = new Float64Array(half + 2 * radius);
+  const acc = new Float64Array(half);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let i = 0; i < padded.length; i++)
+      padded[i] = data[row + column[i]] + LANE * data[row + column[i + half]];
+    for (let j = 0; j < half; j++) acc[j] = weights[0] * padded[radius + j];
+    for (let k = 1; k <= radius; k++) {
       const wk = weights[k];
       const left = radius - k;
       const right = radius + k;
-      for (let x = 0; x < width; x++) acc[x] += wk * (padded[left + x] + padded[right + x]);
+      for (let j = 0; j < half; j++) acc[j] += wk * (padded[left + j] + padded[right + j]);
     }
-    // Unpack the two rows, round to the intermediate scale, and repack by row halves.
-    for (let x = 0; x < width; x++) {
-      const s = acc[x];
-      const high = Math.floor(s * INV_LANE);
-      pair[x] = Math.floor((s - high * LANE + halfUnit) * inv);
-      acc[x] = Math.floor((high + halfUnit) * inv);
-    }
-    const base0 = y * half;
+    const base = y * half;
     for (let j = 0; j < half; j++) {
-      const right = j + half < width ? pair[j + half] : 0;
-      packed[base0 + j] = pair[j] + LANE * right;
-    }
-    if (hasSecond) {
-      const base1 = base0 + half;
-      for (let j = 0; j < half; j++) {
-        const right = j + half < width ? acc[j + half] : 0;
-        packed[base1 + j] = acc[j] + LANE * right;
-      }
+      const s = acc[j];
+      const high = Math.floor(s * INV_LANE);
+      const low = Math.floor((s - high * LANE + halfUnit) * inv);
+      packed[base + j] = low + (j + half < width ? LANE * Math.floor((high + halfUnit) * inv) : 0);
     }
   }
   return packed;
@@ -194,19 +149,7 @@ function verticalPass(
   for (let y = 0; y < height; y++) {
     const base = y * half;
     for (let j = 0; j < half; j++) acc[j] = w0 * packed[base + j];
-    let k = 1;
-    for (; k + 1 <= radius; k += 2) {
-      const wa = weights[k];
-      const wb = weights[k + 1];
-      const upA = reflectIndex(y - k, height) * half;
-      const downA = reflectIndex(y + k, height) * half;
-      const upB = reflectIndex(y - k - 1, height) * half;
-      const downB = reflectIndex(y + k + 1, height) * half;
-      for (let j = 0; j < half; j++) {
-        acc[j] += wa * (packed[upA + j] + packed[downA + j]) + wb * (packed[upB + j] + packed[downB + j]);
-      }
-    }
-    if (k === radius) {
+    for (let k = 1; k <= radius; k++) {
       const wk = weights[k];
       const up = reflectIndex(y - k, height) * half;
       const down = reflectIndex(y + k, height) * half;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelImageToResult, labelImageToResultWithLabels } from './label-image-to-result.js';
+import { labelImageToResult } from './label-image-to-result.js';
 import { prng, randomLabelImage } from '../../../test-support/segmentation/test-helpers.js';
 import { expectValidResult } from '../../../test-support/segmentation/expect-valid-result.js';
 import type { LabelImage } from './types.js';
@@ -49,7 +49,7 @@ describe('labelImageToResult', () => {
         0,
       ),
     };
-    const { result, labels } = labelImageToResultWithLabels(image);
+    const { result, labels } = labelImageToResult(image);
     expect(result.objects).toHaveLength(1);
     expect(result.objects[0].measurements.areaPx).toBe(16);
     expect(result.objects[0].outline).toEqual([
@@ -68,7 +68,7 @@ describe('labelImageToResult', () => {
       count: 1,
       labels: Int32Array.of(1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0),
     };
-    const { result, labels } = labelImageToResultWithLabels(image);
+    const { result, labels } = labelImageToResult(image);
     expect(result.objects[0].measurements.areaPx).toBe(8);
     expectValidResult(result, labels);
   });
@@ -80,7 +80,7 @@ describe('labelImageToResult', () => {
       const w = 3 + Math.floor(rand() * 40);
       const h = 3 + Math.floor(rand() * 40);
       const input = randomLabelImage(rand, w, h, 1 + Math.floor(rand() * 15));
-      const { result, labels } = labelImageToResultWithLabels(input);
+      const { result, labels } = labelImageToResult(input);
       expectValidResult(result, labels);
       objects += result.objects.length;
     }

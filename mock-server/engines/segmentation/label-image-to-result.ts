@@ -10,12 +10,15 @@
  */
 import { traceAllOutlines } from '../geometry/trace-outline.js';
 import { measureObjects } from '../geometry/measure.js';
-import { repairLabelImage, type RepairReport } from './repair-labels.js';
+import { repairLabelImage } from './repair-labels.js';
 import type { LabelImage, SegmentationResult, SegmentedObject } from './types.js';
 
-/** Traces and measures a label image that already satisfies the invariant of repair-labels.ts. */
-export function describeValidLabels(image: LabelImage): SegmentationResult {
-  const outlines = traceAllOutlines(image);
+/**
+ * Traces and measures a label image that already satisfies the invariant of repair-labels.ts.
+ * `first` (firstPixels of trace-outline.ts), when the caller has it, saves a pass over the image.
+ */
+export function describeValidLabels(image: LabelImage, first?: Int32Array): SegmentationResult {
+  const outlines = traceAllOutlines(image, first);
   const measurements = measureObjects(image, outlines);
   const objects: SegmentedObject[] = new Array(image.count);
   for (let l = 1; l <= image.count; l++) {
@@ -24,10 +27,10 @@ export function describeValidLabels(image: LabelImage): SegmentationResult {
   return { width: image.width, height: image.height, objects };
 }
 
-export function labelImageToResultWithLabels(image: LabelImage): {
+/** The result, and the repaired label image it describes. */
+export function labelImageToResult(image: LabelImage): {
   result: SegmentationResult;
   labels: LabelImage;
-  repair: RepairReport;
 } {
   if (
     !Number.isInteger(image.width) ||
@@ -37,10 +40,6 @@ export function labelImageToResultWithLabels(image: LabelImage): {
   ) {
     throw new Error(`label image has invalid size ${image.width} x ${image.height}`);
   }
-  const { image: labels, report } = repairLabelImage(image);
-  return { result: describeValidLabels(labels), labels, repair: report };
-}
-
-export function labelImageToResult(image: LabelImage): SegmentationResult {
-  return labelImageToResultWithLabels(image).result;
+  const labels = repairLabelImage(image).image;
+  return { result: describeValidLabels(labels), labels };
 }

@@ -155,7 +155,7 @@ export function labelComponentsWithAreas(
 export interface EqualValueRuns extends RunComponents {
   readonly runValue: Int32Array;
   /** Pairs (a, b) of runs of different value that share an edge, a < b; length 2 * pairs. */
-  readonly adjacentRuns: Int32Array;
+  readonly adjacentRuns: readonly number[];
 }
 
 /**
@@ -173,19 +173,7 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
   let runRow: Int32Array = new Int32Array(capacity);
   let runValue: Int32Array = new Int32Array(capacity);
   let parent: Int32Array = new Int32Array(capacity);
-  let pairCapacity = 4096;
-  let pairs: Int32Array = new Int32Array(pairCapacity);
-  let pairCount = 0;
-  const addPair = (a: number, b: number): void => {
-    if (pairCount + 2 > pairCapacity) {
-      pairCapacity *= 2;
-      const bigger = new Int32Array(pairCapacity);
-      bigger.set(pairs);
-      pairs = bigger;
-    }
-    pairs[pairCount++] = a;
-    pairs[pairCount++] = b;
-  };
+  const adjacentRuns: number[] = [];
   let runs = 0;
   let prevFirst = 0;
   let prevLast = 0;
@@ -214,11 +202,11 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
       runRow[r] = y;
       runValue[r] = value;
       parent[r] = r;
-      if (r > first) addPair(r - 1, r);
+      if (r > first) adjacentRuns.push(r - 1, r);
       while (p < prevLast && runEnd[p] <= s) p++;
       for (let q = p; q < prevLast && runStart[q] < x; q++) {
         if (runValue[q] === value) union(parent, q, r);
-        else addPair(q, r);
+        else adjacentRuns.push(q, r);
       }
       while (p < prevLast && runEnd[p] <= x) p++;
     }
@@ -234,6 +222,6 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
     runValue,
     component,
     count,
-    adjacentRuns: pairs.subarray(0, pairCount),
+    adjacentRuns,
   };
 }

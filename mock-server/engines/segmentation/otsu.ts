@@ -25,42 +25,29 @@ function otsuThresholdOfHistogram(full: Int32Array): number {
   let max = full.length - 1;
   while (full[max] === 0) max--;
   if (min === max) return min;
-  const bins = max - min + 1;
-  const counts = new Float64Array(bins);
-  for (let i = 0; i < bins; i++) counts[i] = full[min + i];
-
-  // weight1/mean1 over bins [0..i], weight2/mean2 over bins [i..end]; all sums are exact integers.
-  const weight1 = new Float64Array(bins);
-  const sum1 = new Float64Array(bins);
-  let w = 0;
-  let s = 0;
-  for (let i = 0; i < bins; i++) {
-    w += counts[i];
-    s += counts[i] * (i + min);
-    weight1[i] = w;
-    sum1[i] = s;
+  // Class 1 is the values min..v, class 2 the values above v; every sum is an exact integer.
+  let total = 0;
+  let totalSum = 0;
+  for (let v = min; v <= max; v++) {
+    total += full[v];
+    totalSum += full[v] * v;
   }
-  const weight2 = new Float64Array(bins);
-  const sum2 = new Float64Array(bins);
-  w = 0;
-  s = 0;
-  for (let i = bins - 1; i >= 0; i--) {
-    w += counts[i];
-    s += counts[i] * (i + min);
-    weight2[i] = w;
-    sum2[i] = s;
-  }
+  let weight1 = 0;
+  let sum1 = 0;
   let best = -1;
-  let bestIndex = 0;
-  for (let i = 0; i < bins - 1; i++) {
-    const d = sum1[i] / weight1[i] - sum2[i + 1] / weight2[i + 1];
-    const variance = weight1[i] * weight2[i + 1] * (d * d);
+  let threshold = min;
+  for (let v = min; v < max; v++) {
+    weight1 += full[v];
+    sum1 += full[v] * v;
+    const weight2 = total - weight1;
+    const d = sum1 / weight1 - (totalSum - sum1) / weight2;
+    const variance = weight1 * weight2 * (d * d);
     if (variance > best) {
       best = variance;
-      bestIndex = i;
+      threshold = v;
     }
   }
-  return bestIndex + min;
+  return threshold;
 }
 
 /**

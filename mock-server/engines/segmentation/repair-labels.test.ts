@@ -18,7 +18,7 @@ const img = (width: number, rows: number[]): LabelImage => ({
 
 describe('repairLabelImage', () => {
   it('fills a hole and absorbs an object enclosed by another', () => {
-    const { image, report } = repairLabelImage(
+    const { image } = repairLabelImage(
       img(5, [
         0,
         0,
@@ -51,7 +51,6 @@ describe('repairLabelImage', () => {
     expect([...image.labels]).toEqual([
       0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0,
     ]);
-    expect(report).toEqual({ changedPixels: 2, removedLabels: 1 });
   });
 
   it('removes a pinch: the pixel enclosed by an 8-connected loop goes to the object', () => {
@@ -146,13 +145,12 @@ describe('repairLabelImage', () => {
       }
       expect(part.size).toBe(image.count);
       for (let l = 1; l <= image.count; l++) expect(complementReachesBorder(image, l)).toBe(true);
-      const raster = repairLabelImage(randomLabelImage(prng(k), w, h, 8), { order: 'raster' });
+      const raster = repairLabelImage(randomLabelImage(prng(k), w, h, 8), 'raster');
       expect(relabelInRasterOrder(raster.image)).toBe(raster.image);
       const counted = new Float64Array(raster.image.count + 1);
       for (const l of raster.image.labels) counted[l]++;
       expect([...raster.areas]).toEqual([...counted]);
       const again = repairLabelImage(image);
-      expect(again.report.changedPixels).toBe(0);
       expect([...again.image.labels]).toEqual([...image.labels]);
     }
   });

@@ -25,28 +25,17 @@
 import { labelEqualValueRuns, type EqualValueRuns } from './label.js';
 import type { LabelImage } from './types.js';
 
-export interface RepairReport {
-  /** Pixels that changed label (strays set to background, enclosed pixels given to an object). */
-  readonly changedPixels: number;
-  /** Original labels that no longer exist (absorbed by an enclosing object, or empty). */
-  readonly removedLabels: number;
-}
-
-export interface RepairOptions {
-  /**
-   * Numbering of the surviving labels: 'label' (default) keeps their relative order; 'raster'
-   * numbers them in raster order of their first pixel, as label.ts does.
-   */
-  readonly order?: 'label' | 'raster';
-}
-
+/**
+ * `order` numbers the surviving labels: 'label' keeps their relative order; 'raster' numbers them
+ * in raster order of their first pixel, as label.ts does.
+ */
 export function repairLabelImage(
   image: LabelImage,
-  options: RepairOptions = {},
-): { image: LabelImage; report: RepairReport; areas: Float64Array } {
+  order: 'label' | 'raster' = 'label',
+): { image: LabelImage; areas: Float64Array } {
   const { width, height, labels } = image;
-  const n = width * height;
-  if (labels.length !== n) throw new Error(`labels length ${labels.length} != ${width} x ${height}`);
+  if (labels.length !== width * height)
+    throw new Error(`labels length ${labels.length} != ${width} x ${height}`);
   const values = withoutNegatives(labels);
   // Step 1.
   const runs = labelEqualValueRuns(values, width, height);
@@ -62,16 +51,10 @@ export function repairLabelImage(
     const e = enclosing[c];
     finalValue[c] = e >= 0 ? components.value[e] : isObject[c] ? components.value[c] : 0;
   }
-  const renumber = renumbering(finalValue, options.order ?? 'label');
+  const renumber = renumbering(finalValue, order);
   const painted = paint(runs, components, finalValue, renumber, width, height);
-  let changed = painted.changedPixels;
-  if (values !== labels) for (let i = 0; i < n; i++) if (labels[i] < 0) changed++;
-  const originalLabels = new Set<number>();
-  for (let c = 0; c < components.count; c++)
-    if (components.value[c] > 0) originalLabels.add(components.value[c]);
   return {
     image: { width, height, labels: painted.labels, count: renumber.size },
-    report: { changedPixels: changed, removedLabels: originalLabels.size - renumber.size },
     /** Pixel count by new label (index 0: background). */
     areas: painted.areas,
   };
@@ -121,51 +104,29 @@ function largestComponentOfEachLabel({ count, value, size }: Components): Uint8A
   return isObject;
 }
 
-/** Components adjacent to each other, and vertex `root` (= count) outside, in compressed rows. */
-interface Graph {
-  readonly root: number;
-  readonly vertices: number;
-  /** Vertex u's neighbours are adjacency[start[u]] .. adjacency[start[u + 1] - 1]. */
-  readonly start: Int32Array;
-  readonly adjacency: Int32Array;
-}
-
-function adjacencyGraph(runs: EqualValueRuns, { count, onBorder }: Components): Graph {
-  const { component } = runs;
-  const root = count;
-  const edgesA: number[] = [];
-  const edgesB: number[] = [];
-  const addEdge = (a: number, b: number): void => {
-    edgesA.push(a);
-    edgesB.push(b);
+/**
+ * Neighbours of each component, and of vertex `count` (outside): every component on the border.
+ * A vertex's neighbours are listed in the order its edges are found.
+ */
+function adjacencyGraph(runs: EqualValueRuns, { count, onBorder }: Components): number[][] {
+  const { component, adjacentRuns } = runs;
+  const neighbours: number[][] = Array.from({ length: count + 1 }, () => []);
+  const link = (a: number, b: number): void => {
+    neighbours[a].push(b);
+    neighbours[b].push(a);
   };
-  for (let c = 0; c < count; c++) if (onBorder[c]) addEdge(root, c);
+  for (let c = 0; c < count; c++) if (onBorder[c]) link(count, c);
   const seen = new Set<number>();
-  const pairs = runs.adjacentRuns;
-  for (let k = 0; k < pairs.length; k += 2) {
-    const c1 = component[pairs[k]];
-    const c2 = component[pairs[k + 1]];
-    const a = c1 < c2 ? c1 : c2;
-    const b = c1 < c2 ? c2 : c1;
-    const key = a * count + b;
+  for (let k = 0; k < adjacentRuns.length; k += 2) {
+    const c1 = component[adjacentRuns[k]];
+    const c2 = component[adjacentRuns[k + 1]];
+    const key = c1 < c2 ? c1 * count + c2 : c2 * count + c1;
     if (seen.has(key)) continue;
     seen.add(key);
-    addEdge(a, b);
+    if (c1 < c2) link(c1, c2);
+    else link(c2, c1);
   }
-  const vertices = count + 1;
-  const start = new Int32Array(vertices + 1);
-  for (let e = 0; e < edgesA.length; e++) {
-    start[edgesA[e] + 1]++;
-    start[edgesB[e] + 1]++;
-  }
-  for (let i = 1; i <= vertices; i++) start[i] += start[i - 1];
-  const adjacency = new Int32Array(2 * edgesA.length);
-  const fill = start.slice(0, vertices);
-  for (let e = 0; e < edgesA.length; e++) {
-    adjacency[fill[edgesA[e]]++] = edgesB[e];
-    adjacency[fill[edgesB[e]]++] = edgesA[e];
-  }
-  return { root, vertices, start, adjacency };
+  return neighbours;
 }
 
 /**
@@ -174,10 +135,9 @@ function adjacencyGraph(runs: EqualValueRuns, { count, onBorder }: Components): 
  * low[c] >= disc[p] (p is an articulation vertex between c and outside). Every component is
  * reachable from outside.
  */
-function outermostEnclosingObjects(
-  { root, vertices, start, adjacency }: Graph,
-  isObject: Uint8Array,
-): Int32Array {
+function outermostEnclosingObjects(neighbours: number[][], isObject: Uint8Array): Int32Array {
+  const vertices = neighbours.length;
+  const root = vertices - 1;
   const disc = new Int32Array(vertices).fill(-1);
   const low = new Int32Array(vertices);
   const parentOf = new Int32Array(vertices).fill(-1);
@@ -188,17 +148,15 @@ function outermostEnclosingObjects(
   let top = 0;
   disc[root] = low[root] = time;
   preorder[time++] = root;
-  cursor[root] = start[root];
   stack[top++] = root;
   while (top > 0) {
     const u = stack[top - 1];
-    if (cursor[u] < start[u + 1]) {
-      const w = adjacency[cursor[u]++];
+    if (cursor[u] < neighbours[u].length) {
+      const w = neighbours[u][cursor[u]++];
       if (disc[w] < 0) {
         parentOf[w] = u;
         disc[w] = low[w] = time;
         preorder[time++] = w;
-        cursor[w] = start[w];
         stack[top++] = w;
       } else if (w !== parentOf[u] && disc[w] < low[u]) {
         low[u] = disc[w];
@@ -236,7 +194,7 @@ function renumbering(finalValue: Int32Array, order: 'label' | 'raster'): Map<num
   return renumber;
 }
 
-/** The repaired label image drawn run by run, the pixel count of each new label, and the pixels changed. */
+/** The repaired label image drawn run by run, and the pixel count of each new label. */
 function paint(
   runs: EqualValueRuns,
   { count, size }: Components,
@@ -244,8 +202,8 @@ function paint(
   renumber: Map<number, number>,
   width: number,
   height: number,
-): { labels: Int32Array; areas: Float64Array; changedPixels: number } {
-  const { runStart, runEnd, runRow, runValue, component } = runs;
+): { labels: Int32Array; areas: Float64Array } {
+  const { runStart, runEnd, runRow, component } = runs;
   const componentLabel = new Int32Array(count);
   const areas = new Float64Array(renumber.size + 1);
   for (let c = 0; c < count; c++) {
@@ -254,12 +212,10 @@ function paint(
     areas[l] += size[c];
   }
   const labels = new Int32Array(width * height);
-  let changedPixels = 0;
   for (let r = 0; r < runs.runs; r++) {
     const c = component[r];
     const row = runRow[r] * width;
     if (componentLabel[c] !== 0) labels.fill(componentLabel[c], row + runStart[r], row + runEnd[r]);
-    if (finalValue[c] !== runValue[r]) changedPixels += runEnd[r] - runStart[r];
   }
-  return { labels, areas, changedPixels };
+  return { labels, areas };
 }

@@ -8,51 +8,38 @@
  * the watershed split, regions are repaired (holes and enclosed regions go to the enclosing one).
  */
 import type { Plane } from '../raster/plane.js';
-import { traceAllOutlines } from '../geometry/trace-outline.js';
-import { measureObjects } from '../geometry/measure.js';
 import { squaredDistanceTransform } from './distance-transform.js';
 import { fillHoles } from './fill-holes.js';
-import { filterObjects } from './filter-objects.js';
+import { filterObjects, type ObjectFilter } from './filter-objects.js';
 import { gaussianSmooth, MAX_SIGMA } from './gaussian.js';
 import { labelComponentsWithAreas } from './label.js';
+import { describeValidLabels } from './label-image-to-result.js';
 import { repairLabelImage } from './repair-labels.js';
 import { otsuMask, type Polarity } from './threshold.js';
-import type { LabelImage, SegmentationResult, SegmentedObject } from './types.js';
-import { DEFAULT_WATERSHED_OPTIONS, splitTouchingObjects } from './watershed.js';
+import type { LabelImage, SegmentationResult } from './types.js';
+import { splitTouchingObjects } from './watershed.js';
 
-export interface ThresholdParams {
+/** The model's parameters; the area and border ones are filter-objects.ts's. */
+export interface ThresholdParams extends ObjectFilter {
   /** Gaussian sigma in pixels, 0 (no smoothing) to MAX_SIGMA (10). */
   sigma: number;
   /** 'bright': objects are value > t; 'dark': value <= t (t = Otsu threshold of the smoothed plane). */
   polarity: Polarity;
-  /** Objects smaller than this many pixels are dropped. */
-  minAreaPx: number;
-  /** Objects larger than this many pixels are dropped. */
-  maxAreaPx?: number;
   /** Split touching cells with a seeded watershed on the distance transform. */
   splitTouching: boolean;
-  /** Drop objects with a pixel on the image border. */
   excludeBorderObjects: boolean;
 }
 
-export interface StageTimings {
-  smoothMs: number;
-  thresholdMs: number;
-  fillHolesMs: number;
-  labelMs: number;
-  splitMs: number;
-  filterMs: number;
-  traceMs: number;
-  measureMs: number;
-  totalMs: number;
-}
+/** Milliseconds per stage, in pipeline order, and in all. */
+export type StageTimings = Record<
+  'smoothMs' | 'thresholdMs' | 'fillHolesMs' | 'labelMs' | 'splitMs' | 'filterMs' | 'describeMs' | 'totalMs',
+  number
+>;
 
 export interface DetailedSegmentation {
   result: SegmentationResult;
   /** The final label image; label i is result.objects[i - 1]. */
   labels: LabelImage;
-  /** The Otsu threshold used (a value of the smoothed plane). */
-  threshold: number;
   timings: StageTimings;
 }
 
@@ -76,8 +63,6 @@ function validate(plane: Plane, params: ThresholdParams): Uint8Array | Uint16Arr
   if (!Number.isFinite(params.sigma) || params.sigma < 0 || params.sigma > MAX_SIGMA) {
     throw new Error(`invalid sigma ${params.sigma}: must be in [0, ${MAX_SIGMA}]`);
   }
-  if (params.polarity !== 'bright' && params.polarity !== 'dark')
-    throw new Error(`invalid polarity ${String(params.polarity)}`);
   if (!Number.isFinite(params.minAreaPx) || params.minAreaPx < 0)
     throw new Error(`invalid minAreaPx ${params.minAreaPx}`);
   if (params.maxAreaPx !== undefined && !(params.maxAreaPx >= params.minAreaPx)) {
@@ -93,70 +78,44 @@ export function segmentByThresholdDetailed(
 ): DetailedSegmentation {
   const data = validate(plane, params);
   const { width, height } = plane;
+  const start = performance.now();
+  const timings = {} as StageTimings;
+  let last = start;
+  // Times the stage that just ended; between stages a cancelled job stops.
+  const lap = (stage: keyof StageTimings): void => {
+    const now = performance.now();
+    timings[stage] = now - last;
+    last = now;
+    signal?.throwIfAborted();
+  };
   signal?.throwIfAborted();
-  const t0 = performance.now();
   const smoothed = params.sigma > 0 ? gaussianSmooth(data, width, height, params.sigma) : data;
-  const t1 = performance.now();
-  signal?.throwIfAborted();
-  const { threshold, mask } = otsuMask(smoothed, params.polarity);
-  const t2 = performance.now();
-  signal?.throwIfAborted();
+  lap('smoothMs');
+  const { mask } = otsuMask(smoothed, params.polarity);
+  lap('thresholdMs');
   const filled = fillHoles(mask, width, height);
-  const t3 = performance.now();
-  signal?.throwIfAborted();
+  lap('fillHolesMs');
   const labelled = labelComponentsWithAreas(filled, width, height);
   let objects = labelled.image;
   let rasterOrderedAreas: Float64Array | undefined = labelled.areas;
-  const t4 = performance.now();
-  signal?.throwIfAborted();
+  lap('labelMs');
   if (params.splitTouching && objects.count > 0) {
     const distance = squaredDistanceTransform(filled, width, height);
     signal?.throwIfAborted();
-    const regions = splitTouchingObjects(objects, distance, DEFAULT_WATERSHED_OPTIONS);
+    const regions = splitTouchingObjects(objects, distance);
     signal?.throwIfAborted();
-    const repaired = repairLabelImage(regions, { order: 'raster' });
+    const repaired = repairLabelImage(regions, 'raster');
     objects = repaired.image;
     rasterOrderedAreas = repaired.areas;
   }
-  const t5 = performance.now();
-  signal?.throwIfAborted();
-  const labels = filterObjects(
-    objects,
-    {
-      minAreaPx: params.minAreaPx,
-      maxAreaPx: params.maxAreaPx,
-      excludeBorderObjects: params.excludeBorderObjects,
-    },
-    rasterOrderedAreas,
-  );
-  const t6 = performance.now();
-  signal?.throwIfAborted();
+  lap('splitMs');
+  const labels = filterObjects(objects, params, rasterOrderedAreas);
+  lap('filterMs');
   // Unless splitting or filtering renumbered the labels, labelling already found their first pixels.
-  const outlines = traceAllOutlines(labels, labels === labelled.image ? labelled.firstPixels : undefined);
-  const t7 = performance.now();
-  signal?.throwIfAborted();
-  const measurements = measureObjects(labels, outlines);
-  const objectsOut: SegmentedObject[] = new Array(labels.count);
-  for (let l = 1; l <= labels.count; l++) {
-    objectsOut[l - 1] = { label: l, outline: outlines[l - 1], measurements: measurements[l - 1] };
-  }
-  const t8 = performance.now();
-  return {
-    result: { width, height, objects: objectsOut },
-    labels,
-    threshold,
-    timings: {
-      smoothMs: t1 - t0,
-      thresholdMs: t2 - t1,
-      fillHolesMs: t3 - t2,
-      labelMs: t4 - t3,
-      splitMs: t5 - t4,
-      filterMs: t6 - t5,
-      traceMs: t7 - t6,
-      measureMs: t8 - t7,
-      totalMs: t8 - t0,
-    },
-  };
+  const result = describeValidLabels(labels, labels === labelled.image ? labelled.firstPixels : undefined);
+  timings.describeMs = performance.now() - last;
+  timings.totalMs = performance.now() - start;
+  return { result, labels, timings };
 }
 
 export function segmentByThreshold(

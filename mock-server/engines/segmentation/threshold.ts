@@ -32,7 +32,7 @@ export function otsuMask(
   data: Uint8Array | Uint16Array,
   polarity: Polarity,
 ): { threshold: number; mask: Uint8Array } {
-  if (polarity !== 'bright' && polarity !== 'dark') throw new Error(`unknown polarity ${String(polarity)}`);
+  // thresholdMask refuses an unknown polarity.
   const threshold = otsuThreshold(data);
   return { threshold, mask: thresholdMask(data, threshold, polarity) };
 }

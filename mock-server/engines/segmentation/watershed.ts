@@ -5,7 +5,7 @@
  * (flooding with a priority queue, as skimage.segmentation.watershed does: priority by value, then
  * by insertion order); seeds are the maxima of the distance transform whose dynamic (height above
  * the saddle where they meet a higher maximum; M. Grimaud, 1992; the h-maxima of
- * skimage.morphology.h_maxima, ImageJ's MaximumFinder "prominence") is at least `minDynamicPx`.
+ * skimage.morphology.h_maxima, ImageJ's MaximumFinder "prominence") is at least MIN_DYNAMIC_PX.
  * The dynamics come from one pass over the pixels in decreasing distance with union-find
  * (0-dimensional persistence), 8-connected within each object.
  *
@@ -18,23 +18,15 @@
 import type { LabelImage } from './types.js';
 import { findRoot } from './union-find.js';
 
-export interface WatershedOptions {
-  /** A maximum seeds its own region only if it stands this many pixels above its saddle. */
-  readonly minDynamicPx: number;
-}
-
-export const DEFAULT_WATERSHED_OPTIONS: WatershedOptions = { minDynamicPx: 0.5 };
+/** A maximum seeds its own region only if it stands this many pixels above its saddle. */
+const MIN_DYNAMIC_PX = 0.5;
 
 /**
  * Splits the objects of a 4-connected label image. `squaredDistance` is the squared distance
  * transform of the object mask (distance-transform.ts). Regions are numbered in raster order of
  * their seed pixel.
  */
-export function splitTouchingObjects(
-  objects: LabelImage,
-  squaredDistance: Float64Array,
-  options: WatershedOptions = DEFAULT_WATERSHED_OPTIONS,
-): LabelImage {
+export function splitTouchingObjects(objects: LabelImage, squaredDistance: Float64Array): LabelImage {
   const { width, height, labels } = objects;
   const n = width * height;
   if (squaredDistance.length !== n) throw new Error('squaredDistance has the wrong size');
@@ -48,7 +40,7 @@ export function splitTouchingObjects(
   // No background pixel at all: nothing to split against.
   if (foreground === 0 || !Number.isFinite(maxValue)) return objects;
   const ranked = rankByDistance(labels, squaredDistance, maxValue, foreground);
-  const isSeed = persistentPeaks(objects, ranked, options.minDynamicPx);
+  const isSeed = persistentPeaks(objects, ranked, MIN_DYNAMIC_PX);
   const { out, count } = flood(objects, ranked, isSeed, maxValue);
   return { width, height, labels: out, count };
 }
