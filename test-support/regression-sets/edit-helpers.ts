@@ -77,7 +77,11 @@ export function copyAnswer(answer: Answer): Answer {
   return { status: answer.status, headers: { ...answer.headers }, body: Buffer.from(answer.body) };
 }
 
-/** measurements.csv's columns as the interface lists them, in its order. */
+/**
+ * measurements.csv's columns as the interface lists them, in its order. Written from the interface,
+ * not imported from the suite's model: a regression set is an independent judge of the suite, so a
+ * mistake in the suite's own list must not be shared here.
+ */
 export const CSV_COLUMNS = [
   'image_name',
   'image_width',
