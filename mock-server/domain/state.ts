@@ -155,6 +155,11 @@ export interface RequestReads {
   organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
   readonly clockOffsets: Pick<ClockOffsetTable, 'get'>;
   readonly faults: Pick<FaultTable, 'take'>;
+  /**
+   * Runs the request's `work` (every stage, its operation) as this view's: a shared store may
+   * answer its table reads from what is kept under the database state this view saw.
+   */
+  within<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The offsets of the mock's clocks (domain/clock.ts): the mock's own under '', each organization's under its id. */

@@ -85,7 +85,9 @@ export function createDispatcher(
     try {
       const call = route(req, res);
       if (!call) return;
-      for (const stage of stages) if (await stage(call)) return;
+      await call.reads.within(async () => {
+        for (const stage of stages) if (await stage(call)) return;
+      });
     } catch (err) {
       if (sendDomainError(res, err)) return;
       throw err;

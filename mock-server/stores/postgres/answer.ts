@@ -1,19 +1,23 @@
 /**
  * PostgreSQL's answers to the statements of the tables both engines share (stores/tables/work.ts):
- * each statement awaited on the caller's transaction or the pool (connection.ts).
+ * each statement awaited on the caller's transaction or the pool (connection.ts), a read's records
+ * from the memo where one is given and that is exact (snapshot-memo.ts).
  *
- *   perform(sql)(work) -> promise of work's result
+ *   perform(sql, memo?)(work) -> promise of work's result
  */
 import { POSTGRES } from '../tables/dialect.js';
 import { type Query, runLater, type Work } from '../tables/work.js';
 import type { Sql } from './connection.js';
+import type { SnapshotMemo } from './snapshot-memo.js';
 
-export function perform(sql: Sql): <T>(work: Work<T>) => Promise<T> {
+export function perform(sql: Sql, memo?: SnapshotMemo): <T>(work: Work<T>) => Promise<T> {
   const answer = async (query: Query): Promise<unknown> => {
     switch (query.kind) {
       case 'rows': {
-        const rows = await sql.rows(POSTGRES.placeholders(query.sql), query.args);
-        return query.map ? rows.map(query.map) : rows;
+        const text = POSTGRES.placeholders(query.sql);
+        const read = () => sql.rows(text, query.args);
+        if (query.map === undefined) return read();
+        return memo ? memo.records(text, query.args, read, query.map) : (await read()).map(query.map);
       }
       case 'run':
         return sql.changes(POSTGRES.placeholders(query.sql), query.args);

@@ -8,6 +8,10 @@
  *   sql.transaction(work)      BEGIN, work, COMMIT on one connection; a nested call joins the outer
  *                              one; a race lost (serialization failure, deadlock, a guard index
  *                              filled first) reruns `work` from the start, a few times
+ *   sql.withinRequest(scope, work)
+ *                              runs one request's `work` with `scope` found by every call it makes
+ *                              (the database snapshot its reads may be answered under: snapshot-memo.ts)
+ *   sql.writeEpoch             changes when a write of this instance begins and when it ends
  *
  * Transactions run at READ COMMITTED, not SERIALIZABLE: every rule that must hold across instances
  * has its own exact guard (the organization's row lock before a cap check, partial unique indexes,
@@ -42,11 +46,27 @@ interface TransactionContext {
   ended: boolean;
 }
 
+/** What one request's reads may be answered from: set by the first read of the versions (request-reads.ts). */
+export interface RequestScope {
+  /** The database's snapshot (pg_current_snapshot) as that read saw it. */
+  snapshot?: string;
+  /** When that read was sent, in this instance's order of sending: the larger, the newer. */
+  sentAt?: number;
+}
+
+/** What a call finds in its async context: the transaction it joins, or the request it serves. */
+interface Scope {
+  transaction?: TransactionContext;
+  request?: RequestScope;
+}
+
 const RERUNS = 4;
 
 export class Sql {
   private readonly pool: pg.Pool;
-  private readonly current = new AsyncLocalStorage<TransactionContext>();
+  private readonly current = new AsyncLocalStorage<Scope>();
+  private epoch = 0;
+  private sent = 0;
   /** The name each read's text is prepared under (the texts are the code's own: a bounded set). */
   private readonly statementNames = new Map<string, string>();
   /** Callers that found every connection of the pool busy and waited for one, since start. */
@@ -81,16 +101,52 @@ export class Sql {
   }
 
   private async result(text: string, params: unknown[]): Promise<pg.QueryResult> {
-    const context = this.current.getStore();
+    const context = this.current.getStore()?.transaction;
+    const name = this.statementName(text);
+    // A statement that is not a plain read may write: what was read before it may be stale after.
+    if (name === undefined) this.epoch++;
     try {
       const client = context && !context.ended ? context.client : this.pool;
       if (client === this.pool) this.countWait();
-      const name = this.statementName(text);
       return await (name ? client.query({ name, text, values: params }) : client.query(text, params));
     } catch (error) {
       // Inside a transaction the raw error goes up to transaction(), which decides on a rerun.
       throw context && !context.ended ? error : asDomainFailure(error);
+    } finally {
+      if (name === undefined) this.epoch++;
     }
+  }
+
+  /**
+   * Changes when a statement of this instance that may write is sent and when it is answered, so a
+   * read kept under one value may have missed a write of this instance once the value moves on.
+   */
+  get writeEpoch(): number {
+    return this.epoch;
+  }
+
+  /** The next number in this instance's order of sending: for a read whose answer is compared by age. */
+  sending(): number {
+    return ++this.sent;
+  }
+
+  /**
+   * Runs `work`, and every call it makes however deep, with `scope` as the request's own. The scope
+   * ends with `work`: what it started and left running (a job) reads the database from then on,
+   * not what is kept under a snapshot that may by then be long past.
+   */
+  async withinRequest<T>(scope: RequestScope, work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.current.run({ request: scope }, work);
+    } finally {
+      scope.snapshot = undefined;
+    }
+  }
+
+  /** The scope of the request the caller serves, when it runs inside one and outside a transaction. */
+  requestScope(): RequestScope | undefined {
+    const scope = this.current.getStore();
+    return scope?.transaction && !scope.transaction.ended ? undefined : scope?.request;
   }
 
   async row(text: string, params: unknown[] = []): Promise<Row | undefined> {
@@ -121,7 +177,7 @@ export class Sql {
   }
 
   inTransaction(): boolean {
-    const context = this.current.getStore();
+    const context = this.current.getStore()?.transaction;
     return context !== undefined && !context.ended;
   }
 
@@ -152,6 +208,8 @@ export class Sql {
       throw asDomainFailure(error);
     }
     const context: TransactionContext = { client, ended: false };
+    // Its writes are seen by others from COMMIT on, after its statements were answered.
+    this.epoch++;
     let broken: Error | undefined;
     // The pool listens for a connection's errors only while it is idle: one lost while work runs
     // between two queries (a restart) would end the process. Its next query fails anyway, and the
@@ -160,7 +218,7 @@ export class Sql {
     client.on('error', onLost);
     try {
       await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-      const result = await this.current.run(context, work);
+      const result = await this.current.run({ transaction: context }, work);
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -168,6 +226,7 @@ export class Sql {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
+      this.epoch++;
       context.ended = true;
       client.off('error', onLost);
       client.release(broken);

@@ -17,6 +17,7 @@ import type { Sql } from './connection.js';
 import { BatchedJournal } from './journal-batches.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
 import { SharedReads } from './request-reads.js';
+import { SnapshotMemo } from './snapshot-memo.js';
 import { controlChanged, counterTable, faultTable } from './shared-tables.js';
 
 /** Children before the rows they reference; then the tables only PostgreSQL keeps. */
@@ -35,7 +36,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
   ) {
     super();
-    this.serveTables(stateTables(POSTGRES, perform(sql)), () => this.keysChanged());
+    this.serveTables(stateTables(POSTGRES, perform(sql, new SnapshotMemo(sql))), () => this.keysChanged());
     this.counters = counterTable(sql);
     // In this instance's memory: a rate is decided without a write (domain/abuse-limits.ts).
     this.rates = memoryRateWindows();

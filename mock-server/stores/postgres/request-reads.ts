@@ -6,13 +6,15 @@
  * version in its own transaction (api_key_version; control_version, shared-tables.ts), so a request
  * that begins after the write committed reads the new version and loads them afresh: exact, where a
  * notification (LISTEN/NOTIFY) arrives on its own connection, possibly after the next request does.
+ * The same read takes the database's snapshot, under which the request's table reads may then be
+ * answered from memory (snapshot-memo.ts).
  */
 import { hashApiKey } from '../../domain/api-keys.js';
 import { type Fault, faultMatches } from '../../domain/control-records.js';
 import type { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { ClockOffsetTable, FaultTable, RequestReads } from '../../domain/state.js';
-import type { Sql } from './connection.js';
+import type { RequestScope, Sql } from './connection.js';
 import { takeHit } from './shared-tables.js';
 
 /** The control plane's state every request reads, as of one version of it. */
@@ -45,11 +47,22 @@ export class SharedReads {
   /** A view for one request: the first read that needs the versions reads them, the others reuse them. */
   view(): RequestReads {
     const { sql, keyCache, organizationOfKey, clockOffsets, faults } = this.from;
+    const scope: RequestScope = {};
     let versions: Promise<Versions> | undefined;
-    const readVersions = () =>
-      (versions ??= sql
-        .rows('SELECT k.token AS keys, c.token AS control FROM api_key_version k, control_version c')
-        .then(([row]) => ({ keys: row.keys as string, control: row.control as string })));
+    const readVersions = () => {
+      if (versions) return versions;
+      const sentAt = sql.sending();
+      return (versions = sql
+        .rows(
+          'SELECT k.token AS keys, c.token AS control, pg_current_snapshot()::text AS snapshot' +
+            ' FROM api_key_version k, control_version c',
+        )
+        .then(([row]) => {
+          scope.snapshot = row.snapshot as string;
+          scope.sentAt = sentAt;
+          return { keys: row.keys as string, control: row.control as string };
+        }));
+    };
     const control = async () => this.controlAt((await readVersions()).control);
     return {
       async organizationForKey(key, hash = hashApiKey(key)) {
@@ -74,6 +87,7 @@ export class SharedReads {
           return matching.length === 0 ? undefined : takeHit(sql, matching, draw);
         },
       },
+      within: (work) => sql.withinRequest(scope, work),
     };
   }
 

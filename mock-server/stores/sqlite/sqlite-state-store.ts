@@ -22,7 +22,7 @@ import { performNow } from './database/answer.js';
 import type { Database } from './database/node-sqlite.js';
 import { sqliteResultName } from './database/node-sqlite.js';
 import { statementCache, type Statements } from './database/statements.js';
-import { ReadMemo } from './database/read-memo.js';
+import { ReadMemo } from '../tables/read-memo.js';
 import { memoryCounters } from '../memory/counters.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
 import { memoryFaults } from '../memory/fault-list.js';
@@ -72,6 +72,11 @@ export class SqliteStateStore extends TableHolder implements StateStore {
   /** The tables themselves: this process is the only writer, and its reads are memoized until a write. */
   requestReads(): RequestReads {
     return this;
+  }
+
+  /** Nothing to scope: this process is the database's only writer, and its read memo is exact anyway. */
+  within<T>(work: () => Promise<T>): Promise<T> {
+    return work();
   }
 
   transaction<T>(work: () => Promise<T>): Promise<T> {

@@ -15,7 +15,7 @@ import { migration } from '../../tables/migrate.js';
 import { MIGRATIONS, type SchemaStep } from '../../tables/migrations.js';
 import { performNow } from './answer.js';
 import { type Database, DatabaseSync, sqliteResultName } from './node-sqlite.js';
-import { ReadMemo } from './read-memo.js';
+import { ReadMemo } from '../../tables/read-memo.js';
 import { statementCache } from './statements.js';
 
 export const DATABASE_FILE = 'state.sqlite';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStateStore } from '../sqlite-state-store.js';
 import { DatabaseSync } from './node-sqlite.js';
 import { openDatabase } from './open-database.js';
-import { copyPlain, ReadMemo } from './read-memo.js';
+import { copyPlain, ReadMemo } from '../../tables/read-memo.js';
 import { clientText, fromClientText } from '../../tables/client-text.js';
 import { statementCache } from './statements.js';
 

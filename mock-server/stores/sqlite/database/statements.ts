@@ -3,7 +3,7 @@
  * (read-memo.ts).
  */
 import type { Database, Statement } from './node-sqlite.js';
-import { ReadMemo } from './read-memo.js';
+import { ReadMemo } from '../../tables/read-memo.js';
 
 export type Row = Record<string, unknown>;
 

@@ -1,19 +1,21 @@
 /**
  * Answers of read statements kept in memory until the next write, so that the reads nearly every
  * request makes (the clock's offsets, the model list, the record a GET names) cost a map lookup
- * instead of a SQLite statement (the state store was about a quarter of a GET's time).
+ * instead of a statement (the state store was about a quarter of a GET's time).
  *
- * Exact, not merely fresh enough: one process owns a SQLite folder (stores/object-store/folder-lock.ts)
- * and this connection is its only one, so every change to the database passes through here. A
- * statement that writes forgets every answer before it runs (statements.ts), and so does a
- * transaction that rolls back (a read inside it may have seen rows the rollback undid) and a table
- * emptied by hand. Statements are synchronous, so nothing can change between a read and its keeping.
+ * Exact, not merely fresh enough, on each engine for its own reason:
+ * - SQLite: one process owns a SQLite folder (stores/object-store/folder-lock.ts) and this
+ *   connection is its only one, so every change to the database passes through here. A statement
+ *   that writes forgets every answer before it runs (sqlite/database/statements.ts), and so does a
+ *   transaction that rolls back (a read inside it may have seen rows the rollback undid) and a table
+ *   emptied by hand. Statements are synchronous, so nothing can change between a read and its keeping.
+ * - PostgreSQL: other instances write to the database, so what is kept holds only under the
+ *   database snapshot it was read at (postgres/snapshot-memo.ts says how each request checks it).
  *
  * Rows are handed out as copies (one level: a row's values are strings, numbers, null or bytes), so
- * a caller that changes what it was given changes nothing kept. The shared engine (stores/postgres/)
- * has no such memo: other instances write to its database.
+ * a caller that changes what it was given changes nothing kept.
  */
-/** A row as node:sqlite answers it (statements.ts's Row; not imported, statements.ts imports this). */
+/** A row as the engine answers it (statements.ts's Row; not imported, statements.ts imports this). */
 type Row = Record<string, unknown>;
 
 /** How much the memo keeps: it is for the small reads every request makes, not for listings. */
@@ -57,18 +59,31 @@ export class ReadMemo {
    * (copyPlain): for records made of strings, numbers, booleans, null, arrays and plain objects.
    */
   records<T>(sql: string, args: readonly unknown[], read: () => Row[], map: (row: Row) => T): T[] {
+    const kept = this.find(sql, args, map);
+    if (kept !== undefined) return kept;
+    const fresh = read().map(map);
+    return this.keep(sql, args, map, fresh) ? fresh.map(copyPlain) : fresh;
+  }
+
+  /** Copies of the records `map` made of what `sql` with `args` answered, if they are kept. */
+  find<T>(sql: string, args: readonly unknown[], map: (row: Row) => T): T[] | undefined {
     const key = memoKey(sql, args);
-    if (key === undefined || this.limits.entries === 0) return read().map(map);
-    let kept = this.made.get(map)?.get(key) as T[] | undefined;
-    if (kept === undefined) {
-      const fresh = read().map(map);
-      if (!this.room(fresh.length)) return fresh;
-      kept = fresh;
-      let byKey = this.made.get(map);
-      if (byKey === undefined) this.made.set(map, (byKey = new Map()));
-      byKey.set(key, kept);
-    }
-    return kept.map(copyPlain);
+    if (key === undefined) return undefined;
+    const kept = this.made.get(map)?.get(key) as T[] | undefined;
+    return kept?.map(copyPlain);
+  }
+
+  /**
+   * Keeps `records`, `map` of what `sql` with `args` answered; whether it did. Kept records are the
+   * memo's own: the caller hands out copies of them, not them.
+   */
+  keep<T>(sql: string, args: readonly unknown[], map: (row: Row) => T, records: T[]): boolean {
+    const key = memoKey(sql, args);
+    if (key === undefined || this.limits.entries === 0 || !this.room(records.length)) return false;
+    let byKey = this.made.get(map);
+    if (byKey === undefined) this.made.set(map, (byKey = new Map()));
+    byKey.set(key, records);
+    return true;
   }
 
   /** The database has changed, or may have: every kept answer goes. */
