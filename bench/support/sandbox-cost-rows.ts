@@ -56,23 +56,24 @@ export interface CostFigures {
 }
 
 /**
- * Which round trips a read makes, from PostgreSQL's statement log of GET /models through one
- * instance (log_statement = all, 20 reads, 2026-11-28), and where the instances' CPU went before
- * (utime and stime apart): fixed by the mock's stores, not by the sandbox's configuration.
+ * Which round trips a read makes, from PostgreSQL's statement log of GET /models and GET /image/{id}
+ * through one instance (log_statement = all, 2026-11-28), and where the instances' CPU went (CPU
+ * profiles of one instance, beside the embedded one's under the same load): fixed by the mock's
+ * stores and runtime, not by the sandbox's configuration.
  */
 const ROUND_TRIPS_FOUND =
-  "PostgreSQL's statement log of GET /models shows two per read: the versions of the keys and of " +
-  "the control plane's state (api_key_version, control_version) in one prepared read, then the " +
-  'models; the key, the clock offsets and the faults come from what the instance keeps under those ' +
-  'versions (mock-server/stores/postgres/request-reads.ts), where each was a round trip of its own ' +
-  '(five in all, the clock offsets twice). The versions read is what lets every instance see a ' +
-  'change by the next request, and it is not where the cost is: an instance built to skip it ' +
-  '(the versions read once, then never again; one instance, GET /models, 10 connections, 20,000 ' +
-  'reads three times in turn, 2026-11-28) burnt 208-276 µs against 273-294 with it, and the ' +
-  'embedded instance 47. The embedded instance answers a repeated read from its own memory ' +
-  '(mock-server/stores/sqlite/database/read-memo.ts: exact there, since its process is the ' +
-  "database's only writer), with no statement at all; an instance of the sandbox must ask the " +
-  'shared database for the record itself, since another instance may have changed it.';
+  "PostgreSQL's statement log shows one statement per read: the versions of the keys and of the " +
+  "control plane's state (api_key_version, control_version) and the database's snapshot " +
+  '(pg_current_snapshot) in one prepared read; the key, the clock offsets, the faults and the record ' +
+  'itself come from what the instance keeps under those versions and that snapshot ' +
+  '(mock-server/stores/postgres/request-reads.ts, snapshot-memo.ts); the rest of the transactions ' +
+  "counted are the journal's batches and the job workers' polls. What is left is not a statement: " +
+  "CPU profiles of one instance beside the embedded one's (GET /models, 10 connections, " +
+  '2026-11-28) put the difference in the kernel writes to the database socket and to nginx (each ' +
+  "waking a process that would otherwise sleep), the young generation's collections, node-pg's " +
+  "query set-up and parsing, and Node 22's promise hooks for the async context; three instances on " +
+  'two cores cost more per read than one (261 µs against 353-474 µs of instance CPU, one load ' +
+  'after the other).';
 
 export const READ_CPU_TARGET = 2;
 export const READ_RPS_TARGET = 0.4;
