@@ -24,7 +24,6 @@ export async function segmentRemotely(
   { url, timeoutMs, params = {} }: RemoteWorker,
   signal: AbortSignal,
 ): Promise<SegmentationResult> {
-  if (plane.bitsPerSample === 32) throw new Error('remote models take 8- or 16-bit planes');
   const body = new Uint8Array(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength);
   let response: Response;
   try {

@@ -11,7 +11,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const planes: Plane[] = [
   { width: 3, height: 2, bitsPerSample: 8, data: Uint8Array.from([0, 1, 2, 253, 254, 255]) },
   { width: 2, height: 2, bitsPerSample: 16, data: Uint16Array.from([0, 1, 65534, 65535]) },
-  { width: 1, height: 3, bitsPerSample: 32, data: Float32Array.from([-1.5, 0, 3.25]) },
 ];
 
 describe('a decoded plane on disk', () => {

@@ -5,7 +5,7 @@
  *   bytes 0-7    "CSPLANE1"
  *   bytes 8-11   width, uint32 little-endian
  *   bytes 12-15  height, uint32 little-endian
- *   byte 16      bits per sample: 8, 16 (unsigned) or 32 (float)
+ *   byte 16      bits per sample: 8 or 16 (unsigned)
  *   bytes 17-23  zero
  *   bytes 24-    the samples, row-major, little-endian
  *
@@ -53,7 +53,7 @@ export async function readPlaneFile(file: string): Promise<Plane> {
   const width = bytes.readUInt32LE(8);
   const height = bytes.readUInt32LE(12);
   const bits = bytes.readUInt8(16);
-  if (bits !== 8 && bits !== 16 && bits !== 32) throw new PlaneFileError(`${file}: ${bits} bits per sample`);
+  if (bits !== 8 && bits !== 16) throw new PlaneFileError(`${file}: ${bits} bits per sample`);
   const sampleBytes = width * height * (bits / 8);
   if (bytes.length !== HEADER_BYTES + sampleBytes)
     throw new PlaneFileError(
@@ -74,13 +74,10 @@ function littleEndianBytes(data: PlaneData): Uint8Array {
   return IS_LITTLE_ENDIAN || data.BYTES_PER_ELEMENT === 1 ? bytes : swapped(bytes, data.BYTES_PER_ELEMENT);
 }
 
-function fromLittleEndian(samples: Uint8Array, bits: 8 | 16 | 32): PlaneData {
-  const bytes = IS_LITTLE_ENDIAN || bits === 8 ? samples : swapped(samples, bits / 8);
-  if (bits === 8) return bytes;
-  const count = bytes.byteLength / (bits / 8);
-  return bits === 16
-    ? new Uint16Array(bytes.buffer, bytes.byteOffset, count)
-    : new Float32Array(bytes.buffer, bytes.byteOffset, count);
+function fromLittleEndian(samples: Uint8Array, bits: 8 | 16): PlaneData {
+  if (bits === 8) return samples;
+  const bytes = IS_LITTLE_ENDIAN ? samples : swapped(samples, 2);
+  return new Uint16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
 }
 
 const IS_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

@@ -44,11 +44,6 @@ export interface DetailedSegmentation {
 }
 
 function validate(plane: Plane, params: ThresholdParams): Uint8Array | Uint16Array {
-  if (plane.bitsPerSample === 32) {
-    throw new Error(
-      'segmentByThreshold: 32-bit float planes are not accepted; the raster decoder converts them to 16-bit',
-    );
-  }
   const { width, height, data } = plane;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
     throw new Error(`segmentByThreshold: invalid plane size ${width} x ${height}`);
