@@ -10,25 +10,15 @@ import type {
   PlanBoundsTable,
   ProgressDelayTable,
 } from '../../domain/state.js';
-import { type Arg, column, records, run, type Works, upsert } from './work.js';
-
-/** How a value is stored in its column; a value written as null removes its row. */
-interface Stored {
-  write(value: unknown): Arg;
-  read(stored: unknown): unknown;
-}
-
-const JSON_TEXT: Stored = {
-  write: (value) => JSON.stringify(value),
-  read: (text) => JSON.parse(text as string),
-};
+import { JSON_TEXT, NUMBER, type Stored } from './columns.js';
+import { column, records, run, type Works, upsert } from './work.js';
 
 /**
  * A table of one value per key: `fields` names each field of the port's records by its column, the
  * keys first and the value last. Its methods take the keys in that order (`set` the value after
- * them); `all` answers every row as such a record.
+ * them), and a value written as null removes its row; `all` answers every row as such a record.
  */
-function valueTable<T>(table: string, fields: Record<string, string>, stored = JSON_TEXT): Works<T> {
+function valueTable<T>(table: string, fields: Record<string, string>, stored: Stored = JSON_TEXT): Works<T> {
   const named = Object.entries(fields);
   const [, valueColumn] = named[named.length - 1];
   const keys = named.slice(0, -1).map(([, keyColumn]) => keyColumn);
@@ -62,7 +52,7 @@ function valueTable<T>(table: string, fields: Record<string, string>, stored = J
 export const clockOffsetTable = valueTable<ClockOffsetTable>(
   'clock_offsets',
   { organizationId: 'organization_id', offsetMs: 'offset_ms' },
-  { write: (offsetMs) => offsetMs as number, read: Number },
+  NUMBER,
 );
 
 export const planBoundsTable = valueTable<PlanBoundsTable>('plan_bounds', {

@@ -1,0 +1,73 @@
+/**
+ * How the tables store a record's fields, the same on both engines:
+ *
+ *   Stored                          how one value is written into its column and read back
+ *   AS_IS, NUMBER, CLIENT_TEXT, JSON_TEXT, FLAG
+ *   recordTable(table, fields, kept)   a table of records kept whole under their `id`: each field in
+ *                                   the column of its snake_case name, stored as `fields` says
+ */
+import { clientText, fromClientText } from './client-text.js';
+import { type Arg, first, type Row, run, type Work, upsert } from './work.js';
+
+export interface Stored {
+  write(value: unknown): Arg;
+  read(stored: unknown): unknown;
+}
+
+/** A field no column keeps, every record having the same value: `read` answers it. */
+export type Unstored = Pick<Stored, 'read'>;
+
+export const AS_IS: Stored = { write: (value) => value as Arg, read: (stored) => stored };
+
+/** PostgreSQL answers its bigints as strings. */
+export const NUMBER: Stored = { write: (value) => value as number, read: Number };
+
+const nullKept = (write: (value: unknown) => Arg, read: (stored: unknown) => unknown): Stored => ({
+  write: (value) => (value === null ? null : write(value)),
+  read: (stored) => (stored === null ? null : read(stored)),
+});
+
+export const CLIENT_TEXT = nullKept((text) => clientText(text as string), fromClientText);
+
+/** A structured value as JSON text, null kept as NULL. */
+export const JSON_TEXT = nullKept(JSON.stringify, (text) => JSON.parse(text as string));
+
+/** SQLite's INTEGER 1, PostgreSQL's boolean true (which takes 1 and 0 as true and false). */
+export const FLAG: Stored = {
+  write: (flag) => (flag ? 1 : 0),
+  read: (stored) => stored === 1 || stored === true,
+};
+
+const columnOf = (field: string) => field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
+
+/**
+ * The methods every table of whole records shares, and `read` (a row as its record) for its own
+ * queries. `kept` columns are written by the insert only, never changed by a later put.
+ */
+export function recordTable<T extends { id: string }>(
+  table: string,
+  fields: { [K in keyof T]-?: Stored | Unstored },
+  kept: readonly string[] = [],
+) {
+  const stored = Object.entries(fields as Record<string, Stored | Unstored>).map(
+    ([field, how]) => [field, columnOf(field), how] as const,
+  );
+  const read = (row: Row): T => {
+    const record: Record<string, unknown> = {};
+    for (const [field, column, how] of stored) record[field] = how.read(row[column]);
+    return record as T;
+  };
+  return {
+    read,
+    get: (id: string) => first(`SELECT * FROM ${table} WHERE id = ?`, read, id),
+    *put(record: T): Work<void> {
+      const row: Record<string, Arg> = {};
+      for (const [field, column, how] of stored)
+        if ('write' in how) row[column] = how.write((record as Record<string, unknown>)[field]);
+      yield* upsert(table, ['id'], row, kept);
+    },
+    *delete(id: string): Work<void> {
+      yield* run(`DELETE FROM ${table} WHERE id = ?`, id);
+    },
+  };
+}
