@@ -6,22 +6,16 @@
  */
 import { type Query, runNow, type Work } from '../../tables/work.js';
 import type { Database } from './node-sqlite.js';
-import { READ_ONLY, type Row, type Statements } from './statements.js';
+import type { Statements } from './statements.js';
 import { inTransaction } from './transaction.js';
-
-type Bindable = string | number | null;
 
 export function performNow(db: Database, statements: Statements): <T>(work: Work<T>) => T {
   const answer = (query: Query): unknown => {
     switch (query.kind) {
-      case 'rows': {
-        const { sql, args, map } = query;
-        if (map && READ_ONLY.test(sql)) return statements.records(sql, map, ...args);
-        const rows = statements.prepare(sql).all(...(args as Bindable[])) as Row[];
-        return map ? rows.map(map) : rows;
-      }
+      case 'rows':
+        return statements.rows(query.sql, query.args, query.map);
       case 'run':
-        return Number(statements.prepare(query.sql).run(...(query.args as Bindable[])).changes);
+        return statements.run(query.sql, ...query.args);
       case 'script':
         return statements.exec(query.sql);
       case 'atomic':
