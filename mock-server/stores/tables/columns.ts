@@ -3,8 +3,7 @@
  *
  *   Stored                          how one value is written into its column and read back
  *   AS_IS, NUMBER, CLIENT_TEXT, JSON_TEXT, FLAG
- *   recordTable(table, fields, kept)   a table of records kept whole under their `id`: each field in
- *                                   the column of its snake_case name, stored as `fields` says
+ *   recordTable(table, fields, stored, kept)   a table of records kept whole under their `id`
  */
 import { clientText, fromClientText } from './client-text.js';
 import { type Arg, first, type Row, run, type Work, upsert } from './work.js';
@@ -41,33 +40,35 @@ export const FLAG: Stored = {
 const columnOf = (field: string) => field.replace(/[A-Z]/g, (upper) => `_${upper.toLowerCase()}`);
 
 /**
- * The methods every table of whole records shares, and `read` (a row as its record) for its own
- * queries. `kept` columns are written by the insert only, never changed by a later put.
+ * A table of whole records: `read` (a row as its record) for its own queries, and the `methods`
+ * every such table shares. `fields` names every field of the record in order, each stored in the
+ * column of its snake_case name as `stored` says (AS_IS when it says nothing); `kept` columns are
+ * written by the insert only, never changed by a later put.
  */
 export function recordTable<T extends { id: string }>(
   table: string,
-  fields: { [K in keyof T]-?: Stored | Unstored },
+  fields: string,
+  stored: { [K in keyof T]?: Stored | Unstored } = {},
   kept: readonly string[] = [],
 ) {
-  const stored = Object.entries(fields as Record<string, Stored | Unstored>).map(
-    ([field, how]) => [field, columnOf(field), how] as const,
-  );
+  const how = stored as Record<string, Stored | Unstored>;
+  const columns = fields.split(' ').map((field) => [field, columnOf(field), how[field] ?? AS_IS] as const);
   const read = (row: Row): T => {
     const record: Record<string, unknown> = {};
-    for (const [field, column, how] of stored) record[field] = how.read(row[column]);
+    for (const [field, column, as] of columns) record[field] = as.read(row[column]);
     return record as T;
   };
-  return {
-    read,
+  const methods = {
     get: (id: string) => first(`SELECT * FROM ${table} WHERE id = ?`, read, id),
     *put(record: T): Work<void> {
       const row: Record<string, Arg> = {};
-      for (const [field, column, how] of stored)
-        if ('write' in how) row[column] = how.write((record as Record<string, unknown>)[field]);
+      for (const [field, column, as] of columns)
+        if ('write' in as) row[column] = as.write((record as Record<string, unknown>)[field]);
       yield* upsert(table, ['id'], row, kept);
     },
     *delete(id: string): Work<void> {
       yield* run(`DELETE FROM ${table} WHERE id = ?`, id);
     },
   };
+  return { read, methods };
 }

@@ -6,28 +6,21 @@ import type { ImageRecord } from '../../domain/images/image-record.js';
 import type { PredictionRecord, SegmentationRow } from '../../domain/predictions/prediction-record.js';
 import type { ShareRecord } from '../../domain/shares/share-record.js';
 import type { ImageTable, PredictionTable, SegmentationTable, ShareTable } from '../../domain/state.js';
-import { AS_IS, CLIENT_TEXT, FLAG, JSON_TEXT, NUMBER, recordTable } from './columns.js';
+import { CLIENT_TEXT, FLAG, JSON_TEXT, NUMBER, recordTable } from './columns.js';
 import { column, first, marks, records, rows, type Works } from './work.js';
 
 const images = recordTable<ImageRecord>(
   'images',
+  'id organizationId name imageType size shape uploadStatus uploadError createdAt processedAt metadata ' +
+    'folderId storageKey multipartUploadId derived conversionAttempts',
   {
-    id: AS_IS,
-    organizationId: AS_IS,
     name: CLIENT_TEXT,
     imageType: { read: () => 'TIFF' },
     size: NUMBER,
     shape: JSON_TEXT,
-    uploadStatus: AS_IS,
-    uploadError: AS_IS,
-    createdAt: AS_IS,
-    processedAt: AS_IS,
     metadata: JSON_TEXT,
     folderId: CLIENT_TEXT,
-    storageKey: AS_IS,
-    multipartUploadId: AS_IS,
     derived: JSON_TEXT,
-    conversionAttempts: AS_IS,
   },
   ['organization_id', 'created_at', 'storage_key'],
 );
@@ -37,9 +30,7 @@ const toImage = images.read;
 const count = (values: unknown[]): number => Number(values[0] ?? 0);
 
 export const imageTable: Works<ImageTable> = {
-  get: images.get,
-  put: images.put,
-  delete: images.delete,
+  ...images.methods,
   *countOf(orgId) {
     return count(yield* column('SELECT count(*) FROM images WHERE organization_id = ?', orgId));
   },
@@ -69,28 +60,14 @@ export const imageTable: Works<ImageTable> = {
 
 const predictions = recordTable<PredictionRecord>(
   'predictions',
-  {
-    id: AS_IS,
-    organizationId: AS_IS,
-    imageId: AS_IS,
-    modelId: AS_IS,
-    status: AS_IS,
-    createdAt: AS_IS,
-    startedAt: AS_IS,
-    finishedAt: AS_IS,
-    segmentationId: AS_IS,
-    cellCount: AS_IS,
-    error: AS_IS,
-    runAttempts: AS_IS,
-  },
+  'id organizationId imageId modelId status createdAt startedAt finishedAt segmentationId cellCount error runAttempts',
+  {},
   ['organization_id', 'image_id', 'model_id', 'created_at'],
 );
 const toPrediction = predictions.read;
 
 export const predictionTable: Works<PredictionTable> = {
-  get: predictions.get,
-  put: predictions.put,
-  delete: predictions.delete,
+  ...predictions.methods,
   inFlightFor: (orgId, imageId, modelId) =>
     first(
       `SELECT * FROM predictions WHERE image_id = ? AND model_id = ? AND status IN ('SUBMITTED', 'STARTED')
@@ -114,25 +91,14 @@ export const predictionTable: Works<PredictionTable> = {
   idsOf: (orgId) => column('SELECT id FROM predictions WHERE organization_id = ?', orgId),
 };
 
-const segmentations = recordTable<SegmentationRow>('segmentations', {
-  id: AS_IS,
-  organizationId: AS_IS,
-  predictionId: AS_IS,
-  imageId: AS_IS,
-  imageName: CLIENT_TEXT,
-  modelId: AS_IS,
-  modelName: CLIENT_TEXT,
-  source: AS_IS,
-  cellCount: AS_IS,
-  roiIds: JSON_TEXT,
-  hasPreview: FLAG,
-  createdAt: AS_IS,
-});
+const segmentations = recordTable<SegmentationRow>(
+  'segmentations',
+  'id organizationId predictionId imageId imageName modelId modelName source cellCount roiIds hasPreview createdAt',
+  { imageName: CLIENT_TEXT, modelName: CLIENT_TEXT, roiIds: JSON_TEXT, hasPreview: FLAG },
+);
 
 export const segmentationTable: Works<SegmentationTable> = {
-  get: segmentations.get,
-  put: segmentations.put,
-  delete: segmentations.delete,
+  ...segmentations.methods,
   idsOfImage: (imageId) => column('SELECT id FROM segmentations WHERE image_id = ?', imageId),
   idsOf: (orgId) => column('SELECT id FROM segmentations WHERE organization_id = ?', orgId),
   idsAfter: (afterId, limit) =>
@@ -141,24 +107,14 @@ export const segmentationTable: Works<SegmentationTable> = {
 
 const shares = recordTable<ShareRecord>(
   'shares',
-  {
-    id: AS_IS,
-    organizationId: AS_IS,
-    segmentationId: AS_IS,
-    token: AS_IS,
-    viewCount: AS_IS,
-    lastViewedAt: AS_IS,
-    createdAt: AS_IS,
-    revokedAt: AS_IS,
-  },
+  'id organizationId segmentationId token viewCount lastViewedAt createdAt revokedAt',
+  {},
   ['organization_id', 'segmentation_id', 'token', 'created_at'],
 );
 const toShare = shares.read;
 
 export const shareTable: Works<ShareTable> = {
-  get: shares.get,
-  put: shares.put,
-  delete: shares.delete,
+  ...shares.methods,
   byToken: (token) => first('SELECT * FROM shares WHERE token = ?', toShare, token),
   liveFor: (segmentationId) =>
     first(
