@@ -6,7 +6,7 @@
 import type { PollHold, ReadyOutcome } from '../../domain/predictions/progress-record.js';
 import type { HeldMarkTable, PollHoldTable, SeedTable } from '../../domain/state.js';
 import { NUMBER, valueTable } from './columns.js';
-import { column, records, type Row, run, type Works, upsert } from './work.js';
+import { column, first, records, type Row, run, type Works, upsert } from './work.js';
 
 export const seedTable: Works<SeedTable> = {
   *seededAt() {
@@ -43,14 +43,8 @@ export const heldMarkTable: Works<HeldMarkTable> = {
 };
 
 export const pollHoldTable: Works<PollHoldTable> = {
-  *get(predictionId) {
-    const [row] = yield* records(
-      'SELECT needed, outcome FROM poll_holds WHERE prediction_id = ?',
-      toPollHold,
-      predictionId,
-    );
-    return row;
-  },
+  get: (predictionId) =>
+    first('SELECT needed, outcome FROM poll_holds WHERE prediction_id = ?', toPollHold, predictionId),
   *put(predictionId, hold) {
     yield* upsert('poll_holds', ['prediction_id'], {
       prediction_id: predictionId,
