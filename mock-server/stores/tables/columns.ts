@@ -15,9 +15,9 @@ export interface Stored {
 }
 
 /** A field no column keeps, every record having the same value: `read` answers it. */
-export type Unstored = Pick<Stored, 'read'>;
+type Unstored = Pick<Stored, 'read'>;
 
-export const AS_IS: Stored = { write: (value) => value as Arg, read: (stored) => stored };
+const AS_IS: Stored = { write: (value) => value as Arg, read: (stored) => stored };
 
 /** PostgreSQL answers its bigints as strings. */
 export const NUMBER: Stored = { write: (value) => value as number, read: Number };
