@@ -17,11 +17,11 @@ import type { RequestReads, StateStore } from '../../domain/state.js';
 import { SQLITE } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
-import type { Work } from '../tables/work.js';
+import { script, type Work } from '../tables/work.js';
 import { performNow } from './database/answer.js';
 import type { Database } from './database/node-sqlite.js';
 import { sqliteResultName } from './database/node-sqlite.js';
-import { statementCache, type Statements } from './database/statements.js';
+import { statementCache } from './database/statements.js';
 import { ReadMemo } from '../tables/read-memo.js';
 import { memoryCounters } from '../memory/counters.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
@@ -31,7 +31,6 @@ import { TransactionGate } from './transaction-gate.js';
 
 export class SqliteStateStore extends TableHolder implements StateStore {
   private readonly gate: TransactionGate;
-  private readonly statements: Statements;
   /** Runs a table method's statements at once, behind the gate. */
   private readonly perform: <T>(work: Work<T>) => Promise<T>;
   /** Answers of reads kept until the next write: this process is the database's only writer. */
@@ -47,7 +46,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
     options: { journalEntriesPerOrganization?: number; keyCache?: KeyCacheLimits } = {},
   ) {
     super();
-    const statements = (this.statements = statementCache(db, this.memo));
+    const statements = statementCache(db, this.memo);
     this.keyCache = new KeyCache(options.keyCache);
     const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err), {
       begun: () => (this.keyWritesAtBegin = this.keyWrites),
@@ -94,7 +93,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
 
   async clear(): Promise<void> {
     await this.transaction(async () => {
-      for (const table of STATE_TABLES) this.statements.exec(`DELETE FROM ${table}`);
+      await this.perform(script(STATE_TABLES.map((table) => `DELETE FROM ${table}`).join('; ')));
       this.keysChanged();
     });
     await this.counters.clear();

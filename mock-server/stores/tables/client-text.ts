@@ -11,9 +11,3 @@ export const fromClientText = (stored: unknown): string => {
   // JSON writes every character it escapes with a backslash: without one, the text is between the quotes.
   return text.includes('\\') ? (JSON.parse(text) as string) : text.slice(1, -1);
 };
-
-/** A structured value as JSON text, null kept as NULL. */
-export const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
-
-export const fromJson = <T>(stored: unknown): T | null =>
-  stored === null ? null : (JSON.parse(stored as string) as T);

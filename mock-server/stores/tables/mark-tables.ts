@@ -5,7 +5,8 @@
  */
 import type { PollHold, ReadyOutcome } from '../../domain/predictions/progress-record.js';
 import type { HeldMarkTable, PollHoldTable, SeedTable } from '../../domain/state.js';
-import { column, records, type Row, run, type Works, upsert } from './work.js';
+import { NUMBER, valueTable } from './columns.js';
+import { column, first, records, type Row, run, type Works, upsert } from './work.js';
 
 export const seedTable: Works<SeedTable> = {
   *seededAt() {
@@ -17,6 +18,12 @@ export const seedTable: Works<SeedTable> = {
   },
 };
 
+const heldMarks = valueTable<{
+  get: HeldMarkTable['heldUntil'];
+  set: HeldMarkTable['hold'];
+  delete: HeldMarkTable['release'];
+}>('held_marks', { kind: 'kind', group: 'group_key', id: 'id', untilMs: 'until_ms' }, NUMBER);
+
 export const heldMarkTable: Works<HeldMarkTable> = {
   *countHeld(kind, group, nowMs) {
     const [count] = yield* column(
@@ -27,40 +34,17 @@ export const heldMarkTable: Works<HeldMarkTable> = {
     );
     return Number(count);
   },
-  *heldUntil(kind, group, id) {
-    const [until] = yield* column(
-      'SELECT until_ms FROM held_marks WHERE kind = ? AND group_key = ? AND id = ?',
-      kind,
-      group,
-      id,
-    );
-    return until === undefined ? undefined : Number(until);
-  },
-  *hold(kind, group, id, untilMs) {
-    yield* upsert('held_marks', ['kind', 'group_key', 'id'], {
-      kind,
-      group_key: group,
-      id,
-      until_ms: untilMs,
-    });
-  },
-  *release(kind, group, id) {
-    yield* run('DELETE FROM held_marks WHERE kind = ? AND group_key = ? AND id = ?', kind, group, id);
-  },
+  heldUntil: heldMarks.get,
+  hold: heldMarks.set,
+  release: heldMarks.delete,
   *clear(kind) {
     yield* run('DELETE FROM held_marks WHERE kind = ?', kind);
   },
 };
 
 export const pollHoldTable: Works<PollHoldTable> = {
-  *get(predictionId) {
-    const [row] = yield* records(
-      'SELECT needed, outcome FROM poll_holds WHERE prediction_id = ?',
-      toPollHold,
-      predictionId,
-    );
-    return row;
-  },
+  get: (predictionId) =>
+    first('SELECT needed, outcome FROM poll_holds WHERE prediction_id = ?', toPollHold, predictionId),
   *put(predictionId, hold) {
     yield* upsert('poll_holds', ['prediction_id'], {
       prediction_id: predictionId,

@@ -7,19 +7,9 @@ import type { ModelRecord } from '../../domain/models/model-record.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { ModelTable, OrganizationTable, UsageTable } from '../../domain/state.js';
 import { clientText, fromClientText } from './client-text.js';
+import { NUMBER, valueTable } from './columns.js';
 import type { Dialect } from './dialect.js';
-import {
-  atomic,
-  column,
-  first,
-  records,
-  type Row,
-  rows,
-  run,
-  type Work,
-  type Works,
-  upsert,
-} from './work.js';
+import { atomic, first, records, type Row, rows, run, type Work, type Works } from './work.js';
 
 const toKey = (r: Row): ApiKeyRecord => ({
   id: r.id as string,
@@ -119,18 +109,16 @@ export function organizationTable(d: Dialect): Works<OrganizationTable> {
 
 const toMonth = (r: Row) => ({ month: r.month as string, count: Number(r.count) });
 
+const analysisCounts = valueTable<{
+  get(orgId: string, month: string): Promise<number | undefined>;
+  set: UsageTable['setAnalyses'];
+}>('analysis_usage', { orgId: 'organization_id', month: 'month', count: 'count' }, NUMBER);
+
 export const usageTable: Works<UsageTable> = {
   *analyses(orgId, month) {
-    const [count] = yield* column<number>(
-      'SELECT count FROM analysis_usage WHERE organization_id = ? AND month = ?',
-      orgId,
-      month,
-    );
-    return count ?? 0;
+    return (yield* analysisCounts.get(orgId, month)) ?? 0;
   },
-  *setAnalyses(orgId, month, count) {
-    yield* upsert('analysis_usage', ['organization_id', 'month'], { organization_id: orgId, month, count });
-  },
+  setAnalyses: analysisCounts.set,
   *clear(orgId) {
     yield* run('DELETE FROM analysis_usage WHERE organization_id = ?', orgId);
   },

@@ -6,27 +6,7 @@
  *   stateTables(dialect, perform)   the tables
  *   class XStore extends TableHolder   a store that holds them (serveTables, once it can perform)
  */
-import type {
-  ClockOffsetTable,
-  CounterTable,
-  FaultTable,
-  ForcedOutcomeTable,
-  HeldMarkTable,
-  ImageTable,
-  JournalTable,
-  RateWindowTable,
-  JobTable,
-  ModelTable,
-  OrganizationTable,
-  PlanBoundsTable,
-  PollHoldTable,
-  PredictionTable,
-  ProgressDelayTable,
-  SeedTable,
-  SegmentationTable,
-  ShareTable,
-  UsageTable,
-} from '../../domain/state.js';
+import type { StateStore } from '../../domain/state.js';
 import { withKeyWritesReported } from '../../domain/key-cache.js';
 import type { Dialect } from './dialect.js';
 import {
@@ -41,23 +21,14 @@ import { modelTable, organizationTable, usageTable } from './organization-tables
 import { bind, type Work } from './work.js';
 import { imageTable, predictionTable, segmentationTable, shareTable } from './work-tables.js';
 
-export interface StateTables {
-  organizations: OrganizationTable;
-  usage: UsageTable;
-  models: ModelTable;
-  images: ImageTable;
-  predictions: PredictionTable;
-  segmentations: SegmentationTable;
-  shares: ShareTable;
-  clockOffsets: ClockOffsetTable;
-  seed: SeedTable;
-  planBounds: PlanBoundsTable;
-  heldMarks: HeldMarkTable;
-  pollHolds: PollHoldTable;
-  progressDelays: ProgressDelayTable;
-  forcedOutcomes: ForcedOutcomeTable;
-  jobs: JobTable;
-}
+/** What a store serves besides its own methods: the port's tables. */
+type StoreTables = Omit<
+  StateStore,
+  'transaction' | 'organizationForKey' | 'requestReads' | 'clear' | 'close'
+>;
+
+/** The tables written once for both engines: every one but those each engine keeps its own way. */
+export type StateTables = Omit<StoreTables, 'counters' | 'rates' | 'faults' | 'journal'>;
 
 /** The tables both engines keep, children before the rows they reference (the order clear() empties them in). */
 export const STATE_TABLES = [
@@ -107,29 +78,13 @@ export function stateTables(
  * and the control plane's tables each engine keeps its own way (SQLite in its one process's memory,
  * stores/memory/; PostgreSQL in tables every instance sees).
  */
-export abstract class TableHolder implements StateTables {
-  organizations!: OrganizationTable;
-  usage!: UsageTable;
-  models!: ModelTable;
-  images!: ImageTable;
-  predictions!: PredictionTable;
-  segmentations!: SegmentationTable;
-  shares!: ShareTable;
-  clockOffsets!: ClockOffsetTable;
-  seed!: SeedTable;
-  planBounds!: PlanBoundsTable;
-  heldMarks!: HeldMarkTable;
-  pollHolds!: PollHoldTable;
-  progressDelays!: ProgressDelayTable;
-  forcedOutcomes!: ForcedOutcomeTable;
-  jobs!: JobTable;
-  counters!: CounterTable;
-  rates!: RateWindowTable;
-  faults!: FaultTable;
-  journal!: JournalTable;
-
+abstract class Holder {
   protected serveTables(tables: StateTables, keysChanged: () => Promise<void> | void): void {
-    Object.assign(this, tables);
-    this.organizations = withKeyWritesReported(tables.organizations, keysChanged);
+    Object.assign(this, tables, { organizations: withKeyWritesReported(tables.organizations, keysChanged) });
   }
 }
+
+/** A Holder with every table as a field, each assigned by serveTables or by the store itself. */
+export const TableHolder = Holder as abstract new () => Holder & {
+  -readonly [K in keyof StoreTables]: StoreTables[K];
+};

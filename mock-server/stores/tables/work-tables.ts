@@ -2,64 +2,35 @@
  * The tables of an organization's work, written once for both engines: images, predictions,
  * segmentations and shares (the StateStore port's tables, domain/state.ts; schema in migrations.ts).
  */
-import type { ImageRecord, UploadStatus } from '../../domain/images/image-record.js';
-import type {
-  PredictionRecord,
-  PredictionStatus,
-  SegmentationRow,
-} from '../../domain/predictions/prediction-record.js';
+import type { ImageRecord } from '../../domain/images/image-record.js';
+import type { PredictionRecord, SegmentationRow } from '../../domain/predictions/prediction-record.js';
 import type { ShareRecord } from '../../domain/shares/share-record.js';
 import type { ImageTable, PredictionTable, SegmentationTable, ShareTable } from '../../domain/state.js';
-import { clientText, fromClientText, fromJson, json } from './client-text.js';
-import { column, first, marks, records, type Row, rows, run, type Works, upsert } from './work.js';
+import { CLIENT_TEXT, FLAG, JSON_TEXT, NUMBER, recordTable } from './columns.js';
+import { column, first, marks, records, rows, type Works } from './work.js';
 
-const toImage = (r: Row): ImageRecord => ({
-  id: r.id as string,
-  organizationId: r.organization_id as string,
-  name: fromClientText(r.name),
-  imageType: 'TIFF',
-  size: Number(r.size),
-  shape: fromJson<number[]>(r.shape),
-  uploadStatus: r.upload_status as UploadStatus,
-  uploadError: r.upload_error as string | null,
-  createdAt: r.created_at as string,
-  processedAt: r.processed_at as string | null,
-  metadata: JSON.parse(r.metadata as string) as Record<string, unknown>,
-  folderId: r.folder_id === null ? null : fromClientText(r.folder_id),
-  storageKey: r.storage_key as string,
-  multipartUploadId: r.multipart_upload_id as string | null,
-  derived: fromJson<ImageRecord['derived']>(r.derived),
-  conversionAttempts: r.conversion_attempts as number,
-});
+const images = recordTable<ImageRecord>(
+  'images',
+  'id organizationId name imageType size shape uploadStatus uploadError createdAt processedAt metadata ' +
+    'folderId storageKey multipartUploadId derived conversionAttempts',
+  {
+    name: CLIENT_TEXT,
+    imageType: { read: () => 'TIFF' },
+    size: NUMBER,
+    shape: JSON_TEXT,
+    metadata: JSON_TEXT,
+    folderId: CLIENT_TEXT,
+    derived: JSON_TEXT,
+  },
+  ['organization_id', 'created_at', 'storage_key'],
+);
+const toImage = images.read;
 
 /** A count or sum as a number: PostgreSQL answers its bigints as strings. */
 const count = (values: unknown[]): number => Number(values[0] ?? 0);
 
 export const imageTable: Works<ImageTable> = {
-  get: (id) => first('SELECT * FROM images WHERE id = ?', toImage, id),
-  *put(image) {
-    const row = {
-      id: image.id,
-      organization_id: image.organizationId,
-      name: clientText(image.name),
-      size: image.size,
-      shape: json(image.shape),
-      upload_status: image.uploadStatus,
-      upload_error: image.uploadError,
-      created_at: image.createdAt,
-      processed_at: image.processedAt,
-      metadata: JSON.stringify(image.metadata),
-      folder_id: image.folderId === null ? null : clientText(image.folderId),
-      storage_key: image.storageKey,
-      multipart_upload_id: image.multipartUploadId,
-      derived: json(image.derived),
-      conversion_attempts: image.conversionAttempts,
-    };
-    yield* upsert('images', ['id'], row, ['organization_id', 'created_at', 'storage_key']);
-  },
-  *delete(id) {
-    yield* run('DELETE FROM images WHERE id = ?', id);
-  },
+  ...images.methods,
   *countOf(orgId) {
     return count(yield* column('SELECT count(*) FROM images WHERE organization_id = ?', orgId));
   },
@@ -87,43 +58,16 @@ export const imageTable: Works<ImageTable> = {
   },
 };
 
-const toPrediction = (r: Row): PredictionRecord => ({
-  id: r.id as string,
-  organizationId: r.organization_id as string,
-  imageId: r.image_id as string,
-  modelId: r.model_id as string,
-  status: r.status as PredictionStatus,
-  createdAt: r.created_at as string,
-  startedAt: r.started_at as string | null,
-  finishedAt: r.finished_at as string | null,
-  segmentationId: r.segmentation_id as string | null,
-  cellCount: r.cell_count as number | null,
-  error: r.error as string | null,
-  runAttempts: r.run_attempts as number,
-});
+const predictions = recordTable<PredictionRecord>(
+  'predictions',
+  'id organizationId imageId modelId status createdAt startedAt finishedAt segmentationId cellCount error runAttempts',
+  {},
+  ['organization_id', 'image_id', 'model_id', 'created_at'],
+);
+const toPrediction = predictions.read;
 
 export const predictionTable: Works<PredictionTable> = {
-  get: (id) => first('SELECT * FROM predictions WHERE id = ?', toPrediction, id),
-  *put(p) {
-    const row = {
-      id: p.id,
-      organization_id: p.organizationId,
-      image_id: p.imageId,
-      model_id: p.modelId,
-      status: p.status,
-      created_at: p.createdAt,
-      started_at: p.startedAt,
-      finished_at: p.finishedAt,
-      segmentation_id: p.segmentationId,
-      cell_count: p.cellCount,
-      error: p.error,
-      run_attempts: p.runAttempts,
-    };
-    yield* upsert('predictions', ['id'], row, ['organization_id', 'image_id', 'model_id', 'created_at']);
-  },
-  *delete(id) {
-    yield* run('DELETE FROM predictions WHERE id = ?', id);
-  },
+  ...predictions.methods,
   inFlightFor: (orgId, imageId, modelId) =>
     first(
       `SELECT * FROM predictions WHERE image_id = ? AND model_id = ? AND status IN ('SUBMITTED', 'STARTED')
@@ -147,63 +91,30 @@ export const predictionTable: Works<PredictionTable> = {
   idsOf: (orgId) => column('SELECT id FROM predictions WHERE organization_id = ?', orgId),
 };
 
-const toSegmentation = (r: Row): SegmentationRow => ({
-  id: r.id as string,
-  organizationId: r.organization_id as string,
-  predictionId: r.prediction_id as string,
-  imageId: r.image_id as string,
-  imageName: fromClientText(r.image_name),
-  modelId: r.model_id as string,
-  modelName: fromClientText(r.model_name),
-  source: r.source as string,
-  cellCount: r.cell_count as number,
-  roiIds: JSON.parse(r.roi_ids as string) as string[],
-  // SQLite's INTEGER 1, PostgreSQL's boolean true.
-  hasPreview: r.has_preview === 1 || r.has_preview === true,
-  createdAt: r.created_at as string,
-});
+const segmentations = recordTable<SegmentationRow>(
+  'segmentations',
+  'id organizationId predictionId imageId imageName modelId modelName source cellCount roiIds hasPreview createdAt',
+  { imageName: CLIENT_TEXT, modelName: CLIENT_TEXT, roiIds: JSON_TEXT, hasPreview: FLAG },
+);
 
 export const segmentationTable: Works<SegmentationTable> = {
-  get: (id) => first('SELECT * FROM segmentations WHERE id = ?', toSegmentation, id),
-  *put(s) {
-    yield* upsert('segmentations', ['id'], {
-      id: s.id,
-      organization_id: s.organizationId,
-      prediction_id: s.predictionId,
-      image_id: s.imageId,
-      image_name: clientText(s.imageName),
-      model_id: s.modelId,
-      model_name: clientText(s.modelName),
-      source: s.source,
-      cell_count: s.cellCount,
-      roi_ids: JSON.stringify(s.roiIds),
-      // PostgreSQL's boolean takes '1' and '0' as true and false.
-      has_preview: s.hasPreview ? 1 : 0,
-      created_at: s.createdAt,
-    });
-  },
-  *delete(id) {
-    yield* run('DELETE FROM segmentations WHERE id = ?', id);
-  },
+  ...segmentations.methods,
   idsOfImage: (imageId) => column('SELECT id FROM segmentations WHERE image_id = ?', imageId),
   idsOf: (orgId) => column('SELECT id FROM segmentations WHERE organization_id = ?', orgId),
   idsAfter: (afterId, limit) =>
     column('SELECT id FROM segmentations WHERE id > ? ORDER BY id LIMIT ?', afterId ?? '', limit),
 };
 
-const toShare = (r: Row): ShareRecord => ({
-  id: r.id as string,
-  organizationId: r.organization_id as string,
-  segmentationId: r.segmentation_id as string,
-  token: r.token as string,
-  viewCount: r.view_count as number,
-  lastViewedAt: r.last_viewed_at as string | null,
-  createdAt: r.created_at as string,
-  revokedAt: r.revoked_at as string | null,
-});
+const shares = recordTable<ShareRecord>(
+  'shares',
+  'id organizationId segmentationId token viewCount lastViewedAt createdAt revokedAt',
+  {},
+  ['organization_id', 'segmentation_id', 'token', 'created_at'],
+);
+const toShare = shares.read;
 
 export const shareTable: Works<ShareTable> = {
-  get: (id) => first('SELECT * FROM shares WHERE id = ?', toShare, id),
+  ...shares.methods,
   byToken: (token) => first('SELECT * FROM shares WHERE token = ?', toShare, token),
   liveFor: (segmentationId) =>
     first(
@@ -211,22 +122,6 @@ export const shareTable: Works<ShareTable> = {
       toShare,
       segmentationId,
     ),
-  *put(share) {
-    const row = {
-      id: share.id,
-      organization_id: share.organizationId,
-      segmentation_id: share.segmentationId,
-      token: share.token,
-      view_count: share.viewCount,
-      last_viewed_at: share.lastViewedAt,
-      created_at: share.createdAt,
-      revoked_at: share.revokedAt,
-    };
-    yield* upsert('shares', ['id'], row, ['organization_id', 'segmentation_id', 'token', 'created_at']);
-  },
-  *delete(id) {
-    yield* run('DELETE FROM shares WHERE id = ?', id);
-  },
   idsOfSegmentation: (segmentationId) =>
     column('SELECT id FROM shares WHERE segmentation_id = ?', segmentationId),
   idsOf: (orgId) => column('SELECT id FROM shares WHERE organization_id = ?', orgId),

@@ -3,25 +3,19 @@
  * each statement answered at once through the kept statements and the read memo (statements.ts).
  *
  *   performNow(db, statements)(work) -> work's result
+ *   inTransaction(db, work) -> work's result   `work` as one transaction, or in the caller's
  */
 import { type Query, runNow, type Work } from '../../tables/work.js';
 import type { Database } from './node-sqlite.js';
-import { READ_ONLY, type Row, type Statements } from './statements.js';
-import { inTransaction } from './transaction.js';
-
-type Bindable = string | number | null;
+import type { Statements } from './statements.js';
 
 export function performNow(db: Database, statements: Statements): <T>(work: Work<T>) => T {
   const answer = (query: Query): unknown => {
     switch (query.kind) {
-      case 'rows': {
-        const { sql, args, map } = query;
-        if (map && READ_ONLY.test(sql)) return statements.records(sql, map, ...args);
-        const rows = statements.prepare(sql).all(...(args as Bindable[])) as Row[];
-        return map ? rows.map(map) : rows;
-      }
+      case 'rows':
+        return statements.rows(query.sql, query.args, query.map);
       case 'run':
-        return Number(statements.prepare(query.sql).run(...(query.args as Bindable[])).changes);
+        return statements.run(query.sql, ...query.args);
       case 'script':
         return statements.exec(query.sql);
       case 'atomic':
@@ -35,4 +29,24 @@ export function performNow(db: Database, statements: Statements): <T>(work: Work
     }
   };
   return (work) => runNow(work, answer);
+}
+
+/**
+ * BEGIN IMMEDIATE takes the write lock before the first read, so a read-then-write inside `work`
+ * never fails halfway to upgrade its lock. Called inside a transaction, `work` joins it (one commit
+ * for the whole request). If `work` or the COMMIT throws, the transaction is rolled back, so the
+ * database is as it was before it began (a COMMIT that fails on a full disk may already have ended
+ * the transaction itself, hence the isTransaction check).
+ */
+export function inTransaction<T>(db: Database, work: () => T): T {
+  if (db.isTransaction) return work();
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
 }

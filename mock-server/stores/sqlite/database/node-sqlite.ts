@@ -3,7 +3,6 @@
  * every platform Node runs on.
  *
  *   DatabaseSync                    the connection class
- *   pragma(db, name)                a pragma's value (the first column of its first row)
  *   sqliteResultName(err)           'SQLITE_BUSY', 'SQLITE_FULL', ... for an error node:sqlite threw
  */
 import { createRequire } from 'node:module';
@@ -42,11 +41,6 @@ function loadWithoutItsWarning(): typeof NodeSqlite {
 }
 
 export const { DatabaseSync } = loadWithoutItsWarning();
-
-export function pragma(db: Database, name: string): unknown {
-  const row = db.prepare(`PRAGMA ${name}`).get();
-  return row === undefined ? undefined : Object.values(row)[0];
-}
 
 /**
  * SQLite's result codes the mock acts on. node:sqlite throws an Error with

@@ -10,7 +10,7 @@ import {
 import { clientText } from '../../tables/client-text.js';
 import { MIGRATIONS } from '../../tables/migrations.js';
 import { SqliteStateStore } from '../sqlite-state-store.js';
-import { pragma } from './node-sqlite.js';
+import type { Database } from './node-sqlite.js';
 import { DataFolderError, openDatabase } from './open-database.js';
 
 const dirs: string[] = [];
@@ -22,6 +22,10 @@ function folder(): string {
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A pragma's value: the first column of its first row. */
+const pragma = (db: Database, name: string): unknown =>
+  Object.values(db.prepare(`PRAGMA ${name}`).get() ?? {})[0];
 
 function apiKeyRecordRow(key: string) {
   const { id, hash, prefix } = apiKeyRecord(key);

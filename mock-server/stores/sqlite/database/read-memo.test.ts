@@ -12,6 +12,7 @@ import { openDatabase } from './open-database.js';
 import { copyPlain, ReadMemo } from '../../tables/read-memo.js';
 import { clientText, fromClientText } from '../../tables/client-text.js';
 import { statementCache } from './statements.js';
+import type { Arg } from '../../tables/work.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -30,56 +31,59 @@ function table() {
   db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, value TEXT, bytes BLOB)');
   db.exec("INSERT INTO t VALUES ('a', 'one', x'0102')");
   const memo = new ReadMemo();
-  return { db, memo, statements: statementCache(db, memo) };
+  const statements = statementCache(db, memo);
+  const row = (sql: string, ...args: Arg[]) => statements.rows(sql, args)[0];
+  const column = (sql: string, ...args: Arg[]) => statements.rows(sql, args).map((r) => Object.values(r)[0]);
+  return { db, memo, statements, row, column };
 }
 
 describe('read memo', () => {
   it('answers a read from memory while nothing is written (the raw connection changing the row is not seen)', () => {
-    const { db, statements } = table();
-    expect(statements.row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'one' });
+    const { db, row, column } = table();
+    expect(row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'one' });
     // Behind the memo's back: only a write through the statements is a write it knows of.
     db.exec("UPDATE t SET value = 'changed behind' WHERE id = 'a'");
-    expect(statements.row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'one' });
-    expect(statements.column('SELECT value FROM t WHERE id = ?', 'b')).toEqual([]);
+    expect(row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'one' });
+    expect(column('SELECT value FROM t WHERE id = ?', 'b')).toEqual([]);
   });
 
   it('forgets every answer when a statement writes, whichever table or row it touches', () => {
-    const { statements } = table();
-    statements.row('SELECT value FROM t WHERE id = ?', 'a');
-    statements.prepare("UPDATE t SET value = 'two' WHERE id = ?").run('a');
-    expect(statements.row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'two' });
-    statements.runNamed('INSERT INTO t (id, value) VALUES (@id, @value)', { id: 'b', value: 'bee' });
-    expect(statements.column('SELECT value FROM t ORDER BY id')).toEqual(['two', 'bee']);
+    const { statements, row, column } = table();
+    row('SELECT value FROM t WHERE id = ?', 'a');
+    statements.run("UPDATE t SET value = 'two' WHERE id = ?", 'a');
+    expect(row('SELECT value FROM t WHERE id = ?', 'a')).toEqual({ value: 'two' });
+    statements.run('INSERT INTO t (id, value) VALUES (?, ?)', 'b', 'bee');
+    expect(column('SELECT value FROM t ORDER BY id')).toEqual(['two', 'bee']);
   });
 
   it('forgets before a write that fails half-way', () => {
-    const { statements } = table();
-    expect(statements.column('SELECT id FROM t')).toEqual(['a']);
-    const insert = statements.prepare('INSERT INTO t (id, value) VALUES (?, ?)');
-    insert.run('b', 'bee');
-    expect(() => insert.run('a', 'duplicate')).toThrow();
-    expect(statements.column('SELECT id FROM t ORDER BY id')).toEqual(['a', 'b']);
+    const { statements, column } = table();
+    expect(column('SELECT id FROM t')).toEqual(['a']);
+    const insert = (...args: Arg[]) => statements.run('INSERT INTO t (id, value) VALUES (?, ?)', ...args);
+    insert('b', 'bee');
+    expect(() => insert('a', 'duplicate')).toThrow();
+    expect(column('SELECT id FROM t ORDER BY id')).toEqual(['a', 'b']);
   });
 
   it('tells apart calls whose arguments would print alike', () => {
-    const { statements } = table();
-    statements.prepare('INSERT INTO t (id, value) VALUES (?, ?)').run('1', 'text one');
-    expect(statements.row('SELECT value FROM t WHERE id = ?', '1')).toEqual({ value: 'text one' });
+    const { statements, row, column } = table();
+    statements.run('INSERT INTO t (id, value) VALUES (?, ?)', '1', 'text one');
+    expect(row('SELECT value FROM t WHERE id = ?', '1')).toEqual({ value: 'text one' });
     // SQLite finds no row for the number 1 in this TEXT key: the answer kept for the text '1' is not reused.
-    expect(statements.row('SELECT value FROM t WHERE id = ?', 1)).toBeUndefined();
-    expect(statements.row('SELECT value FROM t WHERE id = ?', null)).toBeUndefined();
-    expect(statements.column('SELECT value FROM t WHERE id = ? OR id = ? ORDER BY id', 'a', '1')).toEqual([
+    expect(row('SELECT value FROM t WHERE id = ?', 1)).toBeUndefined();
+    expect(row('SELECT value FROM t WHERE id = ?', null)).toBeUndefined();
+    expect(column('SELECT value FROM t WHERE id = ? OR id = ? ORDER BY id', 'a', '1')).toEqual([
       'text one',
       'one',
     ]);
   });
 
   it('hands out copies: a caller changing a row or its bytes changes nothing kept', () => {
-    const { statements } = table();
-    const first = statements.row('SELECT * FROM t WHERE id = ?', 'a') as { value: string; bytes: Uint8Array };
+    const { row } = table();
+    const first = row('SELECT * FROM t WHERE id = ?', 'a') as { value: string; bytes: Uint8Array };
     first.value = 'mutated';
     first.bytes[0] = 99;
-    expect(statements.row('SELECT * FROM t WHERE id = ?', 'a')).toEqual({
+    expect(row('SELECT * FROM t WHERE id = ?', 'a')).toEqual({
       id: 'a',
       value: 'one',
       bytes: new Uint8Array([1, 2]),
@@ -119,17 +123,20 @@ describe('read memo', () => {
       made++;
       return { id: row.id as string, nested: { value: row.value as string, list: [1, { deep: true }] } };
     };
-    const read = () => statements.records('SELECT * FROM t WHERE id = ?', toRecord, 'a');
+    const read = () => statements.rows('SELECT * FROM t WHERE id = ?', ['a'], toRecord);
     const first = read();
     first[0].nested.value = 'mutated';
     (first[0].nested.list[1] as { deep: boolean }).deep = false;
     db.exec("UPDATE t SET value = 'changed behind' WHERE id = 'a'");
     expect(read()).toEqual([{ id: 'a', nested: { value: 'one', list: [1, { deep: true }] } }]);
     expect(made).toBe(1);
-    statements.prepare('DELETE FROM t WHERE id = ?').run('nobody');
+    statements.run('DELETE FROM t WHERE id = ?', 'nobody');
     expect(read()[0].nested.value).toBe('changed behind');
     expect(made).toBe(2);
-    expect(() => statements.records('DELETE FROM t', toRecord)).toThrow(/for reads/);
+    // A write answering rows is never kept, and forgets what was.
+    expect(statements.rows("UPDATE t SET value = 'returned' RETURNING *", [], toRecord)).toHaveLength(1);
+    expect(read()[0].nested.value).toBe('returned');
+    expect(made).toBe(4);
   });
 
   it('copies plain values whole: objects, arrays, bytes and the values inside them', () => {
