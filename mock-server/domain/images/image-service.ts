@@ -154,16 +154,14 @@ export class ImageService {
         await this.state.organizations.lock(org.id);
         await this.options.limits?.assertRoomForImage(org.id, { size: file.size, resumable: false });
         await this.state.images.put(image);
-        await this.conversions.enqueueHere(image.id);
+        await this.options.worker.enqueueHeld('conversion', image.id);
         await reservation.release();
       });
     } catch (err) {
       await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
       throw asInputError(err);
-    } finally {
-      await reservation.release();
     }
-    await this.conversions.runHere(image.id);
+    await this.options.worker.runHeld('conversion', image.id);
     return (await this.state.images.get(image.id)) ?? image;
   }
 
@@ -261,7 +259,7 @@ export class ImageService {
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
         await this.state.images.put(current);
-        await this.conversions.enqueue(id);
+        await this.state.jobs.enqueue('conversion', id);
         await completing.release();
         return true;
       });
@@ -279,7 +277,8 @@ export class ImageService {
     } finally {
       await completing.release();
     }
-    this.conversions.start();
+    // A worker (any instance's) takes the queued conversion; this one looks now rather than at its next poll.
+    this.options.worker.poke();
   }
 
   async abort(org: Organization, id: string): Promise<void> {
