@@ -342,15 +342,17 @@ export class ImageService {
     await this.options.derivedFiles.remove(image.id);
   }
 
-  /** After a restart: conversions that were running are redone once (image-conversions.ts). */
-  recoverConversions(options: { soleOwner: boolean }): Promise<void> {
-    return this.conversions.recover(options);
-  }
-
-  /** A mock that owns its store alone, starting: no request of an earlier process holds a slot or a complete. */
-  async dropHeldMarks(): Promise<void> {
-    await this.reserved.dropAll();
-    await this.completing.dropAll();
+  /**
+   * After a restart or a swap of the state: conversions that were running are redone once
+   * (image-conversions.ts); a mock that owns its store alone also drops every held mark, since no
+   * request of an earlier process holds a slot or a complete.
+   */
+  async recover({ soleOwner }: { soleOwner: boolean }): Promise<void> {
+    if (soleOwner) {
+      await this.reserved.dropAll();
+      await this.completing.dropAll();
+    }
+    await this.conversions.recover({ soleOwner });
   }
 
   /** Resolves when every conversion started so far has finished. */
