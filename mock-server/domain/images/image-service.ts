@@ -312,23 +312,31 @@ export class ImageService {
     const image = await this.get(org, id);
     const derived = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
-      const segmentationIds = await this.state.segmentations.idsOfImage(id);
-      const predictionIds = await this.state.predictions.idsOfImage(id);
-      for (const segmentationId of segmentationIds) {
-        for (const shareId of await this.state.shares.idsOfSegmentation(segmentationId))
-          await this.state.shares.delete(shareId);
-        await this.state.segmentations.delete(segmentationId);
-      }
-      for (const predictionId of predictionIds) {
-        await this.state.predictions.delete(predictionId);
-        await this.state.jobs.cancel('prediction', predictionId);
-      }
-      await this.state.jobs.cancel('conversion', id);
-      await this.state.images.delete(id);
-      return { predictionIds, segmentationIds };
+      return this.deleteRows(id);
     });
     await this.onDeleted(derived);
     await this.removeFiles(image);
+  }
+
+  /**
+   * The image's row and the rows derived from it, and their jobs, inside the caller's transaction
+   * (which holds the organization's lock); their files are the caller's to remove after the commit.
+   */
+  async deleteRows(id: string): Promise<DeletedDerivatives> {
+    const segmentationIds = await this.state.segmentations.idsOfImage(id);
+    const predictionIds = await this.state.predictions.idsOfImage(id);
+    for (const segmentationId of segmentationIds) {
+      for (const shareId of await this.state.shares.idsOfSegmentation(segmentationId))
+        await this.state.shares.delete(shareId);
+      await this.state.segmentations.delete(segmentationId);
+    }
+    for (const predictionId of predictionIds) {
+      await this.state.predictions.delete(predictionId);
+      await this.state.jobs.cancel('prediction', predictionId);
+    }
+    await this.state.jobs.cancel('conversion', id);
+    await this.state.images.delete(id);
+    return { predictionIds, segmentationIds };
   }
 
   /** The files of an image whose row is gone: its open upload, stored original, local copy and previews. */
