@@ -79,7 +79,7 @@ export interface ServiceOverrides {
 }
 
 /** How the jobs of predictions and conversions are claimed (domain/jobs/job-worker.ts). */
-const JOB_SETTINGS = { leaseMs: 15_000, concurrency: 256, pollMs: 250 };
+const JOB_SETTINGS = { concurrency: 256, pollMs: 250 };
 /** Longer than any request or job takes to write a file and commit the row that refers to it. */
 const SHARED_SWEEP_GRACE_MS = 60 * 60 * 1000;
 

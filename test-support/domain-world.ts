@@ -93,7 +93,7 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
     clock,
     // Neither pool starts a child: conversion and segmentation are replaced below.
     pools,
-    jobs: { leaseMs: WORLD_SETTINGS.jobLeaseMs, concurrency: 64, pollMs: 50 },
+    jobs: { concurrency: 64, pollMs: 50 },
     // Conversion is not what these tests are about: the derived files are three small files.
     async convert(_tiff, files) {
       await writeFile(files.preview, 'p');

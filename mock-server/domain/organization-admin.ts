@@ -168,19 +168,12 @@ export class OrganizationAdmin {
     const removed = await this.state.transaction(async () => {
       await this.state.organizations.lock(orgId);
       const images = [];
+      const segmentationIds = [];
       for (const id of await this.state.images.idsOf(orgId)) {
         const image = await this.state.images.get(id);
         if (image) images.push(image);
-        await this.state.jobs.cancel('conversion', id);
+        segmentationIds.push(...(await this.images.deleteRows(id)).segmentationIds);
       }
-      const segmentationIds = await this.state.segmentations.idsOf(orgId);
-      for (const id of await this.state.shares.idsOf(orgId)) await this.state.shares.delete(id);
-      for (const id of segmentationIds) await this.state.segmentations.delete(id);
-      for (const id of await this.state.predictions.idsOf(orgId)) {
-        await this.state.predictions.delete(id);
-        await this.state.jobs.cancel('prediction', id);
-      }
-      for (const image of images) await this.state.images.delete(image.id);
       await this.state.usage.clear(orgId);
       return { images, segmentationIds };
     });

@@ -2,7 +2,7 @@ import type { MockConfig } from '../config.js';
 import type { MockClock } from '../domain/clock.js';
 import { ImageService } from '../domain/images/image-service.js';
 import type { Converter } from '../domain/images/image-conversions.js';
-import { JobWorker } from '../domain/jobs/job-worker.js';
+import { JobWorker, type JobWorkerOptions } from '../domain/jobs/job-worker.js';
 import { PredictionService, type SegmentationRunner } from '../domain/predictions/prediction-service.js';
 import { ExportService } from '../domain/exports/export-service.js';
 import { ProgressControls } from '../domain/predictions/progress-controls.js';
@@ -26,13 +26,6 @@ export type ClosableRunner = SegmentationRunner & {
   recycle?: () => Promise<void>;
 };
 
-/** How the jobs of predictions and conversions are claimed (domain/jobs/job-worker.ts). */
-export interface JobSettings {
-  leaseMs: number;
-  concurrency: number;
-  pollMs: number;
-}
-
 /** What the domain's use cases are wired to: the state, the files, the clock and the decoder children. */
 export interface DomainParts {
   config: MockConfig;
@@ -41,7 +34,8 @@ export interface DomainParts {
   store: ObjectStore;
   clock: MockClock;
   pools: DecoderPools;
-  jobs: JobSettings;
+  /** How the jobs of predictions and conversions are claimed; the lease is the config's (--job-lease-ms). */
+  jobs: Omit<JobWorkerOptions, 'leaseMs'>;
   /** Replaces the runner on the segment pool (tests). */
   runner?: ClosableRunner;
   /** Replaces conversion on the convert pool (tests whose subject is not conversion). */

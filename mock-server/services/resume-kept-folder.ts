@@ -30,12 +30,11 @@ export interface KeptFolder extends Pick<
  */
 export async function resumeKeptFolder(kept: KeptFolder): Promise<BackgroundSweep> {
   const { state, store, paths, clock, soleOwner } = kept;
-  if (soleOwner) await kept.images.dropHeldMarks();
   // Read before any work of this process writes a file: what changes later is not the sweep's.
   const startedAt = await fileSystemNow(paths.incoming);
   // The recoveries touch only the work in flight (bounded by the organizations' limits), and take
   // back the leases of the process before this one's worker starts claiming.
-  await kept.images.recoverConversions({ soleOwner });
+  await kept.images.recover({ soleOwner });
   await kept.predictions.recoverInFlight({ soleOwner });
   // The sweep reads every row and checks every file: it runs while the mock answers (see
   // startup-sweep.ts for why answers stay right meanwhile). Another instance's files in progress

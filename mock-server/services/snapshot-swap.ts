@@ -40,8 +40,7 @@ async function swapWhileQuiet(parts: SwapParts, swap: () => Promise<void>): Prom
     clock.forgetOrganizations();
     segmentations.forgetAll();
     if ((await state.seed.seededAt()) === undefined) await state.seed.markSeeded(clock.nowIso());
-    if (soleOwner) await images.dropHeldMarks();
-    await images.recoverConversions({ soleOwner });
+    await images.recover({ soleOwner });
     await predictions.recoverInFlight({ soleOwner });
     if (claiming) worker.start();
   }

@@ -45,26 +45,6 @@ export class ImageConversions {
     worker.handle('conversion', (lease) => this.runClaimed(lease));
   }
 
-  /** Queues the conversion of an image being made `processing`; call it inside that transaction. */
-  enqueue(id: string): Promise<void> {
-    return this.state.jobs.enqueue('conversion', id);
-  }
-
-  /** Queues a conversion this instance runs at once (`runHere`); call it inside the transaction that makes the image `processing`. */
-  enqueueHere(id: string): Promise<void> {
-    return this.worker.enqueueHeld('conversion', id);
-  }
-
-  /** Runs the conversion queued with `enqueueHere`; resolves when its outcome is committed (or handed to the background). */
-  runHere(id: string): Promise<void> {
-    return this.worker.runHeld('conversion', id);
-  }
-
-  /** Lets a worker (any instance's) take the queued conversion. */
-  start(): void {
-    this.worker.poke();
-  }
-
   /**
    * One claim of a conversion's job. A conversion cut short (its worker stopped or died) is redone
    * once from the stored original; one already redone, or whose original is gone, fails with a
@@ -89,7 +69,7 @@ export class ImageConversions {
     return this.state.transaction(async () => {
       const current = await this.state.images.get(image.id);
       if (!current || current.uploadStatus !== 'processing') return false;
-      if (reason) await markFailed(this.state, current, reason, this.clock);
+      if (reason) await this.markFailed(current, reason);
       else {
         current.conversionAttempts++;
         await this.state.images.put(current);
@@ -116,8 +96,7 @@ export class ImageConversions {
       this.state.transaction(async () => {
         const current = await this.state.images.get(id);
         if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
-        if ('error' in outcome)
-          return (await markFailed(this.state, current, outcome.error, this.clock), true);
+        if ('error' in outcome) return (await this.markFailed(current, outcome.error), true);
         const { converted } = outcome;
         current.shape = converted.shape;
         current.derived = {
@@ -152,7 +131,7 @@ export class ImageConversions {
   async recover({ soleOwner }: { soleOwner: boolean }): Promise<void> {
     for (const image of await this.state.images.withStatus('processing')) {
       if (soleOwner && !(await this.countRerun(image))) continue;
-      await this.enqueue(image.id);
+      await this.state.jobs.enqueue('conversion', image.id);
     }
     this.worker.poke();
   }
@@ -168,22 +147,17 @@ export class ImageConversions {
     this.stopping.abort();
   }
 
+  private async markFailed(image: ImageRecord, reason: string): Promise<void> {
+    image.uploadStatus = 'failed';
+    image.uploadError = reason;
+    image.processedAt = this.clock.nowIso(image.organizationId);
+    await this.state.images.put(image);
+  }
+
   private track(work: Promise<void>): void {
     // A conversion reports its failures in its row; nothing it throws may end the process.
     const settled = work.catch(() => undefined);
     this.pending.add(settled);
     void settled.finally(() => this.pending.delete(settled));
   }
-}
-
-export async function markFailed(
-  state: StateStore,
-  image: ImageRecord,
-  reason: string,
-  clock: MockClock,
-): Promise<void> {
-  image.uploadStatus = 'failed';
-  image.uploadError = reason;
-  image.processedAt = clock.nowIso(image.organizationId);
-  await state.images.put(image);
 }

@@ -154,16 +154,14 @@ export class ImageService {
         await this.state.organizations.lock(org.id);
         await this.options.limits?.assertRoomForImage(org.id, { size: file.size, resumable: false });
         await this.state.images.put(image);
-        await this.conversions.enqueueHere(image.id);
+        await this.options.worker.enqueueHeld('conversion', image.id);
         await reservation.release();
       });
     } catch (err) {
       await this.store.deletePrefix(imagePrefix(image)).catch(() => undefined);
       throw asInputError(err);
-    } finally {
-      await reservation.release();
     }
-    await this.conversions.runHere(image.id);
+    await this.options.worker.runHeld('conversion', image.id);
     return (await this.state.images.get(image.id)) ?? image;
   }
 
@@ -261,7 +259,7 @@ export class ImageService {
         current.uploadStatus = 'processing';
         current.conversionAttempts++;
         await this.state.images.put(current);
-        await this.conversions.enqueue(id);
+        await this.state.jobs.enqueue('conversion', id);
         await completing.release();
         return true;
       });
@@ -279,7 +277,8 @@ export class ImageService {
     } finally {
       await completing.release();
     }
-    this.conversions.start();
+    // A worker (any instance's) takes the queued conversion; this one looks now rather than at its next poll.
+    this.options.worker.poke();
   }
 
   async abort(org: Organization, id: string): Promise<void> {
@@ -313,23 +312,31 @@ export class ImageService {
     const image = await this.get(org, id);
     const derived = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
-      const segmentationIds = await this.state.segmentations.idsOfImage(id);
-      const predictionIds = await this.state.predictions.idsOfImage(id);
-      for (const segmentationId of segmentationIds) {
-        for (const shareId of await this.state.shares.idsOfSegmentation(segmentationId))
-          await this.state.shares.delete(shareId);
-        await this.state.segmentations.delete(segmentationId);
-      }
-      for (const predictionId of predictionIds) {
-        await this.state.predictions.delete(predictionId);
-        await this.state.jobs.cancel('prediction', predictionId);
-      }
-      await this.state.jobs.cancel('conversion', id);
-      await this.state.images.delete(id);
-      return { predictionIds, segmentationIds };
+      return this.deleteRows(id);
     });
     await this.onDeleted(derived);
     await this.removeFiles(image);
+  }
+
+  /**
+   * The image's row and the rows derived from it, and their jobs, inside the caller's transaction
+   * (which holds the organization's lock); their files are the caller's to remove after the commit.
+   */
+  async deleteRows(id: string): Promise<DeletedDerivatives> {
+    const segmentationIds = await this.state.segmentations.idsOfImage(id);
+    const predictionIds = await this.state.predictions.idsOfImage(id);
+    for (const segmentationId of segmentationIds) {
+      for (const shareId of await this.state.shares.idsOfSegmentation(segmentationId))
+        await this.state.shares.delete(shareId);
+      await this.state.segmentations.delete(segmentationId);
+    }
+    for (const predictionId of predictionIds) {
+      await this.state.predictions.delete(predictionId);
+      await this.state.jobs.cancel('prediction', predictionId);
+    }
+    await this.state.jobs.cancel('conversion', id);
+    await this.state.images.delete(id);
+    return { predictionIds, segmentationIds };
   }
 
   /** The files of an image whose row is gone: its open upload, stored original, local copy and previews. */
@@ -343,15 +350,17 @@ export class ImageService {
     await this.options.derivedFiles.remove(image.id);
   }
 
-  /** After a restart: conversions that were running are redone once (image-conversions.ts). */
-  recoverConversions(options: { soleOwner: boolean }): Promise<void> {
-    return this.conversions.recover(options);
-  }
-
-  /** A mock that owns its store alone, starting: no request of an earlier process holds a slot or a complete. */
-  async dropHeldMarks(): Promise<void> {
-    await this.reserved.dropAll();
-    await this.completing.dropAll();
+  /**
+   * After a restart or a swap of the state: conversions that were running are redone once
+   * (image-conversions.ts); a mock that owns its store alone also drops every held mark, since no
+   * request of an earlier process holds a slot or a complete.
+   */
+  async recover({ soleOwner }: { soleOwner: boolean }): Promise<void> {
+    if (soleOwner) {
+      await this.reserved.dropAll();
+      await this.completing.dropAll();
+    }
+    await this.conversions.recover({ soleOwner });
   }
 
   /** Resolves when every conversion started so far has finished. */

@@ -27,14 +27,6 @@ export class SegmentationReader {
     return row;
   }
 
-  /** A completed segmentation of the organization with its outlines; anything else is a 404. */
-  async ofOrganization(org: Organization, id: string): Promise<SegmentationRecord> {
-    await this.row(org, id);
-    const segmentation = await this.load(id);
-    if (!segmentation) throw notFound('Segmentation');
-    return segmentation;
-  }
-
   /** A segmentation with its outlines, whoever owns it (the public share page), or undefined. */
   async load(id: string): Promise<SegmentationRecord | undefined> {
     const row = await this.state.segmentations.get(id);
@@ -60,10 +52,6 @@ export class SegmentationReader {
   /** The preview copy's bytes; undefined when the image had no preview. */
   async previewBytes(segmentation: SegmentationRecord): Promise<Buffer | undefined> {
     return segmentation.hasPreview ? this.files.readPreview(segmentation.id) : undefined;
-  }
-
-  forget(id: string): void {
-    this.results.delete(id);
   }
 
   /** After the state was replaced (a snapshot loaded): the same id may now name other outlines. */
