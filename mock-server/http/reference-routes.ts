@@ -53,18 +53,16 @@ export function referenceStage({ publicBaseUrl }: { publicBaseUrl: string }): Re
   };
 }
 
-/** One of the renderer's files by its name in the URL (decoded, case as sent), or none. */
-function assetOf(segment: string): Asset | undefined {
-  const name = segment.replace(/\/$/, '');
-  if (!name || name.includes('/')) return undefined;
-  const decoded = decodeSegment(name);
-  return decoded === undefined ? undefined : ASSETS.get(decoded);
+/** One of the renderer's file names from the URL (decoded, case as sent), or none. */
+function assetOf(segment: string): string | undefined {
+  const name = decodeSegment(segment.replace(/\/$/, ''));
+  return name !== undefined && ASSET_TYPES.has(name) ? name : undefined;
 }
 
-async function sendAsset(req: ApiRequest, res: ServerResponse, asset: Asset): Promise<void> {
-  const file = path.join(RENDERER_FOLDER, asset.file);
+async function sendAsset(req: ApiRequest, res: ServerResponse, name: string): Promise<void> {
+  const file = path.join(RENDERER_FOLDER, name);
   const { size, mtime } = await stat(file);
-  res.setHeader('Content-Type', asset.type);
+  res.setHeader('Content-Type', ASSET_TYPES.get(name)!);
   res.setHeader('Content-Length', size);
   res.setHeader('Last-Modified', mtime.toUTCString());
   // A browser revalidating its copy gets 304, not the bundle again (RFC 9110 13.1.3; whole seconds).
@@ -85,15 +83,11 @@ export function referenceRoutes(): RouteSpec[] {
   );
 }
 
-interface Asset {
-  file: string;
-  type: string;
-}
-
-const ASSETS = new Map<string, Asset>([
-  ['swagger-ui.css', { file: 'swagger-ui.css', type: 'text/css; charset=UTF-8' }],
-  ['swagger-ui-bundle.js', { file: 'swagger-ui-bundle.js', type: 'application/javascript; charset=UTF-8' }],
-  ['favicon-32x32.png', { file: 'favicon-32x32.png', type: 'image/png' }],
+/** The renderer's files served, by file name, with their Content-Type. */
+const ASSET_TYPES = new Map<string, string>([
+  ['swagger-ui.css', 'text/css; charset=UTF-8'],
+  ['swagger-ui-bundle.js', 'application/javascript; charset=UTF-8'],
+  ['favicon-32x32.png', 'image/png'],
 ]);
 
 /**

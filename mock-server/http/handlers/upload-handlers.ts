@@ -5,8 +5,7 @@ import { isJsonMediaType, mediaType } from '../json-body.js';
 import { receiveFile } from '../multipart-file.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
 import { deleted, uploadAborted, uploadCompleted } from '../render/acknowledgements.js';
-import { toImageResource } from '../render/image.js';
-import { toUploadResponse } from '../render/upload.js';
+import { toImageResource, toUploadResponse } from '../render/image.js';
 import { validationItem } from '../render/validation-item.js';
 
 export interface UploadUseCases {

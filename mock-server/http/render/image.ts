@@ -1,6 +1,5 @@
 import type { ImageRecord } from '../../domain/images/image-record.js';
 import type { UploadPlanView } from '../../domain/images/image-service.js';
-import { toPlanResource } from './upload-plan.js';
 import type { ApiSchemas } from '../api-schemas.js';
 import { withoutServerPaths } from '../server-paths.js';
 
@@ -31,5 +30,29 @@ export function toCreatedImage(image: ImageRecord, plan: UploadPlanView | null):
     metadata: image.metadata as ApiSchemas['CreatedImage']['metadata'],
     folder_id: image.folderId,
     upload: plan ? toPlanResource(plan) : null,
+  };
+}
+
+/**
+ * The answer of `POST /upload`: the image, whether it is ready, and the part URLs of a resumable
+ * upload (null for a single-request one).
+ */
+export function toUploadResponse(
+  image: ImageRecord,
+  plan: UploadPlanView | null,
+): ApiSchemas['UploadResponse'] {
+  return {
+    image: toImageResource(image),
+    success: plan !== null || image.uploadStatus === 'ready',
+    upload: plan ? toPlanResource(plan) : null,
+  };
+}
+
+/** The UploadPlan of a resumable upload: part size, upload id and one presigned URL per part. */
+function toPlanResource(plan: UploadPlanView): ApiSchemas['UploadPlan'] {
+  return {
+    part_size: plan.partSize,
+    upload_id: plan.uploadId,
+    urls: plan.urls.map((u) => ({ part_number: u.partNumber, url: u.url })),
   };
 }
