@@ -143,10 +143,9 @@ export class Sql {
     }
   }
 
-  /** The scope of the request the caller serves, when it runs inside one and outside a transaction. */
+  /** The scope of the request the caller serves; none inside a transaction, which has a scope of its own. */
   requestScope(): RequestScope | undefined {
-    const scope = this.current.getStore();
-    return scope?.transaction && !scope.transaction.ended ? undefined : scope?.request;
+    return this.current.getStore()?.request;
   }
 
   async row(text: string, params: unknown[] = []): Promise<Row | undefined> {

@@ -27,6 +27,8 @@ const PLAIN_READ = /^\s*SELECT\b(?![\s\S]*\bFOR\s+(UPDATE|SHARE|NO\s+KEY|KEY))/i
 
 export class SnapshotMemo {
   private readonly memo = new ReadMemo();
+  /** Whether each statement text is a plain read, tested once per text (the texts are the code's own). */
+  private readonly plainReads = new Map<string, boolean>();
   /** The snapshot and the write epoch what is kept was read under, and when that snapshot was read. */
   private snapshot?: string;
   private sentAt = 0;
@@ -42,7 +44,7 @@ export class SnapshotMemo {
     map: (row: Row) => T,
   ): Promise<T[]> {
     const scope = this.sql.requestScope();
-    if (scope?.snapshot === undefined || scope.sentAt === undefined || !PLAIN_READ.test(text)) {
+    if (scope?.snapshot === undefined || scope.sentAt === undefined || !this.plainRead(text)) {
       return (await read()).map(map);
     }
     const epoch = this.sql.writeEpoch;
@@ -60,14 +62,15 @@ export class SnapshotMemo {
     }
     const fresh = (await read()).map(map);
     // Kept only if no write of this instance overtook the read, and the memo still holds that snapshot.
-    if (
-      current &&
-      this.epoch === epoch &&
-      this.sql.writeEpoch === epoch &&
-      this.snapshot === scope.snapshot
-    ) {
+    if (current && this.sql.writeEpoch === epoch && this.snapshot === scope.snapshot) {
       if (this.memo.keep(text, args, map, fresh)) return fresh.map(copyPlain);
     }
     return fresh;
+  }
+
+  private plainRead(text: string): boolean {
+    let plain = this.plainReads.get(text);
+    if (plain === undefined) this.plainReads.set(text, (plain = PLAIN_READ.test(text)));
+    return plain;
   }
 }
