@@ -1,8 +1,9 @@
 /**
  * What a request reads before its operation (domain/state.ts RequestReads), from PostgreSQL in one
  * round trip when nothing changed: the keys' version and the control plane's version, read together
- * once per request; the key's organization, the clocks' offsets and the injected faults then come
- * from this instance's memory, kept by version. Every write to them, on any instance, changes its
+ * in one read that the requests needing them at about the same time share (grouped-reads.ts); the
+ * key's organization, the clocks' offsets and the injected faults then come from this instance's
+ * memory, kept by version. Every write to them, on any instance, changes its
  * version in its own transaction (api_key_version; control_version, shared-tables.ts), so a request
  * that begins after the write committed reads the new version and loads them afresh: exact, where a
  * notification (LISTEN/NOTIFY) arrives on its own connection, possibly after the next request does.
@@ -15,6 +16,7 @@ import type { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { ClockOffsetTable, FaultTable, RequestReads } from '../../domain/state.js';
 import type { RequestScope, Sql } from './connection.js';
+import { GroupedReads } from './grouped-reads.js';
 import { takeHit } from './shared-tables.js';
 
 /** The control plane's state every request reads, as of one version of it. */
@@ -27,6 +29,9 @@ interface ControlState {
 interface Versions {
   keys: string;
   control: string;
+  /** The database's snapshot (pg_current_snapshot) the read saw, and when it was sent (Sql.sending). */
+  snapshot: string;
+  sentAt: number;
 }
 
 export interface SharedReadSources {
@@ -38,31 +43,41 @@ export interface SharedReadSources {
   faults: Pick<FaultTable, 'list' | 'take'>;
 }
 
+const VERSIONS_READ =
+  'SELECT k.token AS keys, c.token AS control, pg_current_snapshot()::text AS snapshot' +
+  ' FROM api_key_version k, control_version c';
+
 /** One per store: the control state this instance keeps, and the views that read through it. */
 export class SharedReads {
   private kept?: { version: string; state: Promise<ControlState> };
+  private readonly versions: GroupedReads<Versions>;
 
-  constructor(private readonly from: SharedReadSources) {}
+  constructor(private readonly from: SharedReadSources) {
+    const { sql } = from;
+    this.versions = new GroupedReads(async () => {
+      const sentAt = sql.sending();
+      // Shared by every request of its group: it belongs to none of them.
+      const [row] = await sql.detached(() => sql.rows(VERSIONS_READ));
+      return {
+        keys: row.keys as string,
+        control: row.control as string,
+        snapshot: row.snapshot as string,
+        sentAt,
+      };
+    });
+  }
 
   /** A view for one request: the first read that needs the versions reads them, the others reuse them. */
   view(): RequestReads {
     const { sql, keyCache, organizationOfKey, clockOffsets, faults } = this.from;
     const scope: RequestScope = {};
     let versions: Promise<Versions> | undefined;
-    const readVersions = () => {
-      if (versions) return versions;
-      const sentAt = sql.sending();
-      return (versions = sql
-        .rows(
-          'SELECT k.token AS keys, c.token AS control, pg_current_snapshot()::text AS snapshot' +
-            ' FROM api_key_version k, control_version c',
-        )
-        .then(([row]) => {
-          scope.snapshot = row.snapshot as string;
-          scope.sentAt = sentAt;
-          return { keys: row.keys as string, control: row.control as string };
-        }));
-    };
+    const readVersions = () =>
+      (versions ??= this.versions.read().then((read) => {
+        scope.snapshot = read.snapshot;
+        scope.sentAt = read.sentAt;
+        return read;
+      }));
     const control = async () => this.controlAt((await readVersions()).control);
     return {
       async organizationForKey(key, hash = hashApiKey(key)) {
