@@ -9,6 +9,8 @@
  *   divided by the 2xx answers (bench/support/process-tree.ts). The load generator (this process)
  *   is left out of both. For reads (GET /models and GET /image/{id} in turn, a seed key) and for
  *   acknowledged writes (POST /image opening a resumable upload, bench/support/sandbox-load.ts).
+ *   The writes' measure on PostgreSQL ends with the database's clean-up after them (a VACUUM,
+ *   autovacuum let finish), so that the next round's reads are not charged for it.
  * - req/s of the same reads.
  * - The WAL 10,000 of those reads write through the sandbox (pg_current_wal_lsn before and after,
  *   after a VACUUM and a quiet moment; checkpoints and autovacuum runs counted so that one falling
@@ -65,6 +67,13 @@ const STATS_SETTLE_MAX_MS = 12_000;
 
 interface Target {
   configuration: Configuration;
+  /**
+   * The database's clean-up after the writes before it (a VACUUM, autovacuum let finish), so that
+   * each load pays its own: run inside the writes' measure, autovacuum's work on their dead rows
+   * would otherwise fall into the next round's reads. Nothing for the embedded instance, whose
+   * SQLite checkpoints run in its own process, during the writes.
+   */
+  cleanUp(): Promise<void>;
   /** Every process whose CPU the configuration costs. */
   roots(): TreeRoot[];
   readPaths: string[];
@@ -123,10 +132,11 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
         await autocannon(readLoad(t, { duration: warm }));
         add(reads, name, await costOf(t, readLoad(t, { duration: measure })));
         await autocannon(writeLoad(t.configuration.url, t.writerKeys, { duration: warm }));
+        await t.cleanUp();
         add(
           writes,
           name,
-          await costOf(t, writeLoad(t.configuration.url, t.writerKeys, { duration: measure })),
+          await costOf(t, writeLoad(t.configuration.url, t.writerKeys, { duration: measure }), t.cleanUp),
         );
       }
       ctx.log(`sandbox-cost: round ${round + 1}/${rounds}, ${floor.name}: reads (${measure} s)`);
@@ -187,9 +197,11 @@ async function postmasterPid(url: string): Promise<number> {
 async function prepare(configuration: Configuration, roots: () => TreeRoot[]): Promise<Target> {
   const api = new HttpApi(configuration.url, ACME_KEY);
   const image = await api.uploadBytes(presetTiff('easy-8bit-256'), 'sandbox-cost-read.tif');
+  const { databaseUrl } = configuration;
   return {
     configuration,
     roots,
+    cleanUp: databaseUrl ? () => withClient(databaseUrl, vacuumed) : async () => {},
     readPaths: ['/api/v1/models', `/api/v1/image/${image.id}`],
     writerKeys: await writerKeys(configuration, 'bench-sandbox-cost'),
   };
@@ -208,11 +220,12 @@ function readLoad(t: ReadTarget, run: Pick<Options, 'duration' | 'amount'>): Opt
   };
 }
 
-/** The load run once, with the configuration's CPU read before and after it. */
-async function costOf(t: ReadTarget, load: Options): Promise<LoadCost> {
+/** The load run once (and what it leaves to do, `settle`), with the configuration's CPU read before and after. */
+async function costOf(t: ReadTarget, load: Options, settle?: () => Promise<void>): Promise<LoadCost> {
   const roots = t.roots();
   const before = treeCpuTicks(roots);
   const result = await autocannon(load);
+  await settle?.();
   const cpuSeconds = cpuSecondsBetween(before, treeCpuTicks(roots), ticksPerSecond());
   return {
     requests: result['2xx'],
@@ -243,9 +256,7 @@ function medianCost(runs: LoadCost[]): LoadCost {
  * the database is vacuumed first, autovacuum let finish, and both are counted inside the measure.
  */
 async function walOfReads(t: Target, gets: number): Promise<WalFigures> {
-  const client = new pg.Client({ connectionString: t.configuration.databaseUrl });
-  await client.connect();
-  try {
+  return withClient(t.configuration.databaseUrl!, async (client) => {
     const scalar = async (sql: string, params: unknown[] = []) =>
       (await client.query<{ v: string }>(sql, params)).rows[0].v;
     const count = async (sql: string) => Number(await scalar(sql));
@@ -256,14 +267,7 @@ async function walOfReads(t: Target, gets: number): Promise<WalFigures> {
     const autovacuums = () =>
       count('SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS v FROM pg_stat_all_tables');
     const transactions = () => count('SELECT sum(xact_commit) AS v FROM pg_stat_database');
-    await client.query('VACUUM (ANALYZE)');
-    const deadline = Date.now() + AUTOVACUUM_WAIT_MS;
-    while (
-      (await count("SELECT count(*) AS v FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")) >
-        0 &&
-      Date.now() < deadline
-    )
-      await sleep(500);
+    await vacuumed(client);
     await sleep(QUIET_MS);
     const transactionsBefore = await settled(transactions);
     const checkpointsBefore = await checkpoints();
@@ -291,9 +295,32 @@ async function walOfReads(t: Target, gets: number): Promise<WalFigures> {
       // less the reads of the count itself, one per poll at most: noise against thousands
       transactionsPerRead: (transactionsAfter - transactionsBefore) / result['2xx'],
     };
+  });
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** The database vacuumed, and autovacuum's workers let finish (for at most AUTOVACUUM_WAIT_MS). */
+async function vacuumed(client: pg.Client): Promise<void> {
+  await client.query('VACUUM (ANALYZE)');
+  const deadline = Date.now() + AUTOVACUUM_WAIT_MS;
+  const workers = async () =>
+    Number(
+      (
+        await client.query<{ v: string }>(
+          "SELECT count(*) AS v FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'",
+        )
+      ).rows[0].v,
+    );
+  while ((await workers()) > 0 && Date.now() < deadline) await sleep(500);
 }
 
 /**
