@@ -1,7 +1,7 @@
 /**
- * Section sandbox-cost: what a request costs the machine in a 3-instance sandbox on PostgreSQL,
- * against one embedded instance (SQLite) behind the same kind of nginx, in one run
- * (bench/support/sandbox-configs.ts starts both; both take turns, round by round).
+ * Section sandbox-cost: what a request costs the machine in a 3-instance sandbox on PostgreSQL, and
+ * in one instance on PostgreSQL, against one embedded instance (SQLite) behind the same kind of
+ * nginx, in one run (bench/support/sandbox-configs.ts starts them; they take turns, round by round).
  *
  * - CPU per request: utime+stime of every process of a configuration (the instances and their
  *   children, nginx's master and workers, and for the sandbox the postmaster and everything below
@@ -90,7 +90,9 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
   const signals = cleanup.onSignals(ctx.log);
   try {
     const { all, postgresUrl } = await startConfigurations({
-      postgresInstances: [SANDBOX_INSTANCES],
+      // One instance as well: like for like with the embedded one (the issue's first figure), and what
+      // three instances add on these cores.
+      postgresInstances: [1, SANDBOX_INSTANCES],
       instanceArgs: SANDBOX_BENCH_INSTANCE_ARGS,
       log: ctx.log,
       cleanup,
@@ -144,7 +146,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
       floorReads.push(await costOf(floorTarget, readLoad(floorTarget, { duration: measure })));
     }
 
-    const sandbox = targets.find((t) => t.configuration.engine === 'postgresql')!;
+    const sandbox = targets.find((t) => t.configuration.instances === SANDBOX_INSTANCES)!;
     ctx.log(`sandbox-cost: WAL of ${walGets} reads through ${sandbox.configuration.name}, and idle as long`);
     const wal = await walOfReads(sandbox, walGets);
 

@@ -96,6 +96,33 @@ describe('sandboxCostRows', () => {
     );
   });
 
+  it('gives each PostgreSQL configuration its rows against the embedded instance, the floor once, the WAL of the last', () => {
+    const f = figures(load(5_000, 1_000, { instances: 1.2, postgresql: 0.6, nginx: 0.2 }), 22_000);
+    const one = {
+      ...f.configurations[1],
+      name: 'PostgreSQL x1',
+      instances: 1,
+      read: load(5_000, 1_600, { instances: 0.8, postgresql: 0.3, nginx: 0.2 }),
+    };
+    const rows = sandboxCostRows({ ...f, configurations: [f.configurations[0], one, f.configurations[1]] });
+    expect(
+      rows.map((r) => r.metric.replace(/^(CPU per read|reads|CPU per acknowledged write|WAL).*?: /, '$1: ')),
+    ).toEqual([
+      'CPU per read: 1 instance on PostgreSQL',
+      expect.stringContaining('the floor'),
+      'reads: 1 instance on PostgreSQL',
+      'CPU per acknowledged write: 1 instance on PostgreSQL',
+      'CPU per read: 3 instances on PostgreSQL',
+      'reads: 3 instances on PostgreSQL',
+      'CPU per acknowledged write: 3 instances on PostgreSQL',
+      expect.stringMatching(/^WAL.* through 3 instances on PostgreSQL/),
+    ]);
+    expect(rows.filter((r) => r.metric.startsWith('reads (')).map((r) => [r.ratio, r.ok])).toEqual([
+      ['0.80x', true],
+      ['0.50x', true],
+    ]);
+  });
+
   it('says when a checkpoint or an autovacuum run fell inside the WAL measure', () => {
     const f = figures(load(5_000, 1_000, { instances: 1 }), 300_000);
     const rows = sandboxCostRows({ ...f, wal: { ...f.wal, checkpoints: 1, autovacuums: 2 } });
