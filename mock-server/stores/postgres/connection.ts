@@ -66,7 +66,6 @@ export class Sql {
   private readonly pool: pg.Pool;
   private readonly current = new AsyncLocalStorage<Scope>();
   private epoch = 0;
-  private sent = 0;
   /** The name each read's text is prepared under (the texts are the code's own: a bounded set). */
   private readonly statementNames = new Map<string, string>();
   /** Callers that found every connection of the pool busy and waited for one, since start. */
@@ -123,11 +122,6 @@ export class Sql {
    */
   get writeEpoch(): number {
     return this.epoch;
-  }
-
-  /** The next number in this instance's order of sending: for a read whose answer is compared by age. */
-  sending(): number {
-    return ++this.sent;
   }
 
   /**

@@ -29,7 +29,7 @@ interface ControlState {
 interface Versions {
   keys: string;
   control: string;
-  /** The database's snapshot (pg_current_snapshot) the read saw, and when it was sent (Sql.sending). */
+  /** The database's snapshot (pg_current_snapshot) the read saw, and the read's number (SharedReads.sent). */
   snapshot: string;
   sentAt: number;
 }
@@ -51,11 +51,13 @@ const VERSIONS_READ =
 export class SharedReads {
   private kept?: { version: string; state: Promise<ControlState> };
   private readonly versions: GroupedReads<Versions>;
+  /** Versions reads sent so far: a read's number says which of two is the newer (snapshot-memo.ts). */
+  private sent = 0;
 
   constructor(private readonly from: SharedReadSources) {
     const { sql } = from;
     this.versions = new GroupedReads(async () => {
-      const sentAt = sql.sending();
+      const sentAt = ++this.sent;
       // Shared by every request of its group: it belongs to none of them.
       const [row] = await sql.detached(() => sql.rows(VERSIONS_READ));
       return {

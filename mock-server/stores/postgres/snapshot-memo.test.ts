@@ -116,6 +116,25 @@ describe('table reads inside a request, from memory under the snapshot it saw', 
     expect(await namesOf(b)).toEqual(['m1', 'm6']);
   });
 
+  it("keeps a newer request's reads when an older request, still running, reads under its older snapshot", async () => {
+    let resume!: () => void;
+    const older = request(b, async () => {
+      await new Promise<void>((resolve) => (resume = resolve));
+      return namesOf(b);
+    });
+    await vi.waitFor(() => expect(resume).toBeDefined());
+    await a.models.add(model('m7'));
+    expect(await request(b, () => namesOf(b))).toEqual(['m1', 'm7']);
+    resume();
+    await older;
+    statements.mockClear();
+    // Nothing changed since the newer request: what it kept still answers, the older one displaced nothing.
+    expect(await request(b, () => namesOf(b))).toEqual(['m1', 'm7']);
+    expect(statements.mock.calls.map(([text]) => text)).toEqual([
+      expect.stringContaining('pg_current_snapshot'),
+    ]);
+  });
+
   it('hands out copies: a caller that changes a record changes nothing kept', async () => {
     await request(b, async () => ((await b.models.listFor(org()))[0].name = 'changed'));
     expect(await request(b, () => namesOf(b))).toEqual(['m1']);
