@@ -90,8 +90,8 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
   const signals = cleanup.onSignals(ctx.log);
   try {
     const { all, postgresUrl } = await startConfigurations({
-      // One instance as well: like for like with the embedded one (the first figure), and what
-      // three instances add on these cores.
+      // One instance as well: like for like with the one embedded instance, and, beside the three,
+      // what two more instances add on these cores.
       postgresInstances: [1, SANDBOX_INSTANCES],
       instanceArgs: SANDBOX_BENCH_INSTANCE_ARGS,
       log: ctx.log,
