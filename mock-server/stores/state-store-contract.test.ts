@@ -593,6 +593,33 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     }
   });
 
+  it('journal: entries recorded together keep their order across organizations, and each organization its newest', async () => {
+    const small = await engine.open({ journalEntriesPerOrganization: 5 });
+    try {
+      // One batch on PostgreSQL: the organization's entries on both sides of the other's.
+      const entry = (i: number) => journalEntry(i, i === 3 ? OTHER_ORG_ID : ORG_ID);
+      await Promise.all(Array.from({ length: 9 }, (_, i) => small.journal.record(entry(i + 1))));
+      expect((await small.journal.query({})).map((e) => e.requestId)).toEqual([
+        'r9',
+        'r8',
+        'r7',
+        'r6',
+        'r5',
+        'r3',
+      ]);
+      expect(
+        (await small.journal.query({ organizationId: ORG_ID, limit: 10 })).map((e) => e.requestId),
+      ).toEqual(['r9', 'r8', 'r7', 'r6', 'r5']);
+      expect(
+        (await small.journal.query({ operationId: 'listImages', limit: 2 })).map((e) => e.requestId),
+      ).toEqual(['r8', 'r6']);
+      expect((await small.journal.query({ status: 404 })).map((e) => e.requestId)).toEqual(['r7']);
+      expect((await small.journal.query({})).at(1)).toEqual(entry(8));
+    } finally {
+      await small.close();
+    }
+  });
+
   it('journal: an entry is read back by the same store at once, before its batch is due', async () => {
     const recorded = state.journal.record(journalEntry(1, ORG_ID));
     expect((await state.journal.query({ organizationId: ORG_ID })).map((e) => e.requestId)).toEqual(['r1']);

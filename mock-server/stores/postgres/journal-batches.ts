@@ -10,10 +10,12 @@
  * whichever instance answered it.
  *
  * Each organization keeps its newest `entriesPerOrganization` entries (and as many of requests
- * without one), so that one organization's traffic never evicts another's; each entry is stored
- * whole as JSON text (bodies may hold any JSON string).
+ * without one), so that one organization's traffic never evicts another's. A row is a run of one
+ * organization's consecutive entries in a batch, stored whole as one JSON list (bodies may hold
+ * any JSON string): a busy organization's batch is one row, not hundreds, which is most of what
+ * the journal costs PostgreSQL per request.
  */
-import type { JournalEntry } from '../../domain/control-records.js';
+import { type JournalEntry, journalEntryMatches } from '../../domain/control-records.js';
 import type { JournalTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
 import type { Sql } from './connection.js';
@@ -29,6 +31,10 @@ export const DEFAULT_JOURNAL_BATCHING: JournalBatching = { flushMs: 100, batchEn
 
 /** What a batch's write takes beyond its interval, on a database that is not overloaded. */
 const WRITE_MARGIN_MS = 50;
+/** Runs a read fetches at once: a run holds up to a batch of entries. */
+const RUNS_PER_PAGE = 32;
+/** Runs one INSERT writes: five parameters each, under PostgreSQL's 65,535. */
+const RUNS_PER_INSERT = 1000;
 
 interface Queued {
   entry: JournalEntry;
@@ -82,19 +88,35 @@ export class BatchedJournal implements JournalTable {
       setTimeout(resolve, this.batching.flushMs + WRITE_MARGIN_MS),
     );
     await Promise.all([this.flush(), othersWritten]);
-    const rows = await this.sql.column(
-      `SELECT entry FROM journal
-       WHERE ($1::text IS NULL OR operation_id = $1) AND ($2::integer IS NULL OR status = $2)
-         AND ($3::text IS NULL OR organization_id = $3)
-       ORDER BY seq DESC LIMIT $4`,
-      [
-        filter.operationId === undefined ? null : clientText(filter.operationId),
-        filter.status ?? null,
-        filter.organizationId === undefined ? null : clientText(filter.organizationId),
-        filter.limit ?? 100,
-      ],
-    );
-    return rows.map((text) => JSON.parse(text) as JournalEntry);
+    const limit = filter.limit ?? 100;
+    const found: JournalEntry[] = [];
+    let before: string | null = null;
+    // Newest run first, a page at a time: the runs' lists of operations and statuses pass only runs
+    // holding a match (not always in one entry), and each run's entries are then matched exactly.
+    while (found.length < limit) {
+      const page = Math.min(limit - found.length, RUNS_PER_PAGE);
+      const runs = (await this.sql.rows(
+        `SELECT seq, kept, entries FROM journal
+         WHERE ($1::text IS NULL OR $1 = ANY(operation_ids)) AND ($2::integer IS NULL OR $2 = ANY(statuses))
+           AND ($3::text IS NULL OR organization_id = $3) AND ($4::bigint IS NULL OR seq < $4)
+         ORDER BY seq DESC LIMIT $5`,
+        [
+          filter.operationId === undefined ? null : clientText(filter.operationId),
+          filter.status ?? null,
+          filter.organizationId === undefined ? null : clientText(filter.organizationId),
+          before,
+          page,
+        ],
+      )) as Array<{ seq: string; kept: number; entries: string }>;
+      for (const run of runs) {
+        const entries = (JSON.parse(run.entries) as JournalEntry[]).slice(-run.kept).reverse();
+        for (const entry of entries)
+          if (found.length < limit && journalEntryMatches(entry, filter)) found.push(entry);
+      }
+      if (runs.length < page) break;
+      before = runs[runs.length - 1].seq;
+    }
+    return found;
   }
 
   async clear(): Promise<void> {
@@ -103,28 +125,15 @@ export class BatchedJournal implements JournalTable {
   }
 
   private async write(batch: Queued[]): Promise<void> {
-    const entries = batch.map((q) => q.entry);
-    const organizations = entries.map((e) =>
-      e.organizationId === null ? null : clientText(e.organizationId),
-    );
+    const runs = runsOf(batch.map((q) => q.entry));
     try {
       // Detached: a batch is nobody's request, and must not join the transaction of the one that filled it.
       await this.sql.detached(() =>
         this.sql.transaction(async () => {
-          await this.sql.rows(
-            `INSERT INTO journal (operation_id, organization_id, status, entry)
-             SELECT operation_id, organization_id, status, entry
-             FROM unnest($1::text[], $2::text[], $3::integer[], $4::text[])
-               WITH ORDINALITY AS batch(operation_id, organization_id, status, entry, n)
-             ORDER BY n`,
-            [
-              entries.map((e) => (e.operationId === null ? null : clientText(e.operationId))),
-              organizations,
-              entries.map((e) => e.status),
-              entries.map((e) => JSON.stringify(e)),
-            ],
-          );
-          for (const organizationId of new Set(organizations)) await this.trim(organizationId);
+          for (let i = 0; i < runs.length; i += RUNS_PER_INSERT)
+            await this.insert(runs.slice(i, i + RUNS_PER_INSERT));
+          for (const organizationId of new Set(runs.map((r) => r.organizationId)))
+            await this.trim(organizationId);
         }),
       );
       for (const queued of batch) queued.written();
@@ -133,17 +142,59 @@ export class BatchedJournal implements JournalTable {
     }
   }
 
+  private async insert(runs: Run[]): Promise<void> {
+    const rows = runs.map((_, i) => {
+      const at = i * 5;
+      return `($${at + 1}, $${at + 2}::text[], $${at + 3}::integer[], $${at + 4}::integer, $${at + 5})`;
+    });
+    await this.sql.rows(
+      `INSERT INTO journal (organization_id, operation_ids, statuses, kept, entries) VALUES ${rows.join(', ')}`,
+      runs.flatMap((run) => [
+        run.organizationId,
+        run.entries.map((e) => (e.operationId === null ? null : clientText(e.operationId))),
+        run.entries.map((e) => e.status),
+        run.entries.length,
+        JSON.stringify(run.entries),
+      ]),
+    );
+  }
+
   /**
-   * Deletes what is older than the organization's newest entries (by sequence number, on the index
-   * by organization; a rolled-back insert leaves a gap, so at times a few less are kept).
+   * Keeps the organization's newest entries: from the newest run back, the first run that reaches
+   * the retention keeps only the entries within it, and the runs before it are deleted (through the
+   * index by organization, reading the runs no further back than that one).
    */
   private async trim(organizationId: string | null): Promise<void> {
-    const ofOrganization = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
+    const ofOrganization = (table: string) =>
+      organizationId === null ? `${table}organization_id IS NULL` : `${table}organization_id = $2`;
     await this.sql.rows(
-      `DELETE FROM journal WHERE ${ofOrganization} AND seq <= (
-         SELECT seq FROM journal WHERE ${ofOrganization} ORDER BY seq DESC OFFSET $1 LIMIT 1
-       )`,
+      `WITH boundary AS (
+         SELECT seq, newer FROM (
+           SELECT seq, kept, sum(kept) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) - kept AS newer
+           FROM journal WHERE ${ofOrganization('')} ORDER BY seq DESC
+         ) runs WHERE newer + kept >= $1 LIMIT 1
+       ), older AS (
+         DELETE FROM journal j USING boundary b WHERE ${ofOrganization('j.')} AND j.seq < b.seq
+       )
+       UPDATE journal j SET kept = $1 - b.newer FROM boundary b WHERE j.seq = b.seq AND j.kept > $1 - b.newer`,
       organizationId === null ? [this.entriesPerOrganization] : [this.entriesPerOrganization, organizationId],
     );
   }
+}
+
+/** One organization's consecutive entries in a batch (its id as client text), in their order. */
+interface Run {
+  organizationId: string | null;
+  entries: JournalEntry[];
+}
+
+function runsOf(entries: JournalEntry[]): Run[] {
+  const runs: Run[] = [];
+  for (const entry of entries) {
+    const organizationId = entry.organizationId === null ? null : clientText(entry.organizationId);
+    const last = runs.at(-1);
+    if (last?.organizationId === organizationId) last.entries.push(entry);
+    else runs.push({ organizationId, entries: [entry] });
+  }
+  return runs;
 }

@@ -120,6 +120,36 @@ describe("PostgreSQL's migrations", () => {
     }
   });
 
+  it("keep a version 8 database's journal, each entry a run of its own, newest first", async () => {
+    const url = await postgres.newDatabase();
+    const sql = connect(url);
+    const entry = (i: number) => ({
+      requestId: `r${i}`,
+      operationId: 'getImage',
+      organizationId: 'org-1',
+      status: 200,
+    });
+    try {
+      await migrate(sql, MIGRATIONS.slice(0, 8));
+      for (const i of [1, 2])
+        await sql.rows(
+          'INSERT INTO journal (operation_id, organization_id, status, entry) VALUES ($1, $2, 200, $3)',
+          [clientText('getImage'), clientText('org-1'), JSON.stringify(entry(i))],
+        );
+    } finally {
+      await sql.close();
+    }
+    const store = await openPostgresStateStore({ url });
+    try {
+      expect(await store.journal.query({ organizationId: 'org-1', operationId: 'getImage' })).toEqual([
+        entry(2),
+        entry(1),
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuse a database newer than the code, saying so', async () => {
     const url = await postgres.newDatabase();
     const admin = new pg.Client({ connectionString: url });

@@ -492,4 +492,29 @@ export const MIGRATIONS: readonly SchemaStep[] = [
   INSERT INTO control_version (token) VALUES (md5(random()::text));
   `,
   },
+  // 9, PostgreSQL: a journal row is a run of one organization's consecutive entries in a batch (one
+  // JSON list), not one entry: a busy organization's batch is one row, stored out of line
+  // uncompressed, instead of hundreds with their index entries (postgres/journal-batches.ts).
+  // `kept` counts the run's newest entries still within the organization's retention; the rows of
+  // each operation and status are kept beside it, so that a filtered read skips the runs without
+  // them. Each old row becomes a run of one. SQLite keeps its journal in memory: nothing to do.
+  {
+    sqlite: '',
+    postgres: `
+  CREATE UNLOGGED TABLE journal_runs (
+    seq             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    organization_id text,
+    operation_ids   text[] NOT NULL,
+    statuses        integer[] NOT NULL,
+    kept            integer NOT NULL,
+    entries         text NOT NULL
+  );
+  ALTER TABLE journal_runs ALTER COLUMN entries SET STORAGE EXTERNAL;
+  INSERT INTO journal_runs (organization_id, operation_ids, statuses, kept, entries)
+    SELECT organization_id, ARRAY[operation_id], ARRAY[status], 1, '[' || entry || ']' FROM journal ORDER BY seq;
+  DROP TABLE journal;
+  ALTER TABLE journal_runs RENAME TO journal;
+  CREATE INDEX journal_by_organization ON journal(organization_id, seq);
+  `,
+  },
 ];
