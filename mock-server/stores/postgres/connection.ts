@@ -179,11 +179,15 @@ export class Sql {
     return this.current.exit(work);
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
+  /** `oneSnapshot`: a read-only transaction whose every statement sees the database as its first did. */
+  async transaction<T>(work: () => Promise<T>, { oneSnapshot = false } = {}): Promise<T> {
     if (this.inTransaction()) return work();
+    const begin = oneSnapshot
+      ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'
+      : 'BEGIN ISOLATION LEVEL READ COMMITTED';
     for (let run = 1; ; run++) {
       try {
-        return await this.once(work);
+        return await this.once(work, begin);
       } catch (error) {
         if (run >= RERUNS || !isRetryable(error)) throw asDomainFailure(error);
         // A short random pause, so two transactions that collided do not collide again in step.
@@ -192,7 +196,7 @@ export class Sql {
     }
   }
 
-  private async once<T>(work: () => Promise<T>): Promise<T> {
+  private async once<T>(work: () => Promise<T>, begin: string): Promise<T> {
     let client: pg.PoolClient;
     try {
       this.countWait();
@@ -210,7 +214,7 @@ export class Sql {
     const onLost = (error: Error) => (broken = error);
     client.on('error', onLost);
     try {
-      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      await client.query(begin);
       const result = await this.current.run({ transaction: context }, work);
       await client.query('COMMIT');
       return result;

@@ -35,6 +35,9 @@ const WRITE_MARGIN_MS = 50;
 const RUNS_PER_PAGE = 32;
 /** Runs one INSERT writes: five parameters each, under PostgreSQL's 65,535. */
 const RUNS_PER_INSERT = 1000;
+/** The journal's trim locks among the database's advisory locks (a key per organization; `'null'`
+ * is no organization's, whose ids are stored as JSON strings, quoted). */
+const TRIM_LOCKS = 7_470_301;
 
 interface Queued {
   entry: JournalEntry;
@@ -88,6 +91,12 @@ export class BatchedJournal implements JournalTable {
       setTimeout(resolve, this.batching.flushMs + WRITE_MARGIN_MS),
     );
     await Promise.all([this.flush(), othersWritten]);
+    // Its pages under one snapshot: a trim committed between two of them would take entries out of
+    // the older pages while the newer ones it added are not read.
+    return this.sql.detached(() => this.sql.transaction(() => this.pages(filter), { oneSnapshot: true }));
+  }
+
+  private async pages(filter: Parameters<JournalTable['query']>[0]): Promise<JournalEntry[]> {
     const limit = filter.limit ?? 100;
     const found: JournalEntry[] = [];
     let before: string | null = null;
@@ -109,8 +118,8 @@ export class BatchedJournal implements JournalTable {
         ],
       )) as Array<{ seq: string; kept: number; entries: string }>;
       for (const run of runs) {
-        const entries = (JSON.parse(run.entries) as JournalEntry[]).slice(-run.kept).reverse();
-        for (const entry of entries)
+        const entries = JSON.parse(run.entries) as JournalEntry[];
+        for (const entry of entries.slice(entries.length - run.kept).reverse())
           if (found.length < limit && journalEntryMatches(entry, filter)) found.push(entry);
       }
       if (runs.length < page) break;
@@ -132,8 +141,17 @@ export class BatchedJournal implements JournalTable {
         this.sql.transaction(async () => {
           for (let i = 0; i < runs.length; i += RUNS_PER_INSERT)
             await this.insert(runs.slice(i, i + RUNS_PER_INSERT));
-          for (const organizationId of new Set(runs.map((r) => r.organizationId)))
-            await this.trim(organizationId);
+          const organizations = [...new Set(runs.map((r) => r.organizationId))];
+          // One instance's trim of an organization at a time, each seeing the runs the one before it
+          // committed (else both keep what they saw, and the organization more than its number), the
+          // locks taken in one order on every instance (else two batches deadlock, and one is lost).
+          await this.sql.rows(
+            `SELECT pg_advisory_xact_lock(${TRIM_LOCKS}, key) FROM (
+               SELECT DISTINCT hashtext(coalesce(id, 'null')) AS key FROM unnest($1::text[]) AS id ORDER BY key
+             ) AS keys`,
+            [organizations],
+          );
+          for (const organizationId of organizations) await this.trim(organizationId);
         }),
       );
       for (const queued of batch) queued.written();
