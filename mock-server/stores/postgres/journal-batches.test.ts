@@ -133,6 +133,28 @@ describe("PostgreSQL's journal across instances", () => {
     },
   );
 
+  it('keeps the newest entries of each of many organizations a batch holds, and of requests without one', async () => {
+    const { pools } = await instances(1);
+    try {
+      const journal = new BatchedJournal(pools[0], 3);
+      const owners = [null, ...Array.from({ length: 50 }, (_, i) => `org-${i}`)];
+      // Interleaved: each owner's entries are runs of one, 7 of them, in one batch.
+      const entries = Array.from({ length: 7 }, () => owners.map(entry)).flat();
+      await batch(journal, entries);
+      for (const owner of [null, 'org-0', 'org-49']) {
+        const newest = entries
+          .filter((e) => e.organizationId === owner)
+          .slice(-3)
+          .reverse();
+        const kept = await journal.query({ limit: 1000 });
+        expect(kept.filter((e) => e.organizationId === owner)).toEqual(newest);
+      }
+      expect(await journal.query({ limit: 1000 })).toHaveLength(owners.length * 3);
+    } finally {
+      await pools[0].close();
+    }
+  });
+
   it('reads its pages under one snapshot, whatever another instance trims meanwhile', async () => {
     const { pools } = await instances(2);
     const [reader, writer] = pools;

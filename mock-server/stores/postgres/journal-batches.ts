@@ -151,7 +151,7 @@ export class BatchedJournal implements JournalTable {
              ) AS keys`,
             [organizations],
           );
-          for (const organizationId of organizations) await this.trim(organizationId);
+          await this.trim(organizations);
         }),
       );
       for (const queued of batch) queued.written();
@@ -178,26 +178,39 @@ export class BatchedJournal implements JournalTable {
   }
 
   /**
-   * Keeps the organization's newest entries: from the newest run back, the first run that reaches
+   * Keeps each organization's newest entries: from its newest run back, the first run that reaches
    * the retention keeps only the entries within it, and the runs before it are deleted (through the
-   * index by organization, reading the runs no further back than that one).
+   * index by organization, reading the runs no further back than that one). One statement for the
+   * organizations, one for the requests without one: a batch may hold hundreds of organizations.
    */
-  private async trim(organizationId: string | null): Promise<void> {
-    const ofOrganization = (table: string) =>
-      organizationId === null ? `${table}organization_id IS NULL` : `${table}organization_id = $2`;
-    await this.sql.rows(
-      `WITH boundary AS (
+  private async trim(organizations: Array<string | null>): Promise<void> {
+    const ids = organizations.filter((id) => id !== null);
+    if (ids.length > 0)
+      await this.sql.rows(
+        trimming('unnest($2::text[])', (id) => `organization_id = ${id}`),
+        [this.entriesPerOrganization, ids],
+      );
+    if (ids.length < organizations.length)
+      await this.sql.rows(
+        trimming('(VALUES (NULL::text))', () => 'organization_id IS NULL'),
+        [this.entriesPerOrganization],
+      );
+  }
+}
+
+/** The trim of each organization `ids` lists, `ofOrganization(id)` picking a run of it. */
+function trimming(ids: string, ofOrganization: (id: string) => string): string {
+  return `WITH boundary AS (
+       SELECT o.id, b.seq, b.newer FROM ${ids} AS o(id) CROSS JOIN LATERAL (
          SELECT seq, newer FROM (
            SELECT seq, kept, sum(kept) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) - kept AS newer
-           FROM journal WHERE ${ofOrganization('')} ORDER BY seq DESC
+           FROM journal WHERE ${ofOrganization('o.id')} ORDER BY seq DESC
          ) runs WHERE newer + kept >= $1 LIMIT 1
-       ), older AS (
-         DELETE FROM journal j USING boundary b WHERE ${ofOrganization('j.')} AND j.seq < b.seq
-       )
-       UPDATE journal j SET kept = $1 - b.newer FROM boundary b WHERE j.seq = b.seq AND j.kept > $1 - b.newer`,
-      organizationId === null ? [this.entriesPerOrganization] : [this.entriesPerOrganization, organizationId],
-    );
-  }
+       ) b
+     ), older AS (
+       DELETE FROM journal j USING boundary b WHERE j.${ofOrganization('b.id')} AND j.seq < b.seq
+     )
+     UPDATE journal j SET kept = $1 - b.newer FROM boundary b WHERE j.seq = b.seq AND j.kept > $1 - b.newer`;
 }
 
 /** One organization's consecutive entries in a batch (its id as client text), in their order. */
