@@ -141,17 +141,7 @@ export class BatchedJournal implements JournalTable {
         this.sql.transaction(async () => {
           for (let i = 0; i < runs.length; i += RUNS_PER_INSERT)
             await this.insert(runs.slice(i, i + RUNS_PER_INSERT));
-          const organizations = [...new Set(runs.map((r) => r.organizationId))];
-          // One instance's trim of an organization at a time, each seeing the runs the one before it
-          // committed (else both keep what they saw, and the organization more than its number), the
-          // locks taken in one order on every instance (else two batches deadlock, and one is lost).
-          await this.sql.rows(
-            `SELECT pg_advisory_xact_lock(${TRIM_LOCKS}, key) FROM (
-               SELECT DISTINCT hashtext(coalesce(id, 'null')) AS key FROM unnest($1::text[]) AS id ORDER BY key
-             ) AS keys`,
-            [organizations],
-          );
-          await this.trim(organizations);
+          await this.trim([...new Set(runs.map((r) => r.organizationId))]);
         }),
       );
       for (const queued of batch) queued.written();
@@ -182,8 +172,18 @@ export class BatchedJournal implements JournalTable {
    * the retention keeps only the entries within it, and the runs before it are deleted (through the
    * index by organization, reading the runs no further back than that one). One statement for the
    * organizations, one for the requests without one: a batch may hold hundreds of organizations.
+   * Inside the batch's transaction, which holds the locks until it ends.
    */
   private async trim(organizations: Array<string | null>): Promise<void> {
+    // One instance's trim of an organization at a time, each seeing the runs the one before it
+    // committed (else both keep what they saw, and the organization more than its number), the
+    // locks taken in one order on every instance (else two batches deadlock, and one is lost).
+    await this.sql.rows(
+      `SELECT pg_advisory_xact_lock(${TRIM_LOCKS}, key) FROM (
+         SELECT DISTINCT hashtext(coalesce(id, 'null')) AS key FROM unnest($1::text[]) AS id ORDER BY key
+       ) AS keys`,
+      [organizations],
+    );
     const ids = organizations.filter((id) => id !== null);
     if (ids.length > 0)
       await this.sql.rows(

@@ -493,11 +493,12 @@ export const MIGRATIONS: readonly SchemaStep[] = [
   `,
   },
   // 9, PostgreSQL: a journal row is a run of one organization's consecutive entries in a batch (one
-  // JSON list), not one entry: a busy organization's batch is one row, stored out of line
-  // uncompressed, instead of hundreds with their index entries (postgres/journal-batches.ts).
-  // `kept` counts the run's newest entries still within the organization's retention; the rows of
-  // each operation and status are kept beside it, so that a filtered read skips the runs without
-  // them. Each old row becomes a run of one. SQLite keeps its journal in memory: nothing to do.
+  // JSON list), not one entry: a busy organization's batch is one row instead of hundreds with their
+  // index entries (postgres/journal-batches.ts); stored out of line uncompressed, since compressing
+  // a run cost PostgreSQL more CPU than it saved. `kept` counts the run's newest entries still within
+  // the organization's retention; the run's operations and statuses are kept beside it, so that a
+  // filtered read skips the runs without them. Each old row becomes a run of one. SQLite keeps its
+  // journal in memory: nothing to do.
   {
     sqlite: '',
     postgres: `
