@@ -38,7 +38,7 @@ export interface KnownUpload {
 
 /** How `listParts` may answer without asking the store what arrived. */
 export interface ListPartsOptions {
-  known?: KnownUpload;
+  known: KnownUpload;
   /**
    * The parts the caller is about to complete with. A store that learns of parts only at completion
    * (S3) answers these, sized by `known.plan` (its part URLs sign each part's length, so it holds
@@ -125,20 +125,20 @@ export interface ObjectStore {
     uploadId: string,
     partNumber: number,
     expiresInSeconds: number,
-    known?: KnownUpload,
+    known: KnownUpload,
   ): Promise<string>;
   /** Parts that arrived, in part-number order (but see ListPartsOptions.selection). */
-  listParts(uploadId: string, options?: ListPartsOptions): Promise<UploadedPart[]>;
+  listParts(uploadId: string, options: ListPartsOptions): Promise<UploadedPart[]>;
   /**
    * Without `parts` (or with an empty list): every part that arrived, in part-number order. With
    * `parts`: exactly those, in part-number order, each ETag checked. A failure changes nothing.
    */
   completeMultipartUpload(
     uploadId: string,
-    parts?: PartSelection[],
-    known?: KnownUpload,
+    parts: PartSelection[] | undefined,
+    known: KnownUpload,
   ): Promise<CompletedObject>;
-  abortMultipartUpload(uploadId: string, known?: KnownUpload): Promise<void>;
+  abortMultipartUpload(uploadId: string, known: KnownUpload): Promise<void>;
   putObject(
     key: string,
     source: NodeJS.ReadableStream | string,

@@ -170,27 +170,31 @@ describe.skipIf(unavailable)(
       });
     });
 
-    it('finds an upload without the row record (ListMultipartUploads) and refuses parts below the minimum (EntityTooSmall) with a message', async () => {
-      const bytes = randomBytes(PART + 100);
-      const known = { key: `images/${randomBytes(6).toString('hex')}/original.tif`, plan: planOf(bytes) };
+    it('refuses parts below the minimum at complete (EntityTooSmall) with a message', async () => {
+      // A plan of 100-byte parts: RGW takes each PUT, then refuses the upload at complete.
+      const known = {
+        key: `images/${randomBytes(6).toString('hex')}/original.tif`,
+        plan: { totalSize: 200, partSize: 100, partCount: 2 },
+      };
+      const bytes = randomBytes(known.plan.totalSize);
       const { uploadId } = await instance().createMultipartUpload(known.key, known.plan);
-      // Unsigned length (no record): a short first part reaches RGW, which refuses it at complete.
-      for (const [n, body] of [
-        [1, bytes.subarray(0, 100)],
-        [2, bytes.subarray(100)],
-      ] as const) {
-        const answer = await fetch(await instance().presignPart(uploadId, n, 600), { method: 'PUT', body });
+      for (const n of [1, 2]) {
+        const body = bytes.subarray((n - 1) * 100, n * 100);
+        const answer = await fetch(await instance().presignPart(uploadId, n, 600, known), {
+          method: 'PUT',
+          body,
+        });
         expect(answer.status).toBe(200);
       }
-      expect((await instance().listParts(uploadId)).map((p) => p.size)).toEqual([100, PART]);
+      expect((await instance().listParts(uploadId, { known })).map((p) => p.size)).toEqual([100, 100]);
       const small = await instance()
-        .completeMultipartUpload(uploadId)
+        .completeMultipartUpload(uploadId, undefined, known)
         .catch((error: unknown) => error);
       expect(small).toMatchObject({
         code: 'EntityTooSmall',
         message: expect.stringMatching(/\w/),
       });
-      await instance().abortMultipartUpload(uploadId);
+      await instance().abortMultipartUpload(uploadId, known);
     });
 
     it('stores, reads, copies locally and deletes whole objects (the exports and previews)', async () => {

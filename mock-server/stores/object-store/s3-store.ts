@@ -18,8 +18,6 @@ import {
   type GetObjectCommandOutput,
   HeadObjectCommand,
   type HeadObjectCommandOutput,
-  ListMultipartUploadsCommand,
-  type ListMultipartUploadsCommandOutput,
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
   ListPartsCommand,
@@ -79,8 +77,7 @@ import { noSuchKey, noSuchUpload } from './store-errors.js';
  *   `uploads/<uuid>`) if the key must not reveal anything.
  * - S3 itself requires every part but the last to be at least 5 MiB (EntityTooSmall at completion).
  * - Nothing of an upload is remembered in this process, so any instance can act on any upload: the
- *   key and plan come from the caller's record (`known`, the image row), else the key is found
- *   again with ListMultipartUploads and the plan is not known. The parts' sizes, numbers and ETags
+ *   key and plan come from the caller's record (`known`, the image row). The parts' sizes, numbers and ETags
  *   of a complete that lists them come from the list and the plan (each part URL signs its
  *   Content-Length): no ListParts. A complete without a list asks ListParts what arrived.
  * - PutObject needs a length: a stream source is first spooled to a temporary file.
@@ -170,10 +167,9 @@ export class S3ObjectStore implements ObjectStore {
     uploadId: string,
     partNumber: number,
     expiresInSeconds: number,
-    known?: KnownUpload,
+    known: KnownUpload,
   ): Promise<string> {
-    const key = await this.keyOf(uploadId, known);
-    const limit = known?.plan.partCount ?? 10_000;
+    const limit = known.plan.partCount;
     if (!Number.isSafeInteger(partNumber) || partNumber < 1 || partNumber > limit) {
       throw new ObjectStoreError(
         'InvalidArgument',
@@ -183,19 +179,17 @@ export class S3ObjectStore implements ObjectStore {
     validateExpiry(expiresInSeconds);
     const command = new UploadPartCommand({
       Bucket: this.bucket,
-      Key: this.fullKey(key),
+      Key: this.fullKey(known.key),
       UploadId: uploadId,
       PartNumber: partNumber,
-      ...(known === undefined ? {} : { ContentLength: plannedPartSize(known.plan, partNumber) }),
+      ContentLength: plannedPartSize(known.plan, partNumber),
     });
     return getSignedUrl(this.client, command, { expiresIn: expiresInSeconds });
   }
 
   /** The selected parts as the plan sizes them, when both are given; else what ListParts says arrived. */
-  async listParts(uploadId: string, options: ListPartsOptions = {}): Promise<UploadedPart[]> {
-    const { known, selection } = options;
-    if (known !== undefined && selection?.length) return plannedParts(known.plan, selection);
-    const key = await this.keyOf(uploadId, known);
+  async listParts(uploadId: string, { known, selection }: ListPartsOptions): Promise<UploadedPart[]> {
+    if (selection?.length) return plannedParts(known.plan, selection);
     const parts: UploadedPart[] = [];
     let marker: string | undefined;
     do {
@@ -203,7 +197,7 @@ export class S3ObjectStore implements ObjectStore {
         uploadId,
         new ListPartsCommand({
           Bucket: this.bucket,
-          Key: this.fullKey(key),
+          Key: this.fullKey(known.key),
           UploadId: uploadId,
           ...(marker === undefined ? {} : { PartNumberMarker: marker }),
         }),
@@ -224,12 +218,12 @@ export class S3ObjectStore implements ObjectStore {
    */
   async completeMultipartUpload(
     uploadId: string,
-    parts?: PartSelection[],
-    known?: KnownUpload,
+    parts: PartSelection[] | undefined,
+    known: KnownUpload,
   ): Promise<CompletedObject> {
-    const key = await this.keyOf(uploadId, known);
+    const { key } = known;
     let selected: UploadedPart[];
-    if (known !== undefined && parts?.length) {
+    if (parts?.length) {
       const listed = orderSelection(parts);
       selected = plannedParts(known.plan, listed);
       const outside = listed.find((part) => !selected.some((s) => s.partNumber === part.partNumber));
@@ -242,7 +236,7 @@ export class S3ObjectStore implements ObjectStore {
     } else {
       // Checked here first so the errors name the part, which S3's own InvalidPart does not.
       selected = matchSelection(await this.listParts(uploadId, { known }), parts);
-      if (known !== undefined) checkPartSizes(selected, known.plan.partSize);
+      checkPartSizes(selected, known.plan.partSize);
     }
     let out: CompleteMultipartUploadCommandOutput;
     try {
@@ -279,7 +273,7 @@ export class S3ObjectStore implements ObjectStore {
   private async whyPartsRefused(
     uploadId: string,
     parts: PartSelection[],
-    known: KnownUpload | undefined,
+    known: KnownUpload,
     refusal: ObjectStoreError,
   ): Promise<ObjectStoreError> {
     let uploaded: UploadedPart[];
@@ -311,13 +305,12 @@ export class S3ObjectStore implements ObjectStore {
     return head.ETag ?? '';
   }
 
-  async abortMultipartUpload(uploadId: string, known?: KnownUpload): Promise<void> {
-    const key = await this.keyOf(uploadId, known);
+  async abortMultipartUpload(uploadId: string, known: KnownUpload): Promise<void> {
     await this.callOnUpload(
       uploadId,
       new AbortMultipartUploadCommand({
         Bucket: this.bucket,
-        Key: this.fullKey(key),
+        Key: this.fullKey(known.key),
         UploadId: uploadId,
       }),
     );
@@ -430,31 +423,6 @@ export class S3ObjectStore implements ObjectStore {
 
   private fullKey(key: string): string {
     return this.prefix + key;
-  }
-
-  /**
-   * The upload's key: from the caller's record, else found among the bucket's open uploads (a
-   * caller without one, such as an upload opened before records were passed).
-   */
-  private async keyOf(uploadId: string, known: KnownUpload | undefined): Promise<string> {
-    if (known !== undefined) return known.key;
-    let keyMarker: string | undefined;
-    let uploadIdMarker: string | undefined;
-    do {
-      const out = (await this.call(
-        new ListMultipartUploadsCommand({
-          Bucket: this.bucket,
-          ...(this.prefix === '' ? {} : { Prefix: this.prefix }),
-          ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
-          ...(uploadIdMarker === undefined ? {} : { UploadIdMarker: uploadIdMarker }),
-        }),
-      )) as ListMultipartUploadsCommandOutput;
-      const found = (out.Uploads ?? []).find((upload) => upload.UploadId === uploadId);
-      if (found?.Key !== undefined) return found.Key.slice(this.prefix.length);
-      keyMarker = out.IsTruncated ? out.NextKeyMarker : undefined;
-      uploadIdMarker = out.IsTruncated ? out.NextUploadIdMarker : undefined;
-    } while (keyMarker !== undefined);
-    throw noSuchUpload(uploadId);
   }
 
   private async call(command: object, key?: string): Promise<unknown> {
