@@ -24,20 +24,7 @@ import { snapshotService } from './services/snapshot-swap.js';
 import { stateClock } from './services/state-clock.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
-export interface Services extends Pick<
-  WiredServices,
-  | 'config'
-  | 'paths'
-  | 'clock'
-  | 'state'
-  | 'store'
-  | 'images'
-  | 'predictions'
-  | 'exports'
-  | 'progress'
-  | 'shares'
-  | 'admin'
-> {
+export interface Services extends WiredServices {
   journal: RequestJournal;
   /** Requests per API key per second (off unless --rate-limit-per-second is set). */
   rateLimit: RequestRateLimit;
