@@ -178,7 +178,7 @@ export class OrganizationAdmin {
       return { images, segmentationIds };
     });
     for (const image of removed.images) await this.images.removeFiles(image);
-    for (const id of removed.segmentationIds) await this.predictions.deleteSegmentationFiles(id);
+    await this.predictions.forget({ predictionIds: [], segmentationIds: removed.segmentationIds });
   }
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
-import type { ImageService } from '../images/image-service.js';
+import type { DeletedDerivatives, ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
@@ -128,9 +128,9 @@ export class PredictionService {
   }
 
   /** Stops the runs of these predictions (deleted with their image) and removes these segmentations' files. */
-  async forget({ predictionIds, segmentationIds }: { predictionIds: string[]; segmentationIds: string[] }) {
+  async forget({ predictionIds, segmentationIds }: DeletedDerivatives): Promise<void> {
     await this.worker.cancel('prediction', predictionIds);
-    for (const id of segmentationIds) await this.deleteSegmentationFiles(id);
+    for (const id of segmentationIds) await this.files.remove(id);
   }
 
   /**
@@ -156,10 +156,6 @@ export class PredictionService {
   /** Resolves when this instance runs no prediction and none is queued. */
   idle(): Promise<void> {
     return this.worker.idle();
-  }
-
-  async deleteSegmentationFiles(segmentationId: string): Promise<void> {
-    await this.files.remove(segmentationId);
   }
 
   /** Stops waiting for disk space; predictions that could not publish run again after a restart. */
