@@ -3,7 +3,7 @@ import { ObjectStoreError, type ObjectStore, type PartSelection } from '../objec
 import type { MockClock } from '../clock.js';
 import { DomainError, notFound, storageFull } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
-import { HeldMarks } from '../held-marks.js';
+import { HeldMarks, type HeldMark } from '../held-marks.js';
 import type { StateStore } from '../state.js';
 import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
 import { type Converter, ImageConversions } from './image-conversions.js';
@@ -42,11 +42,6 @@ export interface IncomingFile {
   name: string;
   path: string;
   size: number;
-}
-
-/** A storage slot held while a single-request upload streams in; release it exactly once. */
-interface SlotReservation {
-  release(): Promise<void>;
 }
 
 /**
@@ -121,7 +116,7 @@ export class ImageService {
    * unlocked would be counted by neither. Releasing twice is harmless (a delete of what is gone),
    * so a release rolled back with its transaction is redone.
    */
-  private async reserveSlot(org: Organization): Promise<SlotReservation> {
+  private async reserveSlot(org: Organization): Promise<Pick<HeldMark, 'release'>> {
     const mark = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       await this.assertSlotFree(org);
@@ -140,7 +135,7 @@ export class ImageService {
   /** The row commits before the slot is released, so the cap never counts the image twice or not at all. */
   private async createFromFile(
     org: Organization,
-    reservation: SlotReservation,
+    reservation: Pick<HeldMark, 'release'>,
     file: IncomingFile,
   ): Promise<ImageRecord> {
     const image = newImageRecord(org.id, { name: file.name, size: file.size }, this.clock.nowIso(org.id));
