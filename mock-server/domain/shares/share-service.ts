@@ -6,6 +6,9 @@ import type { SegmentationRecord } from '../predictions/prediction-record.js';
 import type { StateStore } from '../state.js';
 import type { ShareRecord } from './share-record.js';
 
+/** A live share and the segmentation it opens. */
+type LiveShare = { share: ShareRecord; segmentation: SegmentationRecord };
+
 /**
  * One live share per segmentation. Every change is one transaction under the organization's lock,
  * so twenty simultaneous creates on any instances see each other and make exactly one share,
@@ -60,9 +63,7 @@ export class ShareService {
   }
 
   /** A live share and its segmentation for a public token, or undefined (unknown, revoked or deleted). */
-  async resolveToken(
-    token: string,
-  ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
+  async resolveToken(token: string): Promise<LiveShare | undefined> {
     const share = await this.state.shares.byToken(token);
     if (!share || share.revokedAt) return undefined;
     const segmentation = await this.loadSegmentation(share.segmentationId);
@@ -70,9 +71,7 @@ export class ShareService {
   }
 
   /** Opening a share's page: the live share and its segmentation, with the view counted; undefined when not live. */
-  async openPage(
-    token: string,
-  ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
+  async openPage(token: string): Promise<LiveShare | undefined> {
     const live = await this.resolveToken(token);
     if (live) await this.recordView(live.share);
     return live;
