@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectStoreError, type ObjectStore, type PartSelection } from '../object-store.js';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound, storageFull } from '../errors.js';
+import { DomainError, notFound, ownRow, storageFull } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
 import { HeldMarks, type HeldMark } from '../held-marks.js';
 import type { StateStore } from '../state.js';
@@ -80,9 +80,7 @@ export class ImageService {
   }
 
   async get(org: Organization, id: string): Promise<ImageRecord> {
-    const image = await this.state.images.get(id);
-    if (!image || image.organizationId !== org.id) throw notFound('Image');
-    return image;
+    return ownRow(await this.state.images.get(id), org, 'Image');
   }
 
   /** Images stored plus slots held by uploads still streaming: what the storage cap counts. */

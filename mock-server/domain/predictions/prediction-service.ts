@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, notFound, ownRow } from '../errors.js';
 import type { DeletedDerivatives, ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
@@ -52,8 +52,7 @@ export class PredictionService {
     const outcome = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       // Read here, not through ImageService: the run resolves the image's source there, once.
-      const image = await this.state.images.get(imageId);
-      if (image?.organizationId !== org.id) throw notFound('Image');
+      const image = ownRow(await this.state.images.get(imageId), org, 'Image');
       await this.modelFor(org, modelId);
       if (image.uploadStatus !== 'ready') {
         throw new DomainError(
@@ -91,8 +90,7 @@ export class PredictionService {
   }
 
   async get(org: Organization, id: string): Promise<PredictionRecord> {
-    const prediction = await this.state.predictions.get(id);
-    if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
+    const prediction = ownRow(await this.state.predictions.get(id), org, 'Prediction');
     if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') {
       // The Nth poll publishes the held outcome before it answers: answer what it published.
       await this.publisher.countPoll(id);

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, ownRow } from '../errors.js';
 import type { Organization } from '../organizations.js';
 import type { SegmentationRecord } from '../predictions/prediction-record.js';
 import type { StateStore } from '../state.js';
@@ -26,8 +26,7 @@ export class ShareService {
   createOrGet(org: Organization, segmentationId: string): Promise<ShareRecord> {
     return this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
-      const segmentation = await this.state.segmentations.get(segmentationId);
-      if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
+      const segmentation = ownRow(await this.state.segmentations.get(segmentationId), org, 'Segmentation');
       const live = await this.state.shares.liveFor(segmentation.id);
       if (live) return live;
       const share: ShareRecord = {
@@ -46,9 +45,7 @@ export class ShareService {
   }
 
   async get(org: Organization, id: string): Promise<ShareRecord> {
-    const share = await this.state.shares.get(id);
-    if (!share || share.organizationId !== org.id) throw notFound('Share');
-    return share;
+    return ownRow(await this.state.shares.get(id), org, 'Share');
   }
 
   /** Revoking twice keeps the first revocation time. */
