@@ -1,12 +1,34 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import path from 'node:path';
 import { INSTALL_ROOT } from '../openapi/documents.js';
-import type { OptionEntry, SettingsOf } from './config-option-entry.js';
-import { SHARED_DATABASE_OPTIONS, type InstanceRole } from './config-shared-database-options.js';
-import { ABUSE_LIMIT_OPTIONS } from './config-abuse-options.js';
-import { SNAPSHOT_OPTIONS } from './snapshot-options.js';
 
 const CHILD_PROCESSES = Math.max(1, availableParallelism() - 1);
+
+/** What an instance does: answers the API, runs the jobs (predictions, conversions), or both. */
+const INSTANCE_ROLES = ['api', 'worker', 'all'] as const;
+
+/**
+ * One setting as the table writes it: its type is its default's, its flag and environment variable
+ * are named after its key unless it names others.
+ */
+interface OptionEntry {
+  description: string;
+  default: string | number;
+  /** What --help shows as the default when the value itself says too little (empty, derived, a big number). */
+  shownDefault?: string;
+  flag?: string;
+  env?: string;
+  /** A number: the least value taken (0 unless given), and whether it must be whole. */
+  least?: number;
+  whole?: boolean;
+  /** A string: the only values taken. */
+  choices?: readonly string[];
+}
+
+/** The settings a table of options makes, each a number or a string as its default is. */
+type SettingsOf<Table> = {
+  [Key in keyof Table]: Table[Key] extends { default: number } ? number : string;
+};
 
 /**
  * Every setting of the mock, each with its flag, its environment variable and its default, so that
@@ -161,15 +183,108 @@ const TABLE = {
   s3Endpoint: { description: 'S3-compatible endpoint, e.g. MinIO', default: '', shownDefault: 'AWS' },
   s3Prefix: { description: 'Key prefix in the bucket', default: 'cellseg-mock/' },
   s3ForcePathStyle: { description: "'true' for path-style URLs (MinIO)", default: 'false' },
-  ...SHARED_DATABASE_OPTIONS,
-  ...ABUSE_LIMIT_OPTIONS,
-  ...SNAPSHOT_OPTIONS,
+  // An instance that shares its state with others (docs/sandbox.md): the database it joins, what
+  // it does there, and how long it waits on it.
+  databaseUrl: {
+    description: 'Shared PostgreSQL (postgres://user:password@host:5432/db) that several instances join',
+    default: '',
+    shownDefault: 'none: an SQLite file in the data folder',
+  },
+  role: {
+    description: "'api' answers requests, 'worker' runs predictions and conversions, 'all' both",
+    default: 'all',
+    choices: INSTANCE_ROLES,
+  },
+  /** Also names it among the instances sharing one database. */
+  instanceId: {
+    description: 'Name of this instance in its logs',
+    default: `${hostname()}-${process.pid}`,
+    shownDefault: 'HOSTNAME-PID',
+  },
+  jobLeaseMs: {
+    description:
+      "How long a worker's claim on a prediction or conversion holds unrenewed (a killed worker's job waits this long)",
+    default: 15_000,
+    least: 300,
+  },
+  databasePoolSize: {
+    description: 'Connections to the shared PostgreSQL this instance opens at most',
+    default: 10,
+    least: 1,
+    whole: true,
+  },
+  databaseTimeoutMs: {
+    description: 'A statement (lock waits included) on the shared PostgreSQL that runs longer answers 503',
+    default: 15_000,
+    least: 100,
+  },
+  databaseWaitMs: {
+    description:
+      'How long a starting instance keeps trying a PostgreSQL that does not answer, then exits (0: one try)',
+    default: 30_000,
+  },
+  // The sandbox's abuse limits (domain/abuse-limits.ts). Every default is 0, off: on a partner's
+  // laptop nothing is limited; `npm run sandbox` turns them on (sandbox/).
+  rateLimitPerSecond: {
+    description: 'Requests per API key per second; past it 429 with Retry-After',
+    default: 0,
+    shownDefault: '0 = no limit',
+  },
+  /** Each instance admits its share of every key's requests (1: all of them). */
+  rateLimitInstances: {
+    description:
+      'Instances behind one address sharing the rate limit: each admits its share, counted in its memory',
+    default: 1,
+    least: 1,
+    whole: true,
+  },
+  maxStoredBytesPerOrganization: {
+    flag: '--max-stored-bytes-per-org',
+    env: 'MAX_STORED_BYTES_PER_ORG',
+    description: 'Bytes of images one organization may keep; past it 402',
+    default: 0,
+    shownDefault: '0 = no limit',
+  },
+  maxOpenUploadsPerOrganization: {
+    flag: '--max-open-uploads-per-org',
+    env: 'MAX_OPEN_UPLOADS_PER_ORG',
+    description: 'Resumable uploads one organization may have open at once; past it 429',
+    default: 0,
+    shownDefault: '0 = no limit',
+  },
+  /** Predictions SUBMITTED or STARTED. */
+  maxConcurrentPredictionsPerOrganization: {
+    flag: '--max-concurrent-predictions-per-org',
+    env: 'MAX_CONCURRENT_PREDICTIONS_PER_ORG',
+    description: 'Predictions of one organization in flight at once; past it 429',
+    default: 0,
+    shownDefault: '0 = no limit',
+  },
+  // Snapshots (docs/persistence.md, "Snapshots"): one to load at start, and the bounds an archive
+  // coming in must keep (a snapshot is an uncompressed tar, so its size on the wire is its size on disk).
+  /** Replaces the seed or the data folder's state; empty loads none. */
+  snapshot: {
+    env: 'SNAPSHOT_FILE',
+    description: 'Snapshot archive to load at start (GET /__mock/snapshot makes one); replaces the state',
+    default: '',
+    shownDefault: 'none',
+  },
+  /** Bounds POST /__mock/snapshot and --snapshot alike. */
+  snapshotMaxBytes: {
+    description: 'Largest snapshot loaded (sum of its entries), bytes',
+    default: 8 * 1024 ** 3,
+    shownDefault: '8 GiB',
+  },
+  snapshotMaxEntries: {
+    description: 'Most entries (rows files and files) of a snapshot loaded',
+    default: 200_000,
+  },
 } satisfies Record<string, OptionEntry>;
 
 export interface MockConfig extends Omit<SettingsOf<typeof TABLE>, 'databaseUrl' | 'role'> {
   /** postgres:// or postgresql:// URL of a shared PostgreSQL; absent means the embedded SQLite file. */
   databaseUrl?: string;
-  role: InstanceRole;
+  role: (typeof INSTANCE_ROLES)[number];
 }
 
 export interface OptionSpec extends OptionEntry {

@@ -12,17 +12,17 @@ import type { HttpUseCases } from './http/use-cases.js';
 import type { Services } from './services.js';
 
 /**
- * What the HTTP layer calls, taken from the services: http/ declares what it needs
+ * The HTTP app over what it calls, taken from the services: http/ declares what it needs
  * (http/use-cases.ts) and the wiring hands it in, so http/ never depends on the wiring.
  */
-function httpUseCases(services: Services): HttpUseCases {
+export function createHttpApp(services: Services, logger: Logger, stopping?: AbortSignal) {
   const { config, state, admin, progress, journal } = services;
   const faults = new FaultControl(state.faults);
   const lookup: ScopeLookup = {
     prediction: (id) => state.predictions.get(id),
     organization: (id) => admin.get(id),
   };
-  return {
+  const useCases: HttpUseCases = {
     settings: { ...config, incomingDir: services.paths.incoming },
     sharedReads: state,
     rateLimit: services.rateLimit,
@@ -52,9 +52,5 @@ function httpUseCases(services: Services): HttpUseCases {
     readiness: new ReadinessControl(journal, state.organizations),
     snapshots: services.snapshots,
   };
-}
-
-/** The HTTP app over the services: http/ gets its use cases, never the services themselves. */
-export function createHttpApp(services: Services, logger: Logger, stopping?: AbortSignal) {
-  return createApp(httpUseCases(services), logger, stopping);
+  return createApp(useCases, logger, stopping);
 }

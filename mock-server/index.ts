@@ -104,6 +104,10 @@ export async function startMock(options: StartMockOptions = {}): Promise<Running
     return text ? JSON.parse(text) : undefined;
   };
 
+  const forceOutcome = async (predictionId: string, outcome: { status: string; error?: string }) => {
+    await control('POST', '/__mock/predictions/outcomes', { prediction_id: predictionId, ...outcome });
+  };
+
   const instance: RunningMockInstance = {
     baseUrl,
     apiUrl: `${baseUrl}/api/v1`,
@@ -118,19 +122,9 @@ export async function startMock(options: StartMockOptions = {}): Promise<Running
     async advanceClock(ms) {
       await control('POST', '/__mock/clock', { advance_ms: ms });
     },
-    async completePrediction(predictionId) {
-      await control('POST', '/__mock/predictions/outcomes', {
-        prediction_id: predictionId,
-        status: 'COMPLETED',
-      });
-    },
-    async failPrediction(predictionId, error) {
-      await control('POST', '/__mock/predictions/outcomes', {
-        prediction_id: predictionId,
-        status: 'FAILED',
-        ...(error === undefined ? {} : { error }),
-      });
-    },
+    completePrediction: (predictionId) => forceOutcome(predictionId, { status: 'COMPLETED' }),
+    failPrediction: (predictionId, error) =>
+      forceOutcome(predictionId, { status: 'FAILED', ...(error === undefined ? {} : { error }) }),
     async setPlanCaps(organizationId, caps) {
       await control('PUT', `/__mock/organizations/${organizationId}/plan`, caps);
     },

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
+import type { Services } from './services.js';
 import { DataFolderError } from './stores/sqlite/database/open-database.js';
 import { DatabaseStartError } from './stores/postgres/database-wait.js';
 import { SnapshotRefused } from './domain/snapshots/snapshot-format.js';
@@ -62,11 +63,7 @@ function stopWithLauncher(stop: () => void): void {
   }, 250).unref();
 }
 
-async function banner(
-  url: string,
-  services: Awaited<ReturnType<typeof startMockServer>>['services'],
-  generatedToken: boolean,
-): Promise<string> {
+async function banner(url: string, services: Services, generatedToken: boolean): Promise<string> {
   const lines = [
     `Cell-segmentation mock (interface v1.1.0) listening on ${url}`,
     `  API:       ${url}/api/v1`,
@@ -90,10 +87,7 @@ async function banner(
 }
 
 /** Base models, and each organization with its seeded keys and custom models; answers the seeded keys. */
-async function organizationLines(
-  services: Awaited<ReturnType<typeof startMockServer>>['services'],
-  lines: string[],
-): Promise<Map<string, string[]>> {
+async function organizationLines(services: Services, lines: string[]): Promise<Map<string, string[]>> {
   const base = await services.state.models.listFor({ id: '' } as never);
   lines.push('Base models (every organization):');
   for (const m of base) lines.push(`  ${m.id}  ${m.name}`);

@@ -1,4 +1,5 @@
 import type { MockConfig } from './config.js';
+import { MockClock } from './domain/clock.js';
 import { RequestRateLimit } from './domain/abuse-limits.js';
 import { RequestJournal } from './control/request-journal.js';
 import type { ObjectStore } from './domain/object-store.js';
@@ -21,23 +22,9 @@ import { instanceLifecycle } from './services/instance-lifecycle.js';
 import { instanceMetrics } from './services/metrics-sources.js';
 import { Seeding } from './services/seeding.js';
 import { snapshotService } from './services/snapshot-swap.js';
-import { stateClock } from './services/state-clock.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
-export interface Services extends Pick<
-  WiredServices,
-  | 'config'
-  | 'paths'
-  | 'clock'
-  | 'state'
-  | 'store'
-  | 'images'
-  | 'predictions'
-  | 'exports'
-  | 'progress'
-  | 'shares'
-  | 'admin'
-> {
+export interface Services extends WiredServices {
   journal: RequestJournal;
   /** Requests per API key per second (off unless --rate-limit-per-second is set). */
   rateLimit: RequestRateLimit;
@@ -157,7 +144,12 @@ async function openFoundations(config: MockConfig, overrides: ServiceOverrides) 
   const state = await openState(config, overrides.onDatabaseWait);
   // A data folder is seeded once, then kept.
   const fresh = (await state.seed.seededAt()) === undefined;
-  const clock = await stateClock(state);
+  // The mock's clock, its offsets kept in the state: the mock's own under the empty organization id.
+  const clock = new MockClock({
+    load: (orgId) => state.clockOffsets.get(orgId ?? ''),
+    save: (offset, orgId) => state.clockOffsets.set(orgId ?? '', offset),
+  });
+  await clock.refresh();
   const made = await openObjectStore(config, paths, overrides.persistent ?? false, () => clock.now());
   const store = overrides.wrapStore?.(made) ?? made;
   const pools = overrides.decoderPools ?? createDecoderPools(config);

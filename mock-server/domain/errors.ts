@@ -31,6 +31,16 @@ export class DomainError extends Error {
 
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);
 
+/** A row of the caller's organization; another organization's is not found, as a missing one is. */
+export function ownRow<T extends { organizationId: string }>(
+  row: T | undefined,
+  org: { id: string },
+  what: string,
+): T {
+  if (row?.organizationId !== org.id) throw notFound(what);
+  return row;
+}
+
 export const storageFull = () =>
   new DomainError(
     'storage_full',

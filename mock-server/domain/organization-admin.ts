@@ -7,7 +7,7 @@ import type { ImageService } from './images/image-service.js';
 import type { ModelRecord } from './models/model-record.js';
 import type { Organization, Plan } from './organizations.js';
 import type { PredictionService } from './predictions/prediction-service.js';
-import { addOrganization, toModel, type SeedModel } from './seed.js';
+import { toModel, type SeedModel } from './seed.js';
 import type { StateStore } from './state.js';
 
 /** An organization with what it uses this month: what the control plane lists. */
@@ -72,16 +72,8 @@ export class OrganizationAdmin {
       let taken = new Set(keys).size !== keys.length;
       for (const k of keys) taken ||= await this.state.organizations.keyTaken(hashApiKey(k));
       if (taken) throw new DomainError('invalid_state', 'API key already in use');
-      await addOrganization(this.state, {
-        id,
-        name: input.name,
-        plan: {
-          name: input.plan.name ?? 'custom',
-          storage_cap_images: input.plan.storageCapImages,
-          monthly_analysis_cap: input.plan.monthlyAnalysisCap,
-        },
-        api_keys: keys,
-      });
+      const plan = planOf(input.plan, 'custom');
+      await this.state.organizations.insert({ id, name: input.name, plan, apiKeys: keys.map(apiKeyRecord) });
       return { organization: await this.get(id), apiKeys: keys };
     });
   }
@@ -107,12 +99,7 @@ export class OrganizationAdmin {
   setPlan(orgId: string, plan: PlanInput): Promise<Organization> {
     return this.state.transaction(async () => {
       await this.state.organizations.lock(orgId);
-      const org = await this.get(orgId);
-      await this.state.organizations.setPlan(orgId, {
-        name: plan.name ?? org.plan.name,
-        storageCapImages: plan.storageCapImages,
-        monthlyAnalysisCap: plan.monthlyAnalysisCap,
-      } satisfies Plan);
+      await this.state.organizations.setPlan(orgId, planOf(plan, (await this.get(orgId)).plan.name));
       return this.get(orgId);
     });
   }
@@ -178,8 +165,17 @@ export class OrganizationAdmin {
       return { images, segmentationIds };
     });
     for (const image of removed.images) await this.images.removeFiles(image);
-    for (const id of removed.segmentationIds) await this.predictions.deleteSegmentationFiles(id);
+    await this.predictions.forget({ predictionIds: [], segmentationIds: removed.segmentationIds });
   }
+}
+
+/** The plan a control-plane input sets: without a name, it keeps `name`. */
+function planOf(input: PlanInput, name: string): Plan {
+  return {
+    name: input.name ?? name,
+    storageCapImages: input.storageCapImages,
+    monthlyAnalysisCap: input.monthlyAnalysisCap,
+  };
 }
 
 const DEFAULT_THRESHOLD = {

@@ -1,5 +1,4 @@
 import type { Fault, FaultSpec, JournalEntry, JournalFilter } from './control-records.js';
-
 import type { ApiKeyRecord } from './api-keys.js';
 import type { ImageRecord, UploadStatus } from './images/image-record.js';
 import type { ModelRecord } from './models/model-record.js';
@@ -30,8 +29,7 @@ import type { ShareRecord } from './shares/share-record.js';
 export interface StateStore {
   /** Runs `work` as one transaction: all its writes are committed together when it resolves, or none. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
-  /** The organization a presented key belongs to: looked up by its hash, compared in constant time. */
-  /** `hash` is the key's hashApiKey, when the caller has taken it already. */
+  /** The organization a key belongs to, by its hash (`hash`: hashApiKey's, if taken), in constant time. */
   organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
   /** What one request reads before its operation does, through one view for that request alone. */
   requestReads(): RequestReads;

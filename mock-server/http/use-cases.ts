@@ -40,7 +40,7 @@ export type HttpSettings = Pick<
 
 /**
  * Everything the HTTP layer calls, declared here next to it: each handler file names the use cases
- * it calls (its `...UseCases` interface), and the composition root (http-wiring.ts, `httpUseCases`)
+ * it calls (its `...UseCases` interface), and the composition root (http-wiring.ts, `createHttpApp`)
  * hands them in. http/ never sees the wiring itself.
  */
 export type HttpUseCases = UploadUseCases &

@@ -3,15 +3,12 @@ import type { BackgroundSweep } from './resume-kept-folder.js';
 import type { Seeding } from './seeding.js';
 
 /** What a reset, a wait for quiet and the end of the instance stop, empty or restart. */
-export interface LifecycleParts extends Pick<
-  WiredServices,
-  'state' | 'clock' | 'images' | 'predictions' | 'admin' | 'runner' | 'pools' | 'worker'
-> {
+export type LifecycleParts = WiredServices & {
   seeding: Seeding;
   sweep: BackgroundSweep;
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   release: () => Promise<void>;
-}
+};
 
 /** Services' reseed, idle and close (services.ts says what each promises). */
 export function instanceLifecycle(parts: LifecycleParts) {

@@ -12,17 +12,14 @@ export interface BackgroundSweep {
 /** A fresh data folder has nothing to sweep. */
 export const NO_SWEEP: BackgroundSweep = { settled: Promise.resolve(), stop() {} };
 
-export interface KeptFolder extends Pick<
-  WiredServices,
-  'state' | 'store' | 'paths' | 'clock' | 'images' | 'predictions'
-> {
+export type KeptFolder = WiredServices & {
   /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
   soleOwner: boolean;
   /** On a shared folder, what something touched this recently may be another instance's work. */
   sharedGraceMs: number;
   /** Told when the sweep fails (it is run again at the next start). */
   onSweepFailed?: (error: unknown) => void;
-}
+};
 
 /**
  * A start on a kept data folder: the work a stopped process left in flight is taken back, then the

@@ -5,14 +5,11 @@ import type { WiredServices } from './domain-services.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 
 /** What a snapshot's swap of the state stops first and brings in line after. */
-export interface SwapParts extends Pick<
-  WiredServices,
-  'config' | 'paths' | 'state' | 'store' | 'clock' | 'images' | 'predictions' | 'segmentations' | 'worker'
-> {
+export type SwapParts = WiredServices & {
   sweep: BackgroundSweep;
   /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
   soleOwner: boolean;
-}
+};
 
 /** Takes and loads snapshots of the whole state, swapping it in only while nothing else runs. */
 export function snapshotService(parts: SwapParts): SnapshotService {

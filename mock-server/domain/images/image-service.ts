@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectStoreError, type ObjectStore, type PartSelection } from '../object-store.js';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound, storageFull } from '../errors.js';
+import { DomainError, notFound, ownRow, storageFull } from '../errors.js';
 import { storageCapMessage, type Organization } from '../organizations.js';
-import { HeldMarks } from '../held-marks.js';
+import { HeldMarks, type HeldMark } from '../held-marks.js';
 import type { StateStore } from '../state.js';
 import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
 import { type Converter, ImageConversions } from './image-conversions.js';
@@ -44,11 +44,6 @@ export interface IncomingFile {
   size: number;
 }
 
-/** A storage slot held while a single-request upload streams in; release it exactly once. */
-interface SlotReservation {
-  release(): Promise<void>;
-}
-
 /**
  * The image lifecycle of the interface's "Image upload_status" table: single-request uploads,
  * resumable uploads over presigned parts, conversion, abort and deletion, and the storage cap.
@@ -85,9 +80,7 @@ export class ImageService {
   }
 
   async get(org: Organization, id: string): Promise<ImageRecord> {
-    const image = await this.state.images.get(id);
-    if (!image || image.organizationId !== org.id) throw notFound('Image');
-    return image;
+    return ownRow(await this.state.images.get(id), org, 'Image');
   }
 
   /** Images stored plus slots held by uploads still streaming: what the storage cap counts. */
@@ -121,7 +114,7 @@ export class ImageService {
    * unlocked would be counted by neither. Releasing twice is harmless (a delete of what is gone),
    * so a release rolled back with its transaction is redone.
    */
-  private async reserveSlot(org: Organization): Promise<SlotReservation> {
+  private async reserveSlot(org: Organization): Promise<Pick<HeldMark, 'release'>> {
     const mark = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       await this.assertSlotFree(org);
@@ -140,7 +133,7 @@ export class ImageService {
   /** The row commits before the slot is released, so the cap never counts the image twice or not at all. */
   private async createFromFile(
     org: Organization,
-    reservation: SlotReservation,
+    reservation: Pick<HeldMark, 'release'>,
     file: IncomingFile,
   ): Promise<ImageRecord> {
     const image = newImageRecord(org.id, { name: file.name, size: file.size }, this.clock.nowIso(org.id));

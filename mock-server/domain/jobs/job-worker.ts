@@ -22,13 +22,6 @@ export interface JobWorkerOptions {
   pollMs: number;
 }
 
-/** Why a job's run was stopped: its lease is no longer this worker's. */
-export class LeaseLost extends Error {
-  constructor(lease: JobLease) {
-    super(`the lease of ${lease.kind} job ${lease.subjectId} was lost`);
-  }
-}
-
 interface Running {
   lease: JobLease;
   controller: AbortController;
@@ -168,7 +161,7 @@ export class JobWorker {
         .then((held) => {
           if (held || controller.signal.aborted) return;
           this.lost++;
-          controller.abort(new LeaseLost(lease));
+          controller.abort();
         })
         .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
     }, this.options.leaseMs / 3);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound } from '../errors.js';
-import type { ImageService } from '../images/image-service.js';
+import { DomainError, notFound, ownRow } from '../errors.js';
+import type { DeletedDerivatives, ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
 import { consumeAnalysis, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
@@ -52,8 +52,7 @@ export class PredictionService {
     const outcome = await this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
       // Read here, not through ImageService: the run resolves the image's source there, once.
-      const image = await this.state.images.get(imageId);
-      if (image?.organizationId !== org.id) throw notFound('Image');
+      const image = ownRow(await this.state.images.get(imageId), org, 'Image');
       await this.modelFor(org, modelId);
       if (image.uploadStatus !== 'ready') {
         throw new DomainError(
@@ -91,8 +90,7 @@ export class PredictionService {
   }
 
   async get(org: Organization, id: string): Promise<PredictionRecord> {
-    const prediction = await this.state.predictions.get(id);
-    if (!prediction || prediction.organizationId !== org.id) throw notFound('Prediction');
+    const prediction = ownRow(await this.state.predictions.get(id), org, 'Prediction');
     if (prediction.status === 'SUBMITTED' || prediction.status === 'STARTED') {
       // The Nth poll publishes the held outcome before it answers: answer what it published.
       await this.publisher.countPoll(id);
@@ -128,9 +126,9 @@ export class PredictionService {
   }
 
   /** Stops the runs of these predictions (deleted with their image) and removes these segmentations' files. */
-  async forget({ predictionIds, segmentationIds }: { predictionIds: string[]; segmentationIds: string[] }) {
+  async forget({ predictionIds, segmentationIds }: DeletedDerivatives): Promise<void> {
     await this.worker.cancel('prediction', predictionIds);
-    for (const id of segmentationIds) await this.deleteSegmentationFiles(id);
+    for (const id of segmentationIds) await this.files.remove(id);
   }
 
   /**
@@ -156,10 +154,6 @@ export class PredictionService {
   /** Resolves when this instance runs no prediction and none is queued. */
   idle(): Promise<void> {
     return this.worker.idle();
-  }
-
-  async deleteSegmentationFiles(segmentationId: string): Promise<void> {
-    await this.files.remove(segmentationId);
   }
 
   /** Stops waiting for disk space; predictions that could not publish run again after a restart. */

@@ -3,7 +3,7 @@
  * outlines (parsed once and kept for the exports that follow one another) and its preview copy.
  */
 import type { SegmentationResult } from '../../engines/segmentation/types.js';
-import { notFound } from '../errors.js';
+import { ownRow } from '../errors.js';
 import type { Organization } from '../organizations.js';
 import type { SegmentationRecord, SegmentationRow } from '../predictions/prediction-record.js';
 import type { StateStore } from '../state.js';
@@ -22,9 +22,7 @@ export class SegmentationReader {
 
   /** The row of a completed segmentation of the organization; anything else is a 404. */
   async row(org: Organization, id: string): Promise<SegmentationRow> {
-    const row = await this.state.segmentations.get(id);
-    if (!row || row.organizationId !== org.id) throw notFound('Segmentation');
-    return row;
+    return ownRow(await this.state.segmentations.get(id), org, 'Segmentation');
   }
 
   /** A segmentation with its outlines, whoever owns it (the public share page), or undefined. */

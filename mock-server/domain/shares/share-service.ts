@@ -1,10 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError, ownRow } from '../errors.js';
 import type { Organization } from '../organizations.js';
 import type { SegmentationRecord } from '../predictions/prediction-record.js';
 import type { StateStore } from '../state.js';
 import type { ShareRecord } from './share-record.js';
+
+/** A live share and the segmentation it opens. */
+type LiveShare = { share: ShareRecord; segmentation: SegmentationRecord };
 
 /**
  * One live share per segmentation. Every change is one transaction under the organization's lock,
@@ -23,8 +26,7 @@ export class ShareService {
   createOrGet(org: Organization, segmentationId: string): Promise<ShareRecord> {
     return this.state.transaction(async () => {
       await this.state.organizations.lock(org.id);
-      const segmentation = await this.state.segmentations.get(segmentationId);
-      if (!segmentation || segmentation.organizationId !== org.id) throw notFound('Segmentation');
+      const segmentation = ownRow(await this.state.segmentations.get(segmentationId), org, 'Segmentation');
       const live = await this.state.shares.liveFor(segmentation.id);
       if (live) return live;
       const share: ShareRecord = {
@@ -43,9 +45,7 @@ export class ShareService {
   }
 
   async get(org: Organization, id: string): Promise<ShareRecord> {
-    const share = await this.state.shares.get(id);
-    if (!share || share.organizationId !== org.id) throw notFound('Share');
-    return share;
+    return ownRow(await this.state.shares.get(id), org, 'Share');
   }
 
   /** Revoking twice keeps the first revocation time. */
@@ -60,9 +60,7 @@ export class ShareService {
   }
 
   /** A live share and its segmentation for a public token, or undefined (unknown, revoked or deleted). */
-  async resolveToken(
-    token: string,
-  ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
+  async resolveToken(token: string): Promise<LiveShare | undefined> {
     const share = await this.state.shares.byToken(token);
     if (!share || share.revokedAt) return undefined;
     const segmentation = await this.loadSegmentation(share.segmentationId);
@@ -70,9 +68,7 @@ export class ShareService {
   }
 
   /** Opening a share's page: the live share and its segmentation, with the view counted; undefined when not live. */
-  async openPage(
-    token: string,
-  ): Promise<{ share: ShareRecord; segmentation: SegmentationRecord } | undefined> {
+  async openPage(token: string): Promise<LiveShare | undefined> {
     const live = await this.resolveToken(token);
     if (live) await this.recordView(live.share);
     return live;

@@ -96,11 +96,8 @@ export function parseManifest(text: string): SnapshotManifest {
     throw new SnapshotRefused(
       `snapshot version ${String(version)} is newer than this mock reads (up to ${SNAPSHOT_VERSION})`,
     );
-  const scope = manifest.scope as SnapshotManifest['scope'] | undefined;
-  if (
-    !scope ||
-    !(scope.kind === 'mock' || (scope.kind === 'organization' && typeof scope.organization_id === 'string'))
-  )
+  const scope = manifest.scope as { kind?: unknown; organization_id?: unknown } | null | undefined;
+  if (scope?.kind !== 'mock' && (scope?.kind !== 'organization' || typeof scope.organization_id !== 'string'))
     throw new SnapshotRefused('manifest scope must be {"kind":"mock"} or {"kind":"organization",...}');
   const tables = manifest.tables as Record<string, unknown> | undefined;
   if (!tables || typeof tables !== 'object') throw new SnapshotRefused('manifest has no tables');
@@ -127,15 +124,14 @@ export function parseManifest(text: string): SnapshotManifest {
       throw new SnapshotRefused(`manifest entry ${JSON.stringify(entry)} needs a name, a size and a sha256`);
     if (names.has(e.name)) throw new SnapshotRefused(`manifest lists "${e.name}" twice`);
     names.add(e.name);
+    if (e.name.startsWith('rows/') && (e.size as number) > MAX_TABLE_BYTES)
+      throw new SnapshotRefused(
+        `${e.name} is ${e.size} bytes: a table's rows are read into memory, and may have at most ${MAX_TABLE_BYTES}`,
+      );
   }
   for (const table of SNAPSHOT_TABLES)
     if (!names.has(rowsEntryName(table)))
       throw new SnapshotRefused(`manifest lists no ${rowsEntryName(table)} for table "${table}"`);
-  for (const entry of manifest.entries as ManifestEntry[])
-    if (entry.name.startsWith('rows/') && entry.size > MAX_TABLE_BYTES)
-      throw new SnapshotRefused(
-        `${entry.name} is ${entry.size} bytes: a table's rows are read into memory, and may have at most ${MAX_TABLE_BYTES}`,
-      );
   if (typeof manifest.interface_version !== 'string' || typeof manifest.created !== 'string')
     throw new SnapshotRefused('manifest needs interface_version and created');
   return manifest as unknown as SnapshotManifest;
