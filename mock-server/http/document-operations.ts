@@ -1,5 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
-import { openApiDocumentCopy, type OpenApiDocument } from './openapi-document.js';
+import { servedDocument, type OpenApiDocument } from '../../openapi/documents.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -12,8 +12,8 @@ type Json = Record<string, unknown>;
  * lodash, its own Ajv) was a quarter of the mock's start-up and about 20 MB of its idle memory,
  * while the document only ever refers inside itself.
  */
-export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy()): DocumentOperation[] {
-  const definition = dereference(doc) as OpenApiDocument;
+export function documentOperations(): DocumentOperation[] {
+  const definition = dereference(structuredClone(servedDocument())) as OpenApiDocument;
   const globalSecurity = (definition.security as unknown[] | undefined) ?? [];
   const operations: DocumentOperation[] = [];
   for (const [path, pathItem] of Object.entries(definition.paths ?? {})) {
@@ -34,6 +34,25 @@ export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy())
     }
   }
   return operations;
+}
+
+export type ValidationStyle = 'array' | 'string';
+
+/**
+ * How an operation words its 422: read from the document, where each operation's 422 response
+ * refers to `ValidationErrorString` (string `detail`) or to one of the array forms.
+ */
+export function validationStyles(): Map<string, ValidationStyle> {
+  const styles = new Map<string, ValidationStyle>();
+  for (const pathItem of Object.values(servedDocument().paths)) {
+    for (const operation of Object.values(pathItem) as Array<Record<string, unknown>>) {
+      if (!operation || typeof operation !== 'object' || !('operationId' in operation)) continue;
+      const responses = (operation.responses ?? {}) as Record<string, { $ref?: string }>;
+      const ref = responses['422']?.$ref ?? '';
+      styles.set(String(operation.operationId), ref.endsWith('/ValidationErrorString') ? 'string' : 'array');
+    }
+  }
+  return styles;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { StateStore } from '../domain/state.js';
 import { sendDomainError } from './error-responses.js';
 import type { DiscardLimits } from './discard-rest.js';
 import type { JsonBodyLimits } from './json-body.js';
-import { validationStyles } from './openapi-document.js';
+import { validationStyles } from './document-operations.js';
 import type { OperationHandler } from './operation-context.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { RouteTable } from './route-table.js';

@@ -1,6 +1,6 @@
 import type { DocumentOperation } from '../document-operation.js';
 import type { ApiRequest, ApiResponse } from '../exchange.js';
-import type { ValidationStyle } from '../openapi-document.js';
+import type { ValidationStyle } from '../document-operations.js';
 import type { Organization } from '../../domain/organizations.js';
 import type { RequestReads } from '../../domain/state.js';
 

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { sendDetail } from '../error-responses.js';
 import type { ApiResponse } from '../exchange.js';
-import type { ValidationStyle } from '../openapi-document.js';
+import type { ValidationStyle } from '../document-operations.js';
 import type { ValidationItem } from '../render/validation-item.js';
 import type { RequestValidator } from '../request-validator.js';
 import { toValidationItems, toValidationSentence } from '../validation-errors.js';
