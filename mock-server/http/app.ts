@@ -2,7 +2,6 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { exportHandlers } from './handlers/export-handlers.js';
 import { imageHandlers } from './handlers/image-handlers.js';
-import { internalHandlers } from './handlers/internal-handlers.js';
 import { modelHandlers } from './handlers/model-handlers.js';
 import { predictionHandlers } from './handlers/prediction-handlers.js';
 import { sharePageHandlers } from './handlers/share-page-handlers.js';
@@ -108,7 +107,6 @@ export function createApp(
         ...exportHandlers(useCases),
         ...shareHandlers(useCases),
         ...sharePageHandlers(useCases),
-        ...internalHandlers,
         ...controlHandlers(useCases, operationIds),
         ...dashboardReadHandlers(useCases),
         ...controlExportHandlers(useCases),

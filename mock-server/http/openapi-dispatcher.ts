@@ -56,7 +56,10 @@ export function createDispatcher(
   operations: DocumentOperation[],
   options: DispatcherOptions,
 ) {
-  const missing = operations.filter((o) => !options.handlers[o.operationId]).map((o) => o.operationId);
+  // An operation tagged `internal` has no handler: publicSurface answers it 403 once the key is valid.
+  const missing = operations
+    .filter((o) => !o.tags?.includes('internal') && !options.handlers[o.operationId])
+    .map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
   const validator = new RequestValidator(operations);
   // After the requests already waiting for the app have been answered.
