@@ -21,7 +21,6 @@ import { referenceRoutes, referenceStage } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
 import { snapshotHandlers } from './handlers/snapshot-handlers.js';
-import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -109,7 +108,6 @@ export function createApp(
         ...sharePageHandlers(useCases),
         ...controlHandlers(useCases, operationIds),
         ...dashboardReadHandlers(useCases),
-        ...controlExportHandlers(useCases),
         ...selfServicePlanHandlers(useCases),
         ...snapshotHandlers(useCases, discardLimits),
         ...metricsHandlers(useCases),

@@ -5,7 +5,6 @@ import type { MockClock } from '../domain/clock.js';
 import type { RequestRateLimit } from '../domain/abuse-limits.js';
 import type { ObjectStore } from '../domain/object-store.js';
 import type { StateStore } from '../domain/state.js';
-import type { ControlExportUseCases } from './handlers/control-export-handlers.js';
 import type { ControlUseCases } from './handlers/control-handlers.js';
 import type { DashboardReadUseCases } from './handlers/dashboard-read-handlers.js';
 import type { ExportUseCases } from './handlers/export-handlers.js';
@@ -52,7 +51,6 @@ export type HttpUseCases = UploadUseCases &
   SharePageUseCases &
   ControlUseCases &
   DashboardReadUseCases &
-  ControlExportUseCases &
   SelfServicePlanUseCases &
   SnapshotUseCases &
   MetricsUseCases & {
