@@ -8,7 +8,7 @@ import { sendDomainError } from './error-responses.js';
 import type { DiscardLimits } from './discard-rest.js';
 import type { JsonBodyLimits } from './json-body.js';
 import { validationStyles } from './document-operations.js';
-import type { OperationHandler } from './operation-context.js';
+import type { OperationContext, OperationHandler } from './operation-context.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { RouteTable } from './route-table.js';
 import { operationFacts, type OperationFacts, type OperationStage } from './stages/operation-call.js';
@@ -21,7 +21,6 @@ import { injectedFault } from './stages/injected-fault.js';
 import { publicSurface } from './stages/public-surface.js';
 import { requestBody } from './stages/request-body.js';
 import { requestValidation } from './stages/request-validation.js';
-import { operationHandler } from './stages/operation-handler.js';
 
 export interface DispatcherOptions {
   /** What each request reads of the state before its operation (its key's organization, the clocks, the faults). */
@@ -81,7 +80,10 @@ export function createDispatcher(
     publicSurface,
     requestBody(options.jsonLimits, options.discardLimits),
     requestValidation(validator),
-    operationHandler(options.handlers),
+    async function callHandler(call) {
+      await options.handlers[call.operationId](call as OperationContext);
+      return true;
+    },
   ];
 
   return async function dispatch(req: ApiRequest, res: ApiResponse): Promise<void> {

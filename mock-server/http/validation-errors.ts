@@ -1,11 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
-
-export interface RequestParts {
-  path: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
+import type { RequestParts } from './request-validator.js';
 
 const LOCATION: Record<string, string> = {
   path: 'path',
@@ -18,11 +13,14 @@ const LOCATION: Record<string, string> = {
  * Turns the validator's findings into the items FastAPI (pydantic 2) would report, so the mock's
  * 422 bodies read like production's: `loc`, `msg`, `type`, `input`, `ctx`.
  */
-export function toValidationItems(errors: ErrorObject[], request: RequestParts): ValidationItem[] {
+export function toValidationItems(
+  errors: ErrorObject[],
+  request: Omit<RequestParts, 'checkBody'>,
+): ValidationItem[] {
   return errors.map((e) => toItem(e, request));
 }
 
-function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
+function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): ValidationItem {
   const segments = error.instancePath.split('/').filter(Boolean).map(decodePointer);
   const [where = 'requestBody', ...rest] = segments;
   const loc = [LOCATION[where] ?? where, ...rest];

@@ -16,6 +16,8 @@ export interface OperationCall {
   facts: OperationFacts;
   /** Path parameters, percent-decoded. */
   params: Record<string, string>;
+  /** The query as node:querystring parses it (`req.query`). */
+  query: Record<string, unknown>;
   /** What the stages read of the state (the key's organization, the clocks, the faults), for this request alone. */
   reads: RequestReads;
   /** Whether the handler reads the body itself (a multipart upload), so no stage may. */
@@ -24,7 +26,7 @@ export interface OperationCall {
   org?: Organization;
   keyId?: string;
   /** The parsed JSON body; undefined without one, or when streaming. */
-  body?: unknown;
+  body: unknown;
 }
 
 /**

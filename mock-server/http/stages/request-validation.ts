@@ -13,21 +13,12 @@ import type { OperationCall, OperationStage } from './operation-call.js';
  */
 export function requestValidation(validator: RequestValidator): OperationStage {
   return async function validateRequest(call) {
-    const { res, params, body, streaming } = call;
-    const query = call.req.query as Record<string, unknown>;
-    const checked = await validator.validate(call.operationId, {
-      path: params,
-      query,
-      body,
-      checkBody: !streaming,
-    });
+    const { params: path, query, body } = call;
+    const request = { path, query, body, checkBody: !call.streaming };
+    const checked = await validator.validate(call.operationId, request);
     const errors = checked.length ? relevantErrors(checked, call) : checked;
     if (!errors.length) return false;
-    sendValidation(
-      res,
-      call.facts.style,
-      toValidationItems(errors, { path: params, query: query as never, body }),
-    );
+    sendValidation(call.res, call.facts.style, toValidationItems(errors, request));
     return true;
   };
 }
