@@ -56,16 +56,14 @@ export function operationFacts(
   style: ValidationStyle,
   streams: boolean,
 ): OperationFacts {
-  const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
-    Object.keys(requirement),
-  );
+  const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
   return {
     style,
     operatorOnly: schemes.includes('mockAdmin'),
     needsKey: schemes.includes('bearerAuth'),
     internal: operation.tags?.includes('internal') ?? false,
     streams,
-    byHandler: (operation.parameters ?? [])
+    byHandler: operation.parameters
       .filter((p) => p.in === 'query' && p['x-validated-by-handler'] === true)
       .map((p) => `/query/${p.name}`),
   };
