@@ -90,7 +90,6 @@ export function createApp(
       adminToken: settings.adminToken,
       faults: useCases.faults,
       clock: useCases.timekeeper,
-      streamingOperations: new Set(['uploadImage', 'mockLoadSnapshot']),
       jsonLimits: {
         maxBytes: settings.maxJsonBodyBytes,
         maxDepth: settings.maxJsonDepth,

@@ -7,13 +7,14 @@ type Json = Record<string, unknown>;
 
 /**
  * The document's operations with every local `$ref` replaced by the object it names, each with its
- * path, method, path-level parameters and effective security: what openapi-backend's init() and
- * getOperations() produced. Done here because loading openapi-backend (json-schema-ref-parser,
- * lodash, its own Ajv) was a quarter of the mock's start-up and about 20 MB of its idle memory,
- * while the document only ever refers inside itself.
+ * path, method, path-level parameters, effective security and 422 form: what openapi-backend's
+ * init() and getOperations() produced. Done here because loading openapi-backend
+ * (json-schema-ref-parser, lodash, its own Ajv) was a quarter of the mock's start-up and about
+ * 20 MB of its idle memory, while the document only ever refers inside itself.
  */
 export function documentOperations(): DocumentOperation[] {
-  const definition = dereference(structuredClone(servedDocument())) as OpenApiDocument;
+  const written = servedDocument();
+  const definition = dereference(structuredClone(written)) as OpenApiDocument;
   const globalSecurity = (definition.security as unknown[] | undefined) ?? [];
   const operations: DocumentOperation[] = [];
   for (const [path, pathItem] of Object.entries(definition.paths ?? {})) {
@@ -21,6 +22,9 @@ export function documentOperations(): DocumentOperation[] {
     for (const method of METHODS) {
       const operation = item[method] as Json | undefined;
       if (!operation) continue;
+      // The 422's `$ref`, gone once dereferenced, names the form of its validation errors.
+      const responses = (written.paths[path][method] as Json).responses as Json | undefined;
+      const ref = (responses?.['422'] as { $ref?: string } | undefined)?.$ref ?? '';
       operations.push({
         ...operation,
         path,
@@ -30,29 +34,11 @@ export function documentOperations(): DocumentOperation[] {
           ...((item.parameters as unknown[]) ?? []),
         ],
         security: (operation.security as unknown[] | undefined) ?? globalSecurity,
+        validationStyle: ref.endsWith('/ValidationErrorString') ? 'string' : 'array',
       } as unknown as DocumentOperation);
     }
   }
   return operations;
-}
-
-export type ValidationStyle = 'array' | 'string';
-
-/**
- * How an operation words its 422: read from the document, where each operation's 422 response
- * refers to `ValidationErrorString` (string `detail`) or to one of the array forms.
- */
-export function validationStyles(): Map<string, ValidationStyle> {
-  const styles = new Map<string, ValidationStyle>();
-  for (const pathItem of Object.values(servedDocument().paths)) {
-    for (const operation of Object.values(pathItem) as Array<Record<string, unknown>>) {
-      if (!operation || typeof operation !== 'object' || !('operationId' in operation)) continue;
-      const responses = (operation.responses ?? {}) as Record<string, { $ref?: string }>;
-      const ref = responses['422']?.$ref ?? '';
-      styles.set(String(operation.operationId), ref.endsWith('/ValidationErrorString') ? 'string' : 'array');
-    }
-  }
-  return styles;
 }
 
 /**

@@ -7,7 +7,6 @@ import type { StateStore } from '../domain/state.js';
 import { sendDomainError } from './error-responses.js';
 import type { DiscardLimits } from './discard-rest.js';
 import type { JsonBodyLimits } from './json-body.js';
-import { validationStyles } from './document-operations.js';
 import type { OperationContext, OperationHandler } from './operation-context.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { RouteTable } from './route-table.js';
@@ -34,8 +33,6 @@ export interface DispatcherOptions {
   /** Read again at the start of every request: instances sharing a store share its clock. */
   clock: Pick<MockClock, 'refresh'>;
   handlers: Record<string, OperationHandler>;
-  /** Operations whose body the handler streams itself (multipart uploads). */
-  streamingOperations: Set<string>;
   /** Size, nesting and key-count bounds of every JSON body, checked before it is parsed. */
   jsonLimits: JsonBodyLimits;
   /** How much of a refused body is read and dropped so that its client can read the answer. */
@@ -63,13 +60,7 @@ export function createDispatcher(
   const validator = new RequestValidator(operations);
   // After the requests already waiting for the app have been answered.
   setImmediate(() => validator.preload());
-  const styles = validationStyles();
-  const facts = new Map<DocumentOperation, OperationFacts>(
-    operations.map((o) => [
-      o,
-      operationFacts(o, styles.get(o.operationId) ?? 'array', options.streamingOperations.has(o.operationId)),
-    ]),
-  );
+  const facts = new Map<DocumentOperation, OperationFacts>(operations.map((o) => [o, operationFacts(o)]));
   const route = routeToOperation(routes, facts, options.sharedReads);
   const stages: OperationStage[] = [
     operatorToken(options.adminToken),

@@ -1,8 +1,9 @@
 import type { DocumentOperation } from '../document-operation.js';
 import type { ApiRequest, ApiResponse } from '../exchange.js';
-import type { ValidationStyle } from '../document-operations.js';
 import type { Organization } from '../../domain/organizations.js';
 import type { RequestReads } from '../../domain/state.js';
+import { requestMediaTypes } from '../../../openapi/documents.js';
+import { isJsonMediaType } from '../json-body.js';
 
 /**
  * One request to an operation of the document as it passes the stages: what routing found, then
@@ -37,32 +38,25 @@ export type OperationStage = (call: OperationCall) => boolean | Promise<boolean>
 
 /** What the document says of an operation that its stages read: once per operation, not per request. */
 export interface OperationFacts {
-  /** How its 422 words validation errors. */
-  style: ValidationStyle;
   /** It is the control plane's (`mockAdmin`): the operator's token opens it. */
   operatorOnly: boolean;
   /** It needs an API key (`bearerAuth`, the document's scheme when the operation names none). */
   needsKey: boolean;
   /** Tagged `internal`: in the document, not on the public surface. */
   internal: boolean;
-  /** Its handler streams a non-JSON body itself (multipart uploads). */
+  /** Its handler streams a body the document gives a non-JSON media type (multipart uploads, archives). */
   streams: boolean;
   /** Query parameters its handler validates itself (`x-validated-by-handler`), as `/query/<name>`. */
   byHandler: string[];
 }
 
-export function operationFacts(
-  operation: DocumentOperation,
-  style: ValidationStyle,
-  streams: boolean,
-): OperationFacts {
+export function operationFacts(operation: DocumentOperation): OperationFacts {
   const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
   return {
-    style,
     operatorOnly: schemes.includes('mockAdmin'),
     needsKey: schemes.includes('bearerAuth'),
     internal: operation.tags?.includes('internal') ?? false,
-    streams,
+    streams: Object.keys(requestMediaTypes(operation.requestBody)).some((type) => !isJsonMediaType(type)),
     byHandler: operation.parameters
       .filter((p) => p.in === 'query' && p['x-validated-by-handler'] === true)
       .map((p) => `/query/${p.name}`),

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { sendDetail } from '../error-responses.js';
 import type { ApiResponse } from '../exchange.js';
-import type { ValidationStyle } from '../document-operations.js';
+import type { ValidationStyle } from '../document-operation.js';
 import type { ValidationItem } from '../render/validation-item.js';
 import type { RequestValidator } from '../request-validator.js';
 import { toValidationItems, toValidationSentence } from '../validation-errors.js';
@@ -18,12 +18,16 @@ export function requestValidation(validator: RequestValidator): OperationStage {
     const checked = await validator.validate(call.operationId, request);
     const errors = checked.length ? relevantErrors(checked, call) : checked;
     if (!errors.length) return false;
-    sendValidation(call.res, call.facts.style, toValidationItems(errors, request));
+    sendValidation(call.res, call.operation.validationStyle, toValidationItems(errors, request));
     return true;
   };
 }
 
-export function sendValidation(res: ApiResponse, style: ValidationStyle, items: ValidationItem[]): void {
+export function sendValidation(
+  res: ApiResponse,
+  style: ValidationStyle | undefined,
+  items: ValidationItem[],
+): void {
   sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
 }
 
