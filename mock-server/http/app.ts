@@ -85,11 +85,8 @@ export function createApp(
     dashboardRoutes(operationIds),
     methodNotAllowed(routes, discardLimits),
     createDispatcher(routes, operations, {
-      sharedReads: useCases.sharedReads,
-      rateLimit: useCases.rateLimit,
+      ...useCases,
       adminToken: settings.adminToken,
-      faults: useCases.faults,
-      clock: useCases.timekeeper,
       jsonLimits: {
         maxBytes: settings.maxJsonBodyBytes,
         maxDepth: settings.maxJsonDepth,

@@ -1,15 +1,12 @@
 import type { DocumentOperation } from './document-operation.js';
 import { RequestValidator } from './request-validator.js';
-import type { FaultControl } from '../control/fault-control.js';
-import type { MockClock } from '../domain/clock.js';
-import type { RequestRateLimit } from '../domain/abuse-limits.js';
-import type { StateStore } from '../domain/state.js';
 import { sendDomainError } from './error-responses.js';
 import type { DiscardLimits } from './discard-rest.js';
 import type { JsonBodyLimits } from './json-body.js';
 import type { OperationContext, OperationHandler } from './operation-context.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { RouteTable } from './route-table.js';
+import type { HttpUseCases } from './use-cases.js';
 import { operationFacts, type OperationFacts, type OperationStage } from './stages/operation-call.js';
 import { routeToOperation } from './stages/route.js';
 import { operatorToken } from './stages/operator-token.js';
@@ -21,23 +18,16 @@ import { publicSurface } from './stages/public-surface.js';
 import { requestBody } from './stages/request-body.js';
 import { requestValidation } from './stages/request-validation.js';
 
-export interface DispatcherOptions {
-  /** What each request reads of the state before its operation (its key's organization, the clocks, the faults). */
-  sharedReads: Pick<StateStore, 'requestReads'>;
-  /** Counts each request made with an API key; refuses one past the key's rate (429). */
-  rateLimit: Pick<RequestRateLimit, 'admit'>;
+/** The use cases the stages call (use-cases.ts says what each is for), and what bounds them. */
+export type DispatcherOptions = Pick<HttpUseCases, 'sharedReads' | 'rateLimit' | 'faults' | 'timekeeper'> & {
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
-  /** The fault that fires for a request, if any. */
-  faults: Pick<FaultControl, 'take'>;
-  /** Read again at the start of every request: instances sharing a store share its clock. */
-  clock: Pick<MockClock, 'refresh'>;
   handlers: Record<string, OperationHandler>;
   /** Size, nesting and key-count bounds of every JSON body, checked before it is parsed. */
   jsonLimits: JsonBodyLimits;
   /** How much of a refused body is read and dropped so that its client can read the answer. */
   discardLimits: DiscardLimits;
-}
+};
 
 /**
  * Every operation of the document, as a pipeline of stages (stages/) in the order a request meets
@@ -66,7 +56,7 @@ export function createDispatcher(
     operatorToken(options.adminToken),
     apiKey,
     keyRate(options.rateLimit),
-    clockRefresh(options.clock),
+    clockRefresh(options.timekeeper),
     injectedFault(options.faults),
     publicSurface,
     requestBody(options.jsonLimits, options.discardLimits),
