@@ -19,7 +19,7 @@ import { requestBody } from './stages/request-body.js';
 import { requestValidation } from './stages/request-validation.js';
 
 /** The use cases the stages call (use-cases.ts says what each is for), and what bounds them. */
-export type DispatcherOptions = Pick<HttpUseCases, 'sharedReads' | 'rateLimit' | 'faults' | 'timekeeper'> & {
+export type DispatcherOptions = Pick<HttpUseCases, 'sharedReads' | 'rateLimit' | 'timekeeper'> & {
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
   handlers: Record<string, OperationHandler>;
@@ -57,7 +57,7 @@ export function createDispatcher(
     apiKey,
     keyRate(options.rateLimit),
     clockRefresh(options.timekeeper),
-    injectedFault(options.faults),
+    injectedFault,
     publicSurface,
     requestBody(options.jsonLimits, options.discardLimits),
     requestValidation(validator),
