@@ -2,13 +2,6 @@ import type { ErrorObject } from 'ajv';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
 import type { RequestParts } from './request-validator.js';
 
-const LOCATION: Record<string, string> = {
-  path: 'path',
-  query: 'query',
-  header: 'header',
-  requestBody: 'body',
-};
-
 /**
  * Turns the validator's findings into the items FastAPI (pydantic 2) would report, so the mock's
  * 422 bodies read like production's: `loc`, `msg`, `type`, `input`, `ctx`.
@@ -23,7 +16,7 @@ export function toValidationItems(
 function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): ValidationItem {
   const segments = error.instancePath.split('/').filter(Boolean).map(decodePointer);
   const [where = 'requestBody', ...rest] = segments;
-  const loc = [LOCATION[where] ?? where, ...rest];
+  const loc = [where === 'requestBody' ? 'body' : where, ...rest];
   const root =
     where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
   const input = rest.reduce<unknown>((value, key) => (isRecord(value) ? value[key] : undefined), root);
