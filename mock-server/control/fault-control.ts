@@ -7,8 +7,6 @@ import type { Fault, FaultSpec } from '../domain/control-records.js';
 import { DomainError } from '../domain/errors.js';
 import type { FaultTable } from '../domain/state.js';
 
-export type { Fault, FaultSpec };
-
 export class FaultControl {
   constructor(private readonly faults: FaultTable) {}
 
