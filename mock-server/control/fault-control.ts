@@ -7,13 +7,8 @@ import type { Fault, FaultSpec } from '../domain/control-records.js';
 import { DomainError } from '../domain/errors.js';
 import type { FaultTable } from '../domain/state.js';
 
-export type { Fault, FaultSpec };
-
 export class FaultControl {
-  constructor(
-    private readonly faults: FaultTable,
-    private readonly random: () => number = Math.random,
-  ) {}
+  constructor(private readonly faults: FaultTable) {}
 
   list(): Promise<Fault[]> {
     return this.faults.list();
@@ -24,18 +19,6 @@ export class FaultControl {
     if (spec.status === undefined && spec.latencyMs === undefined && !spec.dropConnection)
       throw new DomainError('invalid_input', 'a fault needs status, latency_ms or drop_connection');
     return this.faults.add(spec);
-  }
-
-  /**
-   * The fault that fires for this request, if any (the dispatcher asks before every operation,
-   * through the request's view of the state); counts its hit.
-   */
-  take(
-    operationId: string,
-    organizationId: string | undefined,
-    from: Pick<FaultTable, 'take'> = this.faults,
-  ): Promise<Fault | undefined> {
-    return from.take(operationId, organizationId, this.random);
   }
 
   /** How many faults were removed. */

@@ -7,8 +7,6 @@ import type { JournalEntry, JournalFilter } from '../domain/control-records.js';
 import type { JournalTable } from '../domain/state.js';
 import { jsonShape, type JsonShape } from './json-shape.js';
 
-export type { JournalEntry, JournalFilter };
-
 /** An entry as read: its bodies truncated, and the request body's shape taken from it whole. */
 export interface JournalEntryRead extends JournalEntry {
   requestShape: JsonShape | null;

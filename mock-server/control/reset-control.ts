@@ -13,10 +13,7 @@ export interface ResetParts {
 
 /** `POST /__mock/reset`: one organization back to empty, or the whole mock back to the seed. */
 export class ResetControl {
-  constructor(
-    private readonly parts: ResetParts,
-    private readonly release: () => Promise<void> = releaseMemory,
-  ) {}
+  constructor(private readonly parts: ResetParts) {}
 
   async resetOrganization(orgId: string): Promise<void> {
     await this.parts.resetOrganization(orgId);
@@ -27,6 +24,6 @@ export class ResetControl {
     await this.parts.reseed();
     await this.parts.clearFaults();
     await this.parts.clearJournal();
-    await this.release();
+    await releaseMemory();
   }
 }

@@ -2,7 +2,6 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { exportHandlers } from './handlers/export-handlers.js';
 import { imageHandlers } from './handlers/image-handlers.js';
-import { internalHandlers } from './handlers/internal-handlers.js';
 import { modelHandlers } from './handlers/model-handlers.js';
 import { predictionHandlers } from './handlers/prediction-handlers.js';
 import { sharePageHandlers } from './handlers/share-page-handlers.js';
@@ -22,7 +21,6 @@ import { referenceRoutes, referenceStage } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
 import { dashboardRoutes } from './handlers/dashboard-routes.js';
 import { snapshotHandlers } from './handlers/snapshot-handlers.js';
-import { controlExportHandlers } from './handlers/control-export-handlers.js';
 import { dashboardReadHandlers } from './handlers/dashboard-read-handlers.js';
 import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.js';
 import type { HttpUseCases } from './use-cases.js';
@@ -87,12 +85,8 @@ export function createApp(
     dashboardRoutes(operationIds),
     methodNotAllowed(routes, discardLimits),
     createDispatcher(routes, operations, {
-      sharedReads: useCases.sharedReads,
-      rateLimit: useCases.rateLimit,
+      ...useCases,
       adminToken: settings.adminToken,
-      faults: useCases.faults,
-      clock: useCases.timekeeper,
-      streamingOperations: new Set(['uploadImage', 'mockLoadSnapshot']),
       jsonLimits: {
         maxBytes: settings.maxJsonBodyBytes,
         maxDepth: settings.maxJsonDepth,
@@ -108,10 +102,8 @@ export function createApp(
         ...exportHandlers(useCases),
         ...shareHandlers(useCases),
         ...sharePageHandlers(useCases),
-        ...internalHandlers,
         ...controlHandlers(useCases, operationIds),
         ...dashboardReadHandlers(useCases),
-        ...controlExportHandlers(useCases),
         ...selfServicePlanHandlers(useCases),
         ...snapshotHandlers(useCases, discardLimits),
         ...metricsHandlers(useCases),

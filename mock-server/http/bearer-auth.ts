@@ -5,13 +5,13 @@ import type { Organization } from '../domain/organizations.js';
 import type { StateStore } from '../domain/state.js';
 
 /** `keyId` names the key presented (its id, derived from its hash): what requests are counted by. */
-export type AuthOutcome = { ok: true; org: Organization; keyId: string } | { ok: false; detail: string };
+type AuthOutcome = { ok: true; org: Organization; keyId: string } | { ok: false; detail: string };
 
 /** `Authorization: Bearer <API_KEY>`, looked up among the organizations' keys. */
-/** Finds the organization an API key belongs to. */
-export type KeyLookup = Pick<StateStore, 'organizationForKey'>;
-
-export async function authenticate(req: IncomingMessage, keys: KeyLookup): Promise<AuthOutcome> {
+export async function authenticate(
+  req: IncomingMessage,
+  keys: Pick<StateStore, 'organizationForKey'>,
+): Promise<AuthOutcome> {
   const header = req.headers.authorization;
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -31,7 +31,7 @@ export function withCanonicalIds(
 ): Record<string, OperationHandler> {
   const wrapped: Record<string, OperationHandler> = { ...handlers };
   for (const operation of operations) {
-    const id = operation.operationId ?? '';
+    const id = operation.operationId;
     const handler = handlers[id];
     const fields = uuidFields(operation);
     if (!handler || (!fields.path.length && !fields.query.length && !fields.body.length)) continue;
@@ -47,13 +47,10 @@ export function withCanonicalIds(
 }
 
 function uuidFields(operation: DocumentOperation): UuidFields {
-  const params = (operation.parameters ?? []) as Array<{ in?: string; name?: string; schema?: unknown }>;
   const named = (where: string) =>
-    params.filter((p) => p.in === where && isUuidSchema(p.schema)).map((p) => String(p.name));
-  const content = (operation.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)
-    ?.content;
-  const properties = (content?.['application/json']?.schema as { properties?: Record<string, unknown> })
-    ?.properties;
+    operation.parameters.filter((p) => p.in === where && isUuidSchema(p.schema)).map((p) => p.name);
+  const schema = operation.requestBody?.content?.['application/json']?.schema;
+  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties;
   return {
     path: named('path'),
     query: named('query'),

@@ -1,5 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
-import { openApiDocumentCopy, type OpenApiDocument } from './openapi-document.js';
+import { servedDocument, type OpenApiDocument } from '../../openapi/documents.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -7,13 +7,14 @@ type Json = Record<string, unknown>;
 
 /**
  * The document's operations with every local `$ref` replaced by the object it names, each with its
- * path, method, path-level parameters and effective security: what openapi-backend's init() and
- * getOperations() produced. Done here because loading openapi-backend (json-schema-ref-parser,
- * lodash, its own Ajv) was a quarter of the mock's start-up and about 20 MB of its idle memory,
- * while the document only ever refers inside itself.
+ * path, method, path-level parameters, effective security and 422 form: what openapi-backend's
+ * init() and getOperations() produced. Done here because loading openapi-backend
+ * (json-schema-ref-parser, lodash, its own Ajv) was a quarter of the mock's start-up and about
+ * 20 MB of its idle memory, while the document only ever refers inside itself.
  */
-export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy()): DocumentOperation[] {
-  const definition = dereference(doc) as OpenApiDocument;
+export function documentOperations(): DocumentOperation[] {
+  const written = servedDocument();
+  const definition = dereference(structuredClone(written)) as OpenApiDocument;
   const globalSecurity = (definition.security as unknown[] | undefined) ?? [];
   const operations: DocumentOperation[] = [];
   for (const [path, pathItem] of Object.entries(definition.paths ?? {})) {
@@ -21,6 +22,9 @@ export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy())
     for (const method of METHODS) {
       const operation = item[method] as Json | undefined;
       if (!operation) continue;
+      // The 422's `$ref`, gone once dereferenced, names the form of its validation errors.
+      const responses = (written.paths[path][method] as Json).responses as Json | undefined;
+      const ref = (responses?.['422'] as { $ref?: string } | undefined)?.$ref ?? '';
       operations.push({
         ...operation,
         path,
@@ -30,6 +34,7 @@ export function documentOperations(doc: OpenApiDocument = openApiDocumentCopy())
           ...((item.parameters as unknown[]) ?? []),
         ],
         security: (operation.security as unknown[] | undefined) ?? globalSecurity,
+        validationStyle: ref.endsWith('/ValidationErrorString') ? 'string' : 'array',
       } as unknown as DocumentOperation);
     }
   }

@@ -1,16 +1,12 @@
 import type { DocumentOperation } from './document-operation.js';
 import { RequestValidator } from './request-validator.js';
-import type { FaultControl } from '../control/fault-control.js';
-import type { MockClock } from '../domain/clock.js';
-import type { RequestRateLimit } from '../domain/abuse-limits.js';
-import type { StateStore } from '../domain/state.js';
 import { sendDomainError } from './error-responses.js';
 import type { DiscardLimits } from './discard-rest.js';
 import type { JsonBodyLimits } from './json-body.js';
-import { validationStyles } from './openapi-document.js';
-import type { OperationHandler } from './operation-context.js';
+import type { OperationContext, OperationHandler } from './operation-context.js';
 import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { RouteTable } from './route-table.js';
+import type { HttpUseCases } from './use-cases.js';
 import { operationFacts, type OperationFacts, type OperationStage } from './stages/operation-call.js';
 import { routeToOperation } from './stages/route.js';
 import { operatorToken } from './stages/operator-token.js';
@@ -21,27 +17,17 @@ import { injectedFault } from './stages/injected-fault.js';
 import { publicSurface } from './stages/public-surface.js';
 import { requestBody } from './stages/request-body.js';
 import { requestValidation } from './stages/request-validation.js';
-import { operationHandler } from './stages/operation-handler.js';
 
-export interface DispatcherOptions {
-  /** What each request reads of the state before its operation (its key's organization, the clocks, the faults). */
-  sharedReads: Pick<StateStore, 'requestReads'>;
-  /** Counts each request made with an API key; refuses one past the key's rate (429). */
-  rateLimit: Pick<RequestRateLimit, 'admit'>;
+/** The use cases the stages call (use-cases.ts says what each is for), and what bounds them. */
+export type DispatcherOptions = Pick<HttpUseCases, 'sharedReads' | 'rateLimit' | 'timekeeper'> & {
   /** Token the control plane (`mockAdmin` scheme) requires; empty leaves it open. */
   adminToken: string;
-  /** The fault that fires for a request, if any. */
-  faults: Pick<FaultControl, 'take'>;
-  /** Read again at the start of every request: instances sharing a store share its clock. */
-  clock: Pick<MockClock, 'refresh'>;
   handlers: Record<string, OperationHandler>;
-  /** Operations whose body the handler streams itself (multipart uploads). */
-  streamingOperations: Set<string>;
   /** Size, nesting and key-count bounds of every JSON body, checked before it is parsed. */
   jsonLimits: JsonBodyLimits;
   /** How much of a refused body is read and dropped so that its client can read the answer. */
   discardLimits: DiscardLimits;
-}
+};
 
 /**
  * Every operation of the document, as a pipeline of stages (stages/) in the order a request meets
@@ -56,29 +42,29 @@ export function createDispatcher(
   operations: DocumentOperation[],
   options: DispatcherOptions,
 ) {
-  const missing = operations.filter((o) => !options.handlers[o.operationId]).map((o) => o.operationId);
+  // An operation tagged `internal` has no handler: publicSurface answers it 403 once the key is valid.
+  const missing = operations
+    .filter((o) => !o.tags?.includes('internal') && !options.handlers[o.operationId])
+    .map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
   const validator = new RequestValidator(operations);
   // After the requests already waiting for the app have been answered.
   setImmediate(() => validator.preload());
-  const styles = validationStyles();
-  const facts = new Map<DocumentOperation, OperationFacts>(
-    operations.map((o) => [
-      o,
-      operationFacts(o, styles.get(o.operationId) ?? 'array', options.streamingOperations.has(o.operationId)),
-    ]),
-  );
+  const facts = new Map<DocumentOperation, OperationFacts>(operations.map((o) => [o, operationFacts(o)]));
   const route = routeToOperation(routes, facts, options.sharedReads);
   const stages: OperationStage[] = [
     operatorToken(options.adminToken),
     apiKey,
     keyRate(options.rateLimit),
-    clockRefresh(options.clock),
-    injectedFault(options.faults),
+    clockRefresh(options.timekeeper),
+    injectedFault,
     publicSurface,
     requestBody(options.jsonLimits, options.discardLimits),
     requestValidation(validator),
-    operationHandler(options.handlers),
+    async function callHandler(call) {
+      await options.handlers[call.operationId](call as OperationContext);
+      return true;
+    },
   ];
 
   return async function dispatch(req: ApiRequest, res: ApiResponse): Promise<void> {

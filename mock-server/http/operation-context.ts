@@ -1,16 +1,11 @@
-import type { ApiRequest, ApiResponse } from './exchange.js';
 import type { Organization } from '../domain/organizations.js';
+import type { OperationCall } from './stages/operation-call.js';
 
-/** What a handler receives: the validated request of one operation of the document. */
-export interface OperationContext {
-  operationId: string;
-  req: ApiRequest;
-  res: ApiResponse;
-  /** The caller's organization; undefined only on operations without security (public pages). */
-  org: Organization;
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
+/**
+ * What a handler receives: the request of one operation of the document, validated by the stages
+ * before it. `org` is undefined only on operations without security (public pages), whose handlers
+ * never read it.
+ */
+export type OperationContext = OperationCall & { org: Organization };
 
 export type OperationHandler = (ctx: OperationContext) => Promise<void> | void;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { OPENAPI_PATH } from './openapi-document.js';
+import { PUBLIC_DOCUMENT } from '../../openapi/documents.js';
 
 export interface PublicDocument {
   json: string;
@@ -13,7 +13,7 @@ export interface PublicDocument {
  * the YAML library never loads at start.
  */
 export function publicDocument(publicBaseUrl: string): PublicDocument {
-  const doc = parseDocument(readFileSync(OPENAPI_PATH, 'utf8'));
+  const doc = parseDocument(readFileSync(PUBLIC_DOCUMENT, 'utf8'));
   doc.set('servers', doc.createNode([{ url: publicBaseUrl, description: 'This mock' }]));
   return { yaml: doc.toString(), json: JSON.stringify(doc.toJS(), null, 2) };
 }

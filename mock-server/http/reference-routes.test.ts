@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startInstantMock } from '../../test-support/instant-mock.js';
 import type { RunningMock } from '../server.js';
-import { OPENAPI_PATH } from './openapi-document.js';
+import { PUBLIC_DOCUMENT } from '../../openapi/documents.js';
 
 let mock: RunningMock;
 beforeAll(async () => {
@@ -20,7 +20,7 @@ describe('the document at runtime', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
     const served = (await answer.json()) as Record<string, unknown>;
-    const written = parse(readFileSync(OPENAPI_PATH, 'utf8')) as Record<string, unknown>;
+    const written = parse(readFileSync(PUBLIC_DOCUMENT, 'utf8')) as Record<string, unknown>;
     expect(served.servers).toEqual([{ url: 'http://mock.example:9000', description: 'This mock' }]);
     expect({ ...served, servers: written.servers }).toEqual(written);
   });

@@ -33,7 +33,7 @@ export class RequestValidator {
   private compilers: Promise<RequestCompilers> | undefined;
 
   constructor(operations: DocumentOperation[]) {
-    for (const operation of operations) this.operations.set(operation.operationId as string, operation);
+    for (const operation of operations) this.operations.set(operation.operationId, operation);
   }
 
   /** Starts loading Ajv without waiting for it; a later failure shows at the first validation. */
@@ -92,12 +92,10 @@ function paramsSchema(operation: DocumentOperation): Json | undefined {
     path: { properties: {}, required: [] },
     query: { properties: {}, required: [] },
   };
-  for (const parameter of (operation.parameters ?? []) as unknown as Json[]) {
-    const where = parameter.in as string;
+  for (const { in: where, name, schema, required } of operation.parameters) {
     if (where !== 'path' && where !== 'query') continue;
-    const name = String(parameter.name);
-    groups[where].properties[name] = (parameter.schema as Json | undefined) ?? {};
-    if (parameter.required) groups[where].required.push(name);
+    groups[where].properties[name] = schema ?? {};
+    if (required) groups[where].required.push(name);
   }
   if (!Object.keys(groups.path.properties).length && !Object.keys(groups.query.properties).length)
     return undefined;
@@ -111,12 +109,12 @@ function paramsSchema(operation: DocumentOperation): Json | undefined {
 }
 
 function bodySchema(operation: DocumentOperation): Json | undefined {
-  const requestBody = operation.requestBody as Json | undefined;
-  const schema = requestMediaTypes(requestBody)['application/json']?.schema as Json | undefined;
+  const { requestBody } = operation;
+  const schema = requestMediaTypes(requestBody)['application/json']?.schema;
   if (!requestBody || !schema) return undefined;
   return {
     type: 'object',
     properties: { requestBody: schema },
-    required: requestBody.required === true ? ['requestBody'] : [],
+    required: requestBody.required ? ['requestBody'] : [],
   };
 }

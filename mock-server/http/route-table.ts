@@ -107,12 +107,10 @@ export class RouteTable {
 export function operationRoutes(operations: DocumentOperation[]): RouteSpec[] {
   return operations.map((operation) => {
     const headers = new Set<string>();
-    // An operation without `security` falls under the document's, the bearer key (as the dispatcher reads it).
-    const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((r) => Object.keys(r));
-    if (schemes.length) headers.add('Authorization');
+    if (operation.security.some((requirement) => Object.keys(requirement).length))
+      headers.add('Authorization');
     if (operation.requestBody) headers.add('Content-Type');
-    for (const p of (operation.parameters ?? []) as Array<{ in?: string; name?: string }>)
-      if (p.in === 'header' && p.name) headers.add(p.name);
+    for (const p of operation.parameters) if (p.in === 'header') headers.add(p.name);
     return {
       template: operation.path,
       method: operation.method.toUpperCase(),

@@ -1,11 +1,9 @@
 import type { MockConfig } from '../config.js';
-import type { FaultControl } from '../control/fault-control.js';
 import type { RequestJournal } from '../control/request-journal.js';
 import type { MockClock } from '../domain/clock.js';
 import type { RequestRateLimit } from '../domain/abuse-limits.js';
 import type { ObjectStore } from '../domain/object-store.js';
 import type { StateStore } from '../domain/state.js';
-import type { ControlExportUseCases } from './handlers/control-export-handlers.js';
 import type { ControlUseCases } from './handlers/control-handlers.js';
 import type { DashboardReadUseCases } from './handlers/dashboard-read-handlers.js';
 import type { ExportUseCases } from './handlers/export-handlers.js';
@@ -52,7 +50,6 @@ export type HttpUseCases = UploadUseCases &
   SharePageUseCases &
   ControlUseCases &
   DashboardReadUseCases &
-  ControlExportUseCases &
   SelfServicePlanUseCases &
   SnapshotUseCases &
   MetricsUseCases & {
@@ -65,8 +62,6 @@ export type HttpUseCases = UploadUseCases &
     rateLimit: Pick<RequestRateLimit, 'admit'>;
     /** Every request is recorded for the control plane's journal. */
     journal: Pick<RequestJournal, 'record'>;
-    /** The faults the dispatcher fires before an operation. */
-    faults: Pick<FaultControl, 'take'>;
     /** The mock's clock, read again from the state store at the start of every request. */
     timekeeper: Pick<MockClock, 'refresh'>;
     store: ObjectStore;

@@ -1,31 +1,22 @@
 import type { ErrorObject } from 'ajv';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
-
-export interface RequestParts {
-  path: Record<string, unknown>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
-
-const LOCATION: Record<string, string> = {
-  path: 'path',
-  query: 'query',
-  header: 'header',
-  requestBody: 'body',
-};
+import type { RequestParts } from './request-validator.js';
 
 /**
  * Turns the validator's findings into the items FastAPI (pydantic 2) would report, so the mock's
  * 422 bodies read like production's: `loc`, `msg`, `type`, `input`, `ctx`.
  */
-export function toValidationItems(errors: ErrorObject[], request: RequestParts): ValidationItem[] {
+export function toValidationItems(
+  errors: ErrorObject[],
+  request: Omit<RequestParts, 'checkBody'>,
+): ValidationItem[] {
   return errors.map((e) => toItem(e, request));
 }
 
-function toItem(error: ErrorObject, request: RequestParts): ValidationItem {
+function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): ValidationItem {
   const segments = error.instancePath.split('/').filter(Boolean).map(decodePointer);
   const [where = 'requestBody', ...rest] = segments;
-  const loc = [LOCATION[where] ?? where, ...rest];
+  const loc = [where === 'requestBody' ? 'body' : where, ...rest];
   const root =
     where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
   const input = rest.reduce<unknown>((value, key) => (isRecord(value) ? value[key] : undefined), root);

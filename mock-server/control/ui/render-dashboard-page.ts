@@ -2,12 +2,6 @@
 export const DASHBOARD_PATH = '/__mock/ui';
 const ASSETS = `${DASHBOARD_PATH}/assets`;
 
-export interface DashboardPageInput {
-  /** Every operationId of the document: the targets a fault can be set on. */
-  operationIds: string[];
-  version: string;
-}
-
 const escapeHtml = (s: string) =>
   s.replace(
     /[&<>"']/g,
@@ -21,16 +15,19 @@ const escapeHtml = (s: string) =>
  * read and action it makes sends the token, and each of those is checked. The sign-in panel is
  * shown alone when the mock was started with an admin token and this tab holds none.
  */
-export function renderDashboardPage({ operationIds, version }: DashboardPageInput): string {
+export function renderDashboardPage(
+  /** Every operationId of the document: the targets a fault can be set on. */
+  operationIds: Iterable<string>,
+): string {
   const operations = [...operationIds]
     .sort()
     .map((id) => `<option value="${escapeHtml(id)}">${escapeHtml(id)}</option>`)
     .join('');
-  return `${UP_TO_VERSION}interface ${escapeHtml(version)}${UP_TO_OPERATIONS}${operations}${REST}`;
+  return `${UP_TO_OPERATIONS}${operations}${REST}`;
 }
 
-// The page's markup, cut where the interface version and the fault form's operations go.
-const UP_TO_VERSION = `<!doctype html>
+// The page's markup, cut where the fault form's operations go.
+const UP_TO_OPERATIONS = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -44,9 +41,7 @@ const UP_TO_VERSION = `<!doctype html>
 <body>
 <a class="skip" href="#content">Skip to content</a>
 <header class="top">
-  <h1>cellseg-mock <span class="muted">dashboard · `;
-
-const UP_TO_OPERATIONS = `</span></h1>
+  <h1>cellseg-mock <span class="muted">dashboard · interface 1.1.0</span></h1>
   <p id="live-status" class="status" role="status" aria-live="polite" data-testid="live-status">Connecting…</p>
   <nav aria-label="Sections" class="sections" hidden data-when="signed-in">
     <a href="#organizations">Organizations</a>

@@ -2,11 +2,12 @@ import type { FaultControl } from '../../control/fault-control.js';
 import type { ReadinessControl } from '../../control/readiness/readiness-control.js';
 import type { ResetControl } from '../../control/reset-control.js';
 import type { OperationHandler } from '../operation-context.js';
-import { health, resetDone } from '../render/acknowledgements.js';
+import { sendDetail } from '../error-responses.js';
+import { faultsCleared, health, resetDone } from '../render/acknowledgements.js';
+import { toFaultResource } from '../render/control.js';
 import { toReadinessResource } from '../render/readiness.js';
 import { organizationHandlers, type OrganizationUseCases } from './organization-handlers.js';
 import { scopedControlHandlers, type ScopedControlUseCases } from './scoped-control-handlers.js';
-import { faultHandlers } from './fault-handlers.js';
 import { standaloneControlDocument } from '../../../openapi/documents.js';
 
 export interface ControlUseCases extends OrganizationUseCases, ScopedControlUseCases {
@@ -22,11 +23,10 @@ const bodyOrganization = ({ body }: { body: unknown }) =>
 
 /**
  * The control plane's operations (tag `mock-control` of the document): each parses its request,
- * calls one control use case (mock-server/control/) and renders the answer; faults are in
- * fault-handlers.ts. The test helpers an organization reaches with its own API key
- * (`/__mock/org/...`) are the same use cases scoped to the caller's organization (`org`, from the
- * key): a prediction of another organization is not found, and nothing in their requests names
- * an organization.
+ * calls one control use case (mock-server/control/) and renders the answer. The test helpers an
+ * organization reaches with its own API key (`/__mock/org/...`) are the same use cases scoped to
+ * the caller's organization (`org`, from the key): a prediction of another organization is not
+ * found, and nothing in their requests names an organization.
  */
 export function controlHandlers(
   useCases: ControlUseCases,
@@ -39,7 +39,6 @@ export function controlHandlers(
 
   return {
     ...organizationHandlers(useCases),
-    ...faultHandlers(faults, operationIds),
 
     mockHealth({ res }) {
       res.json(health());
@@ -79,6 +78,32 @@ export function controlHandlers(
 
     async mockOrgReadiness({ res, org }) {
       res.json(toReadinessResource(org.id, await readiness.exposure(org.id)));
+    },
+
+    async mockListFaults({ res }) {
+      res.json((await faults.list()).map(toFaultResource));
+    },
+
+    async mockAddFault({ res, body }) {
+      const input = body as Body;
+      const operationId = String(input.operation_id);
+      if (!operationIds.has(operationId))
+        return sendDetail(res, 422, `operation_id: '${operationId}' is not an operation of the document`);
+      const fault = await faults.add({
+        operationId,
+        status: input.status as number | undefined,
+        detail: input.detail as string | undefined,
+        latencyMs: input.latency_ms as number | undefined,
+        dropConnection: input.drop_connection as boolean | undefined,
+        times: input.times as number | undefined,
+        probability: input.probability as number | undefined,
+        organizationId: input.organization_id as string | undefined,
+      });
+      res.json(toFaultResource(fault));
+    },
+
+    async mockClearFaults({ res }) {
+      res.json(faultsCleared(await faults.clear()));
     },
   };
 }

@@ -14,7 +14,7 @@ export function dashboardRoutes(
   /** Every operationId of the document: the targets the fault form offers. */
   operationIds: ReadonlySet<string>,
 ): RequestStage {
-  const page = renderDashboardPage({ operationIds: [...operationIds], version: '1.1.0' });
+  const page = renderDashboardPage(operationIds);
   const pagePattern = new RegExp(`^${escapeRegExp(DASHBOARD_PATH)}/?$`);
   const assetPattern = new RegExp(`^${escapeRegExp(DASHBOARD_PATH)}/assets/([^/]+)/?$`);
 

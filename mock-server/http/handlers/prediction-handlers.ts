@@ -1,7 +1,6 @@
 import type { PredictionService } from '../../domain/predictions/prediction-service.js';
 import type { OperationHandler } from '../operation-context.js';
-import { toPredictionAck } from '../render/prediction-ack.js';
-import { toPredictionResource } from '../render/prediction.js';
+import { toPredictionAck, toPredictionResource } from '../render/prediction.js';
 
 export interface PredictionUseCases {
   predictions: Pick<PredictionService, 'submit' | 'get'>;

@@ -3,7 +3,8 @@ import type { OutcomeControl, OutcomeRequest } from '../../control/outcome-contr
 import type { ProgressControl, ProgressScope } from '../../control/progress-control.js';
 import type { RequestJournal } from '../../control/request-journal.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
-import { answerOutcome } from './outcome-answer.js';
+import { sendDetail } from '../error-responses.js';
+import { outcomeQueued } from '../render/acknowledgements.js';
 import { toClockResource, toJournalEntryResource, toProgressResource } from '../render/control.js';
 
 export interface ScopedControlUseCases {
@@ -60,7 +61,13 @@ export function scopedControlHandlers({ clock, progress, outcomes, journal }: Sc
           status: input.status as OutcomeRequest['status'],
           error: input.error as string | undefined,
         });
-        answerOutcome(ctx.res, result);
+        if (result.queued) return void ctx.res.json(outcomeQueued());
+        const { id, status } = result.finished;
+        sendDetail(
+          ctx.res,
+          409,
+          `Prediction ${id} has already finished (${status}); only a SUBMITTED or STARTED prediction can be given an outcome`,
+        );
       },
 
     readJournal: (orgOf: ScopeOf<string | undefined>): OperationHandler =>

@@ -1,5 +1,5 @@
 import type { ClockReading } from '../../control/clock-control.js';
-import type { Fault } from '../../control/fault-control.js';
+import type { Fault } from '../../domain/control-records.js';
 import type { JournalEntryRead } from '../../control/request-journal.js';
 import type { ProgressSetting } from '../../control/progress-control.js';
 import type { OrganizationSummary } from '../../domain/organization-admin.js';

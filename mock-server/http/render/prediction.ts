@@ -19,3 +19,14 @@ export function toPredictionResource(p: PredictionRecord): ApiSchemas['Predictio
       : 'the segmentation of this prediction is missing';
   return { ...fields, status: 'FAILED', error: withoutServerPaths(error) };
 }
+
+/** The answer of `POST /predict`: the prediction to poll, fresh or the identical one already in flight. */
+export function toPredictionAck(prediction: PredictionRecord, skipped: boolean): ApiSchemas['PredictionAck'] {
+  return {
+    prediction_id: prediction.id,
+    status: skipped ? 'skipped' : 'submitted',
+    reason: skipped
+      ? `An identical prediction (same image and model) is already ${prediction.status}; poll it instead.`
+      : 'Queued for segmentation.',
+  };
+}

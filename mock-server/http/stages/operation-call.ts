@@ -1,8 +1,9 @@
 import type { DocumentOperation } from '../document-operation.js';
 import type { ApiRequest, ApiResponse } from '../exchange.js';
-import type { ValidationStyle } from '../openapi-document.js';
 import type { Organization } from '../../domain/organizations.js';
 import type { RequestReads } from '../../domain/state.js';
+import { requestMediaTypes } from '../../../openapi/documents.js';
+import { isJsonMediaType } from '../json-body.js';
 
 /**
  * One request to an operation of the document as it passes the stages: what routing found, then
@@ -16,6 +17,8 @@ export interface OperationCall {
   facts: OperationFacts;
   /** Path parameters, percent-decoded. */
   params: Record<string, string>;
+  /** The query as node:querystring parses it (`req.query`). */
+  query: Record<string, unknown>;
   /** What the stages read of the state (the key's organization, the clocks, the faults), for this request alone. */
   reads: RequestReads;
   /** Whether the handler reads the body itself (a multipart upload), so no stage may. */
@@ -24,7 +27,7 @@ export interface OperationCall {
   org?: Organization;
   keyId?: string;
   /** The parsed JSON body; undefined without one, or when streaming. */
-  body?: unknown;
+  body: unknown;
 }
 
 /**
@@ -35,35 +38,26 @@ export type OperationStage = (call: OperationCall) => boolean | Promise<boolean>
 
 /** What the document says of an operation that its stages read: once per operation, not per request. */
 export interface OperationFacts {
-  /** How its 422 words validation errors. */
-  style: ValidationStyle;
   /** It is the control plane's (`mockAdmin`): the operator's token opens it. */
   operatorOnly: boolean;
   /** It needs an API key (`bearerAuth`, the document's scheme when the operation names none). */
   needsKey: boolean;
   /** Tagged `internal`: in the document, not on the public surface. */
   internal: boolean;
-  /** Its handler streams a non-JSON body itself (multipart uploads). */
+  /** Its handler streams a body the document gives a non-JSON media type (multipart uploads, archives). */
   streams: boolean;
   /** Query parameters its handler validates itself (`x-validated-by-handler`), as `/query/<name>`. */
   byHandler: string[];
 }
 
-export function operationFacts(
-  operation: DocumentOperation,
-  style: ValidationStyle,
-  streams: boolean,
-): OperationFacts {
-  const schemes = (operation.security ?? [{ bearerAuth: [] }]).flatMap((requirement) =>
-    Object.keys(requirement),
-  );
+export function operationFacts(operation: DocumentOperation): OperationFacts {
+  const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
   return {
-    style,
     operatorOnly: schemes.includes('mockAdmin'),
     needsKey: schemes.includes('bearerAuth'),
     internal: operation.tags?.includes('internal') ?? false,
-    streams,
-    byHandler: (operation.parameters ?? [])
+    streams: Object.keys(requestMediaTypes(operation.requestBody)).some((type) => !isJsonMediaType(type)),
+    byHandler: operation.parameters
       .filter((p) => p.in === 'query' && p['x-validated-by-handler'] === true)
       .map((p) => `/query/${p.name}`),
   };

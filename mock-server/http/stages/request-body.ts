@@ -24,7 +24,7 @@ export function requestBody(jsonLimits: JsonBodyLimits, discardLimits: DiscardLi
     await answerAfterDiscardingRest(req, res, discardLimits, () =>
       'tooLarge' in read
         ? sendDetail(res, 413, read.tooLarge)
-        : sendValidation(res, call.facts.style, [read.error]),
+        : sendValidation(res, call.operation.validationStyle, [read.error]),
     );
     return true;
   };

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { sendDetail } from '../error-responses.js';
 import type { ApiResponse } from '../exchange.js';
-import type { ValidationStyle } from '../openapi-document.js';
+import type { ValidationStyle } from '../document-operation.js';
 import type { ValidationItem } from '../render/validation-item.js';
 import type { RequestValidator } from '../request-validator.js';
 import { toValidationItems, toValidationSentence } from '../validation-errors.js';
@@ -13,26 +13,21 @@ import type { OperationCall, OperationStage } from './operation-call.js';
  */
 export function requestValidation(validator: RequestValidator): OperationStage {
   return async function validateRequest(call) {
-    const { res, params, body, streaming } = call;
-    const query = call.req.query as Record<string, unknown>;
-    const checked = await validator.validate(call.operationId, {
-      path: params,
-      query,
-      body,
-      checkBody: !streaming,
-    });
+    const { params: path, query, body } = call;
+    const request = { path, query, body, checkBody: !call.streaming };
+    const checked = await validator.validate(call.operationId, request);
     const errors = checked.length ? relevantErrors(checked, call) : checked;
     if (!errors.length) return false;
-    sendValidation(
-      res,
-      call.facts.style,
-      toValidationItems(errors, { path: params, query: query as never, body }),
-    );
+    sendValidation(call.res, call.operation.validationStyle, toValidationItems(errors, request));
     return true;
   };
 }
 
-export function sendValidation(res: ApiResponse, style: ValidationStyle, items: ValidationItem[]): void {
+export function sendValidation(
+  res: ApiResponse,
+  style: ValidationStyle | undefined,
+  items: ValidationItem[],
+): void {
   sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
 }
 

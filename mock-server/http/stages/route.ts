@@ -34,6 +34,8 @@ export function routeToOperation(
       operationId: operation.operationId,
       facts: operationFacts,
       params,
+      query: req.query,
+      body: undefined,
       reads: sharedReads.requestReads(),
       // A JSON body to a streaming operation (POST /upload's JSON mode) is read and checked here.
       streaming: operationFacts.streams && !isJsonMediaType(mediaType(req)),

@@ -152,7 +152,10 @@ function watchForStall(req: IncomingMessage, res: ServerResponse, ms: number): (
 
 function writeError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
   if (res.headersSent || res.destroyed || req.socket?.destroyed === true) return;
-  const storeError = toStoreError(error);
+  const storeError =
+    error instanceof ObjectStoreError
+      ? error
+      : new ObjectStoreError('InternalError', 'We encountered an internal error. Please try again.');
   const id = requestId();
   const body = errorXml(storeError, id);
   res.statusCode = OBJECT_STORE_ERROR_STATUS[storeError.code];
@@ -160,16 +163,6 @@ function writeError(req: IncomingMessage, res: ServerResponse, error: unknown): 
   res.setHeader('x-amz-request-id', id);
   res.setHeader('Content-Length', String(Buffer.byteLength(body)));
   res.end(req.method === 'HEAD' ? undefined : body);
-}
-
-function toStoreError(error: unknown): ObjectStoreError {
-  if (error instanceof ObjectStoreError) return error;
-  const status = (error as { status?: unknown } | undefined)?.status;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    // an error that carries a client status of its own (as http-errors' do) is the client's fault
-    return new ObjectStoreError('InvalidArgument', `Malformed request: ${(error as Error).message}`);
-  }
-  return new ObjectStoreError('InternalError', 'We encountered an internal error. Please try again.');
 }
 
 /** S3's error body, with the part number, upload id or size limit where S3 adds one. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { apiClient } from '../../../test-support/api-client.js';
-import { openApiDocument } from '../../http/openapi-document.js';
+import { servedDocument } from '../../../openapi/documents.js';
 import { DASHBOARD_PATH } from '../../control/ui/render-dashboard-page.js';
 import type { RunningMock } from '../../server.js';
 
@@ -48,7 +48,7 @@ describe('API keys are secrets', () => {
       file: 'measurements.csv',
     };
     const routes = [DASHBOARD_PATH];
-    for (const [route, item] of Object.entries(openApiDocument().paths)) {
+    for (const [route, item] of Object.entries(servedDocument().paths)) {
       if (!route.startsWith('/__mock') || !('get' in item)) continue;
       routes.push(route.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? name));
     }

@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { launchMock, type LaunchedMock } from '../../../test-support/launched-mock.js';
-import { OPENAPI_PATH } from '../../http/openapi-document.js';
+import { PUBLIC_DOCUMENT } from '../../../openapi/documents.js';
 
 const chromiumHere = hasChromium('reference.browser.test.ts');
 
@@ -81,7 +81,7 @@ describe.skipIf(!chromiumHere).each(TARGETS)(
         expect(response?.status()).toBe(200);
         await page.locator('.opblock-summary').first().waitFor({ timeout: 30_000 });
 
-        const doc = parse(readFileSync(OPENAPI_PATH, 'utf8')) as {
+        const doc = parse(readFileSync(PUBLIC_DOCUMENT, 'utf8')) as {
           info: { title: string };
           paths: Record<string, Record<string, { summary?: string }>>;
         };

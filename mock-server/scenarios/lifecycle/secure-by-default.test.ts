@@ -8,7 +8,7 @@ import { eventually, freePort, launchMock } from '../../../test-support/launched
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import { isLoopback, secureByDefault, seedKeysLoaded } from '../../exposure.js';
 import { loadConfig } from '../../config.js';
-import { openApiDocument } from '../../http/openapi-document.js';
+import { servedDocument } from '../../../openapi/documents.js';
 import { DASHBOARD_PATH } from '../../control/ui/render-dashboard-page.js';
 import type { RunningMock } from '../../server.js';
 
@@ -111,7 +111,7 @@ describe('with an admin token, every control route of the document', () => {
       file: 'measurements.csv',
     };
     let checked = 0;
-    for (const [route, item] of Object.entries(openApiDocument().paths)) {
+    for (const [route, item] of Object.entries(servedDocument().paths)) {
       if (!route.startsWith('/__mock') && route !== '/metrics') continue;
       for (const [method, operation] of Object.entries(
         item as Record<string, { security?: Array<Record<string, unknown>> }>,
