@@ -59,10 +59,7 @@ const MAGIC_NAMES: Array<[number[], string]> = [
   [[0x3c], 'HTML or XML'],
 ];
 
-const hex = (b: Uint8Array) =>
-  Array.from(b)
-    .map((x) => x.toString(16).toUpperCase().padStart(2, '0'))
-    .join(' ');
+const hex = (b: Buffer) => (b.toString('hex').match(/../g) ?? []).join(' ').toUpperCase();
 
 function describeMagic(head: Buffer): string {
   const first = head.subarray(0, 4);

@@ -56,8 +56,8 @@ function describeFailure(err: unknown): { name: string; message: string; kind?: 
   if (ALLOCATION_FAILED.test(e.message)) {
     const ceiling = Number(process.env[MEMORY_CEILING_ENV]);
     const limit = ceiling > 0 ? ` of ${Math.round(ceiling / 1024 ** 2).toLocaleString('en-US')} MiB` : '';
-    // The allocation's own words: the first line that is not blank.
-    const cause = e.message.match(/\S.*/)?.[0].trim() ?? e.message;
+    // The allocation's own words: the first line that is not blank, trimmed.
+    const cause = e.message.match(/\S(?:.*\S)?/)?.[0] ?? e.message;
     return {
       name: 'TiffError',
       kind: 'too-large',
