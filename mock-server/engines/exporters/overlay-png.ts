@@ -69,11 +69,8 @@ function assertBackground(bg: OverlayBackground, result: SegmentationResult): vo
 }
 
 /** Integer block bounds: output index i covers source [start(i), start(i + 1)), never empty. */
-function blockStarts(source: number, output: number): Int32Array {
-  const starts = new Int32Array(output + 1);
-  for (let i = 0; i <= output; i++) starts[i] = Math.floor((i * source) / output);
-  return starts;
-}
+const blockStarts = (source: number, output: number): Int32Array =>
+  Int32Array.from({ length: output + 1 }, (_, i) => Math.floor((i * source) / output));
 
 /** The background as interleaved RGB at the output size (block mean, rounded; at full size, itself). */
 function rgbBackground(bg: OverlayBackground, outW: number, outH: number): Uint8Array {
