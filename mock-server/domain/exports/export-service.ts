@@ -14,8 +14,8 @@ import {
   unknownColumns,
 } from '../../engines/exporters/measurements-csv.js';
 import { resolveOverlayOptions, type OverlayOptions } from '../../engines/exporters/overlay-options.js';
+import type { OverlayBackground } from '../../engines/exporters/overlay-png.js';
 import { roisGeoJsonChunks } from '../../engines/exporters/rois-geojson.js';
-import type { GreyPixels } from '../../engines/raster/previews.js';
 import { DomainError, notFound } from '../errors.js';
 import type { Organization } from '../organization-record.js';
 import type { SegmentationRecord, SegmentationRow } from '../predictions/prediction-record.js';
@@ -162,7 +162,10 @@ function contextOf(segmentation: SegmentationRecord): ExportContext {
 }
 
 /** The grey preview written at conversion; black when the image had none. */
-async function previewPixels(segmentation: SegmentationRecord, png: Buffer | undefined): Promise<GreyPixels> {
+async function previewPixels(
+  segmentation: SegmentationRecord,
+  png: Buffer | undefined,
+): Promise<OverlayBackground> {
   const { width, height } = segmentation.result;
   if (!png) return { width, height, channels: 1, data: new Uint8Array(width * height) };
   const { greyPixelsOfPng } = await previewsModule();

@@ -2,7 +2,6 @@
  * The overlay's options, checked and given their defaults apart from the drawing, so that an
  * answer can be keyed by them (and a bad one refused) without loading libvips.
  */
-import { OverlayOptionError } from './overlay-option-error.js';
 
 export interface OverlayOptions {
   /** `#rrggbb` */
@@ -13,21 +12,29 @@ export interface OverlayOptions {
   readonly maxSize?: number;
 }
 
-export const DEFAULT_OUTLINE_COLOR = '#ffff00';
-export const DEFAULT_FILL_OPACITY = 0;
-
-export interface ResolvedOverlayOptions {
-  readonly rgb: readonly [number, number, number];
-  readonly fillOpacity: number;
-  readonly maxSize: number | undefined;
+/** An option out of its range; its message names the parameter and the value. */
+export class OverlayOptionError extends Error {
+  constructor(
+    readonly parameter: string,
+    readonly value: unknown,
+    expected: string,
+  ) {
+    super(`${parameter} must be ${expected}, got ${JSON.stringify(value) ?? String(value)}`);
+    this.name = 'OverlayOptionError';
+  }
 }
 
-export function resolveOverlayOptions(options: OverlayOptions): ResolvedOverlayOptions {
-  const color = options.outlineColor ?? DEFAULT_OUTLINE_COLOR;
+/** The options with their defaults (outline yellow, no fill, full size), the colour as RGB. */
+export function resolveOverlayOptions(options: OverlayOptions): {
+  rgb: readonly [number, number, number];
+  fillOpacity: number;
+  maxSize: number | undefined;
+} {
+  const color = options.outlineColor ?? '#ffff00';
   if (typeof color !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(color)) {
     throw new OverlayOptionError('outlineColor', color, 'a colour written #rrggbb');
   }
-  const fillOpacity = options.fillOpacity ?? DEFAULT_FILL_OPACITY;
+  const fillOpacity = options.fillOpacity ?? 0;
   if (
     typeof fillOpacity !== 'number' ||
     !Number.isFinite(fillOpacity) ||

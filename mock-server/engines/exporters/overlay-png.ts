@@ -20,11 +20,10 @@
  * Bad options throw OverlayOptionError, whose message names the parameter and the value.
  */
 import sharp from '../raster/libvips.js';
-import { OverlayOptionError } from './overlay-option-error.js';
+import type { SegmentationResult } from '../segmentation/types.js';
 import { resolveOverlayOptions, type OverlayOptions } from './overlay-options.js';
 
-export { OverlayOptionError };
-import type { SegmentationResult } from '../segmentation/types.js';
+export { OverlayOptionError } from './overlay-options.js';
 
 export interface OverlayBackground {
   readonly width: number;
@@ -34,7 +33,7 @@ export interface OverlayBackground {
   readonly data: Uint8Array;
 }
 
-export const PNG_OPTIONS = { compressionLevel: 6, adaptiveFiltering: false, palette: false } as const;
+const PNG_OPTIONS = { compressionLevel: 6, adaptiveFiltering: false, palette: false } as const;
 
 /** Output size for an image of width x height under a cap on the longest side. */
 export function overlaySize(
@@ -70,22 +69,13 @@ function assertBackground(bg: OverlayBackground, result: SegmentationResult): vo
 }
 
 /** Integer block bounds: output index i covers source [start(i), start(i + 1)), never empty. */
-function blockStarts(source: number, output: number): Int32Array {
-  const starts = new Int32Array(output + 1);
-  for (let i = 0; i <= output; i++) starts[i] = Math.floor((i * source) / output);
-  return starts;
-}
+const blockStarts = (source: number, output: number): Int32Array =>
+  Int32Array.from({ length: output + 1 }, (_, i) => Math.floor((i * source) / output));
 
-/** The background as interleaved RGB at the output size (block mean, rounded). */
+/** The background as interleaved RGB at the output size (block mean, rounded; at full size, itself). */
 function rgbBackground(bg: OverlayBackground, outW: number, outH: number): Uint8Array {
   const out = new Uint8Array(outW * outH * 3);
   const ch = bg.channels;
-  if (outW === bg.width && outH === bg.height) {
-    for (let p = 0, n = outW * outH; p < n; p++) {
-      for (let k = 0; k < 3; k++) out[3 * p + k] = bg.data[ch * p + (ch === 3 ? k : 0)];
-    }
-    return out;
-  }
   const xs = blockStarts(bg.width, outW);
   const ys = blockStarts(bg.height, outH);
   for (let r = 0; r < outH; r++) {

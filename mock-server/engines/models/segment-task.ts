@@ -4,18 +4,11 @@ import { readPlaneFile } from '../raster/plane-file.js';
 import { inspectTiff } from '../raster/tiff-inspect.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 import { segmentByThreshold, type ThresholdParams } from '../segmentation/threshold-segmenter.js';
-import { segmentRemotely } from './remote-model.js';
+import { segmentRemotely, type RemoteWorker } from './remote-model.js';
 
-export type ModelSpec =
-  | { kind: 'threshold'; name: string; version: string; params: ThresholdParams }
-  | {
-      kind: 'remote';
-      name: string;
-      version: string;
-      url: string;
-      timeoutMs: number;
-      params: Record<string, unknown>;
-    };
+export type ModelSpec = { name: string; version: string } & (
+  { kind: 'threshold'; params: ThresholdParams } | ({ kind: 'remote' } & RemoteWorker)
+);
 
 /** The plane the image's conversion kept, or (for images converted without one) the stored TIFF. */
 export type ImageSource = { planePath: string } | { tiffPath: string };

@@ -43,12 +43,8 @@ export async function spillPage(path: string, info: TiffInfo, out: string): Prom
 /** A libvips failure as the uploader reads it: too large (its pixel limit), else cannot decode. */
 function libvipsFailure(err: unknown): TiffError {
   const raw = err instanceof Error ? err.message : String(err);
-  const msg = raw
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean)
-    .slice(0, 3)
-    .join('; ');
+  // Its first three lines that are not blank, trimmed.
+  const msg = (raw.match(/\S(?:.*\S)?/g) ?? []).slice(0, 3).join('; ');
   if (/pixel limit/i.test(msg)) return new TiffError('too-large', `too large: ${msg}`, { cause: err });
   return new TiffError('decode', `cannot decode: ${msg}`, { cause: err });
 }

@@ -35,19 +35,12 @@ export async function writePreviews(
     .toFile(outThumbnailPng);
 }
 
-/** 8-bit grey pixels, row-major: what the overlay draws on. */
-export interface GreyPixels {
-  readonly width: number;
-  readonly height: number;
-  readonly channels: 1;
-  readonly data: Uint8Array;
-}
-
 /**
- * Decodes a preview PNG (as written by `writePreviews`) back to grey pixels.
+ * Decodes a preview PNG (as written by `writePreviews`) back to 8-bit grey pixels, row-major: what
+ * the overlay draws on.
  * @public (the export use case loads this module when first needed, by a dynamic import)
  */
-export async function greyPixelsOfPng(png: Buffer): Promise<GreyPixels> {
+export async function greyPixelsOfPng(png: Buffer) {
   const { data, info } = await sharp(png)
     .removeAlpha()
     .toColourspace('b-w')
@@ -56,7 +49,7 @@ export async function greyPixelsOfPng(png: Buffer): Promise<GreyPixels> {
   return {
     width: info.width,
     height: info.height,
-    channels: 1,
+    channels: 1 as const,
     data: new Uint8Array(data.buffer, data.byteOffset, data.length),
   };
 }

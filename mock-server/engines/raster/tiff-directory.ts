@@ -4,7 +4,7 @@
  * numeric tag values of one directory (IFD).
  */
 import type { FileHandle } from 'node:fs/promises';
-import { TiffError, formatCount } from './tiff-error.js';
+import { formatCount, tiffFault } from './tiff-error.js';
 
 /** Optional observer of reads, for tests that prove the file is never read whole. */
 export interface InspectIo {
@@ -37,9 +37,9 @@ export class Reader {
 
   async bytes(position: number, length: number, what: string): Promise<Buffer> {
     if (position < 0 || position + length > this.size) {
-      throw new TiffError(
+      throw tiffFault(
         'truncated',
-        `truncated: ${what} lies past the end of the file (needs ${formatCount(length)} bytes at offset ${formatCount(position)}; the file has ${formatCount(this.size)})`,
+        `${what} lies past the end of the file (needs ${formatCount(length)} bytes at offset ${formatCount(position)}; the file has ${formatCount(this.size)})`,
       );
     }
     const buf = Buffer.alloc(length);
@@ -47,8 +47,7 @@ export class Reader {
     let done = 0;
     while (done < length) {
       const { bytesRead } = await this.fh.read(buf, done, length - done, position + done);
-      if (bytesRead === 0)
-        throw new TiffError('truncated', `truncated: the file ended while reading ${what}`);
+      if (bytesRead === 0) throw tiffFault('truncated', `the file ended while reading ${what}`);
       done += bytesRead;
     }
     return buf;
@@ -93,15 +92,12 @@ export async function readIfd(r: Reader, offset: number, pageNo: number): Promis
   );
   const n = r.big ? r.u64(head, 0) : r.u16(head, 0);
   if (n === 0)
-    throw new TiffError(
+    throw tiffFault(
       'corrupt',
-      `corrupt: the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)} has no entries`,
+      `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)} has no entries`,
     );
   if (n > 100_000)
-    throw new TiffError(
-      'corrupt',
-      `corrupt: the directory (IFD) of page ${pageNo} claims ${formatCount(n)} entries`,
-    );
+    throw tiffFault('corrupt', `the directory (IFD) of page ${pageNo} claims ${formatCount(n)} entries`);
   const body = await r.bytes(
     offset + countSize,
     n * entrySize + (r.big ? 8 : 4),
@@ -130,8 +126,7 @@ export async function values(
   if (!e) return undefined;
   const size = TYPE_SIZES[e.type];
   const name = TAG_NAMES[tag] ?? `tag ${tag}`;
-  if (!size)
-    throw new TiffError('corrupt', `corrupt: ${name} of page ${pageNo} has unknown field type ${e.type}`);
+  if (!size) throw tiffFault('corrupt', `${name} of page ${pageNo} has unknown field type ${e.type}`);
   const total = size * e.count;
   const buf =
     total <= e.inline.length

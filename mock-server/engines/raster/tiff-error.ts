@@ -16,6 +16,11 @@ export class TiffError extends Error {
   }
 }
 
+/** A TiffError whose message names its kind first, as the uploader reads it: "corrupt: ...". */
+export function tiffFault(kind: 'corrupt' | 'truncated' | 'unsupported', detail: string): TiffError {
+  return new TiffError(kind, `${kind}: ${detail}`);
+}
+
 /** 1234567 -> "1,234,567": sizes in messages are read by people. */
 export function formatCount(n: number): string {
   return Math.round(n).toLocaleString('en-US');

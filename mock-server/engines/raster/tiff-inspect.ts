@@ -28,7 +28,7 @@
  */
 import { open } from 'node:fs/promises';
 import { checkDecodeBudget } from './decode-budget.js';
-import { TiffError, formatCount } from './tiff-error.js';
+import { TiffError, formatCount, tiffFault } from './tiff-error.js';
 import { type Ifd, type InspectIo, one, Reader, readIfd, TAG_NAMES, values } from './tiff-directory.js';
 
 export const DEFAULT_MAX_PIXELS = 400_000_000;
@@ -59,10 +59,7 @@ const MAGIC_NAMES: Array<[number[], string]> = [
   [[0x3c], 'HTML or XML'],
 ];
 
-const hex = (b: Uint8Array) =>
-  Array.from(b)
-    .map((x) => x.toString(16).toUpperCase().padStart(2, '0'))
-    .join(' ');
+const hex = (b: Buffer) => (b.toString('hex').match(/../g) ?? []).join(' ').toUpperCase();
 
 function describeMagic(head: Buffer): string {
   const first = head.subarray(0, 4);
@@ -85,9 +82,9 @@ async function geometry(r: Reader, ifd: Ifd, pageNo: number): Promise<PageGeomet
   const width = await one(r, ifd, 256, pageNo);
   const height = await one(r, ifd, 257, pageNo);
   if (!width || !height) {
-    throw new TiffError(
+    throw tiffFault(
       'corrupt',
-      `corrupt: page ${pageNo} has no image size (ImageWidth and ImageLength tags missing or zero)`,
+      `page ${pageNo} has no image size (ImageWidth and ImageLength tags missing or zero)`,
     );
   }
   const spp = (await one(r, ifd, 277, pageNo)) ?? 1;
@@ -107,50 +104,52 @@ async function checkChunks(
   const tileWidth = await one(r, ifd, 322, pageNo);
   const tileHeight = await one(r, ifd, 323, pageNo);
   const tiled = tileWidth !== undefined || tileHeight !== undefined || ifd.entries.has(324);
-  const planar = ((await one(r, ifd, 284, pageNo)) ?? 1) === 2 ? 2 : 1;
-  const planes = planar === 2 ? g.spp : 1;
+  const planar = ((await one(r, ifd, 284, pageNo)) ?? 1) === 2;
+  const planes = planar ? g.spp : 1;
+  // Samples of a pixel one chunk holds: one plane's when the samples are planar.
+  const chunkSpp = planar ? 1 : g.spp;
+  const stripRowBytes = Math.ceil((g.width * bits * chunkSpp) / 8);
   const unit = tiled ? 'tile' : 'strip';
   let expected: number;
   let rowsPerStrip = g.height;
   let chunkBytes: number;
   if (tiled) {
     if (!tileWidth || !tileHeight)
-      throw new TiffError(
+      throw tiffFault(
         'corrupt',
-        `corrupt: page ${pageNo} is tiled but its TileWidth or TileLength is missing or zero`,
+        `page ${pageNo} is tiled but its TileWidth or TileLength is missing or zero`,
       );
     expected = Math.ceil(g.width / tileWidth) * Math.ceil(g.height / tileHeight) * planes;
-    chunkBytes = Math.ceil((tileWidth * tileHeight * bits * (planar === 2 ? 1 : g.spp)) / 8);
+    chunkBytes = Math.ceil((tileWidth * tileHeight * bits * chunkSpp) / 8);
   } else {
     const rps = await one(r, ifd, 278, pageNo);
     rowsPerStrip = rps && rps > 0 ? Math.min(rps, g.height) : g.height;
     expected = Math.ceil(g.height / rowsPerStrip) * planes;
-    chunkBytes = Math.ceil((g.width * bits * (planar === 2 ? 1 : g.spp)) / 8) * rowsPerStrip;
+    chunkBytes = stripRowBytes * rowsPerStrip;
   }
   const offTag = tiled ? 324 : 273;
   const cntTag = tiled ? 325 : 279;
   const offsets = await values(r, ifd, offTag, pageNo);
   if (!offsets || offsets.length === 0)
-    throw new TiffError(
+    throw tiffFault(
       'corrupt',
-      `corrupt: page ${pageNo} has no ${TAG_NAMES[offTag]} tag, so its pixels cannot be found`,
+      `page ${pageNo} has no ${TAG_NAMES[offTag]} tag, so its pixels cannot be found`,
     );
   if (offsets.length < expected) {
-    throw new TiffError(
+    throw tiffFault(
       'corrupt',
-      `corrupt: page ${pageNo} lists ${formatCount(offsets.length)} ${unit}s but its size needs ${formatCount(expected)}`,
+      `page ${pageNo} lists ${formatCount(offsets.length)} ${unit}s but its size needs ${formatCount(expected)}`,
     );
   }
   let counts = await values(r, ifd, cntTag, pageNo);
   if (!counts) {
-    if (compression !== 1)
-      throw new TiffError('corrupt', `corrupt: page ${pageNo} has no ${TAG_NAMES[cntTag]} tag`);
+    if (compression !== 1) throw tiffFault('corrupt', `page ${pageNo} has no ${TAG_NAMES[cntTag]} tag`);
     counts = offsets.map(() => chunkBytes); // libtiff estimates them the same way for uncompressed data
   }
   if (counts.length < expected) {
-    throw new TiffError(
+    throw tiffFault(
       'corrupt',
-      `corrupt: page ${pageNo} lists ${formatCount(counts.length)} ${unit} byte counts but its size needs ${formatCount(expected)}`,
+      `page ${pageNo} lists ${formatCount(counts.length)} ${unit} byte counts but its size needs ${formatCount(expected)}`,
     );
   }
   const where = (i: number) =>
@@ -158,9 +157,9 @@ async function checkChunks(
   for (let i = 0; i < expected; i++) {
     const end = offsets[i] + counts[i];
     if (end > r.size) {
-      throw new TiffError(
+      throw tiffFault(
         'truncated',
-        `truncated: ${where(i)} ends past the end of the file (needs ${formatCount(counts[i])} bytes at offset ${formatCount(offsets[i])}; the file has ${formatCount(r.size)}). The upload may have been cut short; upload the complete file`,
+        `${where(i)} ends past the end of the file (needs ${formatCount(counts[i])} bytes at offset ${formatCount(offsets[i])}; the file has ${formatCount(r.size)}). The upload may have been cut short; upload the complete file`,
       );
     }
   }
@@ -169,13 +168,12 @@ async function checkChunks(
       // The last strip may be short; every other uncompressed chunk must hold its pixels.
       const need =
         !tiled && i % (expected / planes) === expected / planes - 1
-          ? Math.ceil((g.width * bits * (planar === 2 ? 1 : g.spp)) / 8) *
-            (g.height - rowsPerStrip * (expected / planes - 1))
+          ? stripRowBytes * (g.height - rowsPerStrip * (expected / planes - 1))
           : chunkBytes;
       if (counts[i] < need) {
-        throw new TiffError(
+        throw tiffFault(
           'truncated',
-          `truncated: ${where(i)} holds ${formatCount(counts[i])} bytes but its uncompressed pixels need ${formatCount(need)}`,
+          `${where(i)} holds ${formatCount(counts[i])} bytes but its uncompressed pixels need ${formatCount(need)}`,
         );
       }
     }
@@ -250,38 +248,26 @@ async function readHeader(r: Reader): Promise<number> {
   if (order !== 'II' && order !== 'MM') throw new TiffError('not-tiff', describeMagic(head));
   r.le = order === 'II';
   if (head.length < 8)
-    throw new TiffError(
-      'truncated',
-      `truncated: the file is only ${size} bytes, too short for a TIFF header`,
-    );
+    throw tiffFault('truncated', `the file is only ${size} bytes, too short for a TIFF header`);
   const magic = r.u16(head, 2);
   if (magic !== 42 && magic !== 43) throw new TiffError('not-tiff', describeMagic(head));
   r.big = magic === 43;
   let first: number;
   if (r.big) {
     if (head.length < 16)
-      throw new TiffError(
-        'truncated',
-        `truncated: the file is only ${size} bytes, too short for a BigTIFF header`,
-      );
+      throw tiffFault('truncated', `the file is only ${size} bytes, too short for a BigTIFF header`);
     if (r.u16(head, 4) !== 8)
-      throw new TiffError(
-        'corrupt',
-        `corrupt: BigTIFF header declares offsets of ${r.u16(head, 4)} bytes (expected 8)`,
-      );
+      throw tiffFault('corrupt', `BigTIFF header declares offsets of ${r.u16(head, 4)} bytes (expected 8)`);
     first = r.u64(head, 8);
   } else {
     first = r.u32(head, 4);
   }
   if (first === 0)
-    throw new TiffError(
-      'corrupt',
-      'corrupt: the header points to no image directory (first IFD offset is 0)',
-    );
+    throw tiffFault('corrupt', 'the header points to no image directory (first IFD offset is 0)');
   if (first >= size) {
-    throw new TiffError(
+    throw tiffFault(
       'truncated',
-      `truncated: the first image directory is at offset ${formatCount(first)}, past the end of the file (${formatCount(size)} bytes)`,
+      `the first image directory is at offset ${formatCount(first)}, past the end of the file (${formatCount(size)} bytes)`,
     );
   }
   return first;
@@ -295,9 +281,9 @@ async function sampleType(
   const bitsList = (await values(r, ifd0, 258, 1)) ?? [1];
   const bits = bitsList[0];
   if (bitsList.some((b) => b !== bits)) {
-    throw new TiffError(
+    throw tiffFault(
       'unsupported',
-      `unsupported: samples of different bit depths in one pixel (${bitsList.join(', ')} bits)`,
+      `samples of different bit depths in one pixel (${bitsList.join(', ')} bits)`,
     );
   }
   const fmtCode = (await one(r, ifd0, 339, 1)) ?? 1;
@@ -314,9 +300,9 @@ async function sampleType(
         : sampleFormat === undefined
           ? `sample format ${fmtCode}`
           : `${bits}-bit ${sampleFormat === 'float' ? 'floating-point' : sampleFormat === 'int' ? 'signed integer' : 'integer'} samples`;
-    throw new TiffError(
+    throw tiffFault(
       'unsupported',
-      `unsupported: ${what}; this server reads 8-, 16- and 32-bit integer and 32-bit float images`,
+      `${what}; this server reads 8-, 16- and 32-bit integer and 32-bit float images`,
     );
   }
   return { bits, sampleFormat: sampleFormat! };
@@ -334,18 +320,17 @@ async function countPages(r: Reader, first: number, next: number, g: PageGeometr
   while (next !== 0) {
     index++;
     if (next === prev)
-      throw new TiffError(
+      throw tiffFault(
         'corrupt',
-        `corrupt: IFD at offset ${formatCount(prev)} points back to itself (the page chain loops)`,
+        `IFD at offset ${formatCount(prev)} points back to itself (the page chain loops)`,
       );
     if (seen.has(next)) {
-      throw new TiffError(
+      throw tiffFault(
         'corrupt',
-        `corrupt: the page chain loops: IFD at offset ${formatCount(prev)} points back to the earlier IFD at offset ${formatCount(next)}`,
+        `the page chain loops: IFD at offset ${formatCount(prev)} points back to the earlier IFD at offset ${formatCount(next)}`,
       );
     }
-    if (index > MAX_IFDS)
-      throw new TiffError('corrupt', `corrupt: more than ${formatCount(MAX_IFDS)} image directories`);
+    if (index > MAX_IFDS) throw tiffFault('corrupt', `more than ${formatCount(MAX_IFDS)} image directories`);
     seen.add(next);
     const ifd = await readIfd(r, next, index);
     const gi = await geometry(r, ifd, index);

@@ -14,7 +14,7 @@
  * Labels are 1..count in raster-scan order of each component's first pixel.
  */
 import type { LabelImage } from './types.js';
-import { growInt32, numberSets, union } from './union-find.js';
+import { doubled, numberSets, union } from './union-find.js';
 
 /** The runs (maximal horizontal segments) of one pixel class, with their 4-connected component. */
 export interface RunComponents {
@@ -69,11 +69,10 @@ export function labelRuns(
   // The word view needs a 4-byte aligned start; a mask that is a view at another offset is copied.
   const bytes = (mask.byteOffset & 3) === 0 ? mask : mask.slice();
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  let capacity = 1024;
-  let runStart: Int32Array = new Int32Array(capacity);
-  let runEnd: Int32Array = new Int32Array(capacity);
-  let runRow: Int32Array = new Int32Array(capacity);
-  let parent: Int32Array = new Int32Array(capacity);
+  let runStart: Int32Array = new Int32Array(1024);
+  let runEnd: Int32Array = new Int32Array(1024);
+  let runRow: Int32Array = new Int32Array(1024);
+  let parent: Int32Array = new Int32Array(1024);
   let runs = 0;
   let prevFirst = 0;
   let prevLast = 0; // runs of the previous row: [prevFirst, prevLast)
@@ -89,14 +88,8 @@ export function labelRuns(
       const s = i - row;
       i = foreground ? nextZero(bytes, words, i, rowEnd) : nextNonzero(bytes, words, i, rowEnd);
       const x = i - row;
-      if (runs === capacity) {
-        capacity *= 2;
-        const grow = (a: Int32Array): Int32Array => growInt32(a, capacity);
-        runStart = grow(runStart);
-        runEnd = grow(runEnd);
-        runRow = grow(runRow);
-        parent = grow(parent);
-      }
+      if (runs === parent.length)
+        [runStart, runEnd, runRow, parent] = doubled([runStart, runEnd, runRow, parent]);
       const r = runs++;
       runStart[r] = s;
       runEnd[r] = x;
@@ -167,12 +160,11 @@ export interface EqualValueRuns extends RunComponents {
 export function labelEqualValueRuns(values: Int32Array, width: number, height: number): EqualValueRuns {
   if (values.length !== width * height)
     throw new Error(`values length ${values.length} != ${width} x ${height}`);
-  let capacity = 1024;
-  let runStart: Int32Array = new Int32Array(capacity);
-  let runEnd: Int32Array = new Int32Array(capacity);
-  let runRow: Int32Array = new Int32Array(capacity);
-  let runValue: Int32Array = new Int32Array(capacity);
-  let parent: Int32Array = new Int32Array(capacity);
+  let runStart: Int32Array = new Int32Array(1024);
+  let runEnd: Int32Array = new Int32Array(1024);
+  let runRow: Int32Array = new Int32Array(1024);
+  let runValue: Int32Array = new Int32Array(1024);
+  let parent: Int32Array = new Int32Array(1024);
   const adjacentRuns: number[] = [];
   let runs = 0;
   let prevFirst = 0;
@@ -187,15 +179,8 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
       const s = x;
       x++;
       while (x < width && values[row + x] === value) x++;
-      if (runs === capacity) {
-        capacity *= 2;
-        const grow = (a: Int32Array): Int32Array => growInt32(a, capacity);
-        runStart = grow(runStart);
-        runEnd = grow(runEnd);
-        runRow = grow(runRow);
-        runValue = grow(runValue);
-        parent = grow(parent);
-      }
+      if (runs === parent.length)
+        [runStart, runEnd, runRow, runValue, parent] = doubled([runStart, runEnd, runRow, runValue, parent]);
       const r = runs++;
       runStart[r] = s;
       runEnd[r] = x;
@@ -214,14 +199,5 @@ export function labelEqualValueRuns(values: Int32Array, width: number, height: n
     prevLast = runs;
   }
   const { component, count } = numberSets(parent, runs);
-  return {
-    runs,
-    runStart,
-    runEnd,
-    runRow,
-    runValue,
-    component,
-    count,
-    adjacentRuns,
-  };
+  return { runs, runStart, runEnd, runRow, runValue, component, count, adjacentRuns };
 }

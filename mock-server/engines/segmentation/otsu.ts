@@ -11,15 +11,9 @@
 
 export function otsuThreshold(data: Uint8Array | Uint16Array): number {
   if (data.length === 0) throw new Error('otsuThreshold: empty image');
-  // One pass: the full histogram (256 or 65536 bins), then the threshold from it.
-  return otsuThresholdOfHistogram(histogram(data));
-}
-
-/**
- * The threshold from the full histogram (full[v] = number of pixels of value v, at least one
- * nonzero): only the occupied range [min, max] counts, so trailing empty bins change nothing.
- */
-function otsuThresholdOfHistogram(full: Int32Array): number {
+  // One pass: the full histogram (256 or 65536 bins), then the threshold from it. Only the
+  // occupied range [min, max] counts, so trailing empty bins change nothing.
+  const full = histogram(data);
   let min = 0;
   while (full[min] === 0) min++;
   let max = full.length - 1;

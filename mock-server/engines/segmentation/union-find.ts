@@ -27,11 +27,13 @@ export function union(parent: Int32Array, a: number, b: number): number {
   return rb;
 }
 
-/** A copy of `a` in a table of `capacity` entries (run tables grow by doubling). */
-export function growInt32(a: Int32Array, capacity: number): Int32Array {
-  const b = new Int32Array(capacity);
-  b.set(a);
-  return b;
+/** Copies of full run tables, each with twice the entries. */
+export function doubled<T extends Int32Array[]>(tables: [...T]): T {
+  return tables.map((a) => {
+    const b = new Int32Array(2 * a.length);
+    b.set(a);
+    return b;
+  }) as T;
 }
 
 /**

@@ -145,11 +145,7 @@ function flood(
   let top = 0;
   let count = 0;
   let remaining = 0;
-  for (let i = 0; i < n; i++) {
-    if (labels[i] === 0) continue;
-    const r = rankOf[i];
-    if (isSeed[r] === 0) continue;
-    out[i] = ++count;
+  const enqueue = (r: number): void => {
     const v = value[r];
     next[r] = -1;
     if (head[v] < 0) head[v] = r;
@@ -157,6 +153,11 @@ function flood(
     tail[v] = r;
     if (v > top) top = v;
     remaining++;
+  };
+  for (let i = 0; i < n; i++) {
+    if (labels[i] === 0 || isSeed[rankOf[i]] === 0) continue;
+    out[i] = ++count;
+    enqueue(rankOf[i]);
   }
   // Neighbours in a fixed order: up, left, right, down.
   const offsets = Int32Array.of(-width, -1, 1, width);
@@ -180,14 +181,7 @@ function flood(
       const q = p + offsets[k];
       if (out[q] !== 0 || labels[q] !== label) continue;
       out[q] = region;
-      const rq = rankOf[q];
-      const v = value[rq];
-      next[rq] = -1;
-      if (head[v] < 0) head[v] = rq;
-      else next[tail[v]] = rq;
-      tail[v] = rq;
-      if (v > top) top = v;
-      remaining++;
+      enqueue(rankOf[q]);
     }
   }
   return { out, count };

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExportAnswer, ExportService } from '../../domain/exports/export-service.js';
-import { OverlayOptionError } from '../../engines/exporters/overlay-option-error.js';
+import { OverlayOptionError } from '../../engines/exporters/overlay-options.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import { ifNoneMatchHolds } from '../if-none-match.js';

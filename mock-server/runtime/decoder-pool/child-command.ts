@@ -17,11 +17,6 @@ import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export interface ChildCommand {
-  execPath: string;
-  execArgv: string[];
-}
-
 /** The V8 heap gets half the ceiling (typed arrays and libvips live outside it), 128 MiB to 4 GiB. */
 export function heapMegabytes(memoryCeilingBytes: number): number {
   return Math.max(128, Math.min(4096, Math.floor(memoryCeilingBytes / 1024 ** 2 / 2)));
@@ -45,7 +40,7 @@ function codeRangeReservation(typeScript: boolean): number {
 }
 
 /** `typeScript`: the child's entry or its tasks module is TypeScript (run from the sources). */
-export function childCommand(memoryCeilingBytes: number, typeScript: boolean): ChildCommand {
+export function childCommand(memoryCeilingBytes: number, typeScript: boolean) {
   const loader = typeScript
     ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
     : [];

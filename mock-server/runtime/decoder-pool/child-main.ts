@@ -7,8 +7,7 @@
  * memory") becomes a "too large to decode" error naming the ceiling: the memory ceiling is the
  * process's own (child-command.ts), so the file is what does not fit, not the server.
  */
-import type { FromChild, TaskTable, ToChild } from './protocol.js';
-import { MEMORY_CEILING_ENV } from './protocol.js';
+import { MEMORY_CEILING_ENV, type FromChild, type TaskTable, type ToChild } from './protocol.js';
 
 const tasksUrl = process.argv[2];
 if (!tasksUrl || !process.send) {
@@ -57,20 +56,13 @@ function describeFailure(err: unknown): { name: string; message: string; kind?: 
   if (ALLOCATION_FAILED.test(e.message)) {
     const ceiling = Number(process.env[MEMORY_CEILING_ENV]);
     const limit = ceiling > 0 ? ` of ${Math.round(ceiling / 1024 ** 2).toLocaleString('en-US')} MiB` : '';
+    // The allocation's own words: the first line that is not blank, trimmed.
+    const cause = e.message.match(/\S(?:.*\S)?/)?.[0] ?? e.message;
     return {
       name: 'TiffError',
       kind: 'too-large',
-      message: `too large to decode within this server's memory limit${limit} for one decoder (${firstLine(e.message)})`,
+      message: `too large to decode within this server's memory limit${limit} for one decoder (${cause})`,
     };
   }
   return { name: e.name, message: e.message, kind: (e as { kind?: string }).kind };
-}
-
-function firstLine(text: string): string {
-  return (
-    text
-      .split('\n')
-      .find((l) => l.trim())
-      ?.trim() ?? text
-  );
 }

@@ -126,12 +126,11 @@ export class ChildProcessPool {
 
   /** Replaces every child, so a reset hands back what their heaps and libvips grew to. */
   async recycle(): Promise<void> {
-    const old = [...this.slots];
-    for (const slot of old) {
-      if (slot.job) continue; // busy children stop when their job ends
-      await this.stop(slot, 'retire');
+    for (const slot of [...this.slots]) {
+      // A busy child stops when its job ends.
+      if (slot.job) slot.killedFor = 'retire';
+      else await this.stop(slot, 'retire');
     }
-    for (const slot of old) if (slot.job) slot.killedFor = 'retire';
     this.dispatch();
   }
 
@@ -154,10 +153,6 @@ export class ChildProcessPool {
     return [...this.slots].map((s) => s.proc.pid!).filter(Boolean);
   }
 
-  private get size(): number {
-    return Math.max(1, Math.floor(this.options.size));
-  }
-
   private dispatch(): void {
     if (this.closed) return;
     for (const slot of this.slots) {
@@ -165,7 +160,8 @@ export class ChildProcessPool {
       if (slot.ready && !slot.job && !slot.killedFor) this.assign(slot, this.queue.shift()!);
     }
     const starting = [...this.slots].filter((s) => !s.ready).length;
-    let missing = Math.min(this.queue.length - starting, this.size - this.slots.size);
+    const size = Math.max(1, Math.floor(this.options.size));
+    let missing = Math.min(this.queue.length - starting, size - this.slots.size);
     while (missing-- > 0) this.spawn();
   }
 
@@ -270,12 +266,10 @@ export class ChildProcessPool {
               ? new DecoderCrashed(
                   'timeout',
                   `the decoder was stopped: this file took longer than ${seconds(this.options.timeBudgetMs)} to read, this server's time limit for one file`,
-                  { code, signal },
                 )
               : new DecoderCrashed(
                   'crash',
                   `the decoder process stopped (${signal ?? `exit code ${code}`}) while reading this file: it needs more than this server's memory limit of ${mebibytes(this.options.memoryCeilingBytes)} for one decoder, or it is corrupt`,
-                  { code, signal },
                 );
       this.settle(job, () => job.reject(err));
     }
@@ -341,9 +335,7 @@ function holdProcessOpen(proc: ChildProcess, hold: boolean): void {
 }
 
 function abortError(): Error {
-  const err = new Error('The operation was aborted');
-  err.name = 'AbortError';
-  return err;
+  return Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
 }
 
 function seconds(ms: number): string {

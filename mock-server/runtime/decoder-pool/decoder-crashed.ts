@@ -10,8 +10,6 @@ export class DecoderCrashed extends Error {
   constructor(
     readonly reason: DecoderCrashReason,
     message: string,
-    /** The child's exit code or signal, for logs. */
-    readonly exit: { code: number | null; signal: NodeJS.Signals | null },
   ) {
     super(message);
     this.name = 'DecoderCrashed';

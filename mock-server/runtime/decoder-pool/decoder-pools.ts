@@ -5,7 +5,7 @@
  * server's own process never loads the decoding code.
  */
 import { builtIsCurrent } from '../../../bin/dist-status.js';
-import { ChildProcessPool } from './child-process-pool.js';
+import { ChildProcessPool, type ChildProcessPoolOptions } from './child-process-pool.js';
 
 const DECODER_TASKS_MODULE = decoderTasksModule();
 
@@ -25,13 +25,6 @@ function decoderTasksModule(): URL {
   return builtIsCurrent(root) ? new URL('dist/mock-server/decoder-tasks.js', root) : own;
 }
 
-export interface DecoderPoolSettings {
-  /** Children at most. */
-  size: number;
-  memoryCeilingBytes: number;
-  timeBudgetMs: number;
-}
-
 /**
  * How long an idle child is kept. A child that decoded a big file holds what its heap and libvips
  * grew to (tens to hundreds of MB) and Node cannot hand malloc's free pages back, so the child's
@@ -39,8 +32,10 @@ export interface DecoderPoolSettings {
  * enough that a client's upload, predict and polls in a row find their children started. The
  * price: the first job after that pays a child's start (about 0.1 s from dist/).
  */
-export const DECODER_IDLE_MS = 10_000;
+const DECODER_IDLE_MS = 10_000;
 
-export function createDecoderPool(settings: DecoderPoolSettings): ChildProcessPool {
+export function createDecoderPool(
+  settings: Pick<ChildProcessPoolOptions, 'size' | 'memoryCeilingBytes' | 'timeBudgetMs'>,
+): ChildProcessPool {
   return new ChildProcessPool({ tasksModule: DECODER_TASKS_MODULE, idleMs: DECODER_IDLE_MS, ...settings });
 }
