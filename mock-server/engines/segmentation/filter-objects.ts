@@ -51,10 +51,8 @@ export function filterObjects(
       drop[labels[row + width - 1]] = 1;
     }
   }
-  let dropped = false;
-  for (let l = 1; l <= count && !dropped; l++) dropped = drop[l] === 1;
   // Areas in raster order come from an image numbered in raster order: nothing to renumber.
-  if (!dropped && rasterOrderedAreas) return image;
+  if (!drop.includes(1, 1) && rasterOrderedAreas) return image;
   return relabelInRasterOrder(image, drop);
 }
 
