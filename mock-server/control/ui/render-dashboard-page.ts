@@ -1,12 +1,8 @@
+import escapeHtml from 'escape-html';
+
 /** Where the page and its client files are served; the page links its files absolutely. */
 export const DASHBOARD_PATH = '/__mock/ui';
 const ASSETS = `${DASHBOARD_PATH}/assets`;
-
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 
 /**
  * The dashboard's shell: every section, form and label is here, rendered by the server; the client

@@ -1,3 +1,5 @@
+import escapeHtml from 'escape-html';
+
 import type { SegmentationRecord } from '../../domain/predictions/prediction-record.js';
 
 export interface SharePageView {
@@ -119,11 +121,4 @@ ${body}
 </body>
 </html>
 `;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 }
