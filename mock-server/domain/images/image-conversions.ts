@@ -2,6 +2,7 @@
  * Conversions of stored originals into previews (and the decoded plane predictions read), their
  * commit when the disk is full (retried in the background), and their recovery after a restart.
  */
+import type { ConvertedImage } from '../../engines/raster/convert-image.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import type { MockClock } from '../clock.js';
 import { DomainError } from '../errors.js';
@@ -10,14 +11,6 @@ import type { JobWorker } from '../jobs/job-worker.js';
 import type { JobLease, StateStore } from '../state.js';
 import type { DerivedFileSet, DerivedImageFiles } from './derived-files.js';
 import type { ImageRecord } from './image-record.js';
-
-export interface ConvertedImage {
-  shape: number[];
-  width: number;
-  height: number;
-  previewPath: string;
-  thumbnailPath: string;
-}
 
 /** Turns a stored TIFF into its shape and the derived files; throws an Error whose message a user can act on. */
 export type Converter = (tiffPath: string, files: DerivedFileSet) => Promise<ConvertedImage>;

@@ -10,7 +10,6 @@
  * failure is a TiffError whose message is meant for the uploader.
  */
 import { decodePlane } from './decode-plane.js';
-import type { Plane } from './plane.js';
 import { writePlaneFile } from './plane-file.js';
 import { writePreviews } from './previews.js';
 import { TiffError } from './tiff-error.js';
@@ -28,7 +27,6 @@ export interface ConvertedImage {
   shape: number[];
   width: number;
   height: number;
-  bitsPerSample: Plane['bitsPerSample'];
   previewPath: string;
   thumbnailPath: string;
 }
@@ -55,7 +53,6 @@ export async function convertImage(
     shape: info.shape,
     width: info.width,
     height: info.height,
-    bitsPerSample: plane.bitsPerSample,
     previewPath: files.preview,
     thumbnailPath: files.thumbnail,
   };

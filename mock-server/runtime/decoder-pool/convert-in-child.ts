@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { ConvertedImage } from '../../domain/images/image-conversions.js';
+import type { ConvertedImage } from '../../engines/raster/convert-image.js';
 import { spillScratchPath } from '../../engines/raster/spill-scratch.js';
 import type { TiffLimits } from '../../engines/raster/tiff-inspect.js';
 import type { ConvertJob } from './decoder-tasks.js';
