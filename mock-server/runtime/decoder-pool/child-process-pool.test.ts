@@ -93,7 +93,6 @@ describe('ChildProcessPool', () => {
     const other = pool.run('waitForAbort', null, AbortSignal.timeout(60_000)).catch(() => 'ended');
     const err = await failure(pool.run('abort', null));
     expect(err).toBeInstanceOf(DecoderCrashed);
-    expect((err as DecoderCrashed).reason).toBe('crash');
     expect(err.message).toMatch(/the decoder process stopped \(SIGABRT\) while reading this file/);
     expect(err.message).toContain('512 MiB');
     expect(await echo(pool, 'after')).toMatchObject({ value: 'after' });
@@ -107,7 +106,7 @@ describe('ChildProcessPool', () => {
     async () => {
       const pool = newPool({ memoryCeilingBytes: 512 * MiB });
       const err = await failure(pool.run('allocate', 2048));
-      if (err instanceof DecoderCrashed) expect(err.reason).toBe('crash');
+      if (err instanceof DecoderCrashed) expect(err.message).toMatch(/the decoder process stopped/);
       else expect(err.message).toMatch(/too large to decode within this server's memory limit of 512 MiB/);
       // well under the ceiling still works, in the same or a new child
       await expect(pool.run('allocate', 64)).resolves.toBe(64);
@@ -145,7 +144,6 @@ describe('ChildProcessPool', () => {
     await echo(pool, 'warm');
     const err = await failure(pool.run('spin', null));
     expect(err).toBeInstanceOf(DecoderCrashed);
-    expect((err as DecoderCrashed).reason).toBe('timeout');
     expect(err.message).toContain('took longer than 1.5 s');
     await expect(echo(pool, 'next')).resolves.toMatchObject({ value: 'next' });
   });

@@ -264,11 +264,9 @@ export class ChildProcessPool {
             ? new Error('the decoder pool was closed while this file was being read')
             : slot.killedFor === 'timeout'
               ? new DecoderCrashed(
-                  'timeout',
                   `the decoder was stopped: this file took longer than ${seconds(this.options.timeBudgetMs)} to read, this server's time limit for one file`,
                 )
               : new DecoderCrashed(
-                  'crash',
                   `the decoder process stopped (${signal ?? `exit code ${code}`}) while reading this file: it needs more than this server's memory limit of ${mebibytes(this.options.memoryCeilingBytes)} for one decoder, or it is corrupt`,
                 );
       this.settle(job, () => job.reject(err));
