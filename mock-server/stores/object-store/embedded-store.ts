@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type Dirent } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -117,36 +117,29 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       throw new ObjectStoreError('InvalidArgument', `Invalid key prefix ${JSON.stringify(prefix)}`);
     }
     const root = this.layout.objects;
-    const slash = prefix.lastIndexOf('/');
-    const dirKey = slash === -1 ? '' : prefix.slice(0, slash);
-    if (dirKey !== '') checkKey(dirKey);
-    const startDir = dirKey === '' ? root : path.join(root, ...dirKey.split('/'));
-    let deleted = 0;
-    const visit = async (dir: string, keyPrefix: string): Promise<void> => {
-      let entries: import('node:fs').Dirent[];
-      try {
-        entries = await fsp.readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        if (isMissing(error as NodeJS.ErrnoException) || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
-          return;
+    // Only the folder named by the prefix up to its last slash is listed.
+    const folderKey = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    if (folderKey !== '') checkKey(folderKey.slice(0, -1));
+    const start = path.resolve(root, folderKey);
+    const found = await fsp
+      .readdir(start, { recursive: true, withFileTypes: true })
+      .catch((error: NodeJS.ErrnoException) => {
+        if (isMissing(error) || error.code === 'ENOTDIR') return [];
         throw error;
-      }
-      for (const entry of entries) {
-        const key = keyPrefix + entry.name;
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) {
-          if ((key + '/').startsWith(prefix) || prefix.startsWith(key + '/')) {
-            await visit(full, key + '/');
-            await fsp.rmdir(full).catch(() => undefined);
-          }
-        } else if (key.startsWith(prefix)) {
-          await fsp.rm(full, { force: true });
-          deleted += 1;
-        }
-      }
-    };
-    await visit(startDir, dirKey === '' ? '' : dirKey + '/');
-    if (startDir !== root) await this.pruneEmptyDirs(startDir);
+      });
+    const pathOf = (entry: Dirent) => path.join(entry.parentPath, entry.name);
+    const keyOf = (entry: Dirent) => path.relative(root, pathOf(entry)).split(path.sep).join('/');
+    let deleted = 0;
+    for (const entry of found) {
+      if (entry.isDirectory() || !keyOf(entry).startsWith(prefix)) continue;
+      await fsp.rm(pathOf(entry), { force: true });
+      deleted += 1;
+    }
+    // The folders the prefix covers, deepest first: those it emptied go.
+    const folders = found.filter((entry) => entry.isDirectory() && `${keyOf(entry)}/`.startsWith(prefix));
+    for (const folder of folders.map(pathOf).sort((a, b) => b.length - a.length))
+      await fsp.rmdir(folder).catch(() => undefined);
+    if (start !== root) await this.pruneEmptyDirs(start);
     return deleted;
   }
 
