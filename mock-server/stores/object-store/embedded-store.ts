@@ -14,7 +14,7 @@ import {
 import { checkObjectKey as checkKey } from './s3-rules.js';
 import { syncFile } from '../files/flush-files.js';
 import { isMissing, syncFolders } from './disk.js';
-import { unchangedSince } from '../files/sweep-age.js';
+import { entriesOf, unchangedSince } from '../files/sweep-age.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
 
 import { noSuchKey } from './store-errors.js';
@@ -155,21 +155,21 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
   async sweepUnreferenced(referenced: ReferencedByState): Promise<number> {
     const untouched = (target: string) => unchangedSince(target, referenced.changedBy);
     let removed = 0;
-    for (const entry of await entries(this.layout.tmp)) {
+    for (const entry of await entriesOf(this.layout.tmp)) {
       const file = path.join(this.layout.tmp, entry);
       if (!(await untouched(file))) continue;
       await fsp.rm(file, { recursive: true, force: true });
       removed++;
     }
-    for (const uploadId of await entries(this.layout.multipart)) {
+    for (const uploadId of await entriesOf(this.layout.multipart)) {
       const folder = path.join(this.layout.multipart, uploadId);
       if (referenced.uploadIds.has(uploadId) || !(await untouched(folder))) continue;
       await fsp.rm(folder, { recursive: true, force: true });
       removed++;
     }
     // Keys are `<kind>/<uuid>/<name>`: one two-segment prefix per image.
-    for (const first of await entries(this.layout.objects)) {
-      for (const second of await entries(path.join(this.layout.objects, first))) {
+    for (const first of await entriesOf(this.layout.objects)) {
+      for (const second of await entriesOf(path.join(this.layout.objects, first))) {
         const prefix = `${first}/${second}/`;
         if (referenced.keyPrefixes.has(prefix)) continue;
         if (!(await untouched(path.join(this.layout.objects, first, second)))) continue;
@@ -193,8 +193,4 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       dir = path.dirname(dir);
     }
   }
-}
-
-async function entries(dir: string): Promise<string[]> {
-  return fsp.readdir(dir).catch(() => []);
 }
