@@ -24,7 +24,7 @@ import {
 import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
 import { isMissing } from './disk.js';
-import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
+import { FolderLocks } from './folder-lock.js';
 import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
 import { md5OfRange } from './md5-thread.js';
 import { partOffset, receivePart } from './part-bytes.js';
@@ -40,8 +40,6 @@ export interface EmbeddedObjectStoreOptions {
   /** HMAC key for part URLs; random per process when omitted. */
   signingSecret?: string | Buffer;
   clock?: () => Date;
-  /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
-  locks?: FolderLockOptions;
 }
 
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
@@ -86,7 +84,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     this.signer = new PartUrlSigner(options.signingSecret);
     this.clock = options.clock ?? (() => new Date());
     this.records = new UploadRecords(this.layout, (label) => this.stagingFile(label));
-    this.locks = new FolderLocks(options.locks);
+    this.locks = new FolderLocks();
   }
 
   protected ready(): Promise<void> {
