@@ -322,8 +322,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   ): Promise<void> {
     for (const part of selected) {
       if (part.writer === this.writerId) continue;
-      const { file, start, size } = byteRange(this.layout, this.records, uploadId, plan, part);
-      const md5 = await md5OfRange({ file, start, size });
+      const md5 = await md5OfRange(byteRange(this.layout, this.records, uploadId, plan, part));
       if (md5 === unquoteEtag(part.etag)) continue;
       await this.records.removePart(uploadId, part.partNumber);
       throw new ObjectStoreError(
