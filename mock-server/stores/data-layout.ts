@@ -16,48 +16,15 @@
  */
 import path from 'node:path';
 
-export interface DataLayout {
-  readonly root: string;
-  readonly signingSecret: string;
-  readonly store: string;
-  readonly derived: string;
-  readonly segmentations: string;
-  readonly incoming: string;
-  /** Where a snapshot being loaded is staged (inside incoming/, so a start-up sweep removes a leftover). */
-  readonly snapshotStaging: string;
-  readonly cache: string;
-  /** Folders made at start-up. */
-  readonly folders: readonly string[];
-  derivedFilesOf(imageId: string): DerivedFilePaths;
-  segmentationOf(segmentationId: string): SegmentationFilePaths;
-  /** Where a segmentation's files are written before the rename that publishes them. */
-  segmentationStaging(segmentationId: string): SegmentationFilePaths;
-  /** The folder of a segmentation's kept exports: inside its own, so they go with it. */
-  keptExportsOf(segmentationId: string): string;
-}
+export type DataLayout = ReturnType<typeof dataLayout>;
 
-/** What a conversion leaves beside the stored original. */
-export interface DerivedFilePaths {
-  folder: string;
-  preview: string;
-  thumbnail: string;
-  /** The decoded grey plane the segmenter reads instead of decoding the TIFF again. */
-  plane: string;
-}
-
-export interface SegmentationFilePaths {
-  folder: string;
-  result: string;
-  preview: string;
-}
-
-export function dataLayout(root: string): DataLayout {
+export function dataLayout(root: string) {
   const derived = path.join(root, 'derived');
   const segmentations = path.join(root, 'segmentations');
   const store = path.join(root, 'store');
   const incoming = path.join(root, 'incoming');
   const cache = path.join(root, 'cache');
-  const segmentationFiles = (folder: string): SegmentationFilePaths => ({
+  const segmentationFiles = (folder: string) => ({
     folder,
     result: path.join(folder, 'result.json'),
     preview: path.join(folder, 'preview.png'),
@@ -69,21 +36,28 @@ export function dataLayout(root: string): DataLayout {
     derived,
     segmentations,
     incoming,
+    /** Where a snapshot being loaded is staged (inside incoming/, so a start-up sweep removes a leftover). */
     snapshotStaging: path.join(incoming, 'snapshot-staging'),
     cache,
-    folders: [root, derived, segmentations, store, incoming, cache],
-    derivedFilesOf(imageId) {
+    /** Folders made at start-up. */
+    folders: [root, derived, segmentations, store, incoming, cache] as const,
+    /** What a conversion leaves beside the stored original. */
+    derivedFilesOf(imageId: string) {
       const folder = path.join(derived, imageId);
       return {
         folder,
         preview: path.join(folder, 'preview.png'),
         thumbnail: path.join(folder, 'thumbnail.png'),
+        /** The decoded grey plane the segmenter reads instead of decoding the TIFF again. */
         plane: path.join(folder, 'plane.bin'),
       };
     },
-    segmentationOf: (id) => segmentationFiles(path.join(segmentations, id)),
-    segmentationStaging: (id) => segmentationFiles(path.join(segmentations, `.${id}.tmp`)),
-    keptExportsOf: (id) => path.join(segmentations, id, 'exports'),
+    segmentationOf: (segmentationId: string) => segmentationFiles(path.join(segmentations, segmentationId)),
+    /** Where a segmentation's files are written before the rename that publishes them. */
+    segmentationStaging: (segmentationId: string) =>
+      segmentationFiles(path.join(segmentations, `.${segmentationId}.tmp`)),
+    /** The folder of a segmentation's kept exports: inside its own, so they go with it. */
+    keptExportsOf: (segmentationId: string) => path.join(segmentations, segmentationId, 'exports'),
   };
 }
 
@@ -99,32 +73,12 @@ export function dataLayout(root: string): DataLayout {
  *   multipart/<upload id>/lock.takeover     held while a dead holder's lock is removed (folder-lock.ts)
  *   tmp/                                    bytes in flight; on the same file system, so renames are atomic
  */
-export interface StoreLayout {
-  readonly root: string;
-  readonly objects: string;
-  readonly multipart: string;
-  readonly tmp: string;
-  readonly folders: readonly string[];
-  /** The file of an object; `key` must have been checked (no `..`, no empty segment). */
-  objectFile(key: string): string;
-  uploadFolder(uploadId: string): string;
-  uploadRecord(uploadId: string): string;
-  uploadData(uploadId: string): string;
-  partRecord(uploadId: string, partNumber: number): string;
-  slotClaim(uploadId: string, partNumber: number): string;
-  /** A resent part's own file; `partId` must be a plain token (hex). */
-  partFile(uploadId: string, partNumber: number, partId: string): string;
-  uploadLock(uploadId: string): string;
-  /** The part number of a part record's file name, or undefined for any other name. */
-  partNumberOf(fileName: string): number | undefined;
-  /** The part number of a slot claim's file name, or undefined for any other name. */
-  claimedPartOf(fileName: string): number | undefined;
-}
-
 const PART_RECORD = /^([1-9]\d{0,4})\.json$/;
 const SLOT_CLAIM = /^([1-9]\d{0,4})\.slot$/;
 
-export function storeLayout(root: string): StoreLayout {
+export type StoreLayout = ReturnType<typeof storeLayout>;
+
+export function storeLayout(root: string) {
   const objects = path.join(root, 'objects');
   const multipart = path.join(root, 'multipart');
   const tmp = path.join(root, 'tmp');
@@ -134,21 +88,27 @@ export function storeLayout(root: string): StoreLayout {
     objects,
     multipart,
     tmp,
-    folders: [objects, multipart, tmp],
-    objectFile: (key) => path.join(objects, ...key.split('/')),
+    folders: [objects, multipart, tmp] as const,
+    /** The file of an object; `key` must have been checked (no `..`, no empty segment). */
+    objectFile: (key: string) => path.join(objects, ...key.split('/')),
     uploadFolder,
-    uploadRecord: (uploadId) => path.join(uploadFolder(uploadId), 'upload.json'),
-    uploadData: (uploadId) => path.join(uploadFolder(uploadId), 'data'),
-    partRecord: (uploadId, partNumber) => path.join(uploadFolder(uploadId), `${partNumber}.json`),
-    slotClaim: (uploadId, partNumber) => path.join(uploadFolder(uploadId), `${partNumber}.slot`),
-    partFile: (uploadId, partNumber, partId) =>
+    uploadRecord: (uploadId: string) => path.join(uploadFolder(uploadId), 'upload.json'),
+    uploadData: (uploadId: string) => path.join(uploadFolder(uploadId), 'data'),
+    partRecord: (uploadId: string, partNumber: number) =>
+      path.join(uploadFolder(uploadId), `${partNumber}.json`),
+    slotClaim: (uploadId: string, partNumber: number) =>
+      path.join(uploadFolder(uploadId), `${partNumber}.slot`),
+    /** A resent part's own file; `partId` must be a plain token (hex). */
+    partFile: (uploadId: string, partNumber: number, partId: string) =>
       path.join(uploadFolder(uploadId), `${partNumber}.${partId}.part`),
-    uploadLock: (uploadId) => path.join(uploadFolder(uploadId), 'lock'),
-    partNumberOf(fileName) {
+    uploadLock: (uploadId: string) => path.join(uploadFolder(uploadId), 'lock'),
+    /** The part number of a part record's file name, or undefined for any other name. */
+    partNumberOf(fileName: string) {
       const match = PART_RECORD.exec(fileName);
       return match === null ? undefined : Number(match[1]);
     },
-    claimedPartOf(fileName) {
+    /** The part number of a slot claim's file name, or undefined for any other name. */
+    claimedPartOf(fileName: string) {
       const match = SLOT_CLAIM.exec(fileName);
       return match === null ? undefined : Number(match[1]);
     },

@@ -16,12 +16,12 @@
  * record answers as it is, as it would had the file gone while the mock ran; the sweep then fails
  * it with its reason.
  */
-import { access, readdir, rm } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { StateStore } from '../../domain/state.js';
 import type { ObjectStore } from '../../domain/object-store.js';
 import type { DataLayout } from '../data-layout.js';
-import { unchangedSince } from './sweep-age.js';
+import { entriesOf, unchangedSince } from './sweep-age.js';
 
 export interface SweepReport {
   filesRemoved: number;
@@ -61,15 +61,15 @@ export async function sweepDataFolder(
     (await unchangedSince(target, changedBy)) ? remove(target) : 0;
   // Uploads still streaming and local copies of remote objects never outlive the process that made them.
   for (const dir of [folders.incoming, folders.cache])
-    for (const entry of await entries(dir))
+    for (const entry of await entriesOf(dir))
       report.filesRemoved += await removeIfUnchanged(path.join(dir, entry));
 
-  for (const entry of await entries(folders.derived)) {
+  for (const entry of await entriesOf(folders.derived)) {
     signal?.throwIfAborted();
     if (!(await state.images.get(entry)))
       report.filesRemoved += await removeIfUnchanged(path.join(folders.derived, entry));
   }
-  for (const entry of await entries(folders.segmentations)) {
+  for (const entry of await entriesOf(folders.segmentations)) {
     signal?.throwIfAborted();
     if (!(await state.segmentations.get(entry)))
       report.filesRemoved += await removeIfUnchanged(path.join(folders.segmentations, entry));
@@ -144,10 +144,6 @@ export async function sweepDataFolder(
     }
   }
   return report;
-}
-
-async function entries(dir: string): Promise<string[]> {
-  return readdir(dir).catch(() => []);
 }
 
 async function remove(target: string): Promise<number> {

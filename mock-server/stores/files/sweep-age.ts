@@ -42,9 +42,13 @@ export async function unchangedSince(target: string, cutoffMs: number): Promise<
     }
     if (stats.mtimeMs > cutoffMs) return false;
     if (!stats.isDirectory()) return true;
-    for (const name of await readdir(at).catch(() => []))
-      if (!(await visit(path.join(at, name)))) return false;
+    for (const name of await entriesOf(at)) if (!(await visit(path.join(at, name)))) return false;
     return true;
   };
   return visit(target);
+}
+
+/** The names in a folder the sweep looks at; none when it is gone (or not a folder). */
+export async function entriesOf(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
 }

@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type Dirent } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,7 +14,7 @@ import {
 import { checkObjectKey as checkKey } from './s3-rules.js';
 import { syncFile } from '../files/flush-files.js';
 import { isMissing, syncFolders } from './disk.js';
-import { unchangedSince } from '../files/sweep-age.js';
+import { entriesOf, unchangedSince } from '../files/sweep-age.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
 
 import { noSuchKey } from './store-errors.js';
@@ -117,36 +117,29 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       throw new ObjectStoreError('InvalidArgument', `Invalid key prefix ${JSON.stringify(prefix)}`);
     }
     const root = this.layout.objects;
-    const slash = prefix.lastIndexOf('/');
-    const dirKey = slash === -1 ? '' : prefix.slice(0, slash);
-    if (dirKey !== '') checkKey(dirKey);
-    const startDir = dirKey === '' ? root : path.join(root, ...dirKey.split('/'));
-    let deleted = 0;
-    const visit = async (dir: string, keyPrefix: string): Promise<void> => {
-      let entries: import('node:fs').Dirent[];
-      try {
-        entries = await fsp.readdir(dir, { withFileTypes: true });
-      } catch (error) {
-        if (isMissing(error as NodeJS.ErrnoException) || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
-          return;
+    // Only the folder named by the prefix up to its last slash is listed.
+    const folderKey = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    if (folderKey !== '') checkKey(folderKey.slice(0, -1));
+    const start = path.resolve(root, folderKey);
+    const found = await fsp
+      .readdir(start, { recursive: true, withFileTypes: true })
+      .catch((error: NodeJS.ErrnoException) => {
+        if (isMissing(error) || error.code === 'ENOTDIR') return [];
         throw error;
-      }
-      for (const entry of entries) {
-        const key = keyPrefix + entry.name;
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) {
-          if ((key + '/').startsWith(prefix) || prefix.startsWith(key + '/')) {
-            await visit(full, key + '/');
-            await fsp.rmdir(full).catch(() => undefined);
-          }
-        } else if (key.startsWith(prefix)) {
-          await fsp.rm(full, { force: true });
-          deleted += 1;
-        }
-      }
-    };
-    await visit(startDir, dirKey === '' ? '' : dirKey + '/');
-    if (startDir !== root) await this.pruneEmptyDirs(startDir);
+      });
+    const pathOf = (entry: Dirent) => path.join(entry.parentPath, entry.name);
+    const keyOf = (entry: Dirent) => path.relative(root, pathOf(entry)).split(path.sep).join('/');
+    let deleted = 0;
+    for (const entry of found) {
+      if (entry.isDirectory() || !keyOf(entry).startsWith(prefix)) continue;
+      await fsp.rm(pathOf(entry), { force: true });
+      deleted += 1;
+    }
+    // The folders the prefix covers, deepest first: those it emptied go.
+    const folders = found.filter((entry) => entry.isDirectory() && `${keyOf(entry)}/`.startsWith(prefix));
+    for (const folder of folders.map(pathOf).sort((a, b) => b.length - a.length))
+      await fsp.rmdir(folder).catch(() => undefined);
+    if (start !== root) await this.pruneEmptyDirs(start);
     return deleted;
   }
 
@@ -162,21 +155,21 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
   async sweepUnreferenced(referenced: ReferencedByState): Promise<number> {
     const untouched = (target: string) => unchangedSince(target, referenced.changedBy);
     let removed = 0;
-    for (const entry of await entries(this.layout.tmp)) {
+    for (const entry of await entriesOf(this.layout.tmp)) {
       const file = path.join(this.layout.tmp, entry);
       if (!(await untouched(file))) continue;
       await fsp.rm(file, { recursive: true, force: true });
       removed++;
     }
-    for (const uploadId of await entries(this.layout.multipart)) {
+    for (const uploadId of await entriesOf(this.layout.multipart)) {
       const folder = path.join(this.layout.multipart, uploadId);
       if (referenced.uploadIds.has(uploadId) || !(await untouched(folder))) continue;
       await fsp.rm(folder, { recursive: true, force: true });
       removed++;
     }
     // Keys are `<kind>/<uuid>/<name>`: one two-segment prefix per image.
-    for (const first of await entries(this.layout.objects)) {
-      for (const second of await entries(path.join(this.layout.objects, first))) {
+    for (const first of await entriesOf(this.layout.objects)) {
+      for (const second of await entriesOf(path.join(this.layout.objects, first))) {
         const prefix = `${first}/${second}/`;
         if (referenced.keyPrefixes.has(prefix)) continue;
         if (!(await untouched(path.join(this.layout.objects, first, second)))) continue;
@@ -200,8 +193,4 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       dir = path.dirname(dir);
     }
   }
-}
-
-async function entries(dir: string): Promise<string[]> {
-  return fsp.readdir(dir).catch(() => []);
 }

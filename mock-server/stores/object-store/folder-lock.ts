@@ -110,7 +110,8 @@ export class FolderLocks {
       clearInterval(touch);
       heldHere.delete(owner.holding);
       // Gone with its folder (a complete, an abort), or taken over: then it is not ours to remove.
-      if ((await readOwner(file))?.holding === owner.holding) await fsp.rm(file, { force: true });
+      const now = parseOwner(await fsp.readFile(file, 'utf8').catch(() => ''));
+      if (now?.holding === owner.holding) await fsp.rm(file, { force: true });
     };
   }
 
@@ -153,10 +154,6 @@ export class FolderLocks {
     // Unreadable (being written right now) or another host's: only its age tells.
     return Date.now() - touchedMs > this.staleMs;
   }
-}
-
-async function readOwner(file: string): Promise<LockOwner | undefined> {
-  return parseOwner(await fsp.readFile(file, 'utf8').catch(() => ''));
 }
 
 function parseOwner(text: string): LockOwner | undefined {

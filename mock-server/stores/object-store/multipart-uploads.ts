@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 
@@ -23,16 +24,13 @@ import {
 import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
 import { isMissing } from './disk.js';
-import { type FolderLockOptions, FolderLocks } from './folder-lock.js';
+import { FolderLocks } from './folder-lock.js';
 import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
-import { md5OfRange, type Md5Job, startMd5 } from './md5-thread.js';
-import { partOffset, PartMeter, streamBodyTo } from './part-bytes.js';
+import { md5OfRange } from './md5-thread.js';
+import { partOffset, receivePart } from './part-bytes.js';
 import { PartUrlSigner } from './part-url-signer.js';
 import { SlotWriter } from './slot-writer.js';
 import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from './store-errors.js';
-
-/** Checks a part's written bytes against its request, flushes them, and answers their MD5. */
-type CheckArrived = (meter: PartMeter, hashing: Md5Job, flush: () => Promise<void>) => Promise<string>;
 
 export interface EmbeddedObjectStoreOptions {
   /** The store's folder; what lies under it is storeLayout's (stores/data-layout.ts). */
@@ -42,8 +40,6 @@ export interface EmbeddedObjectStoreOptions {
   /** HMAC key for part URLs; random per process when omitted. */
   signingSecret?: string | Buffer;
   clock?: () => Date;
-  /** How the upload locks shared with other processes tell a dead holder (folder-lock.ts). */
-  locks?: FolderLockOptions;
 }
 
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
@@ -88,7 +84,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     this.signer = new PartUrlSigner(options.signingSecret);
     this.clock = options.clock ?? (() => new Date());
     this.records = new UploadRecords(this.layout, (label) => this.stagingFile(label));
-    this.locks = new FolderLocks(options.locks);
+    this.locks = new FolderLocks();
   }
 
   protected ready(): Promise<void> {
@@ -120,7 +116,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   }
 
   async presignPart(uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string> {
-    const record = await this.upload(uploadId);
+    const record = await this.records.get(uploadId);
     checkPartNumber(String(partNumber), record.plan.partCount);
     validateExpiry(expiresInSeconds);
     const expires = Math.floor(this.clock().getTime() / 1000) + expiresInSeconds;
@@ -157,7 +153,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     body: NodeJS.ReadableStream,
     options: PutPartOptions,
   ): Promise<{ etag: string; size: number }> {
-    const record = await this.upload(uploadId);
+    const record = await this.records.get(uploadId);
     const partNumber = checkPartNumber(partNumberText, record.plan.partCount);
     const { partSize } = record.plan;
     if (options.contentLength !== undefined && options.contentLength > partSize) {
@@ -174,118 +170,67 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       }
       expectedMd5 = Buffer.from(options.contentMd5, 'base64').toString('hex');
     }
-    /**
-     * A part's bytes, once written, are checked against what the request declared, then flushed
-     * while their hash (taken on its own thread as they were written) completes: the 200 waits
-     * for both (acknowledged means durable), the event loop for neither.
-     */
-    const checkArrived = async (
-      meter: PartMeter,
-      hashing: Md5Job,
-      flush: () => Promise<void>,
-    ): Promise<string> => {
-      if (options.contentLength !== undefined && meter.size !== options.contentLength) {
-        throw new ObjectStoreError(
-          'IncompleteBody',
-          `Part ${partNumber}: received ${meter.size} bytes, Content-Length said ${options.contentLength}`,
-          { partNumber },
-        );
-      }
-      const [md5] = await Promise.all([hashing.finish(meter.size), flush()]);
-      if (expectedMd5 !== undefined && expectedMd5 !== md5) {
-        throw new ObjectStoreError(
-          'BadDigest',
-          `The Content-MD5 you specified did not match what we received for part ${partNumber}`,
-          { partNumber },
-        );
-      }
-      return md5;
-    };
+    const request = { partNumber, partSize, contentLength: options.contentLength, expectedMd5 };
+    const receive = (handle: FileHandle, offset: number, track?: (writer: SlotWriter) => void) =>
+      receivePart(body, handle, offset, request, track).then((bytes) => ({
+        ...bytes,
+        writer: this.writerId,
+      }));
 
     // What this PUT replaces: if another PUT of the part is recorded while this one streams, the
     // one that finished first is kept.
     const earlier = await this.records.readPart(uploadId, partNumber);
     const id = randomBytes(8).toString('hex');
-    if (earlier === undefined && (await this.records.claimSlot(uploadId, partNumber, id)))
-      return this.writeInPlace(uploadId, partNumber, record.plan, id, body, checkArrived);
-    return this.writeOwnFile(uploadId, partNumber, record.plan, id, earlier?.id, body, checkArrived);
-  }
-
-  /** A part's first PUT: hashed and written at its offset in one pass. */
-  private async writeInPlace(
-    uploadId: string,
-    partNumber: number,
-    plan: MultipartPlan,
-    id: string,
-    body: NodeJS.ReadableStream,
-    checkArrived: CheckArrived,
-  ): Promise<{ etag: string; size: number }> {
-    const meter = new PartMeter(plan.partSize, partNumber);
-    const finished = new Error('finished');
-    let writer: SlotWriter | undefined;
-    let md5: string;
-    try {
-      const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
-        throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
-      });
-      const hashing = startMd5({ fd: data.fd }, partOffset(plan, partNumber));
-      writer = new SlotWriter(data, partOffset(plan, partNumber), (written) => hashing.advance(written));
-      this.writers.set(id, { uploadId, writer });
+    if (earlier === undefined && (await this.records.claimSlot(uploadId, partNumber, id))) {
+      // The part's first PUT: hashed and written at its offset in one pass.
+      const finished = new Error('finished');
+      let writer: SlotWriter | undefined;
+      let part: Omit<PartRecord, 'id'>;
       try {
-        await streamBodyTo(body, meter, writer);
-        md5 = await checkArrived(meter, hashing, () => data.datasync());
+        const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
+          throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
+        });
+        try {
+          part = await receive(data, partOffset(record.plan, partNumber), (slot) => {
+            writer = slot;
+            this.writers.set(id, { uploadId, writer: slot });
+          });
+        } finally {
+          // No write of this PUT lands after this; closed before the part is recorded, so another
+          // instance reading the slot on a network file system sees its bytes (close-to-open).
+          await writer?.stop(finished);
+          await data.close();
+          this.writers.delete(id);
+        }
+      } catch (error) {
+        // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
+        const stoppedBy = writer?.stopReason;
+        throw asStoreError(stoppedBy !== undefined && stoppedBy !== finished ? stoppedBy : error, partNumber);
       } finally {
-        hashing.drop();
-        // No write of this PUT lands after this; closed before the part is recorded, so another
-        // instance reading the slot on a network file system sees its bytes (close-to-open).
-        await writer.stop(finished);
-        await data.close();
-        this.writers.delete(id);
+        await this.records.releaseSlot(uploadId, partNumber, id);
       }
-    } catch (error) {
-      // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
-      const stoppedBy = writer?.stopReason;
-      throw asStoreError(stoppedBy !== undefined && stoppedBy !== finished ? stoppedBy : error, partNumber);
-    } finally {
-      await this.records.releaseSlot(uploadId, partNumber, id);
+      // Stopped by a complete or an abort after the last byte: these bytes are not the part.
+      if (writer?.stopReason !== finished) throw asStoreError(writer?.stopReason, partNumber);
+      return this.record(uploadId, partNumber, undefined, { ...part, id });
     }
-    // Stopped by a complete or an abort after the last byte: these bytes are not the part.
-    if (writer.stopReason !== finished) throw asStoreError(writer.stopReason, partNumber);
-    return this.record(uploadId, partNumber, undefined, { md5, size: meter.size, writer: this.writerId, id });
-  }
 
-  /**
-   * A resend (or a PUT racing the first one): the body goes to tmp/ first, so a failure leaves the
-   * earlier part alone, and into a file of its own in the upload's folder once whole.
-   */
-  private async writeOwnFile(
-    uploadId: string,
-    partNumber: number,
-    plan: MultipartPlan,
-    id: string,
-    earlierId: string | undefined,
-    body: NodeJS.ReadableStream,
-    checkArrived: CheckArrived,
-  ): Promise<{ etag: string; size: number }> {
-    const meter = new PartMeter(plan.partSize, partNumber);
+    // A resend (or a PUT racing the first one): the body goes to tmp/ first, so a failure leaves
+    // the earlier part alone, and into a file of its own in the upload's folder once whole.
     const tmp = await this.stagingFile(`part-${partNumber}`);
     try {
       const handle = await fsp.open(tmp, 'wx+'); // read back by the hashing thread
-      const hashing = startMd5({ fd: handle.fd }, 0);
-      let md5: string;
+      let part: Omit<PartRecord, 'id'>;
       try {
-        await streamBodyTo(body, meter, new SlotWriter(handle, 0, (written) => hashing.advance(written)));
-        md5 = await checkArrived(meter, hashing, () => handle.datasync());
+        part = await receive(handle, 0);
       } finally {
-        hashing.drop();
         await handle.close();
       }
       const file = this.layout.partFile(uploadId, partNumber, id);
       return await this.record(
         uploadId,
         partNumber,
-        earlierId,
-        { md5, size: meter.size, writer: this.writerId, id, file: path.basename(file) },
+        earlier?.id,
+        { ...part, id, file: path.basename(file) },
         () => fsp.rename(tmp, file),
       );
     } catch (error) {
@@ -307,7 +252,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     place?: () => Promise<void>,
   ): Promise<{ etag: string; size: number }> {
     await this.lock(uploadId, async () => {
-      await this.upload(uploadId);
+      await this.records.get(uploadId);
       const current = await this.records.readPart(uploadId, partNumber);
       if (current?.id !== earlierId) throw replaced(partNumber);
       await place?.();
@@ -319,7 +264,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   }
 
   async listParts(uploadId: string): Promise<UploadedPart[]> {
-    await this.upload(uploadId);
+    await this.records.get(uploadId);
     return (await this.records.readParts(uploadId)).map(({ partNumber, etag, size }) => ({
       partNumber,
       etag,
@@ -332,9 +277,9 @@ export class EmbeddedMultipartUploads implements PartReceiver {
    * the other finds the upload gone: NoSuchUpload, as for any completed upload.
    */
   async completeMultipartUpload(uploadId: string, parts?: PartSelection[]): Promise<CompletedObject> {
-    await this.upload(uploadId);
+    await this.records.get(uploadId);
     return this.lock(uploadId, async () => {
-      const record = await this.upload(uploadId);
+      const record = await this.records.get(uploadId);
       const arrived = await this.records.readParts(uploadId);
       const selected = matchSelection(arrived, parts) as StoredPart[];
       checkPartSizes(selected, record.plan.partSize);
@@ -356,9 +301,9 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   }
 
   async abortMultipartUpload(uploadId: string): Promise<void> {
-    await this.upload(uploadId);
+    await this.records.get(uploadId);
     await this.lock(uploadId, async () => {
-      await this.upload(uploadId);
+      await this.records.get(uploadId);
       await this.stopWriters(uploadId);
       await this.records.end(uploadId);
     });
@@ -377,8 +322,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
   ): Promise<void> {
     for (const part of selected) {
       if (part.writer === this.writerId) continue;
-      const { file, start, size } = byteRange(this.layout, this.records, uploadId, plan, part);
-      const md5 = await md5OfRange({ file, start, size });
+      const md5 = await md5OfRange(byteRange(this.layout, this.records, uploadId, plan, part));
       if (md5 === unquoteEtag(part.etag)) continue;
       await this.records.removePart(uploadId, part.partNumber);
       throw new ObjectStoreError(
@@ -396,10 +340,6 @@ export class EmbeddedMultipartUploads implements PartReceiver {
 
   get partsInFlight(): number {
     return this.inFlight.size;
-  }
-
-  private upload(uploadId: string): Promise<UploadRecord> {
-    return this.records.get(uploadId);
   }
 
   /** The upload's lock, held across processes: gone with the upload's folder (NoSuchUpload). */

@@ -1,12 +1,64 @@
-/** Moving a part's bytes: metered as they arrive, copied into and out of the data file. */
+/** Moving a part's bytes: metered, hashed and checked as they arrive, copied into and out of the data file. */
 import { createReadStream, createWriteStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { finished, type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { MultipartPlan } from '../../domain/object-store.js';
+import { type MultipartPlan, ObjectStoreError } from '../../domain/object-store.js';
+import { startMd5 } from './md5-thread.js';
+import { SlotWriter } from './slot-writer.js';
 import { tooLarge } from './store-errors.js';
 
 const COPY_CHUNK = 1 << 20;
 const METER_BUFFER = 1 << 20;
+
+/** What a part PUT declared of its body. */
+export interface PartRequest {
+  partNumber: number;
+  partSize: number;
+  contentLength?: number;
+  /** From Content-MD5, as hex. */
+  expectedMd5?: string;
+}
+
+/**
+ * Streams a part PUT's body into `handle` at `offset`, hashed on its own thread as it is written
+ * (md5-thread.ts), then checks it against what the request declared and flushes it while the hash
+ * completes: the 200 waits for both (acknowledged means durable), the event loop for neither.
+ * `track` is told the writer first, so a complete or an abort can stop it.
+ */
+export async function receivePart(
+  body: NodeJS.ReadableStream,
+  handle: FileHandle,
+  offset: number,
+  { partNumber, partSize, contentLength, expectedMd5 }: PartRequest,
+  track?: (writer: SlotWriter) => void,
+): Promise<{ md5: string; size: number }> {
+  const meter = new PartMeter(partSize, partNumber);
+  const hashing = startMd5({ fd: handle.fd }, offset);
+  const writer = new SlotWriter(handle, offset, (written) => hashing.advance(written));
+  track?.(writer);
+  try {
+    await streamBodyTo(body, meter, writer);
+    if (contentLength !== undefined && meter.size !== contentLength) {
+      throw new ObjectStoreError(
+        'IncompleteBody',
+        `Part ${partNumber}: received ${meter.size} bytes, Content-Length said ${contentLength}`,
+        { partNumber },
+      );
+    }
+    const [md5] = await Promise.all([hashing.finish(meter.size), handle.datasync()]);
+    if (expectedMd5 !== undefined && expectedMd5 !== md5) {
+      throw new ObjectStoreError(
+        'BadDigest',
+        `The Content-MD5 you specified did not match what we received for part ${partNumber}`,
+        { partNumber },
+      );
+    }
+    return { md5, size: meter.size };
+  } finally {
+    hashing.drop();
+  }
+}
 
 /**
  * Like pipeline(body, meter, file), except that a failure never destroys `body`: it is the HTTP

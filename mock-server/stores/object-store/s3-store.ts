@@ -56,32 +56,17 @@ import { plannedParts, plannedPartSize } from './planned-parts.js';
 import { noSuchKey, noSuchUpload } from './store-errors.js';
 
 /*
- * The ObjectStore interface on an S3-compatible service (AWS S3, Ceph RGW, MinIO, ...).
- *
- * Tested twice: against a real S3, Ceph's RADOS Gateway started by the tests
- * (s3-store.rgw.test.ts, sandbox/throwaway-rgw.ts), and against a fake `send` (s3-store.test.ts)
- * for what only AWS does and for the exact commands sent.
- *
- * Where S3 services differ, the adapter answers what the interface says on each:
- * - A complete that lists a subset of the uploaded parts: AWS assembles the subset; RGW refuses it
- *   (InvalidPart, "total parts mismatch"). On such a refusal the adapter asks ListParts and, when
- *   the listed parts are all there with their ETags, answers InvalidPart naming the service's limit
- *   instead of a part (the upload stays open).
- * - RGW's complete answers an empty ETag: it is then read with HeadObject.
- * - RGW answers ListParts, complete and abort of an upload that is gone with NoSuchKey; AWS with
- *   NoSuchUpload, which is what the interface (and the domain) expect: mapped so.
- * - RGW's error bodies carry no Message: the adapter writes S3's standard text for the code.
+ * The ObjectStore interface on an S3-compatible service (AWS S3, Ceph RGW, MinIO, ...). What it
+ * needs across instances comes from the caller's record of the upload (`known`), never from this
+ * process's memory; that, and what it answers where S3 services differ, is in README.md. Tested
+ * against a real S3, Ceph's RADOS Gateway (s3-store.rgw.test.ts), and against a fake `send`
+ * (s3-store.test.ts) for what only AWS does and for the exact commands sent.
  *
  * Differences from the embedded store a caller should know:
  * - A presigned S3 URL carries the object key in its path, so use opaque keys (e.g.
  *   `uploads/<uuid>`) if the key must not reveal anything.
  * - S3 itself requires every part but the last to be at least 5 MiB (EntityTooSmall at completion).
- * - Nothing of an upload is remembered in this process, so any instance can act on any upload: the
- *   key and plan come from the caller's record (`known`, the image row). The parts' sizes, numbers and ETags
- *   of a complete that lists them come from the list and the plan (each part URL signs its
- *   Content-Length): no ListParts. A complete without a list asks ListParts what arrived.
  * - PutObject needs a length: a stream source is first spooled to a temporary file.
- * - Browsers PUTting to the presigned URLs need a CORS rule on the bucket exposing `ETag`.
  */
 
 export interface S3ObjectStoreOptions {
