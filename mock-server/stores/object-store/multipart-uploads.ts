@@ -44,6 +44,13 @@ export interface EmbeddedObjectStoreOptions {
 
 const MD5_B64 = /^[A-Za-z0-9+/]{22}==$/;
 
+/** A part PUT's body received into `handle` at `offset` (part-bytes.ts receivePart); `track` is told its writer. */
+type ReceivePart = (
+  handle: FileHandle,
+  offset: number,
+  track?: (writer: SlotWriter) => void,
+) => Promise<Omit<PartRecord, 'id'>>;
+
 /**
  * The embedded store's resumable uploads, which embedded-store.ts extends with whole objects
  * (folders in storeLayout, stores/data-layout.ts; made on first use): each
@@ -171,7 +178,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       expectedMd5 = Buffer.from(options.contentMd5, 'base64').toString('hex');
     }
     const request = { partNumber, partSize, contentLength: options.contentLength, expectedMd5 };
-    const receive = (handle: FileHandle, offset: number, track?: (writer: SlotWriter) => void) =>
+    const receive: ReceivePart = (handle, offset, track) =>
       receivePart(body, handle, offset, request, track).then((bytes) => ({
         ...bytes,
         writer: this.writerId,
@@ -181,41 +188,61 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     // one that finished first is kept.
     const earlier = await this.records.readPart(uploadId, partNumber);
     const id = randomBytes(8).toString('hex');
-    if (earlier === undefined && (await this.records.claimSlot(uploadId, partNumber, id))) {
-      // The part's first PUT: hashed and written at its offset in one pass.
-      const finished = new Error('finished');
-      let writer: SlotWriter | undefined;
-      let part: Omit<PartRecord, 'id'>;
-      try {
-        const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
-          throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
-        });
-        try {
-          part = await receive(data, partOffset(record.plan, partNumber), (slot) => {
-            writer = slot;
-            this.writers.set(id, { uploadId, writer: slot });
-          });
-        } finally {
-          // No write of this PUT lands after this; closed before the part is recorded, so another
-          // instance reading the slot on a network file system sees its bytes (close-to-open).
-          await writer?.stop(finished);
-          await data.close();
-          this.writers.delete(id);
-        }
-      } catch (error) {
-        // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
-        const stoppedBy = writer?.stopReason;
-        throw asStoreError(stoppedBy !== undefined && stoppedBy !== finished ? stoppedBy : error, partNumber);
-      } finally {
-        await this.records.releaseSlot(uploadId, partNumber, id);
-      }
-      // Stopped by a complete or an abort after the last byte: these bytes are not the part.
-      if (writer?.stopReason !== finished) throw asStoreError(writer?.stopReason, partNumber);
-      return this.record(uploadId, partNumber, undefined, { ...part, id });
-    }
+    if (earlier === undefined && (await this.records.claimSlot(uploadId, partNumber, id)))
+      return this.writeInPlace(uploadId, partNumber, partOffset(record.plan, partNumber), id, receive);
+    return this.writeOwnFile(uploadId, partNumber, id, earlier?.id, receive);
+  }
 
-    // A resend (or a PUT racing the first one): the body goes to tmp/ first, so a failure leaves
-    // the earlier part alone, and into a file of its own in the upload's folder once whole.
+  /** A part's first PUT: hashed and written at its offset in the data file in one pass. */
+  private async writeInPlace(
+    uploadId: string,
+    partNumber: number,
+    offset: number,
+    id: string,
+    receive: ReceivePart,
+  ): Promise<{ etag: string; size: number }> {
+    const finished = new Error('finished');
+    let writer: SlotWriter | undefined;
+    let part: Omit<PartRecord, 'id'>;
+    try {
+      const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
+        throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
+      });
+      try {
+        part = await receive(data, offset, (slot) => {
+          writer = slot;
+          this.writers.set(id, { uploadId, writer: slot });
+        });
+      } finally {
+        // No write of this PUT lands after this; closed before the part is recorded, so another
+        // instance reading the slot on a network file system sees its bytes (close-to-open).
+        await writer?.stop(finished);
+        await data.close();
+        this.writers.delete(id);
+      }
+    } catch (error) {
+      // A complete or an abort here stopped the writing: that is the answer, not the stream's error.
+      const stoppedBy = writer?.stopReason;
+      throw asStoreError(stoppedBy !== undefined && stoppedBy !== finished ? stoppedBy : error, partNumber);
+    } finally {
+      await this.records.releaseSlot(uploadId, partNumber, id);
+    }
+    // Stopped by a complete or an abort after the last byte: these bytes are not the part.
+    if (writer?.stopReason !== finished) throw asStoreError(writer?.stopReason, partNumber);
+    return this.record(uploadId, partNumber, undefined, { ...part, id });
+  }
+
+  /**
+   * A resend (or a PUT racing the first one): the body goes to tmp/ first, so a failure leaves the
+   * earlier part alone, and into a file of its own in the upload's folder once whole.
+   */
+  private async writeOwnFile(
+    uploadId: string,
+    partNumber: number,
+    id: string,
+    earlierId: string | undefined,
+    receive: ReceivePart,
+  ): Promise<{ etag: string; size: number }> {
     const tmp = await this.stagingFile(`part-${partNumber}`);
     try {
       const handle = await fsp.open(tmp, 'wx+'); // read back by the hashing thread
@@ -229,7 +256,7 @@ export class EmbeddedMultipartUploads implements PartReceiver {
       return await this.record(
         uploadId,
         partNumber,
-        earlier?.id,
+        earlierId,
         { ...part, id, file: path.basename(file) },
         () => fsp.rename(tmp, file),
       );
