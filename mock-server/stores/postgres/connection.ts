@@ -24,9 +24,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import type { Row } from '../tables/work.js';
 import { asDomainFailure, isRetryable } from './failures.js';
-
-export type Row = Record<string, unknown>;
 
 export interface ConnectionSettings {
   url: string;
@@ -140,10 +139,6 @@ export class Sql {
   /** The scope of the request the caller serves; none inside a transaction, which has a scope of its own. */
   requestScope(): RequestScope | undefined {
     return this.current.getStore()?.request;
-  }
-
-  async row(text: string, params: unknown[] = []): Promise<Row | undefined> {
-    return (await this.rows(text, params))[0];
   }
 
   /** The first column of every row. */

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Fault, FaultSpec } from '../../domain/control-records.js';
 import type { CounterTable, FaultTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
-import type { Row, Sql } from './connection.js';
+import type { Row } from '../tables/work.js';
+import type { Sql } from './connection.js';
 
 export function counterTable(sql: Sql): CounterTable {
   return {

@@ -15,8 +15,7 @@
  * Rows are handed out as copies (one level: a row's values are strings, numbers, null or bytes), so
  * a caller that changes what it was given changes nothing kept.
  */
-/** A row as the engine answers it (statements.ts's Row; not imported, statements.ts imports this). */
-type Row = Record<string, unknown>;
+import type { Row } from './work.js';
 
 /** How much the memo keeps: it is for the small reads every request makes, not for listings. */
 export interface MemoLimits {

@@ -3,11 +3,9 @@
  * (read-memo.ts). A SELECT only reads; anything else (a write, a WITH, a PRAGMA) is taken as a
  * write, and every kept answer is forgotten before it runs (and so also when it fails half-way).
  */
-import type { Arg } from '../../tables/work.js';
+import type { Arg, Row } from '../../tables/work.js';
 import type { Database, Statement } from './node-sqlite.js';
 import { ReadMemo } from '../../tables/read-memo.js';
-
-export type Row = Record<string, unknown>;
 
 /** The part of a database the tables use. */
 export interface Statements {
