@@ -27,15 +27,20 @@ import pg from 'pg';
 import type { Row } from '../tables/work.js';
 import { asDomainFailure, isRetryable } from './failures.js';
 
+/** What each costs, and each default (index.ts), is in docs/sandbox.md ("State engines"). */
 export interface ConnectionSettings {
+  /** postgres://user:password@host:port/database */
   url: string;
   /** Connections this instance opens at most. */
   poolSize: number;
-  /** A statement (a lock wait included) that runs longer is cancelled and the request fails. */
+  /** A statement (a lock wait included) that runs longer is cancelled and its request fails with 503. */
   statementTimeoutMs: number;
-  /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request. */
+  /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request with 503. */
   connectionTimeoutMs: number;
-  /** A transaction idle this long between two statements is ended by the server, its locks released. */
+  /**
+   * A transaction idle this long between two statements (its instance stalled, or its work outside
+   * the database is slow) is ended by the server and its row locks released.
+   */
   idleInTransactionTimeoutMs: number;
 }
 
