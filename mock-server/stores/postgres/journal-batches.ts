@@ -15,7 +15,7 @@
  * any JSON string): a busy organization's batch is one row, not hundreds, which is most of what
  * the journal costs PostgreSQL per request.
  */
-import { type JournalEntry, journalEntryMatches } from '../../domain/control-records.js';
+import { type JournalEntry, type JournalFilter, journalEntryMatches } from '../../domain/control-records.js';
 import type { JournalTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
 import type { Sql } from './connection.js';
@@ -80,7 +80,7 @@ export class BatchedJournal implements JournalTable {
     await this.writing;
   }
 
-  async query(filter: Parameters<JournalTable['query']>[0]): Promise<JournalEntry[]> {
+  async query(filter: JournalFilter): Promise<JournalEntry[]> {
     const othersWritten = new Promise((resolve) => setTimeout(resolve, FLUSH_MS + WRITE_MARGIN_MS));
     await Promise.all([this.flush(), othersWritten]);
     // Its pages under one snapshot: a trim committed between two of them would take entries out of
@@ -88,7 +88,7 @@ export class BatchedJournal implements JournalTable {
     return this.sql.detached(() => this.sql.transaction(() => this.pages(filter), { oneSnapshot: true }));
   }
 
-  private async pages(filter: Parameters<JournalTable['query']>[0]): Promise<JournalEntry[]> {
+  private async pages(filter: JournalFilter): Promise<JournalEntry[]> {
     const limit = filter.limit ?? 100;
     const found: JournalEntry[] = [];
     let before: string | null = null;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
-import { KeyCache } from '../../domain/key-cache.js';
+import type { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { RequestReads, StateStore } from '../../domain/state.js';
 import { POSTGRES } from '../tables/dialect.js';
@@ -33,7 +33,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     private readonly sql: Sql,
     journalEntriesPerOrganization: number,
     /** Keys kept in memory, exact through the database's key version (organizationForKey). */
-    private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
+    private readonly keyCache: KeyCache,
   ) {
     super();
     this.serveTables(stateTables(POSTGRES, perform(sql, new SnapshotMemo(sql))), () => this.keysChanged());
