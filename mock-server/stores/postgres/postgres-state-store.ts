@@ -5,7 +5,7 @@
  * Reads return fresh objects; a call joins the caller's transaction (connection.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
+import { hashApiKey } from '../../domain/api-keys.js';
 import type { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { RequestReads, StateStore } from '../../domain/state.js';
@@ -49,7 +49,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     this.sharedReads = new SharedReads({
       sql,
       keyCache,
-      organizationOfKey: (hash) => perform(sql)(organizationOfKeyHash(hash, sameKeyHash)),
+      organizationOfKey: (hash) => perform(sql)(organizationOfKeyHash(hash)),
       clockOffsets: this.clockOffsets,
       faults: this.faults,
     });

@@ -9,7 +9,7 @@
  * them through the asynchronous port. A transaction turns "disk full" into the domain's
  * `storage_full`, after which the database is as it was before the transaction began.
  */
-import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
+import { hashApiKey } from '../../domain/api-keys.js';
 import { KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { storageFull } from '../../domain/errors.js';
 import type { Organization } from '../../domain/organization-record.js';
@@ -81,7 +81,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
   }
 
   organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
-    return this.keyCache.lookup(hash, () => this.perform(organizationOfKeyHash(hash, sameKeyHash)));
+    return this.keyCache.lookup(hash, () => this.perform(organizationOfKeyHash(hash)));
   }
 
   private keysChanged(): void {
