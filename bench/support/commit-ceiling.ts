@@ -15,7 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { DatabaseSync } from '../../mock-server/stores/sqlite/database/node-sqlite.js';
-import { inTransaction } from '../../mock-server/stores/sqlite/database/answer.js';
+import { inTransaction } from '../../mock-server/stores/sqlite/database/statements.js';
 
 const run = promisify(execFile);
 const ROW = 'x'.repeat(300);

@@ -24,19 +24,23 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import type { Row } from '../tables/work.js';
 import { asDomainFailure, isRetryable } from './failures.js';
 
-export type Row = Record<string, unknown>;
-
+/** What each costs, and each default (index.ts), is in docs/sandbox.md ("State engines"). */
 export interface ConnectionSettings {
+  /** postgres://user:password@host:port/database */
   url: string;
   /** Connections this instance opens at most. */
   poolSize: number;
-  /** A statement (a lock wait included) that runs longer is cancelled and the request fails. */
+  /** A statement (a lock wait included) that runs longer is cancelled and its request fails with 503. */
   statementTimeoutMs: number;
-  /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request. */
+  /** Waiting longer for a connection (a new one, or a free one of the pool) fails the request with 503. */
   connectionTimeoutMs: number;
-  /** A transaction idle this long between two statements is ended by the server, its locks released. */
+  /**
+   * A transaction idle this long between two statements (its instance stalled, or its work outside
+   * the database is slow) is ended by the server and its row locks released.
+   */
   idleInTransactionTimeoutMs: number;
 }
 
@@ -140,10 +144,6 @@ export class Sql {
   /** The scope of the request the caller serves; none inside a transaction, which has a scope of its own. */
   requestScope(): RequestScope | undefined {
     return this.current.getStore()?.request;
-  }
-
-  async row(text: string, params: unknown[] = []): Promise<Row | undefined> {
-    return (await this.rows(text, params))[0];
   }
 
   /** The first column of every row. */

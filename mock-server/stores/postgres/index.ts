@@ -2,33 +2,25 @@
  * The PostgreSQL engine of the state port, for instances that share one database:
  *
  *   openPostgresStateStore({ url }) -> PostgresStateStore     migrated, ready
+ *   migrate(sql)      brings the database to the schema's latest step (stores/tables/migrate.ts),
+ *                     or refuses one newer than this code with a clear error
  *
  * Settings and what they cost are in docs/sandbox.md ("State engines").
  */
 import { DEFAULT_KEY_CACHE_LIMITS, KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
-import { Sql } from './connection.js';
+import { POSTGRES } from '../tables/dialect.js';
+import { migration } from '../tables/migrate.js';
+import { MIGRATIONS, type SchemaStep } from '../tables/migrations.js';
+import { perform } from './answer.js';
+import { type ConnectionSettings, Sql } from './connection.js';
 import { waitForDatabase } from './database-wait.js';
-import { migrate } from './migrations.js';
 import { PostgresStateStore } from './postgres-state-store.js';
 
-export { DatabaseSchemaError } from './migrations.js';
 export { StoreUnavailableError } from './failures.js';
 export type { PostgresStateStore } from './postgres-state-store.js';
 
-export interface PostgresStoreOptions {
-  /** postgres://user:password@host:port/database */
+export interface PostgresStoreOptions extends Partial<ConnectionSettings> {
   url: string;
-  /** Connections this instance opens at most (default 10). */
-  poolSize?: number;
-  /** A statement, lock waits included, that runs longer fails its request with 503 (default 15000: lock waits under load included). */
-  statementTimeoutMs?: number;
-  /** Waiting longer for a connection fails the request with 503 (default 10000). */
-  connectionTimeoutMs?: number;
-  /**
-   * A transaction idle this long between two statements (its instance stalled, or its work outside
-   * the database is slow) is ended by the server and its row locks released (default 30000).
-   */
-  idleInTransactionTimeoutMs?: number;
   /** API keys kept in memory, and for how long (exact across instances: postgres-state-store.ts). */
   keyCache?: KeyCacheLimits;
   /** Requests the journal keeps per organization, newest first (default 1000). */
@@ -43,6 +35,7 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
   const sql = new Sql({
     url: options.url,
     poolSize: options.poolSize ?? 10,
+    // Lock waits under load included.
     statementTimeoutMs: options.statementTimeoutMs ?? 15_000,
     connectionTimeoutMs: options.connectionTimeoutMs ?? 10_000,
     idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 30_000,
@@ -59,4 +52,22 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
   }
   const keyCache = new KeyCache(options.keyCache ?? DEFAULT_KEY_CACHE_LIMITS);
   return new PostgresStateStore(sql, options.journalEntriesPerOrganization ?? 1000, keyCache);
+}
+
+export class DatabaseSchemaError extends Error {
+  override name = 'DatabaseSchemaError';
+}
+
+export async function migrate(sql: Sql, steps: readonly SchemaStep[] = MIGRATIONS): Promise<void> {
+  await perform(sql)(
+    migration(
+      POSTGRES,
+      steps,
+      (version) =>
+        new DatabaseSchemaError(
+          `the PostgreSQL database has schema version ${version}, newer than this mock's ${steps.length}: ` +
+            'run the newer mock on it, or point --database-url at another database.',
+        ),
+    ),
+  );
 }

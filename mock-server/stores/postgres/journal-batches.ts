@@ -1,11 +1,11 @@
 /**
  * The request journal in PostgreSQL, written off the request path: entries wait in this instance's
  * memory and are written in batches, one transaction each (one multi-row INSERT, then a trim of
- * every organization the batch touched), every `flushMs` or `batchEntries` entries, whichever comes
+ * every organization the batch touched), every FLUSH_MS or BATCH_ENTRIES entries, whichever comes
  * first. A request's answer never waits for its entry; an instance killed mid-batch loses the
- * entries it had not written yet (at most `flushMs` of its requests), which a debugging aid can
+ * entries it had not written yet (at most FLUSH_MS of its requests), which a debugging aid can
  * afford and which spares every request a commit. A read of the journal writes this instance's
- * queued entries first, and waits out one batch interval of the other instances (`flushMs` and a
+ * queued entries first, and waits out one batch interval of the other instances (FLUSH_MS and a
  * margin for their write), so a client that reads its journal right after a request finds it there
  * whichever instance answered it.
  *
@@ -15,20 +15,15 @@
  * any JSON string): a busy organization's batch is one row, not hundreds, which is most of what
  * the journal costs PostgreSQL per request.
  */
-import { type JournalEntry, journalEntryMatches } from '../../domain/control-records.js';
+import { type JournalEntry, type JournalFilter, journalEntryMatches } from '../../domain/control-records.js';
 import type { JournalTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
 import type { Sql } from './connection.js';
 
-export interface JournalBatching {
-  /** Longest an entry waits in memory before its batch is written. */
-  flushMs: number;
-  /** A batch this large is written at once, without waiting for the timer. */
-  batchEntries: number;
-}
-
-export const DEFAULT_JOURNAL_BATCHING: JournalBatching = { flushMs: 100, batchEntries: 500 };
-
+/** Longest an entry waits in memory before its batch is written. */
+const FLUSH_MS = 100;
+/** A batch this large is written at once, without waiting for the timer. */
+const BATCH_ENTRIES = 500;
 /** What a batch's write takes beyond its interval, on a database that is not overloaded. */
 const WRITE_MARGIN_MS = 50;
 /** Runs a read fetches at once: a run holds up to a batch of entries. */
@@ -54,15 +49,14 @@ export class BatchedJournal implements JournalTable {
   constructor(
     private readonly sql: Sql,
     private readonly entriesPerOrganization: number,
-    private readonly batching: JournalBatching = DEFAULT_JOURNAL_BATCHING,
   ) {}
 
   /** Settles once the entry's batch is written (or failed: then it is lost, and the promise says why). */
   record(entry: JournalEntry): Promise<void> {
     return new Promise((written, lost) => {
       this.queue.push({ entry, written, lost });
-      if (this.queue.length >= this.batching.batchEntries) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), this.batching.flushMs).unref();
+      if (this.queue.length >= BATCH_ENTRIES) void this.flush();
+      else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
     });
   }
 
@@ -86,17 +80,15 @@ export class BatchedJournal implements JournalTable {
     await this.writing;
   }
 
-  async query(filter: Parameters<JournalTable['query']>[0]): Promise<JournalEntry[]> {
-    const othersWritten = new Promise((resolve) =>
-      setTimeout(resolve, this.batching.flushMs + WRITE_MARGIN_MS),
-    );
+  async query(filter: JournalFilter): Promise<JournalEntry[]> {
+    const othersWritten = new Promise((resolve) => setTimeout(resolve, FLUSH_MS + WRITE_MARGIN_MS));
     await Promise.all([this.flush(), othersWritten]);
     // Its pages under one snapshot: a trim committed between two of them would take entries out of
     // the older pages while the newer ones it added are not read.
     return this.sql.detached(() => this.sql.transaction(() => this.pages(filter), { oneSnapshot: true }));
   }
 
-  private async pages(filter: Parameters<JournalTable['query']>[0]): Promise<JournalEntry[]> {
+  private async pages(filter: JournalFilter): Promise<JournalEntry[]> {
     const limit = filter.limit ?? 100;
     const found: JournalEntry[] = [];
     let before: string | null = null;

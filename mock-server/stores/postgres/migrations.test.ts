@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../../../test-support/test-postgres.js';
 import { Sql } from './connection.js';
 import { MIGRATIONS } from '../tables/migrations.js';
-import { DatabaseSchemaError, migrate } from './migrations.js';
-import { openPostgresStateStore } from './index.js';
+import { DatabaseSchemaError, migrate, openPostgresStateStore } from './index.js';
 import { clientText } from '../tables/client-text.js';
 import {
   expectCopiedIntoTables,

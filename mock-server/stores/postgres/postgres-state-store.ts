@@ -5,10 +5,10 @@
  * Reads return fresh objects; a call joins the caller's transaction (connection.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
-import { KeyCache } from '../../domain/key-cache.js';
+import { hashApiKey } from '../../domain/api-keys.js';
+import type { KeyCache } from '../../domain/key-cache.js';
 import type { Organization } from '../../domain/organization-record.js';
-import type { ClockOffsetTable, RequestReads, StateStore } from '../../domain/state.js';
+import type { RequestReads, StateStore } from '../../domain/state.js';
 import { POSTGRES } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
@@ -18,7 +18,7 @@ import { BatchedJournal } from './journal-batches.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
 import { SharedReads } from './request-reads.js';
 import { SnapshotMemo } from './snapshot-memo.js';
-import { controlChanged, counterTable, faultTable } from './shared-tables.js';
+import { changingControl, controlChanged, counterTable, faultTable } from './shared-tables.js';
 
 /** Children before the rows they reference; then the tables only PostgreSQL keeps. */
 const EVERY_TABLE = [...STATE_TABLES, 'counters', 'faults', 'journal'];
@@ -33,7 +33,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     private readonly sql: Sql,
     journalEntriesPerOrganization: number,
     /** Keys kept in memory, exact through the database's key version (organizationForKey). */
-    private readonly keyCache: KeyCache = new KeyCache({ maxEntries: 0, maxAgeMs: 0 }),
+    private readonly keyCache: KeyCache,
   ) {
     super();
     this.serveTables(stateTables(POSTGRES, perform(sql, new SnapshotMemo(sql))), () => this.keysChanged());
@@ -41,12 +41,15 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     // In this instance's memory: a rate is decided without a write (domain/abuse-limits.ts).
     this.rates = memoryRateWindows();
     this.faults = faultTable(sql);
-    this.clockOffsets = withControlChange(sql, this.clockOffsets);
+    // A clock moved changes the control plane's version in its own transaction (request-reads.ts).
+    const { set } = this.clockOffsets;
+    this.clockOffsets.set = (organizationId, offsetMs) =>
+      changingControl(sql, () => set(organizationId, offsetMs));
     this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
     this.sharedReads = new SharedReads({
       sql,
       keyCache,
-      organizationOfKey: (hash) => perform(sql)(organizationOfKeyHash(hash, sameKeyHash)),
+      organizationOfKey: (hash) => perform(sql)(organizationOfKeyHash(hash)),
       clockOffsets: this.clockOffsets,
       faults: this.faults,
     });
@@ -97,16 +100,4 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     this.keyCache.invalidate();
     await this.sql.rows('UPDATE api_key_version SET token = $1', [randomUUID()]);
   }
-}
-
-/** A clock moved changes the control plane's version in its own transaction (request-reads.ts). */
-function withControlChange(sql: Sql, table: ClockOffsetTable): ClockOffsetTable {
-  return {
-    ...table,
-    set: (organizationId, offsetMs) =>
-      sql.transaction(async () => {
-        await table.set(organizationId, offsetMs);
-        await controlChanged(sql);
-      }),
-  };
 }

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Fault, FaultSpec } from '../../domain/control-records.js';
 import type { CounterTable, FaultTable } from '../../domain/state.js';
 import { clientText } from '../tables/client-text.js';
-import type { Row, Sql } from './connection.js';
+import type { Row } from '../tables/work.js';
+import type { Sql } from './connection.js';
 
 export function counterTable(sql: Sql): CounterTable {
   return {
@@ -42,17 +43,20 @@ export async function controlChanged(sql: Sql): Promise<void> {
   await sql.rows('UPDATE control_version SET token = $1', [randomUUID()]);
 }
 
+/** `write` and the control plane's version moved, in one transaction. */
+export function changingControl<T>(sql: Sql, write: () => Promise<T>): Promise<T> {
+  return sql.transaction(async () => {
+    const result = await write();
+    await controlChanged(sql);
+    return result;
+  });
+}
+
 export function faultTable(sql: Sql): FaultTable {
-  const changing = <T>(write: () => Promise<T>) =>
-    sql.transaction(async () => {
-      const result = await write();
-      await controlChanged(sql);
-      return result;
-    });
   return {
     async add(spec) {
       const fault: Fault = { ...spec, id: randomUUID(), hits: 0 };
-      await changing(async () => {
+      await changingControl(sql, async () => {
         await sql.rows(
           'INSERT INTO faults (id, operation_id, organization_id, spec, times) VALUES ($1, $2, $3, $4, $5)',
           [
@@ -70,7 +74,7 @@ export function faultTable(sql: Sql): FaultTable {
       return (await sql.rows('SELECT * FROM faults ORDER BY seq')).map(toFault);
     },
     clear() {
-      return changing(async () => (await sql.rows('DELETE FROM faults RETURNING 1')).length);
+      return changingControl(sql, async () => (await sql.rows('DELETE FROM faults RETURNING 1')).length);
     },
     async take(operationId, organizationId, draw) {
       // The candidates are read without a lock (most requests find none: one indexed read).

@@ -5,11 +5,11 @@
  * records there are.
  *
  * Reads return fresh objects; writes are statements in the caller's transaction. Each table
- * method's statements run at once (database/answer.ts) behind transaction-gate.ts, which serves
+ * method's statements run at once (database/statements.ts) behind transaction-gate.ts, which serves
  * them through the asynchronous port. A transaction turns "disk full" into the domain's
  * `storage_full`, after which the database is as it was before the transaction began.
  */
-import { hashApiKey, sameKeyHash } from '../../domain/api-keys.js';
+import { hashApiKey } from '../../domain/api-keys.js';
 import { KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { storageFull } from '../../domain/errors.js';
 import type { Organization } from '../../domain/organization-record.js';
@@ -18,10 +18,9 @@ import { SQLITE } from '../tables/dialect.js';
 import { organizationOfKeyHash } from '../tables/organization-tables.js';
 import { STATE_TABLES, stateTables, TableHolder } from '../tables/state-tables.js';
 import { script, type Work } from '../tables/work.js';
-import { performNow } from './database/answer.js';
 import type { Database } from './database/node-sqlite.js';
 import { sqliteResultName } from './database/node-sqlite.js';
-import { statementCache } from './database/statements.js';
+import { performNow } from './database/statements.js';
 import { ReadMemo } from '../tables/read-memo.js';
 import { memoryCounters } from '../memory/counters.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
@@ -46,7 +45,6 @@ export class SqliteStateStore extends TableHolder implements StateStore {
     options: { journalEntriesPerOrganization?: number; keyCache?: KeyCacheLimits } = {},
   ) {
     super();
-    const statements = statementCache(db, this.memo);
     this.keyCache = new KeyCache(options.keyCache);
     const gate = (this.gate = new TransactionGate(db, (err) => (isDiskFull(err) ? storageFull() : err), {
       begun: () => (this.keyWritesAtBegin = this.keyWrites),
@@ -57,7 +55,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
         if (this.keyWrites !== this.keyWritesAtBegin) this.keyCache.invalidate();
       },
     }));
-    const now = performNow(db, statements);
+    const now = performNow(db, this.memo);
     this.perform = (work) => gate.run(() => now(work));
     this.serveTables(stateTables(SQLITE, this.perform), () => this.keysChanged());
     // One process owns a SQLite folder, so what the control plane keeps between requests lives in
@@ -83,7 +81,7 @@ export class SqliteStateStore extends TableHolder implements StateStore {
   }
 
   organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
-    return this.keyCache.lookup(hash, () => this.perform(organizationOfKeyHash(hash, sameKeyHash)));
+    return this.keyCache.lookup(hash, () => this.perform(organizationOfKeyHash(hash)));
   }
 
   private keysChanged(): void {

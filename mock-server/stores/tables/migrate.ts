@@ -37,9 +37,6 @@ const VERSION = {
   },
 };
 
-export const stepText = (step: SchemaStep, dialect: Dialect): string =>
-  typeof step === 'string' ? step : step[dialect.engine];
-
 /** Brings the database to `steps.length` steps; answers the version it had. */
 export function migration(
   dialect: Dialect,
@@ -52,7 +49,8 @@ export function migration(
       const had = yield* version.read();
       if (had > steps.length) throw tooNew(had);
       if (had === steps.length) return had;
-      for (let step = had; step < steps.length; step++) yield* script(stepText(steps[step], dialect));
+      for (const step of steps.slice(had))
+        yield* script(typeof step === 'string' ? step : step[dialect.engine]);
       yield* version.write(steps.length);
       return had;
     })(),

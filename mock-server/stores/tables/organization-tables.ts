@@ -2,7 +2,7 @@
  * Organizations (with their hashed keys), their analysis usage and the models, written once for
  * both engines (the StateStore port's tables, domain/state.ts; schema in migrations.ts).
  */
-import type { ApiKeyRecord } from '../../domain/api-keys.js';
+import { type ApiKeyRecord, sameKeyHash } from '../../domain/api-keys.js';
 import type { ModelRecord } from '../../domain/models/model-record.js';
 import type { Organization } from '../../domain/organization-record.js';
 import type { ModelTable, OrganizationTable, UsageTable } from '../../domain/state.js';
@@ -39,13 +39,10 @@ function* getOrganization(id: string): Work<Organization | undefined> {
   return row && (yield* toOrganization(row));
 }
 
-/** The organization whose key has this hash: the index finds the row, `same` compares the bytes. */
-export function* organizationOfKeyHash(
-  hash: string,
-  same: (stored: string, presented: string) => boolean,
-): Work<Organization | undefined> {
+/** The organization whose key has this hash: the index finds the row, sameKeyHash compares the bytes. */
+export function* organizationOfKeyHash(hash: string): Work<Organization | undefined> {
   const [row] = yield* rows('SELECT organization_id, key_hash FROM api_key_hashes WHERE key_hash = ?', hash);
-  if (!row || !same(row.key_hash as string, hash)) return undefined;
+  if (!row || !sameKeyHash(row.key_hash as string, hash)) return undefined;
   return yield* getOrganization(row.organization_id as string);
 }
 

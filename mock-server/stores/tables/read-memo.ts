@@ -15,8 +15,7 @@
  * Rows are handed out as copies (one level: a row's values are strings, numbers, null or bytes), so
  * a caller that changes what it was given changes nothing kept.
  */
-/** A row as the engine answers it (statements.ts's Row; not imported, statements.ts imports this). */
-type Row = Record<string, unknown>;
+import type { Row } from './work.js';
 
 /** How much the memo keeps: it is for the small reads every request makes, not for listings. */
 export interface MemoLimits {
@@ -28,8 +27,6 @@ export interface MemoLimits {
   rowsPerAnswer: number;
 }
 
-export const DEFAULT_MEMO_LIMITS: MemoLimits = { entries: 10_000, rows: 50_000, rowsPerAnswer: 64 };
-
 export class ReadMemo {
   private readonly answers = new Map<string, { rows: Row[]; bytes: boolean }>();
   /** Records made from kept rows, by the function that made them: mapping is most of a hot read's cost. */
@@ -37,7 +34,7 @@ export class ReadMemo {
   private entries = 0;
   private keptRows = 0;
 
-  constructor(private readonly limits: MemoLimits = DEFAULT_MEMO_LIMITS) {}
+  constructor(private readonly limits: MemoLimits = { entries: 10_000, rows: 50_000, rowsPerAnswer: 64 }) {}
 
   /** The rows `read` answers for `sql` with `args`, from memory while nothing has been written. */
   rows(sql: string, args: readonly unknown[], read: () => Row[]): Row[] {

@@ -13,10 +13,9 @@ import { hashApiKey } from '../../../domain/api-keys.js';
 import { SQLITE } from '../../tables/dialect.js';
 import { migration } from '../../tables/migrate.js';
 import { MIGRATIONS, type SchemaStep } from '../../tables/migrations.js';
-import { performNow } from './answer.js';
 import { type Database, DatabaseSync, sqliteResultName } from './node-sqlite.js';
 import { ReadMemo } from '../../tables/read-memo.js';
-import { statementCache } from './statements.js';
+import { performNow } from './statements.js';
 
 export const DATABASE_FILE = 'state.sqlite';
 /** The whole-state JSON snapshot written by versions before the database. */
@@ -70,10 +69,10 @@ function migrate(db: Database, file: string, migrations: readonly SchemaStep[]):
         'run the newer mock on it, or start this one with another --data-dir.',
     );
   // No reads to keep while migrating: the store opens its own statements afterwards.
-  const statements = statementCache(db, new ReadMemo({ entries: 0, rows: 0, rowsPerAnswer: 0 }));
+  const noReadsKept = new ReadMemo({ entries: 0, rows: 0, rowsPerAnswer: 0 });
   let had: number;
   try {
-    had = performNow(db, statements)(migration(SQLITE, migrations, tooNew));
+    had = performNow(db, noReadsKept)(migration(SQLITE, migrations, tooNew));
   } catch (err) {
     db.close();
     throw err;
