@@ -259,6 +259,36 @@ describe('an upload any instance acts on (nothing of it kept in a process)', () 
     expect(sent).toEqual([]);
   });
 
+  it("names the listed part S3 refused (its InvalidPart names none), and RGW's limit when the list is a subset", async () => {
+    handlers.set(CompleteMultipartUploadCommand, () => {
+      throw s3Error('InvalidPart', 400, 'One or more of the specified parts could not be found.');
+    });
+    handlers.set(ListPartsCommand, () => ({
+      Parts: [
+        { PartNumber: 1, ETag: '"a"', Size: 10 },
+        { PartNumber: 2, ETag: '"b"', Size: 10 },
+        { PartNumber: 3, ETag: '"c"', Size: 5 },
+      ],
+    }));
+    const store = makeStore();
+    const wrongEtag = await store
+      .completeMultipartUpload('up-1', [...parts.slice(0, 2), { partNumber: 3, etag: 'zzz' }], known)
+      .catch((error: unknown) => error);
+    expect(wrongEtag).toBeInstanceOf(ObjectStoreError);
+    expect(wrongEtag).toMatchObject({ code: 'InvalidPart', partNumber: 3 });
+    expect((wrongEtag as Error).message).toBe(
+      `Part 3: ETag "zzz" does not match the uploaded part's ETag "c"`,
+    );
+
+    const subset = await store
+      .completeMultipartUpload('up-1', [{ partNumber: 1, etag: 'a' }], known)
+      .catch((error: unknown) => error);
+    expect(subset).toMatchObject({ code: 'InvalidPart', partNumber: 2 });
+    expect((subset as Error).message).toMatch(
+      /assembles no subset .* parts 2, 3 were uploaded but not listed/,
+    );
+  });
+
   it("maps S3's own refusal of a listed part that never arrived", async () => {
     handlers.set(CompleteMultipartUploadCommand, () => {
       throw s3Error('InvalidPart', 400, 'One or more of the specified parts could not be found.');
