@@ -219,8 +219,9 @@ export class S3ObjectStore implements ObjectStore {
           { partNumber: outside.partNumber },
         );
     } else {
-      // Checked here first so the errors name the part, which S3's own InvalidPart does not.
-      selected = matchSelection(await this.listParts(uploadId, { known }), parts);
+      // Checked here first so that an upload with no parts, or a short part, is refused by name:
+      // S3's own refusals of them name no part.
+      selected = matchSelection(await this.listParts(uploadId, { known }), undefined);
       checkPartSizes(selected, known.plan.partSize);
     }
     let out: CompleteMultipartUploadCommandOutput;
