@@ -72,10 +72,17 @@ function assertBackground(bg: OverlayBackground, result: SegmentationResult): vo
 const blockStarts = (source: number, output: number): Int32Array =>
   Int32Array.from({ length: output + 1 }, (_, i) => Math.floor((i * source) / output));
 
-/** The background as interleaved RGB at the output size (block mean, rounded; at full size, itself). */
+/** The background as interleaved RGB at the output size (block mean, rounded; at full size, copied straight). */
 function rgbBackground(bg: OverlayBackground, outW: number, outH: number): Uint8Array {
   const out = new Uint8Array(outW * outH * 3);
   const ch = bg.channels;
+  // The default overlay is full size, where the block mean's loops cost a third of the overlay.
+  if (outW === bg.width && outH === bg.height) {
+    for (let p = 0, n = outW * outH; p < n; p++) {
+      for (let k = 0; k < 3; k++) out[3 * p + k] = bg.data[ch * p + (ch === 3 ? k : 0)];
+    }
+    return out;
+  }
   const xs = blockStarts(bg.width, outW);
   const ys = blockStarts(bg.height, outH);
   for (let r = 0; r < outH; r++) {
