@@ -42,15 +42,15 @@ export function createDispatcher(
   operations: DocumentOperation[],
   options: DispatcherOptions,
 ) {
+  const facts = new Map<DocumentOperation, OperationFacts>(operations.map((o) => [o, operationFacts(o)]));
   // An operation tagged `internal` has no handler: publicSurface answers it 403 once the key is valid.
   const missing = operations
-    .filter((o) => !o.tags?.includes('internal') && !options.handlers[o.operationId])
+    .filter((o) => !facts.get(o)!.internal && !options.handlers[o.operationId])
     .map((o) => o.operationId);
   if (missing.length) throw new Error(`no handler for operation(s): ${missing.join(', ')}`);
   const validator = new RequestValidator(operations);
   // After the requests already waiting for the app have been answered.
   setImmediate(() => validator.preload());
-  const facts = new Map<DocumentOperation, OperationFacts>(operations.map((o) => [o, operationFacts(o)]));
   const route = routeToOperation(routes, facts, options.sharedReads);
   const stages: OperationStage[] = [
     operatorToken(options.adminToken),
