@@ -36,7 +36,7 @@ export interface KnownUpload {
   plan: MultipartPlan;
 }
 
-/** How `listParts` may answer without asking the store what arrived. */
+/** The caller's record of the upload, and the parts it may let `listParts` answer without asking. */
 export interface ListPartsOptions {
   known: KnownUpload;
   /**
