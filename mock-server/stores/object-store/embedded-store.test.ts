@@ -96,6 +96,24 @@ describe('whole objects', () => {
     await expect(store.deletePrefix('')).rejects.toMatchObject({ code: 'InvalidArgument' });
     expect((await fsp.readdir(path.join(storeLayout(dataDir).objects, 'images'))).sort()).toEqual(['2']);
   });
+
+  it('deletePrefix deletes every other key of the prefix while folders under it vanish (a delete beside it)', async () => {
+    // Each delete of one object prunes its emptied folder; a listing that fails as a whole when one
+    // folder vanishes under it would leave the rest of the prefix on disk and answer 0.
+    const n = 200;
+    for (let i = 0; i < n; i++)
+      await store.putObject(
+        `images/x/${i}/${i % 2 ? 'kept.tif' : 'a.tif'}`,
+        Readable.from([Buffer.from('x')]),
+      );
+    const beside = Promise.all(
+      Array.from({ length: n / 2 }, (_, i) => store.deleteObject(`images/x/${2 * i}/a.tif`)),
+    );
+    const deleted = await store.deletePrefix('images/x/');
+    await beside;
+    for (let i = 1; i < n; i += 2) expect(await store.exists(`images/x/${i}/kept.tif`)).toBe(false);
+    expect(deleted).toBeGreaterThanOrEqual(n / 2);
+  });
 });
 
 describe('multipart bookkeeping', () => {

@@ -1,4 +1,4 @@
-import { createWriteStream, type Dirent } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -117,28 +117,36 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       throw new ObjectStoreError('InvalidArgument', `Invalid key prefix ${JSON.stringify(prefix)}`);
     }
     const root = this.layout.objects;
-    // Only the folder named by the prefix up to its last slash is listed.
+    // The walk starts at the folder the prefix names up to its last slash and enters only those it covers.
     const folderKey = prefix.slice(0, prefix.lastIndexOf('/') + 1);
     if (folderKey !== '') checkKey(folderKey.slice(0, -1));
     const start = path.resolve(root, folderKey);
-    const found = await fsp
-      .readdir(start, { recursive: true, withFileTypes: true })
-      .catch((error: NodeJS.ErrnoException) => {
-        if (isMissing(error) || error.code === 'ENOTDIR') return [];
-        throw error;
-      });
-    const pathOf = (entry: Dirent) => path.join(entry.parentPath, entry.name);
-    const keyOf = (entry: Dirent) => path.relative(root, pathOf(entry)).split(path.sep).join('/');
     let deleted = 0;
-    for (const entry of found) {
-      if (entry.isDirectory() || !keyOf(entry).startsWith(prefix)) continue;
-      await fsp.rm(pathOf(entry), { force: true });
-      deleted += 1;
-    }
-    // The folders the prefix covers, deepest first: those it emptied go.
-    const folders = found.filter((entry) => entry.isDirectory() && `${keyOf(entry)}/`.startsWith(prefix));
-    for (const folder of folders.map(pathOf).sort((a, b) => b.length - a.length))
-      await fsp.rmdir(folder).catch(() => undefined);
+    // Folder by folder: one that vanishes while it is walked (a delete beside this one pruned it)
+    // is skipped alone, where Node's recursive listing fails as a whole.
+    const visit = async (folder: string, keyPrefix: string): Promise<void> => {
+      const entries = await fsp
+        .readdir(folder, { withFileTypes: true })
+        .catch((error: NodeJS.ErrnoException) => {
+          if (isMissing(error) || error.code === 'ENOTDIR') return [];
+          throw error;
+        });
+      for (const entry of entries) {
+        const key = keyPrefix + entry.name;
+        const full = path.join(folder, entry.name);
+        if (!entry.isDirectory()) {
+          if (key.startsWith(prefix)) {
+            await fsp.rm(full, { force: true });
+            deleted += 1;
+          }
+        } else if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) {
+          await visit(full, `${key}/`);
+          // an emptied folder goes; one still holding another key's objects stays
+          await fsp.rmdir(full).catch(() => undefined);
+        }
+      }
+    };
+    await visit(start, folderKey);
     if (start !== root) await this.pruneEmptyDirs(start);
     return deleted;
   }
