@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 
-export type DataLayout = ReturnType<typeof dataLayout>;
+export type DataLayout = Readonly<ReturnType<typeof dataLayout>>;
 
 export function dataLayout(root: string) {
   const derived = path.join(root, 'derived');
@@ -76,7 +76,7 @@ export function dataLayout(root: string) {
 const PART_RECORD = /^([1-9]\d{0,4})\.json$/;
 const SLOT_CLAIM = /^([1-9]\d{0,4})\.slot$/;
 
-export type StoreLayout = ReturnType<typeof storeLayout>;
+export type StoreLayout = Readonly<ReturnType<typeof storeLayout>>;
 
 export function storeLayout(root: string) {
   const objects = path.join(root, 'objects');
