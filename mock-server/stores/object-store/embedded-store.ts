@@ -139,7 +139,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
             await fsp.rm(full, { force: true });
             deleted += 1;
           }
-        } else if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) {
+        } else if (`${key}/`.startsWith(prefix)) {
           await visit(full, `${key}/`);
           // an emptied folder goes; one still holding another key's objects stays
           await fsp.rmdir(full).catch(() => undefined);
