@@ -1,7 +1,12 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JournalEntry } from '../domain/control-records.js';
 import { startMockServer, type RunningMock } from '../server.js';
+import { requestLog } from './request-log.js';
+import { requestPipeline } from './request-pipeline.js';
 
 const lines: Array<Record<string, unknown>> = [];
 let mock: RunningMock;
@@ -70,4 +75,56 @@ describe('request logging', () => {
     });
     expect(unsafe.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
+
+  it("logs a lost batch of the journal once, however many requests' entries it held", async () => {
+    const warned: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) warned.push(JSON.parse(line));
+        done();
+      },
+    });
+    // A journal that answers a whole batch with one promise, as PostgreSQL's does.
+    const recorded: JournalEntry[] = [];
+    let batch = deferred();
+    const journal = {
+      record(entry: JournalEntry) {
+        recorded.push(entry);
+        return batch.promise;
+      },
+    };
+    const stage = requestLog(pino({ level: 'warn' }, sink), journal, { successes: 'debug' });
+    const server = createServer(
+      requestPipeline([stage, (_req, res) => (res.end('ok'), true)], () => {}),
+    ).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const requests = async (n: number) => {
+      const total = recorded.length + n;
+      for (let i = 0; i < n; i++) await (await fetch(url)).text();
+      while (recorded.length < total) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      await requests(5);
+      batch.reject(new Error('database gone'));
+      await new Promise((r) => setTimeout(r, 20));
+      batch = deferred();
+      await requests(5);
+      batch.reject(new Error('database gone again'));
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      server.close();
+    }
+    expect(recorded).toHaveLength(10);
+    expect(warned.map((l) => [l.msg, (l.err as { message: string }).message])).toEqual([
+      ['request not journaled (nor the others recorded with it)', 'database gone'],
+      ['request not journaled (nor the others recorded with it)', 'database gone again'],
+    ]);
+  });
 });
+
+function deferred(): { promise: Promise<void>; reject: (error: Error) => void } {
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((_resolve, fail) => (reject = fail));
+  return { promise, reject };
+}

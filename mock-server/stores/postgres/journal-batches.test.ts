@@ -155,6 +155,23 @@ describe("PostgreSQL's journal across instances", () => {
     }
   });
 
+  it("answers a batch's entries with one promise, which rejects for all of them when the batch is lost", async () => {
+    const { pools } = await instances(1);
+    const journal = new BatchedJournal(pools[0], 10);
+    try {
+      const first = [entry('o'), entry('o')].map((e) => journal.record(e));
+      expect(first[1]).toBe(first[0]);
+      await journal.flush();
+      await first[0];
+      const second = journal.record(entry('o'));
+      expect(second).not.toBe(first[0]);
+      await pools[0].close();
+      await expect(journal.flush().then(() => second)).rejects.toThrow();
+    } finally {
+      await pools[0].close().catch(() => {});
+    }
+  });
+
   it('reads its pages under one snapshot, whatever another instance trims meanwhile', async () => {
     const { pools } = await instances(2);
     const [reader, writer] = pools;

@@ -34,14 +34,16 @@ const RUNS_PER_INSERT = 1000;
  * is no organization's, whose ids are stored as JSON strings, quoted). */
 const TRIM_LOCKS = 7_470_301;
 
-interface Queued {
-  entry: JournalEntry;
+/** The batch being filled: one promise for all its entries, settled when it is written or lost. */
+interface Batch {
+  entries: JournalEntry[];
+  settled: Promise<void>;
   written: () => void;
   lost: (error: unknown) => void;
 }
 
 export class BatchedJournal implements JournalTable {
-  private queue: Queued[] = [];
+  private filling = newBatch();
   private timer: NodeJS.Timeout | undefined;
   /** The batches written so far, one after the other so that entries keep their order. Never rejects. */
   private writing: Promise<void> = Promise.resolve();
@@ -53,20 +55,22 @@ export class BatchedJournal implements JournalTable {
 
   /** Settles once the entry's batch is written (or failed: then it is lost, and the promise says why). */
   record(entry: JournalEntry): Promise<void> {
-    return new Promise((written, lost) => {
-      this.queue.push({ entry, written, lost });
-      if (this.queue.length >= BATCH_ENTRIES) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
-    });
+    const batch = this.filling;
+    batch.entries.push(entry);
+    if (batch.entries.length >= BATCH_ENTRIES) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+    return batch.settled;
   }
 
   /** Writes what is queued now; settles once it (and every batch before it) is written or lost. */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length > 0) this.writing = this.writing.then(() => this.write(batch));
+    const batch = this.filling;
+    if (batch.entries.length > 0) {
+      this.filling = newBatch();
+      this.writing = this.writing.then(() => this.write(batch));
+    }
     return this.writing;
   }
 
@@ -74,9 +78,9 @@ export class BatchedJournal implements JournalTable {
   async forgetQueued(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    const dropped = this.queue;
-    this.queue = [];
-    for (const queued of dropped) queued.written();
+    const dropped = this.filling;
+    this.filling = newBatch();
+    dropped.written();
     await this.writing;
   }
 
@@ -125,8 +129,8 @@ export class BatchedJournal implements JournalTable {
     await this.sql.rows('DELETE FROM journal');
   }
 
-  private async write(batch: Queued[]): Promise<void> {
-    const runs = runsOf(batch.map((q) => q.entry));
+  private async write(batch: Batch): Promise<void> {
+    const runs = runsOf(batch.entries);
     try {
       // Detached: a batch is nobody's request, and must not join the transaction of the one that filled it.
       await this.sql.detached(() =>
@@ -136,9 +140,9 @@ export class BatchedJournal implements JournalTable {
           await this.trim([...new Set(runs.map((r) => r.organizationId))]);
         }),
       );
-      for (const queued of batch) queued.written();
+      batch.written();
     } catch (error) {
-      for (const queued of batch) queued.lost(error);
+      batch.lost(error);
     }
   }
 
@@ -220,4 +224,13 @@ function runsOf(entries: JournalEntry[]): Run[] {
     else runs.push({ organizationId, entries: [entry] });
   }
   return runs;
+}
+
+function newBatch(): Batch {
+  let written!: () => void;
+  let lost!: (error: unknown) => void;
+  const settled = new Promise<void>((resolve, reject) => ((written = resolve), (lost = reject)));
+  // A batch nobody awaits (every entry's caller let go of it) must not end the process when lost.
+  settled.catch(() => {});
+  return { entries: [], settled, written, lost };
 }
