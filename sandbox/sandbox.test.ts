@@ -122,6 +122,15 @@ describe('npm run sandbox, three instances behind nginx', () => {
     expect(new Set(answeredBy).size).toBeGreaterThan(1);
   });
 
+  it("runs each instance with Node 24's async context, by its flag on Node 22", async () => {
+    // Node 22's own puts a hook on every promise of every request on PostgreSQL (launcher.ts).
+    const onNode22 = Number(process.versions.node.split('.')[0]) < 24;
+    for (const instance of sandbox.instances) {
+      const argv = (await readFile(`/proc/${instance.pid}/cmdline`, 'utf8')).split('\0');
+      expect(argv.includes('--experimental-async-context-frame')).toBe(onNode22);
+    }
+  });
+
   it('holds the control plane for every instance: a clock moved, a fault set and requests journaled through one are seen through the others', async () => {
     const { id, api } = await organization(10, 10);
     const [one, ...rest] = sandbox.instances;

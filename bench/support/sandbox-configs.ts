@@ -11,7 +11,12 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { SANDBOX_ABUSE_LIMITS, startSandbox, type Sandbox } from '../../sandbox/launcher.js';
+import {
+  INSTANCE_NODE_FLAGS,
+  SANDBOX_ABUSE_LIMITS,
+  startSandbox,
+  type Sandbox,
+} from '../../sandbox/launcher.js';
 import { spawnLogged, type LoggedProcess } from '../../sandbox/logged-process.js';
 import { renderNginxConfig } from '../../sandbox/nginx-config.js';
 import { freePort, waitUntilAnswering } from '../../sandbox/readiness.js';
@@ -121,6 +126,7 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
   const adminToken = randomBytes(24).toString('base64url');
   await mkdir(path.join(workDir, 'data'));
   const args = [
+    ...INSTANCE_NODE_FLAGS,
     path.join(repoRoot, 'bin', 'cellseg-mock.js'),
     ...['--port', String(instancePort), '--host', HOST, '--data-dir', path.join(workDir, 'data')],
     ...['--admin-token', adminToken, '--instance-id', 'sqlite-1', '--public-base-url', url],
