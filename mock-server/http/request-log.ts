@@ -21,8 +21,9 @@ export function requestLog(
   { successes }: { successes: 'info' | 'debug' },
 ): RequestStage {
   // A journal that writes in batches answers every entry of a batch with the batch's one promise.
-  // A handler on it per request kept thousands alive for the batch's interval (on Node 22 each with
-  // its async context): about a tenth of a read's CPU on PostgreSQL. So a promise is watched once.
+  // A handler on it per request kept up to a batch's 500 alive for its interval (on Node 22 each
+  // with its async context): about a tenth of a read's CPU on PostgreSQL. So a promise is watched
+  // once, and a lost batch logged once (its error says how many entries went with it).
   let watched: Promise<void> | undefined;
   return (req, res) => {
     const incoming = req.headers['x-request-id'];

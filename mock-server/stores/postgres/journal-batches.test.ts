@@ -166,9 +166,28 @@ describe("PostgreSQL's journal across instances", () => {
       const second = journal.record(entry('o'));
       expect(second).not.toBe(first[0]);
       await pools[0].close();
-      await expect(journal.flush().then(() => second)).rejects.toThrow();
+      await expect(journal.flush().then(() => second)).rejects.toThrow(
+        /^a batch of 1 journal entries was lost: /,
+      );
     } finally {
       await pools[0].close().catch(() => {});
+    }
+  });
+
+  it('loses a batch nobody awaits without an unhandled rejection', async () => {
+    const { pools } = await instances(1);
+    const journal = new BatchedJournal(pools[0], 10);
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      await pools[0].close();
+      void journal.record(entry('o'));
+      await journal.flush();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', listener);
     }
   });
 

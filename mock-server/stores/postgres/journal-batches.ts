@@ -53,7 +53,10 @@ export class BatchedJournal implements JournalTable {
     private readonly entriesPerOrganization: number,
   ) {}
 
-  /** Settles once the entry's batch is written (or failed: then it is lost, and the promise says why). */
+  /**
+   * The entry's batch: one promise for all its entries, settled once the batch is written (or
+   * dropped by a reset, forgetQueued), rejected when it is lost, with how many entries went with it.
+   */
   record(entry: JournalEntry): Promise<void> {
     const batch = this.filling;
     batch.entries.push(entry);
@@ -142,7 +145,10 @@ export class BatchedJournal implements JournalTable {
       );
       batch.written();
     } catch (error) {
-      batch.lost(error);
+      const why = error instanceof Error ? error.message : String(error);
+      batch.lost(
+        new Error(`a batch of ${batch.entries.length} journal entries was lost: ${why}`, { cause: error }),
+      );
     }
   }
 
