@@ -73,8 +73,8 @@ const ROUND_TRIPS_FOUND =
   '2026-11-28) put the difference in the kernel writes to the database socket and to nginx (each ' +
   'waking a process that would otherwise sleep: 55 µs per read for the write to PostgreSQL, 42 µs ' +
   "for the answer's against 16 µs embedded), the young generation's collections, node-pg's " +
-  "query set-up and parsing (Node 22's promise hooks for the async context, once a large part, are gone " +
-  "since the launcher gives instances on Node 22 Node 24's async context frames); three instances on " +
+  'query set-up and parsing (the hook Node 22 puts on every promise for the async context, once a ' +
+  "large part, is gone: the launcher gives its instances Node 24's async context frames); three instances on " +
   'two cores cost more per read than one (261 µs against 353-474 µs of instance CPU, one load ' +
   'after the other).';
 
