@@ -10,7 +10,7 @@
 import { DEFAULT_KEY_CACHE_LIMITS, KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { POSTGRES } from '../tables/dialect.js';
 import { migration } from '../tables/migrate.js';
-import { MIGRATIONS, type SchemaStep } from '../tables/migrations.js';
+import { type Schema, SCHEMA } from '../tables/migrations.js';
 import { perform } from './answer.js';
 import { type ConnectionSettings, Sql } from './connection.js';
 import { waitForDatabase } from './database-wait.js';
@@ -58,15 +58,19 @@ export class DatabaseSchemaError extends Error {
   override name = 'DatabaseSchemaError';
 }
 
-export async function migrate(sql: Sql, steps: readonly SchemaStep[] = MIGRATIONS): Promise<void> {
+export async function migrate(sql: Sql, schema: Schema = SCHEMA): Promise<void> {
   await perform(sql)(
     migration(
       POSTGRES,
-      steps,
-      (version) =>
+      schema,
+      (version, latest) =>
         new DatabaseSchemaError(
-          `the PostgreSQL database has schema version ${version}, newer than this mock's ${steps.length}: ` +
-            'run the newer mock on it, or point --database-url at another database.',
+          version > latest
+            ? `the PostgreSQL database has schema version ${version}, newer than this mock's ${latest}: ` +
+                'run the newer mock on it, or point --database-url at another database.'
+            : `the PostgreSQL database has schema version ${version}, from before this mock's first ` +
+                `(${schema.first}): take a snapshot with the mock that wrote it (GET /__mock/snapshot) and ` +
+                'load it into this one on another database (--snapshot FILE), or point --database-url at another database.',
         ),
     ),
   );

@@ -1,6 +1,6 @@
 /**
  * What the control plane sets and every instance reads, written once for both engines (the
- * StateStore port's tables, domain/state.ts; schema in migrations.ts step 5): the clocks' offsets,
+ * StateStore port's tables, domain/state.ts; schema in migrations.ts): the clocks' offsets,
  * the organizations' self-service plan bounds, prediction delays and forced outcomes. Each is one
  * value per key, so one valueTable serves all four.
  */

@@ -1,6 +1,6 @@
 /**
  * What the mock marks for itself while it runs, written once for both engines (the StateStore
- * port's tables, domain/state.ts; schema in migrations.ts step 5): when the seed was loaded, the
+ * port's tables, domain/state.ts; schema in migrations.ts): when the seed was loaded, the
  * marks requests hold while they work, and the outcomes held until a prediction's Nth poll.
  */
 import type { PollHold, ReadyOutcome } from '../../domain/predictions/progress-record.js';

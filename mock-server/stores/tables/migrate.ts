@@ -1,16 +1,17 @@
 /**
  * The one runner of the schema's steps (migrations.ts), for both engines:
  *
- *   migration(dialect, steps, tooNew) -> Work    run by the engine (work.ts) when it opens
+ *   migration(dialect, schema, refused) -> Work    run by the engine (work.ts) when it opens
  *
  * One transaction: the version is read, every step the database lacks runs, the new version is
  * written; a step that fails leaves the schema as it was (DDL is transactional on both engines). A
- * database newer than the steps is refused with the engine's own error (`tooNew`). On PostgreSQL,
+ * database older than the schema's first step, or newer than its last, is refused with the
+ * engine's own error (`refused`, given the database's version and the schema's last). On PostgreSQL,
  * instances that start at once all open the database: the first takes a transaction-scoped
  * advisory lock and migrates, the others wait on the lock and then find nothing left to do.
  */
 import type { Dialect } from './dialect.js';
-import type { SchemaStep } from './migrations.js';
+import type { Schema } from './migrations.js';
 import { atomic, column, script, type Work } from './work.js';
 
 /** Any fixed number: it names this mock's migration lock among the database's advisory locks. */
@@ -37,21 +38,25 @@ const VERSION = {
   },
 };
 
-/** Brings the database to `steps.length` steps; answers the version it had. */
+/** The version a database has once it has taken every step of `schema`. */
+export const latestVersion = (schema: Schema): number => schema.first + schema.steps.length - 1;
+
+/** Brings the database to the schema's latest version; answers the version it had. */
 export function migration(
   dialect: Dialect,
-  steps: readonly SchemaStep[],
-  tooNew: (version: number) => Error,
+  schema: Schema,
+  refused: (version: number, latest: number) => Error,
 ): Work<number> {
   const version = VERSION[dialect.engine];
+  const latest = latestVersion(schema);
   return atomic(
     (function* () {
       const had = yield* version.read();
-      if (had > steps.length) throw tooNew(had);
-      if (had === steps.length) return had;
-      for (const step of steps.slice(had))
-        yield* script(typeof step === 'string' ? step : step[dialect.engine]);
-      yield* version.write(steps.length);
+      if (had > latest || (had > 0 && had < schema.first)) throw refused(had, latest);
+      if (had === latest) return had;
+      for (const step of schema.steps.slice(had === 0 ? 0 : had - schema.first + 1))
+        yield* script(typeof step === 'string' ? step : step(dialect));
+      yield* version.write(latest);
       return had;
     })(),
   );

@@ -9,10 +9,9 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { hashApiKey } from '../../../domain/api-keys.js';
 import { SQLITE } from '../../tables/dialect.js';
-import { migration } from '../../tables/migrate.js';
-import { MIGRATIONS, type SchemaStep } from '../../tables/migrations.js';
+import { latestVersion, migration } from '../../tables/migrate.js';
+import { type Schema, SCHEMA } from '../../tables/migrations.js';
 import { type Database, DatabaseSync, sqliteResultName } from './node-sqlite.js';
 import { ReadMemo } from '../../tables/read-memo.js';
 import { performNow } from './statements.js';
@@ -25,7 +24,7 @@ export class DataFolderError extends Error {
   override name = 'DataFolderError';
 }
 
-export function openDatabase(dataDir: string, migrations: readonly SchemaStep[] = MIGRATIONS): Database {
+export function openDatabase(dataDir: string, schema: Schema = SCHEMA): Database {
   const file = path.join(dataDir, DATABASE_FILE);
   if (!existsSync(file) && existsSync(path.join(dataDir, LEGACY_SNAPSHOT))) {
     throw new DataFolderError(
@@ -54,29 +53,31 @@ export function openDatabase(dataDir: string, migrations: readonly SchemaStep[] 
   }
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA foreign_keys = ON');
-  // Deleted rows (a revoked key's hash, the clear keys a migration drops) are overwritten, not left
-  // in free pages of the file.
+  // Deleted rows (a revoked key's hash) are overwritten, not left in free pages of the file.
   db.exec('PRAGMA secure_delete = ON');
-  db.function('sha256_hex', { deterministic: true }, (text) => hashApiKey(String(text)));
-  migrate(db, file, migrations);
+  migrate(db, file, schema);
   return db;
 }
 
-function migrate(db: Database, file: string, migrations: readonly SchemaStep[]): void {
-  const tooNew = (version: number) =>
+function migrate(db: Database, file: string, schema: Schema): void {
+  const refused = (version: number, latest: number) =>
     new DataFolderError(
-      `${file} has schema version ${version}, newer than this mock's ${migrations.length}: ` +
-        'run the newer mock on it, or start this one with another --data-dir.',
+      version > latest
+        ? `${file} has schema version ${version}, newer than this mock's ${latest}: ` +
+            'run the newer mock on it, or start this one with another --data-dir.'
+        : `${file} has schema version ${version}, from before this mock's first (${schema.first}): ` +
+            'take a snapshot with the mock that wrote it (GET /__mock/snapshot) and load it into this ' +
+            'one on another --data-dir (--snapshot FILE), or start this one on another --data-dir.',
     );
   // No reads to keep while migrating: the store opens its own statements afterwards.
   const noReadsKept = new ReadMemo({ entries: 0, rows: 0, rowsPerAnswer: 0 });
   let had: number;
   try {
-    had = performNow(db, noReadsKept)(migration(SQLITE, migrations, tooNew));
+    had = performNow(db, noReadsKept)(migration(SQLITE, schema, refused));
   } catch (err) {
     db.close();
     throw err;
   }
   // What a step removed leaves the write-ahead log's older frames at once.
-  if (had < migrations.length) db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+  if (had < latestVersion(schema)) db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }
