@@ -7,6 +7,7 @@
  * memory") becomes a "too large to decode" error naming the ceiling: the memory ceiling is the
  * process's own (child-command.ts), so the file is what does not fit, not the server.
  */
+import { formatCount } from '../../engines/raster/tiff-error.js';
 import { MEMORY_CEILING_ENV, type FromChild, type TaskTable, type ToChild } from './protocol.js';
 
 const tasksUrl = process.argv[2];
@@ -55,7 +56,7 @@ function describeFailure(err: unknown): { name: string; message: string; kind?: 
   const e = err instanceof Error ? err : new Error(String(err));
   if (ALLOCATION_FAILED.test(e.message)) {
     const ceiling = Number(process.env[MEMORY_CEILING_ENV]);
-    const limit = ceiling > 0 ? ` of ${Math.round(ceiling / 1024 ** 2).toLocaleString('en-US')} MiB` : '';
+    const limit = ceiling > 0 ? ` of ${formatCount(ceiling / 1024 ** 2)} MiB` : '';
     // The allocation's own words: the first line that is not blank, trimmed.
     const cause = e.message.match(/\S(?:.*\S)?/)?.[0] ?? e.message;
     return {
