@@ -43,7 +43,7 @@ export interface DetailedSegmentation {
   timings: StageTimings;
 }
 
-function validate(plane: Plane, params: ThresholdParams): Uint8Array | Uint16Array {
+function validate(plane: Plane, params: ThresholdParams): void {
   const { width, height, data } = plane;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
     throw new Error(`segmentByThreshold: invalid plane size ${width} x ${height}`);
@@ -63,7 +63,6 @@ function validate(plane: Plane, params: ThresholdParams): Uint8Array | Uint16Arr
   if (params.maxAreaPx !== undefined && !(params.maxAreaPx >= params.minAreaPx)) {
     throw new Error(`invalid maxAreaPx ${params.maxAreaPx}`);
   }
-  return data as Uint8Array | Uint16Array;
 }
 
 export function segmentByThresholdDetailed(
@@ -71,8 +70,8 @@ export function segmentByThresholdDetailed(
   params: ThresholdParams,
   signal?: AbortSignal,
 ): DetailedSegmentation {
-  const data = validate(plane, params);
-  const { width, height } = plane;
+  validate(plane, params);
+  const { width, height, data } = plane;
   const start = performance.now();
   const timings = {} as StageTimings;
   let last = start;
