@@ -181,7 +181,7 @@ export class ChildProcessPool {
     this.send(slot, { type: 'run', id: job.id, task: job.task, payload: job.payload });
   }
 
-  private spawn(): Slot {
+  private spawn(): void {
     const { execPath, execArgv } = childCommand(this.options.memoryCeilingBytes, this.entry.typeScript);
     const proc = fork(this.entry.childMain, [this.tasksUrl], {
       execPath,
@@ -196,7 +196,6 @@ export class ChildProcessPool {
     proc.on('message', (m) => this.onMessage(slot, m as FromChild));
     proc.on('error', () => undefined); // followed by 'exit', which settles the job
     proc.once('exit', (code, signal) => this.onExit(slot, code, signal));
-    return slot;
   }
 
   private onMessage(slot: Slot, message: FromChild): void {
