@@ -14,7 +14,7 @@
  * Labels are 1..count in raster-scan order of each component's first pixel.
  */
 import type { LabelImage } from './types.js';
-import { doubled, numberSets, union } from './union-find.js';
+import { doubled, numberSets, runTables, union } from './union-find.js';
 
 /** The runs (maximal horizontal segments) of one pixel class, with their 4-connected component. */
 export interface RunComponents {
@@ -69,10 +69,7 @@ export function labelRuns(
   // The word view needs a 4-byte aligned start; a mask that is a view at another offset is copied.
   const bytes = (mask.byteOffset & 3) === 0 ? mask : mask.slice();
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  let runStart: Int32Array = new Int32Array(1024);
-  let runEnd: Int32Array = new Int32Array(1024);
-  let runRow: Int32Array = new Int32Array(1024);
-  let parent: Int32Array = new Int32Array(1024);
+  let [runStart, runEnd, runRow, parent] = runTables(4);
   let runs = 0;
   let prevFirst = 0;
   let prevLast = 0; // runs of the previous row: [prevFirst, prevLast)
@@ -160,11 +157,7 @@ export interface EqualValueRuns extends RunComponents {
 export function labelEqualValueRuns(values: Int32Array, width: number, height: number): EqualValueRuns {
   if (values.length !== width * height)
     throw new Error(`values length ${values.length} != ${width} x ${height}`);
-  let runStart: Int32Array = new Int32Array(1024);
-  let runEnd: Int32Array = new Int32Array(1024);
-  let runRow: Int32Array = new Int32Array(1024);
-  let runValue: Int32Array = new Int32Array(1024);
-  let parent: Int32Array = new Int32Array(1024);
+  let [runStart, runEnd, runRow, runValue, parent] = runTables(5);
   const adjacentRuns: number[] = [];
   let runs = 0;
   let prevFirst = 0;
