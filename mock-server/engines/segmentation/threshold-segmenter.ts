@@ -16,7 +16,7 @@ import { labelComponentsWithAreas } from './label.js';
 import { describeValidLabels } from './label-image-to-result.js';
 import { repairLabelImage } from './repair-labels.js';
 import { otsuMask, type Polarity } from './threshold.js';
-import type { LabelImage, SegmentationResult } from './types.js';
+import type { SegmentationResult } from './types.js';
 import { splitTouchingObjects } from './watershed.js';
 
 /** The model's parameters; the area and border ones are filter-objects.ts's. */
@@ -35,13 +35,6 @@ export type StageTimings = Record<
   'smoothMs' | 'thresholdMs' | 'fillHolesMs' | 'labelMs' | 'splitMs' | 'filterMs' | 'describeMs' | 'totalMs',
   number
 >;
-
-export interface DetailedSegmentation {
-  result: SegmentationResult;
-  /** The final label image; label i is result.objects[i - 1]. */
-  labels: LabelImage;
-  timings: StageTimings;
-}
 
 function validate(plane: Plane, params: ThresholdParams): void {
   const { width, height, data } = plane;
@@ -65,11 +58,8 @@ function validate(plane: Plane, params: ThresholdParams): void {
   }
 }
 
-export function segmentByThresholdDetailed(
-  plane: Plane,
-  params: ThresholdParams,
-  signal?: AbortSignal,
-): DetailedSegmentation {
+/** The result, the final label image (label i is result.objects[i - 1]) and the stages' timings. */
+export function segmentByThresholdDetailed(plane: Plane, params: ThresholdParams, signal?: AbortSignal) {
   validate(plane, params);
   const { width, height, data } = plane;
   const start = performance.now();
