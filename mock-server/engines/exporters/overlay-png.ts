@@ -35,11 +35,7 @@ export interface OverlayBackground {
 const PNG_OPTIONS = { compressionLevel: 6, adaptiveFiltering: false, palette: false } as const;
 
 /** Output size for an image of width x height under a cap on the longest side. */
-export function overlaySize(
-  width: number,
-  height: number,
-  maxSize?: number,
-): { width: number; height: number } {
+export function overlaySize(width: number, height: number, maxSize?: number) {
   const longest = Math.max(width, height);
   if (maxSize === undefined || longest <= maxSize) return { width, height };
   const scale = maxSize / longest;
