@@ -25,11 +25,7 @@ export class OverlayOptionError extends Error {
 }
 
 /** The options with their defaults (outline yellow, no fill, full size), the colour as RGB. */
-export function resolveOverlayOptions(options: OverlayOptions): {
-  rgb: readonly [number, number, number];
-  fillOpacity: number;
-  maxSize: number | undefined;
-} {
+export function resolveOverlayOptions(options: OverlayOptions) {
   const color = options.outlineColor ?? '#ffff00';
   if (typeof color !== 'string' || !/^#[0-9a-fA-F]{6}$/.test(color)) {
     throw new OverlayOptionError('outlineColor', color, 'a colour written #rrggbb');
@@ -51,5 +47,6 @@ export function resolveOverlayOptions(options: OverlayOptions): {
     throw new OverlayOptionError('maxSize', maxSize, 'an integer of at least 1');
   }
   const hex = parseInt(color.slice(1), 16);
-  return { rgb: [(hex >> 16) & 255, (hex >> 8) & 255, hex & 255], fillOpacity, maxSize };
+  const rgb = [(hex >> 16) & 255, (hex >> 8) & 255, hex & 255] as const;
+  return { rgb, fillOpacity, maxSize };
 }

@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { LabelImage } from '../segmentation/types.js';
-import { OverlayOptionError, overlayPng, overlaySize, type OverlayBackground } from './overlay-png.js';
+import { OverlayOptionError } from './overlay-options.js';
+import { overlayPng, overlaySize, type OverlayBackground } from './overlay-png.js';
 import {
   HAND_HEIGHT,
   HAND_PIXELS,

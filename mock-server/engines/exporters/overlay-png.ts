@@ -22,8 +22,7 @@
 import sharp from '../raster/libvips.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 import { resolveOverlayOptions, type OverlayOptions } from './overlay-options.js';
-
-export { OverlayOptionError } from './overlay-options.js';
+import { ringBounds } from './roi-names.js';
 
 export interface OverlayBackground {
   readonly width: number;
@@ -36,11 +35,7 @@ export interface OverlayBackground {
 const PNG_OPTIONS = { compressionLevel: 6, adaptiveFiltering: false, palette: false } as const;
 
 /** Output size for an image of width x height under a cap on the longest side. */
-export function overlaySize(
-  width: number,
-  height: number,
-  maxSize?: number,
-): { width: number; height: number } {
+export function overlaySize(width: number, height: number, maxSize?: number) {
   const longest = Math.max(width, height);
   if (maxSize === undefined || longest <= maxSize) return { width, height };
   const scale = maxSize / longest;
@@ -117,14 +112,9 @@ export function rasteriseLabels(result: SegmentationResult, outW: number, outH: 
   const sy = outH / result.height;
   result.objects.forEach((object, index) => {
     const ring = object.outline;
-    let minY = Infinity;
-    let maxY = -Infinity;
-    for (const [, y] of ring) {
-      if (y < minY) minY = y;
-      if (y > maxY) maxY = y;
-    }
+    const { y: minY, height } = ringBounds(ring);
     const rowFrom = Math.max(0, Math.ceil(minY * sy - 0.5));
-    const rowTo = Math.min(outH, Math.ceil(maxY * sy - 0.5)); // exclusive
+    const rowTo = Math.min(outH, Math.ceil((minY + height) * sy - 0.5)); // exclusive
     if (rowTo <= rowFrom) return;
     const crossings: number[][] = Array.from({ length: rowTo - rowFrom }, () => []);
     for (let i = 0; i < ring.length; i++) {

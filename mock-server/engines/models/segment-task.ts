@@ -1,7 +1,7 @@
 import { decodePlane } from '../raster/decode-plane.js';
 import type { Plane } from '../raster/plane.js';
 import { readPlaneFile } from '../raster/plane-file.js';
-import { inspectTiff } from '../raster/tiff-inspect.js';
+import { inspectTiff, type TiffLimits } from '../raster/tiff-inspect.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 import { segmentByThreshold, type ThresholdParams } from '../segmentation/threshold-segmenter.js';
 import { segmentRemotely, type RemoteWorker } from './remote-model.js';
@@ -13,11 +13,11 @@ export type ModelSpec = { name: string; version: string } & (
 /** The plane the image's conversion kept, or (for images converted without one) the stored TIFF. */
 export type ImageSource = { planePath: string } | { tiffPath: string };
 
-export interface SegmentTask {
+/** The limits are the TIFF's, for an image decoded again. */
+export interface SegmentTask extends TiffLimits {
   source: ImageSource;
   model: ModelSpec;
   maxPixels: number;
-  maxDecodedBytes?: number;
 }
 
 /**
@@ -40,9 +40,5 @@ export async function segmentStoredImage(
 async function planeOf(task: SegmentTask): Promise<Plane> {
   if ('planePath' in task.source) return readPlaneFile(task.source.planePath);
   const { tiffPath } = task.source;
-  const info = await inspectTiff(tiffPath, {
-    maxPixels: task.maxPixels,
-    maxDecodedBytes: task.maxDecodedBytes,
-  });
-  return decodePlane(tiffPath, info);
+  return decodePlane(tiffPath, await inspectTiff(tiffPath, task));
 }

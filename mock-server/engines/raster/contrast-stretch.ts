@@ -10,11 +10,7 @@
  */
 import type { Plane } from './plane.js';
 
-export function percentileRange(
-  plane: Plane,
-  lowPercentile = 0.5,
-  highPercentile = 99.5,
-): { low: number; high: number } {
+export function percentileRange(plane: Plane, lowPercentile = 0.5, highPercentile = 99.5) {
   const { data } = plane;
   if (data.length === 0) return { low: 0, high: 0 };
   const bins = plane.bitsPerSample === 8 ? 256 : 65536;

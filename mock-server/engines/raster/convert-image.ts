@@ -23,19 +23,9 @@ export interface ConvertedFiles {
   plane: string;
 }
 
-export interface ConvertedImage {
-  shape: number[];
-  width: number;
-  height: number;
-  previewPath: string;
-  thumbnailPath: string;
-}
+export type ConvertedImage = Awaited<ReturnType<typeof convertImage>>;
 
-export async function convertImage(
-  tiffPath: string,
-  files: ConvertedFiles,
-  limits: TiffLimits = {},
-): Promise<ConvertedImage> {
+export async function convertImage(tiffPath: string, files: ConvertedFiles, limits: TiffLimits = {}) {
   const info = await inspectTiff(tiffPath, limits);
   // A page only libvips reads is spilled beside the plane while it is decoded (decode-plane.ts).
   const plane = await decodePlane(tiffPath, info, spillScratchPath(files.plane));

@@ -2,7 +2,7 @@
  * The decoded-bytes budget: how many bytes a TIFF's pixels take once decoded, computed from its
  * header alone, and the check that refuses a file over the budget before any pixel is decoded.
  *
- *   decodedBytes(info): DecodedSize         width x height x samples x bytes per sample x pages
+ *   decodedBytes(info)                      width x height x samples x bytes per sample x pages
  *   checkDecodeBudget(info, maxBytes)       throws TiffError('too-large') naming the figure and the limit
  *
  * A decoder allocates whole strips or tiles, so the width and height counted are those of the
@@ -15,22 +15,13 @@ import type { TiffInfo } from './tiff-info.js';
 
 export const DEFAULT_MAX_DECODED_BYTES = 4 * 1024 ** 3;
 
-export interface DecodedSize {
-  /** Width and height covered by the strips or tiles (a tiled page is padded to whole tiles). */
-  width: number;
-  height: number;
-  samples: number;
-  bytesPerSample: number;
-  pages: number;
-  bytes: number;
-}
-
 type BudgetFields = Pick<
   TiffInfo,
   'width' | 'height' | 'samplesPerPixel' | 'bitsPerSample' | 'pages' | 'tiled' | 'tileWidth' | 'tileHeight'
 >;
 
-export function decodedBytes(info: BudgetFields): DecodedSize {
+/** The figures of the product, and the bytes; width and height are those the chunks cover. */
+export function decodedBytes(info: BudgetFields) {
   const tw = info.tiled && info.tileWidth ? info.tileWidth : info.width;
   const th = info.tiled && info.tileHeight ? info.tileHeight : info.height;
   const width = Math.ceil(info.width / tw) * tw;

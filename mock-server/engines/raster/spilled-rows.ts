@@ -32,19 +32,14 @@ const BAND_FORMATS: Array<SampleArrayType | undefined> = [
   Float64Array,
 ];
 
-export interface SpilledPage {
-  width: number;
-  height: number;
-  bands: number;
-  Samples: SampleArrayType;
-}
+export type SpilledPage = Awaited<ReturnType<typeof readSpillHeader>>;
 
 const HEADER_BYTES = 64;
 /** The magic is B6 A6 F2 08 before little-endian samples, 08 F2 A6 B6 before big-endian ones. */
 const NATIVE_MAGIC = new Uint8Array(new Uint32Array([0x08f2a6b6]).buffer);
 const SLICE_PIXELS = 512 * 1024;
 
-export async function readSpillHeader(path: string): Promise<SpilledPage> {
+export async function readSpillHeader(path: string) {
   const fh = await open(path, 'r');
   try {
     const head = new Uint8Array(HEADER_BYTES);

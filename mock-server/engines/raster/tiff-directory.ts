@@ -69,7 +69,6 @@ export class Reader {
 }
 
 interface Entry {
-  tag: number;
   type: number;
   count: number;
   /** Raw 4 or 8 value bytes of the entry. */
@@ -77,7 +76,6 @@ interface Entry {
 }
 
 export interface Ifd {
-  offset: number;
   next: number;
   entries: Map<number, Entry>;
 }
@@ -85,24 +83,13 @@ export interface Ifd {
 export async function readIfd(r: Reader, offset: number, pageNo: number): Promise<Ifd> {
   const countSize = r.big ? 8 : 2;
   const entrySize = r.big ? 20 : 12;
-  const head = await r.bytes(
-    offset,
-    countSize,
-    `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`,
-  );
+  const what = `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`;
+  const head = await r.bytes(offset, countSize, what);
   const n = r.big ? r.u64(head, 0) : r.u16(head, 0);
-  if (n === 0)
-    throw tiffFault(
-      'corrupt',
-      `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)} has no entries`,
-    );
+  if (n === 0) throw tiffFault('corrupt', `${what} has no entries`);
   if (n > 100_000)
     throw tiffFault('corrupt', `the directory (IFD) of page ${pageNo} claims ${formatCount(n)} entries`);
-  const body = await r.bytes(
-    offset + countSize,
-    n * entrySize + (r.big ? 8 : 4),
-    `the directory (IFD) of page ${pageNo} at offset ${formatCount(offset)}`,
-  );
+  const body = await r.bytes(offset + countSize, n * entrySize + (r.big ? 8 : 4), what);
   const entries = new Map<number, Entry>();
   for (let i = 0; i < n; i++) {
     const o = i * entrySize;
@@ -110,9 +97,9 @@ export async function readIfd(r: Reader, offset: number, pageNo: number): Promis
     const type = r.u16(body, o + 2);
     const count = r.big ? r.u64(body, o + 4) : r.u32(body, o + 4);
     const inline = body.subarray(o + (r.big ? 12 : 8), o + entrySize);
-    if (!entries.has(tag)) entries.set(tag, { tag, type, count, inline });
+    if (!entries.has(tag)) entries.set(tag, { type, count, inline });
   }
-  return { offset, next: r.offset(body, n * entrySize), entries };
+  return { next: r.offset(body, n * entrySize), entries };
 }
 
 /** Numeric values of a tag (integers and floats; rationals as num/den). */

@@ -30,6 +30,7 @@ import { open } from 'node:fs/promises';
 import { checkDecodeBudget } from './decode-budget.js';
 import { TiffError, formatCount, tiffFault } from './tiff-error.js';
 import { type Ifd, type InspectIo, one, Reader, readIfd, TAG_NAMES, values } from './tiff-directory.js';
+import type { TiffInfo } from './tiff-info.js';
 
 export const DEFAULT_MAX_PIXELS = 400_000_000;
 /** IFDs walked at most; a chain longer than this is treated as corrupt. */
@@ -41,8 +42,6 @@ export interface TiffLimits {
   /** Largest decoded size of the file (decode-budget.ts). Default 4 GiB. */
   maxDecodedBytes?: number;
 }
-
-import type { TiffInfo } from './tiff-info.js';
 
 const MAGIC_NAMES: Array<[number[], string]> = [
   [[0x89, 0x50, 0x4e, 0x47], 'PNG'],
@@ -71,14 +70,9 @@ function describeMagic(head: Buffer): string {
   return `not a TIFF: the file starts with bytes ${hex(first)}, but a TIFF starts with 49 49 2A 00 ("II*") or 4D 4D 00 2A ("MM*")`;
 }
 
-interface PageGeometry {
-  width: number;
-  height: number;
-  spp: number;
-  reduced: boolean;
-}
+type PageGeometry = Awaited<ReturnType<typeof geometry>>;
 
-async function geometry(r: Reader, ifd: Ifd, pageNo: number): Promise<PageGeometry> {
+async function geometry(r: Reader, ifd: Ifd, pageNo: number) {
   const width = await one(r, ifd, 256, pageNo);
   const height = await one(r, ifd, 257, pageNo);
   if (!width || !height) {

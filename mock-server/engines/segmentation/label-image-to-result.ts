@@ -28,10 +28,7 @@ export function describeValidLabels(image: LabelImage, first?: Int32Array): Segm
 }
 
 /** The result, and the repaired label image it describes. */
-export function labelImageToResult(image: LabelImage): {
-  result: SegmentationResult;
-  labels: LabelImage;
-} {
+export function labelImageToResult(image: LabelImage) {
   if (
     !Number.isInteger(image.width) ||
     !Number.isInteger(image.height) ||

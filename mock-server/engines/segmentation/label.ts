@@ -14,19 +14,7 @@
  * Labels are 1..count in raster-scan order of each component's first pixel.
  */
 import type { LabelImage } from './types.js';
-import { doubled, numberSets, union } from './union-find.js';
-
-/** The runs (maximal horizontal segments) of one pixel class, with their 4-connected component. */
-export interface RunComponents {
-  /** Number of runs; run r covers row runRow[r], columns runStart[r] .. runEnd[r] - 1. */
-  readonly runs: number;
-  readonly runStart: Int32Array;
-  readonly runEnd: Int32Array;
-  readonly runRow: Int32Array;
-  /** Component of each run, 0..count-1, numbered in raster order of first pixel. */
-  readonly component: Int32Array;
-  readonly count: number;
-}
+import { doubled, numberSets, runTables, union } from './union-find.js';
 
 /**
  * The first index in [i, end) whose mask byte is nonzero, or end. `words` views the same bytes
@@ -58,21 +46,17 @@ function nextZero(mask: Uint8Array, words: Uint32Array, from: number, end: numbe
  * 4-connected components of the pixels whose mask value is nonzero (`foreground` true) or zero
  * (`foreground` false). Run-based: the first pass finds the runs of each row and unites runs that
  * share a column with a run of the row above; components are then numbered in run order.
+ *
+ * Answers `runs`, the number of runs (maximal horizontal segments: run r covers row runRow[r],
+ * columns runStart[r] .. runEnd[r] - 1), and the `component` of each, 0..count-1, numbered in
+ * raster order of first pixel.
  */
-export function labelRuns(
-  mask: Uint8Array,
-  width: number,
-  height: number,
-  foreground: boolean,
-): RunComponents {
+export function labelRuns(mask: Uint8Array, width: number, height: number, foreground: boolean) {
   if (mask.length !== width * height) throw new Error(`mask length ${mask.length} != ${width} x ${height}`);
   // The word view needs a 4-byte aligned start; a mask that is a view at another offset is copied.
   const bytes = (mask.byteOffset & 3) === 0 ? mask : mask.slice();
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  let runStart: Int32Array = new Int32Array(1024);
-  let runEnd: Int32Array = new Int32Array(1024);
-  let runRow: Int32Array = new Int32Array(1024);
-  let parent: Int32Array = new Int32Array(1024);
+  let [runStart, runEnd, runRow, parent] = runTables(4);
   let runs = 0;
   let prevFirst = 0;
   let prevLast = 0; // runs of the previous row: [prevFirst, prevLast)
@@ -144,27 +128,19 @@ export function labelComponentsWithAreas(
   return { image: { width, height, labels, count }, areas, firstPixels };
 }
 
-/** Runs of equal value with their 4-connected component (same value), and the run adjacency. */
-export interface EqualValueRuns extends RunComponents {
-  readonly runValue: Int32Array;
-  /** Pairs (a, b) of runs of different value that share an edge, a < b; length 2 * pairs. */
-  readonly adjacentRuns: readonly number[];
-}
+export type EqualValueRuns = ReturnType<typeof labelEqualValueRuns>;
 
 /**
  * Labels the 4-connected components of equal value of an integer image by runs: every row is cut
  * into runs of equal value (background included); runs of the same value sharing a column in
  * consecutive rows are united, and runs of different values that share a pixel edge are listed as
- * adjacent.
+ * adjacent. Answers the runs as labelRuns does, with their `runValue`, and `adjacentRuns`: pairs
+ * (a, b) of runs of different value that share an edge, a < b (length 2 * pairs).
  */
-export function labelEqualValueRuns(values: Int32Array, width: number, height: number): EqualValueRuns {
+export function labelEqualValueRuns(values: Int32Array, width: number, height: number) {
   if (values.length !== width * height)
     throw new Error(`values length ${values.length} != ${width} x ${height}`);
-  let runStart: Int32Array = new Int32Array(1024);
-  let runEnd: Int32Array = new Int32Array(1024);
-  let runRow: Int32Array = new Int32Array(1024);
-  let runValue: Int32Array = new Int32Array(1024);
-  let parent: Int32Array = new Int32Array(1024);
+  let [runStart, runEnd, runRow, runValue, parent] = runTables(5);
   const adjacentRuns: number[] = [];
   let runs = 0;
   let prevFirst = 0;

@@ -68,15 +68,10 @@ function withoutNegatives(labels: Int32Array): Int32Array {
   return labels;
 }
 
-/** Per component (numbered in raster order of first pixel): its value, its size, whether it touches the border. */
-interface Components {
-  readonly count: number;
-  readonly value: Int32Array;
-  readonly size: Float64Array;
-  readonly onBorder: Uint8Array;
-}
+type Components = ReturnType<typeof describeComponents>;
 
-function describeComponents(runs: EqualValueRuns, width: number, height: number): Components {
+/** Per component (numbered in raster order of first pixel): its value, its size, whether it touches the border. */
+function describeComponents(runs: EqualValueRuns, width: number, height: number) {
   const { runStart, runEnd, runRow, runValue, component, count } = runs;
   const value = new Int32Array(count);
   const size = new Float64Array(count);

@@ -16,7 +16,7 @@ import { labelComponentsWithAreas } from './label.js';
 import { describeValidLabels } from './label-image-to-result.js';
 import { repairLabelImage } from './repair-labels.js';
 import { otsuMask, type Polarity } from './threshold.js';
-import type { LabelImage, SegmentationResult } from './types.js';
+import type { SegmentationResult } from './types.js';
 import { splitTouchingObjects } from './watershed.js';
 
 /** The model's parameters; the area and border ones are filter-objects.ts's. */
@@ -36,14 +36,7 @@ export type StageTimings = Record<
   number
 >;
 
-export interface DetailedSegmentation {
-  result: SegmentationResult;
-  /** The final label image; label i is result.objects[i - 1]. */
-  labels: LabelImage;
-  timings: StageTimings;
-}
-
-function validate(plane: Plane, params: ThresholdParams): Uint8Array | Uint16Array {
+function validate(plane: Plane, params: ThresholdParams): void {
   const { width, height, data } = plane;
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
     throw new Error(`segmentByThreshold: invalid plane size ${width} x ${height}`);
@@ -63,16 +56,12 @@ function validate(plane: Plane, params: ThresholdParams): Uint8Array | Uint16Arr
   if (params.maxAreaPx !== undefined && !(params.maxAreaPx >= params.minAreaPx)) {
     throw new Error(`invalid maxAreaPx ${params.maxAreaPx}`);
   }
-  return data as Uint8Array | Uint16Array;
 }
 
-export function segmentByThresholdDetailed(
-  plane: Plane,
-  params: ThresholdParams,
-  signal?: AbortSignal,
-): DetailedSegmentation {
-  const data = validate(plane, params);
-  const { width, height } = plane;
+/** The result, the final label image (label i is result.objects[i - 1]) and the stages' timings. */
+export function segmentByThresholdDetailed(plane: Plane, params: ThresholdParams, signal?: AbortSignal) {
+  validate(plane, params);
+  const { width, height, data } = plane;
   const start = performance.now();
   const timings = {} as StageTimings;
   let last = start;

@@ -28,10 +28,7 @@ export function thresholdMask(
 }
 
 /** The Otsu threshold of a plane (otsu.ts) and its mask. */
-export function otsuMask(
-  data: Uint8Array | Uint16Array,
-  polarity: Polarity,
-): { threshold: number; mask: Uint8Array } {
+export function otsuMask(data: Uint8Array | Uint16Array, polarity: Polarity) {
   // thresholdMask refuses an unknown polarity.
   const threshold = otsuThreshold(data);
   return { threshold, mask: thresholdMask(data, threshold, polarity) };

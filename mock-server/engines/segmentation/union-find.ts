@@ -27,6 +27,11 @@ export function union(parent: Int32Array, a: number, b: number): number {
   return rb;
 }
 
+/** `count` empty run tables, room for 1024 runs each (doubled as they fill). */
+export function runTables(count: number): Int32Array[] {
+  return Array.from({ length: count }, () => new Int32Array(1024));
+}
+
 /** Copies of full run tables, each with twice the entries. */
 export function doubled<T extends Int32Array[]>(tables: [...T]): T {
   return tables.map((a) => {

@@ -45,25 +45,19 @@ export function splitTouchingObjects(objects: LabelImage, squaredDistance: Float
   return { width, height, labels: out, count };
 }
 
+type Ranked = ReturnType<typeof rankByDistance>;
+
 /**
  * Foreground pixels by decreasing squared distance, then increasing index (a counting sort). From
- * here on a pixel is named by its rank in that order: smaller rank = higher, older.
+ * here on a pixel is named by its rank in that order: smaller rank = higher, older. `order` maps
+ * rank to pixel, `rankOf` pixel to rank (foreground pixels only), `value` rank to squared distance.
  */
-interface Ranked {
-  /** rank -> pixel */
-  readonly order: Int32Array;
-  /** pixel -> rank (foreground pixels only) */
-  readonly rankOf: Int32Array;
-  /** rank -> squared distance */
-  readonly value: Int32Array;
-}
-
 function rankByDistance(
   labels: Int32Array,
   squaredDistance: Float64Array,
   maxValue: number,
   foreground: number,
-): Ranked {
+) {
   const n = labels.length;
   const buckets = new Int32Array(maxValue + 2);
   for (let i = 0; i < n; i++) if (labels[i] !== 0) buckets[maxValue - squaredDistance[i] + 1]++;

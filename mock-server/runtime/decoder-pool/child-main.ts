@@ -7,6 +7,7 @@
  * memory") becomes a "too large to decode" error naming the ceiling: the memory ceiling is the
  * process's own (child-command.ts), so the file is what does not fit, not the server.
  */
+import { formatCount } from '../../engines/raster/tiff-error.js';
 import { MEMORY_CEILING_ENV, type FromChild, type TaskTable, type ToChild } from './protocol.js';
 
 const tasksUrl = process.argv[2];
@@ -38,10 +39,7 @@ process.on('message', (raw) => {
   work
     .then(
       (result) => send({ type: 'done', id: message.id, result }),
-      (err: unknown) => {
-        const outOfMemory = ALLOCATION_FAILED.test(err instanceof Error ? err.message : String(err));
-        send({ type: 'failed', id: message.id, error: describeFailure(err), retire: outOfMemory });
-      },
+      (err: unknown) => send({ type: 'failed', id: message.id, ...describeFailure(err) }),
     )
     .finally(() => running.delete(message.id));
 });
@@ -51,18 +49,16 @@ send({ type: 'ready' });
 const ALLOCATION_FAILED =
   /Array buffer allocation failed|Invalid typed array length|Cannot create a Buffer larger|out of memory|unable to allocate|failed to allocate memory|std::bad_alloc|Error creating thread/i;
 
-function describeFailure(err: unknown): { name: string; message: string; kind?: string } {
+/** The failure as the parent reads it; `retire` when the child ran out of memory. */
+function describeFailure(err: unknown): Pick<Extract<FromChild, { type: 'failed' }>, 'error' | 'retire'> {
   const e = err instanceof Error ? err : new Error(String(err));
   if (ALLOCATION_FAILED.test(e.message)) {
     const ceiling = Number(process.env[MEMORY_CEILING_ENV]);
-    const limit = ceiling > 0 ? ` of ${Math.round(ceiling / 1024 ** 2).toLocaleString('en-US')} MiB` : '';
+    const limit = ceiling > 0 ? ` of ${formatCount(ceiling / 1024 ** 2)} MiB` : '';
     // The allocation's own words: the first line that is not blank, trimmed.
     const cause = e.message.match(/\S(?:.*\S)?/)?.[0] ?? e.message;
-    return {
-      name: 'TiffError',
-      kind: 'too-large',
-      message: `too large to decode within this server's memory limit${limit} for one decoder (${cause})`,
-    };
+    const message = `too large to decode within this server's memory limit${limit} for one decoder (${cause})`;
+    return { error: { name: 'TiffError', kind: 'too-large', message }, retire: true };
   }
-  return { name: e.name, message: e.message, kind: (e as { kind?: string }).kind };
+  return { error: { name: e.name, message: e.message, kind: (e as { kind?: string }).kind }, retire: false };
 }

@@ -20,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatCount } from '../../engines/raster/tiff-error.js';
 import { childCommand } from './child-command.js';
 import { DecoderCrashed, DecoderTaskError } from './decoder-crashed.js';
 import { MEMORY_CEILING_ENV, type FromChild, type ToChild } from './protocol.js';
@@ -180,7 +181,7 @@ export class ChildProcessPool {
     this.send(slot, { type: 'run', id: job.id, task: job.task, payload: job.payload });
   }
 
-  private spawn(): Slot {
+  private spawn(): void {
     const { execPath, execArgv } = childCommand(this.options.memoryCeilingBytes, this.entry.typeScript);
     const proc = fork(this.entry.childMain, [this.tasksUrl], {
       execPath,
@@ -195,7 +196,6 @@ export class ChildProcessPool {
     proc.on('message', (m) => this.onMessage(slot, m as FromChild));
     proc.on('error', () => undefined); // followed by 'exit', which settles the job
     proc.once('exit', (code, signal) => this.onExit(slot, code, signal));
-    return slot;
   }
 
   private onMessage(slot: Slot, message: FromChild): void {
@@ -267,7 +267,7 @@ export class ChildProcessPool {
                   `the decoder was stopped: this file took longer than ${seconds(this.options.timeBudgetMs)} to read, this server's time limit for one file`,
                 )
               : new DecoderCrashed(
-                  `the decoder process stopped (${signal ?? `exit code ${code}`}) while reading this file: it needs more than this server's memory limit of ${mebibytes(this.options.memoryCeilingBytes)} for one decoder, or it is corrupt`,
+                  `the decoder process stopped (${signal ?? `exit code ${code}`}) while reading this file: it needs more than this server's memory limit of ${formatCount(this.options.memoryCeilingBytes / 1024 ** 2)} MiB for one decoder, or it is corrupt`,
                 );
       this.settle(job, () => job.reject(err));
     }
@@ -321,15 +321,10 @@ export class ChildProcessPool {
 function holdProcessOpen(proc: ChildProcess, hold: boolean): void {
   // The stderr pipe is a socket of its own: left referenced, an idle child would hold the server open.
   const stderr = proc.stderr as (NodeJS.ReadableStream & { ref?(): void; unref?(): void }) | null;
-  if (hold) {
-    proc.ref();
-    proc.channel?.ref();
-    stderr?.ref?.();
-  } else {
-    proc.unref();
-    proc.channel?.unref();
-    stderr?.unref?.();
-  }
+  const how = hold ? 'ref' : 'unref';
+  proc[how]();
+  proc.channel?.[how]();
+  stderr?.[how]?.();
 }
 
 function abortError(): Error {
@@ -338,10 +333,6 @@ function abortError(): Error {
 
 function seconds(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s` : `${ms} ms`;
-}
-
-function mebibytes(bytes: number): string {
-  return `${Math.round(bytes / 1024 ** 2).toLocaleString('en-US')} MiB`;
 }
 
 /**

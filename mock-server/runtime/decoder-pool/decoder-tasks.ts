@@ -8,7 +8,7 @@
  */
 import { convertImage, type ConvertedFiles } from '../../engines/raster/convert-image.js';
 import type { TiffLimits } from '../../engines/raster/tiff-inspect.js';
-import { segmentStoredImage, type SegmentTask } from '../../engines/models/segment-task.js';
+import { segmentStoredImage } from '../../engines/models/segment-task.js';
 import type { TaskTable } from './protocol.js';
 
 export interface ConvertJob {
@@ -21,7 +21,5 @@ export const tasks = {
   convert(job: ConvertJob) {
     return convertImage(job.tiffPath, job.files, job.limits);
   },
-  segment(job: SegmentTask, signal: AbortSignal) {
-    return segmentStoredImage(job, signal);
-  },
+  segment: segmentStoredImage,
 } satisfies TaskTable;

@@ -32,9 +32,6 @@ export class ChildProcessSegmentationRunner implements SegmentationRunner {
   }
 }
 
-export function toSpec(model: ModelRecord): ModelSpec {
-  const { name, version, engine } = model;
-  return engine.kind === 'remote'
-    ? { kind: 'remote', name, version, url: engine.url, timeoutMs: engine.timeoutMs, params: engine.params }
-    : { kind: 'threshold', name, version, params: engine.params };
+export function toSpec({ name, version, engine }: ModelRecord): ModelSpec {
+  return { name, version, ...engine };
 }

@@ -12,13 +12,7 @@
  * so those parts count nothing for a scrape that may never come.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-
-/** A pool of decoder children: children alive, children running a job, jobs waiting for one. */
-export interface DecoderPoolUse {
-  children: number;
-  busy: number;
-  queued: number;
-}
+import type { ChildProcessPool } from '../decoder-pool/child-process-pool.js';
 
 /** What the scrape reads from the parts that hold it; a probe left out leaves its metric out. */
 export interface MetricProbes {
@@ -31,7 +25,7 @@ export interface MetricProbes {
   /** The PostgreSQL pool: callers waiting for a connection now, and waits since start. */
   databasePool?: () => { waiting: number; waits: number };
   /** The decoder pools by name (convert, segment). */
-  decoderPools?: () => Record<string, DecoderPoolUse>;
+  decoderPools?: () => Record<string, ChildProcessPool['use']>;
 }
 
 const PREFIX = 'cellseg_mock_';
@@ -66,62 +60,58 @@ export class InstanceMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    const uploads = () => this.uploads;
-    new Gauge({
-      name: `${PREFIX}uploads_in_flight`,
-      help: 'Single-request uploads (POST /upload) being received or converted now.',
-      registers,
-      collect() {
-        this.set(uploads());
-      },
-    });
-    const { jobsQueued, jobsLeased, jobLeasesLost, databasePool, decoderPools } = probes;
-    if (jobsQueued)
+    /** A gauge set to what `read` answers at scrape time. */
+    const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
       new Gauge({
-        name: `${PREFIX}jobs_queued`,
-        help: 'Durable jobs (conversions, predictions) queued in the shared state store.',
+        name: `${PREFIX}${name}`,
+        help,
         registers,
         async collect() {
-          this.set(await jobsQueued());
+          this.set(await read());
         },
       });
+    /** A counter set to the running total `read` answers at scrape time. */
+    const total = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name: `${PREFIX}${name}`,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    gauge(
+      'uploads_in_flight',
+      'Single-request uploads (POST /upload) being received or converted now.',
+      () => this.uploads,
+    );
+    const { jobsQueued, jobsLeased, jobLeasesLost, databasePool, decoderPools } = probes;
+    if (jobsQueued)
+      gauge(
+        'jobs_queued',
+        'Durable jobs (conversions, predictions) queued in the shared state store.',
+        jobsQueued,
+      );
     if (jobsLeased)
-      new Gauge({
-        name: `${PREFIX}jobs_leased`,
-        help: "Jobs this instance's worker holds a lease on and is running.",
-        registers,
-        collect() {
-          this.set(jobsLeased());
-        },
-      });
+      gauge('jobs_leased', "Jobs this instance's worker holds a lease on and is running.", jobsLeased);
     if (jobLeasesLost)
-      new Counter({
-        name: `${PREFIX}job_leases_expired_total`,
-        help: "Leases this instance's worker lost (ran out or refused on renewal): the job runs elsewhere.",
-        registers,
-        collect() {
-          this.reset();
-          this.inc(jobLeasesLost());
-        },
-      });
+      total(
+        'job_leases_expired_total',
+        "Leases this instance's worker lost (ran out or refused on renewal): the job runs elsewhere.",
+        jobLeasesLost,
+      );
     if (databasePool) {
-      new Gauge({
-        name: `${PREFIX}database_pool_waiting`,
-        help: 'Transactions waiting for a free PostgreSQL connection now.',
-        registers,
-        collect() {
-          this.set(databasePool().waiting);
-        },
-      });
-      new Counter({
-        name: `${PREFIX}database_pool_waits_total`,
-        help: 'Transactions that found every PostgreSQL connection of the pool busy and waited.',
-        registers,
-        collect() {
-          this.reset();
-          this.inc(databasePool().waits);
-        },
-      });
+      gauge(
+        'database_pool_waiting',
+        'Transactions waiting for a free PostgreSQL connection now.',
+        () => databasePool().waiting,
+      );
+      total(
+        'database_pool_waits_total',
+        'Transactions that found every PostgreSQL connection of the pool busy and waited.',
+        () => databasePool().waits,
+      );
     }
     if (decoderPools)
       for (const [field, help] of [
