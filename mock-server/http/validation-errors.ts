@@ -53,14 +53,6 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
       const expected = allowed.map((v) => `'${String(v)}'`).join(' or ');
       return validationItem(loc, `Input should be ${expected}`, 'enum', input, { expected });
     }
-    case 'parse':
-      return validationItem(
-        ['body', '0'],
-        'JSON decode error',
-        'json_invalid',
-        {},
-        { error: error.message ?? '' },
-      );
     default: {
       const bound = BOUND_ITEMS[error.keyword]?.(p.limit, p);
       if (bound) return validationItem(loc, bound[0], bound[1], input, bound[2]);
