@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { DocumentOperation } from './document-operation.js';
 import { requestMediaTypes } from '../../openapi/documents.js';
-import type { RequestCompilers } from './request-compilers.js';
+import type { createRequestCompilers } from './request-compilers.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ export interface RequestParts {
 export class RequestValidator {
   private readonly compiled = new Map<string, CompiledOperation>();
   private readonly operations = new Map<string, DocumentOperation>();
-  private compilers: Promise<RequestCompilers> | undefined;
+  private compilers: Promise<ReturnType<typeof createRequestCompilers>> | undefined;
 
   constructor(operations: DocumentOperation[]) {
     for (const operation of operations) this.operations.set(operation.operationId, operation);
@@ -80,7 +80,7 @@ export class RequestValidator {
     return compiled;
   }
 
-  private loadCompilers(): Promise<RequestCompilers> {
+  private loadCompilers() {
     this.compilers ??= import('./request-compilers.js').then((m) => m.createRequestCompilers());
     return this.compilers;
   }
