@@ -1,4 +1,5 @@
 import type { OrganizationAdmin } from '../../domain/organization-admin.js';
+import type { Organization } from '../../domain/organizations.js';
 import type { OperationHandler } from '../operation-context.js';
 import { apiKeyCreated } from '../render/acknowledgements.js';
 import { toCreatedOrganizationResource, toOrganizationResource } from '../render/control.js';
@@ -31,9 +32,8 @@ const toPlanInput = (plan: PlanBody) => ({
 export function organizationHandlers({
   organizations,
 }: OrganizationUseCases): Record<string, OperationHandler> {
-  const resource = async (
-    org: Parameters<OrganizationAdmin['summary']>[0] | Promise<Parameters<OrganizationAdmin['summary']>[0]>,
-  ) => toOrganizationResource(await organizations.summary(await org));
+  const resource = async (org: Promise<Organization>) =>
+    toOrganizationResource(await organizations.summary(await org));
   return {
     async mockListOrganizations({ res }) {
       res.json((await organizations.list()).map(toOrganizationResource));
