@@ -13,13 +13,6 @@ export function canonicalUuid(value: string): string {
   return found ? found[1].toLowerCase() : value;
 }
 
-interface UuidFields {
-  path: string[];
-  query: string[];
-  /** Top-level properties of the JSON body. */
-  body: string[];
-}
-
 /**
  * Wraps every handler so that the ids it receives (path and query parameters, top-level body
  * properties) are canonical wherever the document declares them `format: uuid`; the document, not
@@ -46,7 +39,7 @@ export function withCanonicalIds(
   return wrapped;
 }
 
-function uuidFields(operation: DocumentOperation): UuidFields {
+function uuidFields(operation: DocumentOperation) {
   const named = (where: string) =>
     operation.parameters.filter((p) => p.in === where && isUuidSchema(p.schema)).map((p) => p.name);
   const schema = operation.requestBody?.content?.['application/json']?.schema;

@@ -10,12 +10,6 @@ export interface RouteSpec {
   operation?: DocumentOperation;
 }
 
-/** What a path takes: its methods, and the request headers a browser may send to it. */
-export interface RouteMethods {
-  methods: string[];
-  headers: string[];
-}
-
 /** The operation a request reaches with its decoded path parameters, or why none: `pathKnown` when only the method differs. */
 export type OperationMatch =
   | { operation: DocumentOperation; params: Record<string, string> }
@@ -70,8 +64,11 @@ export class RouteTable {
     return false;
   }
 
-  /** Every method any template matching `path` answers (a path can match more than one). */
-  lookup(path: string): RouteMethods | undefined {
+  /**
+   * Every method any template matching `path` answers (a path can match more than one), and the
+   * request headers a browser may send to it.
+   */
+  lookup(path: string) {
     const methods = new Set<string>();
     const headers = new Set<string>(EVERY_ROUTE_HEADERS);
     for (const { pattern, spec } of this.candidates(path)) {
