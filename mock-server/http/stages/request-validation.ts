@@ -37,18 +37,12 @@ export function sendValidation(
  */
 function relevantErrors(errors: ErrorObject[], { streaming, facts }: OperationCall): ErrorObject[] {
   return errors.filter((e) => {
-    if (
-      facts.byHandler.some((prefix) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))
-    )
-      return false;
-    if (e.keyword === 'additionalProperties' && e.instancePath === '/query') return false;
-    if (
-      streaming &&
-      (e.instancePath.startsWith('/requestBody') ||
-        (e.keyword === 'required' &&
-          (e.params as { missingProperty?: string }).missingProperty === 'requestBody'))
-    )
-      return false;
-    return true;
+    const at = e.instancePath;
+    if (facts.byHandler.some((prefix) => at === prefix || at.startsWith(`${prefix}/`))) return false;
+    if (e.keyword === 'additionalProperties' && at === '/query') return false;
+    const bodyMissing =
+      e.keyword === 'required' &&
+      (e.params as { missingProperty?: string }).missingProperty === 'requestBody';
+    return !(streaming && (at.startsWith('/requestBody') || bodyMissing));
   });
 }
