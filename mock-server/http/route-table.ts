@@ -18,13 +18,7 @@ export type OperationMatch =
 /** Headers the mock reads on every route: content negotiation, and a request id it echoes. */
 const EVERY_ROUTE_HEADERS = ['Accept', 'X-Request-Id'];
 
-interface CompiledRoute {
-  spec: RouteSpec;
-  /** The template with a capture group per parameter, each within one segment (`[^/]+`). */
-  pattern: RegExp;
-  /** The template's parameter names, in the order of the pattern's groups. */
-  names: string[];
-}
+type CompiledRoute = ReturnType<typeof compileRoute>;
 
 /**
  * Every path the mock serves with the methods it answers, compiled once at start-up: the operation
@@ -117,7 +111,11 @@ export function operationRoutes(operations: DocumentOperation[]): RouteSpec[] {
   });
 }
 
-function compileRoute(spec: RouteSpec): CompiledRoute {
+/**
+ * The template as a pattern with a capture group per parameter, each within one segment (`[^/]+`),
+ * and the parameter names in the order of its groups.
+ */
+function compileRoute(spec: RouteSpec) {
   const names: string[] = [];
   const source = spec.template
     .split(/(\{[^}]+\})/)
