@@ -86,7 +86,10 @@ export class RequestValidator {
   }
 }
 
-/** The path and query parameters' schema, or undefined for an operation that has none. */
+/**
+ * The path and query parameters' schema, or undefined for an operation that has none. It leaves
+ * other query names open: unknown query parameters are ignored, as FastAPI does.
+ */
 function paramsSchema(operation: DocumentOperation): Json | undefined {
   const groups: Record<'path' | 'query', { properties: Json; required: string[] }> = {
     path: { properties: {}, required: [] },

@@ -32,17 +32,11 @@ export function sendValidation(
 }
 
 /**
- * Unknown query parameters are ignored, as FastAPI does; a streamed body and parameters marked
- * `x-validated-by-handler` are checked by their handler.
+ * Parameters marked `x-validated-by-handler` are checked by their handler. A streamed body never
+ * reaches the validator (`checkBody`), and unknown query parameters pass (request-validator.ts).
  */
-function relevantErrors(errors: ErrorObject[], { streaming, facts }: OperationCall): ErrorObject[] {
-  return errors.filter((e) => {
-    const at = e.instancePath;
-    if (facts.byHandler.some((prefix) => at === prefix || at.startsWith(`${prefix}/`))) return false;
-    if (e.keyword === 'additionalProperties' && at === '/query') return false;
-    const bodyMissing =
-      e.keyword === 'required' &&
-      (e.params as { missingProperty?: string }).missingProperty === 'requestBody';
-    return !(streaming && (at.startsWith('/requestBody') || bodyMissing));
-  });
+function relevantErrors(errors: ErrorObject[], { facts }: OperationCall): ErrorObject[] {
+  return errors.filter(
+    ({ instancePath: at }) => !facts.byHandler.some((prefix) => at === prefix || at.startsWith(`${prefix}/`)),
+  );
 }
