@@ -1,5 +1,6 @@
 import type { OrganizationAdmin } from '../../domain/organization-admin.js';
 import type { Organization } from '../../domain/organizations.js';
+import type { ControlSchemas } from '../api-schemas.js';
 import type { OperationHandler } from '../operation-context.js';
 import { apiKeyCreated } from '../render/acknowledgements.js';
 import { toCreatedOrganizationResource, toOrganizationResource } from '../render/control.js';
@@ -20,7 +21,7 @@ export interface OrganizationUseCases {
   >;
 }
 
-type PlanBody = { name?: string; storage_cap_images: number; monthly_analysis_cap: number };
+type PlanBody = ControlSchemas['MockPlan'];
 
 const toPlanInput = (plan: PlanBody) => ({
   name: plan.name,
