@@ -91,24 +91,16 @@ export class RequestValidator {
  * other query names open: unknown query parameters are ignored, as FastAPI does.
  */
 function paramsSchema(operation: DocumentOperation): Json | undefined {
-  const groups: Record<'path' | 'query', { properties: Json; required: string[] }> = {
-    path: { properties: {}, required: [] },
-    query: { properties: {}, required: [] },
+  const group = (where: 'path' | 'query') => {
+    const declared = operation.parameters.filter((p) => p.in === where);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+      required: declared.filter((p) => p.required).map((p) => p.name),
+    };
   };
-  for (const { in: where, name, schema, required } of operation.parameters) {
-    if (where !== 'path' && where !== 'query') continue;
-    groups[where].properties[name] = schema ?? {};
-    if (required) groups[where].required.push(name);
-  }
-  if (!Object.keys(groups.path.properties).length && !Object.keys(groups.query.properties).length)
-    return undefined;
-  return {
-    type: 'object',
-    properties: {
-      path: { type: 'object', ...groups.path },
-      query: { type: 'object', ...groups.query },
-    },
-  };
+  if (!operation.parameters.some((p) => p.in === 'path' || p.in === 'query')) return undefined;
+  return { type: 'object', properties: { path: group('path'), query: group('query') } };
 }
 
 function bodySchema(operation: DocumentOperation): Json | undefined {
