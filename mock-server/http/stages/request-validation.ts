@@ -23,11 +23,7 @@ export function requestValidation(validator: RequestValidator): OperationStage {
   };
 }
 
-export function sendValidation(
-  res: ApiResponse,
-  style: ValidationStyle | undefined,
-  items: ValidationItem[],
-): void {
+export function sendValidation(res: ApiResponse, style: ValidationStyle, items: ValidationItem[]): void {
   sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
 }
 
