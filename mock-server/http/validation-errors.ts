@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { isJsonObject } from './json-body.js';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
 import type { RequestParts } from './request-validator.js';
 
@@ -19,7 +20,7 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
   const loc = [where === 'requestBody' ? 'body' : where, ...rest];
   const root =
     where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
-  const input = rest.reduce<unknown>((value, key) => (isRecord(value) ? value[key] : undefined), root);
+  const input = rest.reduce<unknown>((value, key) => (isJsonObject(value) ? value[key] : undefined), root);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -29,7 +30,7 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
         [...loc, String(p.additionalProperty)],
         'Extra inputs are not permitted',
         'extra_forbidden',
-        isRecord(input) ? input[String(p.additionalProperty)] : null,
+        isJsonObject(input) ? input[String(p.additionalProperty)] : null,
       );
     case 'format':
       if (p.format === 'uuid') {
@@ -115,8 +116,4 @@ const TYPE_NAMES: Record<string, [word: string, key: string]> = {
 
 function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
