@@ -26,7 +26,7 @@ import { selfServicePlanHandlers } from './handlers/self-service-plan-handlers.j
 import type { HttpUseCases } from './use-cases.js';
 import { failureAnswer } from './failure-answer.js';
 import { requestPipeline, type RequestStage } from './request-pipeline.js';
-import { countedUpload, requestMetrics } from './request-metrics.js';
+import { countedUpload } from './request-metrics.js';
 import { metricsHandlers } from './handlers/metrics-handlers.js';
 
 /**
@@ -67,8 +67,9 @@ export function createApp(
   };
   const uploads = uploadHandlers(useCases, discardLimits);
   const stages: RequestStage[] = [
-    requestLog(logger, useCases.journal, { successes: settings.logRequests === 'all' ? 'info' : 'debug' }),
-    requestMetrics(useCases.metrics),
+    requestLog(logger, useCases.journal, useCases.metrics, {
+      successes: settings.logRequests === 'all' ? 'info' : 'debug',
+    }),
     cors(parseCorsOrigins(settings.corsOrigins), routes),
   ];
   if (embeddedStore) {

@@ -1,4 +1,5 @@
 import type { DocumentOperation } from './document-operation.js';
+import { isJsonObject } from './json-body.js';
 import type { OperationContext, OperationHandler } from './operation-context.js';
 
 const UUID = /^(?:urn:uuid:)?([0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$/i;
@@ -11,13 +12,6 @@ const UUID = /^(?:urn:uuid:)?([0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})$/i;
 export function canonicalUuid(value: string): string {
   const found = UUID.exec(value);
   return found ? found[1].toLowerCase() : value;
-}
-
-interface UuidFields {
-  path: string[];
-  query: string[];
-  /** Top-level properties of the JSON body. */
-  body: string[];
 }
 
 /**
@@ -40,13 +34,13 @@ export function withCanonicalIds(
         ...ctx,
         params: canonicalized(ctx.params, fields.path),
         query: canonicalized(ctx.query, fields.query),
-        body: isPlainObject(ctx.body) ? canonicalized(ctx.body, fields.body) : ctx.body,
+        body: isJsonObject(ctx.body) ? canonicalized(ctx.body, fields.body) : ctx.body,
       });
   }
   return wrapped;
 }
 
-function uuidFields(operation: DocumentOperation): UuidFields {
+function uuidFields(operation: DocumentOperation) {
   const named = (where: string) =>
     operation.parameters.filter((p) => p.in === where && isUuidSchema(p.schema)).map((p) => p.name);
   const schema = operation.requestBody?.content?.['application/json']?.schema;
@@ -62,10 +56,6 @@ function uuidFields(operation: DocumentOperation): UuidFields {
 
 function isUuidSchema(schema: unknown): boolean {
   return (schema as { format?: unknown } | undefined)?.format === 'uuid';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function canonicalized<T extends Record<string, unknown>>(values: T, names: string[]): T {

@@ -1,3 +1,5 @@
+/// <reference lib="es2024.string" />
+
 /**
  * `attachment; filename="<ascii>"; filename*=UTF-8''<percent-encoded>` (RFC 6266 with RFC 5987's
  * ext-value) for any name a JSON body can carry. A lone UTF-16 surrogate cannot be UTF-8 encoded
@@ -8,14 +10,9 @@
  */
 export function contentDisposition(imageName: string, exportName: string): string {
   const base = imageName.replace(/\.(ome\.)?tiff?$/i, '');
-  const filename = wellFormed(`${base}_${exportName}`).replace(/[/\\]/g, '_');
+  const filename = `${base}_${exportName}`.toWellFormed().replace(/[/\\]/g, '_');
   const ascii = filename.replace(/[^\x20-\x7e]|["%]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeExtValue(filename)}`;
-}
-
-/** Replaces every unpaired surrogate with U+FFFD, so the string has a UTF-8 encoding. */
-export function wellFormed(text: string): string {
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 /** RFC 5987 attr-char leaves out ' ( ) * that encodeURIComponent keeps. */

@@ -10,14 +10,13 @@ export interface DocumentOperation {
   path: string;
   /** Lower case, as the document's keys are. */
   method: string;
-  summary?: string;
   tags?: string[];
   parameters: OperationParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
   /** Each requirement names schemes; an empty list means no credential. */
   security: Array<Record<string, string[]>>;
-  /** How its 422 words validation errors: FastAPI's item list (unset too), or a sentence (`ValidationErrorString`). */
-  validationStyle?: ValidationStyle;
+  /** How its 422 words validation errors: FastAPI's item list, or a sentence (`ValidationErrorString`). */
+  validationStyle: ValidationStyle;
   [field: string]: unknown;
 }
 

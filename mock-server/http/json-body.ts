@@ -80,3 +80,8 @@ export function mediaType(req: IncomingMessage): string {
 export function isJsonMediaType(type: string): boolean {
   return type === 'application/json' || type.endsWith('+json');
 }
+
+/** A JSON object: not an array, not null. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

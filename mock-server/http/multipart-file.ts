@@ -24,14 +24,9 @@ export function receiveFile(
   tempDir: string,
   maxBytes: number,
 ): Promise<ReceivedFile | ReceiveFailure> {
-  return new Promise((resolve) => {
-    let settled = false;
+  // The first outcome is the answer: a promise settles once, and ignores the outcomes after it.
+  return new Promise((finish) => {
     let sawFile = false;
-    const finish = (outcome: ReceivedFile | ReceiveFailure) => {
-      if (settled) return;
-      settled = true;
-      resolve(outcome);
-    };
     let parser: BusboyInstance;
     try {
       parser = Busboy({

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ApiRequest, ApiResponse } from './exchange.js';
-import type { PublicDocument } from './public-document.js';
+import type { publicDocument } from './public-document.js';
 import type { RequestStage } from './request-pipeline.js';
 import { sendSizedBody } from './send-sized-body.js';
 import type { RouteSpec } from './route-table.js';
@@ -23,7 +23,7 @@ import { decodeSegment } from './path-segment.js';
  * analytics package (@scarf/scarf) it depends on (docs/browser-clients.md says why).
  */
 export function referenceStage({ publicBaseUrl }: { publicBaseUrl: string }): RequestStage {
-  let document: Promise<PublicDocument> | undefined;
+  let document: Promise<ReturnType<typeof publicDocument>> | undefined;
   // Read on first request, not at start: nothing here may hold back the mock's first answer.
   const served = () =>
     (document ??= import('./public-document.js').then((m) => m.publicDocument(publicBaseUrl)));

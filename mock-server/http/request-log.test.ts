@@ -93,7 +93,12 @@ describe('request logging', () => {
         return batch.promise;
       },
     };
-    const stage = requestLog(pino({ level: 'warn' }, sink), journal, { successes: 'debug' });
+    const stage = requestLog(
+      pino({ level: 'warn' }, sink),
+      journal,
+      { observeRequest: () => undefined },
+      { successes: 'debug' },
+    );
     const server = createServer(
       requestPipeline([stage, (_req, res) => (res.end('ok'), true)], () => {}),
     ).listen(0, '127.0.0.1');

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RequestJournal } from '../control/request-journal.js';
 import { mediaType } from './json-body.js';
+import type { RequestMetrics } from './request-metrics.js';
 import type { RequestStage } from './request-pipeline.js';
 
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The operation label of a request no document operation took (storage, /docs, 404s). */
+const NO_OPERATION = 'none';
 
 /**
  * One JSON log line per request, tied to an id that is echoed in `X-Request-Id` (the client's, if
@@ -13,10 +16,13 @@ const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * looks for what went wrong; a successful one at debug unless `--log-requests all`: a line for
  * every success cost about a fifth of the mock's throughput under the HTTP bench's load. The journal
  * keeps every request either way. The JSON body of an answer is kept by `res.json` (exchange.ts).
+ * The metrics count it by the operation routing named and its status, and observe its latency.
+ * A connection closed before the answer counts as status 0.
  */
 export function requestLog(
   logger: Logger,
   journal: Pick<RequestJournal, 'record'>,
+  metrics: Pick<RequestMetrics, 'observeRequest'>,
   /** The level a successful request's line is written at (--log-requests all: info). */
   { successes }: { successes: 'info' | 'debug' },
 ): RequestStage {
@@ -34,6 +40,7 @@ export function requestLog(
     res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const status = res.writableFinished ? res.statusCode : 0;
+      metrics.observeRequest(res.locals.operationId ?? NO_OPERATION, status, ms / 1e3);
       const level = status >= 200 && status < 400 ? successes : 'info';
       if (logger.isLevelEnabled(level))
         logger[level](

@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { DocumentOperation } from './document-operation.js';
 import { requestMediaTypes } from '../../openapi/documents.js';
-import type { RequestCompilers } from './request-compilers.js';
+import type { createRequestCompilers } from './request-compilers.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ export interface RequestParts {
 export class RequestValidator {
   private readonly compiled = new Map<string, CompiledOperation>();
   private readonly operations = new Map<string, DocumentOperation>();
-  private compilers: Promise<RequestCompilers> | undefined;
+  private compilers: Promise<ReturnType<typeof createRequestCompilers>> | undefined;
 
   constructor(operations: DocumentOperation[]) {
     for (const operation of operations) this.operations.set(operation.operationId, operation);
@@ -80,32 +80,27 @@ export class RequestValidator {
     return compiled;
   }
 
-  private loadCompilers(): Promise<RequestCompilers> {
+  private loadCompilers() {
     this.compilers ??= import('./request-compilers.js').then((m) => m.createRequestCompilers());
     return this.compilers;
   }
 }
 
-/** The path and query parameters' schema, or undefined for an operation that has none. */
+/**
+ * The path and query parameters' schema, or undefined for an operation that has none. It leaves
+ * other query names open: unknown query parameters are ignored, as FastAPI does.
+ */
 function paramsSchema(operation: DocumentOperation): Json | undefined {
-  const groups: Record<'path' | 'query', { properties: Json; required: string[] }> = {
-    path: { properties: {}, required: [] },
-    query: { properties: {}, required: [] },
+  const group = (where: 'path' | 'query') => {
+    const declared = operation.parameters.filter((p) => p.in === where);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(declared.map((p) => [p.name, p.schema ?? {}])),
+      required: declared.filter((p) => p.required).map((p) => p.name),
+    };
   };
-  for (const { in: where, name, schema, required } of operation.parameters) {
-    if (where !== 'path' && where !== 'query') continue;
-    groups[where].properties[name] = schema ?? {};
-    if (required) groups[where].required.push(name);
-  }
-  if (!Object.keys(groups.path.properties).length && !Object.keys(groups.query.properties).length)
-    return undefined;
-  return {
-    type: 'object',
-    properties: {
-      path: { type: 'object', ...groups.path },
-      query: { type: 'object', ...groups.query },
-    },
-  };
+  if (!operation.parameters.some((p) => p.in === 'path' || p.in === 'query')) return undefined;
+  return { type: 'object', properties: { path: group('path'), query: group('query') } };
 }
 
 function bodySchema(operation: DocumentOperation): Json | undefined {

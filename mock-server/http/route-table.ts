@@ -10,12 +10,6 @@ export interface RouteSpec {
   operation?: DocumentOperation;
 }
 
-/** What a path takes: its methods, and the request headers a browser may send to it. */
-export interface RouteMethods {
-  methods: string[];
-  headers: string[];
-}
-
 /** The operation a request reaches with its decoded path parameters, or why none: `pathKnown` when only the method differs. */
 export type OperationMatch =
   | { operation: DocumentOperation; params: Record<string, string> }
@@ -24,13 +18,7 @@ export type OperationMatch =
 /** Headers the mock reads on every route: content negotiation, and a request id it echoes. */
 const EVERY_ROUTE_HEADERS = ['Accept', 'X-Request-Id'];
 
-interface CompiledRoute {
-  spec: RouteSpec;
-  /** The template with a capture group per parameter, each within one segment (`[^/]+`). */
-  pattern: RegExp;
-  /** The template's parameter names, in the order of the pattern's groups. */
-  names: string[];
-}
+type CompiledRoute = ReturnType<typeof compileRoute>;
 
 /**
  * Every path the mock serves with the methods it answers, compiled once at start-up: the operation
@@ -70,8 +58,11 @@ export class RouteTable {
     return false;
   }
 
-  /** Every method any template matching `path` answers (a path can match more than one). */
-  lookup(path: string): RouteMethods | undefined {
+  /**
+   * Every method any template matching `path` answers (a path can match more than one), and the
+   * request headers a browser may send to it.
+   */
+  lookup(path: string) {
     const methods = new Set<string>();
     const headers = new Set<string>(EVERY_ROUTE_HEADERS);
     for (const { pattern, spec } of this.candidates(path)) {
@@ -120,7 +111,11 @@ export function operationRoutes(operations: DocumentOperation[]): RouteSpec[] {
   });
 }
 
-function compileRoute(spec: RouteSpec): CompiledRoute {
+/**
+ * The template as a pattern with a capture group per parameter, each within one segment (`[^/]+`),
+ * and the parameter names in the order of its groups.
+ */
+function compileRoute(spec: RouteSpec) {
   const names: string[] = [];
   const source = spec.template
     .split(/(\{[^}]+\})/)

@@ -31,7 +31,14 @@ describe('RouteTable', () => {
 
   it('prefers the most literal template, and reaches no operation through a route that serves none', () => {
     const operation = (operationId: string, path: string) =>
-      ({ operationId, path, method: 'get', parameters: [], security: [] }) as DocumentOperation;
+      ({
+        operationId,
+        path,
+        method: 'get',
+        parameters: [],
+        security: [],
+        validationStyle: 'array',
+      }) as DocumentOperation;
     const routes = new RouteTable([
       { template: '/a/{id}', method: 'GET', headers: ['X-One'], operation: operation('byId', '/a/{id}') },
       { template: '/a/latest', method: 'GET', headers: [], operation: operation('latest', '/a/latest') },

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { isJsonObject } from './json-body.js';
 import { validationItem, type ValidationItem } from './render/validation-item.js';
 import type { RequestParts } from './request-validator.js';
 
@@ -19,7 +20,7 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
   const loc = [where === 'requestBody' ? 'body' : where, ...rest];
   const root =
     where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
-  const input = rest.reduce<unknown>((value, key) => (isRecord(value) ? value[key] : undefined), root);
+  const input = rest.reduce<unknown>((value, key) => (isJsonObject(value) ? value[key] : undefined), root);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -29,7 +30,7 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
         [...loc, String(p.additionalProperty)],
         'Extra inputs are not permitted',
         'extra_forbidden',
-        isRecord(input) ? input[String(p.additionalProperty)] : null,
+        isJsonObject(input) ? input[String(p.additionalProperty)] : null,
       );
     case 'format':
       if (p.format === 'uuid') {
@@ -53,14 +54,6 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
       const expected = allowed.map((v) => `'${String(v)}'`).join(' or ');
       return validationItem(loc, `Input should be ${expected}`, 'enum', input, { expected });
     }
-    case 'parse':
-      return validationItem(
-        ['body', '0'],
-        'JSON decode error',
-        'json_invalid',
-        {},
-        { error: error.message ?? '' },
-      );
     default: {
       const bound = BOUND_ITEMS[error.keyword]?.(p.limit, p);
       if (bound) return validationItem(loc, bound[0], bound[1], input, bound[2]);
@@ -123,8 +116,4 @@ const TYPE_NAMES: Record<string, [word: string, key: string]> = {
 
 function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

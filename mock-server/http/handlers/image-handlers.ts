@@ -1,16 +1,8 @@
 import type { ImageService } from '../../domain/images/image-service.js';
+import type { ApiSchemas } from '../api-schemas.js';
 import type { OperationHandler } from '../operation-context.js';
 import { deleted } from '../render/acknowledgements.js';
 import { toCreatedImage, toImageResource } from '../render/image.js';
-
-interface CreateImageBody {
-  name: string;
-  size: number;
-  image_type?: 'TIFF';
-  metadata?: Record<string, unknown>;
-  folder_id?: string | null;
-  resumable?: boolean;
-}
 
 export interface ImageUseCases {
   images: Pick<ImageService, 'openResumable' | 'createRecord' | 'get' | 'delete'>;
@@ -19,7 +11,7 @@ export interface ImageUseCases {
 export function imageHandlers({ images }: ImageUseCases): Record<string, OperationHandler> {
   return {
     async createImage({ res, org, body }) {
-      const fields = body as CreateImageBody;
+      const fields = body as ApiSchemas['CreateImageRequest'];
       const input = {
         name: fields.name,
         size: fields.size,

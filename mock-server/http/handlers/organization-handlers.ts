@@ -1,4 +1,6 @@
 import type { OrganizationAdmin } from '../../domain/organization-admin.js';
+import type { Organization } from '../../domain/organizations.js';
+import type { ControlSchemas } from '../api-schemas.js';
 import type { OperationHandler } from '../operation-context.js';
 import { apiKeyCreated } from '../render/acknowledgements.js';
 import { toCreatedOrganizationResource, toOrganizationResource } from '../render/control.js';
@@ -19,7 +21,7 @@ export interface OrganizationUseCases {
   >;
 }
 
-type PlanBody = { name?: string; storage_cap_images: number; monthly_analysis_cap: number };
+type PlanBody = ControlSchemas['MockPlan'];
 
 const toPlanInput = (plan: PlanBody) => ({
   name: plan.name,
@@ -31,9 +33,8 @@ const toPlanInput = (plan: PlanBody) => ({
 export function organizationHandlers({
   organizations,
 }: OrganizationUseCases): Record<string, OperationHandler> {
-  const resource = async (
-    org: Parameters<OrganizationAdmin['summary']>[0] | Promise<Parameters<OrganizationAdmin['summary']>[0]>,
-  ) => toOrganizationResource(await organizations.summary(await org));
+  const resource = async (org: Promise<Organization>) =>
+    toOrganizationResource(await organizations.summary(await org));
   return {
     async mockListOrganizations({ res }) {
       res.json((await organizations.list()).map(toOrganizationResource));

@@ -63,11 +63,8 @@ export function scopedControlHandlers({ clock, progress, outcomes, journal }: Sc
         });
         if (result.queued) return void ctx.res.json(outcomeQueued());
         const { id, status } = result.finished;
-        sendDetail(
-          ctx.res,
-          409,
-          `Prediction ${id} has already finished (${status}); only a SUBMITTED or STARTED prediction can be given an outcome`,
-        );
+        const detail = `Prediction ${id} has already finished (${status}); only a SUBMITTED or STARTED prediction can be given an outcome`;
+        sendDetail(ctx.res, 409, detail);
       },
 
     readJournal: (orgOf: ScopeOf<string | undefined>): OperationHandler =>

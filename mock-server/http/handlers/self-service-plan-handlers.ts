@@ -1,4 +1,5 @@
 import type { PlanBounds, SelfServicePlans } from '../../domain/self-service-plans.js';
+import type { ControlSchemas } from '../api-schemas.js';
 import type { OperationHandler } from '../operation-context.js';
 import { toSelfServicePlanResource } from '../render/control.js';
 
@@ -6,11 +7,9 @@ export interface SelfServicePlanUseCases {
   selfServicePlans: Pick<SelfServicePlans, 'read' | 'allow' | 'withdraw' | 'setOwn'>;
 }
 
-type CapsBody = { storage_cap_images: number; monthly_analysis_cap: number };
-
 const toBounds = (body: unknown): PlanBounds => ({
-  storageCapImages: (body as CapsBody).storage_cap_images,
-  monthlyAnalysisCap: (body as CapsBody).monthly_analysis_cap,
+  storageCapImages: (body as ControlSchemas['MockPlanBounds']).storage_cap_images,
+  monthlyAnalysisCap: (body as ControlSchemas['MockPlanBounds']).monthly_analysis_cap,
 });
 
 /**

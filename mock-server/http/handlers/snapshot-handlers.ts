@@ -31,12 +31,10 @@ export function snapshotHandlers(
     async mockLoadSnapshot({ req, res }) {
       const type = mediaType(req);
       // A JSON body was read (and validated) before the handler: there is no archive left to read.
-      if (isJsonMediaType(type))
-        return sendDetail(
-          res,
-          415,
-          `Unsupported Content-Type '${type}': send the snapshot archive as the body, Content-Type application/x-tar.`,
-        );
+      if (isJsonMediaType(type)) {
+        const detail = `Unsupported Content-Type '${type}': send the snapshot archive as the body, Content-Type application/x-tar.`;
+        return sendDetail(res, 415, detail);
+      }
       const body = pulledBody(req);
       try {
         res.json(await snapshots.load(body));

@@ -24,13 +24,8 @@ export function uploadHandlers(
   async function uploadSingleRequest({ req, res, org }: OperationContext): Promise<void> {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > settings.maxUploadBytes + 64 * 1024) {
-      return answerAfterDiscardingRest(req, res, discardLimits, () =>
-        sendDetail(
-          res,
-          413,
-          `File too large: ${declared} bytes sent, the limit is ${settings.maxUploadBytes} bytes (4 GB).`,
-        ),
-      );
+      const detail = `File too large: ${declared} bytes sent, the limit is ${settings.maxUploadBytes} bytes (4 GB).`;
+      return answerAfterDiscardingRest(req, res, discardLimits, () => sendDetail(res, 413, detail));
     }
     const outcome = await images.uploadFile(org, async () => {
       const received = await receiveFile(req, settings.incomingDir, settings.maxUploadBytes);
@@ -51,12 +46,9 @@ export function uploadHandlers(
       const type = mediaType(ctx.req);
       if (type === 'multipart/form-data') return uploadSingleRequest(ctx);
       if (!isJsonMediaType(type)) {
+        const detail = `Unsupported Content-Type '${type || 'none'}': send multipart/form-data with a 'file' part, or application/json {name, size}.`;
         return answerAfterDiscardingRest(ctx.req, ctx.res, discardLimits, () =>
-          sendDetail(
-            ctx.res,
-            415,
-            `Unsupported Content-Type '${type || 'none'}': send multipart/form-data with a 'file' part, or application/json {name, size}.`,
-          ),
+          sendDetail(ctx.res, 415, detail),
         );
       }
       const body = ctx.body as { name: string; size: number };

@@ -36,27 +36,21 @@ export interface OperationCall {
  */
 export type OperationStage = (call: OperationCall) => boolean | Promise<boolean>;
 
-/** What the document says of an operation that its stages read: once per operation, not per request. */
-export interface OperationFacts {
-  /** It is the control plane's (`mockAdmin`): the operator's token opens it. */
-  operatorOnly: boolean;
-  /** It needs an API key (`bearerAuth`, the document's scheme when the operation names none). */
-  needsKey: boolean;
-  /** Tagged `internal`: in the document, not on the public surface. */
-  internal: boolean;
-  /** Its handler streams a body the document gives a non-JSON media type (multipart uploads, archives). */
-  streams: boolean;
-  /** Query parameters its handler validates itself (`x-validated-by-handler`), as `/query/<name>`. */
-  byHandler: string[];
-}
+export type OperationFacts = ReturnType<typeof operationFacts>;
 
-export function operationFacts(operation: DocumentOperation): OperationFacts {
+/** What the document says of an operation that its stages read: once per operation, not per request. */
+export function operationFacts(operation: DocumentOperation) {
   const schemes = operation.security.flatMap((requirement) => Object.keys(requirement));
   return {
+    /** It is the control plane's (`mockAdmin`): the operator's token opens it. */
     operatorOnly: schemes.includes('mockAdmin'),
+    /** It needs an API key (`bearerAuth`, the document's scheme when the operation names none). */
     needsKey: schemes.includes('bearerAuth'),
+    /** Tagged `internal`: in the document, not on the public surface. */
     internal: operation.tags?.includes('internal') ?? false,
+    /** Its handler streams a body the document gives a non-JSON media type (multipart uploads, archives). */
     streams: Object.keys(requestMediaTypes(operation.requestBody)).some((type) => !isJsonMediaType(type)),
+    /** Query parameters its handler validates itself (`x-validated-by-handler`), as `/query/<name>`. */
     byHandler: operation.parameters
       .filter((p) => p.in === 'query' && p['x-validated-by-handler'] === true)
       .map((p) => `/query/${p.name}`),

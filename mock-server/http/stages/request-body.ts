@@ -37,15 +37,12 @@ async function readBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<B
   const contentLength = Number(req.headers['content-length'] ?? 0);
   const hasBody = contentLength > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return { value: undefined };
-  if (!isJsonMediaType(type)) {
+  if (!isJsonMediaType(type))
     return bodyError(
       `Expected Content-Type application/json, got '${type || 'none'}'`,
       'model_attributes_type',
-      {
-        content_type: type,
-      },
+      { content_type: type },
     );
-  }
   const parsed = await readJsonBody(req, limits);
   switch (parsed.kind) {
     case 'none':
@@ -53,9 +50,7 @@ async function readBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<B
     case 'json':
       return { value: parsed.value };
     case 'too_large':
-      return {
-        tooLarge: `Request body too large: a JSON body may have at most ${parsed.limit} bytes.`,
-      };
+      return { tooLarge: `Request body too large: a JSON body may have at most ${parsed.limit} bytes.` };
     case 'not_utf8':
       return bodyError('JSON decode error: the body is not valid UTF-8', 'json_invalid', {
         error: 'invalid UTF-8',
@@ -76,18 +71,12 @@ async function readBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<B
       return bodyError('The body ended before it was complete (the connection was closed)', 'json_invalid', {
         error: parsed.message,
       });
-    case 'invalid':
+    case 'invalid': {
+      const loc = ['body', String(parsed.position)];
       return {
-        error: validationItem(
-          ['body', String(parsed.position)],
-          'JSON decode error',
-          'json_invalid',
-          {},
-          {
-            error: parsed.message,
-          },
-        ),
+        error: validationItem(loc, 'JSON decode error', 'json_invalid', {}, { error: parsed.message }),
       };
+    }
   }
 }
 

@@ -23,32 +23,16 @@ export function requestValidation(validator: RequestValidator): OperationStage {
   };
 }
 
-export function sendValidation(
-  res: ApiResponse,
-  style: ValidationStyle | undefined,
-  items: ValidationItem[],
-): void {
+export function sendValidation(res: ApiResponse, style: ValidationStyle, items: ValidationItem[]): void {
   sendDetail(res, 422, style === 'string' ? toValidationSentence(items) : items);
 }
 
 /**
- * Unknown query parameters are ignored, as FastAPI does; a streamed body and parameters marked
- * `x-validated-by-handler` are checked by their handler.
+ * Parameters marked `x-validated-by-handler` are checked by their handler. A streamed body never
+ * reaches the validator (`checkBody`), and unknown query parameters pass (request-validator.ts).
  */
-function relevantErrors(errors: ErrorObject[], { streaming, facts }: OperationCall): ErrorObject[] {
-  return errors.filter((e) => {
-    if (
-      facts.byHandler.some((prefix) => e.instancePath === prefix || e.instancePath.startsWith(`${prefix}/`))
-    )
-      return false;
-    if (e.keyword === 'additionalProperties' && e.instancePath === '/query') return false;
-    if (
-      streaming &&
-      (e.instancePath.startsWith('/requestBody') ||
-        (e.keyword === 'required' &&
-          (e.params as { missingProperty?: string }).missingProperty === 'requestBody'))
-    )
-      return false;
-    return true;
-  });
+function relevantErrors(errors: ErrorObject[], { facts }: OperationCall): ErrorObject[] {
+  return errors.filter(
+    ({ instancePath: at }) => !facts.byHandler.some((prefix) => at === prefix || at.startsWith(`${prefix}/`)),
+  );
 }
