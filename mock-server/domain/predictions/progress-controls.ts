@@ -1,3 +1,4 @@
+import { underOrganizationLock } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
 import type { Delays, DelayScope, ForcedOutcome, RunPlan } from './progress-record.js';
@@ -26,8 +27,7 @@ export class ProgressControls {
 
   /** The next prediction submitted by the organization ends with this outcome. */
   async forceNextOutcome(orgId: string, outcome: ForcedOutcome): Promise<void> {
-    await this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    await underOrganizationLock(this.state, orgId, async () => {
       const queue = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
       await this.state.forcedOutcomes.set('organization', orgId, [...queue, outcome]);
     });
@@ -52,9 +52,8 @@ export class ProgressControls {
    * two runs never take the same one.
    */
   planFor(prediction: PredictionRecord): Promise<RunPlan> {
-    return this.state.transaction(async () => {
-      const orgId = prediction.organizationId;
-      await this.state.organizations.lock(orgId);
+    const orgId = prediction.organizationId;
+    return underOrganizationLock(this.state, orgId, async () => {
       const [forced, ...rest] = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
       if (forced) await this.state.forcedOutcomes.set('organization', orgId, rest);
       return { ...(await this.delaysOf(orgId, prediction.id)), forced };
