@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyRecord, hashApiKey, newApiKey } from './api-keys.js';
-import type { MockClock } from './clock.js';
-import { monthOf } from './clock.js';
+import { monthOf, type MockClock } from './clock.js';
 import { DomainError, notFound } from './errors.js';
 import type { ImageService } from './images/image-service.js';
 import type { ModelRecord } from './models/model-record.js';
