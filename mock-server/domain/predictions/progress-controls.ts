@@ -17,12 +17,13 @@ export class ProgressControls {
     private readonly configured: Delays,
   ) {}
 
-  async setDefaults(delays: Delays): Promise<void> {
-    await this.state.progressDelays.set('defaults', '', delays);
-  }
-
-  async setOrganizationDelays(orgId: string, delays: Delays | undefined): Promise<void> {
-    await this.putDelays('organization', orgId, delays);
+  /**
+   * The delays of the mock's defaults (subject ''), of an organization, or of one prediction (read
+   * when its run begins next); undefined drops the scope's own, back to the one above it.
+   */
+  async setDelays(scope: DelayScope, subjectId: string, delays: Delays | undefined): Promise<void> {
+    if (delays === undefined) await this.state.progressDelays.delete(scope, subjectId);
+    else await this.state.progressDelays.set(scope, subjectId, delays);
   }
 
   /** The next prediction submitted by the organization ends with this outcome. */
@@ -31,11 +32,6 @@ export class ProgressControls {
       const queue = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
       await this.state.forcedOutcomes.set('organization', orgId, [...queue, outcome]);
     });
-  }
-
-  /** This prediction's own progress, read when its run begins next; undefined goes back to its organization's. */
-  async setPredictionDelays(predictionId: string, delays: Delays | undefined): Promise<void> {
-    await this.putDelays('prediction', predictionId, delays);
   }
 
   async delaysOf(orgId?: string, predictionId?: string): Promise<Delays> {
@@ -68,10 +64,5 @@ export class ProgressControls {
       await this.state.progressDelays.delete('organization', orgId);
       await this.state.forcedOutcomes.set('organization', orgId, []);
     }
-  }
-
-  private async putDelays(scope: DelayScope, subjectId: string, delays: Delays | undefined): Promise<void> {
-    if (delays === undefined) await this.state.progressDelays.delete(scope, subjectId);
-    else await this.state.progressDelays.set(scope, subjectId, delays);
   }
 }
