@@ -15,13 +15,7 @@ import { parseCorsOrigins } from './http/cors.js';
 
 const { createServer } = nodeHttp;
 
-export interface RunningMock {
-  url: string;
-  config: MockConfig;
-  services: Services;
-  server: http.Server;
-  close(): Promise<void>;
-}
+export type RunningMock = Awaited<ReturnType<typeof startMockServer>>;
 
 /** The port could not be opened (busy, or not allowed): one line for the user, not a stack trace. */
 export class ListenError extends Error {}
@@ -40,7 +34,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 export async function startMockServer(
   partial: Partial<MockConfig> = {},
   options: ServiceOverrides & { logger?: Logger } = {},
-): Promise<RunningMock> {
+) {
   // Off loopback a token is generated here, so startMock() off loopback is as guarded as the command.
   const base = secureByDefault(loadConfig([], {}, partial)).config;
   if (!(base.requestTimeoutMs > 0)) throw new ConfigError('--request-timeout-ms must be more than 0');

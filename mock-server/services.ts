@@ -5,9 +5,8 @@ import { RequestJournal } from './control/request-journal.js';
 import type { ObjectStore } from './domain/object-store.js';
 import { makeDataFolders } from './stores/files/make-data-folder.js';
 import { dataLayout } from './stores/data-layout.js';
-import type { SnapshotService } from './domain/snapshots/snapshot-service.js';
 import { createDecoderPools, type DecoderPools } from './services/decoder-pools.js';
-import { wireDomainServices, type ClosableRunner, type WiredServices } from './services/domain-services.js';
+import { wireDomainServices, type ClosableRunner } from './services/domain-services.js';
 import { openObjectStore } from './services/open-object-store.js';
 import { openState } from './services/open-state.js';
 import {
@@ -17,32 +16,13 @@ import {
   type KeptFolder,
 } from './services/resume-kept-folder.js';
 import { snapshotFile } from './services/snapshot-file.js';
-import type { InstanceMetrics } from './runtime/metrics/instance-metrics.js';
 import { instanceLifecycle } from './services/instance-lifecycle.js';
 import { instanceMetrics } from './services/metrics-sources.js';
 import { Seeding } from './services/seeding.js';
 import { snapshotService } from './services/snapshot-swap.js';
 
 /** Everything the HTTP layer and the control plane work with, wired once (the composition root). */
-export interface Services extends WiredServices {
-  journal: RequestJournal;
-  /** Requests per API key per second (off unless --rate-limit-per-second is set). */
-  rateLimit: RequestRateLimit;
-  /** Takes and loads snapshots of the whole state (domain/snapshots/). */
-  snapshots: SnapshotService;
-  /** This instance's metrics, served at /metrics. */
-  metrics: InstanceMetrics;
-  /** Reloads the seed into an empty state. */
-  reseed(): Promise<void>;
-  /**
-   * The seed's well-known keys in clear, by organization id, for the banner and startMock: the state
-   * keeps only their hashes. Only keys still valid are listed.
-   */
-  seededKeys(): Promise<Map<string, string[]>>;
-  /** Waits for the start-up sweep, and for conversions and predictions in flight. */
-  idle(): Promise<void>;
-  close(): Promise<void>;
-}
+export type Services = Awaited<ReturnType<typeof createServices>>;
 
 export interface ServiceOverrides {
   runner?: ClosableRunner;
@@ -70,10 +50,7 @@ const JOB_SETTINGS = { concurrency: 256, pollMs: 250 };
 /** Longer than any request or job takes to write a file and commit the row that refers to it. */
 const SHARED_SWEEP_GRACE_MS = 60 * 60 * 1000;
 
-export async function createServices(
-  config: MockConfig,
-  overrides: ServiceOverrides = {},
-): Promise<Services> {
+export async function createServices(config: MockConfig, overrides: ServiceOverrides = {}) {
   // With its own SQLite file the mock owns its data folder alone; on a shared PostgreSQL, other
   // instances may be running: what one-owner start-up steps would clear may be theirs.
   const soleOwner = config.databaseUrl === undefined;
@@ -118,7 +95,9 @@ export async function createServices(
     snapshots,
     metrics: instanceMetrics(state, worker, pools),
     journal: new RequestJournal(state.journal),
+    /** Requests per API key per second (off unless --rate-limit-per-second is set). */
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
+    /** For the banner and startMock: the state keeps only the keys' hashes. */
     seededKeys: () => seeding.keys(),
     ...instanceLifecycle({ ...wired, seeding, sweep, release }),
   };

@@ -1,4 +1,4 @@
-import { monthOf, type MockClock } from '../domain/clock.js';
+import { LATEST, monthOf, type MockClock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 
 export interface ClockReading {
@@ -14,10 +14,6 @@ export interface ClockChange {
   now?: string;
   reset?: boolean;
 }
-
-// A year short of 9999-12-31: the mock clock keeps moving with real time after it is set, and a
-// date past year 9999 has no date-time form.
-const LATEST = Date.UTC(9999, 0, 1);
 
 /** Reads and moves the mock's clock for the control plane (`GET`/`POST /__mock/clock`). */
 export class ClockControl {

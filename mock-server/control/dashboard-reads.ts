@@ -4,7 +4,7 @@ import type { Organization } from '../domain/organizations.js';
 import type { ModelRecord } from '../domain/models/model-record.js';
 import type { PredictionRecord } from '../domain/predictions/prediction-record.js';
 import type { ShareRecord } from '../domain/shares/share-record.js';
-import type { StateStore } from '../domain/state.js';
+import { rowsOf, type StateStore } from '../domain/state.js';
 
 const DEFAULT_LIMIT = 200;
 const MAX_DASHBOARD_IMAGES = 1000;
@@ -40,10 +40,7 @@ export class DashboardReads {
     const orgIds = orgId ? [orgId] : (await this.state.organizations.all()).map((o) => o.id);
     const images: ImageRecord[] = [];
     for (const id of orgIds)
-      for (const imageId of await this.state.images.idsOf(id)) {
-        const image = await this.state.images.get(imageId);
-        if (image) images.push(image);
-      }
+      images.push(...(await rowsOf(await this.state.images.idsOf(id), (i) => this.state.images.get(i))));
     const newest = images
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
       .slice(0, count);
@@ -74,21 +71,14 @@ export class DashboardReads {
   }
 
   private async predictionsOf(image: ImageRecord): Promise<DashboardImage['predictions']> {
-    const predictions: PredictionRecord[] = [];
-    for (const id of await this.state.predictions.idsOfImage(image.id)) {
-      const prediction = await this.state.predictions.get(id);
-      if (prediction) predictions.push(prediction);
-    }
+    const ids = await this.state.predictions.idsOfImage(image.id);
+    const predictions = await rowsOf(ids, (id) => this.state.predictions.get(id));
     predictions.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     const out: DashboardImage['predictions'] = [];
     for (const prediction of predictions) {
-      const shares: ShareRecord[] = [];
-      if (prediction.segmentationId)
-        for (const id of await this.state.shares.idsOfSegmentation(prediction.segmentationId)) {
-          const share = await this.state.shares.get(id);
-          if (share) shares.push(share);
-        }
-      out.push({ prediction, shares });
+      const { segmentationId } = prediction;
+      const shareIds = segmentationId ? await this.state.shares.idsOfSegmentation(segmentationId) : [];
+      out.push({ prediction, shares: await rowsOf(shareIds, (id) => this.state.shares.get(id)) });
     }
     return out;
   }

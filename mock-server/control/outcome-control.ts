@@ -1,5 +1,6 @@
 import { DomainError, notFound } from '../domain/errors.js';
 import type { PredictionRecord } from '../domain/predictions/prediction-record.js';
+import type { PredictionService } from '../domain/predictions/prediction-service.js';
 import type { ForcedOutcome, ProgressControls } from '../domain/predictions/progress-controls.js';
 import type { ScopeLookup } from './progress-control.js';
 
@@ -15,11 +16,6 @@ export interface OutcomeRequest {
 /** A forced outcome was queued, or the named prediction had already finished (nothing changed). */
 export type OutcomeResult = { queued: true } | { queued: false; finished: PredictionRecord };
 
-/** Ends a prediction in flight FAILED at once; false when it had already finished. */
-export interface PredictionFailer {
-  failNow(predictionId: string, error: string): Promise<boolean>;
-}
-
 /**
  * `POST /__mock/predictions/outcomes`: how a prediction in flight ends, or how the organization's
  * next prediction will. A run reads its organization's next outcome once, when it begins, so an
@@ -30,7 +26,7 @@ export class OutcomeControl {
   constructor(
     private readonly progress: ProgressControls,
     private readonly lookup: ScopeLookup,
-    private readonly predictions: PredictionFailer,
+    private readonly predictions: Pick<PredictionService, 'failNow'>,
   ) {}
 
   async force(request: OutcomeRequest): Promise<OutcomeResult> {

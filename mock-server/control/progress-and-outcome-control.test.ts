@@ -93,8 +93,8 @@ describe('ProgressControl', () => {
 describe('ProgressControls.planFor', () => {
   it("reads a run's plan once: the prediction's own delays over its organization's, and the organization's next outcome, taken", async () => {
     const progress = controls({ startDelayMs: 1, runDelayMs: 2 });
-    await progress.setOrganizationDelays(ORG, { startDelayMs: 3, runDelayMs: 4, completeAfterPolls: 5 });
-    await progress.setPredictionDelays('running', { startDelayMs: 6, runDelayMs: 7 });
+    await progress.setDelays('organization', ORG, { startDelayMs: 3, runDelayMs: 4, completeAfterPolls: 5 });
+    await progress.setDelays('prediction', 'running', { startDelayMs: 6, runDelayMs: 7 });
     await progress.forceNextOutcome(ORG, { status: 'FAILED', error: 'first' });
     expect(await progress.planFor(predictions.get('running')!)).toEqual({
       startDelayMs: 6,

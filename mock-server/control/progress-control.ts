@@ -50,9 +50,9 @@ export class ProgressControl {
           runDelayMs: change.runDelayMs ?? current.runDelayMs,
           completeAfterPolls: change.completeAfterPolls ?? current.completeAfterPolls,
         };
-    if (predictionId) await this.progress.setPredictionDelays(predictionId, next);
-    else if (organizationId) await this.progress.setOrganizationDelays(organizationId, next);
-    else await this.progress.setDefaults(next ?? current);
+    if (predictionId) await this.progress.setDelays('prediction', predictionId, next);
+    else if (organizationId) await this.progress.setDelays('organization', organizationId, next);
+    else await this.progress.setDelays('defaults', '', next ?? current);
     return {
       organizationId: organizationId ?? null,
       ...(predictionId ? { predictionId } : {}),

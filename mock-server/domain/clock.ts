@@ -6,8 +6,9 @@ export interface ClockOffsets {
   save(offsetMs: number, orgId?: string): Promise<void>;
 }
 
-// The latest time an organization's clock reads: a year short of 9999-12-31, as the control plane's.
-const LATEST = Date.UTC(9999, 0, 1);
+// The latest time a clock reads: a year short of 9999-12-31, since the mock clock keeps moving with
+// real time after it is set, and a date past year 9999 has no date-time form.
+export const LATEST = Date.UTC(9999, 0, 1);
 
 const noOffsets: ClockOffsets = { load: async () => undefined, save: async () => undefined };
 

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { apiKeyRecord, hashApiKey, newApiKey } from './api-keys.js';
-import type { MockClock } from './clock.js';
-import { monthOf } from './clock.js';
+import { monthOf, type MockClock } from './clock.js';
 import { DomainError, notFound } from './errors.js';
 import type { ImageService } from './images/image-service.js';
 import type { ModelRecord } from './models/model-record.js';
-import type { Organization, Plan } from './organizations.js';
+import { underOrganizationLock, type Organization, type Plan } from './organizations.js';
 import type { PredictionService } from './predictions/prediction-service.js';
 import { toModel, type SeedModel } from './seed.js';
 import type { StateStore } from './state.js';
@@ -97,16 +96,14 @@ export class OrganizationAdmin {
   }
 
   setPlan(orgId: string, plan: PlanInput): Promise<Organization> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    return underOrganizationLock(this.state, orgId, async () => {
       await this.state.organizations.setPlan(orgId, planOf(plan, (await this.get(orgId)).plan.name));
       return this.get(orgId);
     });
   }
 
   setAnalysesThisMonth(orgId: string, count: number): Promise<Organization> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    return underOrganizationLock(this.state, orgId, async () => {
       const org = await this.get(orgId);
       await this.state.usage.setAnalyses(orgId, monthOf(this.clock.now(orgId)), count);
       return org;
@@ -152,8 +149,7 @@ export class OrganizationAdmin {
   async resetOrganization(orgId: string): Promise<void> {
     await this.get(orgId);
     await this.predictions.cancelOrganization(orgId);
-    const removed = await this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    const removed = await underOrganizationLock(this.state, orgId, async () => {
       const images = [];
       const segmentationIds = [];
       for (const id of await this.state.images.idsOf(orgId)) {

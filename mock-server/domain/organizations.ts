@@ -1,6 +1,6 @@
 import { firstDayOfNextMonth, monthOf } from './clock.js';
 import { DomainError } from './errors.js';
-import type { UsageTable } from './state.js';
+import type { StateStore, UsageTable } from './state.js';
 import type { Organization } from './organization-record.js';
 
 export type { Organization, Plan } from './organization-record.js';
@@ -19,6 +19,21 @@ export async function consumeAnalysis(usage: UsageTable, org: Organization, now:
     );
   }
   await usage.setAnalyses(org.id, monthOf(now), used + 1);
+}
+
+/**
+ * Runs `work` as one transaction that first takes the organization's lock, so that a check against
+ * its caps and the change it guards run with no other transaction's in between (state.ts).
+ */
+export function underOrganizationLock<T>(
+  state: StateStore,
+  orgId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  return state.transaction(async () => {
+    await state.organizations.lock(orgId);
+    return work();
+  });
 }
 
 export function storageCapMessage(org: Organization, stored: number): string {

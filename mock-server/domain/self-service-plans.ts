@@ -1,6 +1,7 @@
 import { DomainError } from './errors.js';
 import type { OrganizationAdmin } from './organization-admin.js';
 import type { Plan, PlanBounds } from './organization-record.js';
+import { underOrganizationLock } from './organizations.js';
 import type { StateStore } from './state.js';
 
 export type { PlanBounds };
@@ -31,8 +32,7 @@ export class SelfServicePlans {
 
   /** The operator allows the organization to set its caps up to `bounds`. */
   allow(orgId: string, bounds: PlanBounds): Promise<SelfServicePlan> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    return underOrganizationLock(this.state, orgId, async () => {
       await this.admin.get(orgId);
       await this.state.planBounds.set(orgId, bounds);
       return this.read(orgId);
@@ -41,8 +41,7 @@ export class SelfServicePlans {
 
   /** The operator withdraws it; the caps the organization set stay as they are. */
   withdraw(orgId: string): Promise<SelfServicePlan> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    return underOrganizationLock(this.state, orgId, async () => {
       await this.admin.get(orgId);
       await this.state.planBounds.delete(orgId);
       return this.read(orgId);
@@ -51,8 +50,7 @@ export class SelfServicePlans {
 
   /** The organization sets its own caps: refused (forbidden) without bounds, or past one. */
   setOwn(orgId: string, caps: PlanBounds): Promise<SelfServicePlan> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    return underOrganizationLock(this.state, orgId, async () => {
       const bounds = await this.bounds(orgId);
       if (!bounds)
         throw new DomainError(

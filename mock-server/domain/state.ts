@@ -58,6 +58,16 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
+/** The rows of these ids still there (a row deleted meanwhile is left out), read one after the other. */
+export async function rowsOf<T>(ids: string[], get: (id: string) => Promise<T | undefined>): Promise<T[]> {
+  const found: T[] = [];
+  for (const id of ids) {
+    const row = await get(id);
+    if (row !== undefined) found.push(row);
+  }
+  return found;
+}
+
 export interface OrganizationTable {
   /**
    * Holds the organization's row until the transaction ends, so that one check of its caps and the

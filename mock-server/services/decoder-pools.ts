@@ -1,15 +1,13 @@
 import type { MockConfig } from '../config.js';
-import type { ChildProcessPool } from '../runtime/decoder-pool/child-process-pool.js';
 import { createDecoderPool } from '../runtime/decoder-pool/decoder-pools.js';
 
-/** The two pools of decoder children the services run on (runtime/decoder-pool/decoder-pools.ts). */
-export interface DecoderPools {
-  convert: ChildProcessPool;
-  segment: ChildProcessPool;
-}
+export type DecoderPools = ReturnType<typeof createDecoderPools>;
 
-/** The two pools a mock runs on, made with the config's decoder settings; none starts a child yet. */
-export function createDecoderPools(config: MockConfig): DecoderPools {
+/**
+ * The two pools of decoder children the services run on (runtime/decoder-pool/decoder-pools.ts),
+ * made with the config's decoder settings; none starts a child yet.
+ */
+export function createDecoderPools(config: MockConfig) {
   const pool = (size: number) =>
     createDecoderPool({
       size,

@@ -10,10 +10,11 @@ export type LifecycleParts = WiredServices & {
   release: () => Promise<void>;
 };
 
-/** Services' reseed, idle and close (services.ts says what each promises). */
+/** Services' reseed, idle and close. */
 export function instanceLifecycle(parts: LifecycleParts) {
   const { state, clock, images, predictions, admin, runner, pools, seeding, worker, sweep, release } = parts;
   return {
+    /** Reloads the seed into an empty state. */
     async reseed(): Promise<void> {
       await sweep.settled;
       const claiming = await worker.stop();
@@ -27,6 +28,7 @@ export function instanceLifecycle(parts: LifecycleParts) {
       await seeding.seed();
       if (claiming) worker.start();
     },
+    /** Waits for the start-up sweep, and for conversions and predictions in flight. */
     async idle(): Promise<void> {
       await sweep.settled;
       await images.idle();

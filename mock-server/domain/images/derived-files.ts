@@ -3,14 +3,10 @@
  * (implemented by stores/files/derived-image-files.ts): the domain decides when they are written,
  * made durable and removed; where they live is the data folder's layout.
  */
+import type { ConvertedFiles } from '../../engines/raster/convert-image.js';
 
-/** Where one conversion writes its output. */
-export interface DerivedFileSet {
-  preview: string;
-  thumbnail: string;
-  /** The decoded grey plane, kept so a prediction does not decode the TIFF again. */
-  plane: string;
-}
+/** Where one conversion writes its output; its decoded grey plane is kept so a prediction does not decode the TIFF again. */
+export type DerivedFileSet = ConvertedFiles;
 
 export interface DerivedImageFiles {
   /** The files a conversion of this image writes, their folder made. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ObjectStoreError, type ObjectStore, type PartSelection } from '../object-store.js';
 import type { MockClock } from '../clock.js';
 import { DomainError, notFound, ownRow, storageFull } from '../errors.js';
-import { storageCapMessage, type Organization } from '../organizations.js';
+import { storageCapMessage, underOrganizationLock, type Organization } from '../organizations.js';
 import { HeldMarks, type HeldMark } from '../held-marks.js';
 import type { StateStore } from '../state.js';
 import type { DerivedImageFiles, SegmentationSource } from './derived-files.js';
@@ -115,18 +115,13 @@ export class ImageService {
    * so a release rolled back with its transaction is redone.
    */
   private async reserveSlot(org: Organization): Promise<Pick<HeldMark, 'release'>> {
-    const mark = await this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    const mark = await underOrganizationLock(this.state, org.id, async () => {
       await this.assertSlotFree(org);
       return this.reserved.hold(org.id, randomUUID());
     });
     mark.keep();
     return {
-      release: () =>
-        this.state.transaction(async () => {
-          await this.state.organizations.lock(org.id);
-          await mark.release();
-        }),
+      release: () => underOrganizationLock(this.state, org.id, () => mark.release()),
     };
   }
 
@@ -143,8 +138,7 @@ export class ImageService {
       // The bytes are stored and flushed before the row that points at them commits.
       await this.store.putObject(image.storageKey, file.path, { move: true });
       // The slot is given back in the transaction that writes the row: the cap never counts both or neither.
-      await this.state.transaction(async () => {
-        await this.state.organizations.lock(org.id);
+      await underOrganizationLock(this.state, org.id, async () => {
         await this.options.limits?.assertRoomForImage(org.id, { size: file.size, resumable: false });
         await this.state.images.put(image);
         await this.options.worker.enqueueHeld('conversion', image.id);
@@ -180,8 +174,7 @@ export class ImageService {
       }
       image.multipartUploadId = uploadId;
       // The cap is checked again where the row is written: other requests ran during the awaits.
-      await this.state.transaction(async () => {
-        await this.state.organizations.lock(org.id);
+      await underOrganizationLock(this.state, org.id, async () => {
         await this.assertSlotFree(org, { size: fields.size, resumable: true });
         await this.state.images.put(image);
       });
@@ -196,8 +189,7 @@ export class ImageService {
   async createRecord(org: Organization, fields: NewImageFields): Promise<ImageRecord> {
     assertFolderVisible(fields);
     const image = newImageRecord(org.id, fields, this.clock.nowIso(org.id));
-    await this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    await underOrganizationLock(this.state, org.id, async () => {
       await this.assertSlotFree(org, { size: fields.size, resumable: false });
       await this.state.images.put(image);
     });
@@ -226,8 +218,7 @@ export class ImageService {
     // by it: the store serialises completes of one upload, and the second finds the object
     // assembled and the row no longer uploading (below), or finishes what a complete cut short by
     // a killed instance left, whose mark outlives it until it expires.
-    const completing = await this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    const completing = await underOrganizationLock(this.state, org.id, async () => {
       return this.completing.hold(org.id, id);
     });
     completing.keep();
@@ -278,8 +269,7 @@ export class ImageService {
     const image = await this.get(org, id);
     this.assertUploading(image, 'aborted');
     const uploadId = image.multipartUploadId;
-    await this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    await underOrganizationLock(this.state, org.id, async () => {
       if (await this.completing.isHeld(org.id, id))
         throw new DomainError(
           'invalid_state',
@@ -303,8 +293,7 @@ export class ImageService {
    */
   async delete(org: Organization, id: string): Promise<void> {
     const image = await this.get(org, id);
-    const derived = await this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    const derived = await underOrganizationLock(this.state, org.id, async () => {
       return this.deleteRows(id);
     });
     await this.onDeleted(derived);

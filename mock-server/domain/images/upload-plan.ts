@@ -1,4 +1,4 @@
-import type { KnownUpload } from '../object-store.js';
+import type { KnownUpload, MultipartPlan } from '../object-store.js';
 
 /**
  * At most 512 parts, each at least 5 MiB (S3's floor) except the last. S3 would take 10,000, but the
@@ -10,13 +10,8 @@ export const MAX_PARTS = 512;
 export const S3_MIN_PART_SIZE = 5 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
-export interface PartLayout {
-  partSize: number;
-  partCount: number;
-}
-
 /** Parts of `minPartSize` (at least 5 MiB), grown in whole MiB when the file would need more than MAX_PARTS. */
-export function planParts(totalSize: number, minPartSize: number): PartLayout {
+export function planParts(totalSize: number, minPartSize: number): Omit<MultipartPlan, 'totalSize'> {
   let partSize = Math.max(minPartSize, S3_MIN_PART_SIZE);
   if (Math.ceil(totalSize / partSize) > MAX_PARTS) partSize = Math.ceil(totalSize / MAX_PARTS / MIB) * MIB;
   return { partSize, partCount: Math.max(1, Math.ceil(totalSize / partSize)) };

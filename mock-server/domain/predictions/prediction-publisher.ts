@@ -1,5 +1,6 @@
 import type { MockClock } from '../clock.js';
 import { commitWhenSpace } from '../commit-when-space.js';
+import { underOrganizationLock } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { ReadyOutcome } from './progress-record.js';
 
@@ -68,8 +69,7 @@ export class PredictionPublisher {
     if (!organizationId) return false;
     await this.clock.refresh(organizationId);
     const finishedAt = this.clock.nowIso(organizationId);
-    const published = await this.state.transaction(async () => {
-      await this.state.organizations.lock(organizationId);
+    const published = await underOrganizationLock(this.state, organizationId, async () => {
       const current = await this.state.predictions.get(id);
       if (!current || (current.status !== 'SUBMITTED' && current.status !== 'STARTED')) return false;
       if (outcome.status === 'FAILED') {

@@ -3,7 +3,7 @@ import type { MockClock } from '../clock.js';
 import { DomainError, notFound, ownRow } from '../errors.js';
 import type { DeletedDerivatives, ImageService } from '../images/image-service.js';
 import type { ModelRecord } from '../models/model-record.js';
-import { consumeAnalysis, type Organization } from '../organizations.js';
+import { consumeAnalysis, underOrganizationLock, type Organization } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
 import type { JobWorker } from '../jobs/job-worker.js';
@@ -49,8 +49,7 @@ export class PredictionService {
     imageId: string,
     modelId: string,
   ): Promise<{ prediction: PredictionRecord; skipped: boolean }> {
-    const outcome = await this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    const outcome = await underOrganizationLock(this.state, org.id, async () => {
       // Read here, not through ImageService: the run resolves the image's source there, once.
       const image = ownRow(await this.state.images.get(imageId), org, 'Image');
       await this.modelFor(org, modelId);

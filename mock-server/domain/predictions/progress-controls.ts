@@ -1,3 +1,4 @@
+import { underOrganizationLock } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
 import type { Delays, DelayScope, ForcedOutcome, RunPlan } from './progress-record.js';
@@ -16,26 +17,21 @@ export class ProgressControls {
     private readonly configured: Delays,
   ) {}
 
-  async setDefaults(delays: Delays): Promise<void> {
-    await this.state.progressDelays.set('defaults', '', delays);
-  }
-
-  async setOrganizationDelays(orgId: string, delays: Delays | undefined): Promise<void> {
-    await this.putDelays('organization', orgId, delays);
+  /**
+   * The delays of the mock's defaults (subject ''), of an organization, or of one prediction (read
+   * when its run begins next); undefined drops the scope's own, back to the one above it.
+   */
+  async setDelays(scope: DelayScope, subjectId: string, delays: Delays | undefined): Promise<void> {
+    if (delays === undefined) await this.state.progressDelays.delete(scope, subjectId);
+    else await this.state.progressDelays.set(scope, subjectId, delays);
   }
 
   /** The next prediction submitted by the organization ends with this outcome. */
   async forceNextOutcome(orgId: string, outcome: ForcedOutcome): Promise<void> {
-    await this.state.transaction(async () => {
-      await this.state.organizations.lock(orgId);
+    await underOrganizationLock(this.state, orgId, async () => {
       const queue = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
       await this.state.forcedOutcomes.set('organization', orgId, [...queue, outcome]);
     });
-  }
-
-  /** This prediction's own progress, read when its run begins next; undefined goes back to its organization's. */
-  async setPredictionDelays(predictionId: string, delays: Delays | undefined): Promise<void> {
-    await this.putDelays('prediction', predictionId, delays);
   }
 
   async delaysOf(orgId?: string, predictionId?: string): Promise<Delays> {
@@ -52,9 +48,8 @@ export class ProgressControls {
    * two runs never take the same one.
    */
   planFor(prediction: PredictionRecord): Promise<RunPlan> {
-    return this.state.transaction(async () => {
-      const orgId = prediction.organizationId;
-      await this.state.organizations.lock(orgId);
+    const orgId = prediction.organizationId;
+    return underOrganizationLock(this.state, orgId, async () => {
       const [forced, ...rest] = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
       if (forced) await this.state.forcedOutcomes.set('organization', orgId, rest);
       return { ...(await this.delaysOf(orgId, prediction.id)), forced };
@@ -69,10 +64,5 @@ export class ProgressControls {
       await this.state.progressDelays.delete('organization', orgId);
       await this.state.forcedOutcomes.set('organization', orgId, []);
     }
-  }
-
-  private async putDelays(scope: DelayScope, subjectId: string, delays: Delays | undefined): Promise<void> {
-    if (delays === undefined) await this.state.progressDelays.delete(scope, subjectId);
-    else await this.state.progressDelays.set(scope, subjectId, delays);
   }
 }

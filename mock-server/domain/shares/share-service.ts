@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { MockClock } from '../clock.js';
 import { DomainError, ownRow } from '../errors.js';
-import type { Organization } from '../organizations.js';
+import { underOrganizationLock, type Organization } from '../organizations.js';
 import type { SegmentationRecord } from '../predictions/prediction-record.js';
 import type { StateStore } from '../state.js';
 import type { ShareRecord } from './share-record.js';
@@ -24,8 +24,7 @@ export class ShareService {
 
   /** The live share of the organization's segmentation, created if there is none; 404 for any other. */
   createOrGet(org: Organization, segmentationId: string): Promise<ShareRecord> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    return underOrganizationLock(this.state, org.id, async () => {
       const segmentation = ownRow(await this.state.segmentations.get(segmentationId), org, 'Segmentation');
       const live = await this.state.shares.liveFor(segmentation.id);
       if (live) return live;
@@ -50,8 +49,7 @@ export class ShareService {
 
   /** Revoking twice keeps the first revocation time. */
   revoke(org: Organization, id: string): Promise<ShareRecord> {
-    return this.state.transaction(async () => {
-      await this.state.organizations.lock(org.id);
+    return underOrganizationLock(this.state, org.id, async () => {
       const share = await this.get(org, id);
       share.revokedAt ??= this.clock.nowIso(org.id);
       await this.state.shares.put(share);
@@ -77,8 +75,7 @@ export class ShareService {
   /** Counts a view when it can: on a full disk the page still opens, uncounted. */
   private async recordView(share: ShareRecord): Promise<void> {
     try {
-      await this.state.transaction(async () => {
-        await this.state.organizations.lock(share.organizationId);
+      await underOrganizationLock(this.state, share.organizationId, async () => {
         const current = await this.state.shares.get(share.id);
         if (!current) return;
         current.viewCount++;

@@ -3,14 +3,11 @@
  * that streams entries out and stages an archive coming in under limits, and the files the rows
  * point at, read out and put back in the data folder and the object store.
  */
-import type { SnapshotManifest } from './snapshot-format.js';
+import type { ManifestEntry, SnapshotManifest } from './snapshot-format.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
 /** One entry to write: its archive name, size and SHA-256, and its bytes when it is written. */
-export interface SnapshotFile {
-  name: string;
-  size: number;
-  sha256: string;
+export interface SnapshotFile extends ManifestEntry {
   open(): Promise<NodeJS.ReadableStream>;
 }
 

@@ -8,7 +8,7 @@ import type { ModelRecord } from '../models/model-record.js';
 import type { Organization } from '../organization-record.js';
 import type { PredictionRecord, SegmentationRow } from '../predictions/prediction-record.js';
 import type { ShareRecord } from '../shares/share-record.js';
-import type { StateStore } from '../state.js';
+import { rowsOf, type StateStore } from '../state.js';
 import { readSettingRows, type SettingRow, writeSettingRows } from './setting-rows.js';
 
 export interface UsageRow {
@@ -57,14 +57,14 @@ export async function readSnapshotRows(state: StateStore, scope: SnapshotScope):
     for (const org of organizations) {
       for (const { month, count } of await state.usage.monthsOf(org.id))
         rows.usage.push({ organizationId: org.id, month, count });
-      rows.images.push(...(await each(await state.images.idsOf(org.id), (id) => state.images.get(id))));
+      rows.images.push(...(await rowsOf(await state.images.idsOf(org.id), (id) => state.images.get(id))));
       rows.predictions.push(
-        ...(await each(await state.predictions.idsOf(org.id), (id) => state.predictions.get(id))),
+        ...(await rowsOf(await state.predictions.idsOf(org.id), (id) => state.predictions.get(id))),
       );
       rows.segmentations.push(
-        ...(await each(await state.segmentations.idsOf(org.id), (id) => state.segmentations.get(id))),
+        ...(await rowsOf(await state.segmentations.idsOf(org.id), (id) => state.segmentations.get(id))),
       );
-      rows.shares.push(...(await each(await state.shares.idsOf(org.id), (id) => state.shares.get(id))));
+      rows.shares.push(...(await rowsOf(await state.shares.idsOf(org.id), (id) => state.shares.get(id))));
     }
     for (const table of [rows.models, rows.images, rows.predictions, rows.segmentations, rows.shares])
       byId(table as Array<{ id: string }>);
@@ -88,13 +88,4 @@ export async function replaceState(state: StateStore, rows: SnapshotRows): Promi
     for (const share of rows.shares) await state.shares.put(share);
     await writeSettingRows(state, rows.settings);
   });
-}
-
-async function each<T>(ids: string[], get: (id: string) => Promise<T | undefined>): Promise<T[]> {
-  const found: T[] = [];
-  for (const id of ids) {
-    const row = await get(id);
-    if (row !== undefined) found.push(row);
-  }
-  return found;
 }

@@ -35,12 +35,6 @@ export interface SnapshotServiceParts {
   whileQuiet(swap: () => Promise<void>): Promise<void>;
 }
 
-/** What a load brought back: rows per table and files. */
-export interface SnapshotLoaded {
-  tables: Record<SnapshotTable, number>;
-  files: number;
-}
-
 const EPOCH = '1970-01-01T00:00:00.000Z';
 
 export class SnapshotService {
@@ -78,7 +72,8 @@ export class SnapshotService {
     return this.parts.archives.write(manifest, entries);
   }
 
-  async load(input: AsyncIterable<Uint8Array>): Promise<SnapshotLoaded> {
+  /** Answers what it brought back: rows per table, and how many files. */
+  async load(input: AsyncIterable<Uint8Array>) {
     const staged = await this.parts.archives.stage(input, this.parts.limits);
     try {
       const { manifest } = staged;
