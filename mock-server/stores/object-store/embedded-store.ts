@@ -12,12 +12,10 @@ import {
   type ReferencedByState,
 } from '../../domain/object-store.js';
 import { checkObjectKey as checkKey } from './s3-rules.js';
-import { syncFile } from '../files/flush-files.js';
-import { isMissing, syncFolders } from './disk.js';
+import { syncFile, syncFolders } from '../files/flush-files.js';
 import { entriesOf, unchangedSince } from '../files/sweep-age.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
-
-import { noSuchKey } from './store-errors.js';
+import { isMissing, noSuchKey } from './store-errors.js';
 
 /**
  * The default object store: objects are files under the store's folder, written to its staging
@@ -80,7 +78,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
 
   async readObject(key: string): Promise<Readable> {
     const file = this.objectPath(key);
-    const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    const handle = await fsp.open(file, 'r').catch((error: unknown) => {
       throw isMissing(error) ? noSuchKey(key) : error;
     });
     return handle.createReadStream();
@@ -91,7 +89,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       const stat = await fsp.stat(this.objectPath(key));
       return stat.isFile() ? { size: stat.size } : null;
     } catch (error) {
-      if (isMissing(error as NodeJS.ErrnoException)) return null;
+      if (isMissing(error)) return null;
       throw error;
     }
   }
@@ -105,8 +103,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
     try {
       await fsp.unlink(file);
     } catch (error) {
-      if (isMissing(error as NodeJS.ErrnoException) || (error as NodeJS.ErrnoException).code === 'EISDIR')
-        return;
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return;
       throw error;
     }
     await this.pruneEmptyDirs(path.dirname(file));
