@@ -64,16 +64,14 @@ export async function sweepDataFolder(
     for (const entry of await entriesOf(dir))
       report.filesRemoved += await removeIfUnchanged(path.join(dir, entry));
 
-  for (const entry of await entriesOf(folders.derived)) {
-    signal?.throwIfAborted();
-    if (!(await state.images.get(entry)))
-      report.filesRemoved += await removeIfUnchanged(path.join(folders.derived, entry));
-  }
-  for (const entry of await entriesOf(folders.segmentations)) {
-    signal?.throwIfAborted();
-    if (!(await state.segmentations.get(entry)))
-      report.filesRemoved += await removeIfUnchanged(path.join(folders.segmentations, entry));
-  }
+  for (const [dir, rows] of [
+    [folders.derived, state.images],
+    [folders.segmentations, state.segmentations],
+  ] as const)
+    for (const entry of await entriesOf(dir)) {
+      signal?.throwIfAborted();
+      if (!(await rows.get(entry))) report.filesRemoved += await removeIfUnchanged(path.join(dir, entry));
+    }
   // The store's own staging files, open uploads and objects no row refers to (where it can list them).
   signal?.throwIfAborted();
   report.filesRemoved += await store.sweepUnreferenced({
