@@ -23,12 +23,6 @@ import type { ObjectStore } from '../../domain/object-store.js';
 import type { DataLayout } from '../data-layout.js';
 import { entriesOf, unchangedSince } from './sweep-age.js';
 
-export interface SweepReport {
-  filesRemoved: number;
-  imagesFailed: number;
-  segmentationsDropped: number;
-}
-
 export interface SweepOptions {
   /**
    * Files that changed after this (file-system time, ms: sweep-age.ts's fileSystemNow, read before
@@ -54,11 +48,14 @@ export async function sweepDataFolder(
   folders: DataLayout,
   nowIso: () => string,
   { startedAt, graceMs = 0, signal, pageSize = 256 }: SweepOptions = {},
-): Promise<SweepReport> {
-  const report: SweepReport = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
+) {
+  const report = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
   const changedBy = (startedAt ?? Date.now()) - graceMs;
-  const removeIfUnchanged = async (target: string): Promise<number> =>
-    (await unchangedSince(target, changedBy)) ? remove(target) : 0;
+  const removeIfUnchanged = async (target: string): Promise<number> => {
+    if (!(await unchangedSince(target, changedBy))) return 0;
+    await rm(target, { recursive: true, force: true });
+    return 1;
+  };
   // Uploads still streaming and local copies of remote objects never outlive the process that made them.
   for (const dir of [folders.incoming, folders.cache])
     for (const entry of await entriesOf(dir))
@@ -142,11 +139,6 @@ export async function sweepDataFolder(
     }
   }
   return report;
-}
-
-async function remove(target: string): Promise<number> {
-  await rm(target, { recursive: true, force: true });
-  return 1;
 }
 
 async function everyFileThere(files: ReadonlyArray<string | undefined>): Promise<boolean> {
