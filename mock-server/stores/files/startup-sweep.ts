@@ -16,12 +16,12 @@
  * record answers as it is, as it would had the file gone while the mock ran; the sweep then fails
  * it with its reason.
  */
-import { access, rm } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { StateStore } from '../../domain/state.js';
 import type { ObjectStore } from '../../domain/object-store.js';
 import type { DataLayout } from '../data-layout.js';
-import { entriesOf, unchangedSince } from './sweep-age.js';
+import { entriesOf, removeIfUnchanged } from './sweep-age.js';
 
 export interface SweepOptions {
   /**
@@ -51,15 +51,10 @@ export async function sweepDataFolder(
 ) {
   const report = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
   const changedBy = (startedAt ?? Date.now()) - graceMs;
-  const removeIfUnchanged = async (target: string): Promise<number> => {
-    if (!(await unchangedSince(target, changedBy))) return 0;
-    await rm(target, { recursive: true, force: true });
-    return 1;
-  };
   // Uploads still streaming and local copies of remote objects never outlive the process that made them.
   for (const dir of [folders.incoming, folders.cache])
     for (const entry of await entriesOf(dir))
-      report.filesRemoved += await removeIfUnchanged(path.join(dir, entry));
+      report.filesRemoved += await removeIfUnchanged(path.join(dir, entry), changedBy);
 
   for (const [dir, rows] of [
     [folders.derived, state.images],
@@ -67,7 +62,8 @@ export async function sweepDataFolder(
   ] as const)
     for (const entry of await entriesOf(dir)) {
       signal?.throwIfAborted();
-      if (!(await rows.get(entry))) report.filesRemoved += await removeIfUnchanged(path.join(dir, entry));
+      if (!(await rows.get(entry)))
+        report.filesRemoved += await removeIfUnchanged(path.join(dir, entry), changedBy);
     }
   // The store's own staging files, open uploads and objects no row refers to (where it can list them).
   signal?.throwIfAborted();

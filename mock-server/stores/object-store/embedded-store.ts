@@ -13,7 +13,7 @@ import {
 } from '../../domain/object-store.js';
 import { checkObjectKey as checkKey } from './s3-rules.js';
 import { syncFile, syncFolders } from '../files/flush-files.js';
-import { entriesOf, unchangedSince } from '../files/sweep-age.js';
+import { entriesOf, removeIfUnchanged, unchangedSince } from '../files/sweep-age.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
 import { isMissing, noSuchKey } from './store-errors.js';
 
@@ -158,26 +158,19 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
    * `referenced.changedBy` goes (stores/files/sweep-age.ts).
    */
   async sweepUnreferenced(referenced: ReferencedByState): Promise<number> {
-    const untouched = (target: string) => unchangedSince(target, referenced.changedBy);
+    const { changedBy } = referenced;
     let removed = 0;
-    for (const entry of await entriesOf(this.layout.tmp)) {
-      const file = path.join(this.layout.tmp, entry);
-      if (!(await untouched(file))) continue;
-      await fsp.rm(file, { recursive: true, force: true });
-      removed++;
-    }
-    for (const uploadId of await entriesOf(this.layout.multipart)) {
-      const folder = path.join(this.layout.multipart, uploadId);
-      if (referenced.uploadIds.has(uploadId) || !(await untouched(folder))) continue;
-      await fsp.rm(folder, { recursive: true, force: true });
-      removed++;
-    }
+    for (const entry of await entriesOf(this.layout.tmp))
+      removed += await removeIfUnchanged(path.join(this.layout.tmp, entry), changedBy);
+    for (const uploadId of await entriesOf(this.layout.multipart))
+      if (!referenced.uploadIds.has(uploadId))
+        removed += await removeIfUnchanged(this.layout.uploadFolder(uploadId), changedBy);
     // Keys are `<kind>/<uuid>/<name>`: one two-segment prefix per image.
     for (const first of await entriesOf(this.layout.objects)) {
       for (const second of await entriesOf(path.join(this.layout.objects, first))) {
         const prefix = `${first}/${second}/`;
         if (referenced.keyPrefixes.has(prefix)) continue;
-        if (!(await untouched(path.join(this.layout.objects, first, second)))) continue;
+        if (!(await unchangedSince(path.join(this.layout.objects, first, second), changedBy))) continue;
         removed += await this.deletePrefix(prefix).catch(() => 0);
       }
     }
