@@ -33,9 +33,10 @@ export interface SweepOptions {
   graceMs?: number;
   /** Stops the sweep between pages (the mock closing). */
   signal?: AbortSignal;
-  /** Rows read, and files checked, at a time. */
-  pageSize?: number;
 }
+
+/** Rows read, and files checked, at a time. */
+const PAGE_SIZE = 256;
 
 const LOST_IMAGE =
   'The stored file of this image was lost (its data folder was changed by hand). Upload it again.';
@@ -47,7 +48,7 @@ export async function sweepDataFolder(
   store: ObjectStore,
   folders: DataLayout,
   nowIso: () => string,
-  { startedAt, graceMs = 0, signal, pageSize = 256 }: SweepOptions = {},
+  { startedAt, graceMs = 0, signal }: SweepOptions = {},
 ) {
   const report = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
   const changedBy = (startedAt ?? Date.now()) - graceMs;
@@ -77,7 +78,7 @@ export async function sweepDataFolder(
 
   for (let after: string | null = null; ;) {
     signal?.throwIfAborted();
-    const page = await state.images.pageAfter(after, pageSize);
+    const page = await state.images.pageAfter(after, PAGE_SIZE);
     if (page.length === 0) break;
     after = page[page.length - 1].id;
     const lost = await Promise.all(
@@ -109,7 +110,7 @@ export async function sweepDataFolder(
   }
   for (let after: string | null = null; ;) {
     signal?.throwIfAborted();
-    const ids = await state.segmentations.idsAfter(after, pageSize);
+    const ids = await state.segmentations.idsAfter(after, PAGE_SIZE);
     if (ids.length === 0) break;
     after = ids[ids.length - 1];
     const there = await Promise.all(ids.map((id) => everyFileThere([folders.segmentationOf(id).result])));
