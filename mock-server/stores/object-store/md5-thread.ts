@@ -73,13 +73,8 @@ interface Answer {
   code?: string;
 }
 
-interface Pending {
-  resolve: (md5: string) => void;
-  reject: (error: Error) => void;
-}
-
 let thread: Worker | undefined;
-const pending = new Map<number, Pending>();
+const pending = new Map<number, { resolve: (md5: string) => void; reject: (error: Error) => void }>();
 let nextId = 0;
 
 function hashThread(): Worker {
