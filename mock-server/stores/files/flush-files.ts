@@ -22,7 +22,6 @@ export async function syncFile(file: string): Promise<void> {
 }
 
 /** The folder an object was put in and its parent: both may be new, and a name lives in its parent. */
-export async function syncFolders(folder: string): Promise<void> {
-  await syncFile(folder);
-  await syncFile(path.dirname(folder));
+export function syncFolders(folder: string): Promise<void> {
+  return flushFiles([folder, path.dirname(folder)]);
 }
