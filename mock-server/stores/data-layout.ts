@@ -76,6 +76,12 @@ export function dataLayout(root: string) {
 const PART_RECORD = /^([1-9]\d{0,4})\.json$/;
 const SLOT_CLAIM = /^([1-9]\d{0,4})\.slot$/;
 
+/** The part number of a file name `pattern` matches, or undefined for any other name. */
+const partNumberIn = (pattern: RegExp) => (fileName: string) => {
+  const match = pattern.exec(fileName);
+  return match === null ? undefined : Number(match[1]);
+};
+
 export type StoreLayout = Readonly<ReturnType<typeof storeLayout>>;
 
 export function storeLayout(root: string) {
@@ -102,15 +108,9 @@ export function storeLayout(root: string) {
     partFile: (uploadId: string, partNumber: number, partId: string) =>
       path.join(uploadFolder(uploadId), `${partNumber}.${partId}.part`),
     uploadLock: (uploadId: string) => path.join(uploadFolder(uploadId), 'lock'),
-    /** The part number of a part record's file name, or undefined for any other name. */
-    partNumberOf(fileName: string) {
-      const match = PART_RECORD.exec(fileName);
-      return match === null ? undefined : Number(match[1]);
-    },
-    /** The part number of a slot claim's file name, or undefined for any other name. */
-    claimedPartOf(fileName: string) {
-      const match = SLOT_CLAIM.exec(fileName);
-      return match === null ? undefined : Number(match[1]);
-    },
+    /** The part number of a part record's file name. */
+    partNumberOf: partNumberIn(PART_RECORD),
+    /** The part number of a slot claim's file name. */
+    claimedPartOf: partNumberIn(SLOT_CLAIM),
   };
 }

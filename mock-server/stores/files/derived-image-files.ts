@@ -24,13 +24,11 @@ export class DerivedImageFileStore implements DerivedImageFiles {
     await removeFolder(this.layout.derivedFilesOf(imageId).folder);
   }
 
-  async planeOf(imageId: string): Promise<string | undefined> {
+  planeOf(imageId: string): Promise<string | undefined> {
     const { plane } = this.layout.derivedFilesOf(imageId);
-    try {
-      await access(plane);
-      return plane;
-    } catch {
-      return undefined;
-    }
+    return access(plane).then(
+      () => plane,
+      () => undefined,
+    );
   }
 }

@@ -5,6 +5,7 @@
  * that is not on disk.
  */
 import { open } from 'node:fs/promises';
+import path from 'node:path';
 
 export async function flushFiles(paths: string[]): Promise<void> {
   for (const file of paths) await syncFile(file);
@@ -18,4 +19,9 @@ export async function syncFile(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** The folder an object was put in and its parent: both may be new, and a name lives in its parent. */
+export function syncFolders(folder: string): Promise<void> {
+  return flushFiles([folder, path.dirname(folder)]);
 }

@@ -16,18 +16,12 @@
  * record answers as it is, as it would had the file gone while the mock ran; the sweep then fails
  * it with its reason.
  */
-import { access, rm } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { StateStore } from '../../domain/state.js';
 import type { ObjectStore } from '../../domain/object-store.js';
 import type { DataLayout } from '../data-layout.js';
-import { entriesOf, unchangedSince } from './sweep-age.js';
-
-export interface SweepReport {
-  filesRemoved: number;
-  imagesFailed: number;
-  segmentationsDropped: number;
-}
+import { entriesOf, removeIfUnchanged } from './sweep-age.js';
 
 export interface SweepOptions {
   /**
@@ -39,9 +33,10 @@ export interface SweepOptions {
   graceMs?: number;
   /** Stops the sweep between pages (the mock closing). */
   signal?: AbortSignal;
-  /** Rows read, and files checked, at a time. */
-  pageSize?: number;
 }
+
+/** Rows read, and files checked, at a time. */
+const PAGE_SIZE = 256;
 
 const LOST_IMAGE =
   'The stored file of this image was lost (its data folder was changed by hand). Upload it again.';
@@ -53,27 +48,24 @@ export async function sweepDataFolder(
   store: ObjectStore,
   folders: DataLayout,
   nowIso: () => string,
-  { startedAt, graceMs = 0, signal, pageSize = 256 }: SweepOptions = {},
-): Promise<SweepReport> {
-  const report: SweepReport = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
+  { startedAt, graceMs = 0, signal }: SweepOptions = {},
+) {
+  const report = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
   const changedBy = (startedAt ?? Date.now()) - graceMs;
-  const removeIfUnchanged = async (target: string): Promise<number> =>
-    (await unchangedSince(target, changedBy)) ? remove(target) : 0;
   // Uploads still streaming and local copies of remote objects never outlive the process that made them.
   for (const dir of [folders.incoming, folders.cache])
     for (const entry of await entriesOf(dir))
-      report.filesRemoved += await removeIfUnchanged(path.join(dir, entry));
+      report.filesRemoved += await removeIfUnchanged(path.join(dir, entry), changedBy);
 
-  for (const entry of await entriesOf(folders.derived)) {
-    signal?.throwIfAborted();
-    if (!(await state.images.get(entry)))
-      report.filesRemoved += await removeIfUnchanged(path.join(folders.derived, entry));
-  }
-  for (const entry of await entriesOf(folders.segmentations)) {
-    signal?.throwIfAborted();
-    if (!(await state.segmentations.get(entry)))
-      report.filesRemoved += await removeIfUnchanged(path.join(folders.segmentations, entry));
-  }
+  for (const [dir, rows] of [
+    [folders.derived, state.images],
+    [folders.segmentations, state.segmentations],
+  ] as const)
+    for (const entry of await entriesOf(dir)) {
+      signal?.throwIfAborted();
+      if (!(await rows.get(entry)))
+        report.filesRemoved += await removeIfUnchanged(path.join(dir, entry), changedBy);
+    }
   // The store's own staging files, open uploads and objects no row refers to (where it can list them).
   signal?.throwIfAborted();
   report.filesRemoved += await store.sweepUnreferenced({
@@ -86,7 +78,7 @@ export async function sweepDataFolder(
 
   for (let after: string | null = null; ;) {
     signal?.throwIfAborted();
-    const page = await state.images.pageAfter(after, pageSize);
+    const page = await state.images.pageAfter(after, PAGE_SIZE);
     if (page.length === 0) break;
     after = page[page.length - 1].id;
     const lost = await Promise.all(
@@ -118,7 +110,7 @@ export async function sweepDataFolder(
   }
   for (let after: string | null = null; ;) {
     signal?.throwIfAborted();
-    const ids = await state.segmentations.idsAfter(after, pageSize);
+    const ids = await state.segmentations.idsAfter(after, PAGE_SIZE);
     if (ids.length === 0) break;
     after = ids[ids.length - 1];
     const there = await Promise.all(ids.map((id) => everyFileThere([folders.segmentationOf(id).result])));
@@ -144,11 +136,6 @@ export async function sweepDataFolder(
     }
   }
   return report;
-}
-
-async function remove(target: string): Promise<number> {
-  await rm(target, { recursive: true, force: true });
-  return 1;
 }
 
 async function everyFileThere(files: ReadonlyArray<string | undefined>): Promise<boolean> {

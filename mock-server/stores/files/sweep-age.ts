@@ -48,6 +48,13 @@ export async function unchangedSince(target: string, cutoffMs: number): Promise<
   return visit(target);
 }
 
+/** Removes `target` (and everything under it) if it last changed no later than `cutoffMs`; answers how many it removed. */
+export async function removeIfUnchanged(target: string, cutoffMs: number): Promise<number> {
+  if (!(await unchangedSince(target, cutoffMs))) return 0;
+  await rm(target, { recursive: true, force: true });
+  return 1;
+}
+
 /** The names in a folder the sweep looks at; none when it is gone (or not a folder). */
 export async function entriesOf(dir: string): Promise<string[]> {
   return readdir(dir).catch(() => []);

@@ -15,8 +15,7 @@ import path from 'node:path';
 
 import type { MultipartPlan } from '../../domain/object-store.js';
 import type { StoreLayout } from '../data-layout.js';
-import { syncFile } from '../files/flush-files.js';
-import { syncFolders } from './disk.js';
+import { syncFile, syncFolders } from '../files/flush-files.js';
 import { type ByteRange, copyRanges, partOffset } from './part-bytes.js';
 import { asStoreError } from './store-errors.js';
 import type { StoredPart, UploadRecords } from './upload-records.js';

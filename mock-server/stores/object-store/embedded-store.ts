@@ -12,12 +12,10 @@ import {
   type ReferencedByState,
 } from '../../domain/object-store.js';
 import { checkObjectKey as checkKey } from './s3-rules.js';
-import { syncFile } from '../files/flush-files.js';
-import { isMissing, syncFolders } from './disk.js';
-import { entriesOf, unchangedSince } from '../files/sweep-age.js';
+import { syncFile, syncFolders } from '../files/flush-files.js';
+import { entriesOf, removeIfUnchanged, unchangedSince } from '../files/sweep-age.js';
 import { EmbeddedMultipartUploads } from './multipart-uploads.js';
-
-import { noSuchKey } from './store-errors.js';
+import { isMissing, noSuchKey } from './store-errors.js';
 
 /**
  * The default object store: objects are files under the store's folder, written to its staging
@@ -80,7 +78,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
 
   async readObject(key: string): Promise<Readable> {
     const file = this.objectPath(key);
-    const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+    const handle = await fsp.open(file, 'r').catch((error: unknown) => {
       throw isMissing(error) ? noSuchKey(key) : error;
     });
     return handle.createReadStream();
@@ -91,7 +89,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
       const stat = await fsp.stat(this.objectPath(key));
       return stat.isFile() ? { size: stat.size } : null;
     } catch (error) {
-      if (isMissing(error as NodeJS.ErrnoException)) return null;
+      if (isMissing(error)) return null;
       throw error;
     }
   }
@@ -105,8 +103,7 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
     try {
       await fsp.unlink(file);
     } catch (error) {
-      if (isMissing(error as NodeJS.ErrnoException) || (error as NodeJS.ErrnoException).code === 'EISDIR')
-        return;
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return;
       throw error;
     }
     await this.pruneEmptyDirs(path.dirname(file));
@@ -161,26 +158,19 @@ export class EmbeddedObjectStore extends EmbeddedMultipartUploads implements Obj
    * `referenced.changedBy` goes (stores/files/sweep-age.ts).
    */
   async sweepUnreferenced(referenced: ReferencedByState): Promise<number> {
-    const untouched = (target: string) => unchangedSince(target, referenced.changedBy);
+    const { changedBy } = referenced;
     let removed = 0;
-    for (const entry of await entriesOf(this.layout.tmp)) {
-      const file = path.join(this.layout.tmp, entry);
-      if (!(await untouched(file))) continue;
-      await fsp.rm(file, { recursive: true, force: true });
-      removed++;
-    }
-    for (const uploadId of await entriesOf(this.layout.multipart)) {
-      const folder = path.join(this.layout.multipart, uploadId);
-      if (referenced.uploadIds.has(uploadId) || !(await untouched(folder))) continue;
-      await fsp.rm(folder, { recursive: true, force: true });
-      removed++;
-    }
+    for (const entry of await entriesOf(this.layout.tmp))
+      removed += await removeIfUnchanged(path.join(this.layout.tmp, entry), changedBy);
+    for (const uploadId of await entriesOf(this.layout.multipart))
+      if (!referenced.uploadIds.has(uploadId))
+        removed += await removeIfUnchanged(this.layout.uploadFolder(uploadId), changedBy);
     // Keys are `<kind>/<uuid>/<name>`: one two-segment prefix per image.
     for (const first of await entriesOf(this.layout.objects)) {
       for (const second of await entriesOf(path.join(this.layout.objects, first))) {
         const prefix = `${first}/${second}/`;
         if (referenced.keyPrefixes.has(prefix)) continue;
-        if (!(await untouched(path.join(this.layout.objects, first, second)))) continue;
+        if (!(await unchangedSince(path.join(this.layout.objects, first, second), changedBy))) continue;
         removed += await this.deletePrefix(prefix).catch(() => 0);
       }
     }

@@ -73,13 +73,8 @@ interface Answer {
   code?: string;
 }
 
-interface Pending {
-  resolve: (md5: string) => void;
-  reject: (error: Error) => void;
-}
-
 let thread: Worker | undefined;
-const pending = new Map<number, Pending>();
+const pending = new Map<number, { resolve: (md5: string) => void; reject: (error: Error) => void }>();
 let nextId = 0;
 
 function hashThread(): Worker {
@@ -117,28 +112,21 @@ function hashThread(): Worker {
 export type HashSource = { file: string } | { fd: number };
 
 /** A digest under way of the bytes from `start`, as they are written. */
-export interface Md5Job {
-  /** `written` bytes from the start are in the file now (the count only grows). */
-  advance(written: number): void;
-  /** The hex MD5 of the first `size` bytes; rejects if the file is shorter. */
-  finish(size: number): Promise<string>;
-  /** Forgets the job (its part failed); nothing after `finish`. */
-  drop(): void;
-}
-
-export function startMd5(source: HashSource, start: number): Md5Job {
+export function startMd5(source: HashSource, start: number) {
   const id = nextId++;
   const worker = hashThread();
   worker.postMessage({ op: 'open', id, start, ...source });
   let told = 0;
   let ended = false;
   return {
-    advance(written) {
+    /** `written` bytes from the start are in the file now (the count only grows). */
+    advance(written: number): void {
       if (ended || written - told < ADVANCE_STEP) return;
       told = written;
       worker.postMessage({ op: 'advance', id, upTo: written });
     },
-    finish(size) {
+    /** The hex MD5 of the first `size` bytes; rejects if the file is shorter. */
+    finish(size: number): Promise<string> {
       ended = true;
       if (thread !== worker)
         return Promise.reject(new Error('the hashing thread stopped while these bytes were written'));
@@ -149,7 +137,8 @@ export function startMd5(source: HashSource, start: number): Md5Job {
         worker.postMessage({ op: 'finish', id, size });
       });
     },
-    drop() {
+    /** Forgets the job (its part failed); nothing after `finish`. */
+    drop(): void {
       if (ended) return;
       ended = true;
       worker.postMessage({ op: 'drop', id });

@@ -23,7 +23,6 @@ import {
 } from './s3-rules.js';
 import { storeLayout, type StoreLayout } from '../data-layout.js';
 import { assembleUpload, byteRange, restoreDataFile } from './assemble-upload.js';
-import { isMissing } from './disk.js';
 import { FolderLocks } from './folder-lock.js';
 import { type PartRecord, type StoredPart, type UploadRecord, UploadRecords } from './upload-records.js';
 import { md5OfRange } from './md5-thread.js';
@@ -205,9 +204,11 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     let writer: SlotWriter | undefined;
     let part: Omit<PartRecord, 'id'>;
     try {
-      const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error) => {
-        throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
-      });
+      const data = await fsp
+        .open(this.layout.uploadData(uploadId), 'r+')
+        .catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'ENOENT' ? noSuchUpload(uploadId) : error;
+        });
       try {
         part = await receive(data, offset, (slot) => {
           writer = slot;

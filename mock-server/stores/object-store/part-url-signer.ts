@@ -43,11 +43,10 @@ export class PartUrlSigner {
 
   /** The query string, without `?`. */
   query(request: SignedPartRequest): string {
-    const params = new URLSearchParams({
+    return new URLSearchParams({
       [EXPIRES_PARAM]: String(request.expires),
       [SIGNATURE_PARAM]: this.sign(request),
-    });
-    return params.toString();
+    }).toString();
   }
 
   /**

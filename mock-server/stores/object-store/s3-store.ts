@@ -86,11 +86,6 @@ export interface S3ObjectStoreOptions {
 
 type SendFn = (command: object) => Promise<unknown>;
 
-export interface S3ObjectStoreDeps {
-  /** Replaces the client's `send` for every command (tests inject a fake here); presigning still uses the client. */
-  send?: SendFn;
-}
-
 export class S3ObjectStore implements ObjectStore {
   readonly bucket: string;
   readonly prefix: string;
@@ -99,7 +94,8 @@ export class S3ObjectStore implements ObjectStore {
   private readonly tmpDir: string;
   private readonly copies: LocalCopies;
 
-  constructor(options: S3ObjectStoreOptions, deps: S3ObjectStoreDeps = {}) {
+  /** `deps.send` replaces the client's `send` for every command (tests inject a fake here); presigning still uses the client. */
+  constructor(options: S3ObjectStoreOptions, deps: { send?: SendFn } = {}) {
     this.bucket = options.bucket;
     this.prefix =
       options.prefix === undefined || options.prefix === '' ? '' : options.prefix.replace(/\/*$/, '/');
@@ -136,11 +132,7 @@ export class S3ObjectStore implements ObjectStore {
     checkObjectKey(key);
     validatePlan(plan);
     const out = (await this.call(
-      new CreateMultipartUploadCommand({
-        Bucket: this.bucket,
-        Key: this.fullKey(key),
-        ContentType: 'application/octet-stream',
-      }),
+      new CreateMultipartUploadCommand({ ...this.object(key), ContentType: 'application/octet-stream' }),
     )) as CreateMultipartUploadCommandOutput;
     if (!out.UploadId)
       throw new ObjectStoreError('InternalError', 'CreateMultipartUpload answered no UploadId');
@@ -163,8 +155,7 @@ export class S3ObjectStore implements ObjectStore {
     }
     validateExpiry(expiresInSeconds);
     const command = new UploadPartCommand({
-      Bucket: this.bucket,
-      Key: this.fullKey(known.key),
+      ...this.object(known.key),
       UploadId: uploadId,
       PartNumber: partNumber,
       ContentLength: plannedPartSize(known.plan, partNumber),
@@ -181,8 +172,7 @@ export class S3ObjectStore implements ObjectStore {
       const out = (await this.callOnUpload(
         uploadId,
         new ListPartsCommand({
-          Bucket: this.bucket,
-          Key: this.fullKey(known.key),
+          ...this.object(known.key),
           UploadId: uploadId,
           ...(marker === undefined ? {} : { PartNumberMarker: marker }),
         }),
@@ -229,8 +219,7 @@ export class S3ObjectStore implements ObjectStore {
       out = (await this.callOnUpload(
         uploadId,
         new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: this.fullKey(key),
+          ...this.object(key),
           UploadId: uploadId,
           MultipartUpload: {
             Parts: selected.map((part) => ({ PartNumber: part.partNumber, ETag: part.etag })),
@@ -284,21 +273,14 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   private async objectEtag(key: string): Promise<string> {
-    const head = (await this.call(
-      new HeadObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }),
-      key,
-    )) as HeadObjectCommandOutput;
+    const head = (await this.call(new HeadObjectCommand(this.object(key)), key)) as HeadObjectCommandOutput;
     return head.ETag ?? '';
   }
 
   async abortMultipartUpload(uploadId: string, known: KnownUpload): Promise<void> {
     await this.callOnUpload(
       uploadId,
-      new AbortMultipartUploadCommand({
-        Bucket: this.bucket,
-        Key: this.fullKey(known.key),
-        UploadId: uploadId,
-      }),
+      new AbortMultipartUploadCommand({ ...this.object(known.key), UploadId: uploadId }),
     );
   }
 
@@ -324,8 +306,7 @@ export class S3ObjectStore implements ObjectStore {
       const { size } = await fsp.stat(file);
       await this.call(
         new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: this.fullKey(key),
+          ...this.object(key),
           Body: createReadStream(file),
           ContentLength: size,
         }),
@@ -339,10 +320,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async readObject(key: string): Promise<NodeJS.ReadableStream> {
     checkObjectKey(key);
-    const out = (await this.call(
-      new GetObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }),
-      key,
-    )) as GetObjectCommandOutput;
+    const out = (await this.call(new GetObjectCommand(this.object(key)), key)) as GetObjectCommandOutput;
     if (out.Body === undefined)
       throw new ObjectStoreError('InternalError', `GetObject answered no body for ${key}`);
     return out.Body as NodeJS.ReadableStream;
@@ -351,10 +329,7 @@ export class S3ObjectStore implements ObjectStore {
   async headObject(key: string): Promise<{ size: number } | null> {
     checkObjectKey(key);
     try {
-      const out = (await this.call(
-        new HeadObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }),
-        key,
-      )) as HeadObjectCommandOutput;
+      const out = (await this.call(new HeadObjectCommand(this.object(key)), key)) as HeadObjectCommandOutput;
       return { size: out.ContentLength ?? 0 };
     } catch (error) {
       if (error instanceof ObjectStoreError && error.code === 'NoSuchKey') return null;
@@ -368,7 +343,7 @@ export class S3ObjectStore implements ObjectStore {
 
   async deleteObject(key: string): Promise<void> {
     checkObjectKey(key);
-    await this.call(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.fullKey(key) }), key);
+    await this.call(new DeleteObjectCommand(this.object(key)), key);
   }
 
   async deletePrefix(prefix: string): Promise<number> {
@@ -407,8 +382,9 @@ export class S3ObjectStore implements ObjectStore {
     return deleted;
   }
 
-  private fullKey(key: string): string {
-    return this.prefix + key;
+  /** A command's bucket and key, the key under the prefix. */
+  private object(key: string): { Bucket: string; Key: string } {
+    return { Bucket: this.bucket, Key: this.prefix + key };
   }
 
   private async call(command: object, key?: string): Promise<unknown> {

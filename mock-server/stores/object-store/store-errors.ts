@@ -65,3 +65,7 @@ export function asStoreError(error: unknown, partNumber?: number): ObjectStoreEr
   const message = `Storage failed: ${(error as Error)?.message ?? String(error)}`;
   return new ObjectStoreError('InternalError', message, { partNumber, cause: error });
 }
+
+export function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}

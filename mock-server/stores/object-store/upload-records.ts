@@ -13,9 +13,8 @@ import path from 'node:path';
 import type { MultipartPlan, UploadedPart } from '../../domain/object-store.js';
 import type { StoreLayout } from '../data-layout.js';
 import { removeFolder } from '../files/remove-folder.js';
-import { syncFile } from '../files/flush-files.js';
-import { isMissing, syncFolders } from './disk.js';
-import { asStoreError, noSuchUpload } from './store-errors.js';
+import { syncFile, syncFolders } from '../files/flush-files.js';
+import { asStoreError, isMissing, noSuchUpload } from './store-errors.js';
 
 export interface UploadRecord {
   uploadId: string;
@@ -87,7 +86,7 @@ export class UploadRecords {
     try {
       return JSON.parse(await fsp.readFile(this.layout.uploadRecord(uploadId), 'utf8')) as UploadRecord;
     } catch (error) {
-      if (isMissing(error as NodeJS.ErrnoException)) throw noSuchUpload(uploadId);
+      if (isMissing(error)) throw noSuchUpload(uploadId);
       throw error;
     }
   }
@@ -123,7 +122,7 @@ export class UploadRecords {
       ) as PartRecord;
     } catch (error) {
       // Removed meanwhile, or cut short by a power loss (it was never flushed): not a part.
-      if (isMissing(error as NodeJS.ErrnoException) || error instanceof SyntaxError) return undefined;
+      if (isMissing(error) || error instanceof SyntaxError) return undefined;
       throw error;
     }
   }
@@ -134,7 +133,7 @@ export class UploadRecords {
     await fsp.writeFile(tmp, JSON.stringify(record));
     await fsp.rename(tmp, this.layout.partRecord(uploadId, partNumber)).catch(async (error) => {
       await fsp.rm(tmp, { force: true });
-      throw isMissing(error as NodeJS.ErrnoException) ? noSuchUpload(uploadId) : error;
+      throw isMissing(error) ? noSuchUpload(uploadId) : error;
     });
   }
 
@@ -202,7 +201,7 @@ export class UploadRecords {
     try {
       return await fsp.readdir(this.layout.uploadFolder(uploadId));
     } catch (error) {
-      if (isMissing(error as NodeJS.ErrnoException)) throw noSuchUpload(uploadId);
+      if (isMissing(error)) throw noSuchUpload(uploadId);
       throw error;
     }
   }

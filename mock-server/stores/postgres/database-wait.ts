@@ -25,10 +25,10 @@ export class DatabaseStartError extends Error {
 export interface DatabaseWait {
   /** The database's URL; its password is never shown. */
   url: string;
-  /** How long to keep trying after the first failure; 0: one try. */
-  waitMs: number;
+  /** How long opening keeps trying a database that does not answer (default 0: one try). */
+  waitMs?: number;
   /** Told each time a try failed and another follows. */
-  report: (line: string) => void;
+  onWaiting?: (line: string) => void;
 }
 
 /** The longest pause between two tries: a database that came back is joined within this. */
@@ -46,10 +46,13 @@ export function shownDatabaseUrl(url: string): string {
   }
 }
 
-/** Runs `open` until it does not fail for want of a database, within `wait.waitMs`. */
-export async function waitForDatabase<T>(open: () => Promise<T>, wait: DatabaseWait): Promise<T> {
-  const shown = shownDatabaseUrl(wait.url);
-  const deadline = Date.now() + wait.waitMs;
+/** Runs `open` until it does not fail for want of a database, within `waitMs`. */
+export async function waitForDatabase<T>(
+  open: () => Promise<T>,
+  { url, waitMs = 0, onWaiting }: DatabaseWait,
+): Promise<T> {
+  const shown = shownDatabaseUrl(url);
+  const deadline = Date.now() + waitMs;
   for (let tries = 1; ; tries++) {
     try {
       return await open();
@@ -60,13 +63,13 @@ export async function waitForDatabase<T>(open: () => Promise<T>, wait: DatabaseW
       const reason = reasonOf(error);
       const left = deadline - Date.now();
       if (left <= 0) {
-        const within = wait.waitMs > 0 ? ` within ${seconds(wait.waitMs)} s` : '';
+        const within = waitMs > 0 ? ` within ${seconds(waitMs)} s` : '';
         throw new DatabaseStartError(
           `PostgreSQL at ${shown} did not answer${within} (${reason}): start it, or correct --database-url / DATABASE_URL; --database-wait-ms sets how long an instance waits for it`,
           { cause: error },
         );
       }
-      wait.report(
+      onWaiting?.(
         `PostgreSQL at ${shown} is not answering (${reason}); trying again, for up to ${seconds(left)} s more (--database-wait-ms)`,
       );
       const pause = Math.min(left, MAX_PAUSE_MS, 250 * 2 ** (tries - 1));

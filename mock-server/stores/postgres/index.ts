@@ -13,22 +13,18 @@ import { migration } from '../tables/migrate.js';
 import { type Schema, SCHEMA } from '../tables/migrations.js';
 import { perform } from './answer.js';
 import { type ConnectionSettings, Sql } from './connection.js';
-import { waitForDatabase } from './database-wait.js';
+import { type DatabaseWait, waitForDatabase } from './database-wait.js';
 import { PostgresStateStore } from './postgres-state-store.js';
 
 export { StoreUnavailableError } from './failures.js';
 export type { PostgresStateStore } from './postgres-state-store.js';
 
-export interface PostgresStoreOptions extends Partial<ConnectionSettings> {
+export interface PostgresStoreOptions extends Partial<ConnectionSettings>, DatabaseWait {
   url: string;
   /** API keys kept in memory, and for how long (exact across instances: postgres-state-store.ts). */
   keyCache?: KeyCacheLimits;
   /** Requests the journal keeps per organization, newest first (default 1000). */
   journalEntriesPerOrganization?: number;
-  /** How long opening keeps trying a database that does not answer (default 0: one try; database-wait.ts). */
-  waitMs?: number;
-  /** Told each time a try failed and another follows. */
-  onWaiting?: (line: string) => void;
 }
 
 export async function openPostgresStateStore(options: PostgresStoreOptions): Promise<PostgresStateStore> {
@@ -41,11 +37,7 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
     idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? 30_000,
   });
   try {
-    await waitForDatabase(() => migrate(sql), {
-      url: options.url,
-      waitMs: options.waitMs ?? 0,
-      report: options.onWaiting ?? (() => {}),
-    });
+    await waitForDatabase(() => migrate(sql), options);
   } catch (error) {
     await sql.close();
     throw error;

@@ -97,11 +97,7 @@ export class DataFolderSnapshotFiles implements SnapshotFileStore {
     return images;
   }
 
-  async remove(files: {
-    storageKeys: string[];
-    imageIds: string[];
-    segmentationIds: string[];
-  }): Promise<void> {
+  async remove(files: Parameters<SnapshotFileStore['remove']>[0]): Promise<void> {
     for (const key of files.storageKeys) await this.store.deleteObject(key);
     for (const id of files.imageIds) await removeFolder(this.layout.derivedFilesOf(id).folder);
     for (const id of files.segmentationIds) await removeFolder(this.layout.segmentationOf(id).folder);
