@@ -79,7 +79,10 @@ async function sweep(graceMs: number) {
     dataDir: dataLayout(root).store,
     storageUrl: 'http://x/storage',
   });
-  return sweepDataFolder(state, store, dataLayout(root), () => new Date().toISOString(), { graceMs });
+  return sweepDataFolder(state, store, dataLayout(root), () => new Date().toISOString(), {
+    startedAt: await fileSystemNow(root),
+    graceMs,
+  });
 }
 
 it('with a grace period, keeps fresh unreferenced files and removes them once they are older', async () => {

@@ -26,9 +26,10 @@ import { entriesOf, removeIfUnchanged } from './sweep-age.js';
 export interface SweepOptions {
   /**
    * Files that changed after this (file-system time, ms: sweep-age.ts's fileSystemNow, read before
-   * the mock answers) are work in progress and stay. Default: when the sweep starts.
+   * the mock answers) are work in progress and stay. No default: `Date.now()` is not the file
+   * system's clock, and a file made in its millisecond could read as made after it.
    */
-  startedAt?: number;
+  startedAt: number;
   /** Only what has not changed for this long before `startedAt` is removed; 0 (one owner of the folder) removes at once. */
   graceMs?: number;
   /** Stops the sweep between pages (the mock closing). */
@@ -48,10 +49,10 @@ export async function sweepDataFolder(
   store: ObjectStore,
   folders: DataLayout,
   nowIso: () => string,
-  { startedAt, graceMs = 0, signal }: SweepOptions = {},
+  { startedAt, graceMs = 0, signal }: SweepOptions,
 ) {
   const report = { filesRemoved: 0, imagesFailed: 0, segmentationsDropped: 0 };
-  const changedBy = (startedAt ?? Date.now()) - graceMs;
+  const changedBy = startedAt - graceMs;
   // Uploads still streaming and local copies of remote objects never outlive the process that made them.
   for (const dir of [folders.incoming, folders.cache])
     for (const entry of await entriesOf(dir))
