@@ -76,33 +76,26 @@ describe("PostgreSQL's migrations", () => {
     }
   });
 
-  it('refuse a database from before the first step, saying how to carry its state across', async () => {
+  /** Opening a database that records `version`, refused with the message `expected`. */
+  async function expectRefused(version: number, expected: string): Promise<void> {
     const url = await postgres.newDatabase();
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(
-      'CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (8)',
+      `CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (${version})`,
     );
     await admin.end();
     const opening = openPostgresStateStore({ url });
     await expect(opening).rejects.toBeInstanceOf(DatabaseSchemaError);
-    await expect(opening).rejects.toThrow(
-      `schema version 8, from before this mock's first (${SCHEMA.first}): take a snapshot with the mock that wrote it`,
-    );
-  });
+    await expect(opening).rejects.toThrow(expected);
+  }
 
-  it('refuse a database newer than the code, saying so', async () => {
-    const url = await postgres.newDatabase();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(
-      'CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (99)',
-    );
-    await admin.end();
-    const opening = openPostgresStateStore({ url });
-    await expect(opening).rejects.toBeInstanceOf(DatabaseSchemaError);
-    await expect(opening).rejects.toThrow(
-      `schema version 99, newer than this mock's ${latestVersion(SCHEMA)}`,
-    );
-  });
+  it('refuse a database from before the first step, saying how to carry its state across', () =>
+    expectRefused(
+      SCHEMA.first - 1,
+      `schema version ${SCHEMA.first - 1}, from before this mock's first (${SCHEMA.first}): take a snapshot with the mock that wrote it`,
+    ));
+
+  it('refuse a database newer than the code, saying so', () =>
+    expectRefused(99, `schema version 99, newer than this mock's ${latestVersion(SCHEMA)}`));
 });
