@@ -40,7 +40,7 @@ export class DashboardReads {
     const orgIds = orgId ? [orgId] : (await this.state.organizations.all()).map((o) => o.id);
     const images: ImageRecord[] = [];
     for (const id of orgIds)
-      images.push(...(await rowsOf(await this.state.images.idsOf(id), (i) => this.state.images.get(i))));
+      await rowsOf(await this.state.images.idsOf(id), (i) => this.state.images.get(i), images);
     const newest = images
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id))
       .slice(0, count);

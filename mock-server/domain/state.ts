@@ -58,14 +58,21 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
-/** The rows of these ids still there (a row deleted meanwhile is left out), read one after the other. */
-export async function rowsOf<T>(ids: string[], get: (id: string) => Promise<T | undefined>): Promise<T[]> {
-  const found: T[] = [];
+/**
+ * The rows of these ids still there (a row deleted meanwhile is left out), read one after the other
+ * and appended to `into` one by one: spreading a whole table into one push() overflows the stack
+ * past about 120,000 rows.
+ */
+export async function rowsOf<T>(
+  ids: string[],
+  get: (id: string) => Promise<T | undefined>,
+  into: T[] = [],
+): Promise<T[]> {
   for (const id of ids) {
     const row = await get(id);
-    if (row !== undefined) found.push(row);
+    if (row !== undefined) into.push(row);
   }
-  return found;
+  return into;
 }
 
 export interface OrganizationTable {

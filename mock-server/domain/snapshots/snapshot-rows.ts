@@ -57,14 +57,18 @@ export async function readSnapshotRows(state: StateStore, scope: SnapshotScope):
     for (const org of organizations) {
       for (const { month, count } of await state.usage.monthsOf(org.id))
         rows.usage.push({ organizationId: org.id, month, count });
-      rows.images.push(...(await rowsOf(await state.images.idsOf(org.id), (id) => state.images.get(id))));
-      rows.predictions.push(
-        ...(await rowsOf(await state.predictions.idsOf(org.id), (id) => state.predictions.get(id))),
+      await rowsOf(await state.images.idsOf(org.id), (id) => state.images.get(id), rows.images);
+      await rowsOf(
+        await state.predictions.idsOf(org.id),
+        (id) => state.predictions.get(id),
+        rows.predictions,
       );
-      rows.segmentations.push(
-        ...(await rowsOf(await state.segmentations.idsOf(org.id), (id) => state.segmentations.get(id))),
+      await rowsOf(
+        await state.segmentations.idsOf(org.id),
+        (id) => state.segmentations.get(id),
+        rows.segmentations,
       );
-      rows.shares.push(...(await rowsOf(await state.shares.idsOf(org.id), (id) => state.shares.get(id))));
+      await rowsOf(await state.shares.idsOf(org.id), (id) => state.shares.get(id), rows.shares);
     }
     for (const table of [rows.models, rows.images, rows.predictions, rows.segmentations, rows.shares])
       byId(table as Array<{ id: string }>);
