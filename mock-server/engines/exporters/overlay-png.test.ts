@@ -135,6 +135,15 @@ describe('overlayPng', () => {
     expect(Buffer.compare(a, b)).toBe(0);
   });
 
+  it('draws nothing for an object with an empty outline (a loaded result is not re-traced)', async () => {
+    const { result } = randomResult(8);
+    const bg = greyBackground(result.width, result.height);
+    const withEmpty = { ...result, objects: [...result.objects, { ...result.objects[0], outline: [] }] };
+    const options = { fillOpacity: 0.3, maxSize: 120 };
+    const png = await overlayPng(bg, withEmpty, options);
+    expect(Buffer.compare(png, await overlayPng(bg, result, options))).toBe(0);
+  });
+
   it('rejects bad options with an error naming the parameter and the value', async () => {
     const bg = greyBackground(HAND_WIDTH, HAND_HEIGHT);
     const bad: [Record<string, unknown>, RegExp][] = [

@@ -112,6 +112,8 @@ export function rasteriseLabels(result: SegmentationResult, outW: number, outH: 
   const sy = outH / result.height;
   result.objects.forEach((object, index) => {
     const ring = object.outline;
+    // An empty outline (a loaded snapshot's result is checked by its hash, not its content) draws nothing.
+    if (ring.length === 0) return;
     const { y: minY, height } = ringBounds(ring);
     const rowFrom = Math.max(0, Math.ceil(minY * sy - 0.5));
     const rowTo = Math.min(outH, Math.ceil((minY + height) * sy - 0.5)); // exclusive
