@@ -24,6 +24,7 @@ import {
 } from './snapshot-format.js';
 import type { SnapshotArchives, SnapshotFile, SnapshotFileStore, SnapshotLimits } from './snapshot-ports.js';
 import { checkReferences, parseTableRows } from './snapshot-row-checks.js';
+import { checkSegmentationResult } from './segmentation-result-check.js';
 import { readSnapshotRows, replaceState, type SnapshotRows, type SnapshotScope } from './snapshot-rows.js';
 
 export interface SnapshotServiceParts {
@@ -85,6 +86,11 @@ export class SnapshotService {
       const rows = parsed as unknown as SnapshotRows;
       checkReferences(rows);
       const fileNames = checkFiles(rows, staged.names);
+      const imageOf = new Map(rows.images.map((image) => [image.id, image]));
+      for (const segmentation of rows.segmentations) {
+        const bytes = await staged.read(segmentationEntry(segmentation.id, 'result.json'));
+        checkSegmentationResult(segmentation, imageOf.get(segmentation.imageId), bytes);
+      }
       await this.parts.whileQuiet(async () => {
         const before = await readSnapshotRows(this.parts.state, { kind: 'mock' });
         const images = await this.parts.files.install(rows, staged);

@@ -58,7 +58,47 @@ const asLines = (list: object[]) => Buffer.from(list.map((row) => `${JSON.string
 const firstFile = () => entries.find((e) => e.name.startsWith('files/'))!;
 const manifest = () => manifestOf(entries);
 
+const resultEntry = () => entries.find((e) => e.name.endsWith('/result.json'))!;
+/** The archive with its segmentation's outlines changed by `change`. */
+const withResult = (change: (result: { objects: Array<Record<string, unknown>> }) => void) => {
+  const result = JSON.parse(resultEntry().content.toString()) as { objects: Array<Record<string, unknown>> };
+  change(result);
+  return withEntry(entries, resultEntry().name, Buffer.from(JSON.stringify(result)));
+};
+
 const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
+  [
+    'outlines that are not JSON',
+    () => withEntry(entries, resultEntry().name, Buffer.from('{"width": 256,')),
+    /result.json": not JSON/,
+  ],
+  [
+    'an empty outline',
+    () => withResult((r) => (r.objects[0].outline = [])),
+    /result.json": objects\[0\].outline must be a non-empty list of points/,
+  ],
+  [
+    'an outline outside the image',
+    () =>
+      withResult(
+        (r) =>
+          (r.objects[0].outline = [
+            [0, 0],
+            [70000, 3],
+          ]),
+      ),
+    /result.json": objects\[0\].outline has a point that is not \[x, y\] inside the 256x256 image/,
+  ],
+  [
+    'a measurement that is not a number',
+    () => withResult((r) => ((r.objects[0].measurements as Record<string, unknown>).areaPx = 'big')),
+    /result.json": objects\[0\].measurements must hold areaPx/,
+  ],
+  [
+    'fewer objects than ROI ids',
+    () => withResult((r) => r.objects.pop()),
+    /result.json": objects must be a list of \d+ \(one per ROI id\), as cell_count says/,
+  ],
   [
     'path traversal',
     () => withExtraEntry(entries, { name: 'files/../../escape.txt', content: Buffer.from('x') }),
