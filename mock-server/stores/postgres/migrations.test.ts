@@ -76,6 +76,31 @@ describe("PostgreSQL's migrations", () => {
     }
   });
 
+  it("give a database the nine steps built step 9's names, and take no step twice", async () => {
+    const url = await postgres.newDatabase();
+    const sql = connect(url);
+    const names = () =>
+      sql.column(
+        "SELECT relname::text FROM pg_class WHERE relname LIKE 'jobs\\_%' OR relname LIKE 'journal\\_%' ORDER BY 1",
+      );
+    try {
+      // Step 9 alone, then the objects named as the nine steps named them.
+      await migrate(sql, { first: SCHEMA.first, steps: SCHEMA.steps.slice(0, 1) });
+      await sql.rows(
+        `ALTER INDEX jobs_in_order RENAME TO jobs_by_age;
+         ALTER TABLE journal RENAME CONSTRAINT journal_pkey TO journal_runs_pkey;
+         ALTER SEQUENCE journal_seq_seq RENAME TO journal_runs_seq_seq`,
+      );
+      await migrate(sql);
+      const after = await names();
+      expect(after).toEqual(expect.arrayContaining(['jobs_in_order', 'journal_pkey', 'journal_seq_seq']));
+      expect(after.filter((name) => /by_age|journal_runs/.test(name))).toEqual([]);
+      expect(await version(url)).toBe(latestVersion(SCHEMA));
+    } finally {
+      await sql.close();
+    }
+  });
+
   /** Opening a database that records `version`, refused with the message `expected`. */
   async function expectRefused(version: number, expected: string): Promise<void> {
     const url = await postgres.newDatabase();

@@ -259,5 +259,22 @@ export const SCHEMA: Schema = {
     // 9: the schema the first nine steps had built.
     (d) =>
       organizationTables(d) + workTables(d) + CONTROL_TABLES + (d.engine === 'postgres' ? SHARED_ONLY : ''),
+    // 10, PostgreSQL: a database the nine steps built names three objects otherwise than step 9
+    // does; they get step 9's names, so that every database at one version is the same to the
+    // steps that follow. SQLite's differ only in declared type names: nothing to do.
+    (d) =>
+      d.engine === 'sqlite'
+        ? ''
+        : `
+  DO $$ BEGIN
+    IF to_regclass('jobs_by_age') IS NOT NULL THEN ALTER INDEX jobs_by_age RENAME TO jobs_in_order; END IF;
+    IF to_regclass('journal_runs_pkey') IS NOT NULL THEN
+      ALTER TABLE journal RENAME CONSTRAINT journal_runs_pkey TO journal_pkey;
+    END IF;
+    IF to_regclass('journal_runs_seq_seq') IS NOT NULL THEN
+      ALTER SEQUENCE journal_runs_seq_seq RENAME TO journal_seq_seq;
+    END IF;
+  END $$;
+`,
   ],
 };

@@ -45,6 +45,22 @@ describe('openDatabase', () => {
     db.close();
   });
 
+  it("counts versions from the schema's first: a new folder takes every step, an older one only those it lacks", () => {
+    const schema = (...steps: string[]) => ({ first: 7, steps });
+    const fresh = openDatabase(folder(), schema('CREATE TABLE a (x)', 'CREATE TABLE b (x)'));
+    expect(pragma(fresh, 'user_version')).toBe(8);
+    fresh.close();
+    const dir = folder();
+    openDatabase(dir, schema('CREATE TABLE a (x)')).close();
+    const db = openDatabase(dir, schema('CREATE TABLE a (x)', 'CREATE TABLE b (x)'));
+    expect(pragma(db, 'user_version')).toBe(8);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([
+      { name: 'a' },
+      { name: 'b' },
+    ]);
+    db.close();
+  });
+
   it('refuses a data folder from before the first step, saying how to carry its state across', () => {
     const dir = folder();
     const old = openDatabase(dir, { first: 1, steps: ['CREATE TABLE a (x)'] });
