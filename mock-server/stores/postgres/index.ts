@@ -9,7 +9,7 @@
  */
 import { DEFAULT_KEY_CACHE_LIMITS, KeyCache, type KeyCacheLimits } from '../../domain/key-cache.js';
 import { POSTGRES } from '../tables/dialect.js';
-import { migration } from '../tables/migrate.js';
+import { migration, refusalText } from '../tables/migrate.js';
 import { type Schema, SCHEMA } from '../tables/migrations.js';
 import { perform } from './answer.js';
 import { type ConnectionSettings, Sql } from './connection.js';
@@ -55,14 +55,13 @@ export async function migrate(sql: Sql, schema: Schema = SCHEMA): Promise<void> 
     migration(
       POSTGRES,
       schema,
-      (version, latest) =>
+      (version) =>
         new DatabaseSchemaError(
-          version > latest
-            ? `the PostgreSQL database has schema version ${version}, newer than this mock's ${latest}: ` +
-                'run the newer mock on it, or point --database-url at another database.'
-            : `the PostgreSQL database has schema version ${version}, from before this mock's first ` +
-                `(${schema.first}): take a snapshot with the mock that wrote it (GET /__mock/snapshot) and ` +
-                'load it into this one on another database (--snapshot FILE), or point --database-url at another database.',
+          refusalText(schema, version, {
+            database: 'the PostgreSQL database',
+            another: 'another database',
+            elsewhere: 'point --database-url at another database',
+          }),
         ),
     ),
   );

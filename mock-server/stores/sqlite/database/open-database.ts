@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { SQLITE } from '../../tables/dialect.js';
-import { latestVersion, migration } from '../../tables/migrate.js';
+import { latestVersion, migration, refusalText } from '../../tables/migrate.js';
 import { type Schema, SCHEMA } from '../../tables/migrations.js';
 import { type Database, DatabaseSync, sqliteResultName } from './node-sqlite.js';
 import { ReadMemo } from '../../tables/read-memo.js';
@@ -60,14 +60,13 @@ export function openDatabase(dataDir: string, schema: Schema = SCHEMA): Database
 }
 
 function migrate(db: Database, file: string, schema: Schema): void {
-  const refused = (version: number, latest: number) =>
+  const refused = (version: number) =>
     new DataFolderError(
-      version > latest
-        ? `${file} has schema version ${version}, newer than this mock's ${latest}: ` +
-            'run the newer mock on it, or start this one with another --data-dir.'
-        : `${file} has schema version ${version}, from before this mock's first (${schema.first}): ` +
-            'take a snapshot with the mock that wrote it (GET /__mock/snapshot) and load it into this ' +
-            'one on another --data-dir (--snapshot FILE), or start this one on another --data-dir.',
+      refusalText(schema, version, {
+        database: file,
+        another: 'another --data-dir',
+        elsewhere: 'start this one with another --data-dir',
+      }),
     );
   // No reads to keep while migrating: the store opens its own statements afterwards.
   const noReadsKept = new ReadMemo({ entries: 0, rows: 0, rowsPerAnswer: 0 });
