@@ -8,12 +8,13 @@
 import type { ImageRecord } from '../images/image-record.js';
 import type { SegmentationRow } from '../predictions/prediction-record.js';
 import { segmentationEntry, SnapshotRefused } from './snapshot-format.js';
+import { kindOf } from './snapshot-row-checks.js';
 
 const MEASUREMENTS = ['areaPx', 'perimeterPx', 'centroidX', 'centroidY'] as const;
 const BOUNDS = ['x', 'y', 'width', 'height'] as const;
 
 type Loose = Record<string, unknown>;
-const isObject = (v: unknown): v is Loose => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Loose => kindOf(v) === 'object';
 const isSize = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
 
 export function checkSegmentationResult(

@@ -84,7 +84,8 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 /** Object keys: slash-separated plain segments, as the mock makes them (objects/<uuid>/original.tif). */
 const SAFE_KEY = /^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,127}\/){0,7}[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-function kindOf(value: unknown): string {
+/** A JSON value's type as the checks name it: 'object', 'array', 'null', 'string', ... */
+export function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
