@@ -17,7 +17,7 @@ import type { MultipartPlan } from '../../domain/object-store.js';
 import type { StoreLayout } from '../data-layout.js';
 import { syncFile, syncFolders } from '../files/flush-files.js';
 import { type ByteRange, copyRanges, partOffset } from './part-bytes.js';
-import { asStoreError } from './store-errors.js';
+import { asStoreError, isMissing } from './store-errors.js';
 import type { StoredPart, UploadRecords } from './upload-records.js';
 
 export interface Assembly {
@@ -90,8 +90,8 @@ const asideOf = (data: string) => `${data}.completing`;
  */
 export async function restoreDataFile(layout: StoreLayout, uploadId: string): Promise<void> {
   const data = layout.uploadData(uploadId);
-  await fsp.rename(asideOf(data), data).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw asStoreError(error);
+  await fsp.rename(asideOf(data), data).catch((error: unknown) => {
+    if (!isMissing(error)) throw asStoreError(error);
   });
 }
 

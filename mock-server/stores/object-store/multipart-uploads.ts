@@ -29,7 +29,14 @@ import { md5OfRange } from './md5-thread.js';
 import { partOffset, receivePart } from './part-bytes.js';
 import { PartUrlSigner } from './part-url-signer.js';
 import { SlotWriter } from './slot-writer.js';
-import { asStoreError, checkPartNumber, noSuchUpload, replaced, tooLarge } from './store-errors.js';
+import {
+  asStoreError,
+  checkPartNumber,
+  isMissing,
+  noSuchUpload,
+  replaced,
+  tooLarge,
+} from './store-errors.js';
 
 export interface EmbeddedObjectStoreOptions {
   /** The store's folder; what lies under it is storeLayout's (stores/data-layout.ts). */
@@ -204,11 +211,9 @@ export class EmbeddedMultipartUploads implements PartReceiver {
     let writer: SlotWriter | undefined;
     let part: Omit<PartRecord, 'id'>;
     try {
-      const data = await fsp
-        .open(this.layout.uploadData(uploadId), 'r+')
-        .catch((error: NodeJS.ErrnoException) => {
-          throw error.code === 'ENOENT' ? noSuchUpload(uploadId) : error;
-        });
+      const data = await fsp.open(this.layout.uploadData(uploadId), 'r+').catch((error: unknown) => {
+        throw isMissing(error) ? noSuchUpload(uploadId) : error;
+      });
       try {
         part = await receive(data, offset, (slot) => {
           writer = slot;
