@@ -1,5 +1,3 @@
-/// <reference lib="es2024.string" />
-
 /**
  * `attachment; filename="<ascii>"; filename*=UTF-8''<percent-encoded>` (RFC 6266 with RFC 5987's
  * ext-value) for any name a JSON body can carry. A lone UTF-16 surrogate cannot be UTF-8 encoded
