@@ -124,6 +124,24 @@ describe('RequestValidator', () => {
     expect(query).toEqual({ max_size: '512', columns: ['area_px'] });
   });
 
+  it('lets unknown query names through, and checks no body it is told not to (a streamed one)', async () => {
+    const validator = new RequestValidator(operations);
+    const withExtraQuery = await validator.validate('exportOverlayPng', {
+      path: { segmentation_id: '3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11' },
+      query: { max_size: '512', utm_source: 'mail' },
+      body: undefined,
+      checkBody: false,
+    });
+    expect(withExtraQuery).toEqual([]);
+    const streamed = await validator.validate('createPrediction', {
+      path: {},
+      query: {},
+      body: undefined,
+      checkBody: false,
+    });
+    expect(streamed).toEqual([]);
+  });
+
   it("checks POST /upload's JSON mode, which the public document lists under x-also-accepts", async () => {
     const validator = new RequestValidator(operations);
     const check = (body: unknown) =>
