@@ -83,6 +83,15 @@ export const RESUMABLE: Regression[] = [
     violates:
       'abortUpload 422 ("A complete or abort on an image that is not in `uploading`: 422", ValidationErrorArrayOrState); the interface\'s abort transition starts from `uploading` only',
     statedIn: 'document',
+    request(exchange, state) {
+      // The image is failed from then on: predict refuses it as it refuses any image not ready.
+      if (!match(exchange, 'POST', /^\/api\/v1\/predict$/)) return;
+      const imageId = String(requestJson<{ image_id?: string }>(exchange)?.image_id).toLowerCase();
+      if (!memoMap<string, true>(state, 'aborted-any-state').has(imageId)) return;
+      return jsonAnswer(422, {
+        detail: `Image ${imageId} is not ready (upload_status is 'failed'); poll GET /api/v1/upload/{image_id} until it is ready.`,
+      });
+    },
     response(exchange, answer, state) {
       const aborted = memoMap<string, true>(state, 'aborted-any-state');
       const found = match(exchange, 'POST', ABORT);

@@ -1,4 +1,4 @@
-import { bearer, isJson, jsonAnswer, memoMap, pathname, readJson } from '../edit-helpers.js';
+import { bearer, isJson, jsonAnswer, match, memoMap, pathname, readJson } from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
 import { editImage, IMAGE_READ, isMultipart, replaceAnswer } from './tools.js';
 
@@ -22,12 +22,40 @@ export const UPLOAD: Regression[] = [
     id: 'C-UP-NAME-IS-FORM-FIELD',
     area: 'upload',
     description:
-      "A single-request upload records the multipart part's field name (`file`) as the image name instead of the part's filename, in every read",
+      "A single-request upload records the multipart part's field name (`file`) as the image name instead of the part's filename: every read, the exports' file names and the CSV's `image_name` say `file`",
     violates: '"`name` | string | filename or label"',
     statedIn: 'interface',
     response(exchange, answer, state) {
       const renamed = memoMap<string, true>(state, 'named-file');
+      const segmentations = memoMap<string, string>(state, 'named-file-segmentations');
       const route = pathname(exchange);
+      const prediction = match(exchange, 'GET', /^\/api\/v1\/predict\/[^/]+$/);
+      if (prediction && answer.status === 200 && isJson(answer)) {
+        const read = readJson<{ image_id: string; segmentation_id?: string }>(answer);
+        if (read.segmentation_id && renamed.has(read.image_id))
+          segmentations.set(read.segmentation_id, read.image_id);
+        return;
+      }
+      const exported = match(exchange, 'GET', /^\/api\/v1\/export\/([^/]+)\/([^/]+)$/);
+      if (exported) {
+        if (answer.status !== 200 || !segmentations.has(exported[1].toLowerCase())) return;
+        // The stored name is what every export names its file after, and what the CSV's first column holds.
+        answer.headers['content-disposition'] = `attachment; filename="file_${exported[2]}"`;
+        if (exported[2] === 'measurements.csv') {
+          const text = answer.body.toString('utf8');
+          const ending = text.includes('\r\n') ? '\r\n' : '\n';
+          const [header, ...rows] = text.split(ending);
+          const column = header.split(',').indexOf('image_name');
+          const renamedRows = rows.map((row) => {
+            if (!row || column < 0) return row;
+            const cells = row.split(',');
+            cells[column] = 'file';
+            return cells.join(',');
+          });
+          answer.body = Buffer.from([header, ...renamedRows].join(ending));
+        }
+        return;
+      }
       editImage(exchange, answer, (image) => {
         if (exchange.method === 'POST' && route === '/api/v1/upload' && isMultipart(exchange))
           renamed.set(String(image.id), true);
