@@ -1,4 +1,15 @@
-import { bearer, isJson, jsonAnswer, match, memoMap, readJson, writeJson } from '../edit-helpers.js';
+import { randomUUID } from 'node:crypto';
+import {
+  asOwner,
+  bearer,
+  isJson,
+  jsonAnswer,
+  match,
+  memoMap,
+  others,
+  readJson,
+  writeJson,
+} from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
 import { BASE_MODEL_IDS, replaceAnswer, requestJson } from './tools.js';
 
@@ -115,6 +126,63 @@ export const PREDICTIONS: Regression[] = [
       const known = [...BASE_MODEL_IDS, ...state.organizations.flatMap((org) => org.customModelIds)];
       if (known.includes(modelId) || !/model/i.test(String(readJson(answer).detail))) return;
       replaceAnswer(answer, jsonAnswer(422, { detail: `model_id: no model ${modelId}` }));
+    },
+  },
+  {
+    id: 'C-PRED-OTHER-ORG-IMAGE',
+    area: 'predictions',
+    description:
+      "POST /predict looks the image up by id alone: another organization's image is segmented for the caller, who polls the prediction and downloads its exports",
+    violates:
+      '"Body: `{image_id: uuid, model_id: uuid}`, both required. Both are organization-scoped." / "404 (image or model outside the organization or missing)"',
+    statedIn: 'interface',
+    async request(exchange, state) {
+      const borrowed = memoMap<string, string>(state, 'borrowed-images');
+      const key = bearer(exchange);
+      const polled =
+        match(exchange, 'GET', PREDICTION) ?? match(exchange, 'GET', /^\/api\/v1\/export\/([^/]+)\//);
+      if (polled) {
+        // What the run made is the caller's as far as the faulty lookup goes.
+        const owner = borrowed.get(`${key}|${polled[1].toLowerCase()}`);
+        const org = state.organizations.find((o) => o.key === owner);
+        if (!org) return;
+        const answer = await asOwner(exchange, state, org);
+        const segmentationId =
+          answer.status === 200 && isJson(answer)
+            ? readJson<{ segmentation_id?: string }>(answer).segmentation_id
+            : undefined;
+        if (segmentationId) borrowed.set(`${key}|${segmentationId}`, org.key);
+        return answer;
+      }
+      if (!match(exchange, 'POST', PREDICT)) return;
+      const own = await state.resend(exchange);
+      if (own.status !== 404 || !isJson(own) || !/image/i.test(String(readJson(own).detail))) return own;
+      for (const org of others(exchange, state)) {
+        const theirs = await asOwner(exchange, state, org);
+        if (theirs.status !== 200) continue;
+        const ack = readJson<{ prediction_id: string }>(theirs);
+        borrowed.set(`${key}|${ack.prediction_id}`, org.key);
+        return theirs;
+      }
+      return own;
+    },
+  },
+  {
+    id: 'C-PRED-FAILED-HAS-SEGMENTATION',
+    area: 'predictions',
+    description:
+      'The worker creates the segmentation row before it runs and a failure leaves it: a FAILED prediction carries a `segmentation_id` (whose exports answer 404)',
+    violates: '"`segmentation_id` | uuid | only once `COMPLETED`; pass to `/export/*` and `POST /shares`"',
+    statedIn: 'interface',
+    response(exchange, answer, state) {
+      const found = match(exchange, 'GET', PREDICTION);
+      if (!found || answer.status !== 200) return;
+      const prediction = readJson<Prediction>(answer);
+      if (prediction.status !== 'FAILED' || prediction.segmentation_id) return;
+      const allocated = memoMap<string, string>(state, 'allocated-segmentations');
+      const segmentationId = allocated.get(found[1].toLowerCase()) ?? randomUUID();
+      allocated.set(found[1].toLowerCase(), segmentationId);
+      writeJson(answer, { ...prediction, segmentation_id: segmentationId });
     },
   },
 ];
