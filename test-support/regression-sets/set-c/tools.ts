@@ -16,7 +16,7 @@ export const BASE_MODEL_IDS: string[] = (
 export const IMAGE_READ = /^\/api\/v1\/(?:upload|image)\/([^/]+)$/;
 
 /** Whether the request is one of the routes that answer an image (upload, image reads, image creation). */
-export function answersImage(exchange: Exchange): boolean {
+function answersImage(exchange: Exchange): boolean {
   const route = pathname(exchange);
   if (exchange.method === 'POST') return route === '/api/v1/upload' || route === '/api/v1/image';
   return exchange.method === 'GET' && IMAGE_READ.test(route);
@@ -84,7 +84,7 @@ export async function operatorView(
   return readJson<OperatorOrganization[]>(answer).find((o) => o.id === org.id);
 }
 
-export interface OperatorImage {
+interface OperatorImage {
   id: string;
   upload_status: string;
   predictions: Array<{ prediction_id: string; status: string; created_at: string }>;
