@@ -1,6 +1,7 @@
 import type { Regression } from './regression.js';
 import { SET_A } from './set-a/index.js';
 import { SET_B } from './set-b/index.js';
+import { SET_C } from './set-c/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -32,5 +33,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-b-measures.json',
     page: 'docs/regression-sets-b.md',
     exampleIds: ['B-SH-NEW-SHARE-EACH-POST', 'B-CSV-COLUMNS-FIRST-ONLY'],
+  },
+  c: {
+    regressions: SET_C,
+    resultsFile: 'test-support/regression-sets/set-c-results.json',
+    measuresFile: 'test-support/regression-sets/set-c-measures.json',
+    page: 'docs/regression-sets-c.md',
+    exampleIds: ['C-SH-NEW-SHARE-OLD-TOKEN', 'C-CSV-DISTINCT-ROWS'],
   },
 };
