@@ -212,4 +212,37 @@ export function checkReferences(rows: SnapshotRows): void {
   const keyHashes = rows.organizations.flatMap((o) => o.apiKeys.map((k) => k.hash));
   if (new Set(keyHashes).size !== keyHashes.length)
     throw new SnapshotRefused(`${rowsEntryName('organizations')} holds an API key twice`);
+  checkOnlyOnce(rows);
+}
+
+/**
+ * What the tables keep unique beyond a row's own id: a key's id, one identical prediction in
+ * flight, one live share per segmentation. A load writes the rows in one transaction, so a
+ * snapshot holding a pair would fail there, on the database's constraint, instead of here by name.
+ */
+function checkOnlyOnce(rows: SnapshotRows): void {
+  const once = (table: SnapshotTable, what: (key: string) => string, keys: string[]) => {
+    const seen = new Set<string>();
+    for (const key of keys) {
+      if (seen.has(key)) throw new SnapshotRefused(`${rowsEntryName(table)} holds ${what(key)} twice`);
+      seen.add(key);
+    }
+  };
+  once(
+    'organizations',
+    (id) => `API key id ${JSON.stringify(id)}`,
+    rows.organizations.flatMap((o) => o.apiKeys.map((k) => k.id)),
+  );
+  once(
+    'predictions',
+    (key) => `a prediction in flight for ${key}`,
+    rows.predictions
+      .filter((p) => p.status === 'SUBMITTED' || p.status === 'STARTED')
+      .map((p) => `image ${p.imageId} and model ${p.modelId} of organization ${p.organizationId}`),
+  );
+  once(
+    'shares',
+    (id) => `a live share of segmentation ${id}`,
+    rows.shares.filter((s) => s.revokedAt === null).map((s) => s.segmentationId),
+  );
 }

@@ -55,6 +55,13 @@ const lines = (table: string) =>
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 const asLines = (list: object[]) => Buffer.from(list.map((row) => `${JSON.stringify(row)}\n`).join(''));
+/** The archive with a table's rows replaced, the manifest counting them. */
+const withRows = (table: string, list: object[]) => {
+  const edited = withEntry(entries, rows(table), asLines(list));
+  const m = manifestOf(edited);
+  m.tables[table] = list.length;
+  return withManifest(edited, m);
+};
 const firstFile = () => entries.find((e) => e.name.startsWith('files/'))!;
 const manifest = () => manifestOf(entries);
 
@@ -238,6 +245,49 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
         asLines(lines('predictions').map((r) => ({ ...r, organizationId: 'nobody' }))),
       ),
     /rows\/predictions.jsonl: organizationId "nobody" is not a row of the snapshot/,
+  ],
+  [
+    'an API key id twice',
+    () =>
+      withRows(
+        'organizations',
+        lines('organizations').map((o, i) => {
+          const keys = o.apiKeys as Array<Record<string, unknown>>;
+          return i ? o : { ...o, apiKeys: [...keys, { ...keys[0], hash: 'f'.repeat(64) }] };
+        }),
+      ),
+    /rows\/organizations.jsonl holds API key id "[^"]+" twice/,
+  ],
+  [
+    'two identical predictions in flight',
+    () => {
+      const [done] = lines('predictions');
+      const inFlight = { ...done, segmentationId: null, cellCount: null, finishedAt: null };
+      return withRows('predictions', [
+        done,
+        { ...inFlight, id: '5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1a01', status: 'SUBMITTED' },
+        { ...inFlight, id: '5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1a02', status: 'STARTED' },
+      ]);
+    },
+    /rows\/predictions.jsonl holds a prediction in flight for image \S+ and model \S+ of organization \S+ twice/,
+  ],
+  [
+    'two live shares of one segmentation',
+    () => {
+      const [segmentation] = lines('segmentations');
+      const share = (n: number) => ({
+        id: `5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1b0${n}`,
+        organizationId: segmentation.organizationId,
+        segmentationId: segmentation.id,
+        token: `token-${n}`,
+        viewCount: 0,
+        lastViewedAt: null,
+        createdAt: segmentation.createdAt,
+        revokedAt: null,
+      });
+      return withRows('shares', [share(1), share(2)]);
+    },
+    /rows\/shares.jsonl holds a live share of segmentation \S+ twice/,
   ],
   [
     'a file that belongs to no row',
