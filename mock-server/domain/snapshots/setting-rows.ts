@@ -5,6 +5,7 @@
  * snapshot format keeps that shape, so the snapshots written before these tables had their own
  * load as they always did, and a mock that reads version 1 reads the snapshots written now.
  */
+import { LATEST } from '../clock.js';
 import type { PlanBounds } from '../organization-record.js';
 import type { Delays, ForcedOutcome, PollHold } from '../predictions/progress-record.js';
 import type { StateStore } from '../state.js';
@@ -89,7 +90,7 @@ export async function readSettingRows(
 export async function writeSettingRows(state: StateStore, rows: SettingRow[]): Promise<void> {
   for (const { key, value } of rows) {
     try {
-      if (key === 'clock_offset_ms') await state.clockOffsets.set('', finite(value));
+      if (key === 'clock_offset_ms') await state.clockOffsets.set('', mockClockOffset(value));
       else if (key === 'seeded_at') await state.seed.markSeeded(value);
       else if (key === 'progress/defaults')
         await state.progressDelays.set('defaults', '', parsed<Delays>(value));
@@ -116,6 +117,18 @@ function parsed<T>(text: string): T {
   const value = JSON.parse(text) as unknown;
   if (value === null || typeof value !== 'object') throw new SyntaxError('not a JSON object or list');
   return value as T;
+}
+
+/**
+ * The mock's own offset: an organization's clock is held to the dates a date-time can render
+ * (MockClock.now), the mock's is not, so an offset past them would fail every request that reads it.
+ */
+function mockClockOffset(text: string): number {
+  const offset = finite(text);
+  const time = Date.now() + offset;
+  if (time < 0 || time > LATEST)
+    throw new RangeError(`an offset of ${text} ms puts the mock's clock outside 1970 to 9999`);
+  return offset;
 }
 
 function finite(text: string): number {

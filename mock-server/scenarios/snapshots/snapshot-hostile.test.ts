@@ -290,6 +290,15 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /rows\/shares.jsonl holds a live share of segmentation \S+ twice/,
   ],
   [
+    "a clock offset past the dates the mock's clock can write",
+    () =>
+      withRows('settings', [
+        ...lines('settings').filter((row) => row.key !== 'clock_offset_ms'),
+        { key: 'clock_offset_ms', value: '1e20' },
+      ]),
+    /the value of "clock_offset_ms" cannot be read \(an offset of 1e20 ms puts the mock's clock outside 1970 to 9999\)/,
+  ],
+  [
     'a file that belongs to no row',
     () => withExtraEntry(entries, { name: 'files/derived/nobody/preview.png', content: Buffer.from('x') }),
     /entry "files\/derived\/nobody\/preview.png" belongs to no row/,
