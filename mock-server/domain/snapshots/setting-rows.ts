@@ -9,6 +9,7 @@ import { LATEST } from '../clock.js';
 import type { PlanBounds } from '../organization-record.js';
 import type { Delays, ForcedOutcome, PollHold } from '../predictions/progress-record.js';
 import type { StateStore } from '../state.js';
+import { HELD_OUTCOME } from './held-outcomes.js';
 import { rowsEntryName, SnapshotRefused } from './snapshot-format.js';
 
 export interface SettingRow {
@@ -28,7 +29,7 @@ const LOADERS: Array<{
 }> = [
   { prefix: 'clock_offset_ms:', load: (s, org, v) => s.clockOffsets.set(org, finite(v)) },
   { prefix: 'self_service_plan:', load: (s, org, v) => s.planBounds.set(org, parsed<PlanBounds>(v)) },
-  { prefix: 'held-outcome/', load: (s, id, v) => s.pollHolds.put(id, parsed<PollHold>(v)) },
+  { prefix: HELD_OUTCOME, load: (s, id, v) => s.pollHolds.put(id, parsed<PollHold>(v)) },
   {
     prefix: 'progress/organization/',
     load: (s, org, v) => s.progressDelays.set('organization', org, parsed<Delays>(v)),
@@ -64,7 +65,7 @@ export async function readSettingRows(
   for (const { organizationId, bounds } of await state.planBounds.all())
     carried.push(subjectRow(`self_service_plan:`, organizationId, bounds));
   for (const { predictionId, needed, outcome } of await state.pollHolds.all())
-    carried.push(subjectRow('held-outcome/', predictionId, { needed, outcome }));
+    carried.push(subjectRow(HELD_OUTCOME, predictionId, { needed, outcome }));
   for (const { scope, subjectId, delays } of await state.progressDelays.all())
     carried.push(
       scope === 'defaults'

@@ -92,7 +92,11 @@ export function kindOf(value: unknown): string {
 }
 
 function checkRow(table: SnapshotTable, line: number, value: unknown): void {
-  const where = `${rowsEntryName(table)} line ${line}`;
+  checkFields(table, `${rowsEntryName(table)} line ${line}`, value);
+}
+
+/** A row of `table` wherever it is carried; `where` names the place in the archive. */
+export function checkFields(table: SnapshotTable, where: string, value: unknown): void {
   if (kindOf(value) !== 'object') throw new SnapshotRefused(`${where} is not a JSON object`);
   const row = value as Record<string, unknown>;
   for (const [field, kind] of Object.entries(FIELDS[table])) {

@@ -299,6 +299,15 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /the value of "clock_offset_ms" cannot be read \(an offset of 1e20 ms puts the mock's clock outside 1970 to 9999\)/,
   ],
   [
+    'a held outcome with nothing in it',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: `held-outcome/${String(lines('predictions')[0].id)}`, value: '{}' },
+      ]),
+    /rows\/settings.jsonl line \d+ \(held-outcome\/\S+\): a held outcome needs a whole number of polls/,
+  ],
+  [
     'a file that belongs to no row',
     () => withExtraEntry(entries, { name: 'files/derived/nobody/preview.png', content: Buffer.from('x') }),
     /entry "files\/derived\/nobody\/preview.png" belongs to no row/,
