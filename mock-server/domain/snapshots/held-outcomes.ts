@@ -9,7 +9,7 @@ import type { SegmentationRow } from '../predictions/prediction-record.js';
 import type { PollHold } from '../predictions/progress-record.js';
 import type { SettingRow } from './setting-rows.js';
 import { rowsEntryName, SnapshotRefused } from './snapshot-format.js';
-import { checkFields, kindOf } from './snapshot-row-checks.js';
+import { checkFields, isCount, kindOf } from './snapshot-row-checks.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
 export const HELD_OUTCOME = 'held-outcome/';
@@ -45,7 +45,7 @@ export function checkHeldOutcomes(rows: SnapshotRows): SegmentationRow[] {
       refuse('the value is not JSON');
     }
     const outcome = hold?.outcome as Record<string, unknown> | undefined;
-    if (kindOf(hold) !== 'object' || !Number.isSafeInteger(hold?.needed) || kindOf(outcome) !== 'object')
+    if (kindOf(hold) !== 'object' || !isCount(hold?.needed) || kindOf(outcome) !== 'object')
       refuse('a held outcome needs a whole number of polls (needed) and an outcome');
     if (outcome?.status === 'FAILED' && typeof outcome.error === 'string') return;
     if (outcome?.status !== 'COMPLETED') refuse('the outcome must be FAILED with an error, or COMPLETED');

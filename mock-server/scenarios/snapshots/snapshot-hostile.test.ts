@@ -299,6 +299,45 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /the value of "clock_offset_ms" cannot be read \(an offset of 1e20 ms puts the mock's clock outside 1970 to 9999\)/,
   ],
   [
+    'an image size that is not a whole number',
+    () =>
+      withRows(
+        'images',
+        lines('images').map((r) => ({ ...r, size: 1.5 })),
+      ),
+    /rows\/images.jsonl line 1: field "size" must be a whole number from 0 to 9007199254740991, got 1.5/,
+  ],
+  [
+    'run attempts past a 32-bit integer column',
+    () =>
+      withRows(
+        'predictions',
+        lines('predictions').map((r) => ({ ...r, runAttempts: 2 ** 31 })),
+      ),
+    /rows\/predictions.jsonl line 1: field "runAttempts" must be a whole number from 0 to 2147483647, got 2147483648/,
+  ],
+  [
+    'a usage count below zero',
+    () =>
+      withRows(
+        'usage',
+        lines('usage').map((r) => ({ ...r, count: -1 })),
+      ),
+    /rows\/usage.jsonl line 1: field "count" must be a whole number from 0 to 2147483647, got -1/,
+  ],
+  [
+    'a plan cap past a 32-bit integer column',
+    () =>
+      withRows(
+        'organizations',
+        lines('organizations').map((o) => ({
+          ...o,
+          plan: { ...(o.plan as object), storageCapImages: 2 ** 40 },
+        })),
+      ),
+    /plan needs name, storageCapImages and monthlyAnalysisCap \(whole numbers from 0 to 2147483647\)/,
+  ],
+  [
     'a held outcome with nothing in it',
     () =>
       withRows('settings', [
