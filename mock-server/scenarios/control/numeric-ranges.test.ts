@@ -99,3 +99,16 @@ describe('caps and counts past what the state tables read back as numbers', () =
     },
   );
 });
+
+it('POST /__mock/faults with times past a 32-bit integer answers 422 naming it, and adds no fault', async () => {
+  // PostgreSQL keeps `times` in an integer column: past it the insert failed, a 500.
+  const before = await send('GET', '/__mock/faults');
+  const refused = await send('POST', '/__mock/faults', {
+    operation_id: 'getPrediction',
+    status: 503,
+    times: 2 ** 31,
+  });
+  expect(refused.status).toBe(422);
+  expect(String(refused.body.detail)).toMatch(/times: .*2147483647/);
+  expect(await send('GET', '/__mock/faults')).toEqual(before);
+});
