@@ -28,23 +28,23 @@ const LOADERS: Array<{
   load: (state: StateStore, subject: string, value: string) => Promise<void>;
 }> = [
   { prefix: 'clock_offset_ms:', load: (s, org, v) => s.clockOffsets.set(org, finite(v)) },
-  { prefix: 'self_service_plan:', load: (s, org, v) => s.planBounds.set(org, parsed<PlanBounds>(v)) },
+  { prefix: 'self_service_plan:', load: (s, org, v) => s.planBounds.set(org, planBounds(v)) },
   { prefix: HELD_OUTCOME, load: (s, id, v) => s.pollHolds.put(id, parsed<PollHold>(v)) },
   {
     prefix: 'progress/organization/',
-    load: (s, org, v) => s.progressDelays.set('organization', org, parsed<Delays>(v)),
+    load: (s, org, v) => s.progressDelays.set('organization', org, delays(v)),
   },
   {
     prefix: 'progress/prediction/',
-    load: (s, id, v) => s.progressDelays.set('prediction', id, parsed<Delays>(v)),
+    load: (s, id, v) => s.progressDelays.set('prediction', id, delays(v)),
   },
   {
     prefix: 'progress/forced-next/',
-    load: (s, org, v) => s.forcedOutcomes.set('organization', org, parsed<ForcedOutcome[]>(v)),
+    load: (s, org, v) => s.forcedOutcomes.set('organization', org, outcomes(v)),
   },
   {
     prefix: 'progress/forced-on/',
-    load: (s, id, v) => s.forcedOutcomes.set('prediction', id, [parsed<ForcedOutcome>(v)]),
+    load: (s, id, v) => s.forcedOutcomes.set('prediction', id, [forcedOutcome(parsed(v))]),
   },
 ];
 
@@ -93,8 +93,7 @@ export async function writeSettingRows(state: StateStore, rows: SettingRow[]): P
     try {
       if (key === 'clock_offset_ms') await state.clockOffsets.set('', mockClockOffset(value));
       else if (key === 'seeded_at') await state.seed.markSeeded(value);
-      else if (key === 'progress/defaults')
-        await state.progressDelays.set('defaults', '', parsed<Delays>(value));
+      else if (key === 'progress/defaults') await state.progressDelays.set('defaults', '', delays(value));
       else {
         const loader = LOADERS.find(({ prefix }) => key.startsWith(prefix));
         if (loader) await loader.load(state, key.slice(loader.prefix.length), value);
@@ -113,6 +112,51 @@ const subjectRow = (prefix: string, subject: string, value: unknown): Carried =>
   value: JSON.stringify(value),
   subject,
 });
+
+// The control plane's ranges (PUT /__mock/predictions/progress): a run waits on these, so one that
+// is not a number (or a queue that is not a list) would leave its prediction in flight for good.
+const MAX_DELAY_MS = 86_400_000;
+const MAX_POLLS = 1_000_000;
+
+const isWhole = (value: unknown, max: number) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
+
+function delays(text: string): Delays {
+  const value = parsed<Partial<Record<keyof Delays, unknown>>>(text);
+  if (
+    !isWhole(value.startDelayMs, MAX_DELAY_MS) ||
+    !isWhole(value.runDelayMs, MAX_DELAY_MS) ||
+    (value.completeAfterPolls !== undefined && !isWhole(value.completeAfterPolls, MAX_POLLS))
+  )
+    throw new RangeError(
+      `startDelayMs and runDelayMs must be whole numbers from 0 to ${MAX_DELAY_MS}, completeAfterPolls (if any) from 0 to ${MAX_POLLS}`,
+    );
+  return value as Delays;
+}
+
+function outcomes(text: string): ForcedOutcome[] {
+  const value = parsed<unknown>(text);
+  if (!Array.isArray(value)) throw new RangeError('forced outcomes must be a list');
+  return value.map(forcedOutcome);
+}
+
+function forcedOutcome(value: unknown): ForcedOutcome {
+  const { status, error } = (value ?? {}) as Record<string, unknown>;
+  if (status === 'COMPLETED' || (status === 'FAILED' && typeof error === 'string'))
+    return value as ForcedOutcome;
+  throw new RangeError(
+    'a forced outcome must be {"status":"COMPLETED"} or {"status":"FAILED","error":"..."}',
+  );
+}
+
+function planBounds(text: string): PlanBounds {
+  const value = parsed<Partial<Record<keyof PlanBounds, unknown>>>(text);
+  if (!isWhole(value.storageCapImages, 2 ** 31 - 1) || !isWhole(value.monthlyAnalysisCap, 2 ** 31 - 1))
+    throw new RangeError(
+      'storageCapImages and monthlyAnalysisCap must be whole numbers from 0 to 2147483647',
+    );
+  return value as PlanBounds;
+}
 
 function parsed<T>(text: string): T {
   const value = JSON.parse(text) as unknown;

@@ -338,6 +338,45 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /plan needs name, storageCapImages and monthlyAnalysisCap \(whole numbers from 0 to 2147483647\)/,
   ],
   [
+    'prediction delays that are not numbers',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: 'progress/defaults', value: '{"startDelayMs":"x","runDelayMs":0,"completeAfterPolls":"z"}' },
+      ]),
+    /the value of "progress\/defaults" cannot be read \(startDelayMs and runDelayMs must be whole numbers/,
+  ],
+  [
+    "an organization's forced outcomes that are not a list",
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: `progress/forced-next/${String(lines('organizations')[0].id)}`, value: '{"a":1}' },
+      ]),
+    /the value of "progress\/forced-next\/\S+" cannot be read \(forced outcomes must be a list\)/,
+  ],
+  [
+    'a forced outcome without its error',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: `progress/forced-on/${String(lines('predictions')[0].id)}`, value: '{"status":"FAILED"}' },
+      ]),
+    /cannot be read \(a forced outcome must be \{"status":"COMPLETED"\} or/,
+  ],
+  [
+    'plan bounds that are not numbers',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        {
+          key: `self_service_plan:${String(lines('organizations')[0].id)}`,
+          value: '{"storageCapImages":"x"}',
+        },
+      ]),
+    /cannot be read \(storageCapImages and monthlyAnalysisCap must be whole numbers from 0 to 2147483647\)/,
+  ],
+  [
     'a held outcome with nothing in it',
     () =>
       withRows('settings', [
