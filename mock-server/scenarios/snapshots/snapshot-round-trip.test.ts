@@ -160,3 +160,18 @@ it(
       ).toBe(200);
   },
 );
+
+it('loads and a reset at once each run whole, one after the other', { timeout: 300_000 }, async () => {
+  // The second mock: nothing of it is in flight, which a load would take up and run on.
+  const archive = await snapshotOf(second);
+  const answers = await Promise.all([
+    load(second, archive),
+    load(second, archive),
+    fetch(`${second.url}/__mock/reset`, { method: 'POST' }),
+    load(second, archive),
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+  // Whichever of them ran last, one more load puts the archive's state back whole.
+  expect((await load(second, archive)).status).toBe(200);
+  expect(await snapshotOf(second)).toEqual(archive);
+});
