@@ -8,11 +8,9 @@
 import type { SegmentationRow } from '../predictions/prediction-record.js';
 import type { PollHold } from '../predictions/progress-record.js';
 import type { SettingRow } from './setting-rows.js';
-import { rowsEntryName, SnapshotRefused } from './snapshot-format.js';
+import { HELD_OUTCOME, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
 import { checkFields, isCount, kindOf } from './snapshot-row-checks.js';
 import type { SnapshotRows } from './snapshot-rows.js';
-
-export const HELD_OUTCOME = 'held-outcome/';
 
 /** The segmentations the held outcomes of a state carry (one the mock wrote, so readable). */
 export function heldSegmentations(settings: SettingRow[]): SegmentationRow[] {

@@ -9,8 +9,7 @@ import { LATEST } from '../clock.js';
 import type { PlanBounds } from '../organization-record.js';
 import type { Delays, ForcedOutcome, PollHold } from '../predictions/progress-record.js';
 import type { StateStore } from '../state.js';
-import { HELD_OUTCOME } from './held-outcomes.js';
-import { rowsEntryName, SnapshotRefused } from './snapshot-format.js';
+import { HELD_OUTCOME, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
 
 export interface SettingRow {
   key: string;
