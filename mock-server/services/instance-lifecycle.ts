@@ -1,4 +1,5 @@
 import type { WiredServices } from './domain-services.js';
+import type { OneAtATime } from './one-at-a-time.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 import type { Seeding } from './seeding.js';
 
@@ -8,25 +9,30 @@ export type LifecycleParts = WiredServices & {
   sweep: BackgroundSweep;
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   release: () => Promise<void>;
+  /** Shared with the snapshot's swap: one replacement of the state at a time. */
+  replacing: OneAtATime;
 };
 
 /** Services' reseed, idle and close. */
 export function instanceLifecycle(parts: LifecycleParts) {
   const { state, clock, images, predictions, admin, runner, pools, seeding, worker, sweep, release } = parts;
+  const { replacing } = parts;
   return {
     /** Reloads the seed into an empty state. */
-    async reseed(): Promise<void> {
-      await sweep.settled;
-      const claiming = await worker.stop();
-      for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
-      await state.clear();
-      await clock.refresh();
-      clock.forgetOrganizations();
-      // Fresh children: a reset hands back what their heaps and libvips grew to.
-      await runner.recycle?.();
-      await pools.convert.recycle();
-      await seeding.seed();
-      if (claiming) worker.start();
+    reseed(): Promise<void> {
+      return replacing(async () => {
+        await sweep.settled;
+        const claiming = await worker.stop();
+        for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);
+        await state.clear();
+        await clock.refresh();
+        clock.forgetOrganizations();
+        // Fresh children: a reset hands back what their heaps and libvips grew to.
+        await runner.recycle?.();
+        await pools.convert.recycle();
+        await seeding.seed();
+        if (claiming) worker.start();
+      });
     },
     /** Waits for the start-up sweep, and for conversions and predictions in flight. */
     async idle(): Promise<void> {

@@ -81,6 +81,18 @@ describe('the export service', () => {
     expect(answer.size).toBe(Buffer.byteLength(bytes));
   });
 
+  it('answers from memory when the kept render is evicted again before it is read', async () => {
+    // More variants rendered at once than are kept: each render's file goes before its reader opens it.
+    const { service } = world(async (body) => ({
+      ...(await heldInMemory(body)),
+      open: async () => undefined,
+    }));
+    const answer = await service.roisGeojson(org, 'seg');
+    const bytes = await text(await answer.open());
+    expect(JSON.parse(bytes)).toMatchObject({ type: 'FeatureCollection', features: [] });
+    expect(answer.etag).toBe((await heldInMemory([bytes])).etag);
+  });
+
   it('lets any other failure to keep the render through', async () => {
     const { service } = world(async () => {
       throw Object.assign(new Error('permission denied'), { code: 'EACCES' });

@@ -119,10 +119,22 @@ export class ExportService {
       size: kept.size,
       open: async () => {
         const bytes = (await kept.open()) ?? (await (await this.render(row, key, render)).open());
-        if (!bytes) throw notFound('Segmentation');
-        return bytes;
+        return bytes ?? (await this.renderedAside(row.id, render));
       },
     };
+  }
+
+  /**
+   * The render again, held in memory for one answer: its kept file went twice before it was read,
+   * as when more variants of a segmentation render at once than are kept. The bytes are the same,
+   * so the ETag and length already answered hold; only a deleted segmentation is not found.
+   */
+  private async renderedAside(segmentationId: string, render: Render): Promise<NodeJS.ReadableStream> {
+    const segmentation = await this.segmentations.load(segmentationId);
+    if (!segmentation) throw notFound('Segmentation');
+    const bytes = await (await heldInMemory(await render(segmentation))).open();
+    if (!bytes) throw notFound('Segmentation');
+    return bytes;
   }
 
   private render(row: SegmentationRow, key: string, render: Render): Promise<KeptExport> {

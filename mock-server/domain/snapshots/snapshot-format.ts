@@ -36,6 +36,9 @@ export type SnapshotTable = (typeof SNAPSHOT_TABLES)[number];
 
 export const rowsEntryName = (table: SnapshotTable) => `rows/${table}.jsonl`;
 
+/** The settings key prefix of an outcome held until a poll (`held-outcome/<prediction id>`). */
+export const HELD_OUTCOME = 'held-outcome/';
+
 export interface ManifestEntry {
   name: string;
   size: number;

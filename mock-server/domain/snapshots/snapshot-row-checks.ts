@@ -6,12 +6,32 @@
 import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
-/** A field's JSON type (with '?': or null), or the strings it may be. */
-type Kind = `${'string' | 'number' | 'object' | 'array'}${'' | '?'}` | 'boolean' | readonly string[];
+/**
+ * A field's JSON type (with '?': or null), or the strings it may be. `count` is a whole number the
+ * tables keep in a 32-bit integer column, `bytes` one they keep in a 64-bit one: PostgreSQL refuses
+ * a fraction or a value past the column, which would fail the load's transaction instead of naming
+ * the field.
+ */
+type Kind =
+  | `${'string' | 'number' | 'object' | 'array' | 'count' | 'bytes'}${'' | '?'}`
+  | 'boolean'
+  | readonly string[];
+
+const WHOLE: Record<string, number> = { count: 2 ** 31 - 1, bytes: Number.MAX_SAFE_INTEGER };
+
+/** Whether a value is of a field's kind (its '?' taken off). */
+function isKind(value: unknown, wanted: string): boolean {
+  const bound = WHOLE[wanted];
+  if (bound === undefined) return kindOf(value) === wanted;
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= bound;
+}
+
+/** A whole number a 32-bit integer column holds. */
+export const isCount = (value: unknown): value is number => isKind(value, 'count');
 
 const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
   organizations: { id: 'string', name: 'string', plan: 'object', apiKeys: 'array' },
-  usage: { organizationId: 'string', month: 'string', count: 'number' },
+  usage: { organizationId: 'string', month: 'string', count: 'count' },
   models: {
     id: 'string',
     name: 'string',
@@ -25,7 +45,7 @@ const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
     organizationId: 'string',
     name: 'string',
     imageType: ['TIFF'],
-    size: 'number',
+    size: 'bytes',
     shape: 'array?',
     uploadStatus: ['uploading', 'processing', 'ready', 'failed'],
     uploadError: 'string?',
@@ -35,7 +55,7 @@ const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
     folderId: 'string?',
     storageKey: 'string',
     multipartUploadId: 'string?',
-    conversionAttempts: 'number',
+    conversionAttempts: 'count',
     derived: 'object?',
   },
   predictions: {
@@ -48,9 +68,9 @@ const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
     startedAt: 'string?',
     finishedAt: 'string?',
     segmentationId: 'string?',
-    cellCount: 'number?',
+    cellCount: 'count?',
     error: 'string?',
-    runAttempts: 'number',
+    runAttempts: 'count',
   },
   segmentations: {
     id: 'string',
@@ -61,7 +81,7 @@ const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
     modelId: 'string',
     modelName: 'string',
     source: 'string',
-    cellCount: 'number',
+    cellCount: 'count',
     roiIds: 'array',
     hasPreview: 'boolean',
     createdAt: 'string',
@@ -71,7 +91,7 @@ const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
     organizationId: 'string',
     segmentationId: 'string',
     token: 'string',
-    viewCount: 'number',
+    viewCount: 'count',
     lastViewedAt: 'string?',
     createdAt: 'string',
     revokedAt: 'string?',
@@ -92,7 +112,11 @@ export function kindOf(value: unknown): string {
 }
 
 function checkRow(table: SnapshotTable, line: number, value: unknown): void {
-  const where = `${rowsEntryName(table)} line ${line}`;
+  checkFields(table, `${rowsEntryName(table)} line ${line}`, value);
+}
+
+/** A row of `table` wherever it is carried; `where` names the place in the archive. */
+export function checkFields(table: SnapshotTable, where: string, value: unknown): void {
   if (kindOf(value) !== 'object') throw new SnapshotRefused(`${where} is not a JSON object`);
   const row = value as Record<string, unknown>;
   for (const [field, kind] of Object.entries(FIELDS[table])) {
@@ -101,11 +125,14 @@ function checkRow(table: SnapshotTable, line: number, value: unknown): void {
       throw new SnapshotRefused(`${where}: field "${field}" must be one of ${kind.join(', ')}`);
     }
     const optional = kind.endsWith('?');
-    const actual = kindOf(row[field]);
+    const value = row[field];
     const wanted = optional ? kind.slice(0, -1) : kind;
-    if (actual === wanted || (optional && actual === 'null')) continue;
+    const actual = kindOf(value);
+    if (isKind(value, wanted) || (optional && actual === 'null')) continue;
+    const bound = WHOLE[wanted];
+    const named = bound === undefined ? wanted : `a whole number from 0 to ${bound}`;
     throw new SnapshotRefused(
-      `${where}: field "${field}" must be ${optional ? `${wanted} or null` : wanted}, got ${actual}`,
+      `${where}: field "${field}" must be ${optional ? `${named} or null` : named}, got ${actual === 'number' ? String(value) : actual}`,
     );
   }
   if (table === 'organizations') checkOrganization(where, row);
@@ -118,12 +145,10 @@ function checkRow(table: SnapshotTable, line: number, value: unknown): void {
 
 function checkOrganization(where: string, row: Record<string, unknown>): void {
   const plan = row.plan as Record<string, unknown>;
-  if (
-    typeof plan.name !== 'string' ||
-    !Number.isSafeInteger(plan.storageCapImages) ||
-    !Number.isSafeInteger(plan.monthlyAnalysisCap)
-  )
-    throw new SnapshotRefused(`${where}: plan needs name, storageCapImages and monthlyAnalysisCap`);
+  if (typeof plan.name !== 'string' || !isCount(plan.storageCapImages) || !isCount(plan.monthlyAnalysisCap))
+    throw new SnapshotRefused(
+      `${where}: plan needs name, storageCapImages and monthlyAnalysisCap (whole numbers from 0 to ${WHOLE.count})`,
+    );
   for (const key of row.apiKeys as unknown[]) {
     const k = key as Record<string, unknown> | null;
     if (
@@ -212,4 +237,37 @@ export function checkReferences(rows: SnapshotRows): void {
   const keyHashes = rows.organizations.flatMap((o) => o.apiKeys.map((k) => k.hash));
   if (new Set(keyHashes).size !== keyHashes.length)
     throw new SnapshotRefused(`${rowsEntryName('organizations')} holds an API key twice`);
+  checkOnlyOnce(rows);
+}
+
+/**
+ * What the tables keep unique beyond a row's own id: a key's id, one identical prediction in
+ * flight, one live share per segmentation. A load writes the rows in one transaction, so a
+ * snapshot holding a pair would fail there, on the database's constraint, instead of here by name.
+ */
+function checkOnlyOnce(rows: SnapshotRows): void {
+  const once = (table: SnapshotTable, what: (key: string) => string, keys: string[]) => {
+    const seen = new Set<string>();
+    for (const key of keys) {
+      if (seen.has(key)) throw new SnapshotRefused(`${rowsEntryName(table)} holds ${what(key)} twice`);
+      seen.add(key);
+    }
+  };
+  once(
+    'organizations',
+    (id) => `API key id ${JSON.stringify(id)}`,
+    rows.organizations.flatMap((o) => o.apiKeys.map((k) => k.id)),
+  );
+  once(
+    'predictions',
+    (key) => `a prediction in flight for ${key}`,
+    rows.predictions
+      .filter((p) => p.status === 'SUBMITTED' || p.status === 'STARTED')
+      .map((p) => `image ${p.imageId} and model ${p.modelId} of organization ${p.organizationId}`),
+  );
+  once(
+    'shares',
+    (id) => `a live share of segmentation ${id}`,
+    rows.shares.filter((s) => s.revokedAt === null).map((s) => s.segmentationId),
+  );
 }

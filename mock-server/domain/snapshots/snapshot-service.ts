@@ -22,6 +22,7 @@ import {
   type SnapshotManifest,
   type SnapshotTable,
 } from './snapshot-format.js';
+import { checkHeldOutcomes, heldSegmentations } from './held-outcomes.js';
 import type { SnapshotArchives, SnapshotFile, SnapshotFileStore, SnapshotLimits } from './snapshot-ports.js';
 import { checkReferences, parseTableRows } from './snapshot-row-checks.js';
 import { checkSegmentationResult } from './segmentation-result-check.js';
@@ -43,7 +44,10 @@ export class SnapshotService {
 
   async take(scope: SnapshotScope): Promise<NodeJS.ReadableStream> {
     const rows = await readSnapshotRows(this.parts.state, scope);
-    const files = await this.parts.files.filesOf(rows);
+    const files = await this.parts.files.filesOf({
+      ...rows,
+      segmentations: [...rows.segmentations, ...heldSegmentations(rows.settings)],
+    });
     const portable: SnapshotRows = { ...rows, images: rows.images.map(portableImage) };
     const rowFiles = SNAPSHOT_TABLES.map((table): SnapshotFile => {
       const list = portable[table] as unknown[];
@@ -85,24 +89,28 @@ export class SnapshotService {
       }
       const rows = parsed as unknown as SnapshotRows;
       checkReferences(rows);
-      const fileNames = checkFiles(rows, staged.names);
+      // Those of outcomes held until a poll have their files here too, and become rows later.
+      const segmentations = [...rows.segmentations, ...checkHeldOutcomes(rows)];
+      const fileNames = checkFiles({ ...rows, segmentations }, staged.names);
       const imageOf = new Map(rows.images.map((image) => [image.id, image]));
-      for (const segmentation of rows.segmentations) {
+      for (const segmentation of segmentations) {
         const bytes = await staged.read(segmentationEntry(segmentation.id, 'result.json'));
         checkSegmentationResult(segmentation, imageOf.get(segmentation.imageId), bytes);
       }
       await this.parts.whileQuiet(async () => {
         const before = await readSnapshotRows(this.parts.state, { kind: 'mock' });
-        const images = await this.parts.files.install(rows, staged);
+        const images = await this.parts.files.install({ ...rows, segmentations }, staged);
         await replaceState(this.parts.state, { ...rows, images });
         // The replaced state's files that no loaded row took over (those it did were overwritten).
         const keys = new Set(rows.images.map((i) => i.storageKey));
         const imageIds = new Set(rows.images.map((i) => i.id));
-        const segmentationIds = new Set(rows.segmentations.map((s) => s.id));
+        const segmentationIds = new Set(segmentations.map((s) => s.id));
         await this.parts.files.remove({
           storageKeys: before.images.map((i) => i.storageKey).filter((key) => !keys.has(key)),
           imageIds: before.images.map((i) => i.id).filter((id) => !imageIds.has(id)),
-          segmentationIds: before.segmentations.map((s) => s.id).filter((id) => !segmentationIds.has(id)),
+          segmentationIds: [...before.segmentations, ...heldSegmentations(before.settings)]
+            .map((s) => s.id)
+            .filter((id) => !segmentationIds.has(id)),
         });
       });
       return { tables: manifest.tables, files: fileNames };

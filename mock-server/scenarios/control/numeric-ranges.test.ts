@@ -63,3 +63,52 @@ describe('numeric control-plane inputs are range-checked before anything changes
     },
   );
 });
+
+describe('caps and counts past what the state tables read back as numbers', () => {
+  const ACME = 'bf4d51a1-7a32-4109-b955-46a2a3ad11f0';
+  // 2^53 is stored as an integer that reads back past Number.MAX_SAFE_INTEGER: the write
+  // itself succeeded and its read failed, a 500.
+  const huge = 2 ** 53;
+  it.each([
+    [
+      'PUT',
+      `/__mock/organizations/${ACME}/plan`,
+      { name: 'x', storage_cap_images: huge, monthly_analysis_cap: 1 },
+    ],
+    [
+      'PUT',
+      `/__mock/organizations/${ACME}/plan`,
+      { name: 'x', storage_cap_images: 1, monthly_analysis_cap: huge },
+    ],
+    ['PUT', `/__mock/organizations/${ACME}/usage`, { analyses_this_month: huge }],
+    [
+      'POST',
+      '/__mock/organizations',
+      { name: 'n', plan: { name: 'p', storage_cap_images: huge, monthly_analysis_cap: 1 } },
+    ],
+  ])(
+    '%s %s %j answers 422 naming the field, and the organizations are as before',
+    async (method, path, body) => {
+      const before = await send('GET', '/__mock/organizations');
+      const refused = await send(method, path, body);
+      expect(refused.status).toBe(422);
+      expect(String(refused.body.detail)).toMatch(
+        /(storage_cap_images|monthly_analysis_cap|analyses_this_month): .*2147483647/,
+      );
+      expect(await send('GET', '/__mock/organizations')).toEqual(before);
+    },
+  );
+});
+
+it('POST /__mock/faults with times past a 32-bit integer answers 422 naming it, and adds no fault', async () => {
+  // PostgreSQL keeps `times` in an integer column: past it the insert failed, a 500.
+  const before = await send('GET', '/__mock/faults');
+  const refused = await send('POST', '/__mock/faults', {
+    operation_id: 'getPrediction',
+    status: 503,
+    times: 2 ** 31,
+  });
+  expect(refused.status).toBe(422);
+  expect(String(refused.body.detail)).toMatch(/times: .*2147483647/);
+  expect(await send('GET', '/__mock/faults')).toEqual(before);
+});

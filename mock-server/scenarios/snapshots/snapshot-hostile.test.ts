@@ -55,6 +55,13 @@ const lines = (table: string) =>
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 const asLines = (list: object[]) => Buffer.from(list.map((row) => `${JSON.stringify(row)}\n`).join(''));
+/** The archive with a table's rows replaced, the manifest counting them. */
+const withRows = (table: string, list: object[]) => {
+  const edited = withEntry(entries, rows(table), asLines(list));
+  const m = manifestOf(edited);
+  m.tables[table] = list.length;
+  return withManifest(edited, m);
+};
 const firstFile = () => entries.find((e) => e.name.startsWith('files/'))!;
 const manifest = () => manifestOf(entries);
 
@@ -238,6 +245,145 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
         asLines(lines('predictions').map((r) => ({ ...r, organizationId: 'nobody' }))),
       ),
     /rows\/predictions.jsonl: organizationId "nobody" is not a row of the snapshot/,
+  ],
+  [
+    'an API key id twice',
+    () =>
+      withRows(
+        'organizations',
+        lines('organizations').map((o, i) => {
+          const keys = o.apiKeys as Array<Record<string, unknown>>;
+          return i ? o : { ...o, apiKeys: [...keys, { ...keys[0], hash: 'f'.repeat(64) }] };
+        }),
+      ),
+    /rows\/organizations.jsonl holds API key id "[^"]+" twice/,
+  ],
+  [
+    'two identical predictions in flight',
+    () => {
+      const [done] = lines('predictions');
+      const inFlight = { ...done, segmentationId: null, cellCount: null, finishedAt: null };
+      return withRows('predictions', [
+        done,
+        { ...inFlight, id: '5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1a01', status: 'SUBMITTED' },
+        { ...inFlight, id: '5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1a02', status: 'STARTED' },
+      ]);
+    },
+    /rows\/predictions.jsonl holds a prediction in flight for image \S+ and model \S+ of organization \S+ twice/,
+  ],
+  [
+    'two live shares of one segmentation',
+    () => {
+      const [segmentation] = lines('segmentations');
+      const share = (n: number) => ({
+        id: `5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1b0${n}`,
+        organizationId: segmentation.organizationId,
+        segmentationId: segmentation.id,
+        token: `token-${n}`,
+        viewCount: 0,
+        lastViewedAt: null,
+        createdAt: segmentation.createdAt,
+        revokedAt: null,
+      });
+      return withRows('shares', [share(1), share(2)]);
+    },
+    /rows\/shares.jsonl holds a live share of segmentation \S+ twice/,
+  ],
+  [
+    "a clock offset past the dates the mock's clock can write",
+    () =>
+      withRows('settings', [
+        ...lines('settings').filter((row) => row.key !== 'clock_offset_ms'),
+        { key: 'clock_offset_ms', value: '1e20' },
+      ]),
+    /the value of "clock_offset_ms" cannot be read \(an offset of 1e20 ms puts the mock's clock outside 1970 to 9999\)/,
+  ],
+  [
+    'an image size that is not a whole number',
+    () =>
+      withRows(
+        'images',
+        lines('images').map((r) => ({ ...r, size: 1.5 })),
+      ),
+    /rows\/images.jsonl line 1: field "size" must be a whole number from 0 to 9007199254740991, got 1.5/,
+  ],
+  [
+    'run attempts past a 32-bit integer column',
+    () =>
+      withRows(
+        'predictions',
+        lines('predictions').map((r) => ({ ...r, runAttempts: 2 ** 31 })),
+      ),
+    /rows\/predictions.jsonl line 1: field "runAttempts" must be a whole number from 0 to 2147483647, got 2147483648/,
+  ],
+  [
+    'a usage count below zero',
+    () =>
+      withRows(
+        'usage',
+        lines('usage').map((r) => ({ ...r, count: -1 })),
+      ),
+    /rows\/usage.jsonl line 1: field "count" must be a whole number from 0 to 2147483647, got -1/,
+  ],
+  [
+    'a plan cap past a 32-bit integer column',
+    () =>
+      withRows(
+        'organizations',
+        lines('organizations').map((o) => ({
+          ...o,
+          plan: { ...(o.plan as object), storageCapImages: 2 ** 40 },
+        })),
+      ),
+    /plan needs name, storageCapImages and monthlyAnalysisCap \(whole numbers from 0 to 2147483647\)/,
+  ],
+  [
+    'prediction delays that are not numbers',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: 'progress/defaults', value: '{"startDelayMs":"x","runDelayMs":0,"completeAfterPolls":"z"}' },
+      ]),
+    /the value of "progress\/defaults" cannot be read \(startDelayMs and runDelayMs must be whole numbers/,
+  ],
+  [
+    "an organization's forced outcomes that are not a list",
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: `progress/forced-next/${String(lines('organizations')[0].id)}`, value: '{"a":1}' },
+      ]),
+    /the value of "progress\/forced-next\/\S+" cannot be read \(forced outcomes must be a list\)/,
+  ],
+  [
+    'a forced outcome without its error',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: `progress/forced-on/${String(lines('predictions')[0].id)}`, value: '{"status":"FAILED"}' },
+      ]),
+    /cannot be read \(a forced outcome must be \{"status":"COMPLETED"\} or/,
+  ],
+  [
+    'plan bounds that are not numbers',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        {
+          key: `self_service_plan:${String(lines('organizations')[0].id)}`,
+          value: '{"storageCapImages":"x"}',
+        },
+      ]),
+    /cannot be read \(storageCapImages and monthlyAnalysisCap must be whole numbers from 0 to 2147483647\)/,
+  ],
+  [
+    'a held outcome with nothing in it',
+    () =>
+      withRows('settings', [
+        ...lines('settings'),
+        { key: `held-outcome/${String(lines('predictions')[0].id)}`, value: '{}' },
+      ]),
+    /rows\/settings.jsonl line \d+ \(held-outcome\/\S+\): a held outcome needs a whole number of polls/,
   ],
   [
     'a file that belongs to no row',

@@ -128,3 +128,50 @@ it("an organization's own snapshot holds its data and nobody else's", async () =
   expect(manifest.tables.organizations).toBe(1);
   expect(archive.includes(Buffer.from('"beta'))).toBe(false);
 });
+
+it(
+  'an outcome held until a poll travels with its segmentation: loaded, its polls complete it and its exports answer',
+  { timeout: 300_000 },
+  async () => {
+    const api = apiClient(first.url);
+    await api.json('PUT', '/__mock/org/predictions/progress', { complete_after_polls: 3 });
+    const imageId = await api.uploadTiff();
+    const models = (await api.json('GET', '/api/v1/models')) as Array<{ id: string; name: string }>;
+    const ack = await api.predict(imageId, models.find((m) => m.name === 'nuclei-fluorescence')!.id);
+    // Not polled: a poll counts towards the hold. The run is done once the hold is in the state.
+    let archive = await snapshotOf(first);
+    while (!archive.includes(`held-outcome/${ack.prediction_id}`)) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      archive = await snapshotOf(first);
+    }
+    await api.json('PUT', '/__mock/org/predictions/progress', {});
+
+    const loaded = await load(second, archive);
+    expect(loaded.status, await loaded.clone().text()).toBe(200);
+    const other = apiClient(second.url);
+    let prediction = { status: '', segmentation_id: '' };
+    for (let poll = 0; poll < 3; poll++)
+      prediction = (await other.json('GET', `/api/v1/predict/${ack.prediction_id}`)) as typeof prediction;
+    expect(prediction.status).toBe('COMPLETED');
+    for (const file of ['measurements.csv', 'rois.geojson', 'rois.zip', 'overlay.png'])
+      expect(
+        (await other.send('GET', `/api/v1/export/${prediction.segmentation_id}/${file}`)).status,
+        file,
+      ).toBe(200);
+  },
+);
+
+it('loads and a reset at once each run whole, one after the other', { timeout: 300_000 }, async () => {
+  // The second mock: nothing of it is in flight, which a load would take up and run on.
+  const archive = await snapshotOf(second);
+  const answers = await Promise.all([
+    load(second, archive),
+    load(second, archive),
+    fetch(`${second.url}/__mock/reset`, { method: 'POST' }),
+    load(second, archive),
+  ]);
+  expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+  // Whichever of them ran last, one more load puts the archive's state back whole.
+  expect((await load(second, archive)).status).toBe(200);
+  expect(await snapshotOf(second)).toEqual(archive);
+});
