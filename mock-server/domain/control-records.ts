@@ -1,4 +1,5 @@
 /** What the control plane keeps between requests: injected faults and the request journal. */
+import type { JsonShape } from './json-shape.js';
 
 export interface FaultSpec {
   operationId: string;
@@ -34,9 +35,11 @@ export interface JournalEntry {
   durationMs: number;
   /** The request's media type without parameters (multipart/form-data for a file). */
   requestMediaType?: string | null;
-  /** The JSON bodies as they were, truncated only when read (absent for files). */
+  /** The JSON bodies (absent for files): whole, or cut to their first characters past the journal's limit (control/request-journal.ts). */
   requestBody?: unknown;
   responseBody?: unknown;
+  /** The request body's shape, taken when its body was cut; a whole body gives its shape when read. */
+  requestShape?: JsonShape;
   /** The id of the fault that fired on it. */
   fault: string | null;
 }

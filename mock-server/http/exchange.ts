@@ -12,6 +12,9 @@ export class ExchangeLocals {
   organizationId: string | undefined = undefined;
   requestBody: unknown = undefined;
   responseBody: unknown = undefined;
+  /** The bodies' JSON text as read and as sent, in characters: the journal cuts a long one. */
+  requestBodyLength = 0;
+  responseBodyLength = 0;
   fault: string | undefined = undefined;
 }
 
@@ -109,8 +112,9 @@ function json(this: ApiResponse, body: unknown): void {
   const current = this.getHeader('Content-Type');
   this.setHeader('Content-Type', typeof current === 'string' ? withUtf8(current) : JSON_TYPE);
   const text = JSON.stringify(body) as string | undefined;
-  if (text === undefined) this.end();
-  else finish(this, text);
+  if (text === undefined) return void this.end();
+  this.locals.responseBodyLength = text.length;
+  finish(this, text);
 }
 
 function send(this: ApiResponse, body: string | Buffer): void {

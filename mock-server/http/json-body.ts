@@ -14,7 +14,8 @@ export interface JsonBodyLimits extends JsonStructureLimits {
 
 export type JsonBody =
   | { kind: 'none' }
-  | { kind: 'json'; value: unknown }
+  /** `length`: the body's text in characters. */
+  | { kind: 'json'; value: unknown; length: number }
   /** `position`: the character where parsing stopped (the end, for a truncated body). */
   | { kind: 'invalid'; message: string; position: number }
   | { kind: 'not_utf8' }
@@ -62,7 +63,7 @@ export function parseJson(bytes: Buffer, limits: JsonStructureLimits): JsonBody 
   const problem = findStructureProblem(bytes, limits);
   if (problem) return { kind: 'structure', problem };
   try {
-    return { kind: 'json', value: JSON.parse(text) };
+    return { kind: 'json', value: JSON.parse(text), length: text.length };
   } catch (err) {
     const message = (err as Error).message;
     const at = /at position (\d+)/.exec(message);

@@ -76,6 +76,25 @@ describe('request logging', () => {
     expect(unsafe.headers.get('x-request-id')).not.toBe('bad id with spaces');
   });
 
+  it('journals a long JSON body cut, told by the lengths its reading and its answer already knew', async () => {
+    const key = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
+    const body = JSON.stringify({ image_id: 'x'.repeat(100_000), model_id: 'y' });
+    const answer = await fetch(`${mock.url}/api/v1/predict`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    });
+    expect(answer.status).toBe(422);
+    const id = answer.headers.get('x-request-id');
+    await answer.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 50));
+    // The table itself holds the cut text: the whole body is not kept anywhere.
+    const [kept] = (await mock.services.state.journal.query({ limit: 20 })).filter((e) => e.requestId === id);
+    expect(kept.requestBody).toBe(`${body.slice(0, 4096)}… (${body.length} characters)`);
+    expect((kept.responseBody as string).length).toBeLessThan(4200);
+    expect(kept.requestShape).toEqual({ image_id: 'string', model_id: 'string' });
+  });
+
   it("logs a lost batch of the journal once, however many requests' entries it held", async () => {
     const warned: Array<Record<string, unknown>> = [];
     const sink = new Writable({

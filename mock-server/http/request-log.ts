@@ -49,21 +49,24 @@ export function requestLog(
         );
       if (String(res.locals.operationId ?? '').startsWith('mock')) return;
       // Recorded after the answer went out: a journal that cannot take it is logged, never the request's failure.
-      const recorded = journal.record({
-        at: new Date().toISOString(),
-        requestId: id,
-        method: req.method as string,
-        path: req.path,
-        pathTemplate: res.locals.pathTemplate ?? null,
-        operationId: res.locals.operationId ?? null,
-        organizationId: res.locals.organizationId ?? null,
-        status,
-        durationMs: ms,
-        requestMediaType: mediaType(req) || null,
-        requestBody: res.locals.requestBody,
-        responseBody: res.locals.responseBody,
-        fault: res.locals.fault ?? null,
-      });
+      const recorded = journal.record(
+        {
+          at: new Date().toISOString(),
+          requestId: id,
+          method: req.method as string,
+          path: req.path,
+          pathTemplate: res.locals.pathTemplate ?? null,
+          operationId: res.locals.operationId ?? null,
+          organizationId: res.locals.organizationId ?? null,
+          status,
+          durationMs: ms,
+          requestMediaType: mediaType(req) || null,
+          requestBody: res.locals.requestBody,
+          responseBody: res.locals.responseBody,
+          fault: res.locals.fault ?? null,
+        },
+        { request: res.locals.requestBodyLength, response: res.locals.responseBodyLength },
+      );
       if (recorded === watched) return;
       watched = recorded;
       recorded.catch((err: unknown) =>

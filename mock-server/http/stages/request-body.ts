@@ -19,6 +19,7 @@ export function requestBody(jsonLimits: JsonBodyLimits, discardLimits: DiscardLi
     if ('value' in read) {
       call.body = read.value;
       res.locals.requestBody = read.value;
+      res.locals.requestBodyLength = read.length ?? 0;
       return false;
     }
     await answerAfterDiscardingRest(req, res, discardLimits, () =>
@@ -30,7 +31,7 @@ export function requestBody(jsonLimits: JsonBodyLimits, discardLimits: DiscardLi
   };
 }
 
-type BodyOutcome = { value: unknown } | { error: ValidationItem } | { tooLarge: string };
+type BodyOutcome = { value: unknown; length?: number } | { error: ValidationItem } | { tooLarge: string };
 
 async function readBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<BodyOutcome> {
   const type = mediaType(req);
@@ -48,7 +49,7 @@ async function readBody(req: IncomingMessage, limits: JsonBodyLimits): Promise<B
     case 'none':
       return { value: undefined };
     case 'json':
-      return { value: parsed.value };
+      return { value: parsed.value, length: parsed.length };
     case 'too_large':
       return { tooLarge: `Request body too large: a JSON body may have at most ${parsed.limit} bytes.` };
     case 'not_utf8':
