@@ -11,7 +11,8 @@
  *   segmentations/<segmentation id>/exports/ its exports as first rendered (stores/files/kept-export-store.ts)
  *   segmentations/.<segmentation id>.tmp/   the same, while being written
  *   incoming/                               single-request uploads while they stream in
- *   incoming/snapshot-staging/              a snapshot being loaded, checked before it takes its place
+ *   incoming/snapshot-staging/              a snapshot being loaded, checked before it takes its place,
+ *                                           and one being taken, written whole before it is sent
  *   cache/                                  local copies of objects kept in a remote store
  */
 import path from 'node:path';
@@ -36,7 +37,7 @@ export function dataLayout(root: string) {
     derived,
     segmentations,
     incoming,
-    /** Where a snapshot being loaded is staged (inside incoming/, so a start-up sweep removes a leftover). */
+    /** Where a snapshot being loaded or taken is staged (inside incoming/, so a start-up sweep removes a leftover). */
     snapshotStaging: path.join(incoming, 'snapshot-staging'),
     cache,
     /** Folders made at start-up. */

@@ -78,6 +78,17 @@ export class SnapshotRefused extends DomainError {
   }
 }
 
+/**
+ * A file the rows point at went (or changed size) between reading it for the manifest and writing
+ * it: a delete ran during the take. The take starts again from the rows.
+ */
+export class SnapshotSourceChanged extends Error {
+  constructor(readonly entry: string) {
+    super(`${entry} changed while the snapshot was written`);
+    this.name = 'SnapshotSourceChanged';
+  }
+}
+
 /** Checks what the manifest says about itself; its entries are checked against the archive as they arrive. */
 export function parseManifest(text: string): SnapshotManifest {
   let manifest: Record<string, unknown>;

@@ -31,9 +31,20 @@ export interface StagedSnapshot {
   discard(): Promise<void>;
 }
 
+/** An archive written whole before it is sent: its length, and its bytes, read once. */
+export interface WrittenArchive {
+  size: number;
+  /** The bytes, once (the archive's file is already removed: they are held open for this read). */
+  read(): NodeJS.ReadableStream;
+}
+
 export interface SnapshotArchives {
-  /** The archive: the manifest, then `entries` in the manifest's order, each opened as it is written. */
-  write(manifest: SnapshotManifest, entries: readonly SnapshotFile[]): NodeJS.ReadableStream;
+  /**
+   * The archive, written whole before any byte of it is sent: the manifest, then `entries` in the
+   * manifest's order, each opened as it is written. Throws SnapshotSourceChanged when an entry is
+   * gone or no longer of its size (a delete since the files were read), nothing kept.
+   */
+  write(manifest: SnapshotManifest, entries: readonly SnapshotFile[]): Promise<WrittenArchive>;
   /** Reads an archive into staging; throws SnapshotRefused (nothing kept) when it is not whole and true. */
   stage(input: AsyncIterable<Uint8Array>, limits: SnapshotLimits): Promise<StagedSnapshot>;
 }

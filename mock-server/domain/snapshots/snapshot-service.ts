@@ -5,6 +5,7 @@
  * then replaces the state: a refused archive changes nothing.
  */
 import { Readable } from 'node:stream';
+import { DomainError } from '../errors.js';
 import type { ImageRecord } from '../images/image-record.js';
 import type { StateStore } from '../state.js';
 import {
@@ -13,6 +14,7 @@ import {
   SNAPSHOT_TABLES,
   SNAPSHOT_VERSION,
   SnapshotRefused,
+  SnapshotSourceChanged,
   canonicalJson,
   derivedEntry,
   objectEntry,
@@ -23,7 +25,13 @@ import {
   type SnapshotTable,
 } from './snapshot-format.js';
 import { checkHeldOutcomes, heldSegmentations } from './held-outcomes.js';
-import type { SnapshotArchives, SnapshotFile, SnapshotFileStore, SnapshotLimits } from './snapshot-ports.js';
+import type {
+  SnapshotArchives,
+  SnapshotFile,
+  SnapshotFileStore,
+  SnapshotLimits,
+  WrittenArchive,
+} from './snapshot-ports.js';
 import { checkReferences, parseTableRows } from './snapshot-row-checks.js';
 import { checkSegmentationResult } from './segmentation-result-check.js';
 import { readSnapshotRows, replaceState, type SnapshotRows, type SnapshotScope } from './snapshot-rows.js';
@@ -38,11 +46,34 @@ export interface SnapshotServiceParts {
 }
 
 const EPOCH = '1970-01-01T00:00:00.000Z';
+/** Takes of the archive before a state that keeps changing under it is answered 503. */
+const TAKE_ATTEMPTS = 3;
 
 export class SnapshotService {
   constructor(private readonly parts: SnapshotServiceParts) {}
 
-  async take(scope: SnapshotScope): Promise<NodeJS.ReadableStream> {
+  /**
+   * The archive of the state as it is now. A delete that removes a file between the manifest and
+   * its entry makes the take start again from the rows (which no longer hold what was deleted);
+   * a state that keeps changing under it is answered 503, to be taken again.
+   */
+  async take(scope: SnapshotScope): Promise<WrittenArchive> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.takeOnce(scope);
+      } catch (error) {
+        if (!(error instanceof SnapshotSourceChanged)) throw error;
+        if (attempt === TAKE_ATTEMPTS)
+          throw new DomainError(
+            'store_unavailable',
+            `The state changed while the snapshot was taken (${error.entry} went), ${TAKE_ATTEMPTS} times: take it again.`,
+            1,
+          );
+      }
+    }
+  }
+
+  private async takeOnce(scope: SnapshotScope): Promise<WrittenArchive> {
     const rows = await readSnapshotRows(this.parts.state, scope);
     const files = await this.parts.files.filesOf({
       ...rows,

@@ -21,7 +21,8 @@ export function snapshotHandlers(
     const archive = await snapshots.take(scope);
     res.setHeader('Content-Type', 'application/x-tar');
     res.setHeader('Content-Disposition', 'attachment; filename="snapshot.tar"');
-    await pipeline(archive, res);
+    res.setHeader('Content-Length', archive.size);
+    await pipeline(archive.read(), res);
   };
   return {
     mockGetSnapshot: ({ res }) => send(res, { kind: 'mock' }),

@@ -6,7 +6,8 @@
  * Every entry is a regular file, mode 0644, owner 0, mtime 0, so the same entries give the same
  * bytes; reading refuses what a snapshot never holds (links, devices, directories).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -15,14 +16,17 @@ import { extract, pack, type Extract, type Header, type Pack } from 'tar-stream'
 import {
   MANIFEST_NAME,
   SnapshotRefused,
+  SnapshotSourceChanged,
   parseManifest,
   type SnapshotManifest,
 } from '../../domain/snapshots/snapshot-format.js';
+import { isMissing } from '../object-store/store-errors.js';
 import type {
   SnapshotArchives,
   SnapshotFile,
   SnapshotLimits,
   StagedSnapshot,
+  WrittenArchive,
 } from '../../domain/snapshots/snapshot-ports.js';
 
 /** One entry as it arrives: its header, and its bytes to read before the next entry. */
@@ -45,10 +49,28 @@ export class TarSnapshotArchives implements SnapshotArchives {
   /** `stagingRoot`: a folder on the data folder's file system, so staged files are renamed into place. */
   constructor(private readonly stagingRoot: string) {}
 
-  write(manifest: SnapshotManifest, entries: readonly SnapshotFile[]): NodeJS.ReadableStream {
+  async write(manifest: SnapshotManifest, entries: readonly SnapshotFile[]): Promise<WrittenArchive> {
+    await mkdir(this.stagingRoot, { recursive: true });
+    const file = path.join(this.stagingRoot, `take-${randomUUID()}.tar`);
     const archive = pack();
-    packEntries(archive, manifest, entries).catch((error: unknown) => archive.destroy(error as Error));
-    return Readable.from(archive, { objectMode: false });
+    try {
+      await Promise.all([
+        packEntries(archive, manifest, entries).catch((error: unknown) => {
+          archive.destroy(error as Error);
+          throw error;
+        }),
+        pipeline(archive, createWriteStream(file)),
+      ]);
+    } catch (error) {
+      await rm(file, { force: true });
+      throw error;
+    }
+    // Removed as soon as it is open: the handle keeps its bytes until the answer has read them,
+    // and no leftover is possible once the take has answered.
+    const handle = await open(file);
+    await rm(file, { force: true });
+    const { size } = await handle.stat();
+    return { size, read: () => handle.createReadStream() };
   }
 
   async stage(input: AsyncIterable<Uint8Array>, limits: SnapshotLimits): Promise<StagedSnapshot> {
@@ -84,11 +106,21 @@ async function packEntries(
 ): Promise<void> {
   const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
   archive.entry(fileHeader(MANIFEST_NAME, manifestBytes.length), manifestBytes);
-  // A file that changed since its size was read fails its entry ('Size mismatch'): the archive
-  // stops there instead of shifting every header after it.
+  // A file that changed since its size was read fails its entry ('Size mismatch'), one that went
+  // fails to open or read: either is a delete since the manifest was made.
   for (const entry of entries)
-    await pipeline(await entry.open(), archive.entry(fileHeader(entry.name, entry.size)));
+    try {
+      await pipeline(await entry.open(), archive.entry(fileHeader(entry.name, entry.size)));
+    } catch (error) {
+      throw sourceChanged(error) ? new SnapshotSourceChanged(entry.name) : error;
+    }
   archive.finalize();
+}
+
+/** A file gone (from the data folder, or the object store's NoSuchKey) or resized (tar-stream's refusal). */
+function sourceChanged(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return isMissing(error) || code === 'NoSuchKey' || message === 'Size mismatch';
 }
 
 /** tar-stream's refusals of the bytes carry no code; the disk's and the connection's do, and pass as they are. */
