@@ -90,6 +90,16 @@ check('the columns parameter selects and orders CSV columns', { clauses: ['EXP-0
   expect(rows, `measurements.csv?columns=…: rows, one per cell of cell_count ${cellCount}`).toHaveLength(
     cellCount,
   );
+  // columns whose values are the same on every row: still one row per cell, none merged
+  const alike = await ctx.api.call<Buffer>('exportMeasurementsCsv', {
+    params: { segmentation_id: segmentationId },
+    query: { columns: ['image_name', 'segmentation_id'] },
+  });
+  expectStatus(alike, 200);
+  expect(
+    csvRecords(alike.bytes).rows,
+    `measurements.csv?columns=image_name,segmentation_id: rows, one per cell of cell_count ${cellCount}`,
+  ).toHaveLength(cellCount);
 });
 
 check(
@@ -111,6 +121,18 @@ check(
     expect(detail, `${what} 'areaa'`).toContain('areaa');
     expect(detail, `${what} 'bogus_col'`).toContain('bogus_col');
     for (const column of COLUMNS) expect(detail, `${what} the valid column ${column}`).toContain(column);
+    // the list is an enum: a valid column spelt in another case is not that column
+    const shouted = COLUMNS[COLUMNS.length - 1].toUpperCase();
+    const cased = await ctx.api.call<{ detail: unknown }>('exportMeasurementsCsv', {
+      params: { segmentation_id: segmentationId },
+      query: { columns: ['roi_index', shouted] },
+    });
+    expectStatus(
+      cased,
+      Array.from({ length: 100 }, (_, i) => 400 + i),
+      `measurements.csv?columns=roi_index,${shouted} answers a 4xx`,
+    );
+    expect(JSON.stringify(cased.body.detail), `${what} '${shouted}'`).toContain(shouted);
   },
 );
 

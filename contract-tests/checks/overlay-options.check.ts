@@ -6,11 +6,13 @@ import { expectStatus } from '../harness/steps.js';
 
 /**
  * The overlay's drawing options, one at a time against the default drawing, so the oracle can hold
- * each against it: the outlines in another colour, an opaque fill and a half-transparent one.
+ * each against it: the outlines in another colour, an opaque fill and a half-transparent one, and
+ * a size cap above the image's.
  * What each overlay's pixels must be the oracle predicts (model/overlay-options.ts); here only that
  * every option changes the drawing at all.
  */
-const DRAWINGS = [{ outline_color: 'FF0000' }, { fill_opacity: 1 }, { fill_opacity: 0.5 }];
+// the colour in lower case: the document's pattern takes hex digits of either case
+const DRAWINGS = [{ outline_color: 'ff0000' }, { fill_opacity: 1 }, { fill_opacity: 0.5 }];
 
 check(
   'overlay.png draws outline_color and fill_opacity as the document says',
@@ -28,5 +30,14 @@ check(
       expectStatus(drawn, 200, label);
       expect(drawn.bytes.equals(plain.bytes), `${label}: the same bytes as the default drawing`).toBe(false);
     }
+    // a cap above the longest side: the overlay is only ever scaled down, so it keeps its full size
+    // (the oracle holds its size to the default drawing's)
+    const longest = Math.max(plain.bytes.readUInt32BE(16), plain.bytes.readUInt32BE(20));
+    const above = { max_size: Math.min(65536, 2 * longest) };
+    expectStatus(
+      await ctx.api.call<Buffer>('exportOverlayPng', { params, query: above }),
+      200,
+      `overlay.png?max_size=${above.max_size}`,
+    );
   },
 );

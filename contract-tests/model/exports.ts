@@ -1,4 +1,5 @@
 import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
+import { CSV_COLUMNS, observeExportOptions } from './export-options.js';
 import { observeOverlayOptions } from './overlay-options.js';
 import { csvRows, zipEntryNames } from './tables.js';
 import { segmentationGone, type Organization, type SegmentationRecord, type World } from './world.js';
@@ -25,35 +26,13 @@ const S = {
   quoted:
     "CSV, one row per ROI (RFC 4180: a cell with a comma, quote or line break is quoted, so every row has the header's cells)",
   notModified:
-    'If-None-Match: when it still matches, the answer is 304 with no body (RFC 9110 13.1.2): a validator that names no version of the file gets the file',
+    'If-None-Match: the ETag of an export already held, or a comma-separated list of them; when one still matches, the answer is 304 with no body (RFC 9110 13.1.2): a validator that names no version of the file gets the file',
   maxSize:
     'max_size: cap on the longest side in pixels; the image is scaled down preserving its aspect ratio',
   unknownColumn:
     'An unknown column yields an error whose detail names the unknown column(s) and lists the valid ones',
 };
 
-export const CSV_COLUMNS = [
-  'image_name',
-  'image_width',
-  'image_height',
-  'segmentation_id',
-  'segmentation_source',
-  'model_name',
-  'confluency',
-  'roi_index',
-  'roi_id',
-  'cell_type',
-  'tags',
-  'entity_type',
-  'area_px',
-  'perimeter_px',
-  'centroid_x',
-  'centroid_y',
-  'bbox_x',
-  'bbox_y',
-  'bbox_w',
-  'bbox_h',
-];
 const INTEGER_COLUMNS = [
   'image_width',
   'image_height',
@@ -77,7 +56,8 @@ export function observeExport(
   if (segmentationGone(world, s)) return (expectStatus(findings, S.gone, x, [404]), findings);
   if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
   const url = new URL(x.url);
-  if (x.status === 304) notModified(x, s.exportHeaders.get(url.toString())?.etag, findings);
+  notModified(x, s.exportHeaders.get(url.toString())?.etag, findings);
+  observeExportOptions(x, url, findings);
   if (x.operationId === 'exportMeasurementsCsv' && x.status >= 400 && x.status < 500)
     unknownColumns(x, url, findings);
   if (x.status !== 200) return findings;
@@ -118,18 +98,22 @@ function unknownColumns(x: Exchange, url: URL, findings: Finding[]): void {
     });
 }
 
-/** A 304 is right only when If-None-Match names the file's current ETag (or is `*`). */
+/**
+ * A 304 is right only when If-None-Match names the file's current ETag (or is `*`); and when it
+ * does, the file is not sent again: one tag of a comma-separated list (weakly compared) is enough.
+ */
 function notModified(x: Exchange, etag: string | null | undefined, findings: Finding[]): void {
   const sent = x.sentHeaders?.['if-none-match'];
-  if (sent === undefined || !etag) return; // no validator sent, or the file's own not known
+  if (sent === undefined || !etag || (x.status !== 304 && x.status !== 200)) return; // no validator sent, or the file's own not known
   const weak = (tag: string) => tag.trim().replace(/^W\//, '');
   const named = sent.split(',').map(weak);
-  if (named.includes('*') || named.includes(weak(etag))) return;
+  const matches = named.includes('*') || named.includes(weak(etag));
+  if (matches === (x.status === 304)) return;
   findings.push({
     sentence: S.notModified,
     subject: `${x.operationId} with If-None-Match: ${sent} (its ETag is ${etag})`,
-    predicted: '200 (the file)',
-    received: '304',
+    predicted: matches ? '304 (no body)' : '200 (the file)',
+    received: String(x.status),
   });
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import type { Exchange } from './exchange.js';
+import { CSV_COLUMNS } from './export-options.js';
 import { Oracle } from './oracle.js';
 
 const KEY = 'sk_main';
@@ -779,5 +780,80 @@ describe('the oracle on paths set B showed undriven', () => {
     expect(finding?.received).toMatch(
       /^36 of 36 are not, e\.g\. at \(7, 7\): rgb\(200,200,200\) blended to rgb\(255,255,0\), drawn rgb\(201,201,198\)$/,
     );
+  });
+});
+
+describe('the oracle on what an export is asked with', () => {
+  const params = { segmentation_id: SEGMENTATION };
+  const answer = (operationId: string, query: string, status: number, over: Partial<Exchange> = {}) =>
+    exchange(operationId, status, status === 200 ? undefined : { detail: 'refused' }, {
+      params,
+      url: `http://target/api/v1/export/x/${operationId}${query}`,
+      headers: { 'content-type': status === 200 ? 'application/octet-stream' : 'application/json' },
+      bytes: Buffer.alloc(0),
+      ...over,
+    });
+
+  it('predicts 304 when one tag of an If-None-Match list is the current ETag, and the file when none is', () => {
+    const oracle = withSegmentation();
+    const tagged = { headers: { etag: '"v1"' } };
+    expect(oracle.observe(answer('exportRoisZip', '', 200, tagged))).toEqual([]);
+    const conditional = (tags: string, status: number) =>
+      subjects(
+        oracle,
+        answer('exportRoisZip', '', status, { ...tagged, sentHeaders: { 'if-none-match': tags } }),
+      );
+    expect(conditional('"old", "v1"', 304)).toEqual([]);
+    expect(conditional('"old", W/"v1"', 304)).toEqual([]);
+    expect(conditional('"old", "older"', 200)).toEqual([]);
+    expect(conditional('"old", "v1"', 200)).toEqual([
+      'exportRoisZip with If-None-Match: "old", "v1" (its ETag is "v1"): 304 (no body) / 200',
+    ]);
+    expect(conditional('*', 200)).toHaveLength(1);
+  });
+
+  it('predicts options the document takes answered, in either case of hex, and a column not spelt as listed refused', () => {
+    const oracle = withSegmentation();
+    expect(oracle.observe(answer('exportOverlayPng', '?outline_color=GG0000', 422))).toEqual([]);
+    expect(oracle.observe(answer('exportOverlayPng', '?max_size=8', 422))).toEqual([]);
+    expect(
+      subjects(oracle, answer('exportOverlayPng', '?outline_color=ff0000&fill_opacity=0.5', 422)),
+    ).toEqual(['exportOverlayPng status for ?outline_color=ff0000&fill_opacity=0.5: 200 (the export) / 422']);
+    expect(subjects(oracle, answer('exportRoisGeojson', '', 400))).toEqual([
+      'exportRoisGeojson status for no options: 200 (the export) / 400',
+    ]);
+    // a real rate limit may come at any time
+    expect(oracle.observe(answer('exportRoisGeojson', '', 429))).toEqual([]);
+    const detail = `Unknown column(s): 'AREA_PX'. Valid columns: ${CSV_COLUMNS.join(', ')}`;
+    expect(
+      oracle.observe(answer('exportMeasurementsCsv', '?columns=AREA_PX', 422, { body: { detail } })),
+    ).toEqual([]);
+    expect(subjects(oracle, answer('exportMeasurementsCsv', '?columns=AREA_PX', 200))).toEqual([
+      'exportMeasurementsCsv status for columns AREA_PX: a 4xx error naming the unknown column(s) / 200',
+    ]);
+  });
+
+  it('predicts one row per cell with a selection of columns whose values repeat, and max_size never enlarging', () => {
+    const oracle = withSegmentation();
+    const csv = answer('exportMeasurementsCsv', '?columns=image_name', 200, {
+      headers: { 'content-type': 'text/csv; charset=utf-8' },
+      bytes: Buffer.from('image_name\ncells.tif\n'),
+    });
+    expect(subjects(oracle, csv)).toEqual(['exportMeasurementsCsv: rows: 3 / 1']);
+    const png = (size: number) => {
+      const bytes = Buffer.alloc(33);
+      bytes.writeUInt32BE(0x89504e47, 0);
+      bytes.write('IHDR', 12, 'latin1');
+      bytes.writeUInt32BE(size, 16);
+      bytes.writeUInt32BE(size, 20);
+      return bytes;
+    };
+    const overlay = (query: string, size: number) =>
+      subjects(oracle, answer('exportOverlayPng', query, 200, { bytes: png(size) }));
+    expect(overlay('', 100)).toEqual([]);
+    expect(overlay('?max_size=400', 100)).toEqual([]);
+    expect(overlay('?max_size=400', 400)).toEqual([
+      'exportOverlayPng?max_size=400: size (full size 100x100): "100x100" / "400x400"',
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from './exchange.js';
-import { CSV_COLUMNS } from './exports.js';
+import { CSV_COLUMNS } from './export-options.js';
 import { Oracle } from './oracle.js';
 
 /**
