@@ -70,7 +70,14 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
   await real.transaction(() =>
     real.models.add(
       toModel(
-        { id: MODEL_ID, name: 'm', version: '1', description: '', engine: 'threshold', params: {} },
+        {
+          id: MODEL_ID,
+          name: 'm',
+          version: '1',
+          description: '',
+          engine: 'threshold',
+          params: { sigma: 1, polarity: 'bright', minAreaPx: 20, splitTouching: false },
+        },
         'base',
       ),
     ),

@@ -1,5 +1,6 @@
 import { apiKeyRecord } from './api-keys.js';
-import type { ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
+import { thresholdParamsProblem, type ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
+import { DomainError } from './errors.js';
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
 import type { StateStore } from './state.js';
 
@@ -60,7 +61,10 @@ export function addOrganization(state: StateStore, o: SeedOrganization): Promise
   });
 }
 
+/** A model of the seed or the control plane; threshold parameters it could not run on are refused by field. */
 export function toModel(m: SeedModel, scope: 'base' | 'custom', organizationId?: string): ModelRecord {
+  const problem = m.engine === 'remote' ? undefined : thresholdParamsProblem(m.params);
+  if (problem) throw new DomainError('invalid_input', `model ${m.name}: ${problem}`);
   const engine: ModelEngine =
     m.engine === 'remote'
       ? { kind: 'remote', url: String(m.url), timeoutMs: m.timeout_ms ?? 60_000, params: m.params ?? {} }

@@ -414,8 +414,9 @@ export interface paths {
          *     with the clock offsets and progress controls), then `files/...` (originals, previews, planes,
          *     outlines). The same state gives the same bytes: fixed order, mtime 0, mode 0644, and `created`
          *     is the latest time a row records, not the time of the request. Faults, the journal and poll
-         *     counters are not carried. The archive is streamed; take it from a quiet mock (a file deleted
-         *     while it is written cuts the answer short).
+         *     counters are not carried. The archive is written whole before it is sent (with its
+         *     Content-Length); a file deleted while it is written makes the take start again, and a state
+         *     that changes under three takes in a row is answered 503 with Retry-After.
          */
         get: operations["mockGetSnapshot"];
         put?: never;
@@ -1865,7 +1866,7 @@ export interface operations {
                     description?: string;
                     /** @enum {string} */
                     engine: "threshold" | "remote";
-                    /** @description Threshold parameters (sigma, polarity, minAreaPx, maxAreaPx, splitTouching, excludeBorderObjects) or parameters passed to a remote worker. */
+                    /** @description Threshold parameters (sigma from 0 to 10, polarity bright or dark, minAreaPx from 0, maxAreaPx from minAreaPx, splitTouching and excludeBorderObjects true or false; the ones not given take the defaults), refused with a 422 naming the one the segmenter could not run on; or parameters passed to a remote worker. */
                     params?: Record<string, never>;
                     /** @description For `remote`, the worker's address. */
                     url?: string;

@@ -3,6 +3,7 @@
  * a table needs with its type, ids that can name a folder, references that point at rows of the
  * same snapshot. A row that fails names its file, its line and its field.
  */
+import { thresholdParamsProblem } from '../../engines/segmentation/threshold-segmenter.js';
 import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
@@ -136,11 +137,25 @@ export function checkFields(table: SnapshotTable, where: string, value: unknown)
     );
   }
   if (table === 'organizations') checkOrganization(where, row);
+  if (table === 'models') checkEngine(where, row.engine as Record<string, unknown>);
   // Only these ids name folders (derived/<id>, segmentations/<id>); others are compared, never used as paths.
   if ((table === 'images' || table === 'segmentations') && !SAFE_ID.test(row.id as string))
     throw new SnapshotRefused(
       `${where}: id ${JSON.stringify(row.id)} is not a plain id (letters, digits, - and _)`,
     );
+}
+
+/** A model's engine as a model can run on it (the control plane refuses the same when a model is added). */
+function checkEngine(where: string, engine: Record<string, unknown>): void {
+  const problem =
+    engine.kind === 'threshold'
+      ? thresholdParamsProblem(engine.params)
+      : engine.kind !== 'remote'
+        ? 'kind must be threshold or remote'
+        : typeof engine.url !== 'string' || !isCount(engine.timeoutMs) || kindOf(engine.params) !== 'object'
+          ? 'a remote engine needs url, timeoutMs (a whole number) and params (an object)'
+          : undefined;
+  if (problem) throw new SnapshotRefused(`${where}: field "engine": ${problem}`);
 }
 
 function checkOrganization(where: string, row: Record<string, unknown>): void {

@@ -48,14 +48,34 @@ function validate(plane: Plane, params: ThresholdParams): void {
     (plane.bitsPerSample === 16 && data instanceof Uint16Array);
   if (!typed)
     throw new Error(`segmentByThreshold: bitsPerSample ${plane.bitsPerSample} does not match the data array`);
-  if (!Number.isFinite(params.sigma) || params.sigma < 0 || params.sigma > MAX_SIGMA) {
-    throw new Error(`invalid sigma ${params.sigma}: must be in [0, ${MAX_SIGMA}]`);
-  }
-  if (!Number.isFinite(params.minAreaPx) || params.minAreaPx < 0)
-    throw new Error(`invalid minAreaPx ${params.minAreaPx}`);
-  if (params.maxAreaPx !== undefined && !(params.maxAreaPx >= params.minAreaPx)) {
-    throw new Error(`invalid maxAreaPx ${params.maxAreaPx}`);
-  }
+  const problem = thresholdParamsProblem(params);
+  if (problem) throw new Error(problem);
+}
+
+/**
+ * What is wrong with a model's parameters, or undefined: told where they are set (the control
+ * plane, a snapshot) as well as where they are used, so that a model is refused by field when it
+ * is added, not failed by it in every prediction it runs.
+ */
+export function thresholdParamsProblem(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params))
+    return 'params must be an object';
+  const { sigma, polarity, splitTouching, excludeBorderObjects, minAreaPx, maxAreaPx } = params as Record<
+    string,
+    unknown
+  >;
+  if (typeof sigma !== 'number' || !Number.isFinite(sigma) || sigma < 0 || sigma > MAX_SIGMA)
+    return `invalid sigma ${String(sigma)}: must be in [0, ${MAX_SIGMA}]`;
+  if (polarity !== 'bright' && polarity !== 'dark')
+    return `invalid polarity ${JSON.stringify(polarity)}: must be bright or dark`;
+  if (typeof splitTouching !== 'boolean') return 'invalid splitTouching: must be true or false';
+  if (excludeBorderObjects !== undefined && typeof excludeBorderObjects !== 'boolean')
+    return 'invalid excludeBorderObjects: must be true or false';
+  if (typeof minAreaPx !== 'number' || !Number.isFinite(minAreaPx) || minAreaPx < 0)
+    return `invalid minAreaPx ${String(minAreaPx)}`;
+  if (maxAreaPx !== undefined && !(typeof maxAreaPx === 'number' && maxAreaPx >= minAreaPx))
+    return `invalid maxAreaPx ${String(maxAreaPx)}`;
+  return undefined;
 }
 
 /** The result, the final label image (label i is result.objects[i - 1]) and the stages' timings. */

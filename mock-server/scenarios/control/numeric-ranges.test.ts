@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME_ORG } from '../../../test-support/api-client.js';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
 import type { RunningMock } from '../../server.js';
 
@@ -111,4 +112,24 @@ it('POST /__mock/faults with times past a 32-bit integer answers 422 naming it, 
   expect(refused.status).toBe(422);
   expect(String(refused.body.detail)).toMatch(/times: .*2147483647/);
   expect(await send('GET', '/__mock/faults')).toEqual(before);
+});
+
+describe('a custom model is refused by field when the threshold segmenter could not run on it', () => {
+  it.each([
+    [{ sigma: 'x' }, /invalid sigma x/],
+    [{ sigma: 11 }, /invalid sigma 11/],
+    [{ polarity: 'sideways' }, /invalid polarity "sideways"/],
+    [{ splitTouching: 'yes' }, /invalid splitTouching/],
+    [{ minAreaPx: 10, maxAreaPx: 5 }, /invalid maxAreaPx 5/],
+  ])('params %j: 422 naming it, and no model added', async (params, detail) => {
+    const before = await send('GET', `/__mock/organizations/${ACME_ORG}/models`);
+    const refused = await send('POST', `/__mock/organizations/${ACME_ORG}/models`, {
+      name: 'bad-params',
+      engine: 'threshold',
+      params,
+    });
+    expect(refused.status).toBe(422);
+    expect(String(refused.body.detail)).toMatch(detail);
+    expect(await send('GET', `/__mock/organizations/${ACME_ORG}/models`)).toEqual(before);
+  });
 });

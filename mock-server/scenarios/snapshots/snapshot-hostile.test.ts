@@ -247,6 +247,27 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /rows\/predictions.jsonl: organizationId "nobody" is not a row of the snapshot/,
   ],
   [
+    'a threshold model without its parameters',
+    () =>
+      withRows(
+        'models',
+        lines('models').map((m, i) => (i ? m : { ...m, engine: { kind: 'threshold' } })),
+      ),
+    /rows\/models.jsonl line 1: field "engine": params must be an object/,
+  ],
+  [
+    'a threshold model with a polarity it cannot run',
+    () =>
+      withRows(
+        'models',
+        lines('models').map((m) => {
+          const engine = m.engine as { kind: string; params: Record<string, unknown> };
+          return { ...m, engine: { ...engine, params: { ...engine.params, polarity: 'sideways' } } };
+        }),
+      ),
+    /field "engine": invalid polarity "sideways": must be bright or dark/,
+  ],
+  [
     'an API key id twice',
     () =>
       withRows(
