@@ -481,7 +481,7 @@ describe('the oracle', () => {
     );
   });
 
-  it('refuses a known key with its case or one character changed', () => {
+  it('refuses a known key with its case or one character changed, or characters added or cut', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: 'sk_test_abc123' });
     const list = (key: string, status: number) =>
@@ -489,6 +489,9 @@ describe('the oracle', () => {
     expect(list('SK_TEST_ABC123', 401)).toEqual([]);
     expect(list('SK_TEST_ABC123', 200)).toEqual(['listModels status: 401 / 200']);
     expect(list('sk_test_abc120', 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list('sk_test_abc1230', 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list('sk_test_abc123_and_more', 401)).toEqual([]);
+    expect(list('sk_test_abc12', 200)).toEqual(['listModels status: 401 / 200']);
     expect(list('sk_test_made_up_entirely', 200)).toEqual([]); // another key it does not know: not judged
   });
 
