@@ -578,6 +578,68 @@ describe('the oracle', () => {
     expect(predict(402)).toEqual(['createPrediction status: 200 / 402']);
   });
 
+  it('keeps a FAILED prediction in the analysis cap, and reads back the custom model a prediction was started with', () => {
+    const oracle = new Oracle();
+    oracle.observe(
+      exchange(
+        'mockCreateOrganization',
+        200,
+        { id: ORG, api_keys: [KEY] },
+        {
+          key: 'admin',
+          method: 'POST',
+          url: 'http://target/__mock/organizations',
+          sent: { plan: { storage_cap_images: 5, monthly_analysis_cap: 1 } },
+        },
+      ),
+    );
+    const custom = { id: SHARE, name: 'mine', kind: 'custom' };
+    oracle.observe(
+      exchange('mockCreateModel', 200, custom, {
+        key: 'admin',
+        method: 'POST',
+        url: `http://target/__mock/organizations/${ORG}/models`,
+      }),
+    );
+    expect(
+      subjects(oracle, exchange('listModels', 200, [{ id: MODEL, name: 'nuclei', kind: 'base' }, custom])),
+    ).toEqual([]);
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image: { id: IMAGE, upload_status: 'ready', shape: [1] }, upload: null },
+        { sent: { file: { name: 'a', size: 1 } } },
+      ),
+    );
+    const sent = { sent: { image_id: IMAGE, model_id: SHARE } };
+    expect(
+      subjects(
+        oracle,
+        exchange('createPrediction', 200, { prediction_id: PREDICTION, status: 'submitted' }, sent),
+      ),
+    ).toEqual([]);
+    const failed = { prediction_id: PREDICTION, status: 'FAILED', image_id: IMAGE, error: 'x' };
+    const poll = (modelId: string) =>
+      subjects(
+        oracle,
+        exchange(
+          'getPrediction',
+          200,
+          { ...failed, model_id: modelId },
+          { params: { prediction_id: PREDICTION } },
+        ),
+      );
+    expect(poll(SHARE)).toEqual([]);
+    expect(poll(MODEL)).toEqual([`getPrediction: model_id: "${SHARE}" / "${MODEL}"`]);
+    expect(
+      subjects(
+        oracle,
+        exchange('createPrediction', 200, { prediction_id: SEGMENTATION, status: 'submitted' }, sent),
+      ),
+    ).toEqual(['createPrediction status: 402 / 200']);
+  });
+
   it('predicts a 304 only for the current ETag, the overlay capped by max_size, and quoted CSV cells', () => {
     const oracle = withSegmentation();
     const params = { segmentation_id: SEGMENTATION };
