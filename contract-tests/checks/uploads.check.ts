@@ -254,8 +254,8 @@ check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx)
 });
 
 check(
-  'image-record creation with resumable: true answers the record and a plan; GET /image reads it',
-  { clauses: ['UP-13'] },
+  'image-record creation with resumable: true answers the record and a plan sized for its size; GET /image reads it',
+  { clauses: ['UP-13', 'UP-03'] },
   async (ctx) => {
     const bytes = presetTiff().bytes;
     const created = await ctx.api.call<CreatedImage>('createImage', {
@@ -282,6 +282,18 @@ check(
       (await pollImage(ctx, created.body.id)).upload_status,
       'GET /upload/{id} after complete: upload_status',
     ).toBe('ready');
+    // A record past one part (no bytes sent): a URL for each part of its size, as POST /upload's plan
+    const size = 23 * 1024 * 1024 + 17;
+    const large = await ctx.api.call<CreatedImage>('createImage', {
+      body: { name: `${ctx.target.namePrefix}large-record.tif`, size, image_type: 'TIFF', resumable: true },
+    });
+    expectStatus(large, 200, `create an image record of ${size} bytes with resumable: true`);
+    trackImage(ctx, ctx.api, large.body.id);
+    const plan = large.body.upload!;
+    expect(
+      plan.urls.map((u) => u.part_number),
+      `POST /image of ${size} bytes: upload.urls part numbers`,
+    ).toEqual(Array.from({ length: Math.ceil(size / plan.part_size) }, (_, i) => i + 1));
   },
 );
 
