@@ -312,6 +312,50 @@ describe('the oracle', () => {
     expect(subjects(oracle, put())[0]).toMatch(/after abort: refused \(4xx\) \/ 200/);
   });
 
+  it('predicts a complete with no body or an empty parts list taken once every part is in storage at its size', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const urls = [1, 2].map((n) => ({ part_number: n, url: `http://store/d${n}` }));
+    const image = { id: IMAGE, name: 'r.tif', size: 8, upload_status: 'uploading' };
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
+        { sent: { name: 'r.tif', size: 8 } },
+      ),
+    );
+    const put = (n: number, sentBytes: number) =>
+      oracle.observe(
+        exchange('presigned part PUT', 200, undefined, {
+          method: 'PUT',
+          url: `http://store/d${n}`,
+          key: null,
+          headers: { etag: `"e${n}"` },
+          sentBytes,
+        }),
+      );
+    const complete = (sent: unknown, status: number) =>
+      subjects(
+        oracle,
+        exchange('completeUpload', status, status === 202 ? { status: 'processing' } : { detail: 'no' }, {
+          method: 'POST',
+          params: { image_id: IMAGE },
+          sent,
+        }),
+      );
+    // storage does not hold the whole plan yet: nothing is predicted
+    expect(complete({ parts: [] }, 422)).toEqual([]);
+    put(1, 5);
+    put(2, 2);
+    expect(complete(undefined, 422)).toEqual([]);
+    put(2, 3);
+    expect(complete({ parts: [] }, 422)).toEqual(['completeUpload status: 202 / 422']);
+    expect(complete({}, 422)).toEqual(['completeUpload status: 202 / 422']);
+    expect(complete({ parts: 'all' }, 422)).toEqual([]); // not a list: the document's schema judges it
+    expect(complete(undefined, 202)).toEqual([]);
+  });
+
   it('predicts a complete with a parts list: subset, part outside the plan and wrong ETag refused, any order taken', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });
