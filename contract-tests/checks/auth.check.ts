@@ -20,13 +20,14 @@ check('an unknown API key answers 401', { clauses: ['AUTH-02', 'ERR-01'] }, asyn
 });
 
 check(
-  'a real key with its case changed, or with one character changed, answers 401',
+  'a real key with its case changed, one character changed, characters added or cut answers 401',
   { clauses: ['AUTH-02'] },
   async ({ api, target }) => {
-    // the oracle predicts the 401: a key is compared whole and exactly, never by a prefix or folded
+    // the oracle predicts the 401: a key is compared whole and exactly, never by a prefix, a
+    // fixed width or folded
     const key = target.keys.main;
     const last = key.at(-1) === '0' ? '1' : '0';
-    for (const forged of [key.toUpperCase(), key.slice(0, -1) + last]) {
+    for (const forged of [key.toUpperCase(), key.slice(0, -1) + last, `${key}0`, key.slice(0, -1)]) {
       if (forged === key) continue;
       expectStatus(await api.call('listModels', { key: forged }), 401, 'a changed key');
     }

@@ -14,12 +14,12 @@ import type { Model, PredictionAck } from '../../openapi/generated/client/types.
  */
 
 check(
-  "an organization's counters after each delete route and after a FAILED prediction",
-  { clauses: ['CAP-07'], requires: ['control'] },
+  "an organization's counters after each delete route and after a FAILED prediction, which keeps its place in the analysis cap",
+  { clauses: ['CAP-07', 'CAP-06'], requires: ['control'] },
   async (ctx) => {
     const org = await throwawayOrganization(ctx, 'read-back', {
       storage_cap_images: 5,
-      monthly_analysis_cap: 5,
+      monthly_analysis_cap: 1,
     });
     const bytes = presetTiff().bytes;
     const first = await readyImage(ctx, bytes, org.client);
@@ -42,15 +42,17 @@ check(
     );
     const third = await readyImage(ctx, bytes, org.client);
     const models = need(await org.client.call<Model[]>('listModels'), 200).body;
-    const ack = need(
-      await org.client.call<PredictionAck>('createPrediction', {
+    const predict = () =>
+      org.client.call<PredictionAck>('createPrediction', {
         body: { image_id: third, model_id: models[0].id },
-      }),
-      200,
-    );
+      });
+    const ack = need(await predict(), 200);
     const done = await pollPrediction(ctx, ack.body.prediction_id, org.client);
     expect(done.status, 'the forced outcome').toBe('FAILED');
     await org.usage(); // a failed prediction still counted
+    // each prediction counts, a failed one too: the cap of one is reached (the oracle predicts the 402)
+    need(await predict(), 402);
+    await org.usage();
   },
 );
 
@@ -78,7 +80,7 @@ check(
 );
 
 check(
-  "a custom model added to an organization, and a raised plan lifting its analysis cap's 402",
+  "a custom model added to an organization and predicted with, and a raised plan lifting its analysis cap's 402",
   { clauses: ['MOD-01', 'CAP-06'], requires: ['control'] },
   async (ctx) => {
     const org = await throwawayOrganization(ctx, 'custom-and-raise', {
@@ -87,21 +89,23 @@ check(
     });
     const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
     need(await org.client.call('listModels'), 200); // base models only: nothing trained yet
-    need(
-      await ctx.api.call('mockCreateModel', {
+    const custom = need(
+      await ctx.api.call<Model>('mockCreateModel', {
         ...admin,
         params: { organization_id: org.id },
         body: { name: `${ctx.target.namePrefix}custom-nuclei`, engine: 'threshold' },
       }),
       200,
-    );
+      ['id'],
+    ).body.id;
     need(await org.client.call('listModels'), 200); // the oracle: the custom model listed, as custom
     need(await org.client.call('listModels'), 200);
     const image = await readyImage(ctx, presetTiff().bytes, org.client);
     const modelId = await fittingModelId(org.client);
-    const predict = () =>
-      org.client.call<PredictionAck>('createPrediction', { body: { image_id: image, model_id: modelId } });
-    const first = need(await predict(), 200);
+    const predict = (model = modelId) =>
+      org.client.call<PredictionAck>('createPrediction', { body: { image_id: image, model_id: model } });
+    // the oracle: the prediction reads back the custom model it was started with, on every poll
+    const first = need(await predict(custom), 200);
     await pollPrediction(ctx, first.body.prediction_id, org.client);
     need(await predict(), 402); // the cap of one reached
     need(

@@ -5,7 +5,7 @@ import { expectStatus, need } from '../harness/steps.js';
 import { openResumable, pollPrediction, readyImage, type PredictionAsRead } from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { fittingModelId } from '../harness/model-choice.js';
-import { presetTiff } from '../harness/sample-images.js';
+import { flatTiff, presetTiff } from '../harness/sample-images.js';
 import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
 
 check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }, async ({ api }) => {
@@ -53,6 +53,27 @@ check(
     expect(done.status, `GET /predict/{id} once done: status (error: ${done.error})`).toBe('COMPLETED');
     expect(done.segmentation_id, 'GET /predict/{id} COMPLETED: segmentation_id').toMatch(/^[0-9a-f-]{36}$/);
     expect(done.cell_count, 'GET /predict/{id} COMPLETED: cell_count').toBeGreaterThan(0);
+  },
+);
+
+check(
+  'a prediction of a picture with no cell on it completes with cell_count 0',
+  { clauses: ['PRED-02'] },
+  async (ctx) => {
+    const imageId = await readyImage(ctx, flatTiff());
+    const ack = need(
+      await ctx.api.call<PredictionAck>('createPrediction', {
+        body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
+      }),
+      200,
+      ['prediction_id'],
+    );
+    // the oracle and the document: a COMPLETED prediction carries its cell_count, 0 as any other
+    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    expect(done.status, `GET /predict/{id} of a flat picture: status (error: ${done.error})`).toBe(
+      'COMPLETED',
+    );
+    expect(done.cell_count, 'GET /predict/{id} COMPLETED of a flat picture: cell_count').toBe(0);
   },
 );
 

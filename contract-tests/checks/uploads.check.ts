@@ -131,8 +131,10 @@ check(
     const outside = await complete([...parts, { part_number: plan.urls.length + 1, etag: parts[0].etag }]);
     expectStatus(outside, 422, `complete listing part ${plan.urls.length + 1}, outside the plan`);
     await stillOpen('the part outside the plan was refused');
-    const reversed = await complete([...parts].reverse());
-    expectStatus(reversed, 202, 'complete with every part listed, last part first');
+    // Quotes are optional: the last part listed without them, the others as their PUT answered
+    const [last, ...rest] = [...parts].reverse();
+    const reversed = await complete([{ ...last, etag: last.etag.replaceAll('"', '') }, ...rest]);
+    expectStatus(reversed, 202, 'complete with every part listed, last part first (its ETag unquoted)');
     const done = await pollImage(ctx, id);
     // Assembled in the order listed, the TIFF's header would not lead the file: it would not convert.
     expect(done.upload_status, 'GET /upload/{id} after the reversed list: upload_status').toBe('ready');
@@ -145,8 +147,8 @@ check(
 );
 
 check(
-  'complete with a wrong ETag is refused with 422 and leaves the upload open',
-  { clauses: ['UP-06', 'UP-12'] },
+  'complete with a wrong ETag is refused with 422 and leaves the upload open; an empty parts list then completes it',
+  { clauses: ['UP-06', 'UP-12', 'UP-05'] },
   async (ctx) => {
     const bytes = presetTiff('easy-8bit-256').bytes;
     const opened = need(await openResumable(ctx, bytes.length), 200, ['image.id', 'upload.urls']);
@@ -168,8 +170,12 @@ check(
     expect(still.body.upload_status, 'GET /upload/{id} after the refused complete: upload_status').toBe(
       'uploading',
     );
-    const right = await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } });
-    expectStatus(right, 202, 'complete without a parts list after the refusal');
+    // "With no body or empty parts, the service discovers the uploaded parts": [] is no subset of nothing
+    const right = await ctx.api.call('completeUpload', {
+      params: { image_id: opened.body.image.id },
+      body: { parts: [] },
+    });
+    expectStatus(right, 202, 'complete with an empty parts list after the refusal');
   },
 );
 
@@ -254,8 +260,8 @@ check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx)
 });
 
 check(
-  'image-record creation with resumable: true answers the record and a plan; GET /image reads it',
-  { clauses: ['UP-13'] },
+  'image-record creation with resumable: true answers the record and a plan sized for its size; GET /image reads it',
+  { clauses: ['UP-13', 'UP-03'] },
   async (ctx) => {
     const bytes = presetTiff().bytes;
     const created = await ctx.api.call<CreatedImage>('createImage', {
@@ -282,6 +288,18 @@ check(
       (await pollImage(ctx, created.body.id)).upload_status,
       'GET /upload/{id} after complete: upload_status',
     ).toBe('ready');
+    // A record past one part (no bytes sent): a URL for each part of its size, as POST /upload's plan
+    const size = 23 * 1024 * 1024 + 17;
+    const large = await ctx.api.call<CreatedImage>('createImage', {
+      body: { name: `${ctx.target.namePrefix}large-record.tif`, size, image_type: 'TIFF', resumable: true },
+    });
+    expectStatus(large, 200, `create an image record of ${size} bytes with resumable: true`);
+    trackImage(ctx, ctx.api, large.body.id);
+    const plan = large.body.upload!;
+    expect(
+      plan.urls.map((u) => u.part_number),
+      `POST /image of ${size} bytes: upload.urls part numbers`,
+    ).toEqual(Array.from({ length: Math.ceil(size / plan.part_size) }, (_, i) => i + 1));
   },
 );
 

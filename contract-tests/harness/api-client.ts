@@ -272,6 +272,7 @@ export class ApiClient {
       params: {},
       key: rawKey,
       sent: sentForOracle(undefined, recorded.body),
+      sentBytes: recorded.body?.kind === 'bytes' ? recorded.body.bytes.length : undefined,
       sentHeaders: withoutCredential(headers),
       sentAt,
       receivedAt: Date.now(),

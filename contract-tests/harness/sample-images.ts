@@ -98,6 +98,18 @@ export function borderSample(): MeaningfulSample {
 }
 
 /**
+ * A picture with nothing on it: one dark level everywhere, so a model meant for bright cells finds
+ * none (a segmentation of no cells is still a result: COMPLETED with a count of 0).
+ */
+export function flatTiff(): Buffer {
+  const width = 64;
+  const height = 48;
+  return encodeTiff([{ width, height, bitsPerSample: 8, data: new Uint8Array(width * height).fill(12) }], {
+    compression: 'lzw',
+  });
+}
+
+/**
  * An uncompressed 16-bit TIFF of at least `minBytes`, for multi-part uploads: a smooth pattern
  * whose every row differs, computed in a few milliseconds (rendering cells at this size took a
  * second of a test worker). Checks that need cells use the presets or borderSample().

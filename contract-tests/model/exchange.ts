@@ -13,6 +13,8 @@ export interface Exchange {
   key: string | null | undefined;
   /** The JSON body sent, parsed; for a multipart upload, the file's name and size. */
   sent?: unknown;
+  /** How many bytes the body held, when it was sent as bytes (a part PUT). */
+  sentBytes?: number;
   /** The request's own headers (names in lower case), the credential left out. */
   sentHeaders?: Record<string, string>;
   sentAt: number;

@@ -38,6 +38,8 @@ const S = {
   shape: 'shape: filled once the image is converted',
   deleted: 'DELETE … Response: {success: boolean}',
   partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
+  discovered:
+    'With no body or empty parts, the service discovers the uploaded parts and ETags from storage (every part of the plan was PUT with its bytes)',
   listedParts:
     'Send parts only to assemble an explicit subset; a parts list is read in part-number order, each part PUT with its ETag and in the plan, adding up to the exact size, else 422 and the upload stays open (document, assumed)',
 };
@@ -90,6 +92,7 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     deleted: false,
     partUrls: [],
     partEtags: new Map(),
+    partSizes: new Map(),
     planIssued: targetSpan(world, x),
     uploadError: image.upload_status === 'failed' ? textOr(image.upload_error) : undefined,
   };
@@ -169,11 +172,13 @@ export function observeOnImage(world: World, org: Organization, x: Exchange, ima
 }
 
 /**
- * A complete with a `parts` list, of an upload whose plan and parts the model knows: a refusal
- * (422) or a 202. Answers false when the upload stays open (refused, as predicted or not).
+ * A complete of an upload whose plan and parts the model knows: with a `parts` list, a refusal
+ * (422) or a 202; with none or an empty one, a 202 once storage holds the whole plan. Answers
+ * false when the upload stays open (refused, as predicted or not).
  */
 function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange): boolean {
   const judged = judgeListedParts(image, x.sent);
+  if (judged.kind === 'discovered') expectStatus(findings, S.discovered, x, [202]);
   if (judged.kind === 'refused') {
     const sentence = `${S.listedParts} (${judged.why})`;
     if (expectStatus(findings, sentence, x, [422]) && isObject(x.body) && typeof x.body.detail !== 'string')
@@ -219,8 +224,11 @@ export function observePartPut(world: World, x: Exchange): Finding[] {
     const part = image.partUrls.indexOf(x.url) + 1;
     if (part === 0) continue;
     if (!image.closedBy && !image.deleted) findings.push(...judgePartLife(world, image, x));
-    if (x.status === 200 && !image.closedBy && !image.deleted && typeof x.headers.etag === 'string')
-      image.partEtags.set(part, x.headers.etag);
+    if (x.status === 200 && !image.closedBy && !image.deleted) {
+      if (typeof x.headers.etag === 'string') image.partEtags.set(part, x.headers.etag);
+      if (x.sentBytes === undefined) image.partSizes.delete(part);
+      else image.partSizes.set(part, x.sentBytes);
+    }
     if ((image.closedBy || image.deleted) && x.status >= 200 && x.status < 300)
       findings.push({
         sentence: S.partClosed,

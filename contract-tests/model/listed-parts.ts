@@ -7,10 +7,15 @@ import type { ImageRecord } from './world.js';
  * part of the plan, PUT, with the ETag its PUT answered; none twice; and the parts listed must add
  * up to the exact size the image was opened with, which only the whole plan does (every part holds
  * at least one byte). A refusal is a 422 that changes nothing.
+ *
+ * With no body or an empty `parts` (the interface's own words), the service takes the parts it
+ * finds in storage: once every part of the plan was PUT with its exact bytes, those are the whole
+ * file, and the complete is taken as a complete naming them all would be.
  */
 export type ListedParts =
-  | { kind: 'no list' }
-  /** The plan is not known to the model (or an entry is malformed): nothing is predicted. */
+  /** No body or an empty list, and every part of the plan is in storage at its size. */
+  | { kind: 'discovered' }
+  /** The plan or its parts are not known to the model (or an entry is malformed): nothing is predicted. */
   | { kind: 'unknown' }
   | { kind: 'refused'; why: string }
   | { kind: 'accepted' };
@@ -21,12 +26,30 @@ const unquoted = (etag: string) =>
     .replace(/^"(.*)"$/, '$1')
     .toLowerCase();
 
+/** No body, an empty object, or `{parts: []}`: the parts are the service's to find. */
+const asksDiscovery = (sent: unknown): boolean =>
+  sent === undefined ||
+  (isObject(sent) &&
+    Object.keys(sent).every((name) => name === 'parts') &&
+    (sent.parts === undefined || (Array.isArray(sent.parts) && sent.parts.length === 0)));
+
+/** Whether storage holds every part of the plan with the bytes the plan gives it. */
+function wholeInStorage(image: ImageRecord): boolean {
+  const { plan, size } = image;
+  if (!plan || size === undefined) return false;
+  for (let part = 1; part <= plan.partCount; part++) {
+    const expected = part < plan.partCount ? plan.partSize : size - (plan.partCount - 1) * plan.partSize;
+    if (image.partSizes.get(part) !== expected) return false;
+  }
+  return true;
+}
+
 export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts {
-  const parts = isObject(sent) && Array.isArray(sent.parts) ? sent.parts : [];
-  if (parts.length === 0) return { kind: 'no list' };
   // Every PUT to the plan's URLs is seen: they were handed to this check alone.
+  if (asksDiscovery(sent)) return wholeInStorage(image) ? { kind: 'discovered' } : { kind: 'unknown' };
+  const parts = isObject(sent) && Array.isArray(sent.parts) ? sent.parts : [];
   const plan = image.plan;
-  if (!plan) return { kind: 'unknown' };
+  if (!plan || parts.length === 0) return { kind: 'unknown' };
   const seen = new Set<number>();
   for (const part of parts) {
     if (!isObject(part) || !Number.isSafeInteger(part.part_number) || typeof part.etag !== 'string')

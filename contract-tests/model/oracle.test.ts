@@ -313,6 +313,50 @@ describe('the oracle', () => {
     expect(subjects(oracle, put())[0]).toMatch(/after abort: refused \(4xx\) \/ 200/);
   });
 
+  it('predicts a complete with no body or an empty parts list taken once every part is in storage at its size', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const urls = [1, 2].map((n) => ({ part_number: n, url: `http://store/d${n}` }));
+    const image = { id: IMAGE, name: 'r.tif', size: 8, upload_status: 'uploading' };
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
+        { sent: { name: 'r.tif', size: 8 } },
+      ),
+    );
+    const put = (n: number, sentBytes: number) =>
+      oracle.observe(
+        exchange('presigned part PUT', 200, undefined, {
+          method: 'PUT',
+          url: `http://store/d${n}`,
+          key: null,
+          headers: { etag: `"e${n}"` },
+          sentBytes,
+        }),
+      );
+    const complete = (sent: unknown, status: number) =>
+      subjects(
+        oracle,
+        exchange('completeUpload', status, status === 202 ? { status: 'processing' } : { detail: 'no' }, {
+          method: 'POST',
+          params: { image_id: IMAGE },
+          sent,
+        }),
+      );
+    // storage does not hold the whole plan yet: nothing is predicted
+    expect(complete({ parts: [] }, 422)).toEqual([]);
+    put(1, 5);
+    put(2, 2);
+    expect(complete(undefined, 422)).toEqual([]);
+    put(2, 3);
+    expect(complete({ parts: [] }, 422)).toEqual(['completeUpload status: 202 / 422']);
+    expect(complete({}, 422)).toEqual(['completeUpload status: 202 / 422']);
+    expect(complete({ parts: 'all' }, 422)).toEqual([]); // not a list: the document's schema judges it
+    expect(complete(undefined, 202)).toEqual([]);
+  });
+
   it('predicts a complete with a parts list: subset, part outside the plan and wrong ETag refused, any order taken', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });
@@ -482,7 +526,7 @@ describe('the oracle', () => {
     );
   });
 
-  it('refuses a known key with its case or one character changed', () => {
+  it('refuses a known key with its case or one character changed, or characters added or cut', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: 'sk_test_abc123' });
     const list = (key: string, status: number) =>
@@ -490,7 +534,21 @@ describe('the oracle', () => {
     expect(list('SK_TEST_ABC123', 401)).toEqual([]);
     expect(list('SK_TEST_ABC123', 200)).toEqual(['listModels status: 401 / 200']);
     expect(list('sk_test_abc120', 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list('sk_test_abc1230', 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list('sk_test_abc123_and_more', 401)).toEqual([]);
+    expect(list('sk_test_abc12', 200)).toEqual(['listModels status: 401 / 200']);
     expect(list('sk_test_made_up_entirely', 200)).toEqual([]); // another key it does not know: not judged
+  });
+
+  it('flags a base model listed after a custom model, in any list', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const base = { id: MODEL, name: 'nuclei', kind: 'base' };
+    const custom = { id: SHARE, name: 'mine', kind: 'custom' };
+    expect(subjects(oracle, exchange('listModels', 200, [base, custom]))).toEqual([]);
+    expect(subjects(oracle, exchange('listModels', 200, [custom, base]))).toContain(
+      `listModels: base model ${MODEL}: listed before every custom model / listed after custom model ${SHARE}`,
+    );
   });
 
   it("predicts an organization's custom models in its list, and a raised plan lifting a 402", () => {
@@ -563,6 +621,68 @@ describe('the oracle', () => {
       ),
     );
     expect(predict(402)).toEqual(['createPrediction status: 200 / 402']);
+  });
+
+  it('keeps a FAILED prediction in the analysis cap, and reads back the custom model a prediction was started with', () => {
+    const oracle = new Oracle();
+    oracle.observe(
+      exchange(
+        'mockCreateOrganization',
+        200,
+        { id: ORG, api_keys: [KEY] },
+        {
+          key: 'admin',
+          method: 'POST',
+          url: 'http://target/__mock/organizations',
+          sent: { plan: { storage_cap_images: 5, monthly_analysis_cap: 1 } },
+        },
+      ),
+    );
+    const custom = { id: SHARE, name: 'mine', kind: 'custom' };
+    oracle.observe(
+      exchange('mockCreateModel', 200, custom, {
+        key: 'admin',
+        method: 'POST',
+        url: `http://target/__mock/organizations/${ORG}/models`,
+      }),
+    );
+    expect(
+      subjects(oracle, exchange('listModels', 200, [{ id: MODEL, name: 'nuclei', kind: 'base' }, custom])),
+    ).toEqual([]);
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image: { id: IMAGE, upload_status: 'ready', shape: [1] }, upload: null },
+        { sent: { file: { name: 'a', size: 1 } } },
+      ),
+    );
+    const sent = { sent: { image_id: IMAGE, model_id: SHARE } };
+    expect(
+      subjects(
+        oracle,
+        exchange('createPrediction', 200, { prediction_id: PREDICTION, status: 'submitted' }, sent),
+      ),
+    ).toEqual([]);
+    const failed = { prediction_id: PREDICTION, status: 'FAILED', image_id: IMAGE, error: 'x' };
+    const poll = (modelId: string) =>
+      subjects(
+        oracle,
+        exchange(
+          'getPrediction',
+          200,
+          { ...failed, model_id: modelId },
+          { params: { prediction_id: PREDICTION } },
+        ),
+      );
+    expect(poll(SHARE)).toEqual([]);
+    expect(poll(MODEL)).toEqual([`getPrediction: model_id: "${SHARE}" / "${MODEL}"`]);
+    expect(
+      subjects(
+        oracle,
+        exchange('createPrediction', 200, { prediction_id: SEGMENTATION, status: 'submitted' }, sent),
+      ),
+    ).toEqual(['createPrediction status: 402 / 200']);
   });
 
   it('predicts a 304 only for the current ETag, the overlay capped by max_size, and quoted CSV cells', () => {

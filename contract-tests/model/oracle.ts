@@ -97,7 +97,7 @@ export class Oracle {
     if (x.key === null || forgedFrom(world, x.key) !== undefined) {
       expectStatus(
         findings,
-        'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed is invalid)',
+        'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)',
         x,
         [401],
       );

@@ -47,13 +47,16 @@ export const organizationOf = (world: World, key: string | null | undefined): Or
 };
 
 /**
- * A key the oracle does not know that is one of its known keys with its case changed or one
- * character changed: no organization owns it (keys are random, so no real key sits one character
- * from another), and "a missing or invalid key yields 401". Answers the known key it was made from.
+ * A key the oracle does not know that is one of its known keys with its case changed, one
+ * character changed, or characters added at its end or cut from it: no organization owns it (keys
+ * are random, so no real key sits one character from another or starts another), and "a missing
+ * or invalid key yields 401" (a key is compared whole, not by a prefix or a fixed width). Answers
+ * the known key it was made from.
  */
 export function forgedFrom(world: World, key: string | null | undefined): string | undefined {
   if (typeof key !== 'string' || world.keys.has(key)) return undefined;
   for (const known of world.keys.keys()) {
+    if (key.length > 0 && (key.startsWith(known) || known.startsWith(key))) return known;
     if (known.length !== key.length) continue;
     if (known.toLowerCase() === key.toLowerCase()) return known;
     let differing = 0;

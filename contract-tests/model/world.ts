@@ -47,6 +47,8 @@ export interface ImageRecord {
   plan?: { partSize: number; partCount: number };
   /** The ETag each part's last accepted PUT answered, by part number. */
   partEtags: Map<number, string>;
+  /** The bytes each part's last accepted PUT sent, by part number (when the client told them). */
+  partSizes: Map<number, number>;
   /** What the target's clock read while the plan was handed out, when the model knew its clock. */
   planIssued?: { from: number; to: number };
 }

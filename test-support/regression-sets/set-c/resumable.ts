@@ -66,6 +66,7 @@ export const RESUMABLE: Regression[] = [
     statedIn: 'document',
     request(exchange) {
       if (!match(exchange, 'POST', COMPLETE)) return;
+      if (!Array.isArray(requestJson<Parts>(exchange)?.parts)) return;
       const quoted = requestJson<Parts>(exchange)?.parts?.find(
         (part) => typeof part.etag === 'string' && part.etag.startsWith('"'),
       );
