@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
-import { startRegressionProxy, type RunningProxy } from './regression-proxy.js';
-import { seedOrganizations, type Area, type Regression } from './regression.js';
+import { REPO_ROOT, type LaunchedMock } from './launch-mock.js';
+import type { RunningProxy } from './regression-proxy.js';
+import { seedOrganizations } from './regression.js';
 import { SET_B } from './set-b/index.js';
+import { AREAS, BASE_MODEL_ID, call, startSetWorld, type Reply, type SetWorld } from './set-test-kit.js';
 
 /**
  * Set B is effective: every regression is well formed, and a representative one of each kind of
@@ -14,56 +15,9 @@ import { SET_B } from './set-b/index.js';
  * healthy answer is read through a no-op proxy in front of the same mock.
  */
 
-const AREAS: Area[] = [
-  'auth',
-  'upload',
-  'resumable',
-  'models',
-  'predictions',
-  'caps',
-  'exports',
-  'shares',
-  'deletes',
-];
-const BASE_MODEL_ID = '078e62ee-4b5a-4a1e-8322-01910425db58';
 const [ACME, BETA, TINY] = seedOrganizations();
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-  json<T = Record<string, unknown>>(): T;
-}
-
-async function call(
-  proxy: RunningProxy,
-  method: string,
-  requestPath: string,
-  init: { key?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const answer = await fetch(proxy.url + requestPath, {
-    method,
-    headers,
-    body: init.form ?? (init.json === undefined ? undefined : JSON.stringify(init.json)),
-  });
-  const body = Buffer.from(await answer.arrayBuffer());
-  return {
-    status: answer.status,
-    headers: answer.headers,
-    body,
-    json: <T>() => JSON.parse(body.toString('utf8')) as T,
-  };
-}
-
-function regression(id: string): Regression {
-  const found = SET_B.find((r) => r.id === id);
-  if (!found) throw new Error(`no regression ${id} in set B`);
-  return found;
-}
-
+let world: SetWorld;
 let mock: LaunchedMock;
 let healthy: RunningProxy;
 let imageId = '';
@@ -71,62 +25,12 @@ let predictionId = '';
 let segmentationId = '';
 let cellCount = 0;
 
-/** Runs `check` with a proxy that carries the regression `id`, and asserts its hooks never threw. */
-async function withRegression(id: string, check: (broken: RunningProxy) => Promise<void>): Promise<void> {
-  const broken = await startRegressionProxy(mock.url, regression(id));
-  try {
-    await check(broken);
-    expect(broken.hookErrors).toEqual([]);
-  } finally {
-    await broken.close();
-  }
-}
-
 beforeAll(async () => {
-  // Predictions finish at once: the polling loop is not what these tests are about.
-  const saved = { start: process.env.PREDICTION_START_DELAY_MS, run: process.env.PREDICTION_RUN_DELAY_MS };
-  process.env.PREDICTION_START_DELAY_MS = '0';
-  process.env.PREDICTION_RUN_DELAY_MS = '0';
-  try {
-    mock = await launchMock();
-  } finally {
-    for (const [name, value] of [
-      ['PREDICTION_START_DELAY_MS', saved.start],
-      ['PREDICTION_RUN_DELAY_MS', saved.run],
-    ] as const)
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-  }
-  healthy = await startRegressionProxy(mock.url);
-  const form = new FormData();
-  const tiff = readFileSync(path.join(REPO_ROOT, 'fixtures/samples/cells.tif'));
-  form.append('file', new Blob([tiff], { type: 'image/tiff' }), 'cells.tif');
-  const upload = await call(healthy, 'POST', '/api/v1/upload', { key: ACME.key, form });
-  expect(upload.status).toBe(200);
-  imageId = upload.json<{ image: { id: string } }>().image.id;
-  const ack = await call(healthy, 'POST', '/api/v1/predict', {
-    key: ACME.key,
-    json: { image_id: imageId, model_id: BASE_MODEL_ID },
-  });
-  predictionId = ack.json<{ prediction_id: string }>().prediction_id;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const prediction = (
-      await call(healthy, 'GET', `/api/v1/predict/${predictionId}`, { key: ACME.key })
-    ).json<{ status: string; segmentation_id?: string; cell_count?: number }>();
-    if (prediction.status === 'COMPLETED') {
-      segmentationId = prediction.segmentation_id!;
-      cellCount = prediction.cell_count!;
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  expect(segmentationId).not.toBe('');
+  world = await startSetWorld(SET_B);
+  ({ mock, healthy, imageId, predictionId, segmentationId, cellCount } = world);
 });
-
-afterAll(async () => {
-  await healthy?.close();
-  await mock?.stop();
-});
+afterAll(() => world?.close());
+const withRegression: SetWorld['withRegression'] = (id, check) => world.withRegression(id, check);
 
 describe('set B', () => {
   it('has at least 35 well-formed regressions with unique ids, valid areas and the sentence each breaks', () => {

@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
-import { startRegressionProxy, type RunningProxy } from './regression-proxy.js';
-import { seedOrganizations, type Area, type Regression } from './regression.js';
+import type { LaunchedMock } from './launch-mock.js';
+import type { RunningProxy } from './regression-proxy.js';
+import { seedOrganizations } from './regression.js';
 import { SET_C } from './set-c/index.js';
+import { AREAS, call, SAMPLE_TIFF, startSetWorld, type Reply, type SetWorld } from './set-test-kit.js';
 
 /**
  * Set C is effective: every regression is well formed, and a representative one of each kind of
@@ -15,79 +14,20 @@ import { SET_C } from './set-c/index.js';
  * no-op proxy in front of the same mock.
  */
 
-const AREAS: Area[] = [
-  'auth',
-  'upload',
-  'resumable',
-  'models',
-  'predictions',
-  'caps',
-  'exports',
-  'shares',
-  'deletes',
-];
-const BASE_MODEL_ID = '078e62ee-4b5a-4a1e-8322-01910425db58';
 const [ACME, BETA, TINY] = seedOrganizations();
-const TIFF = readFileSync(path.join(REPO_ROOT, 'fixtures/samples/cells.tif'));
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-  json<T = Record<string, unknown>>(): T;
-}
-
-async function call(
-  proxy: RunningProxy | string,
-  method: string,
-  requestPath: string,
-  init: { key?: string; json?: unknown; form?: FormData; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.key) headers.authorization = `Bearer ${init.key}`;
-  if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const root = typeof proxy === 'string' ? proxy : proxy.url;
-  const answer = await fetch(root + requestPath, {
-    method,
-    headers,
-    body: init.form ?? (init.json === undefined ? undefined : JSON.stringify(init.json)),
-  });
-  const body = Buffer.from(await answer.arrayBuffer());
-  return {
-    status: answer.status,
-    headers: answer.headers,
-    body,
-    json: <T>() => JSON.parse(body.toString('utf8')) as T,
-  };
-}
-
-function regression(id: string): Regression {
-  const found = SET_C.find((r) => r.id === id);
-  if (!found) throw new Error(`no regression ${id} in set C`);
-  return found;
-}
-
+let world: SetWorld;
 let mock: LaunchedMock;
 let healthy: RunningProxy;
 let imageId = '';
 let segmentationId = '';
 let cellCount = 0;
 
-async function withRegression(id: string, check: (broken: RunningProxy) => Promise<void>): Promise<void> {
-  const broken = await startRegressionProxy(mock.url, regression(id));
-  try {
-    await check(broken);
-    expect(broken.hookErrors).toEqual([]);
-  } finally {
-    await broken.close();
-  }
-}
-
-/** A resumable upload of the sample TIFF, opened and every part PUT, not completed. */
+/** A resumable upload of the sample SAMPLE_TIFF, opened and every part PUT, not completed. */
 async function uploadedParts(): Promise<string> {
   const opened = await call(healthy, 'POST', '/api/v1/upload', {
     key: ACME.key,
-    json: { name: 'parts.tif', size: TIFF.length },
+    json: { name: 'parts.tif', size: SAMPLE_TIFF.length },
   });
   const { image, upload } = opened.json<{
     image: { id: string };
@@ -96,7 +36,7 @@ async function uploadedParts(): Promise<string> {
   for (const [index, part] of upload.urls.entries()) {
     const put = await fetch(part.url, {
       method: 'PUT',
-      body: TIFF.subarray(index * upload.part_size, (index + 1) * upload.part_size),
+      body: SAMPLE_TIFF.subarray(index * upload.part_size, (index + 1) * upload.part_size),
     });
     expect(put.status).toBe(200);
   }
@@ -113,50 +53,11 @@ async function newShare(proxy: RunningProxy): Promise<{ id: string; url: string 
 }
 
 beforeAll(async () => {
-  // Predictions finish at once: the polling loop is not what these tests are about.
-  const saved = { start: process.env.PREDICTION_START_DELAY_MS, run: process.env.PREDICTION_RUN_DELAY_MS };
-  process.env.PREDICTION_START_DELAY_MS = '0';
-  process.env.PREDICTION_RUN_DELAY_MS = '0';
-  try {
-    mock = await launchMock();
-  } finally {
-    for (const [name, value] of [
-      ['PREDICTION_START_DELAY_MS', saved.start],
-      ['PREDICTION_RUN_DELAY_MS', saved.run],
-    ] as const)
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-  }
-  healthy = await startRegressionProxy(mock.url);
-  const form = new FormData();
-  form.append('file', new Blob([TIFF], { type: 'image/tiff' }), 'cells.tif');
-  const upload = await call(healthy, 'POST', '/api/v1/upload', { key: ACME.key, form });
-  expect(upload.status).toBe(200);
-  imageId = upload.json<{ image: { id: string } }>().image.id;
-  const ack = await call(healthy, 'POST', '/api/v1/predict', {
-    key: ACME.key,
-    json: { image_id: imageId, model_id: BASE_MODEL_ID },
-  });
-  const predictionId = ack.json<{ prediction_id: string }>().prediction_id;
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const prediction = (
-      await call(healthy, 'GET', `/api/v1/predict/${predictionId}`, { key: ACME.key })
-    ).json<{ status: string; segmentation_id?: string; cell_count?: number }>();
-    if (prediction.status === 'COMPLETED') {
-      segmentationId = prediction.segmentation_id!;
-      cellCount = prediction.cell_count!;
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  expect(segmentationId).not.toBe('');
-  expect(cellCount).toBeGreaterThan(1);
+  world = await startSetWorld(SET_C);
+  ({ mock, healthy, imageId, segmentationId, cellCount } = world);
 });
-
-afterAll(async () => {
-  await healthy?.close();
-  await mock?.stop();
-});
+afterAll(() => world?.close());
+const withRegression: SetWorld['withRegression'] = (id, check) => world.withRegression(id, check);
 
 describe('set C', () => {
   it('has about 45 well-formed regressions with unique ids, every area, and three quarters stated by the interface', () => {
