@@ -1,12 +1,18 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import JSZip from 'jszip';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, type LaunchedMock } from './launch-mock.js';
+import type { LaunchedMock } from './launch-mock.js';
 import type { RunningProxy } from './regression-proxy.js';
 import { seedOrganizations } from './regression.js';
 import { SET_B } from './set-b/index.js';
-import { AREAS, BASE_MODEL_ID, call, startSetWorld, type Reply, type SetWorld } from './set-test-kit.js';
+import {
+  AREAS,
+  BASE_MODEL_ID,
+  call,
+  startSetWorld,
+  uploadedParts,
+  type Reply,
+  type SetWorld,
+} from './set-test-kit.js';
 
 /**
  * Set B is effective: every regression is well formed, and a representative one of each kind of
@@ -238,23 +244,8 @@ describe('set B', () => {
   });
 
   it('B-RES-COMPLETE-IGNORES-PARTS assembles every part where the mock refuses a wrong ETag in `parts`', async () => {
-    const tiff = readFileSync(path.join(REPO_ROOT, 'fixtures/samples/cells.tif'));
-    const opened = await call(healthy, 'POST', '/api/v1/upload', {
-      key: ACME.key,
-      json: { name: 'parts.tif', size: tiff.length },
-    });
-    const { image, upload } = opened.json<{
-      image: { id: string };
-      upload: { part_size: number; urls: Array<{ url: string }> };
-    }>();
-    for (const [index, part] of upload.urls.entries()) {
-      const put = await fetch(part.url, {
-        method: 'PUT',
-        body: tiff.subarray(index * upload.part_size, (index + 1) * upload.part_size),
-      });
-      expect(put.status).toBe(200);
-    }
-    const complete = `/api/v1/upload/${image.id}/complete`;
+    const imageId = await uploadedParts(healthy, ACME.key);
+    const complete = `/api/v1/upload/${imageId}/complete`;
     const wrong = { parts: [{ etag: '"00000000000000000000000000000000"', part_number: 1 }] };
     const refused = await call(healthy, 'POST', complete, { key: ACME.key, json: wrong });
     expect(refused.status).toBeGreaterThanOrEqual(400);

@@ -4,7 +4,7 @@ import type { LaunchedMock } from './launch-mock.js';
 import type { RunningProxy } from './regression-proxy.js';
 import { seedOrganizations } from './regression.js';
 import { SET_C } from './set-c/index.js';
-import { AREAS, call, SAMPLE_TIFF, startSetWorld, type Reply, type SetWorld } from './set-test-kit.js';
+import { AREAS, call, startSetWorld, uploadedParts, type Reply, type SetWorld } from './set-test-kit.js';
 
 /**
  * Set C is effective: every regression is well formed, and a representative one of each kind of
@@ -22,26 +22,6 @@ let healthy: RunningProxy;
 let imageId = '';
 let segmentationId = '';
 let cellCount = 0;
-
-/** A resumable upload of the sample SAMPLE_TIFF, opened and every part PUT, not completed. */
-async function uploadedParts(): Promise<string> {
-  const opened = await call(healthy, 'POST', '/api/v1/upload', {
-    key: ACME.key,
-    json: { name: 'parts.tif', size: SAMPLE_TIFF.length },
-  });
-  const { image, upload } = opened.json<{
-    image: { id: string };
-    upload: { part_size: number; urls: Array<{ url: string }> };
-  }>();
-  for (const [index, part] of upload.urls.entries()) {
-    const put = await fetch(part.url, {
-      method: 'PUT',
-      body: SAMPLE_TIFF.subarray(index * upload.part_size, (index + 1) * upload.part_size),
-    });
-    expect(put.status).toBe(200);
-  }
-  return image.id;
-}
 
 async function newShare(proxy: RunningProxy): Promise<{ id: string; url: string }> {
   const reply = await call(proxy, 'POST', '/api/v1/shares', {
@@ -97,12 +77,12 @@ describe('set C', () => {
 
   it('C-RES-EMPTY-PARTS-REFUSED refuses an empty `parts` list the mock completes from storage', async () => {
     const empty = { parts: [] };
-    const first = await uploadedParts();
+    const first = await uploadedParts(healthy, ACME.key);
     expect(
       (await call(healthy, 'POST', `/api/v1/upload/${first}/complete`, { key: ACME.key, json: empty }))
         .status,
     ).toBe(202);
-    const second = await uploadedParts();
+    const second = await uploadedParts(healthy, ACME.key);
     await withRegression('C-RES-EMPTY-PARTS-REFUSED', async (broken) => {
       const reply = await call(broken, 'POST', `/api/v1/upload/${second}/complete`, {
         key: ACME.key,

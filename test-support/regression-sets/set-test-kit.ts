@@ -56,6 +56,26 @@ export async function call(
   };
 }
 
+/** A resumable upload of the sample TIFF, opened and every part PUT, not completed: its image id. */
+export async function uploadedParts(proxy: RunningProxy, key: string): Promise<string> {
+  const opened = await call(proxy, 'POST', '/api/v1/upload', {
+    key,
+    json: { name: 'parts.tif', size: SAMPLE_TIFF.length },
+  });
+  const { image, upload } = opened.json<{
+    image: { id: string };
+    upload: { part_size: number; urls: Array<{ url: string }> };
+  }>();
+  for (const [index, part] of upload.urls.entries()) {
+    const put = await fetch(part.url, {
+      method: 'PUT',
+      body: SAMPLE_TIFF.subarray(index * upload.part_size, (index + 1) * upload.part_size),
+    });
+    expect(put.status).toBe(200);
+  }
+  return image.id;
+}
+
 /** The mock every test of a set reads, with the sample uploaded and segmented by the base model. */
 export interface SetWorld {
   mock: LaunchedMock;
