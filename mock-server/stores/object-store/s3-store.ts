@@ -86,6 +86,9 @@ export interface S3ObjectStoreOptions {
 
 type SendFn = (command: object) => Promise<unknown>;
 
+/** Characters an XML 1.0 document cannot carry, as S3's complete request is one. */
+const NOT_IN_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
 export class S3ObjectStore implements ObjectStore {
   readonly bucket: string;
   readonly prefix: string;
@@ -199,8 +202,22 @@ export class S3ObjectStore implements ObjectStore {
     const { key } = known;
     let selected: UploadedPart[];
     if (parts?.length) {
-      const listed = orderSelection(parts);
+      // S3 compares ETags exactly, where the embedded store takes one in either case (S3 writes its
+      // hex in lower case): sent as S3 wrote it, an ETag in upper case is assembled by both.
+      const listed = orderSelection(parts).map((part) => ({ ...part, etag: part.etag.toLowerCase() }));
       selected = plannedParts(known.plan, listed);
+      // S3 refuses a list whose XML cannot hold an ETag (MalformedXML), naming no part; no such
+      // ETag matches a part, so the refusal is the embedded store's, naming it.
+      const unsendable = listed.find((part) => NOT_IN_XML.test(part.etag));
+      if (unsendable !== undefined)
+        throw await this.whyPartsRefused(
+          uploadId,
+          parts,
+          known,
+          new ObjectStoreError('InvalidPart', `Part ${unsendable.partNumber}: its ETag matches no part`, {
+            partNumber: unsendable.partNumber,
+          }),
+        );
       const outside = listed.find((part) => !selected.some((s) => s.partNumber === part.partNumber));
       if (outside !== undefined)
         throw new ObjectStoreError(
