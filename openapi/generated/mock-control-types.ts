@@ -1870,6 +1870,7 @@ export interface operations {
                     params?: Record<string, never>;
                     /** @description For `remote`, the worker's address. */
                     url?: string;
+                    /** @description For `remote`, how long a prediction waits for the worker (default 60000); at most 2147483647, the longest timer Node keeps. */
                     timeout_ms?: number;
                 };
             };

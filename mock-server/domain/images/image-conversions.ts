@@ -104,7 +104,10 @@ export class ImageConversions {
         return true;
       });
     const dropUnkept = async (kept: boolean | undefined) => {
-      if (kept === false) await this.files.remove(id);
+      if (kept !== false) return;
+      await this.files.remove(id);
+      // A delete that came while the original was fetched forgot the local copy before it existed.
+      await this.store.forgetLocalFile(image.storageKey).catch(() => undefined);
     };
     try {
       await dropUnkept(await commit());

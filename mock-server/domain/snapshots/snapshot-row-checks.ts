@@ -3,6 +3,7 @@
  * a table needs with its type, ids that can name a folder, references that point at rows of the
  * same snapshot. A row that fails names its file, its line and its field.
  */
+import { MAX_REMOTE_TIMEOUT_MS } from '../../engines/models/remote-model.js';
 import { thresholdParamsProblem } from '../../engines/segmentation/threshold-segmenter.js';
 import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
 import type { SnapshotRows } from './snapshot-rows.js';
@@ -152,8 +153,12 @@ function checkEngine(where: string, engine: Record<string, unknown>): void {
       ? thresholdParamsProblem(engine.params)
       : engine.kind !== 'remote'
         ? 'kind must be threshold or remote'
-        : typeof engine.url !== 'string' || !isCount(engine.timeoutMs) || kindOf(engine.params) !== 'object'
-          ? 'a remote engine needs url, timeoutMs (a whole number) and params (an object)'
+        : typeof engine.url !== 'string' ||
+            !isCount(engine.timeoutMs) ||
+            engine.timeoutMs < 1 ||
+            engine.timeoutMs > MAX_REMOTE_TIMEOUT_MS ||
+            kindOf(engine.params) !== 'object'
+          ? `a remote engine needs url, timeoutMs (a whole number from 1 to ${MAX_REMOTE_TIMEOUT_MS}) and params (an object)`
           : undefined;
   if (problem) throw new SnapshotRefused(`${where}: field "engine": ${problem}`);
 }

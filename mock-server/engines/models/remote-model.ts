@@ -2,6 +2,12 @@ import type { Plane } from '../raster/plane.js';
 import { labelImageToResult } from '../segmentation/label-image-to-result.js';
 import type { SegmentationResult } from '../segmentation/types.js';
 
+/**
+ * The longest wait a remote model may be given: past it Node's timer refuses the wait, and every
+ * prediction on the model failed at once with "The value of "delay" is out of range".
+ */
+export const MAX_REMOTE_TIMEOUT_MS = 2_147_483_647;
+
 /** Where a remote model's worker listens, how long it may take, and the model's own parameters. */
 export interface RemoteWorker {
   readonly url: string;

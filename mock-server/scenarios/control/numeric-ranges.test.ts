@@ -133,3 +133,17 @@ describe('a custom model is refused by field when the threshold segmenter could 
     expect(await send('GET', `/__mock/organizations/${ACME_ORG}/models`)).toEqual(before);
   });
 });
+
+it('POST a remote model waiting longer than a timer can answers 422 naming timeout_ms, and adds no model', async () => {
+  // Taken before: every prediction on the model then failed at once ("The value of "delay" is out of range").
+  const before = await send('GET', `/__mock/organizations/${ACME_ORG}/models`);
+  const refused = await send('POST', `/__mock/organizations/${ACME_ORG}/models`, {
+    name: 'slow-worker',
+    engine: 'remote',
+    url: 'http://127.0.0.1:9/segment',
+    timeout_ms: 2 ** 31,
+  });
+  expect(refused.status).toBe(422);
+  expect(String(refused.body.detail)).toMatch(/timeout_ms: .*2147483647/);
+  expect(await send('GET', `/__mock/organizations/${ACME_ORG}/models`)).toEqual(before);
+});

@@ -256,6 +256,22 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /rows\/models.jsonl line 1: field "engine": params must be an object/,
   ],
   [
+    'a remote model waiting longer than a timer can',
+    () =>
+      withRows(
+        'models',
+        lines('models').map((m, i) =>
+          i
+            ? m
+            : {
+                ...m,
+                engine: { kind: 'remote', url: 'http://127.0.0.1:9/segment', timeoutMs: 2 ** 31, params: {} },
+              },
+        ),
+      ),
+    /rows\/models.jsonl line 1: field "engine": a remote engine needs url, timeoutMs \(a whole number from 1 to 2147483647\)/,
+  ],
+  [
     'a threshold model with a polarity it cannot run',
     () =>
       withRows(

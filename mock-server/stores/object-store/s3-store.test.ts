@@ -1,4 +1,5 @@
 import * as fsp from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -184,6 +185,13 @@ describe('multipart uploads', () => {
 
     handlers.set(AbortMultipartUploadCommand, () => {
       throw s3Error('SlowDown', 503);
+    });
+    // A service that says it cannot now is unavailable (503 to the client), not a failure of the request.
+    await expect(store.abortMultipartUpload('up-1', known)).rejects.toMatchObject({
+      kind: 'store_unavailable',
+    });
+    handlers.set(AbortMultipartUploadCommand, () => {
+      throw s3Error('MalformedXML', 400);
     });
     await expect(store.abortMultipartUpload('up-1', known)).rejects.toMatchObject({ code: 'InternalError' });
   });
@@ -379,5 +387,60 @@ describe('whole objects', () => {
       Errors: [{ Key: 'tenant-a/img/1', Code: 'AccessDenied', Message: 'no' }],
     }));
     await expect(store.deletePrefix('img/')).rejects.toMatchObject({ code: 'InternalError' });
+  });
+});
+
+describe('an S3 service that does not answer', () => {
+  function storeAt(port: number): S3ObjectStore {
+    return new S3ObjectStore({
+      region: 'us-east-1',
+      bucket: 'cells',
+      endpoint: `http://127.0.0.1:${port}`,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      tmpDir: os.tmpdir(),
+    });
+  }
+
+  async function listening(server: net.Server): Promise<number> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('fails a call as unavailable (503, Retry-After) once a service that took the connection stays silent, within about 10 s', async () => {
+    // Accepts every connection and never answers, as a stalled S3 does.
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((socket) => sockets.push(socket));
+    const port = await listening(server);
+    const started = Date.now();
+    try {
+      await expect(storeAt(port).headObject('images/a')).rejects.toMatchObject({
+        kind: 'store_unavailable',
+        retryAfterSeconds: 1,
+        message: 'The object store is unavailable (TimeoutError); try again shortly.',
+      });
+      expect(Date.now() - started).toBeLessThan(13_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    }
+  }, 20_000);
+
+  it('fails a call as unavailable when nothing accepts the connection, or S3 answers a 5xx', async () => {
+    const server = net.createServer();
+    const port = await listening(server);
+    await new Promise((resolve) => server.close(resolve));
+    await expect(storeAt(port).readObject('images/a')).rejects.toMatchObject({
+      kind: 'store_unavailable',
+      message: 'The object store is unavailable (ECONNREFUSED); try again shortly.',
+    });
+    const slow = new S3ObjectStore(
+      { region: 'us-east-1', bucket: 'cells', tmpDir: os.tmpdir() },
+      { send: () => Promise.reject(s3Error('SlowDown', 503, 'Please reduce your request rate.')) },
+    );
+    await expect(slow.deleteObject('images/a')).rejects.toMatchObject({
+      kind: 'store_unavailable',
+      message: 'The object store is unavailable (HTTP 503); try again shortly.',
+    });
   });
 });

@@ -29,6 +29,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
+import { DomainError } from '../../domain/errors.js';
 import {
   type CompletedObject,
   type KnownUpload,
@@ -86,6 +87,51 @@ export interface S3ObjectStoreOptions {
 
 type SendFn = (command: object) => Promise<unknown>;
 
+/**
+ * A connection not opened in CONNECT_TIMEOUT_MS, or a call that receives nothing for
+ * IDLE_TIMEOUT_MS, fails, and is tried once more: a stalled service answers a request 503 within
+ * about 10 s, as the state database's timeouts do, and the client's retry tries it again.
+ */
+const CONNECT_TIMEOUT_MS = 3_000;
+const IDLE_TIMEOUT_MS = 5_000;
+const MAX_ATTEMPTS = 2;
+
+/** Errors of a service that did not answer, or answered that it cannot now (S3's 5xx). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** The object store did not answer, or said it could not: the request fails with 503, nothing kept. */
+function unavailable(error: unknown): DomainError | undefined {
+  const { name, code, $metadata } = (error ?? {}) as {
+    name?: unknown;
+    code?: unknown;
+    $metadata?: { httpStatusCode?: number };
+  };
+  const status = $metadata?.httpStatusCode;
+  const down =
+    name === 'TimeoutError' ||
+    (typeof code === 'string' && UNREACHABLE_CODES.has(code)) ||
+    (status !== undefined && status >= 500);
+  if (!down) return undefined;
+  const what = status === undefined ? String(code ?? name) : `HTTP ${status}`;
+  return new DomainError(
+    'store_unavailable',
+    `The object store is unavailable (${what}); try again shortly.`,
+    1,
+  );
+}
+
+/** Characters an XML 1.0 document cannot carry, as S3's complete request is one. */
+const NOT_IN_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
 export class S3ObjectStore implements ObjectStore {
   readonly bucket: string;
   readonly prefix: string;
@@ -108,6 +154,10 @@ export class S3ObjectStore implements ObjectStore {
       // and every real PUT to them fails.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // The SDK's default is no timeout: a service that accepts the connection and then stalls
+      // held every request that touched it until the client gave up.
+      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
+      maxAttempts: MAX_ATTEMPTS,
     });
     this.send = deps.send ?? ((command) => this.client.send(command as never));
     this.tmpDir = options.tmpDir ?? os.tmpdir();
@@ -199,8 +249,22 @@ export class S3ObjectStore implements ObjectStore {
     const { key } = known;
     let selected: UploadedPart[];
     if (parts?.length) {
-      const listed = orderSelection(parts);
+      // S3 compares ETags exactly, where the embedded store takes one in either case (S3 writes its
+      // hex in lower case): sent as S3 wrote it, an ETag in upper case is assembled by both.
+      const listed = orderSelection(parts).map((part) => ({ ...part, etag: part.etag.toLowerCase() }));
       selected = plannedParts(known.plan, listed);
+      // S3 refuses a list whose XML cannot hold an ETag (MalformedXML), naming no part; no such
+      // ETag matches a part, so the refusal is the embedded store's, naming it.
+      const unsendable = listed.find((part) => NOT_IN_XML.test(part.etag));
+      if (unsendable !== undefined)
+        throw await this.whyPartsRefused(
+          uploadId,
+          parts,
+          known,
+          new ObjectStoreError('InvalidPart', `Part ${unsendable.partNumber}: its ETag matches no part`, {
+            partNumber: unsendable.partNumber,
+          }),
+        );
       const outside = listed.find((part) => !selected.some((s) => s.partNumber === part.partNumber));
       if (outside !== undefined)
         throw new ObjectStoreError(
@@ -391,7 +455,7 @@ export class S3ObjectStore implements ObjectStore {
     try {
       return await this.send(command);
     } catch (error) {
-      throw mapS3Error(error, key);
+      throw unavailable(error) ?? mapS3Error(error, key);
     }
   }
 

@@ -155,6 +155,19 @@ describe("PostgreSQL's journal across instances", () => {
     }
   });
 
+  it('answers no entry for a status past a 32-bit integer, as the embedded journal does', async () => {
+    const { pools } = await instances(1);
+    try {
+      const journal = new BatchedJournal(pools[0], 10);
+      await batch(journal, [entry('org-0')]);
+      expect(await journal.query({ status: 200 })).toHaveLength(1);
+      expect(await journal.query({ status: 99_999_999_999 })).toEqual([]);
+      expect(await journal.query({ status: -(2 ** 31) - 1, organizationId: 'org-0' })).toEqual([]);
+    } finally {
+      await pools[0].close();
+    }
+  });
+
   it("answers a batch's entries with one promise, which rejects for all of them when the batch is lost", async () => {
     const { pools } = await instances(1);
     const journal = new BatchedJournal(pools[0], 10);

@@ -28,6 +28,8 @@ const BATCH_ENTRIES = 500;
 const WRITE_MARGIN_MS = 50;
 /** Runs a read fetches at once: a run holds up to a batch of entries. */
 const RUNS_PER_PAGE = 32;
+/** The largest value of PostgreSQL's `integer`, the statuses column's type. */
+const INT4_MAX = 2_147_483_647;
 /** Runs one INSERT writes: five parameters each, under PostgreSQL's 65,535. */
 const RUNS_PER_INSERT = 1000;
 /** The journal's trim locks among the database's advisory locks (a key per organization; `'null'`
@@ -97,6 +99,9 @@ export class BatchedJournal implements JournalTable {
 
   private async pages(filter: JournalFilter): Promise<JournalEntry[]> {
     const limit = filter.limit ?? 100;
+    // The statuses column holds 32-bit integers: a status past them matches no entry, as the
+    // embedded journal answers, where PostgreSQL refused the query and the read answered 500.
+    if (filter.status !== undefined && !(Math.abs(filter.status) <= INT4_MAX)) return [];
     const found: JournalEntry[] = [];
     let before: string | null = null;
     // Newest run first, a page at a time: the runs' lists of operations and statuses pass only runs
