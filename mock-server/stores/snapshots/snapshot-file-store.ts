@@ -21,6 +21,7 @@ import type { SnapshotRows } from '../../domain/snapshots/snapshot-rows.js';
 import type { DataLayout } from '../data-layout.js';
 import { flushFiles } from '../files/flush-files.js';
 import { removeFolder } from '../files/remove-folder.js';
+import { isMissing } from '../object-store/store-errors.js';
 
 async function sha256Of(stream: NodeJS.ReadableStream): Promise<string> {
   const hash = createHash('sha256');
@@ -140,8 +141,15 @@ export class DataFolderSnapshotFiles implements SnapshotFileStore {
       placed.push(file);
     }
     await flushFiles([...placed, building]);
-    await rm(folder, { recursive: true, force: true });
+    // The folder in place is set aside by a rename, and removed once the new one has its place:
+    // another instance reading it meanwhile misses it between two renames, not for a whole removal.
+    const aside = path.join(path.dirname(folder), `.${path.basename(folder)}.replaced.tmp`);
+    await rm(aside, { recursive: true, force: true });
+    await rename(folder, aside).catch((error: unknown) => {
+      if (!isMissing(error)) throw error;
+    });
     await rename(building, folder);
     await flushFiles([path.dirname(folder)]);
+    await rm(aside, { recursive: true, force: true });
   }
 }
