@@ -415,8 +415,9 @@ export interface paths {
          *     outlines). The same state gives the same bytes: fixed order, mtime 0, mode 0644, and `created`
          *     is the latest time a row records, not the time of the request. Faults, the journal and poll
          *     counters are not carried. The archive is written whole before it is sent (with its
-         *     Content-Length); a file deleted while it is written makes the take start again, and a state
-         *     that changes under three takes in a row is answered 503 with Retry-After.
+         *     Content-Length), in the data folder: a disk without room for it answers 507. A file deleted
+         *     while it is written makes the take start again, and a state that changes under three takes in
+         *     a row is answered 503 with Retry-After.
          */
         get: operations["mockGetSnapshot"];
         put?: never;
@@ -2240,6 +2241,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["OperatorOnly"];
             503: components["responses"]["StoreUnavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockLoadSnapshot: {
@@ -2687,6 +2689,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             503: components["responses"]["StoreUnavailable"];
+            507: components["responses"]["StorageFull"];
         };
     };
     mockOrgJournal: {

@@ -150,8 +150,13 @@ describe.skipIf(!tmpfs)('a full disk', () => {
     }
     expect(await mock.services.state.images.countOf(ACME_ORG)).toBe(imagesBefore);
     expect((await api.getShare(share.id)).revoked_at).toBeNull();
+    // A snapshot is written whole to the data folder before it is sent: no room, no archive.
+    const take = await fetch(`${mock.url}/__mock/snapshot`);
+    expect(take.status).toBe(507);
+    expect(((await take.json()) as { detail: string }).detail).toMatch(/disk is full/);
 
     await rm(filler);
+    expect((await fetch(`${mock.url}/__mock/snapshot`)).status).toBe(200);
     expect((await api.call('POST', '/api/v1/image', { name: 'after.tif', size: 1000 })).status).toBe(200);
     expect((await api.call('DELETE', `/api/v1/shares/${share.id}`)).status).toBe(200);
     expect((await api.getShare(share.id)).revoked_at).not.toBeNull();

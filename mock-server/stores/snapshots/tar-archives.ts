@@ -20,6 +20,7 @@ import {
   parseManifest,
   type SnapshotManifest,
 } from '../../domain/snapshots/snapshot-format.js';
+import { storageFull } from '../../domain/errors.js';
 import { isMissing } from '../object-store/store-errors.js';
 import type {
   SnapshotArchives,
@@ -63,7 +64,9 @@ export class TarSnapshotArchives implements SnapshotArchives {
       ]);
     } catch (error) {
       await rm(file, { force: true });
-      throw error;
+      // The disk the archive is written to is full: the take is refused as any write that finds no room.
+      const { code } = (error ?? {}) as { code?: unknown };
+      throw code === 'ENOSPC' || code === 'EDQUOT' ? storageFull() : error;
     }
     // Removed as soon as it is open: the handle keeps its bytes until the answer has read them,
     // and no leftover is possible once the take has answered.
