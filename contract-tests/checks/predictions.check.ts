@@ -19,6 +19,13 @@ check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }
   expect(new Set(response.body.map((m) => m.id)).size, 'GET /models: distinct ids').toBe(
     response.body.length,
   );
+  // The document's choice where the interface shows no order ("the models, base models first"):
+  // judged here, under this assumed clause alone, so a target that orders them otherwise fails
+  // only it, not every check that reads the list.
+  const kinds = response.body.map((m) => m.kind);
+  expect(kinds, 'GET /models: base models first (document, assumed)').toEqual(
+    [...kinds].sort((a, b) => Number(a !== 'base') - Number(b !== 'base')),
+  );
 });
 
 check(

@@ -11,7 +11,6 @@ const S = {
   base: 'Models available to an organization: the shared public base models plus custom models',
   custom:
     'Models available to an organization: the shared public base models plus custom models trained in the dashboard; kind: a shared public base model, or a custom model of the organization',
-  baseFirst: 'listModels 200: the models, base models first (document, assumed)',
 };
 
 export function observeModels(world: World, org: Organization, x: Exchange): Finding[] {
@@ -20,16 +19,6 @@ export function observeModels(world: World, org: Organization, x: Exchange): Fin
   const listed = x.body
     .filter(isObject)
     .map((m) => ({ id: String(m.id), name: String(m.name), kind: String(m.kind) }));
-  // Every list, whoever reads it: no base model after a model of another kind.
-  const firstOther = listed.findIndex((m) => m.kind !== 'base');
-  const lateBase = firstOther < 0 ? undefined : listed.slice(firstOther).find((m) => m.kind === 'base');
-  if (lateBase)
-    findings.push({
-      sentence: S.baseFirst,
-      subject: `listModels: base model ${lateBase.id}`,
-      predicted: 'listed before every custom model',
-      received: `listed after ${listed[firstOther].kind} model ${listed[firstOther].id}`,
-    });
   if (org.customModels && !org.opaque) {
     const byId = new Map(listed.map((m) => [m.id, m]));
     for (const custom of org.customModels)

@@ -540,17 +540,6 @@ describe('the oracle', () => {
     expect(list('sk_test_made_up_entirely', 200)).toEqual([]); // another key it does not know: not judged
   });
 
-  it('flags a base model listed after a custom model, in any list', () => {
-    const oracle = new Oracle();
-    oracle.knowKeys({ main: KEY });
-    const base = { id: MODEL, name: 'nuclei', kind: 'base' };
-    const custom = { id: SHARE, name: 'mine', kind: 'custom' };
-    expect(subjects(oracle, exchange('listModels', 200, [base, custom]))).toEqual([]);
-    expect(subjects(oracle, exchange('listModels', 200, [custom, base]))).toContain(
-      `listModels: base model ${MODEL}: listed before every custom model / listed after custom model ${SHARE}`,
-    );
-  });
-
   it("predicts an organization's custom models in its list, and a raised plan lifting a 402", () => {
     const oracle = new Oracle();
     const admin = { key: 'admin', method: 'POST' };
