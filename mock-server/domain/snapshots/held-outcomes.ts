@@ -9,7 +9,7 @@ import type { SegmentationRow } from '../predictions/prediction-record.js';
 import type { PollHold } from '../predictions/progress-record.js';
 import type { SettingRow } from './setting-rows.js';
 import { HELD_OUTCOME, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
-import { checkFields, isCount, kindOf } from './snapshot-row-checks.js';
+import { checkFields, isCount, kindOf, segmentationOwnerProblem } from './snapshot-row-checks.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
 /** The segmentations the held outcomes of a state carry (one the mock wrote, so readable). */
@@ -28,7 +28,7 @@ export function heldSegmentations(settings: SettingRow[]): SegmentationRow[] {
  */
 export function checkHeldOutcomes(rows: SnapshotRows): SegmentationRow[] {
   const ids = new Set(rows.segmentations.map((s) => s.id));
-  const organizations = new Set(rows.organizations.map((o) => o.id));
+  const predictions = new Map(rows.predictions.map((p) => [p.id, p]));
   const held: SegmentationRow[] = [];
   rows.settings.forEach(({ key, value }, index) => {
     if (!key.startsWith(HELD_OUTCOME)) return;
@@ -51,8 +51,8 @@ export function checkHeldOutcomes(rows: SnapshotRows): SegmentationRow[] {
     const segmentation = outcome?.segmentation as SegmentationRow;
     if (`${HELD_OUTCOME}${segmentation.predictionId}` !== key)
       refuse(`the segmentation is of prediction ${JSON.stringify(segmentation.predictionId)}`);
-    if (!organizations.has(segmentation.organizationId))
-      refuse(`organizationId ${JSON.stringify(segmentation.organizationId)} is not a row of the snapshot`);
+    const problem = segmentationOwnerProblem(segmentation, predictions.get(segmentation.predictionId));
+    if (problem) refuse(problem);
     if (ids.has(segmentation.id)) refuse(`segmentation id "${segmentation.id}" is there twice`);
     ids.add(segmentation.id);
     held.push(segmentation);

@@ -5,6 +5,7 @@
  */
 import { MAX_REMOTE_TIMEOUT_MS } from '../../engines/models/remote-model.js';
 import { thresholdParamsProblem } from '../../engines/segmentation/threshold-segmenter.js';
+import type { PredictionRecord, SegmentationRow } from '../predictions/prediction-record.js';
 import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
@@ -251,6 +252,7 @@ export function checkReferences(rows: SnapshotRows): void {
     refer('shares', share, 'organizationId', orgs);
     refer('shares', share, 'segmentationId', segmentations);
   }
+  checkOwners(rows);
   const tokens = new Set(rows.shares.map((s) => s.token));
   if (tokens.size !== rows.shares.length)
     throw new SnapshotRefused(`${rowsEntryName('shares')} holds a token twice`);
@@ -258,6 +260,49 @@ export function checkReferences(rows: SnapshotRows): void {
   if (new Set(keyHashes).size !== keyHashes.length)
     throw new SnapshotRefused(`${rowsEntryName('organizations')} holds an API key twice`);
   checkOnlyOnce(rows);
+}
+
+/**
+ * A row of one organization points only at rows of the same organization, and a segmentation is
+ * of its prediction's image: every read is confined to the caller's organization, so a
+ * segmentation of Acme's prediction that says it is Beta's would leave Acme's exports 404 and give
+ * Beta Acme's data.
+ */
+function checkOwners(rows: SnapshotRows): void {
+  const owners = (list: Array<{ id: string; organizationId: string }>) =>
+    new Map(list.map((row) => [row.id, row.organizationId]));
+  const [images, segmentations] = [rows.images, rows.segmentations].map(owners);
+  const same = (table: SnapshotTable, row: object, field: string, of: Map<string, string>) => {
+    const { organizationId, [field]: value } = row as Record<string, unknown>;
+    if (value !== null && of.get(value as string) !== organizationId)
+      throw new SnapshotRefused(
+        `${rowsEntryName(table)}: ${field} ${JSON.stringify(value)} is a row of another organization than ${JSON.stringify(organizationId)}`,
+      );
+  };
+  for (const p of rows.predictions) {
+    same('predictions', p, 'imageId', images);
+    same('predictions', p, 'segmentationId', segmentations);
+  }
+  const byId = new Map(rows.predictions.map((p) => [p.id, p]));
+  for (const s of rows.segmentations) {
+    const problem = segmentationOwnerProblem(s, byId.get(s.predictionId));
+    if (problem) throw new SnapshotRefused(`${rowsEntryName('segmentations')}: ${problem}`);
+  }
+  for (const share of rows.shares) same('shares', share, 'segmentationId', segmentations);
+}
+
+/** What is wrong with a segmentation as a segmentation of `prediction` (its own, by predictionId), if anything. */
+export function segmentationOwnerProblem(
+  segmentation: SegmentationRow,
+  prediction: Pick<PredictionRecord, 'organizationId' | 'imageId'> | undefined,
+): string | undefined {
+  const id = JSON.stringify(segmentation.id);
+  if (!prediction) return `segmentation ${id}: its prediction is not a row of the snapshot`;
+  if (prediction.organizationId !== segmentation.organizationId)
+    return `segmentation ${id} is of organization ${JSON.stringify(segmentation.organizationId)}, its prediction of ${JSON.stringify(prediction.organizationId)}`;
+  if (prediction.imageId !== segmentation.imageId)
+    return `segmentation ${id} is of image ${JSON.stringify(segmentation.imageId)}, its prediction of ${JSON.stringify(prediction.imageId)}`;
+  return undefined;
 }
 
 /**

@@ -309,6 +309,37 @@ const CORPUS: Array<[string, () => TarEntry[] | Buffer, RegExp]> = [
     /rows\/predictions.jsonl holds a prediction in flight for image \S+ and model \S+ of organization \S+ twice/,
   ],
   [
+    "a segmentation that says it is another organization's than its prediction's",
+    () => {
+      const other = String(lines('organizations')[1].id);
+      return withRows(
+        'segmentations',
+        lines('segmentations').map((s) => ({ ...s, organizationId: other })),
+      );
+    },
+    // Its prediction, which names it, is the first row found pointing across.
+    /rows\/predictions.jsonl: segmentationId "[^"]+" is a row of another organization than "[^"]+"/,
+  ],
+  [
+    "a share of another organization's segmentation",
+    () => {
+      const [segmentation] = lines('segmentations');
+      return withRows('shares', [
+        {
+          id: '5d0c1c0e-4d8e-4a43-9a4a-2f3c3f0e1b09',
+          organizationId: String(lines('organizations')[1].id),
+          segmentationId: segmentation.id,
+          token: 'token-other',
+          viewCount: 0,
+          lastViewedAt: null,
+          createdAt: segmentation.createdAt,
+          revokedAt: null,
+        },
+      ]);
+    },
+    /rows\/shares.jsonl: segmentationId "[^"]+" is a row of another organization than "[^"]+"/,
+  ],
+  [
     'two live shares of one segmentation',
     () => {
       const [segmentation] = lines('segmentations');
