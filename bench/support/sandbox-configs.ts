@@ -123,7 +123,9 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
   const port = await freePort();
   const instancePort = await freePort();
   const url = `http://${HOST}:${port}`;
-  const adminToken = randomBytes(24).toString('base64url');
+  // Hex, as the launcher's: a base64url token starts with '-' one time in 64, which the mock's
+  // option parser takes for a flag ("--admin-token needs a value"), and the instance never starts.
+  const adminToken = randomBytes(24).toString('hex');
   await mkdir(path.join(workDir, 'data'));
   const args = [
     ...INSTANCE_NODE_FLAGS,
