@@ -227,7 +227,9 @@ describe('nginx on the sandbox configuration, when instances die before answerin
   });
 
   it('says nothing was done when no instance could be reached, even for a POST', async () => {
-    const nobody = [{ host: '127.0.0.1', port: await freePort() }];
+    // A port below the ephemeral range: one freed by freePort() was taken meanwhile, now and then,
+    // by another test's mock listening on port 0, which answered 401 where nobody should answer.
+    const nobody = [{ host: '127.0.0.1', port: 1 }];
     const answer = await throughNginx(nobody, async (url) => {
       const response = await fetch(`${url}/api/v1/upload`, { method: 'POST', body: 'x' });
       return new Response(await response.text(), { status: response.status, headers: response.headers });
