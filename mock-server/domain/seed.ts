@@ -1,6 +1,6 @@
 import { apiKeyRecord } from './api-keys.js';
 import { thresholdParamsProblem, type ThresholdParams } from '../engines/segmentation/threshold-segmenter.js';
-import { MAX_REMOTE_TIMEOUT_MS } from '../engines/models/remote-model.js';
+import { remoteTimeoutProblem } from '../engines/models/remote-model.js';
 import { DomainError } from './errors.js';
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
 import type { StateStore } from './state.js';
@@ -62,19 +62,16 @@ export function addOrganization(state: StateStore, o: SeedOrganization): Promise
   });
 }
 
-function remoteTimeoutProblem(timeoutMs: unknown): string | undefined {
-  if (timeoutMs === undefined) return undefined;
-  return Number.isSafeInteger(timeoutMs) &&
-    (timeoutMs as number) >= 1 &&
-    (timeoutMs as number) <= MAX_REMOTE_TIMEOUT_MS
-    ? undefined
-    : `timeout_ms: ${String(timeoutMs)} is not a whole number of milliseconds from 1 to ${MAX_REMOTE_TIMEOUT_MS}`;
+/** What a model of the seed or the control plane could not run on (its parameters, its wait), by field. */
+function modelProblem(m: SeedModel): string | undefined {
+  if (m.engine !== 'remote') return thresholdParamsProblem(m.params);
+  const timeout = m.timeout_ms === undefined ? undefined : remoteTimeoutProblem(m.timeout_ms);
+  return timeout && `timeout_ms: ${timeout}`;
 }
 
-/** A model of the seed or the control plane; threshold parameters it could not run on are refused by field. */
+/** A model of the seed or the control plane, refused by field where it could not run. */
 export function toModel(m: SeedModel, scope: 'base' | 'custom', organizationId?: string): ModelRecord {
-  const problem =
-    m.engine === 'remote' ? remoteTimeoutProblem(m.timeout_ms) : thresholdParamsProblem(m.params);
+  const problem = modelProblem(m);
   if (problem) throw new DomainError('invalid_input', `model ${m.name}: ${problem}`);
   const engine: ModelEngine =
     m.engine === 'remote'

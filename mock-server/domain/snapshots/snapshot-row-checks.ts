@@ -3,7 +3,7 @@
  * a table needs with its type, ids that can name a folder, references that point at rows of the
  * same snapshot. A row that fails names its file, its line and its field.
  */
-import { MAX_REMOTE_TIMEOUT_MS } from '../../engines/models/remote-model.js';
+import { MAX_REMOTE_TIMEOUT_MS, remoteTimeoutProblem } from '../../engines/models/remote-model.js';
 import { thresholdParamsProblem } from '../../engines/segmentation/threshold-segmenter.js';
 import type { PredictionRecord, SegmentationRow } from '../predictions/prediction-record.js';
 import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
@@ -155,9 +155,7 @@ function checkEngine(where: string, engine: Record<string, unknown>): void {
       : engine.kind !== 'remote'
         ? 'kind must be threshold or remote'
         : typeof engine.url !== 'string' ||
-            !isCount(engine.timeoutMs) ||
-            engine.timeoutMs < 1 ||
-            engine.timeoutMs > MAX_REMOTE_TIMEOUT_MS ||
+            remoteTimeoutProblem(engine.timeoutMs) !== undefined ||
             kindOf(engine.params) !== 'object'
           ? `a remote engine needs url, timeoutMs (a whole number from 1 to ${MAX_REMOTE_TIMEOUT_MS}) and params (an object)`
           : undefined;

@@ -8,6 +8,15 @@ import type { SegmentationResult } from '../segmentation/types.js';
  */
 export const MAX_REMOTE_TIMEOUT_MS = 2_147_483_647;
 
+/** What is wrong with a remote model's wait, or undefined: told where a model is made, as the segmenter's parameters are. */
+export function remoteTimeoutProblem(timeoutMs: unknown): string | undefined {
+  return Number.isSafeInteger(timeoutMs) &&
+    (timeoutMs as number) >= 1 &&
+    (timeoutMs as number) <= MAX_REMOTE_TIMEOUT_MS
+    ? undefined
+    : `${String(timeoutMs)} is not a whole number of milliseconds from 1 to ${MAX_REMOTE_TIMEOUT_MS}`;
+}
+
 /** Where a remote model's worker listens, how long it may take, and the model's own parameters. */
 export interface RemoteWorker {
   readonly url: string;
