@@ -8,8 +8,8 @@
 import type { SegmentationRow } from '../predictions/prediction-record.js';
 import type { PollHold } from '../predictions/progress-record.js';
 import type { SettingRow } from './setting-rows.js';
-import { HELD_OUTCOME, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
-import { checkFields, isCount, kindOf, segmentationOwnerProblem } from './snapshot-row-checks.js';
+import { HELD_OUTCOME, isCount, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
+import { checkFields, kindOf, segmentationOwnerProblem } from './snapshot-row-checks.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
 /** The segmentations the held outcomes of a state carry (one the mock wrote, so readable). */

@@ -9,7 +9,7 @@ import { LATEST } from '../clock.js';
 import type { PlanBounds } from '../organization-record.js';
 import type { Delays, ForcedOutcome, PollHold } from '../predictions/progress-record.js';
 import type { StateStore } from '../state.js';
-import { HELD_OUTCOME, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
+import { HELD_OUTCOME, isCount, isWholeUpTo, rowsEntryName, SnapshotRefused } from './snapshot-format.js';
 
 export interface SettingRow {
   key: string;
@@ -117,15 +117,12 @@ const subjectRow = (prefix: string, subject: string, value: unknown): Carried =>
 const MAX_DELAY_MS = 86_400_000;
 const MAX_POLLS = 1_000_000;
 
-const isWhole = (value: unknown, max: number) =>
-  Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
-
 function delays(text: string): Delays {
   const value = parsed<Partial<Record<keyof Delays, unknown>>>(text);
   if (
-    !isWhole(value.startDelayMs, MAX_DELAY_MS) ||
-    !isWhole(value.runDelayMs, MAX_DELAY_MS) ||
-    (value.completeAfterPolls !== undefined && !isWhole(value.completeAfterPolls, MAX_POLLS))
+    !isWholeUpTo(value.startDelayMs, MAX_DELAY_MS) ||
+    !isWholeUpTo(value.runDelayMs, MAX_DELAY_MS) ||
+    (value.completeAfterPolls !== undefined && !isWholeUpTo(value.completeAfterPolls, MAX_POLLS))
   )
     throw new RangeError(
       `startDelayMs and runDelayMs must be whole numbers from 0 to ${MAX_DELAY_MS}, completeAfterPolls (if any) from 0 to ${MAX_POLLS}`,
@@ -150,7 +147,7 @@ function forcedOutcome(value: unknown): ForcedOutcome {
 
 function planBounds(text: string): PlanBounds {
   const value = parsed<Partial<Record<keyof PlanBounds, unknown>>>(text);
-  if (!isWhole(value.storageCapImages, 2 ** 31 - 1) || !isWhole(value.monthlyAnalysisCap, 2 ** 31 - 1))
+  if (!isCount(value.storageCapImages) || !isCount(value.monthlyAnalysisCap))
     throw new RangeError(
       'storageCapImages and monthlyAnalysisCap must be whole numbers from 0 to 2147483647',
     );

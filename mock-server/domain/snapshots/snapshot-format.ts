@@ -36,6 +36,16 @@ export type SnapshotTable = (typeof SNAPSHOT_TABLES)[number];
 
 export const rowsEntryName = (table: SnapshotTable) => `rows/${table}.jsonl`;
 
+/** The largest count the tables keep (a 32-bit integer column): PostgreSQL refuses one past it. */
+export const COUNT_MAX = 2 ** 31 - 1;
+
+/** A whole number from 0 to `max`. */
+export const isWholeUpTo = (value: unknown, max: number): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= max;
+
+/** A whole number a 32-bit integer column holds. */
+export const isCount = (value: unknown): value is number => isWholeUpTo(value, COUNT_MAX);
+
 /** The settings key prefix of an outcome held until a poll (`held-outcome/<prediction id>`). */
 export const HELD_OUTCOME = 'held-outcome/';
 

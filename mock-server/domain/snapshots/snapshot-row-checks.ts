@@ -6,7 +6,14 @@
 import { MAX_REMOTE_TIMEOUT_MS, remoteTimeoutProblem } from '../../engines/models/remote-model.js';
 import { thresholdParamsProblem } from '../../engines/segmentation/threshold-segmenter.js';
 import type { PredictionRecord, SegmentationRow } from '../predictions/prediction-record.js';
-import { SnapshotRefused, rowsEntryName, type SnapshotTable } from './snapshot-format.js';
+import {
+  COUNT_MAX,
+  isCount,
+  isWholeUpTo,
+  SnapshotRefused,
+  rowsEntryName,
+  type SnapshotTable,
+} from './snapshot-format.js';
 import type { SnapshotRows } from './snapshot-rows.js';
 
 /**
@@ -20,17 +27,13 @@ type Kind =
   | 'boolean'
   | readonly string[];
 
-const WHOLE: Record<string, number> = { count: 2 ** 31 - 1, bytes: Number.MAX_SAFE_INTEGER };
+const WHOLE: Record<string, number> = { count: COUNT_MAX, bytes: Number.MAX_SAFE_INTEGER };
 
 /** Whether a value is of a field's kind (its '?' taken off). */
 function isKind(value: unknown, wanted: string): boolean {
   const bound = WHOLE[wanted];
-  if (bound === undefined) return kindOf(value) === wanted;
-  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= bound;
+  return bound === undefined ? kindOf(value) === wanted : isWholeUpTo(value, bound);
 }
-
-/** A whole number a 32-bit integer column holds. */
-export const isCount = (value: unknown): value is number => isKind(value, 'count');
 
 const FIELDS: Record<SnapshotTable, Record<string, Kind>> = {
   organizations: { id: 'string', name: 'string', plan: 'object', apiKeys: 'array' },
