@@ -105,9 +105,10 @@ function unknownColumns(x: Exchange, url: URL, findings: Finding[]): void {
 function notModified(x: Exchange, etag: string | null | undefined, findings: Finding[]): void {
   const sent = x.sentHeaders?.['if-none-match'];
   if (sent === undefined || !etag || (x.status !== 304 && x.status !== 200)) return; // no validator sent, or the file's own not known
-  const weak = (tag: string) => tag.trim().replace(/^W\//, '');
-  const named = sent.split(',').map(weak);
-  const matches = named.includes('*') || named.includes(weak(etag));
+  const weak = (tag: string) => tag.replace(/^W\//, '');
+  // Tag by tag, not split on commas: a quoted entity-tag may hold a comma (RFC 9110 8.8.3).
+  const named = (sent.match(/(?:W\/)?"[^"]*"/g) ?? []).map(weak);
+  const matches = sent.trim() === '*' || named.includes(weak(etag));
   if (matches === (x.status === 304)) return;
   findings.push({
     sentence: S.notModified,

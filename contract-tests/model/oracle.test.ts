@@ -921,6 +921,21 @@ describe('the oracle on what an export is asked with', () => {
     expect(conditional('*', 200)).toHaveLength(1);
   });
 
+  it('reads a comma inside a quoted ETag as part of the tag, not as a list separator', () => {
+    const oracle = withSegmentation();
+    const tagged = { headers: { etag: '"v1,2"' } };
+    expect(oracle.observe(answer('exportRoisZip', '', 200, tagged))).toEqual([]);
+    const conditional = (tags: string, status: number) =>
+      subjects(
+        oracle,
+        answer('exportRoisZip', '', status, { ...tagged, sentHeaders: { 'if-none-match': tags } }),
+      );
+    expect(conditional('"v1,2"', 304)).toEqual([]);
+    expect(conditional('"old", "v1,2"', 304)).toEqual([]);
+    expect(conditional('"v1"', 200)).toEqual([]);
+    expect(conditional('"v1,2"', 200)).toHaveLength(1);
+  });
+
   it('predicts options the document takes answered, in either case of hex, and a column not spelt as listed refused', () => {
     const oracle = withSegmentation();
     expect(oracle.observe(answer('exportOverlayPng', '?outline_color=GG0000', 422))).toEqual([]);

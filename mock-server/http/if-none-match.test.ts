@@ -7,6 +7,11 @@ describe('If-None-Match', () => {
     for (const header of ['"abc"', 'W/"abc"', '"x", "abc"', ' "x" ,W/"abc" ', '*'])
       expect(ifNoneMatchHolds(header, etag), header).toBe(true);
   });
+  it('reads a comma inside a quoted tag as part of the tag', () => {
+    expect(ifNoneMatchHolds('"x", "a,b"', '"a,b"')).toBe(true);
+    expect(ifNoneMatchHolds('"a,b"', '"a"')).toBe(false);
+    expect(ifNoneMatchHolds('"a,b"', '"b"')).toBe(false);
+  });
   it('does not hold without the header, for another tag, or for the tag unquoted', () => {
     for (const header of [undefined, '', '"abd"', 'abc', '"x", "y"'])
       expect(ifNoneMatchHolds(header, etag), String(header)).toBe(false);
