@@ -4,10 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { ACME_KEY } from '../test-support/api-client.js';
 import { REPO_ROOT } from '../test-support/launched-mock.js';
 
-/** `npm run sandbox` as a person runs it: what it prints, and what Ctrl-C leaves behind (nothing). */
+/**
+ * `npm run sandbox` as a person or a supervisor runs it: what it prints, and what a SIGTERM to npm
+ * leaves behind (nothing). npm passes the signal to its child; the script execs node, since a `sh -c`
+ * between them would die of it and leave the sandbox running.
+ */
 describe('npm run sandbox', () => {
-  it('prints the URL, the token, the keys and the logs, and stops every piece on Ctrl-C', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--instances', '1'], {
+  it('prints the URL, the token, the keys and the logs, and stops every piece on SIGTERM to npm', async () => {
+    const child = spawn('npm', ['run', '--silent', 'sandbox', '--', '--instances', '1'], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -64,7 +68,7 @@ describe('npm run sandbox', () => {
     const again = await fetch(`${url}/api/v1/models`, { headers: { authorization: `Bearer ${ACME_KEY}` } });
     expect(again.status).toBe(200);
 
-    child.kill('SIGINT');
+    child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr).toContain('Stopped.');
     for (const file of logs) expect(existsSync(file), file).toBe(false);
