@@ -98,8 +98,15 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
       cleanup,
     });
     const postmaster = await postmasterPid(postgresUrl);
-    ctx.log('sandbox-cost: starting the floor: node:http asking PostgreSQL once per read, behind nginx');
-    const floor: FloorConfiguration = await startPostgresFloor(postgresUrl, cleanup);
+    // The floor with as many processes as each PostgreSQL configuration has instances: what sharing
+    // the cores among that many servers costs a read whatever the server does.
+    const floors: FloorConfiguration[] = [];
+    for (const servers of [1, SANDBOX_INSTANCES]) {
+      ctx.log(
+        `sandbox-cost: starting the floor: ${servers} node:http asking PostgreSQL once per read, behind nginx`,
+      );
+      floors.push(await startPostgresFloor(postgresUrl, cleanup, servers));
+    }
     const targets: Target[] = [];
     for (const configuration of all) {
       ctx.log(`sandbox-cost: ${configuration.name}: an image to read, an organization per write connection`);
@@ -115,13 +122,13 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
 
     // The same reads as the others (the image the embedded configuration stored names no row here:
     // the floor answers every path with its one statement).
-    const floorTarget: ReadTarget = {
+    const floorTarget = (floor: FloorConfiguration): ReadTarget => ({
       configuration: floor,
       roots: () => [...floor.processes(), { label: 'postgresql', pid: postmaster }],
       readPaths: targets[0].readPaths,
-    };
+    });
     const reads = new Map<string, LoadCost[]>();
-    const floorReads: LoadCost[] = [];
+    const floorReads = new Map<string, LoadCost[]>();
     const writes = new Map<string, LoadCost[]>();
     const add = (map: Map<string, LoadCost[]>, name: string, value: LoadCost) =>
       map.set(name, [...(map.get(name) ?? []), value]);
@@ -141,9 +148,12 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
           await costOf(t, writeLoad(t.configuration.url, t.writerKeys, { duration: measure }), t.cleanUp),
         );
       }
-      ctx.log(`sandbox-cost: round ${round + 1}/${rounds}, ${floor.name}: reads (${measure} s)`);
-      await autocannon(readLoad(floorTarget, { duration: warm }));
-      floorReads.push(await costOf(floorTarget, readLoad(floorTarget, { duration: measure })));
+      for (const floor of floors) {
+        const t = floorTarget(floor);
+        ctx.log(`sandbox-cost: round ${round + 1}/${rounds}, ${floor.name}: reads (${measure} s)`);
+        await autocannon(readLoad(t, { duration: warm }));
+        add(floorReads, floor.name, await costOf(t, readLoad(t, { duration: measure })));
+      }
     }
 
     const sandbox = targets.find((t) => t.configuration.instances === SANDBOX_INSTANCES)!;
@@ -162,7 +172,11 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
         read: medianCost(reads.get(c.name)!),
         write: medianCost(writes.get(c.name)!),
       })),
-      floor: { name: floor.name, read: medianCost(floorReads) },
+      floors: floors.map((floor) => ({
+        name: floor.name,
+        servers: floor.servers,
+        read: medianCost(floorReads.get(floor.name)!),
+      })),
       wal,
     };
     return {
@@ -172,7 +186,7 @@ export async function runSandboxCostBench(ctx: BenchContext): Promise<SectionRes
         rounds,
         measureSeconds: measure,
         loadAverage: { before: loadBefore, after: os.loadavg() },
-        raw: { reads: [...reads], writes: [...writes], floorReads },
+        raw: { reads: [...reads], writes: [...writes], floorReads: [...floorReads] },
       },
     };
   } finally {

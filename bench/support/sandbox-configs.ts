@@ -143,7 +143,7 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
   );
   await waitUntilAnswering(`http://${HOST}:${instancePort}/__mock/health`, instance);
 
-  const nginx = await startNginx(workDir, port, instancePort, cleanup);
+  const nginx = await startNginx(workDir, port, [instancePort], cleanup);
   return {
     name: 'SQLite x1',
     engine: 'sqlite',
@@ -162,31 +162,48 @@ async function startSqliteBehindNginx(instanceArgs: string[], cleanup: Cleanup):
  * throwaway server) behind an nginx configured as the launcher configures it. Reads only: its
  * `processes` are the server and nginx; the caller adds PostgreSQL's as it does for the sandbox.
  */
-export async function startPostgresFloor(postgresUrl: string, cleanup: Cleanup): Promise<FloorConfiguration> {
+export async function startPostgresFloor(
+  postgresUrl: string,
+  cleanup: Cleanup,
+  servers = 1,
+): Promise<FloorConfiguration> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'cellseg-bench-floor-'));
   cleanup.add(() => rm(workDir, { recursive: true, force: true }));
   await chmod(workDir, 0o755);
   const port = await freePort();
-  const serverPort = await freePort();
-  const databaseUrl = await createDatabase(postgresUrl, 'bench_floor');
+  const databaseUrl = await createDatabase(postgresUrl, `bench_floor_${servers}`);
   const script = path.join(repoRoot, 'bench', 'support', 'postgres-floor-server.mjs');
-  const server = await cleanup.starting(
-    spawnLogged(
-      'postgres-floor',
-      process.execPath,
-      [script, '--port', String(serverPort), '--database-url', databaseUrl],
-      path.join(workDir, 'postgres-floor.log'),
-      { cwd: repoRoot },
-    ),
-    stopPiece,
+  const started: { pid: number; port: number }[] = [];
+  for (let i = 1; i <= servers; i++) {
+    const serverPort = await freePort();
+    const server = await cleanup.starting(
+      spawnLogged(
+        `postgres-floor-${i}`,
+        process.execPath,
+        [script, '--port', String(serverPort), '--database-url', databaseUrl],
+        path.join(workDir, `postgres-floor-${i}.log`),
+        { cwd: repoRoot },
+      ),
+      stopPiece,
+    );
+    await waitUntilAnswering(`http://${HOST}:${serverPort}/`, server);
+    started.push({ pid: server.pid, port: serverPort });
+  }
+  const nginx = await startNginx(
+    workDir,
+    port,
+    started.map((s) => s.port),
+    cleanup,
   );
-  await waitUntilAnswering(`http://${HOST}:${serverPort}/`, server);
-  const nginx = await startNginx(workDir, port, serverPort, cleanup);
   return {
-    name: 'node:http + one PostgreSQL read',
+    name:
+      servers === 1
+        ? 'node:http + one PostgreSQL read'
+        : `${servers} node:http processes, each with one PostgreSQL read`,
+    servers,
     url: `http://${HOST}:${port}`,
     processes: () => [
-      { label: 'server', pid: server.pid },
+      ...started.map((s) => ({ label: 'server', pid: s.pid })),
       { label: 'nginx', pid: nginx.pid },
     ],
   };
@@ -194,12 +211,14 @@ export async function startPostgresFloor(postgresUrl: string, cleanup: Cleanup):
 
 export interface FloorConfiguration {
   name: string;
+  /** Server processes behind nginx, each as the floor server: three share the cores as three instances do. */
+  servers: number;
   url: string;
   processes(): TreeRoot[];
 }
 
-/** nginx on `port` in front of one upstream, configured as the sandbox launcher configures it. */
-async function startNginx(workDir: string, port: number, upstreamPort: number, cleanup: Cleanup) {
+/** nginx on `port` in front of the upstreams, configured as the sandbox launcher configures it. */
+async function startNginx(workDir: string, port: number, upstreamPorts: number[], cleanup: Cleanup) {
   const prefix = path.join(workDir, 'nginx');
   await mkdir(path.join(prefix, 'logs'), { recursive: true });
   await mkdir(path.join(prefix, 'temp'), { recursive: true });
@@ -208,7 +227,7 @@ async function startNginx(workDir: string, port: number, upstreamPort: number, c
     conf,
     renderNginxConfig({
       listen: { host: HOST, port },
-      instances: [{ host: HOST, port: upstreamPort }],
+      instances: upstreamPorts.map((upstreamPort) => ({ host: HOST, port: upstreamPort })),
       ...MOCK_LIMITS,
       workerUser:
         process.getuid?.() === 0

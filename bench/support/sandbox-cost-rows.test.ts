@@ -36,10 +36,13 @@ const figures = (sandboxRead: LoadCost, walBytes: number): CostFigures => ({
       write: load(1_000, 150, { instances: 0.6, postgresql: 0.3, nginx: 0.1 }),
     },
   ],
-  floor: {
-    name: 'node:http + one PostgreSQL read',
-    read: load(10_000, 1_500, { server: 2, postgresql: 1, nginx: 0.5 }),
-  },
+  floors: [
+    {
+      name: 'node:http + one PostgreSQL read',
+      servers: 1,
+      read: load(10_000, 1_500, { server: 2, postgresql: 1, nginx: 0.5 }),
+    },
+  ],
   wal: {
     gets: 10_000,
     non2xx: 0,
@@ -85,12 +88,15 @@ describe('sandboxCostRows', () => {
       /^a bare node:http server that asks PostgreSQL once per read .* costs 1\.75x the embedded instance's CPU per read in the same run: the database's round trip alone fits the target, the mock's own work on top of it does not; the sandbox costs 1\.20x the floor's\. every read made 5\.0 PostgreSQL transactions .*: the instances burnt 260 µs per read against 150 µs, PostgreSQL's processes 120 µs more/,
     );
     expect(rows[2].why).toContain('(2.10x of the embedded instance');
-    expect(rows[2].why).toContain('the floor reads at 0.75x');
+    expect(rows[2].why).toContain('the floor (node:http + one PostgreSQL read) reads at 0.75x');
   });
 
   it('says when the floor alone is past the target', () => {
     const f = figures(load(5_000, 500, { instances: 3 }), 300_000);
-    const rows = sandboxCostRows({ ...f, floor: { ...f.floor, read: load(10_000, 900, { server: 4.5 }) } });
+    const rows = sandboxCostRows({
+      ...f,
+      floors: [{ ...f.floors[0], read: load(10_000, 900, { server: 4.5 }) }],
+    });
     expect(rows[0].why).toContain(
       "costs 2.25x the embedded instance's CPU per read in the same run: no instance that reads the shared database on each request can reach 2x on this machine",
     );
@@ -121,6 +127,25 @@ describe('sandboxCostRows', () => {
       ['0.80x', true],
       ['0.50x', true],
     ]);
+  });
+
+  it('sets each configuration beside the floor with as many processes as it has instances', () => {
+    const f = figures(load(5_000, 790, { instances: 1.3, postgresql: 0.6, nginx: 0.2 }), 22_000);
+    const three = {
+      name: '3 node:http processes, each with one PostgreSQL read',
+      servers: 3,
+      read: load(10_000, 1_000, { server: 5, postgresql: 1.5, nginx: 0.5 }),
+    };
+    const rows = sandboxCostRows({ ...f, floors: [...f.floors, three] });
+    expect(rows.map((r) => r.metric.replace(/^.*?every process: /, ''))).toContain(
+      'the floor, 3 node:http processes, each with one PostgreSQL read (one prepared statement, nothing else)',
+    );
+    expect(rows[0].why).toMatch(
+      /^3 bare node:http servers that ask PostgreSQL once per read and do nothing else, sharing the cores as the 3 instances do \(their floor row below\), cost 3\.50x .*: no instance that reads the shared database on each request can reach 2x on this machine; the sandbox costs 0\.60x the floor's/,
+    );
+    expect(rows[2].why).toContain(
+      'the floor (3 node:http processes, each with one PostgreSQL read) reads at',
+    );
   });
 
   it('says when a checkpoint or an autovacuum run fell inside the WAL measure', () => {

@@ -50,8 +50,12 @@ export interface CostFigures {
   writeRoute: string;
   /** The embedded (SQLite) configuration first: the peer. */
   configurations: ConfigurationCost[];
-  /** A bare node:http server asking PostgreSQL once per read, behind the same nginx: reads only. */
-  floor: { name: string; read: LoadCost };
+  /**
+   * Bare node:http servers asking PostgreSQL once per read, behind the same nginx: reads only. One
+   * per process count, the single server first; a configuration is set beside the floor with as many
+   * servers as it has instances (or the single one).
+   */
+  floors: { name: string; servers: number; read: LoadCost }[];
   wal: WalFigures;
 }
 
@@ -104,23 +108,29 @@ export function sandboxCostRows(f: CostFigures): Row[] {
   const [base, ...others] = f.configurations;
   const rows: Row[] = [];
   const w = f.wal;
+  const shown = new Set<string>();
   for (const c of others) {
+    const floor = f.floors.find((x) => x.servers === c.instances) ?? f.floors[0];
     const readCpu = microsecondsPerRequest(c.read) / microsecondsPerRequest(base.read);
     const readRps = c.read.rps / base.read.rps;
-    const floorRps = f.floor.read.rps / base.read.rps;
+    const floorRps = floor.read.rps / base.read.rps;
     const perRead = (l: LoadCost, label: string) =>
       Math.round(((l.cpuSeconds[label] ?? 0) / l.requests) * 1e6);
     const roundTrips =
       `every read made ${w.transactionsPerRead.toFixed(1)} PostgreSQL transactions (pg_stat_database over the ` +
       `WAL row's reads), a round trip each, where the embedded instance asks SQLite in its own process`;
-    const floorCpu = microsecondsPerRequest(f.floor.read) / microsecondsPerRequest(base.read);
+    const floorCpu = microsecondsPerRequest(floor.read) / microsecondsPerRequest(base.read);
+    const floorIs =
+      floor.servers === 1
+        ? 'a bare node:http server that asks PostgreSQL once per read and does nothing else (the floor row below) costs'
+        : `${floor.servers} bare node:http servers that ask PostgreSQL once per read and do nothing else, sharing ` +
+          `the cores as the ${c.instances} instances do (their floor row below), cost`;
     const cpuWhy =
-      `a bare node:http server that asks PostgreSQL once per read and does nothing else (the floor row ` +
-      `below) costs ${fmt.x(floorCpu)} the embedded instance's CPU per read in the same run` +
+      `${floorIs} ${fmt.x(floorCpu)} the embedded instance's CPU per read in the same run` +
       (floorCpu >= READ_CPU_TARGET
         ? `: no instance that reads the shared database on each request can reach ${READ_CPU_TARGET}x on this machine`
         : `: the database's round trip alone fits the target, the mock's own work on top of it does not`) +
-      `; the sandbox costs ${fmt.x(microsecondsPerRequest(c.read) / microsecondsPerRequest(f.floor.read))} ` +
+      `; the sandbox costs ${fmt.x(microsecondsPerRequest(c.read) / microsecondsPerRequest(floor.read))} ` +
       `the floor's. ${roundTrips}: the instances burnt ${perRead(c.read, 'instances')} µs per read against ` +
       `${perRead(base.read, 'instances')} µs, PostgreSQL's processes ${perRead(c.read, 'postgresql')} µs more, ` +
       `nginx ${perRead(c.read, 'nginx')} against ${perRead(base.read, 'nginx')} µs. ${ROUND_TRIPS_FOUND}`;
@@ -134,17 +144,19 @@ export function sandboxCostRows(f: CostFigures): Row[] {
       ok: readCpu <= READ_CPU_TARGET,
       ...(readCpu <= READ_CPU_TARGET ? {} : { why: cpuWhy }),
     });
-    // The floor is one server whatever the configurations: its row once, under the first.
-    if (c === others[0])
+    // Each floor's row once, under the first configuration set beside it.
+    if (!shown.has(floor.name)) {
+      shown.add(floor.name);
       rows.push({
         section: 'Sandbox cost',
-        metric: `CPU per read (${f.readRoutes}, ${f.connections} connections through nginx), every process: the floor, ${f.floor.name} (one prepared statement, nothing else)`,
-        ours: cpu(f.floor.read),
+        metric: `CPU per read (${f.readRoutes}, ${f.connections} connections through nginx), every process: the floor, ${floor.name} (one prepared statement, nothing else)`,
+        ours: cpu(floor.read),
         peer: `${instancesOn(base)}: ${cpu(base.read)}`,
         ratio: fmt.x(floorCpu),
-        target: 'none (informational: the least a read that asks PostgreSQL costs here)',
+        target: `none (informational: the least a read that asks PostgreSQL costs here${floor.servers > 1 ? `, ${floor.servers} processes sharing the cores` : ''})`,
         ok: null,
       });
+    }
     rows.push(
       {
         section: 'Sandbox cost',
@@ -160,8 +172,8 @@ export function sandboxCostRows(f: CostFigures): Row[] {
               why:
                 `the same round trips: on ${f.cpus} cores shared by the instances, PostgreSQL, nginx and the ` +
                 `load generator, reads per second follow the CPU each costs (${fmt.x(readCpu)} of the embedded ` +
-                `instance's, the row above); the floor reads at ${fmt.x(floorRps)} the embedded ` +
-                `instance's rate (${fmt.rps(f.floor.read.rps)}) in the same run.`,
+                `instance's, the row above); the floor (${floor.name}) reads at ${fmt.x(floorRps)} the embedded ` +
+                `instance's rate (${fmt.rps(floor.read.rps)}) in the same run.`,
             }),
       },
       {
