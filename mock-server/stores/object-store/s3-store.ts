@@ -83,17 +83,18 @@ export interface S3ObjectStoreOptions {
   credentials?: S3ClientConfig['credentials'];
   /** Where stream sources are spooled before PutObject, and local copies kept; default: the OS temp folder. */
   tmpDir?: string;
+  /**
+   * A connection not opened in `connectTimeoutMs` (default 3 s), or a call that receives nothing
+   * for `idleTimeoutMs` (default 5 s), fails, and is tried once more: a stalled service answers a
+   * request 503 within about 10 s, as the state database's timeouts do, and the client's retry
+   * tries it again.
+   */
+  connectTimeoutMs?: number;
+  idleTimeoutMs?: number;
 }
 
 type SendFn = (command: object) => Promise<unknown>;
 
-/**
- * A connection not opened in CONNECT_TIMEOUT_MS, or a call that receives nothing for
- * IDLE_TIMEOUT_MS, fails, and is tried once more: a stalled service answers a request 503 within
- * about 10 s, as the state database's timeouts do, and the client's retry tries it again.
- */
-const CONNECT_TIMEOUT_MS = 3_000;
-const IDLE_TIMEOUT_MS = 5_000;
 const MAX_ATTEMPTS = 2;
 
 /** Errors of a service that did not answer, or answered that it cannot now (S3's 5xx). */
@@ -156,7 +157,10 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       // The SDK's default is no timeout: a service that accepts the connection and then stalls
       // held every request that touched it until the client gave up.
-      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
+      requestHandler: {
+        connectionTimeout: options.connectTimeoutMs ?? 3_000,
+        socketTimeout: options.idleTimeoutMs ?? 5_000,
+      },
       maxAttempts: MAX_ATTEMPTS,
     });
     this.send = deps.send ?? ((command) => this.client.send(command as never));
