@@ -1,4 +1,5 @@
 import * as fsp from 'node:fs/promises';
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ObjectStoreError } from '../../domain/object-store.js';
-import { S3ObjectStore } from './s3-store.js';
+import { S3ObjectStore, type S3ObjectStoreOptions } from './s3-store.js';
 
 // These tests check the commands the adapter sends and how it maps answers, against a fake `send`.
 // No live S3 or MinIO is involved.
@@ -391,7 +392,7 @@ describe('whole objects', () => {
 });
 
 describe('an S3 service that does not answer', () => {
-  function storeAt(port: number): S3ObjectStore {
+  function storeAt(port: number, more: Partial<S3ObjectStoreOptions> = {}): S3ObjectStore {
     return new S3ObjectStore({
       region: 'us-east-1',
       bucket: 'cells',
@@ -399,6 +400,7 @@ describe('an S3 service that does not answer', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
       tmpDir: os.tmpdir(),
+      ...more,
     });
   }
 
@@ -425,6 +427,36 @@ describe('an S3 service that does not answer', () => {
       server.close();
     }
   }, 20_000);
+
+  it('fails the read of an object whose bytes stop after the headers as unavailable, and keeps no part of it', async () => {
+    // Answers the status, the headers and 100 of the 1000 bytes; then sends nothing more (the
+    // first read), or drops the connection (the second).
+    let reads = 0;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Length': '1000' });
+      res.write(Buffer.alloc(100));
+      if (++reads === 2) setTimeout(() => res.destroy(), 50);
+    });
+    const store = storeAt(await listening(server), { idleTimeoutMs: 200, tmpDir });
+    const drain = async (bytes: NodeJS.ReadableStream) => {
+      for await (const _chunk of bytes);
+    };
+    try {
+      await expect(drain(await store.readObject('images/a'))).rejects.toMatchObject({
+        kind: 'store_unavailable',
+        retryAfterSeconds: 1,
+        message: 'The object store is unavailable (TimeoutError); try again shortly.',
+      });
+      await expect(store.localFileOf('images/a')).rejects.toMatchObject({
+        kind: 'store_unavailable',
+        message: 'The object store is unavailable (ECONNRESET); try again shortly.',
+      });
+      expect(await fsp.readdir(tmpDir)).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 
   it('fails a call as unavailable when nothing accepts the connection, or S3 answers a 5xx', async () => {
     const server = net.createServer();

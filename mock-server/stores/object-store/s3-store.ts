@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import {
@@ -128,6 +129,19 @@ function unavailable(error: unknown): DomainError | undefined {
     `The object store is unavailable (${what}); try again shortly.`,
     1,
   );
+}
+
+/**
+ * An object's bytes, read after the call answered its headers: a service that stops sending them
+ * fails the read with the SDK's bare TimeoutError (after the idle timeout), one that drops the
+ * connection with ECONNRESET. Either is the store unavailable, as for a call that got no answer;
+ * a reader that stops early releases the connection.
+ */
+function unavailableMidBody(body: Readable): PassThrough {
+  const bytes = new PassThrough();
+  body.on('error', (error) => bytes.destroy(unavailable(error) ?? error));
+  bytes.on('close', () => body.destroy());
+  return body.pipe(bytes);
 }
 
 /** Characters an XML 1.0 document cannot carry, as S3's complete request is one. */
@@ -391,7 +405,7 @@ export class S3ObjectStore implements ObjectStore {
     const out = (await this.call(new GetObjectCommand(this.object(key)), key)) as GetObjectCommandOutput;
     if (out.Body === undefined)
       throw new ObjectStoreError('InternalError', `GetObject answered no body for ${key}`);
-    return out.Body as NodeJS.ReadableStream;
+    return unavailableMidBody(out.Body as Readable);
   }
 
   async headObject(key: string): Promise<{ size: number } | null> {
