@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -456,6 +457,76 @@ describe('an S3 service that does not answer', () => {
       server.closeAllConnections();
       server.close();
     }
+  });
+
+  describe('a complete whose answer is lost after the service assembled the object', () => {
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const listed = ['a', 'b', 'c'].map((bytes, i) => ({ partNumber: i + 1, etag: `"${md5(bytes)}"` }));
+    // S3's ETag of the assembled object: the MD5 of the parts' MD5s, and their count.
+    const assembled = `"${createHash('md5')
+      .update(Buffer.concat(listed.map((part) => Buffer.from(part.etag.slice(1, -1), 'hex'))))
+      .digest('hex')}-3"`;
+
+    /** Assembles at the first complete, whose answer it drops or never sends; a later one finds the upload gone. */
+    function losingAnswers(loss: 'dropped' | 'silent' | 'none', object?: { size: number; etag: string }) {
+      let done = false;
+      const seen: string[] = [];
+      const server = http.createServer((req, res) => {
+        seen.push(req.method!);
+        if (req.method === 'HEAD') {
+          if (done && object) res.writeHead(200, { 'Content-Length': object.size, ETag: object.etag });
+          else res.writeHead(404);
+          return res.end();
+        }
+        req.resume().on('end', () => {
+          const first = !done && loss !== 'none';
+          done = true;
+          if (first && loss === 'dropped') return req.socket.destroy();
+          if (first) return; // silent: the idle timeout ends the attempt
+          res.writeHead(404, { 'Content-Type': 'application/xml' });
+          res.end('<Error><Code>NoSuchUpload</Code><Message>The upload does not exist</Message></Error>');
+        });
+      });
+      return { server, seen };
+    }
+
+    it.each(['dropped', 'silent'] as const)(
+      'answers it completed when the connection was %s and the SDK retry found the upload gone',
+      async (loss) => {
+        const { server, seen } = losingAnswers(loss, { size: 25, etag: assembled });
+        const store = storeAt(await listening(server), { idleTimeoutMs: 200 });
+        try {
+          expect(await store.completeMultipartUpload('up-1', listed, known)).toEqual({
+            key: 'k',
+            size: 25,
+            etag: assembled,
+          });
+          expect(seen).toEqual(['POST', 'POST', 'HEAD']);
+        } finally {
+          server.closeAllConnections();
+          server.close();
+        }
+      },
+    );
+
+    it('answers NoSuchUpload as before when the object at the key is not what these parts make, or none is', async () => {
+      const fakes = [
+        losingAnswers('dropped', { size: 25, etag: '"0123456789abcdef0123456789abcdef-3"' }),
+        losingAnswers('dropped', { size: 24, etag: assembled }),
+        losingAnswers('none'),
+      ];
+      for (const { server } of fakes) {
+        const store = storeAt(await listening(server));
+        try {
+          await expect(store.completeMultipartUpload('up-1', listed, known)).rejects.toMatchObject({
+            code: 'NoSuchUpload',
+          });
+        } finally {
+          server.closeAllConnections();
+          server.close();
+        }
+      }
+    });
   });
 
   it('fails a call as unavailable when nothing accepts the connection, or S3 answers a 5xx', async () => {

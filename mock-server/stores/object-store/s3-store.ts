@@ -48,8 +48,10 @@ import {
   checkObjectKey,
   checkPartSizes,
   matchSelection,
+  multipartEtag,
   orderSelection,
   quoteEtag,
+  unquoteEtag,
   validateExpiry,
   validatePlan,
 } from './s3-rules.js';
@@ -309,8 +311,11 @@ export class S3ObjectStore implements ObjectStore {
         }),
       )) as CompleteMultipartUploadCommandOutput;
     } catch (error) {
-      if (parts?.length && error instanceof ObjectStoreError && error.code === 'InvalidPart')
-        throw await this.whyPartsRefused(uploadId, parts, known, error);
+      const code = error instanceof ObjectStoreError ? error.code : undefined;
+      const done = code === 'NoSuchUpload' ? await this.completedBefore(key, selected) : undefined;
+      if (done !== undefined) return done;
+      if (parts?.length && code === 'InvalidPart')
+        throw await this.whyPartsRefused(uploadId, parts, known, error as ObjectStoreError);
       throw error;
     }
     // RGW answers an empty ETag; the object's own is the same value AWS would have answered.
@@ -352,6 +357,20 @@ export class S3ObjectStore implements ObjectStore {
       `This S3 service assembles no subset of an upload's parts (Ceph RGW refuses it; AWS S3 does not): part${unlisted.length === 1 ? '' : 's'} ${unlisted.join(', ')} ${unlisted.length === 1 ? 'was' : 'were'} uploaded but not listed. List every uploaded part, or send no list to complete with all of them; the upload stays open.`,
       { partNumber: unlisted[0], cause: refusal },
     );
+  }
+
+  /**
+   * The SDK tries a complete again when its answer is lost (the connection dropped or went silent
+   * after the service assembled the object), and the retry finds the upload gone: the object at
+   * the key, of these parts' size and multipart ETag, is the first attempt's, and this complete's.
+   */
+  private async completedBefore(key: string, parts: UploadedPart[]): Promise<CompletedObject | undefined> {
+    const head = (await this.call(new HeadObjectCommand(this.object(key)), key).catch(() => undefined)) as
+      HeadObjectCommandOutput | undefined;
+    const size = parts.reduce((sum, part) => sum + part.size, 0);
+    const etag = multipartEtag(parts);
+    if (head?.ContentLength !== size || unquoteEtag(head.ETag ?? '').toLowerCase() !== etag) return undefined;
+    return { key, size, etag: quoteEtag(etag) };
   }
 
   private async objectEtag(key: string): Promise<string> {
