@@ -183,6 +183,17 @@ const TABLE = {
   s3Endpoint: { description: 'S3-compatible endpoint, e.g. MinIO', default: '', shownDefault: 'AWS' },
   s3Prefix: { description: 'Key prefix in the bucket', default: 'cellseg-mock/' },
   s3ForcePathStyle: { description: "'true' for path-style URLs (MinIO)", default: 'false' },
+  /** A call past either is tried once more, then answered 503 (stores/object-store/README.md). */
+  s3ConnectTimeoutMs: {
+    description: 'Longest the S3 endpoint may take to accept a connection, ms',
+    default: 3_000,
+    least: 100,
+  },
+  s3IdleTimeoutMs: {
+    description: 'Longest an S3 call (an object being read included) may receive nothing, ms',
+    default: 5_000,
+    least: 100,
+  },
   // An instance that shares its state with others (docs/sandbox.md): the database it joins, what
   // it does there, and how long it waits on it.
   databaseUrl: {

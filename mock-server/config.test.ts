@@ -48,6 +48,21 @@ describe('configuration', () => {
       /'embedded' or 's3'/,
     );
   });
+
+  it("takes the S3 endpoint's timeouts (3 s to connect, 5 s idle unless given), and names a bad one", () => {
+    const defaults = loadConfig([], {});
+    expect([defaults.s3ConnectTimeoutMs, defaults.s3IdleTimeoutMs]).toEqual([3_000, 5_000]);
+    expect(loadConfig(['--s3-connect-timeout-ms', '1000'], { S3_IDLE_TIMEOUT_MS: '20000' })).toMatchObject({
+      s3ConnectTimeoutMs: 1000,
+      s3IdleTimeoutMs: 20_000,
+    });
+    expect(() => loadConfig([], { S3_IDLE_TIMEOUT_MS: '0' })).toThrow(
+      /--s3-idle-timeout-ms \/ S3_IDLE_TIMEOUT_MS must be at least 100, got '0'/,
+    );
+    expect(() => loadConfig(['--s3-connect-timeout-ms', '3s'], {})).toThrow(
+      /--s3-connect-timeout-ms \/ S3_CONNECT_TIMEOUT_MS must be a non-negative number, got '3s'/,
+    );
+  });
 });
 
 describe('an instance among others', () => {

@@ -26,11 +26,14 @@ export function sendDetail(res: ApiResponse, status: number, detail: unknown): v
   res.status(status).json({ detail: detailWithoutServerPaths(detail) });
 }
 
-/** Domain failures become `{detail: string}` with their status; anything else is the caller's to handle. */
+/**
+ * Domain failures become `{detail: string}` with their status; anything else is the caller's to
+ * handle, and so is one that comes once the answer has started (the object store stopped sending
+ * what was being streamed): no status can be given then, and the request function cuts the answer.
+ */
 export function sendDomainError(res: ApiResponse, err: unknown): boolean {
-  if (!(err instanceof DomainError)) return false;
-  if (err.retryAfterSeconds !== undefined && !res.headersSent)
-    res.setHeader('Retry-After', String(err.retryAfterSeconds));
+  if (!(err instanceof DomainError) || res.headersSent) return false;
+  if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
   sendDetail(res, STATUS_OF[err.kind], err.message);
   return true;
 }

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DomainError } from '../domain/errors.js';
+import { sendDomainError } from './error-responses.js';
 import { failureAnswer } from './failure-answer.js';
 import { requestPipeline } from './request-pipeline.js';
 
@@ -36,5 +38,32 @@ describe("the app's answer to a failed request", () => {
 
     expect(logged).toHaveLength(2);
     expect(logged[0]).toMatchObject({ reqId: 'req-42', path: '/early' });
+  });
+
+  it('cuts an answer under way that a domain failure stops (the object store went unavailable mid-body), as the dispatcher meets it', async () => {
+    const logged: unknown[] = [];
+    const unavailable = new DomainError('store_unavailable', 'The object store is unavailable', 1);
+    const listener = requestPipeline(
+      [
+        (req, res) =>
+          (async () => {
+            if (req.path === '/late') res.writeHead(200, { 'Content-Length': '100' }).write('partial');
+            throw unavailable;
+          })().catch((err: unknown) => {
+            if (!sendDomainError(res, err)) throw err;
+          }),
+      ],
+      failureAnswer({ error: (entry: unknown) => logged.push(entry) } as never),
+    );
+    server = http.createServer(listener).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server?.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const late = await fetch(`${base}/late`);
+    await expect(late.text(), 'the client sees the answer cut short, not a wait').rejects.toThrow();
+    expect(logged).toEqual([expect.objectContaining({ err: unavailable, path: '/late' })]);
+    // The server still answers: before the answer started, the failure is its 503.
+    const early = await fetch(`${base}/early`);
+    expect([early.status, early.headers.get('retry-after')]).toEqual([503, '1']);
   });
 });

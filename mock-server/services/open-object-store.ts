@@ -21,6 +21,8 @@ export async function openObjectStore(
       endpoint: config.s3Endpoint || undefined,
       prefix: config.s3Prefix,
       forcePathStyle: config.s3ForcePathStyle === 'true',
+      connectTimeoutMs: config.s3ConnectTimeoutMs,
+      idleTimeoutMs: config.s3IdleTimeoutMs,
       tmpDir: paths.cache,
     });
   }

@@ -1,19 +1,32 @@
 /**
  * A snapshot is written whole before it is sent: a file that goes between the manifest and its
  * entry (a delete during the take) makes the take start again from the rows, and a state that
- * keeps changing under it is answered 503 with Retry-After, never a 200 cut short.
+ * keeps changing under it, or an object store that stops sending an object's bytes, is answered
+ * 503 with Retry-After, never a 200 cut short.
  */
 import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ObjectStore } from '../../domain/object-store.js';
 import { ObjectStoreError } from '../../domain/object-store.js';
 import { startMockServer, type RunningMock } from '../../server.js';
+import { S3ObjectStore } from '../../stores/object-store/s3-store.js';
 
 const KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 /** Which reads of an object fail as if it had been deleted just before: the nth read, counted from 1. */
 let failingReads: (n: number) => boolean = () => false;
+/** Which reads get an S3 endpoint's answer that stops after its headers and 100 bytes. */
+let stalledReads: (n: number) => boolean = () => false;
 let reads = 0;
+
+const stalling = http.createServer((_req, res) => {
+  res.writeHead(200, { 'Content-Length': '1000' });
+  res.write(Buffer.alloc(100));
+});
+let stalledS3: S3ObjectStore;
 
 function deletedMidTake(store: ObjectStore): ObjectStore {
   return new Proxy(store, {
@@ -21,7 +34,7 @@ function deletedMidTake(store: ObjectStore): ObjectStore {
       if (property === 'readObject')
         return async (key: string) => {
           if (failingReads(++reads)) throw new ObjectStoreError('NoSuchKey', `no object ${key}`);
-          return target.readObject(key);
+          return stalledReads(reads) ? stalledS3.readObject(key) : target.readObject(key);
         };
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
@@ -31,6 +44,16 @@ function deletedMidTake(store: ObjectStore): ObjectStore {
 
 let mock: RunningMock;
 beforeAll(async () => {
+  await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+  stalledS3 = new S3ObjectStore({
+    region: 'us-east-1',
+    bucket: 'cells',
+    endpoint: `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    tmpDir: os.tmpdir(),
+    idleTimeoutMs: 200,
+  });
   mock = await startMockServer({ port: 0, logLevel: 'silent' }, { wrapStore: deletedMidTake });
   const form = new FormData();
   const tiff = await readFile(path.join(import.meta.dirname, '../../../fixtures/samples/cells.tif'));
@@ -42,7 +65,11 @@ beforeAll(async () => {
   });
   expect(upload.status).toBe(200);
 });
-afterAll(() => mock?.close());
+afterAll(() => {
+  stalling.closeAllConnections();
+  stalling.close();
+  return mock?.close();
+});
 
 it('takes the archive again when an object goes between its manifest and its entry', async () => {
   reads = 0;
@@ -67,5 +94,18 @@ it('answers 503 with Retry-After when the state keeps changing under the take', 
     /changed while the snapshot was taken/,
   );
   failingReads = () => false;
+  expect((await fetch(`${mock.url}/__mock/snapshot`)).status).toBe(200);
+});
+
+it('answers 503 with Retry-After when the object store stops sending an object in the middle of its bytes', async () => {
+  reads = 0;
+  stalledReads = (n) => n === 1;
+  const answer = await fetch(`${mock.url}/__mock/snapshot`);
+  expect(answer.status).toBe(503);
+  expect(answer.headers.get('retry-after')).toBe('1');
+  expect(((await answer.json()) as { detail: string }).detail).toBe(
+    'The object store is unavailable (TimeoutError); try again shortly.',
+  );
+  stalledReads = () => false;
   expect((await fetch(`${mock.url}/__mock/snapshot`)).status).toBe(200);
 });

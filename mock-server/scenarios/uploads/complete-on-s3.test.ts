@@ -42,7 +42,10 @@ interface BucketInput {
 class FakeBucket {
   readonly uploads = new Map<string, { key: string; parts: Map<number, Buffer> }>();
   readonly objects = new Map<string, Buffer>();
+  readonly etags = new Map<string, string>();
   readonly sent: string[] = [];
+  /** Set: the next complete assembles the object, then answers as the SDK's retry of a lost answer does. */
+  loseCompleteAnswer = false;
   private made = 0;
 
   /** A client's PUT to a presigned part URL: S3 answers the part's MD5 as its ETag. */
@@ -70,13 +73,18 @@ class FakeBucket {
       });
       this.uploads.delete(input.UploadId);
       this.objects.set(upload.key, Buffer.concat(chosen));
-      return { ETag: '"assembled"' };
+      // S3's ETag of an assembled object: the MD5 of its parts' MD5s, and their count.
+      const md5s = chosen.map((bytes) => createHash('md5').update(bytes).digest());
+      const etag = `"${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${chosen.length}"`;
+      this.etags.set(upload.key, etag);
+      if (this.loseCompleteAnswer) throw failure('NoSuchUpload', 404);
+      return { ETag: etag };
     }
     if (command instanceof AbortMultipartUploadCommand) return (this.uploads.delete(input.UploadId), {});
     if (command instanceof HeadObjectCommand) {
       const object = this.objects.get(input.Key);
       if (!object) throw failure('NotFound', 404);
-      return { ContentLength: object.length };
+      return { ContentLength: object.length, ETag: this.etags.get(input.Key) };
     }
     if (command instanceof GetObjectCommand) {
       const object = this.objects.get(input.Key);
@@ -185,6 +193,22 @@ it('completes on another instance from the row and the listed parts: no ListPart
   expect(bucket.objects.get(`sandbox/${image.storageKey}`)?.length).toBe(size);
   expect(bucket.sent).not.toContain('ListPartsCommand');
   expect(bucket.sent).not.toContain('ListMultipartUploadsCommand');
+});
+
+it('completes an upload whose complete the service did, though its answer was lost and the retry found the upload gone', async () => {
+  const images = instance();
+  const { image, plan } = await images.openResumable(world.org, { name: 'lost.tif', size: 6 * MIB });
+  const etags = [Buffer.alloc(5 * MIB, 1), Buffer.alloc(MIB, 2)].map((bytes, i) =>
+    bucket.putPart(plan.uploadId, i + 1, bytes),
+  );
+  bucket.loseCompleteAnswer = true;
+  await images.complete(
+    world.org,
+    image.id,
+    etags.map((etag, i) => ({ part_number: i + 1, etag })),
+  );
+  await images.idle();
+  expect((await world.state.images.get(image.id))?.uploadStatus).toBe('ready');
 });
 
 it('aborts on another instance from the row alone', async () => {

@@ -2,6 +2,8 @@
  * S3's rules for keys, plans, expiries, ETags and part lists, kept alike by both object stores
  * (embedded-store.ts and s3-store.ts), so a client meets the same refusals from either.
  */
+import { createHash } from 'node:crypto';
+
 import {
   ObjectStoreError,
   type MultipartPlan,
@@ -57,6 +59,12 @@ export function unquoteEtag(etag: string): string {
   return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')
     ? trimmed.slice(1, -1)
     : trimmed;
+}
+
+/** S3's ETag of an object assembled from parts (unquoted): the MD5 of their MD5s, `-`, their count. */
+export function multipartEtag(parts: readonly PartSelection[]): string {
+  const md5s = parts.map((part) => Buffer.from(unquoteEtag(part.etag), 'hex'));
+  return `${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${parts.length}`;
 }
 
 /**

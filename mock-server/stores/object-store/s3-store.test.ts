@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +22,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ObjectStoreError } from '../../domain/object-store.js';
-import { S3ObjectStore } from './s3-store.js';
+import { S3ObjectStore, type S3ObjectStoreOptions } from './s3-store.js';
 
 // These tests check the commands the adapter sends and how it maps answers, against a fake `send`.
 // No live S3 or MinIO is involved.
@@ -391,7 +393,7 @@ describe('whole objects', () => {
 });
 
 describe('an S3 service that does not answer', () => {
-  function storeAt(port: number): S3ObjectStore {
+  function storeAt(port: number, more: Partial<S3ObjectStoreOptions> = {}): S3ObjectStore {
     return new S3ObjectStore({
       region: 'us-east-1',
       bucket: 'cells',
@@ -399,6 +401,7 @@ describe('an S3 service that does not answer', () => {
       forcePathStyle: true,
       credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
       tmpDir: os.tmpdir(),
+      ...more,
     });
   }
 
@@ -425,6 +428,106 @@ describe('an S3 service that does not answer', () => {
       server.close();
     }
   }, 20_000);
+
+  it('fails the read of an object whose bytes stop after the headers as unavailable, and keeps no part of it', async () => {
+    // Answers the status, the headers and 100 of the 1000 bytes; then sends nothing more (the
+    // first read), or drops the connection (the second).
+    let reads = 0;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Length': '1000' });
+      res.write(Buffer.alloc(100));
+      if (++reads === 2) setTimeout(() => res.destroy(), 50);
+    });
+    const store = storeAt(await listening(server), { idleTimeoutMs: 200, tmpDir });
+    const drain = async (bytes: NodeJS.ReadableStream) => {
+      for await (const _chunk of bytes);
+    };
+    try {
+      await expect(drain(await store.readObject('images/a'))).rejects.toMatchObject({
+        kind: 'store_unavailable',
+        retryAfterSeconds: 1,
+        message: 'The object store is unavailable (TimeoutError); try again shortly.',
+      });
+      await expect(store.localFileOf('images/a')).rejects.toMatchObject({
+        kind: 'store_unavailable',
+        message: 'The object store is unavailable (ECONNRESET); try again shortly.',
+      });
+      expect(await fsp.readdir(tmpDir)).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  describe('a complete whose answer is lost after the service assembled the object', () => {
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const listed = ['a', 'b', 'c'].map((bytes, i) => ({ partNumber: i + 1, etag: `"${md5(bytes)}"` }));
+    // S3's ETag of the assembled object: the MD5 of the parts' MD5s, and their count.
+    const assembled = `"${createHash('md5')
+      .update(Buffer.concat(listed.map((part) => Buffer.from(part.etag.slice(1, -1), 'hex'))))
+      .digest('hex')}-3"`;
+
+    /** Assembles at the first complete, whose answer it drops or never sends; a later one finds the upload gone. */
+    function losingAnswers(loss: 'dropped' | 'silent' | 'none', object?: { size: number; etag: string }) {
+      let done = false;
+      const seen: string[] = [];
+      const server = http.createServer((req, res) => {
+        seen.push(req.method!);
+        if (req.method === 'HEAD') {
+          if (done && object) res.writeHead(200, { 'Content-Length': object.size, ETag: object.etag });
+          else res.writeHead(404);
+          return res.end();
+        }
+        req.resume().on('end', () => {
+          const first = !done && loss !== 'none';
+          done = true;
+          if (first && loss === 'dropped') return req.socket.destroy();
+          if (first) return; // silent: the idle timeout ends the attempt
+          res.writeHead(404, { 'Content-Type': 'application/xml' });
+          res.end('<Error><Code>NoSuchUpload</Code><Message>The upload does not exist</Message></Error>');
+        });
+      });
+      return { server, seen };
+    }
+
+    it.each(['dropped', 'silent'] as const)(
+      'answers it completed when the connection was %s and the SDK retry found the upload gone',
+      async (loss) => {
+        const { server, seen } = losingAnswers(loss, { size: 25, etag: assembled });
+        const store = storeAt(await listening(server), { idleTimeoutMs: 200 });
+        try {
+          expect(await store.completeMultipartUpload('up-1', listed, known)).toEqual({
+            key: 'k',
+            size: 25,
+            etag: assembled,
+          });
+          expect(seen).toEqual(['POST', 'POST', 'HEAD']);
+        } finally {
+          server.closeAllConnections();
+          server.close();
+        }
+      },
+    );
+
+    it('answers NoSuchUpload as before when the object at the key is not what these parts make, or none is', async () => {
+      const fakes = [
+        losingAnswers('dropped', { size: 25, etag: '"0123456789abcdef0123456789abcdef-3"' }),
+        losingAnswers('dropped', { size: 24, etag: assembled }),
+        losingAnswers('none'),
+      ];
+      for (const { server } of fakes) {
+        const store = storeAt(await listening(server));
+        try {
+          await expect(store.completeMultipartUpload('up-1', listed, known)).rejects.toMatchObject({
+            code: 'NoSuchUpload',
+          });
+        } finally {
+          server.closeAllConnections();
+          server.close();
+        }
+      }
+    });
+  });
 
   it('fails a call as unavailable when nothing accepts the connection, or S3 answers a 5xx', async () => {
     const server = net.createServer();

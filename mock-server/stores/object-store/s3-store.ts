@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 import {
@@ -47,8 +48,10 @@ import {
   checkObjectKey,
   checkPartSizes,
   matchSelection,
+  multipartEtag,
   orderSelection,
   quoteEtag,
+  unquoteEtag,
   validateExpiry,
   validatePlan,
 } from './s3-rules.js';
@@ -83,17 +86,18 @@ export interface S3ObjectStoreOptions {
   credentials?: S3ClientConfig['credentials'];
   /** Where stream sources are spooled before PutObject, and local copies kept; default: the OS temp folder. */
   tmpDir?: string;
+  /**
+   * A connection not opened in `connectTimeoutMs` (default 3 s), or a call that receives nothing
+   * for `idleTimeoutMs` (default 5 s), fails, and is tried once more: a stalled service answers a
+   * request 503 within about 10 s, as the state database's timeouts do, and the client's retry
+   * tries it again.
+   */
+  connectTimeoutMs?: number;
+  idleTimeoutMs?: number;
 }
 
 type SendFn = (command: object) => Promise<unknown>;
 
-/**
- * A connection not opened in CONNECT_TIMEOUT_MS, or a call that receives nothing for
- * IDLE_TIMEOUT_MS, fails, and is tried once more: a stalled service answers a request 503 within
- * about 10 s, as the state database's timeouts do, and the client's retry tries it again.
- */
-const CONNECT_TIMEOUT_MS = 3_000;
-const IDLE_TIMEOUT_MS = 5_000;
 const MAX_ATTEMPTS = 2;
 
 /** Errors of a service that did not answer, or answered that it cannot now (S3's 5xx). */
@@ -129,6 +133,19 @@ function unavailable(error: unknown): DomainError | undefined {
   );
 }
 
+/**
+ * An object's bytes, read after the call answered its headers: a service that stops sending them
+ * fails the read with the SDK's bare TimeoutError (after the idle timeout), one that drops the
+ * connection with ECONNRESET. Either is the store unavailable, as for a call that got no answer;
+ * a reader that stops early releases the connection.
+ */
+function unavailableMidBody(body: Readable): PassThrough {
+  const bytes = new PassThrough();
+  body.on('error', (error) => bytes.destroy(unavailable(error) ?? error));
+  bytes.on('close', () => body.destroy());
+  return body.pipe(bytes);
+}
+
 /** Characters an XML 1.0 document cannot carry, as S3's complete request is one. */
 const NOT_IN_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
@@ -156,7 +173,10 @@ export class S3ObjectStore implements ObjectStore {
       responseChecksumValidation: 'WHEN_REQUIRED',
       // The SDK's default is no timeout: a service that accepts the connection and then stalls
       // held every request that touched it until the client gave up.
-      requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: IDLE_TIMEOUT_MS },
+      requestHandler: {
+        connectionTimeout: options.connectTimeoutMs ?? 3_000,
+        socketTimeout: options.idleTimeoutMs ?? 5_000,
+      },
       maxAttempts: MAX_ATTEMPTS,
     });
     this.send = deps.send ?? ((command) => this.client.send(command as never));
@@ -291,8 +311,11 @@ export class S3ObjectStore implements ObjectStore {
         }),
       )) as CompleteMultipartUploadCommandOutput;
     } catch (error) {
-      if (parts?.length && error instanceof ObjectStoreError && error.code === 'InvalidPart')
-        throw await this.whyPartsRefused(uploadId, parts, known, error);
+      const code = error instanceof ObjectStoreError ? error.code : undefined;
+      const done = code === 'NoSuchUpload' ? await this.completedBefore(key, selected) : undefined;
+      if (done !== undefined) return done;
+      if (parts?.length && code === 'InvalidPart')
+        throw await this.whyPartsRefused(uploadId, parts, known, error as ObjectStoreError);
       throw error;
     }
     // RGW answers an empty ETag; the object's own is the same value AWS would have answered.
@@ -334,6 +357,20 @@ export class S3ObjectStore implements ObjectStore {
       `This S3 service assembles no subset of an upload's parts (Ceph RGW refuses it; AWS S3 does not): part${unlisted.length === 1 ? '' : 's'} ${unlisted.join(', ')} ${unlisted.length === 1 ? 'was' : 'were'} uploaded but not listed. List every uploaded part, or send no list to complete with all of them; the upload stays open.`,
       { partNumber: unlisted[0], cause: refusal },
     );
+  }
+
+  /**
+   * The SDK tries a complete again when its answer is lost (the connection dropped or went silent
+   * after the service assembled the object), and the retry finds the upload gone: the object at
+   * the key, of these parts' size and multipart ETag, is the first attempt's, and this complete's.
+   */
+  private async completedBefore(key: string, parts: UploadedPart[]): Promise<CompletedObject | undefined> {
+    const head = (await this.call(new HeadObjectCommand(this.object(key)), key).catch(() => undefined)) as
+      HeadObjectCommandOutput | undefined;
+    const size = parts.reduce((sum, part) => sum + part.size, 0);
+    const etag = multipartEtag(parts);
+    if (head?.ContentLength !== size || unquoteEtag(head.ETag ?? '').toLowerCase() !== etag) return undefined;
+    return { key, size, etag: quoteEtag(etag) };
   }
 
   private async objectEtag(key: string): Promise<string> {
@@ -387,7 +424,7 @@ export class S3ObjectStore implements ObjectStore {
     const out = (await this.call(new GetObjectCommand(this.object(key)), key)) as GetObjectCommandOutput;
     if (out.Body === undefined)
       throw new ObjectStoreError('InternalError', `GetObject answered no body for ${key}`);
-    return out.Body as NodeJS.ReadableStream;
+    return unavailableMidBody(out.Body as Readable);
   }
 
   async headObject(key: string): Promise<{ size: number } | null> {
