@@ -112,4 +112,24 @@ export const DELETES: Regression[] = [
       }
     },
   },
+  {
+    id: 'D-DEL-UPLOAD-ROUTE-REFUSES-READY',
+    area: 'deletes',
+    description:
+      'DELETE /upload/{id} was written as "cancel the upload": an image that is already ready (or failed) is refused 422 "No upload in progress" and stays',
+    violates:
+      'State table: "any | `DELETE /upload/{image_id}` or `DELETE /image/{image_id}` | image in caller\'s organization | removed | slot freed"',
+    statedIn: 'interface',
+    async request(exchange, state) {
+      const found = match(exchange, 'DELETE', /^\/api\/v1\/upload\/([^/]+)$/);
+      if (!found) return;
+      const read = await state.upstream('GET', `/api/v1/upload/${found[1]}`, { key: bearer(exchange) });
+      if (read.status !== 200 || !isJson(read)) return;
+      const status = readJson<{ upload_status?: string }>(read).upload_status;
+      if (status === 'ready' || status === 'failed')
+        return jsonAnswer(422, {
+          detail: `No upload in progress for image ${found[1]} (upload_status is '${status}')`,
+        });
+    },
+  },
 ];

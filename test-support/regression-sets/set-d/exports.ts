@@ -112,6 +112,44 @@ export const EXPORTS: Regression[] = [
     },
   },
   {
+    id: 'D-GEO-BACKGROUND-FEATURE',
+    area: 'exports',
+    description:
+      'The GeoJSON tracer loops over every label of the mask, background (label 0) included: the collection opens with one more feature, the frame of the whole image',
+    violates: '"GeoJSON FeatureCollection, one polygon feature per cell, image pixel coordinates"',
+    statedIn: 'interface',
+    async response(exchange, answer, state) {
+      const found = match(exchange, 'GET', GEOJSON);
+      if (!found || answer.status !== 200) return;
+      const csv = await state.upstream(
+        'GET',
+        `/api/v1/export/${found[1]}/measurements.csv?columns=image_width&columns=image_height`,
+        { key: bearer(exchange) },
+      );
+      if (csv.status !== 200) return;
+      const [width, height] = (parseCsv(csv.body.toString('utf8'))[1] ?? []).map(Number);
+      if (!Number.isFinite(width) || !Number.isFinite(height)) return;
+      const collection = JSON.parse(answer.body.toString('utf8')) as { features: unknown[] };
+      collection.features.unshift({
+        type: 'Feature',
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [0, 0],
+              [width, 0],
+              [width, height],
+              [0, height],
+              [0, 0],
+            ],
+          ],
+        },
+        properties: { objectType: 'detection', name: 'background', roi_index: 0 },
+      });
+      answer.body = Buffer.from(JSON.stringify(collection));
+    },
+  },
+  {
     id: 'D-ZIP-ROI-TYPE-RECT',
     area: 'exports',
     description:

@@ -126,4 +126,61 @@ export const PREDICTIONS: Regression[] = [
       });
     },
   },
+  {
+    id: 'D-PRED-SKIPPED-OTHER-MODEL',
+    area: 'predictions',
+    description:
+      "The duplicate check keys on the image alone: a predict with another model on an image whose run is still in flight answers `skipped` with that run's id, and the second model never runs",
+    violates:
+      'Prediction acknowledgement `status`: "`skipped` when an identical prediction is already in flight" (`POST /predict` body `{image_id, model_id}`)',
+    statedIn: 'interface',
+    async request(exchange, state) {
+      if (!match(exchange, 'POST', /^\/api\/v1\/predict$/)) return;
+      let body: { image_id?: unknown; model_id?: unknown };
+      try {
+        body = JSON.parse(exchange.body.toString('utf8')) as typeof body;
+      } catch {
+        return;
+      }
+      if (typeof body.image_id !== 'string') return;
+      const key = exchange.headers.get('authorization') ?? '';
+      const last = memoMap<string, { predictionId: string; modelId: unknown }>(state, 'run-of-image').get(
+        `${key} ${body.image_id.toLowerCase()}`,
+      );
+      if (!last || last.modelId === body.model_id) return;
+      const read = await state.upstream('GET', `/api/v1/predict/${last.predictionId}`, {
+        key: key.replace(/^Bearer\s+/i, ''),
+      });
+      if (read.status !== 200 || !isJson(read)) return;
+      if (!['SUBMITTED', 'STARTED'].includes(String(readJson(read).status))) return;
+      return jsonAnswer(200, {
+        prediction_id: last.predictionId,
+        status: 'skipped',
+        reason: 'An identical prediction is already in progress.',
+      });
+    },
+    response(exchange, answer, state) {
+      if (!match(exchange, 'POST', /^\/api\/v1\/predict$/) || answer.status !== 200 || !isJson(answer))
+        return;
+      const ack = readJson<{ prediction_id: string; status: string }>(answer);
+      if (ack.status !== 'submitted') return;
+      const body = JSON.parse(exchange.body.toString('utf8')) as { image_id: string; model_id: unknown };
+      memoMap<string, { predictionId: string; modelId: unknown }>(state, 'run-of-image').set(
+        `${exchange.headers.get('authorization') ?? ''} ${body.image_id.toLowerCase()}`,
+        { predictionId: ack.prediction_id, modelId: body.model_id },
+      );
+    },
+  },
+  {
+    id: 'D-PRED-CELL-COUNT-UNFILTERED',
+    area: 'predictions',
+    description:
+      "`cell_count` is taken from the labelling step before the minimum-area filter: it counts specks that no export holds, so it exceeds the CSV's rows",
+    violates:
+      'Prediction field `cell_count`: "number of ROIs detected" (and `measurements.csv`: "one row per ROI")',
+    statedIn: 'interface',
+    response: editRead((prediction) => {
+      if (typeof prediction.cell_count === 'number') prediction.cell_count += 3;
+    }),
+  },
 ];
