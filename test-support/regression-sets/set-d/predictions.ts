@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Regression } from '../regression.js';
-import { copyAnswer, isJson, jsonAnswer, match, memoMap, readJson, writeJson } from '../edit-helpers.js';
+import {
+  copyAnswer,
+  isJson,
+  isUuid,
+  jsonAnswer,
+  match,
+  memoMap,
+  readJson,
+  writeJson,
+} from '../edit-helpers.js';
 import { detailOf } from './common.js';
 
 const READ = /^\/api\/v1\/predict\/([^/]+)$/;
@@ -172,15 +181,18 @@ export const PREDICTIONS: Regression[] = [
     },
   },
   {
-    id: 'D-PRED-CELL-COUNT-UNFILTERED',
+    id: 'D-PRED-READ-NON-UUID-404',
     area: 'predictions',
     description:
-      "`cell_count` is taken from the labelling step before the minimum-area filter: it counts specks that no export holds, so it exceeds the CSV's rows",
-    violates:
-      'Prediction field `cell_count`: "number of ROIs detected" (and `measurements.csv`: "one row per ROI")',
+      'GET /predict/{id} takes the id as plain text and looks it up: a non-UUID id answers 404 "Prediction not found" instead of 422',
+    violates: '**GET `/api/v1/predict/{prediction_id}`** "Errors: 401, 404, 422 (non-UUID id)."',
     statedIn: 'interface',
-    response: editRead((prediction) => {
-      if (typeof prediction.cell_count === 'number') prediction.cell_count += 3;
-    }),
+    response(exchange, answer) {
+      const found = match(exchange, 'GET', READ);
+      if (found && !isUuid(found[1]) && answer.status === 422) {
+        answer.status = 404;
+        writeJson(answer, { detail: 'Prediction not found' });
+      }
+    },
   },
 ];
