@@ -2,6 +2,7 @@ import type { Regression } from './regression.js';
 import { SET_A } from './set-a/index.js';
 import { SET_B } from './set-b/index.js';
 import { SET_C } from './set-c/index.js';
+import { SET_D } from './set-d/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -40,5 +41,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-c-measures.json',
     page: 'docs/regression-sets-c.md',
     exampleIds: ['C-SH-NEW-SHARE-OLD-TOKEN', 'C-CSV-DISTINCT-ROWS'],
+  },
+  d: {
+    regressions: SET_D,
+    resultsFile: 'test-support/regression-sets/set-d-results.json',
+    measuresFile: 'test-support/regression-sets/set-d-measures.json',
+    page: 'docs/regression-sets-d.md',
+    exampleIds: ['D-SH-RESHARE-KEEPS-REVOKED-AT', 'D-CSV-CENTROID-SWAPPED'],
   },
 };
