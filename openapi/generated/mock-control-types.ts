@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Reset everything to the seed, or one organization to empty.
-         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed.
+         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed. A full reset waits for a snapshot load or another full reset under way, on every instance of a shared sandbox; a wait past `--database-timeout-ms` answers 503 with Retry-After.
          */
         post: operations["mockReset"];
         delete?: never;
@@ -431,7 +431,9 @@ export interface paths {
          *     archive answers 422 naming what is wrong, and changes nothing. An accepted one replaces every
          *     organization, key, model, image, prediction, share, usage count, setting and file, and the
          *     clock offsets; in-flight work resumes as after a restart. Loading replaces rather than merges:
-         *     whatever the mock held before is gone.
+         *     whatever the mock held before is gone. One load or full reset replaces the state at a time,
+         *     on every instance of a shared sandbox: another waits for it, and a wait past
+         *     `--database-timeout-ms` answers 503 with Retry-After.
          */
         post: operations["mockLoadSnapshot"];
         delete?: never;
