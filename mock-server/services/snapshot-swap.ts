@@ -19,6 +19,7 @@ export function snapshotService(parts: SwapParts): SnapshotService {
     archives: new TarSnapshotArchives(paths.snapshotStaging),
     files: new DataFolderSnapshotFiles(paths, store),
     limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
+    takesAtOnce: config.snapshotTakesAtOnce,
     whileQuiet: (swap) => state.replacing(() => swapWhileQuiet(parts, swap)),
   });
 }

@@ -417,7 +417,8 @@ export interface paths {
          *     counters are not carried. The archive is written whole before it is sent (with its
          *     Content-Length), in the data folder: a disk without room for it answers 507. A file deleted
          *     while it is written makes the take start again, and a state that changes under three takes in
-         *     a row is answered 503 with Retry-After.
+         *     a row is answered 503 with Retry-After. An instance takes `--snapshot-takes-at-once` (2)
+         *     snapshots at once, each until its answer is read; one more answers 503 with Retry-After.
          */
         get: operations["mockGetSnapshot"];
         put?: never;
@@ -633,7 +634,8 @@ export interface paths {
          * @description What `GET /__mock/snapshot` answers, with only the caller's organization: its keys (as stored
          *     hashes), plan, usage, custom models, images, predictions, segmentations, shares and files, its
          *     own clock offset and progress settings, and the base models its predictions name. Nothing of
-         *     another organization. The operator loads it with `POST /__mock/snapshot`.
+         *     another organization. The operator loads it with `POST /__mock/snapshot`. It counts toward the
+         *     instance's `--snapshot-takes-at-once` as the operator's takes do.
          */
         get: operations["mockOrgGetSnapshot"];
         put?: never;
