@@ -290,6 +290,13 @@ const TABLE = {
     description: 'Most entries (rows files and files) of a snapshot loaded',
     default: 200_000,
   },
+  /** Each take writes its whole archive to the data folder's disk before sending it. */
+  snapshotTakesAtOnce: {
+    description: 'Snapshots taken at once by this instance; past it a take answers 503 with Retry-After',
+    default: 2,
+    least: 1,
+    whole: true,
+  },
 } satisfies Record<string, OptionEntry>;
 
 export interface MockConfig extends Omit<SettingsOf<typeof TABLE>, 'databaseUrl' | 'role'> {

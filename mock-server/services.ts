@@ -17,7 +17,6 @@ import {
 } from './services/resume-kept-folder.js';
 import { snapshotFile } from './services/snapshot-file.js';
 import { instanceLifecycle } from './services/instance-lifecycle.js';
-import { oneAtATime } from './services/one-at-a-time.js';
 import { instanceMetrics } from './services/metrics-sources.js';
 import { Seeding } from './services/seeding.js';
 import { snapshotService } from './services/snapshot-swap.js';
@@ -70,8 +69,7 @@ export async function createServices(config: MockConfig, overrides: ServiceOverr
     sharedGraceMs: SHARED_SWEEP_GRACE_MS,
     onSweepFailed: overrides.onSweepFailed,
   });
-  const replacing = oneAtATime();
-  const snapshots = snapshotService({ ...wired, sweep, soleOwner, replacing });
+  const snapshots = snapshotService({ ...wired, sweep, soleOwner });
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   const release = async () => {
     if (overrides.runner || !borrowed) await runner.close?.();
@@ -101,7 +99,7 @@ export async function createServices(config: MockConfig, overrides: ServiceOverr
     rateLimit: new RequestRateLimit(state, config.rateLimitPerSecond, config.rateLimitInstances),
     /** For the banner and startMock: the state keeps only the keys' hashes. */
     seededKeys: () => seeding.keys(),
-    ...instanceLifecycle({ ...wired, seeding, sweep, release, replacing }),
+    ...instanceLifecycle({ ...wired, seeding, sweep, release }),
   };
 }
 

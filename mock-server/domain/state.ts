@@ -52,6 +52,12 @@ export interface StateStore {
   readonly faults: FaultTable;
   readonly journal: JournalTable;
   readonly jobs: JobTable;
+  /**
+   * Runs `work`, which replaces the whole state (a snapshot's swap, a reset's reseed), with no other
+   * such work running on this state, on any instance: two at once emptied, filled and removed the
+   * files of each other's state, and on a shared database one's transaction failed on the other's rows.
+   */
+  replacing<T>(work: () => Promise<T>): Promise<T>;
   /** Empties every table (a full reset). */
   clear(): Promise<void>;
   /** Ends the engine's connections; the store answers nothing afterwards. */

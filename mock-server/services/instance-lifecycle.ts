@@ -1,5 +1,4 @@
 import type { WiredServices } from './domain-services.js';
-import type { OneAtATime } from './one-at-a-time.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 import type { Seeding } from './seeding.js';
 
@@ -9,18 +8,16 @@ export type LifecycleParts = WiredServices & {
   sweep: BackgroundSweep;
   /** Stops what this mock opened: its database, and the children it did not borrow. */
   release: () => Promise<void>;
-  /** Shared with the snapshot's swap: one replacement of the state at a time. */
-  replacing: OneAtATime;
 };
 
 /** Services' reseed, idle and close. */
 export function instanceLifecycle(parts: LifecycleParts) {
   const { state, clock, images, predictions, admin, runner, pools, seeding, worker, sweep, release } = parts;
-  const { replacing } = parts;
   return {
     /** Reloads the seed into an empty state. */
     reseed(): Promise<void> {
-      return replacing(async () => {
+      // One replacement of the state at a time, on every instance (a snapshot's swap is another).
+      return state.replacing(async () => {
         await sweep.settled;
         const claiming = await worker.stop();
         for (const org of await state.organizations.all()) await admin.resetOrganization(org.id);

@@ -2,7 +2,6 @@ import { SnapshotService } from '../domain/snapshots/snapshot-service.js';
 import { DataFolderSnapshotFiles } from '../stores/snapshots/snapshot-file-store.js';
 import { TarSnapshotArchives } from '../stores/snapshots/tar-archives.js';
 import type { WiredServices } from './domain-services.js';
-import type { OneAtATime } from './one-at-a-time.js';
 import type { BackgroundSweep } from './resume-kept-folder.js';
 
 /** What a snapshot's swap of the state stops first and brings in line after. */
@@ -10,8 +9,6 @@ export type SwapParts = WiredServices & {
   sweep: BackgroundSweep;
   /** The mock owns its data folder alone (its own SQLite file), not a shared database's. */
   soleOwner: boolean;
-  /** Shared with the reset's reseed: one replacement of the state at a time. */
-  replacing: OneAtATime;
 };
 
 /** Takes and loads snapshots of the whole state, swapping it in only while nothing else runs. */
@@ -22,7 +19,8 @@ export function snapshotService(parts: SwapParts): SnapshotService {
     archives: new TarSnapshotArchives(paths.snapshotStaging),
     files: new DataFolderSnapshotFiles(paths, store),
     limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
-    whileQuiet: (swap) => parts.replacing(() => swapWhileQuiet(parts, swap)),
+    takesAtOnce: config.snapshotTakesAtOnce,
+    whileQuiet: (swap) => state.replacing(() => swapWhileQuiet(parts, swap)),
   });
 }
 

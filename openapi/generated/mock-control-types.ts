@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Reset everything to the seed, or one organization to empty.
-         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed.
+         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed. A full reset waits for a snapshot load or another full reset under way, on every instance of a shared sandbox; a wait past `--database-timeout-ms` answers 503 with Retry-After.
          */
         post: operations["mockReset"];
         delete?: never;
@@ -417,7 +417,8 @@ export interface paths {
          *     counters are not carried. The archive is written whole before it is sent (with its
          *     Content-Length), in the data folder: a disk without room for it answers 507. A file deleted
          *     while it is written makes the take start again, and a state that changes under three takes in
-         *     a row is answered 503 with Retry-After.
+         *     a row is answered 503 with Retry-After. An instance takes `--snapshot-takes-at-once` (2)
+         *     snapshots at once, each until its answer is read; one more answers 503 with Retry-After.
          */
         get: operations["mockGetSnapshot"];
         put?: never;
@@ -431,7 +432,9 @@ export interface paths {
          *     archive answers 422 naming what is wrong, and changes nothing. An accepted one replaces every
          *     organization, key, model, image, prediction, share, usage count, setting and file, and the
          *     clock offsets; in-flight work resumes as after a restart. Loading replaces rather than merges:
-         *     whatever the mock held before is gone.
+         *     whatever the mock held before is gone. One load or full reset replaces the state at a time,
+         *     on every instance of a shared sandbox: another waits for it, and a wait past
+         *     `--database-timeout-ms` answers 503 with Retry-After.
          */
         post: operations["mockLoadSnapshot"];
         delete?: never;
@@ -631,7 +634,8 @@ export interface paths {
          * @description What `GET /__mock/snapshot` answers, with only the caller's organization: its keys (as stored
          *     hashes), plan, usage, custom models, images, predictions, segmentations, shares and files, its
          *     own clock offset and progress settings, and the base models its predictions name. Nothing of
-         *     another organization. The operator loads it with `POST /__mock/snapshot`.
+         *     another organization. The operator loads it with `POST /__mock/snapshot`. It counts toward the
+         *     instance's `--snapshot-takes-at-once` as the operator's takes do.
          */
         get: operations["mockOrgGetSnapshot"];
         put?: never;

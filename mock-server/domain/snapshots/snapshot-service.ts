@@ -41,6 +41,8 @@ export interface SnapshotServiceParts {
   archives: SnapshotArchives;
   files: SnapshotFileStore;
   limits: SnapshotLimits;
+  /** Takes under way at once, each holding a whole archive on disk until its answer is read. */
+  takesAtOnce: number;
   /** Runs `swap` with no background work writing state, and settles the services on what it left. */
   whileQuiet(swap: () => Promise<void>): Promise<void>;
 }
@@ -50,14 +52,46 @@ const EPOCH = '1970-01-01T00:00:00.000Z';
 const TAKE_ATTEMPTS = 3;
 
 export class SnapshotService {
+  /** Takes whose archive is being written or read out. */
+  private taking = 0;
+
   constructor(private readonly parts: SnapshotServiceParts) {}
 
   /**
-   * The archive of the state as it is now. A delete that removes a file between the manifest and
-   * its entry makes the take start again from the rows (which no longer hold what was deleted);
-   * a state that keeps changing under it is answered 503, to be taken again.
+   * The archive of the state as it is now, refused (to be taken again shortly) past `takesAtOnce`
+   * takes under way: each holds its archive on disk until it is read, so many at once filled the
+   * disk. A take holds its place until its archive's bytes have been read (at their end, before the
+   * answer's last bytes reach the client, so its next take finds the place free), or given up.
    */
   async take(scope: SnapshotScope): Promise<WrittenArchive> {
+    const { takesAtOnce } = this.parts;
+    if (this.taking >= takesAtOnce)
+      throw new DomainError(
+        'store_unavailable',
+        `Snapshots being taken on this instance: ${this.taking}, as many as --snapshot-takes-at-once (${takesAtOnce}) allows; take it again shortly.`,
+        1,
+      );
+    this.taking++;
+    let held = true;
+    const release = () => {
+      if (held) this.taking--;
+      held = false;
+    };
+    try {
+      const archive = await this.takeAgainIfChanged(scope);
+      return { size: archive.size, read: () => archive.read().once('end', release).once('close', release) };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * A delete that removes a file between the manifest and its entry makes the take start again
+   * from the rows (which no longer hold what was deleted); a state that keeps changing under it is
+   * answered 503, to be taken again.
+   */
+  private async takeAgainIfChanged(scope: SnapshotScope): Promise<WrittenArchive> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.takeOnce(scope);

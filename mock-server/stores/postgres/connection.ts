@@ -75,12 +75,15 @@ export class Sql {
   /** Callers that found every connection of the pool busy and waited for one, since start. */
   private waits = 0;
   private readonly poolSize: number;
+  private readonly clientConfig: pg.ClientConfig;
+  /** How long a statement, a lock wait included, may run. */
+  readonly statementTimeoutMs: number;
 
   constructor(settings: ConnectionSettings) {
     this.poolSize = settings.poolSize;
-    this.pool = new pg.Pool({
+    this.statementTimeoutMs = settings.statementTimeoutMs;
+    this.clientConfig = {
       connectionString: settings.url,
-      max: settings.poolSize,
       connectionTimeoutMillis: settings.connectionTimeoutMs,
       statement_timeout: settings.statementTimeoutMs,
       // The server's timeout cannot fire when the server is gone: the driver's own bounds the wait.
@@ -88,7 +91,8 @@ export class Sql {
       // A transaction whose instance stalls mid-way releases its row locks for the others.
       idle_in_transaction_session_timeout: settings.idleInTransactionTimeoutMs,
       keepAlive: true,
-    });
+    };
+    this.pool = new pg.Pool({ ...this.clientConfig, max: settings.poolSize });
     // A connection the server dropped while idle in the pool (a restart) is discarded by the pool;
     // without a listener the event would end the process.
     this.pool.on('error', () => {});
@@ -228,6 +232,22 @@ export class Sql {
       client.off('error', onLost);
       client.release(broken);
     }
+  }
+
+  /**
+   * A connection of its own, outside the pool and with its settings, for what a session holds
+   * (a session-level advisory lock); its errors are the caller's to see in its next query.
+   */
+  async session(): Promise<pg.Client> {
+    const client = new pg.Client(this.clientConfig);
+    // A connection lost between two queries would otherwise end the process.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (error) {
+      throw asDomainFailure(error);
+    }
+    return client;
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,7 @@ import { BatchedJournal } from './journal-batches.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
 import { SharedReads } from './request-reads.js';
 import { SnapshotMemo } from './snapshot-memo.js';
+import { replaceLock } from './replace-lock.js';
 import { changingControl, controlChanged, counterTable, faultTable } from './shared-tables.js';
 
 /** Children before the rows they reference; then the tables only PostgreSQL keeps. */
@@ -28,6 +29,8 @@ export class PostgresStateStore extends TableHolder implements StateStore {
   private keyWrites = 0;
   private readonly batchedJournal: BatchedJournal;
   private readonly sharedReads: SharedReads;
+  /** Held across every instance of the database (replace-lock.ts). */
+  readonly replacing: StateStore['replacing'];
 
   constructor(
     private readonly sql: Sql,
@@ -36,6 +39,7 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     private readonly keyCache: KeyCache,
   ) {
     super();
+    this.replacing = replaceLock(sql);
     this.serveTables(stateTables(POSTGRES, perform(sql, new SnapshotMemo(sql))), () => this.keysChanged());
     this.counters = counterTable(sql);
     // In this instance's memory: a rate is decided without a write (domain/abuse-limits.ts).

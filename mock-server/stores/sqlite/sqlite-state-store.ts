@@ -26,12 +26,15 @@ import { memoryCounters } from '../memory/counters.js';
 import { memoryRateWindows } from '../memory/rate-windows.js';
 import { memoryFaults } from '../memory/fault-list.js';
 import { memoryJournal } from '../memory/journal-ring.js';
+import { oneAtATime } from '../memory/one-at-a-time.js';
 import { TransactionGate } from './transaction-gate.js';
 
 export class SqliteStateStore extends TableHolder implements StateStore {
   private readonly gate: TransactionGate;
   /** Runs a table method's statements at once, behind the gate. */
   private readonly perform: <T>(work: Work<T>) => Promise<T>;
+  /** One process owns a SQLite folder: its replacements of the state wait for each other in its memory. */
+  readonly replacing = oneAtATime();
   /** Answers of reads kept until the next write: this process is the database's only writer. */
   private readonly memo = new ReadMemo();
   /** One process owns a SQLite folder: every write that changes a key's organization passes through this store. */
