@@ -21,6 +21,43 @@ describe('configuration', () => {
     expect(() => loadConfig(['--port'])).toThrow(/--port needs a value/);
   });
 
+  it('refuses at start a value that would fail later: out of range, a fraction, empty, not a choice', () => {
+    const refused =
+      (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+      () =>
+        loadConfig(argv, env);
+    expect(refused(['--port', '70000'])).toThrow(/--port \/ PORT must be at most 65535, got '70000'/);
+    expect(refused(['--port', '1.5'])).toThrow(/--port \/ PORT must be a whole number from 0, got '1.5'/);
+    expect(refused([], { PORT: '' })).toThrow(/--port \/ PORT must be a non-negative number, got ''/);
+    expect(refused([], { MAX_UPLOAD_BYTES: ' ' })).toThrow(/MAX_UPLOAD_BYTES must be a non-negative number/);
+    // Past 2^31-1 ms Node runs a timer after 1 ms: the delay would be none at all.
+    expect(refused(['--prediction-start-delay-ms', '3000000000'])).toThrow(
+      /--prediction-start-delay-ms \/ PREDICTION_START_DELAY_MS must be at most 2147483647, got '3000000000'/,
+    );
+    expect(refused(['--presign-expiry-seconds', '1e15'])).toThrow(/must be at most 604800, got '1e15'/);
+    expect(refused(['--presign-expiry-seconds', '0'])).toThrow(/must be a whole number from 1, got '0'/);
+    expect(refused(['--log-level', 'loud'])).toThrow(
+      /--log-level \/ LOG_LEVEL must be one of fatal, .*, got 'loud'/,
+    );
+    expect(refused(['--object-store', 'ftp'])).toThrow(
+      /--object-store \/ OBJECT_STORE must be one of embedded, s3/,
+    );
+    expect(refused([], { S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
+      /S3_FORCE_PATH_STYLE must be one of true, false/,
+    );
+    expect(refused(['--public-base-url', 'mock.example.com'])).toThrow(
+      /--public-base-url \/ PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL, got 'mock.example.com'/,
+    );
+    expect(refused([], { STORAGE_URL: 'ftp://x' })).toThrow(/--storage-url \/ STORAGE_URL must be an http/);
+    expect(loadConfig(['--port', '65535', '--share-base-url', 'https://s.example.com/x']).port).toBe(65535);
+  });
+
+  it('names a --host no address is found for', async () => {
+    await expect(
+      startMockServer({ port: 0, logLevel: 'silent', host: 'no-such-host.invalid' }),
+    ).rejects.toThrow(/no address found for the name no-such-host.invalid \(--host\)/);
+  });
+
   it('derives the public, storage and share URLs from the bound port unless given', () => {
     const derived = resolveUrls(loadConfig([], {}), 4321);
     expect(derived).toMatchObject({
@@ -45,7 +82,7 @@ describe('configuration', () => {
       /--s3-bucket/,
     );
     await expect(startMockServer({ port: 0, logLevel: 'silent', objectStore: 'ftp' })).rejects.toThrow(
-      /'embedded' or 's3'/,
+      /--object-store \/ OBJECT_STORE must be one of embedded, s3, got 'ftp'/,
     );
   });
 });
