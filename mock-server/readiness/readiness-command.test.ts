@@ -136,6 +136,23 @@ describe('runInGroup', () => {
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
+  it('keeps the start of a line that never ends, without slowing the command', async () => {
+    const outcome = await runInGroup(
+      [`head -c 30000000 /dev/zero | tr '\\0' a; echo; echo done`],
+      {},
+      60_000,
+    );
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(outcome.lastLines).toEqual([`${'a'.repeat(1000)}…`, 'done']);
+  }, 60_000);
+
+  it('ends a run whose command exited while a process that left its group holds the output', async () => {
+    const detached = `require('node:child_process').spawn('sleep', ['20'], { detached: true, stdio: 'inherit' }).unref()`;
+    const outcome = await runInGroup(['node', '-e', detached], {}, 15_000);
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(outcome.durationMs).toBeLessThan(10_000);
+  }, 30_000);
+
   it('keeps the exit status and the last lines of a command that ends', async () => {
     const outcome = await runInGroup(
       ['node', '-e', 'for (let i = 0; i < 30; i++) console.log(i); process.exit(3)'],

@@ -14,6 +14,10 @@ export interface CommandOutcome {
 }
 
 const KEPT_LINES = 20;
+/** Of a longer line, its start: output with no line break must neither grow nor slow the runner. */
+const LINE_CHARS = 1000;
+/** How long output held open past the command's exit is still read. */
+const OUTPUT_GRACE_MS = 1000;
 
 /** One word is run by a shell (`-- "npm test && ..."`); several are the program and its arguments. */
 export function runInGroup(
@@ -30,14 +34,14 @@ export function runInGroup(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8'))
+  const keep = (chunk: string) => {
+    tail = (tail + chunk)
       .split('\n')
       .slice(-KEPT_LINES - 1)
+      .map((line) => (line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}…` : line))
       .join('\n');
   };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  for (const output of [child.stdout, child.stderr]) output.setEncoding('utf8').on('data', keep);
   const killGroup = () => {
     try {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -69,8 +73,15 @@ export function runInGroup(
       });
     };
     child.once('error', (err) => finish(null, null, err));
-    // A child of the command holding its output open would keep 'close' away: the group ends with it.
-    child.once('exit', killGroup);
+    // A child of the command holding its output open would keep 'close' away: the group ends with it,
+    // and one that left the group (setsid, a daemon) has its output cut after a grace.
+    child.once('exit', () => {
+      killGroup();
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, OUTPUT_GRACE_MS).unref();
+    });
     child.once('close', (code, signal) => finish(code, signal));
   });
 }
