@@ -1,11 +1,19 @@
-/** Text made safe inside HTML elements and attributes, and inside XML (JUnit) alike. */
+/**
+ * Text made safe inside HTML elements and attributes, and inside XML (JUnit) alike. A control
+ * character (a test runner's colours, binary output) is in no XML document, even escaped: one
+ * made the whole junit.xml unreadable to a CI, so each shows as U+FFFD.
+ */
 export function escapeMarkup(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- the control characters are what it removes
+      .replaceAll(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g, '\ufffd')
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('"', '&quot;')
+      .replaceAll("'", '&#39;')
+  );
 }
 
 /** A self-contained HTML page: the reports open from a CI artefact with nothing beside them. */
