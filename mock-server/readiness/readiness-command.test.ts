@@ -3,7 +3,7 @@
  * and the answers to bad input (an unknown key, an unknown command, a command that hangs).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +88,22 @@ describe('cellseg-mock readiness', () => {
     expect(sub.stderr.trim()).toBe(
       "cellseg-mock readiness: unknown command 'walk' (readiness takes 'run' or --org KEY)",
     );
+    // Past a timer's longest, Node fires after 1 ms: every run would end at once, judged too slow.
+    const limit = await cli(['readiness', 'run', '--case-timeout-ms', '3000000000', '--', 'true']);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr.trim()).toBe(
+      'cellseg-mock readiness: --case-timeout-ms 3000000000: expected a whole number from 1 to 2147483647',
+    );
+    // A report folder it cannot write is said before the first run, not after the last.
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-')), 'a-file');
+    writeFileSync(file, '');
+    const out = await cli(['readiness', 'run', '--out', file, '--', 'echo ran; exit 0']);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr.trim()).toBe(
+      `cellseg-mock readiness: --out ${file}: cannot write the report there (ENOTDIR)`,
+    );
+    rmSync(path.dirname(file), { recursive: true });
     const caseName = await cli(['readiness', 'run', '--cases', 'rate-limited,meteor', '--', 'true']);
     expect(caseName.code).toBe(2);
     expect(caseName.stderr).toMatch(/^cellseg-mock readiness: unknown case meteor \(known: rate-limited, /);
