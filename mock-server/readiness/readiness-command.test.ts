@@ -88,6 +88,18 @@ describe('cellseg-mock readiness', () => {
     expect(sub.stderr.trim()).toBe(
       "cellseg-mock readiness: unknown command 'walk' (readiness takes 'run' or --org KEY)",
     );
+    // A run that tests nothing must not pass: a blank command, or --cases naming none.
+    for (const args of [
+      ['--', ''],
+      ['--', '  '],
+      ['--cases', ',', '--', 'true'],
+    ]) {
+      const blank = await cli(['readiness', 'run', ...args]);
+      expect(blank.code, args.join(' ')).toBe(2);
+      expect(blank.stderr).toMatch(
+        /^cellseg-mock readiness: (no command to run|--cases ',' names no case \(known: rate-limited, )/,
+      );
+    }
     // Past a timer's longest, Node fires after 1 ms: every run would end at once, judged too slow.
     const limit = await cli(['readiness', 'run', '--case-timeout-ms', '3000000000', '--', 'true']);
     expect(limit.code).toBe(2);

@@ -128,15 +128,19 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length) throw usageError(`'${positionals[0]}': the command to run goes after --`);
-  if (!command.length) throw usageError('no command to run: readiness run [options] -- <your test command>');
+  // A blank command would "pass" every run while testing nothing.
+  if (!command[0]?.trim())
+    throw usageError('no command to run: readiness run [options] -- <your test command>');
   const known = new Set<string>(READINESS_CASES.map((c) => c.id));
   const cases = values.cases
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
   const unknown = cases?.filter((c) => !known.has(c));
-  if (unknown?.length)
-    throw usageError(`unknown case ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  if (unknown?.length || cases?.length === 0)
+    throw usageError(
+      `${unknown?.length ? `unknown case ${unknown.join(', ')}` : `--cases '${values.cases}' names no case`} (known: ${[...known].join(', ')})`,
+    );
   const parallel = positiveInteger('--parallel', values.parallel, 4);
   const caseTimeoutMs = positiveInteger(
     '--case-timeout-ms',
