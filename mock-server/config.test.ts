@@ -1,6 +1,8 @@
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os, { hostname } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, resolveUrls } from './config.js';
+import { ConfigError, helpText, loadConfig, resolveUrls, type MockConfig } from './config.js';
 import { OPTIONS } from './config-options.js';
 import { startMockServer } from './server.js';
 
@@ -50,6 +52,40 @@ describe('configuration', () => {
     );
     expect(refused([], { STORAGE_URL: 'ftp://x' })).toThrow(/--storage-url \/ STORAGE_URL must be an http/);
     expect(loadConfig(['--port', '65535', '--share-base-url', 'https://s.example.com/x']).port).toBe(65535);
+  });
+
+  it('refuses a seed file, a snapshot, a host or a token it cannot use, in one line naming it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-config-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const start = (config: Partial<MockConfig>) =>
+      startMockServer({ port: 0, logLevel: 'silent', ...config });
+    try {
+      for (const [seedFile, problem] of [
+        [dir, `--seed ${dir} cannot be read (EISDIR)`],
+        [path.join(dir, 'none.json'), 'cannot be read (ENOENT)'],
+        [file('bad.json', '{bad'), 'bad.json: Expected property name'],
+        [file('null.json', 'null'), 'expected "base_models" and "organizations" arrays'],
+        [
+          file('model.json', '{"base_models":[{}],"organizations":[]}'),
+          'model.json: model undefined: params',
+        ],
+        [file('org.json', '{"base_models":[],"organizations":[{"name":"x"}]}'), 'org.json: Cannot read'],
+      ])
+        await expect(start({ seedFile }), seedFile).rejects.toThrow(
+          expect.objectContaining({
+            constructor: ConfigError,
+            message: expect.stringContaining(problem),
+          }),
+        );
+      await expect(start({ snapshot: dir })).rejects.toThrow(`--snapshot ${dir} cannot be read (EISDIR)`);
+      expect(() => loadConfig(['--host', ''])).toThrow("--host / HOST must name an interface, got ''");
+      expect(() => loadConfig(['--admin-token', 'caf€'])).toThrow(/ADMIN_TOKEN must be printable ASCII/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names a --host no address is found for', async () => {

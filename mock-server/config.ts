@@ -58,6 +58,11 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
       throw new ConfigError(`${flag} / ${env} must be an http:// or https:// URL, got '${url}'`);
     }
   }
+  if (!config.host.trim())
+    throw new ConfigError(`--host / HOST must name an interface, got '${config.host}'`);
+  // A header carries it: a space or a character past ASCII would never match what a client sends.
+  if (!/^[\x21-\x7e]*$/.test(config.adminToken))
+    throw new ConfigError('--admin-token / ADMIN_TOKEN must be printable ASCII with no space');
   if (!INSTANCE_ID.test(config.instanceId)) {
     throw new ConfigError(
       `--instance-id / INSTANCE_ID must be 1 to 128 letters, digits or . _ : -, got '${config.instanceId}'`,
