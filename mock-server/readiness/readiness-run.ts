@@ -101,6 +101,8 @@ async function runOnce(
         await new Promise((r) => setTimeout(r, WATCH_EVERY_MS));
       }
     })();
+    // Awaited once the command has ended: a failure before then must not end the whole process.
+    watching.catch(() => undefined);
     const outcome = await runInGroup(
       options.command,
       { CELLSEG_BASE_URL: mock.apiUrl, CELLSEG_API_KEY: mock.apiKey },
