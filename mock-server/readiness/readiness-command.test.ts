@@ -3,10 +3,10 @@
  * and the answers to bad input (an unknown key, an unknown command, a command that hangs).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../test-support/launched-mock.js';
 import { startMock, type RunningMockInstance } from '../index.js';
 import { runInGroup } from './run-in-group.js';
@@ -150,6 +150,34 @@ describe('cellseg-mock readiness run', () => {
       );
     } finally {
       rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('an interrupted readiness run', () => {
+  it("ends the command's group with it: Ctrl-C never reaches a detached group", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    const pidFile = path.join(dir, 'pid');
+    const runner = spawn(
+      process.execPath,
+      ['bin/cellseg-mock.js', 'readiness', 'run', '--out', dir, '--', `echo $$ > ${pidFile}; exec sleep 120`],
+      { cwd: REPO_ROOT, stdio: 'ignore' },
+    );
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) {
+        if (Date.now() > deadline) throw new Error('the command never started');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const ended = new Promise((r) => runner.once('exit', (code, signal) => r(signal)));
+      runner.kill('SIGINT');
+      expect(await ended).toBe('SIGINT');
+      // Killed, it is gone once its new parent has reaped it.
+      await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(/ESRCH/), { timeout: 5000 });
+    } finally {
+      runner.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -19,6 +19,38 @@ const LINE_CHARS = 1000;
 /** How long output held open past the command's exit is still read. */
 const OUTPUT_GRACE_MS = 1000;
 
+/**
+ * Groups running now. Detached, they get no Ctrl-C or CI's SIGTERM meant for the runner: a signal
+ * that ends the runner ends them first, or they would run on (forever, for a command that hangs).
+ */
+const runningGroups = new Set<number>();
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function endGroupsAndStop(signal: NodeJS.Signals): void {
+  for (const pid of runningGroups) killGroupOf(pid);
+  for (const s of ENDING_SIGNALS) process.removeListener(s, endGroupsAndStop);
+  process.kill(process.pid, signal);
+}
+
+/** Tracks a running group; answers what untracks it. */
+function tracked(pid: number | undefined): () => void {
+  if (pid === undefined) return () => {};
+  if (runningGroups.size === 0) for (const s of ENDING_SIGNALS) process.on(s, endGroupsAndStop);
+  runningGroups.add(pid);
+  return () => {
+    runningGroups.delete(pid);
+    if (runningGroups.size === 0) for (const s of ENDING_SIGNALS) process.removeListener(s, endGroupsAndStop);
+  };
+}
+
+function killGroupOf(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group has ended already.
+  }
+}
+
 /** One word is run by a shell (`-- "npm test && ..."`); several are the program and its arguments. */
 export function runInGroup(
   command: readonly string[],
@@ -42,12 +74,9 @@ export function runInGroup(
       .join('\n');
   };
   for (const output of [child.stdout, child.stderr]) output.setEncoding('utf8').on('data', keep);
+  const untrack = tracked(child.pid);
   const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // The group has ended already.
-    }
+    if (child.pid) killGroupOf(child.pid);
   };
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -62,6 +91,7 @@ export function runInGroup(
       clearTimeout(timer);
       // What the command left running in its group ends with it.
       killGroup();
+      untrack();
       const lines = tail.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
       if (error) lines.push(`could not start: ${error.message}`);
       resolve({
