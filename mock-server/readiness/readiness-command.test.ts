@@ -161,7 +161,8 @@ describe('an interrupted readiness run', () => {
     const runner = spawn(
       process.execPath,
       ['bin/cellseg-mock.js', 'readiness', 'run', '--out', dir, '--', `echo $$ > ${pidFile}; exec sleep 120`],
-      { cwd: REPO_ROOT, stdio: 'ignore' },
+      // The interrupted runner leaves its mock's temporary data folder: in the test's own folder.
+      { cwd: REPO_ROOT, stdio: 'ignore', env: { ...process.env, TMPDIR: dir } },
     );
     try {
       const deadline = Date.now() + 30_000;
