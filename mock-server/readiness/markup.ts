@@ -36,3 +36,10 @@ ${body}
 export function mdCell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll(/\r?\n/g, ' ');
 }
+
+/** A Markdown code block no line of the client's output closes: its fence outruns their backticks. */
+export function mdBlock(lines: readonly string[]): string[] {
+  const longest = Math.max(2, ...lines.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+  const fence = '`'.repeat(longest + 1);
+  return [fence, ...lines, fence];
+}
