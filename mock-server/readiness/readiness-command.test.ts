@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../test-support/launched-mock.js';
 import { startMock, type RunningMockInstance } from '../index.js';
+import { readinessRun } from './readiness-run.js';
 import { runInGroup } from './run-in-group.js';
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -152,6 +153,30 @@ describe('cellseg-mock readiness run', () => {
       rmSync(out, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('a readiness run of a client that sends more requests than the journal keeps', () => {
+  it('still sees its first calls: the operations, and the armed answers among them', async () => {
+    const client = `
+      const h = { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY };
+      const form = new FormData();
+      form.append('file', new Blob([require('node:fs').readFileSync('fixtures/samples/cells.tif')]), 'c.tif');
+      (async () => {
+        const up = await fetch(process.env.CELLSEG_BASE_URL + '/upload', { method: 'POST', headers: h, body: form });
+        for (let i = 0; i < 1100; i++) await (await fetch(process.env.CELLSEG_BASE_URL + '/models', { headers: h })).text();
+        process.exit(up.ok ? 0 : 1);
+      })();`;
+    const report = await readinessRun({
+      command: ['node', '-e', client],
+      cases: ['storage-cap'],
+      parallel: 1,
+      caseTimeoutMs: 60_000,
+    });
+    expect(report.baseline).toMatchObject({ passed: true, operations: ['uploadImage', 'listModels'] });
+    expect(report.cases.map((c) => [c.id, c.verdict, c.reaction])).toEqual([
+      ['storage-cap', 'failed', 'stopped at the 402 (uploadImage)'],
+    ]);
+  }, 120_000);
 });
 
 describe('an interrupted readiness run', () => {
