@@ -63,6 +63,8 @@ const COLLECT_EVERY_MS = 250;
 /** Entries one read asks for; after a read of only new ones, the most the control plane answers. */
 const WATCH_READ = 100;
 const JOURNAL_READ = 1000;
+/** Entries of one run kept whole for its report; past them, what a verdict reads. */
+const KEPT_ENTRIES = 10_000;
 
 interface OneRun {
   record: RunRecord;
@@ -93,17 +95,24 @@ async function runOnce(
     await arming?.arm(ctx);
     // The journal keeps an organization's last 1000 requests: a client that sends more would push
     // its first ones (the armed answers among them) out before the end, so they are read as they come.
-    const entries = new Map<string, JournalEntry>();
+    const seen = new Set<string>();
+    const kept: JournalEntry[] = [];
+    const called = new Set<JournalEntry['operation_id']>();
     let acted = false;
     /** Reads the newest entries; answers whether all were new (some may have been missed). */
     const read = async (limit: number) => {
       const newest = (await mock.control('GET', `/__mock/journal?limit=${limit}`)) as JournalEntry[];
-      const fresh = newest.reverse().filter((entry) => !entries.has(entry.request_id));
+      const fresh = newest.reverse().filter((entry) => !seen.has(entry.request_id));
       for (const entry of fresh) {
-        entries.set(entry.request_id, entry);
+        seen.add(entry.request_id);
+        // Bounded: past KEPT_ENTRIES only what a verdict reads (an armed answer, an operation's first call).
+        if (kept.length < KEPT_ENTRIES || entry.fault || !called.has(entry.operation_id)) kept.push(entry);
+        called.add(entry.operation_id);
         // Only while the command runs: what it would meet after it ended reaches nothing.
         if (running && arming?.onEntry && !acted && (await arming.onEntry(entry, ctx))) acted = true;
       }
+      // A read answers the newest JOURNAL_READ entries at most: older ids never come back.
+      for (const id of seen) if (seen.size > 2 * JOURNAL_READ) seen.delete(id);
       return fresh.length === limit;
     };
     let running = true;
@@ -124,7 +133,7 @@ async function runOnce(
     running = false;
     await watching;
     await read(JOURNAL_READ);
-    const journal = [...entries.values()].sort((a, b) => a.at.localeCompare(b.at));
+    const journal = kept.sort((a, b) => a.at.localeCompare(b.at));
     return {
       record: { ...outcome, journal },
       requests: clientRequests(journal),
