@@ -101,6 +101,12 @@ describe('cellseg-mock readiness', () => {
         /^cellseg-mock readiness: (no command to run|--cases ',' names no case \(known: rate-limited, )/,
       );
     }
+    // The test command's own -v is not the mock's --version: the run happens (its baseline fails here).
+    const reports = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    const verbose = await cli(['readiness', 'run', '--out', reports, '--', 'sh', '-c', 'exit 3', 'sh', '-v']);
+    rmSync(reports, { recursive: true });
+    expect(verbose.stdout).not.toMatch(/^cellseg-mock \d/);
+    expect(verbose.code).toBe(1);
     // Past a timer's longest, Node fires after 1 ms: every run would end at once, judged too slow.
     const limit = await cli(['readiness', 'run', '--case-timeout-ms', '3000000000', '--', 'true']);
     expect(limit.code).toBe(2);
