@@ -38,7 +38,9 @@ const named = args.length > 0 && !args[0].startsWith('-');
 const command = named ? args[0] : 'start';
 let options = named ? args.slice(1) : args;
 
-if (command === 'version' || options.includes('--version') || options.includes('-v')) {
+// What follows `--` is another program's (readiness run's test command, whose -v is its own).
+const own = options.includes('--') ? options.slice(0, options.indexOf('--')) : options;
+if (command === 'version' || own.includes('--version') || own.includes('-v')) {
   const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
   console.log(`${pkg.name} ${pkg.version}`);
   process.exit(0);

@@ -18,8 +18,9 @@ interface OptionEntry {
   shownDefault?: string;
   flag?: string;
   env?: string;
-  /** A number: the least value taken (0 unless given), and whether it must be whole. */
+  /** A number: the least and the most value taken (0 and no bound unless given), and whether it must be whole. */
   least?: number;
+  most?: number;
   whole?: boolean;
   /** A string: the only values taken. */
   choices?: readonly string[];
@@ -36,7 +37,7 @@ type SettingsOf<Table> = {
  */
 const TABLE = {
   host: { description: 'Interface to listen on', default: '127.0.0.1' },
-  port: { description: 'Port to listen on (0 picks a free one)', default: 8000 },
+  port: { description: 'Port to listen on (0 picks a free one)', default: 8000, most: 65_535, whole: true },
   /** Empty until the server listens, then http://host:port (config.ts, resolveUrls). */
   publicBaseUrl: {
     description: 'Public root of the API ({base_url})',
@@ -76,7 +77,11 @@ const TABLE = {
     default: '',
     shownDefault: 'a temporary folder, removed at exit',
   },
-  logLevel: { description: 'pino level: fatal, error, warn, info, debug, silent', default: 'info' },
+  logLevel: {
+    description: 'pino level: fatal, error, warn, info, debug, trace, silent',
+    default: 'info',
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  },
   logRequests: {
     description: "'all' logs every request at info; 'failures' only 4xx and 5xx (successes at debug)",
     default: 'failures',
@@ -141,7 +146,14 @@ const TABLE = {
     default: 8 * 1024 * 1024,
     shownDefault: '8388608 = 8 MiB',
   },
-  presignExpirySeconds: { description: 'Lifetime of a presigned part URL', default: 24 * 3600 },
+  /** S3 signs for 7 days at most. */
+  presignExpirySeconds: {
+    description: 'Lifetime of a presigned part URL',
+    default: 24 * 3600,
+    least: 1,
+    most: 7 * 24 * 3600,
+    whole: true,
+  },
   exportsKeptPerSegmentation: {
     description:
       'Rendered exports kept per segmentation (each export and set of options is one); oldest go first',
@@ -177,12 +189,17 @@ const TABLE = {
   objectStore: {
     description: "Where uploads go: 'embedded' (serves part URLs itself) or 's3'",
     default: 'embedded',
+    choices: ['embedded', 's3'],
   },
   s3Bucket: { description: 'S3 bucket (with --object-store s3)', default: '', shownDefault: 'none' },
   s3Region: { description: 'S3 region', default: 'us-east-1' },
   s3Endpoint: { description: 'S3-compatible endpoint, e.g. MinIO', default: '', shownDefault: 'AWS' },
   s3Prefix: { description: 'Key prefix in the bucket', default: 'cellseg-mock/' },
-  s3ForcePathStyle: { description: "'true' for path-style URLs (MinIO)", default: 'false' },
+  s3ForcePathStyle: {
+    description: "'true' for path-style URLs (MinIO)",
+    default: 'false',
+    choices: ['true', 'false'],
+  },
   /** A call past either is tried once more, then answered 503 (stores/object-store/README.md). */
   s3ConnectTimeoutMs: {
     description: 'Longest the S3 endpoint may take to accept a connection, ms',
@@ -311,9 +328,16 @@ export interface OptionSpec extends OptionEntry {
   env: string;
 }
 
-/** `--max-upload-bytes` and `MAX_UPLOAD_BYTES` for the key `maxUploadBytes`, unless its entry names others. */
+/** A time in milliseconds ends in a timer, which Node runs after 1 ms past this. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `--max-upload-bytes` and `MAX_UPLOAD_BYTES` for the key `maxUploadBytes`, unless its entry names
+ * others; a key ending in Ms is a time in milliseconds, bounded by a timer's longest.
+ */
 export const OPTIONS: OptionSpec[] = Object.entries(TABLE).map(([key, entry]: [string, OptionEntry]) => {
   const words = key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
   const env = words.replaceAll('-', '_').toUpperCase();
-  return { key: key as keyof MockConfig, flag: `--${words}`, env, ...entry };
+  const most = entry.most ?? (key.endsWith('Ms') ? LONGEST_TIMER_MS : undefined);
+  return { key: key as keyof MockConfig, flag: `--${words}`, env, most, ...entry };
 });

@@ -1,6 +1,8 @@
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os, { hostname } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, helpText, loadConfig, resolveUrls } from './config.js';
+import { ConfigError, helpText, loadConfig, resolveUrls, type MockConfig } from './config.js';
 import { OPTIONS } from './config-options.js';
 import { startMockServer } from './server.js';
 
@@ -19,6 +21,77 @@ describe('configuration', () => {
       /--port \/ PORT must be a non-negative number, got 'eighty'/,
     );
     expect(() => loadConfig(['--port'])).toThrow(/--port needs a value/);
+  });
+
+  it('refuses at start a value that would fail later: out of range, a fraction, empty, not a choice', () => {
+    const refused =
+      (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+      () =>
+        loadConfig(argv, env);
+    expect(refused(['--port', '70000'])).toThrow(/--port \/ PORT must be at most 65535, got '70000'/);
+    expect(refused(['--port', '1.5'])).toThrow(/--port \/ PORT must be a whole number from 0, got '1.5'/);
+    expect(refused([], { PORT: '' })).toThrow(/--port \/ PORT must be a non-negative number, got ''/);
+    expect(refused([], { MAX_UPLOAD_BYTES: ' ' })).toThrow(/MAX_UPLOAD_BYTES must be a non-negative number/);
+    // Past 2^31-1 ms Node runs a timer after 1 ms: the delay would be none at all.
+    expect(refused(['--prediction-start-delay-ms', '3000000000'])).toThrow(
+      /--prediction-start-delay-ms \/ PREDICTION_START_DELAY_MS must be at most 2147483647, got '3000000000'/,
+    );
+    expect(refused(['--presign-expiry-seconds', '1e15'])).toThrow(/must be at most 604800, got '1e15'/);
+    expect(refused(['--presign-expiry-seconds', '0'])).toThrow(/must be a whole number from 1, got '0'/);
+    expect(refused(['--log-level', 'loud'])).toThrow(
+      /--log-level \/ LOG_LEVEL must be one of fatal, .*, got 'loud'/,
+    );
+    expect(refused(['--object-store', 'ftp'])).toThrow(
+      /--object-store \/ OBJECT_STORE must be one of embedded, s3/,
+    );
+    expect(refused([], { S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
+      /S3_FORCE_PATH_STYLE must be one of true, false/,
+    );
+    expect(refused(['--public-base-url', 'mock.example.com'])).toThrow(
+      /--public-base-url \/ PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL, got 'mock.example.com'/,
+    );
+    expect(refused([], { STORAGE_URL: 'ftp://x' })).toThrow(/--storage-url \/ STORAGE_URL must be an http/);
+    expect(loadConfig(['--port', '65535', '--share-base-url', 'https://s.example.com/x']).port).toBe(65535);
+  });
+
+  it('refuses a seed file, a snapshot, a host or a token it cannot use, in one line naming it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-config-'));
+    const file = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const start = (config: Partial<MockConfig>) =>
+      startMockServer({ port: 0, logLevel: 'silent', ...config });
+    try {
+      for (const [seedFile, problem] of [
+        [dir, `--seed ${dir} cannot be read (EISDIR)`],
+        [path.join(dir, 'none.json'), 'cannot be read (ENOENT)'],
+        [file('bad.json', '{bad'), 'bad.json: Expected property name'],
+        [file('null.json', 'null'), 'expected "base_models" and "organizations" arrays'],
+        [
+          file('model.json', '{"base_models":[{}],"organizations":[]}'),
+          'model.json: model undefined: params',
+        ],
+        [file('org.json', '{"base_models":[],"organizations":[{"name":"x"}]}'), 'org.json: Cannot read'],
+      ])
+        await expect(start({ seedFile }), seedFile).rejects.toThrow(
+          expect.objectContaining({
+            constructor: ConfigError,
+            message: expect.stringContaining(problem),
+          }),
+        );
+      await expect(start({ snapshot: dir })).rejects.toThrow(`--snapshot ${dir} cannot be read (EISDIR)`);
+      expect(() => loadConfig(['--host', ''])).toThrow("--host / HOST must name an interface, got ''");
+      expect(() => loadConfig(['--admin-token', 'caf€'])).toThrow(/ADMIN_TOKEN must be printable ASCII/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names a --host no address is found for', async () => {
+    await expect(
+      startMockServer({ port: 0, logLevel: 'silent', host: 'no-such-host.invalid' }),
+    ).rejects.toThrow(/no address found for the name no-such-host.invalid \(--host\)/);
   });
 
   it('derives the public, storage and share URLs from the bound port unless given', () => {
@@ -45,7 +118,7 @@ describe('configuration', () => {
       /--s3-bucket/,
     );
     await expect(startMockServer({ port: 0, logLevel: 'silent', objectStore: 'ftp' })).rejects.toThrow(
-      /'embedded' or 's3'/,
+      /--object-store \/ OBJECT_STORE must be one of embedded, s3, got 'ftp'/,
     );
   });
 

@@ -39,7 +39,8 @@ export function loadConfig(
 const INSTANCE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * The settings that say where this instance stands among others. A database URL is checked for
+ * The settings that say where this instance stands among others and the URLs it hands out (a
+ * bad one would fail at start with a stack trace, or in every answer naming it). A database URL is checked for
  * its scheme only, and only the scheme is repeated in the error: the rest may hold a password.
  */
 function checkInstanceSettings(config: MockConfig): MockConfig {
@@ -50,6 +51,18 @@ function checkInstanceSettings(config: MockConfig): MockConfig {
       `--database-url / DATABASE_URL must start with postgres:// or postgresql://, got ${scheme ? `a ${scheme} URL` : 'no URL'}`,
     );
   }
+  for (const key of ['publicBaseUrl', 'storageUrl', 'shareBaseUrl'] as const) {
+    const url = config[key];
+    if (url !== '' && !(/^https?:\/\//i.test(url) && URL.canParse(url))) {
+      const { flag, env } = OPTIONS.find((o) => o.key === key) as OptionSpec;
+      throw new ConfigError(`${flag} / ${env} must be an http:// or https:// URL, got '${url}'`);
+    }
+  }
+  if (!config.host.trim())
+    throw new ConfigError(`--host / HOST must name an interface, got '${config.host}'`);
+  // A header carries it: a space or a character past ASCII would never match what a client sends.
+  if (!/^[\x21-\x7e]*$/.test(config.adminToken))
+    throw new ConfigError('--admin-token / ADMIN_TOKEN must be printable ASCII with no space');
   if (!INSTANCE_ID.test(config.instanceId)) {
     throw new ConfigError(
       `--instance-id / INSTANCE_ID must be 1 to 128 letters, digits or . _ : -, got '${config.instanceId}'`,
@@ -104,13 +117,16 @@ function coerce(option: OptionSpec, raw: string | number | undefined = option.de
       throw new ConfigError(`${named} must be one of ${option.choices.join(', ')}, got '${value}'`);
     return value;
   }
-  const value = Number(raw);
+  // Number('') is 0: an empty PORT= must not listen on a random port, nor a limit become none.
+  const value = String(raw).trim() === '' ? NaN : Number(raw);
   if (!Number.isFinite(value) || value < 0)
     throw new ConfigError(`${named} must be a non-negative number, got '${raw}'`);
   const least = option.least ?? 0;
   if (option.whole && !(Number.isSafeInteger(value) && value >= least))
     throw new ConfigError(`${named} must be a whole number from ${least}, got '${raw}'`);
   if (value < least) throw new ConfigError(`${named} must be at least ${least}, got '${raw}'`);
+  if (option.most !== undefined && value > option.most)
+    throw new ConfigError(`${named} must be at most ${option.most}, got '${raw}'`);
   return value;
 }
 

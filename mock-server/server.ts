@@ -137,6 +137,8 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
         reject(
           new ListenError(`cannot listen on ${where}: ${host} is not an address of this machine (--host)`),
         );
+      else if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN')
+        reject(new ListenError(`cannot listen on ${where}: no address found for the name ${host} (--host)`));
       else reject(err);
     });
     server.listen(port, host, () => resolve());

@@ -31,8 +31,8 @@ export interface Seed {
 
 /** A seed file's text, checked for the two arrays; `file` names it in the error. */
 export function parseSeed(text: string, file: string): Seed {
-  const seed = JSON.parse(text) as Seed;
-  if (!Array.isArray(seed.organizations) || !Array.isArray(seed.base_models)) {
+  const seed = JSON.parse(text) as Seed | null;
+  if (!Array.isArray(seed?.organizations) || !Array.isArray(seed.base_models)) {
     throw new Error(`seed file ${file}: expected "base_models" and "organizations" arrays`);
   }
   return seed;

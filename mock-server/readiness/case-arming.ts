@@ -162,6 +162,8 @@ export const CASE_ARMING: Record<CaseId, CaseArming> = {
       const id = (e.response_body as { id?: unknown } | undefined)?.id;
       if (typeof id !== 'string') return false;
       const revoked = await ctx.api('DELETE', `/shares/${id}`);
+      // Gone already: the client deleted its share's image (or the segmentation) before the watcher came.
+      if (revoked.status === 404) return false;
       if (!revoked.ok) throw new Error(`revoking share ${id} answered ${revoked.status}`);
       return true;
     },

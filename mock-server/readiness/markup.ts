@@ -1,11 +1,19 @@
-/** Text made safe inside HTML elements and attributes, and inside XML (JUnit) alike. */
+/**
+ * Text made safe inside HTML elements and attributes, and inside XML (JUnit) alike. A control
+ * character (a test runner's colours, binary output) is in no XML document, even escaped: one
+ * made the whole junit.xml unreadable to a CI, so each shows as U+FFFD.
+ */
 export function escapeMarkup(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- the control characters are what it removes
+      .replaceAll(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g, '\ufffd')
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('"', '&quot;')
+      .replaceAll("'", '&#39;')
+  );
 }
 
 /** A self-contained HTML page: the reports open from a CI artefact with nothing beside them. */
@@ -27,4 +35,11 @@ ${body}
 /** A Markdown table cell: pipes and line breaks would end the cell. */
 export function mdCell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll(/\r?\n/g, ' ');
+}
+
+/** A Markdown code block no line of the client's output closes: its fence outruns their backticks. */
+export function mdBlock(lines: readonly string[]): string[] {
+  const longest = Math.max(2, ...lines.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+  const fence = '`'.repeat(longest + 1);
+  return [fence, ...lines, fence];
 }

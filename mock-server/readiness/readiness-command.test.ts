@@ -3,12 +3,13 @@
  * and the answers to bad input (an unknown key, an unknown command, a command that hangs).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../test-support/launched-mock.js';
 import { startMock, type RunningMockInstance } from '../index.js';
+import { readinessRun } from './readiness-run.js';
 import { runInGroup } from './run-in-group.js';
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -88,6 +89,40 @@ describe('cellseg-mock readiness', () => {
     expect(sub.stderr.trim()).toBe(
       "cellseg-mock readiness: unknown command 'walk' (readiness takes 'run' or --org KEY)",
     );
+    // A run that tests nothing must not pass: a blank command, or --cases naming none.
+    for (const args of [
+      ['--', ''],
+      ['--', '  '],
+      ['--cases', ',', '--', 'true'],
+    ]) {
+      const blank = await cli(['readiness', 'run', ...args]);
+      expect(blank.code, args.join(' ')).toBe(2);
+      expect(blank.stderr).toMatch(
+        /^cellseg-mock readiness: (no command to run|--cases ',' names no case \(known: rate-limited, )/,
+      );
+    }
+    // The test command's own -v is not the mock's --version: the run happens (its baseline fails here).
+    const reports = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    const verbose = await cli(['readiness', 'run', '--out', reports, '--', 'sh', '-c', 'exit 3', 'sh', '-v']);
+    rmSync(reports, { recursive: true });
+    expect(verbose.stdout).not.toMatch(/^cellseg-mock \d/);
+    expect(verbose.code).toBe(1);
+    // Past a timer's longest, Node fires after 1 ms: every run would end at once, judged too slow.
+    const limit = await cli(['readiness', 'run', '--case-timeout-ms', '3000000000', '--', 'true']);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr.trim()).toBe(
+      'cellseg-mock readiness: --case-timeout-ms 3000000000: expected a whole number from 1 to 2147483647',
+    );
+    // A report folder it cannot write is said before the first run, not after the last.
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-')), 'a-file');
+    writeFileSync(file, '');
+    const out = await cli(['readiness', 'run', '--out', file, '--', 'echo ran; exit 0']);
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe('');
+    expect(out.stderr.trim()).toBe(
+      `cellseg-mock readiness: --out ${file}: cannot write the report there (ENOTDIR)`,
+    );
+    rmSync(path.dirname(file), { recursive: true });
     const caseName = await cli(['readiness', 'run', '--cases', 'rate-limited,meteor', '--', 'true']);
     expect(caseName.code).toBe(2);
     expect(caseName.stderr).toMatch(/^cellseg-mock readiness: unknown case meteor \(known: rate-limited, /);
@@ -126,6 +161,59 @@ describe('cellseg-mock readiness run', () => {
   }, 60_000);
 });
 
+describe('a readiness run of a client that sends more requests than the journal keeps', () => {
+  it('still sees its first calls: the operations, and the armed answers among them', async () => {
+    const client = `
+      const h = { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY };
+      const form = new FormData();
+      form.append('file', new Blob([require('node:fs').readFileSync('fixtures/samples/cells.tif')]), 'c.tif');
+      (async () => {
+        const up = await fetch(process.env.CELLSEG_BASE_URL + '/upload', { method: 'POST', headers: h, body: form });
+        for (let i = 0; i < 1100; i++) await (await fetch(process.env.CELLSEG_BASE_URL + '/models', { headers: h })).text();
+        process.exit(up.ok ? 0 : 1);
+      })();`;
+    const report = await readinessRun({
+      command: ['node', '-e', client],
+      cases: ['storage-cap'],
+      parallel: 1,
+      caseTimeoutMs: 60_000,
+    });
+    expect(report.baseline).toMatchObject({ passed: true, operations: ['uploadImage', 'listModels'] });
+    expect(report.cases.map((c) => [c.id, c.verdict, c.reaction])).toEqual([
+      ['storage-cap', 'failed', 'stopped at the 402 (uploadImage)'],
+    ]);
+  }, 120_000);
+});
+
+describe('an interrupted readiness run', () => {
+  it("ends the command's group with it: Ctrl-C never reaches a detached group", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    const pidFile = path.join(dir, 'pid');
+    const runner = spawn(
+      process.execPath,
+      ['bin/cellseg-mock.js', 'readiness', 'run', '--out', dir, '--', `echo $$ > ${pidFile}; exec sleep 120`],
+      // The interrupted runner leaves its mock's temporary data folder: in the test's own folder.
+      { cwd: REPO_ROOT, stdio: 'ignore', env: { ...process.env, TMPDIR: dir } },
+    );
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8').trim()) {
+        if (Date.now() > deadline) throw new Error('the command never started');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const ended = new Promise((r) => runner.once('exit', (code, signal) => r(signal)));
+      runner.kill('SIGINT');
+      expect(await ended).toBe('SIGINT');
+      // Killed, it is gone once its new parent has reaped it.
+      await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(/ESRCH/), { timeout: 5000 });
+    } finally {
+      runner.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('runInGroup', () => {
   it('ends a command that hangs, and what it started, at the time limit', async () => {
     const started = Date.now();
@@ -135,6 +223,23 @@ describe('runInGroup', () => {
     // The backgrounded sleep holds the output open: only killing the group lets the run end.
     expect(Date.now() - started).toBeLessThan(20_000);
   });
+
+  it('keeps the start of a line that never ends, without slowing the command', async () => {
+    const outcome = await runInGroup(
+      [`head -c 30000000 /dev/zero | tr '\\0' a; echo; echo done`],
+      {},
+      60_000,
+    );
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(outcome.lastLines).toEqual([`${'a'.repeat(1000)}…`, 'done']);
+  }, 60_000);
+
+  it('ends a run whose command exited while a process that left its group holds the output', async () => {
+    const detached = `require('node:child_process').spawn('sleep', ['20'], { detached: true, stdio: 'inherit' }).unref()`;
+    const outcome = await runInGroup(['node', '-e', detached], {}, 15_000);
+    expect(outcome).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(outcome.durationMs).toBeLessThan(10_000);
+  }, 30_000);
 
   it('keeps the exit status and the last lines of a command that ends', async () => {
     const outcome = await runInGroup(

@@ -7,6 +7,8 @@
  *   readiness run [--cases a,b] [--parallel N] [--case-timeout-ms N] [--out DIR] -- <command...>
  *       the command once on a plain mock, then once per case on a mock armed with it; reports in DIR
  */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { READINESS_CASES, type CaseId } from '../control/readiness/readiness-cases.js';
 import { renderExposure, type ExposureFormat, type ReadinessResource } from './exposure-report.js';
@@ -84,12 +86,26 @@ async function exposure(argv: string[]): Promise<number> {
   return 0;
 }
 
-function positiveInteger(name: string, text: string | undefined, fallback: number): number {
+/** The longest time limit a timer keeps: past it Node fires after 1 ms, and every run would end at once. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+function positiveInteger(name: string, text: string | undefined, fallback: number, most?: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1)
-    throw usageError(`${name} ${text}: expected a whole number of at least 1`);
+  if (!Number.isInteger(n) || n < 1 || n > (most ?? n))
+    throw usageError(`${name} ${text}: expected a whole number from 1${most ? ` to ${most}` : ''}`);
   return n;
+}
+
+/** The report folder, made before any run: one it cannot write must not cost a whole run first. */
+function reportFolder(out: string): string {
+  try {
+    mkdirSync(path.join(out, 'journals'), { recursive: true });
+    accessSync(path.join(out, 'journals'), constants.W_OK);
+  } catch (err) {
+    throw usageError(`--out ${out}: cannot write the report there (${(err as NodeJS.ErrnoException).code})`);
+  }
+  return out;
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -112,21 +128,32 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length) throw usageError(`'${positionals[0]}': the command to run goes after --`);
-  if (!command.length) throw usageError('no command to run: readiness run [options] -- <your test command>');
+  // A blank command would "pass" every run while testing nothing.
+  if (!command[0]?.trim())
+    throw usageError('no command to run: readiness run [options] -- <your test command>');
   const known = new Set<string>(READINESS_CASES.map((c) => c.id));
   const cases = values.cases
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
   const unknown = cases?.filter((c) => !known.has(c));
-  if (unknown?.length)
-    throw usageError(`unknown case ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
-  const out = values.out ?? 'readiness-report';
+  if (unknown?.length || cases?.length === 0)
+    throw usageError(
+      `${unknown?.length ? `unknown case ${unknown.join(', ')}` : `--cases '${values.cases}' names no case`} (known: ${[...known].join(', ')})`,
+    );
+  const parallel = positiveInteger('--parallel', values.parallel, 4);
+  const caseTimeoutMs = positiveInteger(
+    '--case-timeout-ms',
+    values['case-timeout-ms'],
+    60_000,
+    LONGEST_TIMER_MS,
+  );
+  const out = reportFolder(values.out ?? 'readiness-report');
   const report = await readinessRun({
     command,
     cases: cases as CaseId[] | undefined,
-    parallel: positiveInteger('--parallel', values.parallel, 4),
-    caseTimeoutMs: positiveInteger('--case-timeout-ms', values['case-timeout-ms'], 60_000),
+    parallel,
+    caseTimeoutMs,
     onRun: (name, verdict) => console.error(`readiness: ${name}: ${verdict}`),
   });
   process.stdout.write(runReportMarkdown(report));

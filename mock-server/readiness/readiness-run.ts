@@ -57,7 +57,14 @@ export interface ReadinessReport {
 
 /** Lifetime of a part URL on the runs' mocks: what production gives (10 minutes). */
 const PRESIGN_EXPIRY_SECONDS = 600;
+/** How often the journal is read: soon after each step for an arming that acts on one, else to keep it whole. */
 const WATCH_EVERY_MS = 40;
+const COLLECT_EVERY_MS = 250;
+/** Entries one read asks for; after a read of only new ones, the most the control plane answers. */
+const WATCH_READ = 100;
+const JOURNAL_READ = 1000;
+/** Entries of one run kept whole for its report; past them, what a verdict reads. */
+const KEPT_ENTRIES = 10_000;
 
 interface OneRun {
   record: RunRecord;
@@ -86,21 +93,38 @@ async function runOnce(
       presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
     };
     await arming?.arm(ctx);
+    // The journal keeps an organization's last 1000 requests: a client that sends more would push
+    // its first ones (the armed answers among them) out before the end, so they are read as they come.
+    const seen = new Set<string>();
+    const kept: JournalEntry[] = [];
+    const called = new Set<JournalEntry['operation_id']>();
     let acted = false;
+    /** Reads the newest entries; answers whether all were new (some may have been missed). */
+    const read = async (limit: number) => {
+      const newest = (await mock.control('GET', `/__mock/journal?limit=${limit}`)) as JournalEntry[];
+      const fresh = newest.reverse().filter((entry) => !seen.has(entry.request_id));
+      for (const entry of fresh) {
+        seen.add(entry.request_id);
+        // Bounded: past KEPT_ENTRIES only what a verdict reads (an armed answer, an operation's first call).
+        if (kept.length < KEPT_ENTRIES || entry.fault || !called.has(entry.operation_id)) kept.push(entry);
+        called.add(entry.operation_id);
+        // Only while the command runs: what it would meet after it ended reaches nothing.
+        if (running && arming?.onEntry && !acted && (await arming.onEntry(entry, ctx))) acted = true;
+      }
+      // A read answers the newest JOURNAL_READ entries at most: older ids never come back.
+      for (const id of seen) if (seen.size > 2 * JOURNAL_READ) seen.delete(id);
+      return fresh.length === limit;
+    };
     let running = true;
     const watching = (async () => {
-      if (!arming?.onEntry) return;
-      const seen = new Set<string>();
-      while (running && !acted) {
-        const newest = (await mock.control('GET', '/__mock/journal?limit=100')) as JournalEntry[];
-        for (const entry of newest.reverse()) {
-          if (seen.has(entry.request_id)) continue;
-          seen.add(entry.request_id);
-          if (!acted && (await arming.onEntry(entry, ctx))) acted = true;
-        }
-        await new Promise((r) => setTimeout(r, WATCH_EVERY_MS));
+      let burst = false;
+      while (running) {
+        burst = await read(burst ? JOURNAL_READ : WATCH_READ);
+        await new Promise((r) => setTimeout(r, arming?.onEntry ? WATCH_EVERY_MS : COLLECT_EVERY_MS));
       }
     })();
+    // Awaited once the command has ended: a failure before then must not end the whole process.
+    watching.catch(() => undefined);
     const outcome = await runInGroup(
       options.command,
       { CELLSEG_BASE_URL: mock.apiUrl, CELLSEG_API_KEY: mock.apiKey },
@@ -108,7 +132,8 @@ async function runOnce(
     );
     running = false;
     await watching;
-    const journal = ((await mock.control('GET', '/__mock/journal?limit=1000')) as JournalEntry[]).reverse();
+    await read(JOURNAL_READ);
+    const journal = kept.sort((a, b) => a.at.localeCompare(b.at));
     return {
       record: { ...outcome, journal },
       requests: clientRequests(journal),

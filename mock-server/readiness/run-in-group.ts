@@ -14,6 +14,42 @@ export interface CommandOutcome {
 }
 
 const KEPT_LINES = 20;
+/** Of a longer line, its start: output with no line break must neither grow nor slow the runner. */
+const LINE_CHARS = 1000;
+/** How long output held open past the command's exit is still read. */
+const OUTPUT_GRACE_MS = 1000;
+
+/**
+ * Groups running now. Detached, they get no Ctrl-C or CI's SIGTERM meant for the runner: a signal
+ * that ends the runner ends them first, or they would run on (forever, for a command that hangs).
+ */
+const runningGroups = new Set<number>();
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function endGroupsAndStop(signal: NodeJS.Signals): void {
+  for (const pid of runningGroups) killGroupOf(pid);
+  for (const s of ENDING_SIGNALS) process.removeListener(s, endGroupsAndStop);
+  process.kill(process.pid, signal);
+}
+
+/** Tracks a running group; answers what untracks it. */
+function tracked(pid: number | undefined): () => void {
+  if (pid === undefined) return () => {};
+  if (runningGroups.size === 0) for (const s of ENDING_SIGNALS) process.on(s, endGroupsAndStop);
+  runningGroups.add(pid);
+  return () => {
+    runningGroups.delete(pid);
+    if (runningGroups.size === 0) for (const s of ENDING_SIGNALS) process.removeListener(s, endGroupsAndStop);
+  };
+}
+
+function killGroupOf(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group has ended already.
+  }
+}
 
 /** One word is run by a shell (`-- "npm test && ..."`); several are the program and its arguments. */
 export function runInGroup(
@@ -30,20 +66,17 @@ export function runInGroup(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
-  const keep = (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8'))
+  const keep = (chunk: string) => {
+    tail = (tail + chunk)
       .split('\n')
       .slice(-KEPT_LINES - 1)
+      .map((line) => (line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}…` : line))
       .join('\n');
   };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  for (const output of [child.stdout, child.stderr]) output.setEncoding('utf8').on('data', keep);
+  const untrack = tracked(child.pid);
   const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // The group has ended already.
-    }
+    if (child.pid) killGroupOf(child.pid);
   };
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -58,6 +91,7 @@ export function runInGroup(
       clearTimeout(timer);
       // What the command left running in its group ends with it.
       killGroup();
+      untrack();
       const lines = tail.split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
       if (error) lines.push(`could not start: ${error.message}`);
       resolve({
@@ -69,8 +103,15 @@ export function runInGroup(
       });
     };
     child.once('error', (err) => finish(null, null, err));
-    // A child of the command holding its output open would keep 'close' away: the group ends with it.
-    child.once('exit', killGroup);
+    // A child of the command holding its output open would keep 'close' away: the group ends with it,
+    // and one that left the group (setsid, a daemon) has its output cut after a grace.
+    child.once('exit', () => {
+      killGroup();
+      setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, OUTPUT_GRACE_MS).unref();
+    });
     child.once('close', (code, signal) => finish(code, signal));
   });
 }

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { escapeMarkup, htmlPage, mdCell } from './markup.js';
+import { escapeMarkup, htmlPage, mdBlock, mdCell } from './markup.js';
 import type { CaseResult, ReadinessReport } from './readiness-run.js';
 
 const outputOf = (lines: readonly string[]) => (lines.length ? lines : ['(the command printed nothing)']);
@@ -35,7 +35,7 @@ function markdown(report: ReadinessReport): string {
     '',
   ];
   if (!report.baseline.passed)
-    lines.push('## Baseline output', '', '```', ...outputOf(report.baseline.lastLines), '```', '');
+    lines.push('## Baseline output', '', ...mdBlock(outputOf(report.baseline.lastLines)), '');
   if (report.cases.length) {
     lines.push('| case | verdict | why | how the client reacted |', '|---|---|---|---|');
     for (const c of report.cases)
@@ -47,9 +47,9 @@ function markdown(report: ReadinessReport): string {
   for (const c of report.cases.filter((c) => c.verdict !== 'does not apply')) {
     lines.push(`## ${c.id}: ${c.verdict}`, '', `${c.title}. ${c.because}.`, '');
     if (c.reaction) lines.push(`How the client reacted: ${c.reaction}.`, '');
-    if (c.evidence.length) lines.push('Requests:', '', '```', ...c.evidence, '```', '');
+    if (c.evidence.length) lines.push('Requests:', '', ...mdBlock(c.evidence), '');
     if (c.verdict === 'failed' && c.run)
-      lines.push('Last output lines:', '', '```', ...outputOf(c.run.lastLines), '```', '');
+      lines.push('Last output lines:', '', ...mdBlock(outputOf(c.run.lastLines)), '');
   }
   return lines.join('\n');
 }

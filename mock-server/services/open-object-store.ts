@@ -1,4 +1,4 @@
-import type { MockConfig } from '../config.js';
+import { ConfigError, type MockConfig } from '../config.js';
 import type { ObjectStore } from '../domain/object-store.js';
 import type { DataLayout } from '../stores/data-layout.js';
 import { EmbeddedObjectStore } from '../stores/object-store/embedded-store.js';
@@ -12,7 +12,7 @@ export async function openObjectStore(
   now: () => Date,
 ): Promise<ObjectStore> {
   if (config.objectStore === 's3') {
-    if (!config.s3Bucket) throw new Error('--object-store s3 needs --s3-bucket (S3_BUCKET)');
+    if (!config.s3Bucket) throw new ConfigError('--object-store s3 needs --s3-bucket (S3_BUCKET)');
     // The AWS SDK loads only when an S3 store is asked for: it is most of a cold start's modules.
     const { S3ObjectStore } = await import('../stores/object-store/s3-store.js');
     return new S3ObjectStore({
@@ -26,8 +26,6 @@ export async function openObjectStore(
       tmpDir: paths.cache,
     });
   }
-  if (config.objectStore !== 'embedded')
-    throw new Error(`--object-store must be 'embedded' or 's3', got '${config.objectStore}'`);
   return new EmbeddedObjectStore({
     dataDir: paths.store,
     storageUrl: config.storageUrl,

@@ -1,8 +1,24 @@
 import { readFile } from 'node:fs/promises';
-import type { MockConfig } from '../config.js';
+import { ConfigError, type MockConfig } from '../config.js';
 import { seedKeysLoaded } from '../exposure.js';
+import { DomainError } from '../domain/errors.js';
 import { applySeed, parseSeed, type Seed } from '../domain/seed.js';
 import type { StateStore } from '../domain/state.js';
+
+/** The seed file, parsed; one that cannot be read or is not JSON stops the start in one line naming it. */
+async function readSeed(file: string): Promise<Seed> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`--seed ${file} cannot be read (${(error as { code?: string }).code})`);
+  }
+  try {
+    return parseSeed(text, file);
+  } catch (error) {
+    throw new ConfigError(`--seed ${file}: ${(error as Error).message}`);
+  }
+}
 
 /** Loads the seed file into the state, and keeps what it held for the seed's well-known keys. */
 export class Seeding {
@@ -28,16 +44,22 @@ export class Seeding {
   /** Loads the seed into an empty state and marks it seeded, in one transaction. */
   async seed(): Promise<void> {
     const { config, state } = this;
-    const parsed = parseSeed(await readFile(config.seedFile, 'utf8'), config.seedFile);
+    const parsed = await readSeed(config.seedFile);
     // Off loopback the seed's published keys stay out unless asked for (exposure.ts).
     const content = seedKeysLoaded(config)
       ? parsed
       : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
     this.loaded = content;
-    await state.transaction(async () => {
-      await applySeed(state, content);
-      await state.seed.markSeeded(new Date().toISOString());
-    });
+    await state
+      .transaction(async () => {
+        await applySeed(state, content);
+        await state.seed.markSeeded(new Date().toISOString());
+      })
+      .catch((error: unknown) => {
+        // What the seed holds, refused (a model it cannot run, a field missing); not the store's failures.
+        if (!(error instanceof DomainError || error instanceof TypeError)) throw error;
+        throw new ConfigError(`--seed ${config.seedFile}: ${error.message}`);
+      });
   }
 
   /**
