@@ -106,9 +106,9 @@ function notModified(x: Exchange, etag: string | null | undefined, findings: Fin
   const sent = x.sentHeaders?.['if-none-match'];
   if (sent === undefined || !etag || (x.status !== 304 && x.status !== 200)) return; // no validator sent, or the file's own not known
   const weak = (tag: string) => tag.replace(/^W\//, '');
-  // Tag by tag, not split on commas: a quoted entity-tag may hold a comma (RFC 9110 8.8.3).
-  const named = (sent.match(/(?:W\/)?"[^"]*"/g) ?? []).map(weak);
-  const matches = sent.trim() === '*' || named.includes(weak(etag));
+  const listed = sent.trim() === '*' ? ['*'] : entityTags(sent);
+  if (!listed) return; // not a list of entity-tags: the interface says nothing of what it answers
+  const matches = listed.includes('*') || listed.map(weak).includes(weak(etag));
   if (matches === (x.status === 304)) return;
   findings.push({
     sentence: S.notModified,
@@ -116,6 +116,24 @@ function notModified(x: Exchange, etag: string | null | undefined, findings: Fin
     predicted: matches ? '304 (no body)' : '200 (the file)',
     received: String(x.status),
   });
+}
+
+/**
+ * The entity-tags an If-None-Match list names (RFC 9110 5.6.1, empty elements allowed), read tag by
+ * tag rather than split on commas, since a quoted tag may hold a comma (8.8.3); undefined when the
+ * header is no such list.
+ */
+function entityTags(header: string): string[] | undefined {
+  const element = /[ \t]*(?:((?:W\/)?"[\x21\x23-\x7e\x80-\xff]*")[ \t]*)?(?:,|$)/y;
+  const tags: string[] = [];
+  for (let at = 0; at < header.length;) {
+    element.lastIndex = at;
+    const found = element.exec(header);
+    if (!found || element.lastIndex === at) return undefined;
+    if (found[1]) tags.push(found[1]);
+    at = element.lastIndex;
+  }
+  return tags;
 }
 
 /** A PNG's width and height from its IHDR chunk; undefined when the bytes are no PNG. */

@@ -936,6 +936,21 @@ describe('the oracle on what an export is asked with', () => {
     expect(conditional('"v1,2"', 200)).toHaveLength(1);
   });
 
+  it('judges no answer to an If-None-Match that is no list of entity-tags', () => {
+    const oracle = withSegmentation();
+    const tagged = { headers: { etag: '"v1"' } };
+    expect(oracle.observe(answer('exportRoisZip', '', 200, tagged))).toEqual([]);
+    for (const malformed of ['w/"v1"', 'x"v1"', '"old""v1"'])
+      for (const status of [200, 304])
+        expect(
+          subjects(
+            oracle,
+            answer('exportRoisZip', '', status, { ...tagged, sentHeaders: { 'if-none-match': malformed } }),
+          ),
+          `${malformed} ${status}`,
+        ).toEqual([]);
+  });
+
   it('predicts options the document takes answered, in either case of hex, and a column not spelt as listed refused', () => {
     const oracle = withSegmentation();
     expect(oracle.observe(answer('exportOverlayPng', '?outline_color=GG0000', 422))).toEqual([]);

@@ -4,7 +4,7 @@ import { ifNoneMatchHolds } from './if-none-match.js';
 describe('If-None-Match', () => {
   const etag = '"abc"';
   it('holds for the same tag, weakly compared, in a list, or for *', () => {
-    for (const header of ['"abc"', 'W/"abc"', '"x", "abc"', ' "x" ,W/"abc" ', '*'])
+    for (const header of ['"abc"', 'W/"abc"', '"x", "abc"', ' "x" ,W/"abc" ', '*', '"x", , "abc",'])
       expect(ifNoneMatchHolds(header, etag), header).toBe(true);
   });
   it('reads a comma inside a quoted tag as part of the tag', () => {
@@ -12,8 +12,18 @@ describe('If-None-Match', () => {
     expect(ifNoneMatchHolds('"a,b"', '"a"')).toBe(false);
     expect(ifNoneMatchHolds('"a,b"', '"b"')).toBe(false);
   });
-  it('does not hold without the header, for another tag, or for the tag unquoted', () => {
-    for (const header of [undefined, '', '"abd"', 'abc', '"x", "y"'])
+  it('does not hold without the header, for another tag, or for a header that is no list of entity-tags', () => {
+    for (const header of [
+      undefined,
+      '',
+      '"abd"',
+      'abc',
+      '"x", "y"',
+      'w/"abc"',
+      'xyz"abc"',
+      '"x""abc"',
+      '"abc" junk',
+    ])
       expect(ifNoneMatchHolds(header, etag), String(header)).toBe(false);
   });
 });
