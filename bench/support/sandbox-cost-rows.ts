@@ -128,7 +128,7 @@ export function sandboxCostRows(f: CostFigures): Row[] {
     const cpuWhy =
       `${floorIs} ${fmt.x(floorCpu)} the embedded instance's CPU per read in the same run` +
       (floorCpu >= READ_CPU_TARGET
-        ? `: no instance that reads the shared database on each request can reach ${READ_CPU_TARGET}x on this machine`
+        ? `: in this run, the floor alone was past ${READ_CPU_TARGET}x, so no instance that reads the shared database on each request could have met it (a figure near the line moves from run to run)`
         : `: the database's round trip alone fits the target, the mock's own work on top of it does not`) +
       `; the sandbox costs ${fmt.x(microsecondsPerRequest(c.read) / microsecondsPerRequest(floor.read))} ` +
       `the floor's. ${roundTrips}: the instances burnt ${perRead(c.read, 'instances')} µs per read against ` +
