@@ -61,9 +61,15 @@ export function unquoteEtag(etag: string): string {
     : trimmed;
 }
 
-/** S3's ETag of an object assembled from parts (unquoted): the MD5 of their MD5s, `-`, their count. */
-export function multipartEtag(parts: readonly PartSelection[]): string {
-  const md5s = parts.map((part) => Buffer.from(unquoteEtag(part.etag), 'hex'));
+/**
+ * S3's ETag of an object assembled from parts (unquoted): the MD5 of their MD5s, `-`, their count;
+ * undefined when a part's ETag is no MD5 (hex decoding would drop what follows the digits, and a
+ * tag with a tail would then name the same object).
+ */
+export function multipartEtag(parts: readonly PartSelection[]): string | undefined {
+  const hex = parts.map((part) => unquoteEtag(part.etag));
+  if (!hex.every((md5) => /^[0-9a-f]{32}$/i.test(md5))) return undefined;
+  const md5s = hex.map((md5) => Buffer.from(md5, 'hex'));
   return `${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${parts.length}`;
 }
 

@@ -527,6 +527,20 @@ describe('an S3 service that does not answer', () => {
         }
       }
     });
+
+    it('answers NoSuchUpload when a listed ETag is no MD5, though its digits name the parts of the object', async () => {
+      const tailed = listed.map((part) => ({ ...part, etag: `"${part.etag.slice(1, -1)}zz"` }));
+      const { server } = losingAnswers('dropped', { size: 25, etag: assembled });
+      const store = storeAt(await listening(server));
+      try {
+        await expect(store.completeMultipartUpload('up-1', tailed, known)).rejects.toMatchObject({
+          code: 'NoSuchUpload',
+        });
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    });
   });
 
   it('fails a call as unavailable when nothing accepts the connection, or S3 answers a 5xx', async () => {

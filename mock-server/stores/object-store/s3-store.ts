@@ -369,7 +369,12 @@ export class S3ObjectStore implements ObjectStore {
       HeadObjectCommandOutput | undefined;
     const size = parts.reduce((sum, part) => sum + part.size, 0);
     const etag = multipartEtag(parts);
-    if (head?.ContentLength !== size || unquoteEtag(head.ETag ?? '').toLowerCase() !== etag) return undefined;
+    if (
+      etag === undefined ||
+      head?.ContentLength !== size ||
+      unquoteEtag(head.ETag ?? '').toLowerCase() !== etag
+    )
+      return undefined;
     return { key, size, etag: quoteEtag(etag) };
   }
 
