@@ -28,6 +28,11 @@ export class PredictionRun {
     private readonly publisher: PredictionPublisher,
   ) {}
 
+  /** Fails the prediction whose store stayed unavailable (the worker gave up putting it off). */
+  async giveUp(lease: JobLease, why: string): Promise<void> {
+    await this.publisher.commit(lease.subjectId, { status: 'FAILED', error: `${why} Submit it again.` });
+  }
+
   async run(lease: JobLease, signal: AbortSignal): Promise<void> {
     const id = lease.subjectId;
     const prediction = await this.state.predictions.get(id);
