@@ -5,14 +5,17 @@
  * the conversion or the run: two such failures in a row would otherwise read as a run cut short
  * twice. A store that stays unavailable past --job-transient-retry-ms fails the job, saying so.
  */
+import { rm } from 'node:fs/promises';
 import { afterEach, expect, it } from 'vitest';
 import {
   domainWorld,
+  MODEL_ID,
   uploadedParts,
   type DomainWorld,
   type Schedule,
 } from '../../../test-support/domain-world.js';
 import { DomainError } from '../../domain/errors.js';
+import { dataLayout } from '../../stores/data-layout.js';
 
 let w: DomainWorld;
 afterEach(() => w?.close());
@@ -64,3 +67,35 @@ it('a conversion whose commit meets the state database unavailable for a moment 
   const image = (await w.state.images.get(id))!;
   expect([w.unavailableTransactions, image.uploadStatus, image.conversionAttempts]).toEqual([0, 'ready', 1]);
 }, 20_000);
+
+it('a prediction whose image cannot be read for a moment is run again, and completes', async () => {
+  const failures = { left: 0 };
+  w = await domainWorld(flakyReads(failures));
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  // No kept plane: the run reads the stored original.
+  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  failures.left = 2;
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([failures.left, done.status, done.error, done.runAttempts]).toEqual([0, 'COMPLETED', null, 1]);
+}, 20_000);
+
+it('a prediction whose store stays unavailable past the bound fails, saying so', async () => {
+  const failures = { left: 0 };
+  w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 0 });
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  failures.left = Infinity;
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([done.status, done.error]).toEqual([
+    'FAILED',
+    'The object store stayed unavailable for 0 s (HTTP 503). Submit it again.',
+  ]);
+});
