@@ -235,6 +235,11 @@ const TABLE = {
     default: 15_000,
     least: 300,
   },
+  jobTransientRetryMs: {
+    description:
+      'How long a prediction or conversion that meets its store (objects or database) unavailable is put off and run again, waiting 1 s doubling to 30 s, before it fails (0: fails at once)',
+    default: 300_000,
+  },
   databasePoolSize: {
     description: 'Connections to the shared PostgreSQL this instance opens at most',
     default: 10,

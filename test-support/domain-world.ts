@@ -11,7 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { loadConfig, type MockConfig } from '../mock-server/config.js';
 import { MockClock } from '../mock-server/domain/clock.js';
-import { storageFull } from '../mock-server/domain/errors.js';
+import { DomainError, storageFull } from '../mock-server/domain/errors.js';
 import type { Organization } from '../mock-server/domain/organizations.js';
 import type { ImageService } from '../mock-server/domain/images/image-service.js';
 import type { PredictionService } from '../mock-server/domain/predictions/prediction-service.js';
@@ -52,12 +52,17 @@ export interface DomainWorld {
   org: Organization;
   /** While true, every transaction fails as on a full disk (storage_full), changing nothing. */
   diskFull: boolean;
+  /** Transactions still to fail as on a state database that does not answer (store_unavailable), one each. */
+  unavailableTransactions: number;
   /** Called inside the fake conversion and the fake runner, after their work and before their commit. */
   onWorkDone: () => void;
   close(): Promise<void>;
 }
 
-export async function domainWorld(schedule: Schedule = immediate): Promise<DomainWorld> {
+export async function domainWorld(
+  schedule: Schedule = immediate,
+  settings: Partial<MockConfig> = {},
+): Promise<DomainWorld> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'domain-world-'));
   const layout = dataLayout(root);
   const real = new SqliteStateStore(openDatabase(root));
@@ -82,7 +87,7 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
       ),
     ),
   );
-  const world = { diskFull: false, onWorkDone: () => undefined } as DomainWorld;
+  const world = { diskFull: false, unavailableTransactions: 0, onWorkDone: () => undefined } as DomainWorld;
   const state = failingWhileDiskFull(real, world);
   const store = new EmbeddedObjectStore({
     dataDir: layout.store,
@@ -90,7 +95,7 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
   });
   const scheduled = scheduledStore(store, schedule);
   const clock = new MockClock();
-  const config = loadConfig([], {}, { ...WORLD_SETTINGS, dataDir: root });
+  const config = loadConfig([], {}, { ...WORLD_SETTINGS, ...settings, dataDir: root });
   const pools = createDecoderPools(config);
   const { worker, images, predictions, shares } = wireDomainServices({
     config,
@@ -146,13 +151,22 @@ export async function domainWorld(schedule: Schedule = immediate): Promise<Domai
   });
 }
 
-/** The state whose transactions fail as on a full disk (storage_full) while `world.diskFull` holds. */
+/**
+ * The state whose transactions fail as on a full disk (storage_full) while `world.diskFull` holds,
+ * and as on a database that does not answer while `world.unavailableTransactions` lasts.
+ */
 function failingWhileDiskFull(real: SqliteStateStore, world: DomainWorld): SqliteStateStore {
   return new Proxy(real, {
     get(target, name, receiver) {
       if (name === 'transaction')
         return async <T>(work: () => Promise<T>): Promise<T> => {
           if (world.diskFull) throw storageFull();
+          if (world.unavailableTransactions > 0 && world.unavailableTransactions--)
+            throw new DomainError(
+              'store_unavailable',
+              'The state database is unavailable (test); try again shortly.',
+              1,
+            );
           return target.transaction(work);
         };
       return Reflect.get(target, name, receiver) as unknown;

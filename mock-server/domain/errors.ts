@@ -29,6 +29,10 @@ export class DomainError extends Error {
   }
 }
 
+/** A store (objects or the state database) that could not answer now: the same work may succeed later. */
+export const isStoreUnavailable = (err: unknown): err is DomainError =>
+  err instanceof DomainError && err.kind === 'store_unavailable';
+
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);
 
 /** A row of the caller's organization; another organization's is not found, as a missing one is. */

@@ -332,6 +332,18 @@ export interface JobTable {
   releaseAll(): Promise<void>;
   /** Extends the lease; false when `worker` no longer holds the job (its lease ran out and another claimed it, or it is gone). */
   renew(kind: JobKind, subjectId: string, worker: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Puts off a job `worker` holds whose run met a store unavailable for a moment: `later` gets how
+   * long its runs have been meeting one (0 the first time) and answers how long no worker may claim
+   * it, or undefined to give up. A job put off keeps its claim count as it was before this claim.
+   * Undefined when `worker` no longer holds the job.
+   */
+  retryLater(
+    kind: JobKind,
+    subjectId: string,
+    worker: string,
+    later: (unavailableForMs: number) => number | undefined,
+  ): Promise<{ unavailableForMs: number; putOff: boolean } | undefined>;
   /** Removes the job if `worker` still holds it; false otherwise (its effect must then not be published). */
   finish(kind: JobKind, subjectId: string, worker: string): Promise<boolean>;
   /** Removes the job whoever holds it (its subject was deleted); its holder's next renew or finish answers false. */

@@ -34,8 +34,8 @@ export interface DomainParts {
   store: ObjectStore;
   clock: MockClock;
   pools: DecoderPools;
-  /** How the jobs of predictions and conversions are claimed; the lease is the config's (--job-lease-ms). */
-  jobs: Omit<JobWorkerOptions, 'leaseMs'>;
+  /** How the jobs of predictions and conversions are claimed; the lease and the retry bound are the config's. */
+  jobs: Omit<JobWorkerOptions, 'leaseMs' | 'transientRetryMs'>;
   /** Replaces the runner on the segment pool (tests). */
   runner?: ClosableRunner;
   /** Replaces conversion on the convert pool (tests whose subject is not conversion). */
@@ -60,7 +60,11 @@ export function wireDomainServices({
 }: DomainParts) {
   // Every parse of a client's pixels happens in child processes (runtime/decoder-pool).
   const rasterLimits = { maxPixels: config.maxImagePixels, maxDecodedBytes: config.maxDecodedBytes };
-  const worker = new JobWorker(state, { ...jobs, leaseMs: config.jobLeaseMs });
+  const worker = new JobWorker(state, {
+    ...jobs,
+    leaseMs: config.jobLeaseMs,
+    transientRetryMs: config.jobTransientRetryMs,
+  });
   const limits = new OrganizationLimits(state, {
     storedBytes: config.maxStoredBytesPerOrganization,
     openUploads: config.maxOpenUploadsPerOrganization,

@@ -724,6 +724,33 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       });
     });
 
+    it('put off by their holder: not claimable until the delay ends, then claimed as the same attempt', async () => {
+      await state.jobs.enqueue('conversion', 'img-1');
+      await state.jobs.enqueue('conversion', 'img-2');
+      await state.jobs.claim('w1', ['conversion'], HELD);
+      await state.jobs.claim('w1', ['conversion'], HELD);
+      const asked: number[] = [];
+      const later = (forMs: number) => (asked.push(forMs), HELD);
+      expect(await state.jobs.retryLater('conversion', 'img-1', 'w2', later)).toBeUndefined();
+      expect(await state.jobs.retryLater('conversion', 'img-1', 'w1', later)).toEqual({
+        unavailableForMs: 0,
+        putOff: true,
+      });
+      expect(asked).toEqual([0]);
+      // A delay that lapses as it is given: claimable at once, as the attempt it was.
+      await state.jobs.retryLater('conversion', 'img-2', 'w1', () => LAPSED);
+      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toEqual({
+        kind: 'conversion',
+        subjectId: 'img-2',
+        attempts: 1,
+      });
+      // Its holder gives up: the job stays held, for its holder to fail and finish.
+      const answer = await state.jobs.retryLater('conversion', 'img-2', 'w2', () => undefined);
+      expect(answer).toMatchObject({ putOff: false });
+      expect(answer!.unavailableForMs).toBeGreaterThanOrEqual(0);
+      expect(await state.jobs.finish('conversion', 'img-2', 'w2')).toBe(true);
+    });
+
     it('cancelled whoever holds them: the holder learns it from renew and finish', async () => {
       await state.jobs.enqueue('prediction', 'p-1');
       await state.jobs.claim('w1', ['prediction'], HELD);

@@ -5,7 +5,7 @@
 import type { ConvertedImage } from '../../engines/raster/convert-image.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import type { MockClock } from '../clock.js';
-import { DomainError } from '../errors.js';
+import { DomainError, isStoreUnavailable } from '../errors.js';
 import type { ObjectStore } from '../object-store.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import type { JobLease, StateStore } from '../state.js';
@@ -35,7 +35,11 @@ export class ImageConversions {
     private readonly files: DerivedImageFiles,
     private readonly worker: JobWorker,
   ) {
-    worker.handle('conversion', (lease) => this.runClaimed(lease));
+    worker.handle(
+      'conversion',
+      (lease) => this.runClaimed(lease),
+      (lease, why) => this.fail(lease.subjectId, `${why} Upload the image again.`),
+    );
   }
 
   /**
@@ -82,6 +86,8 @@ export class ImageConversions {
       await this.files.flush(id);
       outcome = { converted };
     } catch (err) {
+      // A store unavailable for a moment: the worker runs the job again later (its row unchanged).
+      if (isStoreUnavailable(err)) throw err;
       // Server paths in the message are taken out where it leaves the mock (http/server-paths.ts).
       outcome = { error: err instanceof Error ? err.message : String(err) };
     }
@@ -141,6 +147,14 @@ export class ImageConversions {
   /** Stops waiting for disk space; conversions that could not commit are redone after a restart. */
   stop(): void {
     this.stopping.abort();
+  }
+
+  /** Fails the image's conversion with `reason`, if it still converts. */
+  private fail(id: string, reason: string): Promise<void> {
+    return this.state.transaction(async () => {
+      const current = await this.state.images.get(id);
+      if (current?.uploadStatus === 'processing') await this.markFailed(current, reason);
+    });
   }
 
   private async markFailed(image: ImageRecord, reason: string): Promise<void> {

@@ -13,10 +13,11 @@ let worker: JobWorker;
 beforeEach(async () => {
   world = await domainWorld();
   // Renewed every 20 ms, so a refused renewal is seen within the test's patience.
-  worker = new JobWorker(world.state, { leaseMs: 60, concurrency: 4, pollMs: 10 });
+  worker = new JobWorker(world.state, { leaseMs: 60, concurrency: 4, pollMs: 10, transientRetryMs: 0 });
   worker.handle(
     'conversion',
     (_lease, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+    async () => undefined,
   );
 });
 

@@ -4,14 +4,25 @@
  * its lease is lost (renewal refused: the job was cancelled, or ran out and another worker took
  * it). A job whose worker died goes back to the queue when its lease runs out, and another
  * worker's claim runs it again; what a job publishes is guarded by its own row (a prediction
- * publishes only while it is in flight), so a job run twice has one visible effect.
+ * publishes only while it is in flight), so a job run twice has one visible effect. A run that
+ * meets a store unavailable for a moment (store_unavailable: the object store or the state
+ * database) puts its job off on the job's own row, for whichever worker claims it then, and its
+ * handler fails it once the store has stayed unavailable past `transientRetryMs`.
  */
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../errors.js';
+import { type DomainError, isStoreUnavailable } from '../errors.js';
 import type { JobKind, JobLease, StateStore } from '../state.js';
 
-/** Runs one claimed job; `signal` aborts when the lease is lost or the worker stops. */
+/**
+ * Runs one claimed job; `signal` aborts when the lease is lost or the worker stops. A run that
+ * rejects with store_unavailable is run again later, and must leave its row as its claim found it.
+ */
 export type JobHandler = (lease: JobLease, signal: AbortSignal) => Promise<void>;
+/** Fails a job whose store stayed unavailable, with `why` (a sentence) in its row's reason. */
+export type JobGiveUp = (lease: JobLease, why: string) => Promise<void>;
+
+/** The first delay of a job put off, doubled (as long as the store has been unavailable) up to the last. */
+const PUT_OFF_MS = { first: 1_000, most: 30_000 };
 
 export interface JobWorkerOptions {
   /** How long a claim holds without renewal; renewed every third of it. */
@@ -20,6 +31,8 @@ export interface JobWorkerOptions {
   concurrency: number;
   /** How often an idle worker looks for jobs other instances queued or whose lease ran out. */
   pollMs: number;
+  /** How long a job whose runs keep meeting a store unavailable is put off before it fails (0: at once). */
+  transientRetryMs: number;
 }
 
 interface Running {
@@ -31,7 +44,7 @@ interface Running {
 export class JobWorker {
   readonly id = `worker-${randomUUID()}`;
   private readonly running = new Map<string, Running>();
-  private readonly handlers = new Map<JobKind, JobHandler>();
+  private readonly handlers = new Map<JobKind, { run: JobHandler; giveUp: JobGiveUp }>();
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
@@ -50,8 +63,8 @@ export class JobWorker {
     return { held: this.running.size, lost: this.lost };
   }
 
-  handle(kind: JobKind, handler: JobHandler): void {
-    this.handlers.set(kind, handler);
+  handle(kind: JobKind, run: JobHandler, giveUp: JobGiveUp): void {
+    this.handlers.set(kind, { run, giveUp });
   }
 
   /** Starts claiming jobs (the `worker` and `all` roles). */
@@ -166,12 +179,13 @@ export class JobWorker {
         .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
     }, this.options.leaseMs / 3);
     renewal.unref();
-    const done = handler(lease, controller.signal)
-      // A job reports its failures in its own row; one that could not reach the state store keeps
-      // its job, whose lease runs out and whose next claim runs it again.
+    const done = handler
+      .run(lease, controller.signal)
+      // A job reports its failures in its own row; one that met a store unavailable is put off.
       .then(
         () => true,
-        (err: unknown) => !(err instanceof DomainError && err.kind === 'store_unavailable'),
+        (err: unknown) =>
+          !isStoreUnavailable(err) || (!controller.signal.aborted && this.putOff(lease, err, renewal)),
       )
       .then(async (settled) => {
         clearInterval(renewal);
@@ -187,6 +201,37 @@ export class JobWorker {
     this.running.set(key(lease.kind, lease.subjectId), run);
     return run;
   }
+
+  /**
+   * Puts off a job whose run met a store unavailable, or has its handler fail it once the store
+   * stayed so past the bound; true when the job is done with. A state database that cannot take
+   * either keeps the job held: its lease runs out and the next claim runs it again, as after a crash.
+   */
+  private async putOff(lease: JobLease, err: DomainError, renewal: NodeJS.Timeout): Promise<boolean> {
+    clearInterval(renewal); // a renewal would hold the job past its delay
+    const bound = this.options.transientRetryMs;
+    const answer = await this.state.jobs
+      .retryLater(lease.kind, lease.subjectId, this.id, (forMs) =>
+        forMs < bound ? Math.min(PUT_OFF_MS.most, Math.max(PUT_OFF_MS.first, forMs)) : undefined,
+      )
+      .catch(() => undefined);
+    if (!answer || answer.putOff) return false;
+    const why = stayedUnavailable(err.message, answer.unavailableForMs);
+    return this.handlers
+      .get(lease.kind)!
+      .giveUp(lease, why)
+      .then(
+        () => true,
+        () => false,
+      );
+  }
 }
 
 const key = (kind: JobKind, subjectId: string) => `${kind}:${subjectId}`;
+
+/** "The object store is unavailable (HTTP 503); try again shortly." -> "The object store stayed unavailable for 300 s (HTTP 503)." */
+function stayedUnavailable(message: string, forMs: number): string {
+  const stayed = `stayed unavailable for ${Math.round(forMs / 1000)} s`;
+  const said = /^(.*) is unavailable( \(.*\))?; try again shortly\.$/.exec(message);
+  return said ? `${said[1]} ${stayed}${said[2] ?? ''}.` : `The store ${stayed}: ${message}`;
+}

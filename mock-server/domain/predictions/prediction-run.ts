@@ -1,5 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { MockClock } from '../clock.js';
+import { isStoreUnavailable } from '../errors.js';
 import type { ImageService } from '../images/image-service.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
 import type { JobLease, StateStore } from '../state.js';
@@ -16,6 +17,8 @@ import { writeSegmentation } from './write-segmentation.js';
  * segmentation, publish. The run re-reads its row before each change, so a prediction deleted
  * meanwhile publishes nothing and leaves no files. A run cut short (its worker stopped or died)
  * is redone once from SUBMITTED; a third claim fails it with a reason, never running it a third time.
+ * A run that meets a store unavailable for a moment puts the row back as its claim found it and
+ * leaves the job to the worker, which runs it again later: the same attempt, not a rerun.
  */
 export class PredictionRun {
   constructor(
@@ -29,9 +32,23 @@ export class PredictionRun {
   ) {}
 
   async run(lease: JobLease, signal: AbortSignal): Promise<void> {
-    const id = lease.subjectId;
-    const prediction = await this.state.predictions.get(id);
+    const prediction = await this.state.predictions.get(lease.subjectId);
     if (!prediction || (prediction.status !== 'SUBMITTED' && prediction.status !== 'STARTED')) return;
+    try {
+      await this.attempt(lease, prediction, signal);
+    } catch (err) {
+      if (isStoreUnavailable(err) && !signal.aborted) await this.restore(prediction).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Fails the prediction whose store stayed unavailable (the worker gave up putting it off). */
+  async giveUp(lease: JobLease, why: string): Promise<void> {
+    await this.publisher.commit(lease.subjectId, { status: 'FAILED', error: `${why} Submit it again.` });
+  }
+
+  private async attempt(lease: JobLease, prediction: PredictionRecord, signal: AbortSignal): Promise<void> {
+    const id = prediction.id;
     const rerun = prediction.status === 'STARTED' || prediction.runAttempts > 1 || lease.attempts > 1;
     const attempt = Math.max(lease.attempts, rerun ? prediction.runAttempts + 1 : 1);
     const model = await this.state.models.get(prediction.modelId);
@@ -71,6 +88,7 @@ export class PredictionRun {
       outcome = { status: 'COMPLETED', segmentation };
     } catch (err) {
       if (signal.aborted) return; // reset, delete, shutdown or a lost lease: the row is gone or another run publishes
+      if (isStoreUnavailable(err)) throw err;
       outcome = { status: 'FAILED', error: describe(err) };
     }
     try {
@@ -85,6 +103,16 @@ export class PredictionRun {
       )
         await this.files.remove(written);
     }
+  }
+
+  /** Puts the row in flight back as `found`, so that the next claim reads the same attempt from it. */
+  private restore(found: PredictionRecord): Promise<void> {
+    return this.state.transaction(async () => {
+      const current = await this.state.predictions.get(found.id);
+      if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return;
+      const { status, startedAt, runAttempts } = found;
+      await this.state.predictions.put({ ...current, status, startedAt, runAttempts });
+    });
   }
 
   /** Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile. */

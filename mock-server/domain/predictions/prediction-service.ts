@@ -41,7 +41,8 @@ export class PredictionService {
   ) {
     this.publisher = new PredictionPublisher(state, clock);
     const run = new PredictionRun(state, images, runner, controls, clock, files, this.publisher);
-    worker.handle('prediction', run.run.bind(run)); // the worker calls the run itself, not back into this service
+    // The worker calls the run itself, not back into this service.
+    worker.handle('prediction', run.run.bind(run), run.giveUp.bind(run));
   }
 
   async submit(

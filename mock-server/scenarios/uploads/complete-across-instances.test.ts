@@ -24,7 +24,12 @@ beforeEach(async () => {
   world = await domainWorld();
   const layout = dataLayout(world.root);
   // The other instance's own worker, on the same state: either may run the conversion job.
-  elsewhereWorker = new JobWorker(world.state, { leaseMs: 60_000, concurrency: 8, pollMs: 50 });
+  elsewhereWorker = new JobWorker(world.state, {
+    leaseMs: 60_000,
+    concurrency: 8,
+    pollMs: 50,
+    transientRetryMs: 0,
+  });
   elsewhere = new ImageService(
     world.state,
     new EmbeddedObjectStore({ dataDir: layout.store, storageUrl: 'http://127.0.0.1:2/storage' }),

@@ -118,7 +118,12 @@ let bucket: FakeBucket;
 const instances: Array<{ images: ImageService; worker: JobWorker }> = [];
 
 function instance(): ImageService {
-  const worker = new JobWorker(world.state, { leaseMs: 60_000, concurrency: 8, pollMs: 50 });
+  const worker = new JobWorker(world.state, {
+    leaseMs: 60_000,
+    concurrency: 8,
+    pollMs: 50,
+    transientRetryMs: 0,
+  });
   const store = new S3ObjectStore(
     {
       region: 'us-east-1',

@@ -9,6 +9,7 @@
  * taking it, so a lease renewed meanwhile is not stolen. A lease that ran out cannot be renewed (the
  * job is back in the queue), and finish is conditional on the worker still holding the job: a
  * worker whose job was claimed by another learns it from their answer (false) and publishes nothing.
+ * A job put off (retryLater) stays with its holder until its lease runs out, unrenewed.
  */
 import type { JobKind, JobTable } from '../../domain/state.js';
 import type { Dialect } from './dialect.js';
@@ -59,6 +60,35 @@ export function jobTable(d: Dialect): Works<JobTable> {
         worker,
       );
       return renewed > 0;
+    },
+    *retryLater(kind, subjectId, worker, later) {
+      const held = yield* first(
+        `SELECT ${now} AS now_ms, unavailable_since FROM jobs
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+        (r) => ({
+          now: Number(r.now_ms),
+          since: r.unavailable_since === null ? null : Number(r.unavailable_since),
+        }),
+        kind,
+        subjectId,
+        worker,
+      );
+      if (!held) return undefined;
+      const since = held.since ?? held.now;
+      const unavailableForMs = held.now - since;
+      const delayMs = later(unavailableForMs);
+      if (delayMs === undefined) return { unavailableForMs, putOff: false };
+      // Still held by `worker` until the new lease runs out, which no renewal extends: then any claim takes it.
+      const putOff = yield* run(
+        `UPDATE jobs SET lease_until = ?, unavailable_since = ?, attempts = attempts - 1
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+        held.now + delayMs,
+        since,
+        kind,
+        subjectId,
+        worker,
+      );
+      return putOff ? { unavailableForMs, putOff: true } : undefined;
     },
     *finish(kind, subjectId, worker) {
       return (

@@ -276,5 +276,8 @@ export const SCHEMA: Schema = {
     END IF;
   END $$;
 `,
+    // 11: when a job's runs began meeting a store unavailable for a moment (epoch ms on the
+    // engine's clock; NULL when none did), so that any instance gives up on it after the same bound.
+    () => 'ALTER TABLE jobs ADD COLUMN unavailable_since bigint;',
   ],
 };

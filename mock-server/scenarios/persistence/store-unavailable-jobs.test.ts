@@ -1,0 +1,101 @@
+/**
+ * A background job that meets a store unavailable for a moment (S3 answering store_unavailable,
+ * as s3-store.ts does when the service stalls or drops a connection, or the state database not
+ * answering) is run again later, under its job's lease, and nothing is counted as an attempt of
+ * the conversion or the run: two such failures in a row would otherwise read as a run cut short
+ * twice. A store that stays unavailable past --job-transient-retry-ms fails the job, saying so.
+ */
+import { rm } from 'node:fs/promises';
+import { afterEach, expect, it } from 'vitest';
+import {
+  domainWorld,
+  MODEL_ID,
+  uploadedParts,
+  type DomainWorld,
+  type Schedule,
+} from '../../../test-support/domain-world.js';
+import { DomainError } from '../../domain/errors.js';
+import { dataLayout } from '../../stores/data-layout.js';
+
+let w: DomainWorld;
+afterEach(() => w?.close());
+
+/** Reads of a stored original fail as S3's do while `failures.left` lasts, one each. */
+function flakyReads(failures: { left: number }): Schedule {
+  return (work, label) => {
+    if (label !== 'store.localFileOf' || failures.left <= 0) return work;
+    failures.left--;
+    return Promise.reject(
+      new DomainError(
+        'store_unavailable',
+        'The object store is unavailable (HTTP 503); try again shortly.',
+        1,
+      ),
+    );
+  };
+}
+
+it('a conversion whose original cannot be read for a moment is run again, and the image is ready', async () => {
+  const failures = { left: 2 };
+  w = await domainWorld(flakyReads(failures));
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  const image = (await w.state.images.get(id))!;
+  expect([failures.left, image.uploadStatus, image.uploadError]).toEqual([0, 'ready', null]);
+  expect(image.conversionAttempts).toBe(1);
+}, 20_000);
+
+it('a conversion whose store stays unavailable past the bound fails, saying so', async () => {
+  w = await domainWorld(flakyReads({ left: Infinity }), { jobTransientRetryMs: 1000 });
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  const image = (await w.state.images.get(id))!;
+  expect(image.uploadStatus).toBe('failed');
+  expect(image.uploadError).toMatch(
+    /^The object store stayed unavailable for \d+ s \(HTTP 503\)\. Upload the image again\.$/,
+  );
+}, 20_000);
+
+it('a conversion whose commit meets the state database unavailable for a moment is run again', async () => {
+  w = await domainWorld();
+  const id = await uploadedParts(w);
+  w.onWorkDone = () => ((w.unavailableTransactions = 1), (w.onWorkDone = () => undefined));
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  const image = (await w.state.images.get(id))!;
+  expect([w.unavailableTransactions, image.uploadStatus, image.conversionAttempts]).toEqual([0, 'ready', 1]);
+}, 20_000);
+
+it('a prediction whose image cannot be read for a moment is run again, and completes', async () => {
+  const failures = { left: 0 };
+  w = await domainWorld(flakyReads(failures));
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  // No kept plane: the run reads the stored original.
+  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  failures.left = 2;
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([failures.left, done.status, done.error, done.runAttempts]).toEqual([0, 'COMPLETED', null, 1]);
+}, 20_000);
+
+it('a prediction whose store stays unavailable past the bound fails, saying so', async () => {
+  const failures = { left: 0 };
+  w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 0 });
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  failures.left = Infinity;
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([done.status, done.error]).toEqual([
+    'FAILED',
+    'The object store stayed unavailable for 0 s (HTTP 503). Submit it again.',
+  ]);
+});
