@@ -73,6 +73,12 @@ export const CLAUSES: Clause[] = [
     "Malformed JSON, wrong types and missing required fields answer 422 in the operation's style, never 5xx.",
   ),
   c(
+    'VAL-06',
+    'Errors',
+    'assumed',
+    'A path id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
+  ),
+  c(
     'ISO-01',
     'Organization scoping',
     'stated',

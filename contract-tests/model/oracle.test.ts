@@ -983,6 +983,30 @@ describe('the oracle on what an export is asked with', () => {
 });
 
 describe('the oracle on inputs no check sent before', () => {
+  it('judges a path id in upper case as the lower-case id it names', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const id = 'abcdef01-2345-4678-9abc-def012345678';
+    const image = { id, name: 'cells.tif', size: 10, upload_status: 'ready', shape: [4, 4] };
+    const upload = exchange(
+      'uploadImage',
+      200,
+      { image, success: true, upload: null },
+      { sent: { file: { name: 'cells.tif', size: 10 } } },
+    );
+    expect(oracle.observe(upload)).toEqual([]);
+    const read = (status: number, body: unknown) =>
+      subjects(oracle, exchange('getImage', status, body, { params: { image_id: id.toUpperCase() } }));
+    expect(read(200, image)).toEqual([]);
+    expect(read(404, { detail: 'Image not found' })).toEqual(['getImage status: 200 / 404']);
+    expect(
+      oracle.observe(
+        exchange('getImage', 404, { detail: 'x' }, { params: { image_id: id.toUpperCase() } }),
+      )[0].sentence,
+    ).toMatch(/upper case/);
+    expect(read(200, { ...image, name: 'other.tif' })).toEqual(['getImage: name: "cells.tif" / "other.tif"']);
+  });
+
   it("reads a byte order mark before the CSV's header as part of its first cell", () => {
     const oracle = withSegmentation();
     const csv = (bom: string) =>

@@ -51,6 +51,8 @@ const API_OPS = new Set([
   'createShare',
 ]);
 const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
+const UPPER_CASE =
+  'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
 export class Oracle {
   readonly world: World = newWorld();
@@ -114,8 +116,12 @@ export class Oracle {
       );
       return findings;
     }
-    if (ids.some((p) => x.params[p] !== x.params[p].toLowerCase())) return findings; // upper case: not shown
-    return this.dispatch(world, org, x);
+    // ids are compared case-insensitively (document, x-http-conventions.ids): an id in upper case
+    // names the resource its lower-case form names, and is judged as that one
+    const lowered = Object.fromEntries(Object.entries(x.params).map(([k, v]) => [k, v.toLowerCase()]));
+    const judged = this.dispatch(world, org, { ...x, params: lowered });
+    if (ids.every((p) => x.params[p] === lowered[p])) return judged;
+    return judged.map((f) => ({ ...f, sentence: `${f.sentence}; ${UPPER_CASE}` }));
   }
 
   private dispatch(world: World, org: Organization, x: Exchange): Finding[] {
