@@ -391,6 +391,18 @@ export const CLAUSES: Clause[] = [
     'POST /shares answers 404 for a segmentation outside the organization or unknown.',
   ),
   c(
+    'SHR-11',
+    'Shares',
+    'assumed',
+    'Revoking a revoked share answers 200 with the same share, revoked_at set.',
+  ),
+  c(
+    'SHR-12',
+    'Shares',
+    'assumed',
+    'A share link cut short or with its token changed does not open: the "no longer available" page, never 2xx.',
+  ),
+  c(
     'SEC-01',
     'Safe to open',
     'advisory',

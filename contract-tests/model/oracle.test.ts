@@ -983,6 +983,24 @@ describe('the oracle on what an export is asked with', () => {
 });
 
 describe('the oracle on inputs no check sent before', () => {
+  const share = (url: string) => ({
+    id: SHARE,
+    segmentation_id: SEGMENTATION,
+    access: 'anyone_with_link',
+    role: 'viewer',
+    url,
+    view_count: 0,
+    last_viewed_at: null,
+    created_at: 't',
+    revoked_at: null,
+  });
+  const shared = (url: string): Oracle => {
+    const oracle = withSegmentation();
+    const created = exchange('createShare', 200, share(url), { sent: { segmentation_id: SEGMENTATION } });
+    expect(oracle.observe(created)).toEqual([]);
+    return oracle;
+  };
+
   it('judges a path id in upper case as the lower-case id it names', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });
@@ -1005,6 +1023,41 @@ describe('the oracle on inputs no check sent before', () => {
       )[0].sentence,
     ).toMatch(/upper case/);
     expect(read(200, { ...image, name: 'other.tif' })).toEqual(['getImage: name: "cells.tif" / "other.tif"']);
+  });
+
+  it('predicts a link cut short or with a character changed closed, the whole link open', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const page = (at: string, status: number) =>
+      subjects(
+        oracle,
+        exchange('share page GET', status, undefined, {
+          url: at,
+          key: null,
+          bytes: Buffer.from('<p>3 cells</p>'),
+        }),
+      );
+    expect(page('http://target/share/tok_abcd', 404)).toEqual([]);
+    expect(page('http://target/share/tok_abcd', 200)).toEqual([
+      `GET a truncated or changed link of share ${SHARE} (http://target/share/tok_abcd): not 2xx / 200`,
+    ]);
+    expect(page('http://target/share/tok_abcdefghijklmnoX', 200)).toHaveLength(1);
+    expect(page('http://target/share/something_else_entirely', 200)).toEqual([]); // not derived from a link it knows
+    expect(page(url, 200)).toEqual([]);
+  });
+
+  it('predicts a second revoke answered 200 with the same share', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const revoked = { ...share(url), revoked_at: new Date().toISOString() };
+    const revoke = (status: number, body: unknown) =>
+      subjects(oracle, exchange('revokeShare', status, body, { params: { share_id: SHARE } }));
+    expect(revoke(200, revoked)).toEqual([]);
+    expect(revoke(200, revoked)).toEqual([]);
+    expect(revoke(404, { detail: 'Share not found' })).toEqual(['revokeShare status: 200 / 404']);
+    expect(revoke(200, { ...revoked, revoked_at: null })).toEqual([
+      'revokeShare again: revoked_at: "a date-time" / null',
+    ]);
   });
 
   it("reads a byte order mark before the CSV's header as part of its first cell", () => {

@@ -14,7 +14,14 @@ import {
   organizationOf,
 } from './organizations.js';
 import { observePoll, observePredict } from './predictions.js';
-import { observeCreateShare, observeOnShare, observePage, shareOfUrl } from './shares.js';
+import {
+  mangledShareOfUrl,
+  observeCreateShare,
+  observeMangledPage,
+  observeOnShare,
+  observePage,
+  shareOfUrl,
+} from './shares.js';
 import { newWorld, type Organization, type World } from './world.js';
 
 /**
@@ -93,6 +100,8 @@ export class Oracle {
     if (!API_OPS.has(x.operationId)) {
       const share = x.method === 'GET' ? shareOfUrl(world, x.url.split('?')[0]) : undefined;
       if (share) return world.organizations.get(share.org)?.opaque ? [] : observePage(world, x, share);
+      const mangled = x.method === 'GET' ? mangledShareOfUrl(world, x.url.split('?')[0]) : undefined;
+      if (mangled) return observeMangledPage(x, mangled);
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
     const findings: Finding[] = [];
