@@ -73,6 +73,12 @@ export const CLAUSES: Clause[] = [
     "Malformed JSON, wrong types and missing required fields answer 422 in the operation's style, never 5xx.",
   ),
   c(
+    'VAL-06',
+    'Errors',
+    'assumed',
+    'A path id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
+  ),
+  c(
     'ISO-01',
     'Organization scoping',
     'stated',
@@ -383,6 +389,18 @@ export const CLAUSES: Clause[] = [
     'Shares',
     'stated',
     'POST /shares answers 404 for a segmentation outside the organization or unknown.',
+  ),
+  c(
+    'SHR-11',
+    'Shares',
+    'assumed',
+    'Revoking a revoked share answers 200 with the same share, revoked_at set.',
+  ),
+  c(
+    'SHR-12',
+    'Shares',
+    'assumed',
+    'A share link cut short or with its token changed does not open: the "no longer available" page, never 2xx.',
   ),
   c(
     'SEC-01',

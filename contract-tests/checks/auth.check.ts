@@ -38,9 +38,14 @@ check(
   'an Authorization header that is not Bearer answers 401',
   { clauses: ['AUTH-03'], prismAnswersItself: true },
   async ({ api, target }) => {
+    // the real key under another scheme too: a key read from whatever follows the first space,
+    // the scheme never checked, takes it
+    const key = target.keys.main;
     for (const header of [
       `Basic ${Buffer.from('user:pass').toString('base64')}`,
-      target.keys.main,
+      `Basic ${key}`,
+      `Token ${key}`,
+      key,
       'Bearer',
       'Bearer  ',
     ]) {

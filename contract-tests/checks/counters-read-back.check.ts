@@ -14,7 +14,7 @@ import type { Model, PredictionAck } from '../../openapi/generated/client/types.
  */
 
 check(
-  "an organization's counters after each delete route and after a FAILED prediction, which keeps its place in the analysis cap",
+  "an organization's counters after each delete route and after a FAILED prediction, which keeps its place in the analysis cap, its image deleted too",
   { clauses: ['CAP-07', 'CAP-06'], requires: ['control'] },
   async (ctx) => {
     const org = await throwawayOrganization(ctx, 'read-back', {
@@ -52,6 +52,13 @@ check(
     await org.usage(); // a failed prediction still counted
     // each prediction counts, a failed one too: the cap of one is reached (the oracle predicts the 402)
     need(await predict(), 402);
+    await org.usage();
+    // deleting the image the month's analysis ran on gives no analysis back: the count stays, and
+    // another image is still refused (the oracle predicts both)
+    need(await org.client.call('deleteImage', { params: { image_id: third } }), 200);
+    await org.usage();
+    const fourth = await readyImage(ctx, bytes, org.client);
+    await org.client.call('createPrediction', { body: { image_id: fourth, model_id: models[0].id } });
     await org.usage();
   },
 );

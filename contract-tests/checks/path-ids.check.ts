@@ -1,7 +1,10 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { expectStatus } from '../harness/steps.js';
+import { expectStatus, need } from '../harness/steps.js';
 import { sharedContract } from '../harness/openapi-contract.js';
+import { completedSegmentation, openResumable } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
+import type { Share } from '../../openapi/generated/client/types.gen.js';
 
 /** Every operation of the document that takes a UUID in its path, found by reading the document. */
 const contract = sharedContract();
@@ -38,3 +41,34 @@ for (const op of withPathIds) {
     },
   );
 }
+
+check(
+  'a path id in upper case names the same image, prediction, segmentation and share',
+  { clauses: ['VAL-06'] },
+  async (ctx) => {
+    // the oracle judges each answer as the lower-case id's: the same resource, the same state
+    const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const share = need(
+      await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
+      200,
+    ).body;
+    const up = (id: string) => id.toUpperCase();
+    for (const [operationId, params] of [
+      ['getUpload', { image_id: up(imageId) }],
+      ['getImage', { image_id: up(imageId) }],
+      ['getPrediction', { prediction_id: up(predictionId) }],
+      ['exportRoisGeojson', { segmentation_id: up(segmentationId) }],
+      ['getShare', { share_id: up(share.id) }],
+      ['revokeShare', { share_id: up(share.id) }],
+    ] as const)
+      await ctx.api.call(operationId, { params });
+    // an upload still open: abort and delete reach it by its id in upper case too
+    const opened = need(await openResumable(ctx, 1000, 'upper-case-id.tif'), 200, ['image.id']);
+    const openId = opened.body.image.id;
+    await ctx.api.call('abortUpload', { params: { image_id: up(openId) } });
+    await ctx.api.call('deleteUpload', { params: { image_id: up(openId) } });
+    await ctx.api.call('getUpload', { params: { image_id: openId } });
+    await ctx.api.call('deleteImage', { params: { image_id: up(imageId) } });
+    await ctx.api.call('getImage', { params: { image_id: imageId } });
+  },
+);

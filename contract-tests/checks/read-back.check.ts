@@ -29,8 +29,8 @@ import type {
 const DELETE_ROUTES = ['deleteImage', 'deleteUpload'] as const;
 
 check(
-  'the share of a deleted image, and the page that showed its count (both delete routes)',
-  { clauses: ['SHR-06', 'UP-10', 'UP-09'] },
+  'the share of a deleted image, the page that showed its count, and a prediction asked of it (both delete routes)',
+  { clauses: ['SHR-06', 'UP-10', 'UP-09', 'PRED-05'] },
   async (ctx) => {
     for (const route of DELETE_ROUTES) await deletedWithItsShare(ctx, route);
   },
@@ -59,6 +59,10 @@ async function deletedWithItsShare(ctx: CheckContext, route: (typeof DELETE_ROUT
   await ctx.api.raw('GET', share.url!, { key: null });
   await ctx.api.call('createShare', { body: { segmentation_id: segmentationId } });
   await ctx.api.call('exportMeasurementsCsv', { params });
+  // a deleted image is missing to predict too: 404, never a run that starts and then fails
+  await ctx.api.call('createPrediction', {
+    body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
+  });
 }
 
 check(

@@ -996,3 +996,126 @@ describe('the oracle on what an export is asked with', () => {
     ]);
   });
 });
+
+describe('the oracle on inputs no check sent before', () => {
+  const share = (url: string) => ({
+    id: SHARE,
+    segmentation_id: SEGMENTATION,
+    access: 'anyone_with_link',
+    role: 'viewer',
+    url,
+    view_count: 0,
+    last_viewed_at: null,
+    created_at: 't',
+    revoked_at: null,
+  });
+  const shared = (url: string): Oracle => {
+    const oracle = withSegmentation();
+    const created = exchange('createShare', 200, share(url), { sent: { segmentation_id: SEGMENTATION } });
+    expect(oracle.observe(created)).toEqual([]);
+    return oracle;
+  };
+
+  it('judges a path id in upper case as the lower-case id it names', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const id = 'abcdef01-2345-4678-9abc-def012345678';
+    const image = { id, name: 'cells.tif', size: 10, upload_status: 'ready', shape: [4, 4] };
+    const upload = exchange(
+      'uploadImage',
+      200,
+      { image, success: true, upload: null },
+      { sent: { file: { name: 'cells.tif', size: 10 } } },
+    );
+    expect(oracle.observe(upload)).toEqual([]);
+    const read = (status: number, body: unknown) =>
+      subjects(oracle, exchange('getImage', status, body, { params: { image_id: id.toUpperCase() } }));
+    expect(read(200, image)).toEqual([]);
+    expect(read(404, { detail: 'Image not found' })).toEqual(['getImage status: 200 / 404']);
+    expect(
+      oracle.observe(
+        exchange('getImage', 404, { detail: 'x' }, { params: { image_id: id.toUpperCase() } }),
+      )[0].sentence,
+    ).toMatch(/upper case/);
+    expect(read(200, { ...image, name: 'other.tif' })).toEqual(['getImage: name: "cells.tif" / "other.tif"']);
+  });
+
+  it('predicts a link cut short or with a character changed closed, the whole link open', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const page = (at: string, status: number) =>
+      subjects(
+        oracle,
+        exchange('share page GET', status, undefined, {
+          url: at,
+          key: null,
+          bytes: Buffer.from('<p>3 cells</p>'),
+        }),
+      );
+    expect(page('http://target/share/tok_abcd', 404)).toEqual([]);
+    expect(page('http://target/share/tok_abcd', 200)).toEqual([
+      `GET a truncated or changed link of share ${SHARE} (http://target/share/tok_abcd): not 2xx / 200`,
+    ]);
+    expect(page('http://target/share/tok_abcdefghijklmnoX', 200)).toHaveLength(1);
+    expect(page('http://target/share/something_else_entirely', 200)).toEqual([]); // not derived from a link it knows
+    expect(page(url, 200)).toEqual([]);
+  });
+
+  it('predicts a second revoke answered 200 with the same share', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const revoked = { ...share(url), revoked_at: new Date().toISOString() };
+    const revoke = (status: number, body: unknown) =>
+      subjects(oracle, exchange('revokeShare', status, body, { params: { share_id: SHARE } }));
+    expect(revoke(200, revoked)).toEqual([]);
+    expect(revoke(200, revoked)).toEqual([]);
+    expect(revoke(404, { detail: 'Share not found' })).toEqual(['revokeShare status: 200 / 404']);
+    expect(revoke(200, { ...revoked, revoked_at: null })).toEqual([
+      'revokeShare again: revoked_at: "a date-time" / null',
+    ]);
+  });
+
+  it("reads a byte order mark before the CSV's header as part of its first cell", () => {
+    const oracle = withSegmentation();
+    const csv = (bom: string) =>
+      subjects(
+        oracle,
+        exchange('exportMeasurementsCsv', 200, undefined, {
+          params: { segmentation_id: SEGMENTATION },
+          url: 'http://target/api/v1/export/x/measurements.csv?columns=roi_index',
+          headers: { 'content-type': 'text/csv; charset=utf-8' },
+          bytes: Buffer.from(`${bom}roi_index\n1\n2\n3\n`),
+        }),
+      );
+    expect(csv('')).toEqual([]);
+    expect(csv('\uFEFF')).toEqual(['exportMeasurementsCsv: header row: ["roi_index"] / ["\uFEFFroi_index"]']);
+  });
+
+  it("predicts a scaled overlay's longest side at the cap itself, the other side rounded", () => {
+    const oracle = withSegmentation();
+    const png = (width: number, height: number) => {
+      const bytes = Buffer.alloc(33);
+      bytes.writeUInt32BE(0x89504e47, 0);
+      bytes.write('IHDR', 12, 'latin1');
+      bytes.writeUInt32BE(width, 16);
+      bytes.writeUInt32BE(height, 20);
+      return bytes;
+    };
+    const overlay = (query: string, width: number, height: number) =>
+      subjects(
+        oracle,
+        exchange('exportOverlayPng', 200, undefined, {
+          params: { segmentation_id: SEGMENTATION },
+          url: `http://target/api/v1/export/x/overlay.png${query}`,
+          headers: { 'content-type': 'image/png' },
+          bytes: png(width, height),
+        }),
+      );
+    expect(overlay('', 256, 232)).toEqual([]);
+    expect(overlay('?max_size=64', 64, 58)).toEqual([]);
+    expect(overlay('?max_size=64', 64, 57)).toEqual([]);
+    expect(overlay('?max_size=64', 63, 57)).toEqual([
+      'exportOverlayPng?max_size=64: size (full size 256x232): "64x58" / "63x57"',
+    ]);
+  });
+});

@@ -14,7 +14,14 @@ import {
   organizationOf,
 } from './organizations.js';
 import { observePoll, observePredict } from './predictions.js';
-import { observeCreateShare, observeOnShare, observePage, shareOfUrl } from './shares.js';
+import {
+  mangledShareOfUrl,
+  observeCreateShare,
+  observeMangledPage,
+  observeOnShare,
+  observePage,
+  shareOfUrl,
+} from './shares.js';
 import { newWorld, type Organization, type World } from './world.js';
 
 /**
@@ -51,6 +58,8 @@ const API_OPS = new Set([
   'createShare',
 ]);
 const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
+const UPPER_CASE =
+  'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
 export class Oracle {
   readonly world: World = newWorld();
@@ -91,6 +100,8 @@ export class Oracle {
     if (!API_OPS.has(x.operationId)) {
       const share = x.method === 'GET' ? shareOfUrl(world, x.url.split('?')[0]) : undefined;
       if (share) return world.organizations.get(share.org)?.opaque ? [] : observePage(world, x, share);
+      const mangled = x.method === 'GET' ? mangledShareOfUrl(world, x.url.split('?')[0]) : undefined;
+      if (mangled) return observeMangledPage(x, mangled);
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
     const findings: Finding[] = [];
@@ -114,8 +125,12 @@ export class Oracle {
       );
       return findings;
     }
-    if (ids.some((p) => x.params[p] !== x.params[p].toLowerCase())) return findings; // upper case: not shown
-    return this.dispatch(world, org, x);
+    // ids are compared case-insensitively (document, x-http-conventions.ids): an id in upper case
+    // names the resource its lower-case form names, and is judged as that one
+    const lowered = Object.fromEntries(Object.entries(x.params).map(([k, v]) => [k, v.toLowerCase()]));
+    const judged = this.dispatch(world, org, { ...x, params: lowered });
+    if (ids.every((p) => x.params[p] === lowered[p])) return judged;
+    return judged.map((f) => ({ ...f, sentence: `${f.sentence}; ${UPPER_CASE}` }));
   }
 
   private dispatch(world: World, org: Organization, x: Exchange): Finding[] {

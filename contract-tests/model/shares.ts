@@ -37,6 +37,10 @@ const S = {
   gone: 'DELETE /upload/{image_id} … the shares of those: afterwards GET /shares/{id} answers 404 and their public share pages no longer open',
   page: 'anyone with url can view the image, cell outlines and counts without an account',
   foreign: 'A resource of another organization is answered as not found (404)',
+  revokedAgain:
+    'revokeShare 200: the revoked share, with revoked_at set. Revoking twice answers the same share (document, assumed)',
+  mangled:
+    'ShareToken: the opaque token at the end of a share url. Anything else (a mangled or truncated link) shows the "no longer available" page (document)',
 };
 
 export function observeCreateShare(world: World, org: Organization, x: Exchange): Finding[] {
@@ -128,12 +132,16 @@ export function observeOnShare(world: World, org: Organization, x: Exchange, sha
   if (shareGone(world, share)) return (expectStatus(findings, S.gone, x, [404]), findings);
   if (share.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
   if (x.operationId === 'revokeShare') {
-    // revoking a revoked share is not described: any answer but a 5xx, and it stays revoked
-    if (!share.revoked) expectStatus(findings, S.revoked, x, [200, 202, 204]);
+    // revoking a revoked share answers the same share, 200 (document); a first revoke's answer
+    // is not shown, so any 2xx
     const wasRevoked = share.revoked;
+    if (wasRevoked) expectStatus(findings, S.revokedAgain, x, [200]);
+    else expectStatus(findings, S.revoked, x, [200, 202, 204]);
     if (x.status < 300) share.revoked = true;
-    if (x.status === 200 && isObject(x.body) && !wasRevoked)
-      readShare(findings, share, x.body, 'revokeShare');
+    if (x.status === 200 && isObject(x.body)) {
+      if (wasRevoked) compare(findings, S.revokedAgain, 'revokeShare again: id', share.id, x.body.id);
+      readShare(findings, share, x.body, wasRevoked ? 'revokeShare again' : 'revokeShare');
+    }
     return findings;
   }
   if (!expectStatus(findings, S.revoked, x, [200]) || !isObject(x.body)) return findings;
@@ -186,3 +194,41 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
 
 export const shareOfUrl = (world: World, url: string): ShareRecord | undefined =>
   [...world.shares.values()].find((s) => s.url !== null && s.url === url);
+
+/** The token a share url ends in, and what comes before it. */
+function splitToken(url: string): [string, string] | undefined {
+  const at = url.lastIndexOf('/share/');
+  return at < 0 ? undefined : [url.slice(0, at + 7), url.slice(at + 7)];
+}
+
+/** A token one character apart from another of the same length. */
+const oneChanged = (a: string, b: string): boolean =>
+  a.length === b.length && [...a].filter((c, i) => c !== b[i]).length === 1;
+
+/**
+ * The share whose link this URL is, cut short or with one character of its token changed: a
+ * link no client was given, so the token matches no share and the page must not open (a lookup
+ * by prefix or a fuzzy match would open it). Another share's token never arises this way.
+ */
+export function mangledShareOfUrl(world: World, url: string): ShareRecord | undefined {
+  const asked = splitToken(url);
+  if (!asked || [...world.shares.values()].some((s) => s.url === url)) return undefined;
+  return [...world.shares.values()].find((s) => {
+    const own = s.url === null ? undefined : splitToken(s.url);
+    if (!own || own[0] !== asked[0] || own[1] === asked[1]) return false;
+    return (asked[1].length > 0 && own[1].startsWith(asked[1])) || oneChanged(own[1], asked[1]);
+  });
+}
+
+/** A GET of a share page at a mangled link of a known share: the "no longer available" page, never 2xx. */
+export function observeMangledPage(x: Exchange, share: ShareRecord): Finding[] {
+  if (x.status < 200 || x.status >= 300) return [];
+  return [
+    {
+      sentence: S.mangled,
+      subject: `GET a truncated or changed link of share ${share.id} (${x.url})`,
+      predicted: 'not 2xx',
+      received: String(x.status),
+    },
+  ];
+}
