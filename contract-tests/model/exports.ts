@@ -16,7 +16,7 @@ const S = {
   features: 'GeoJSON FeatureCollection, one polygon feature per cell',
   zip: 'ZIP of ImageJ-format .roi files (one per cell)',
   columns:
-    'columns: … values from the CSV column list in Resources. Omitted means all columns (in the order wanted); the header row names them, from the first byte of the file',
+    'columns: … values from the CSV column list in Resources. Omitted means all columns (in the order wanted)',
   cells: 'CSV measurement columns: image_name, segmentation_id, model_name … of the segmentation exported',
   integers:
     'image_width, image_height, roi_index, area_px, bbox_*: integers (pixel counts and pixel-corner coordinates)',
@@ -165,14 +165,11 @@ function overlaySize(x: Exchange, s: SegmentationRecord, url: URL, findings: Fin
       compare(findings, S.maxSize, `exportOverlayPng?max_size=${cap}: longest side`, `at most ${cap}`, shown);
     return;
   }
-  const fullLongest = Math.max(full.width, full.height);
-  const scale = Math.min(1, cap / fullLongest);
+  const scale = Math.min(1, cap / Math.max(full.width, full.height));
   const width = full.width * scale;
   const height = full.height * scale;
-  // rounding either way: one pixel, on the shorter side only; scaled down, the longest side is the
-  // cap itself (an integer: nothing to round), so one pixel short is a cap misread, not rounding
-  const longestWrong = cap < fullLongest ? longest !== cap : longest > cap;
-  if (Math.abs(size.width - width) > 1 || Math.abs(size.height - height) > 1 || longestWrong)
+  // rounding either way: one pixel, the longest side included ("a cap" is met one pixel short)
+  if (Math.abs(size.width - width) > 1 || Math.abs(size.height - height) > 1 || longest > cap)
     compare(
       findings,
       S.maxSize,
@@ -201,13 +198,13 @@ function csv(
 ): void {
   let text: string;
   try {
-    // the BOM kept: a byte order mark before the header is part of its first cell to a CSV reader
-    // (Excel aside), so the header would no longer name `image_name` (or the first asked column)
-    text = new TextDecoder(declaredCharset(x.headers['content-type']), { ignoreBOM: true }).decode(x.bytes);
+    text = new TextDecoder(declaredCharset(x.headers['content-type'])).decode(x.bytes);
   } catch {
     return; // a charset TextDecoder does not know: not judged here
   }
-  const [header, ...rows] = csvRows(text).filter((r) => r.some((c) => c !== ''));
+  // A byte order mark is allowed: the interface names the columns, not the encoding's signature, and
+  // a server that writes one for spreadsheet programs follows it.
+  const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, '')).filter((r) => r.some((c) => c !== ''));
   if (!header) return;
   const wanted = url.searchParams.getAll('columns');
   compare(

@@ -1074,48 +1074,4 @@ describe('the oracle on inputs no check sent before', () => {
       'revokeShare again: revoked_at: "a date-time" / null',
     ]);
   });
-
-  it("reads a byte order mark before the CSV's header as part of its first cell", () => {
-    const oracle = withSegmentation();
-    const csv = (bom: string) =>
-      subjects(
-        oracle,
-        exchange('exportMeasurementsCsv', 200, undefined, {
-          params: { segmentation_id: SEGMENTATION },
-          url: 'http://target/api/v1/export/x/measurements.csv?columns=roi_index',
-          headers: { 'content-type': 'text/csv; charset=utf-8' },
-          bytes: Buffer.from(`${bom}roi_index\n1\n2\n3\n`),
-        }),
-      );
-    expect(csv('')).toEqual([]);
-    expect(csv('\uFEFF')).toEqual(['exportMeasurementsCsv: header row: ["roi_index"] / ["\uFEFFroi_index"]']);
-  });
-
-  it("predicts a scaled overlay's longest side at the cap itself, the other side rounded", () => {
-    const oracle = withSegmentation();
-    const png = (width: number, height: number) => {
-      const bytes = Buffer.alloc(33);
-      bytes.writeUInt32BE(0x89504e47, 0);
-      bytes.write('IHDR', 12, 'latin1');
-      bytes.writeUInt32BE(width, 16);
-      bytes.writeUInt32BE(height, 20);
-      return bytes;
-    };
-    const overlay = (query: string, width: number, height: number) =>
-      subjects(
-        oracle,
-        exchange('exportOverlayPng', 200, undefined, {
-          params: { segmentation_id: SEGMENTATION },
-          url: `http://target/api/v1/export/x/overlay.png${query}`,
-          headers: { 'content-type': 'image/png' },
-          bytes: png(width, height),
-        }),
-      );
-    expect(overlay('', 256, 232)).toEqual([]);
-    expect(overlay('?max_size=64', 64, 58)).toEqual([]);
-    expect(overlay('?max_size=64', 64, 57)).toEqual([]);
-    expect(overlay('?max_size=64', 63, 57)).toEqual([
-      'exportOverlayPng?max_size=64: size (full size 256x232): "64x58" / "63x57"',
-    ]);
-  });
 });
