@@ -418,7 +418,9 @@ export interface paths {
          *     Content-Length), in the data folder: a disk without room for it answers 507. A file deleted
          *     while it is written makes the take start again, and a state that changes under three takes in
          *     a row is answered 503 with Retry-After. An instance takes `--snapshot-takes-at-once` (2)
-         *     snapshots at once, each until its answer is read; one more answers 503 with Retry-After.
+         *     snapshots at once, each until its last byte is handed on; one more answers 503 with
+         *     Retry-After. Organizations' takes have places of their own, never these. An answer unread
+         *     for `--idle-timeout-ms` is cut.
          */
         get: operations["mockGetSnapshot"];
         put?: never;
@@ -634,8 +636,8 @@ export interface paths {
          * @description What `GET /__mock/snapshot` answers, with only the caller's organization: its keys (as stored
          *     hashes), plan, usage, custom models, images, predictions, segmentations, shares and files, its
          *     own clock offset and progress settings, and the base models its predictions name. Nothing of
-         *     another organization. The operator loads it with `POST /__mock/snapshot`. It counts toward the
-         *     instance's `--snapshot-takes-at-once` as the operator's takes do.
+         *     another organization. The operator loads it with `POST /__mock/snapshot`. Organizations' takes, all
+         *     together, count toward the instance's `--snapshot-takes-at-once`, apart from the operator's.
          */
         get: operations["mockOrgGetSnapshot"];
         put?: never;
