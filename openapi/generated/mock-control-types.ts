@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Reset everything to the seed, or one organization to empty.
-         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed. A full reset waits for a snapshot load or another full reset under way, on every instance of a shared sandbox; a wait past `--database-timeout-ms` answers 503 with Retry-After.
+         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed. A full reset waits for a snapshot load or another full reset under way, on every instance of a shared sandbox; a wait past `--database-timeout-ms` (behind this instance's own, or for another instance's) answers 503 with Retry-After.
          */
         post: operations["mockReset"];
         delete?: never;
@@ -436,7 +436,8 @@ export interface paths {
          *     clock offsets; in-flight work resumes as after a restart. Loading replaces rather than merges:
          *     whatever the mock held before is gone. One load or full reset replaces the state at a time,
          *     on every instance of a shared sandbox: another waits for it, and a wait past
-         *     `--database-timeout-ms` answers 503 with Retry-After.
+         *     `--database-timeout-ms` (behind this instance's own, or for another instance's) answers 503
+         *     with Retry-After.
          */
         post: operations["mockLoadSnapshot"];
         delete?: never;

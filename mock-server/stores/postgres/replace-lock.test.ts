@@ -86,3 +86,22 @@ it('a wait past the statement timeout answers store_unavailable, naming the sett
     await impatient.close();
   }
 });
+
+it("a wait behind this instance's own replacement past the statement timeout answers store_unavailable too", async () => {
+  const impatient = await openPostgresStateStore({ url, poolSize: 1, statementTimeoutMs: 300 });
+  const first = await hold(impatient);
+  try {
+    const started = Date.now();
+    const refused = (await impatient.replacing(async () => 'ran').catch((e: unknown) => e)) as DomainError;
+    expect(refused.kind).toBe('store_unavailable');
+    expect(refused.retryAfterSeconds).toBe(1);
+    expect(refused.message).toMatch(/This instance .*--database-timeout-ms \(300 ms\)/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  } finally {
+    first.release();
+    await first.done;
+  }
+  // The queue goes on: the next one runs.
+  expect(await impatient.replacing(async () => 'ran')).toBe('ran');
+  await impatient.close();
+});

@@ -3,7 +3,8 @@
  * across every instance of the database: each holds a session-level advisory lock, on a connection
  * of its own kept for the whole replacement (its transactions run on the pool). An instance killed
  * mid-way loses its session, and the lock with it, so nothing is left to wedge the others. Within
- * one instance they queue first, so an instance holds or waits on one such connection at most.
+ * one instance they queue first, so an instance holds or waits on one such connection at most; the
+ * queue's wait is bounded by the statement timeout as the lock's is.
  */
 import { DomainError } from '../../domain/errors.js';
 import { oneAtATime, type OneAtATime } from '../memory/one-at-a-time.js';
@@ -15,7 +16,15 @@ const REPLACE_LOCK = 0x73776170; // "swap"
 
 /** The statement timeout bounds the wait for another instance's replacement, as any lock wait. */
 export function replaceLock(sql: Sql): OneAtATime {
-  const queue = oneAtATime();
+  const queue = oneAtATime({
+    ms: sql.statementTimeoutMs,
+    tooLong: () =>
+      new DomainError(
+        'store_unavailable',
+        `This instance has been replacing the whole state (a snapshot load or a reset) for longer than --database-timeout-ms (${sql.statementTimeoutMs} ms); try again shortly.`,
+        1,
+      ),
+  });
   return (work) =>
     queue(async () => {
       const session = await sql.session();
