@@ -28,6 +28,11 @@ export function replaceLock(sql: Sql): OneAtATime {
   return (work) =>
     queue(async () => {
       const session = await sql.session();
+      // A session lost while the work runs (terminated, its network gone) no longer holds the lock:
+      // another instance may replace the state alongside, so the work cannot be answered as done.
+      let lost = false;
+      const onLost = () => (lost = true);
+      session.on('error', onLost).on('end', onLost);
       try {
         await session.query(`SELECT pg_advisory_lock(${REPLACE_LOCK})`).catch((error: unknown) => {
           throw (error as { code?: unknown }).code === '57014'
@@ -38,8 +43,16 @@ export function replaceLock(sql: Sql): OneAtATime {
               )
             : asDomainFailure(error);
         });
-        return await work();
+        const result = await work();
+        if (lost)
+          throw new DomainError(
+            'store_unavailable',
+            "The database connection holding the lock on replacing the whole state was lost while it ran: another instance's load or reset may have run alongside. Load or reset again.",
+            1,
+          );
+        return result;
       } finally {
+        session.off('end', onLost);
         // Ending the session releases its lock.
         await session.end().catch(() => undefined);
       }
