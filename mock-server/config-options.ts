@@ -183,7 +183,8 @@ const TABLE = {
     default: 3_600_000,
   },
   idleTimeoutMs: {
-    description: 'Longest a part PUT may stall mid-body before it is refused (400) and closed',
+    description:
+      "Longest a part PUT may stall mid-body before it is refused (400) and closed, or a snapshot's answer go unread before it is cut",
     default: 120_000,
   },
   objectStore: {

@@ -3,6 +3,7 @@ import { MockClock } from './domain/clock.js';
 import { RequestRateLimit } from './domain/abuse-limits.js';
 import { RequestJournal } from './control/request-journal.js';
 import type { ObjectStore } from './domain/object-store.js';
+import type { StateStore } from './domain/state.js';
 import { makeDataFolders } from './stores/files/make-data-folder.js';
 import { dataLayout } from './stores/data-layout.js';
 import { createDecoderPools, type DecoderPools } from './services/decoder-pools.js';
@@ -63,7 +64,7 @@ export async function createServices(config: MockConfig, overrides: ServiceOverr
   };
   const { worker, runner } = wired;
   const seeding = new Seeding(config, state);
-  const sweep = await seedOrResume(fresh, seeding, {
+  const sweep = await seedOrResume(fresh, seeding, state, {
     ...wired,
     soleOwner,
     sharedGraceMs: SHARED_SWEEP_GRACE_MS,
@@ -103,10 +104,19 @@ export async function createServices(config: MockConfig, overrides: ServiceOverr
   };
 }
 
-/** A fresh data folder is seeded; a kept one resumes, its start-up sweep running in the background. */
-async function seedOrResume(fresh: boolean, seeding: Seeding, folder: KeptFolder): Promise<BackgroundSweep> {
+/**
+ * A fresh data folder is seeded; a kept one resumes, its start-up sweep running in the background.
+ * The seeding is a replacement of the state: on a shared database another instance's reset may be
+ * between its clear and its seed, and the two seeds must not meet.
+ */
+async function seedOrResume(
+  fresh: boolean,
+  seeding: Seeding,
+  state: StateStore,
+  folder: KeptFolder,
+): Promise<BackgroundSweep> {
   if (fresh) {
-    await seeding.seedOnce();
+    await state.replacing(() => seeding.seedOnce());
     return NO_SWEEP;
   }
   await seeding.readKept();

@@ -20,6 +20,7 @@ export function snapshotService(parts: SwapParts): SnapshotService {
     files: new DataFolderSnapshotFiles(paths, store),
     limits: { maxBytes: config.snapshotMaxBytes, maxEntries: config.snapshotMaxEntries },
     takesAtOnce: config.snapshotTakesAtOnce,
+    stallMs: config.idleTimeoutMs,
     whileQuiet: (swap) => state.replacing(() => swapWhileQuiet(parts, swap)),
   });
 }

@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Reset everything to the seed, or one organization to empty.
-         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed. A full reset waits for a snapshot load or another full reset under way, on every instance of a shared sandbox; a wait past `--database-timeout-ms` answers 503 with Retry-After.
+         * @description Without a body, every organization, key, model, image, prediction and share goes back to the seed file; the segmentation worker threads are replaced and two full garbage collections run before the answer, so the mock's memory is back near its level before the work (a load run's heap pages would otherwise stay mapped for 15-20 s). With `organization_id`, only that organization's images, predictions, shares and usage are removed. A full reset waits for a snapshot load or another full reset under way, on every instance of a shared sandbox; a wait past `--database-timeout-ms` (behind this instance's own, or for another instance's) answers 503 with Retry-After.
          */
         post: operations["mockReset"];
         delete?: never;
@@ -418,7 +418,9 @@ export interface paths {
          *     Content-Length), in the data folder: a disk without room for it answers 507. A file deleted
          *     while it is written makes the take start again, and a state that changes under three takes in
          *     a row is answered 503 with Retry-After. An instance takes `--snapshot-takes-at-once` (2)
-         *     snapshots at once, each until its answer is read; one more answers 503 with Retry-After.
+         *     snapshots at once, each until its last byte is handed on; one more answers 503 with
+         *     Retry-After. Organizations' takes have places of their own, never these. An answer unread
+         *     for `--idle-timeout-ms` is cut.
          */
         get: operations["mockGetSnapshot"];
         put?: never;
@@ -434,7 +436,8 @@ export interface paths {
          *     clock offsets; in-flight work resumes as after a restart. Loading replaces rather than merges:
          *     whatever the mock held before is gone. One load or full reset replaces the state at a time,
          *     on every instance of a shared sandbox: another waits for it, and a wait past
-         *     `--database-timeout-ms` answers 503 with Retry-After.
+         *     `--database-timeout-ms` (behind this instance's own, or for another instance's) answers 503
+         *     with Retry-After.
          */
         post: operations["mockLoadSnapshot"];
         delete?: never;
@@ -634,8 +637,8 @@ export interface paths {
          * @description What `GET /__mock/snapshot` answers, with only the caller's organization: its keys (as stored
          *     hashes), plan, usage, custom models, images, predictions, segmentations, shares and files, its
          *     own clock offset and progress settings, and the base models its predictions name. Nothing of
-         *     another organization. The operator loads it with `POST /__mock/snapshot`. It counts toward the
-         *     instance's `--snapshot-takes-at-once` as the operator's takes do.
+         *     another organization. The operator loads it with `POST /__mock/snapshot`. Organizations' takes, all
+         *     together, count toward the instance's `--snapshot-takes-at-once`, apart from the operator's.
          */
         get: operations["mockOrgGetSnapshot"];
         put?: never;

@@ -33,6 +33,7 @@ import type {
   WrittenArchive,
 } from './snapshot-ports.js';
 import { checkReferences, parseTableRows } from './snapshot-row-checks.js';
+import { heldUntilRead } from './take-hold.js';
 import { checkSegmentationResult } from './segmentation-result-check.js';
 import { readSnapshotRows, replaceState, type SnapshotRows, type SnapshotScope } from './snapshot-rows.js';
 
@@ -41,8 +42,13 @@ export interface SnapshotServiceParts {
   archives: SnapshotArchives;
   files: SnapshotFileStore;
   limits: SnapshotLimits;
-  /** Takes under way at once, each holding a whole archive on disk until its answer is read. */
+  /**
+   * Takes under way at once, each holding a whole archive on disk until its answer is read: the
+   * operator's, and apart from them the organizations' together.
+   */
   takesAtOnce: number;
+  /** A take whose answer is not read for this long is cut, and its place freed. */
+  stallMs: number;
   /** Runs `swap` with no background work writing state, and settles the services on what it left. */
   whileQuiet(swap: () => Promise<void>): Promise<void>;
 }
@@ -52,34 +58,39 @@ const EPOCH = '1970-01-01T00:00:00.000Z';
 const TAKE_ATTEMPTS = 3;
 
 export class SnapshotService {
-  /** Takes whose archive is being written or read out. */
-  private taking = 0;
+  /** Takes whose archive is being written or read out, by scope: the operator's, the organizations'. */
+  private readonly taking: Record<SnapshotScope['kind'], number> = { mock: 0, organization: 0 };
 
   constructor(private readonly parts: SnapshotServiceParts) {}
 
   /**
    * The archive of the state as it is now, refused (to be taken again shortly) past `takesAtOnce`
-   * takes under way: each holds its archive on disk until it is read, so many at once filled the
-   * disk. A take holds its place until its archive's bytes have been read (at their end, before the
-   * answer's last bytes reach the client, so its next take finds the place free), or given up.
+   * takes under way of the same kind: each holds its archive on disk until it is read, so many at
+   * once filled the disk. The operator's takes have places of their own, so organizations' takes
+   * never turn them away. A take holds its place until its last byte is handed to the answer, it is
+   * given up, or its answer stalls (take-hold.ts).
    */
   async take(scope: SnapshotScope): Promise<WrittenArchive> {
-    const { takesAtOnce } = this.parts;
-    if (this.taking >= takesAtOnce)
+    const { takesAtOnce, stallMs } = this.parts;
+    const { kind } = scope;
+    if (this.taking[kind] >= takesAtOnce)
       throw new DomainError(
         'store_unavailable',
-        `Snapshots being taken on this instance: ${this.taking}, as many as --snapshot-takes-at-once (${takesAtOnce}) allows; take it again shortly.`,
+        `Snapshots being taken on this instance${kind === 'mock' ? ' by the operator' : ' by organizations'}: ${this.taking[kind]}, as many as --snapshot-takes-at-once (${takesAtOnce}) allows; take it again shortly.`,
         1,
       );
-    this.taking++;
+    this.taking[kind]++;
     let held = true;
     const release = () => {
-      if (held) this.taking--;
+      if (held) this.taking[kind]--;
       held = false;
     };
     try {
       const archive = await this.takeAgainIfChanged(scope);
-      return { size: archive.size, read: () => archive.read().once('end', release).once('close', release) };
+      return {
+        size: archive.size,
+        read: () => heldUntilRead(archive.read(), archive.size, release, stallMs),
+      };
     } catch (error) {
       release();
       throw error;

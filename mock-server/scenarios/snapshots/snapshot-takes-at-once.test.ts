@@ -1,7 +1,8 @@
 /**
  * Each take writes its whole archive to disk before it is sent, and holds it until its answer is
  * read: an instance takes `--snapshot-takes-at-once` at once, and one more answers 503 with
- * Retry-After at once, never queued. A take's place is free again once its answer was read.
+ * Retry-After at once, never queued; the operator's takes and the organizations' have places of
+ * their own. A take's place is free again once its last byte was handed to its answer.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,12 +13,25 @@ import { startMockServer, type RunningMock } from '../../server.js';
 const KEY = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
 /** While set, a take's read of an object waits for it: the take stays under way. */
 let gate: Promise<void> | undefined;
+/** Reads of an object begun, and who waits for the next one. */
+let reads = 0;
+let onRead: (() => void) | undefined;
+/** Resolves once `count` reads of an object have begun: that many takes are under way. */
+const readsBegun = (count: number) =>
+  new Promise<void>((resolve) => {
+    onRead = () => {
+      if (reads >= count) resolve();
+    };
+    onRead();
+  });
 
 function heldReads(store: ObjectStore): ObjectStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'readObject')
         return async (key: string) => {
+          reads++;
+          onRead?.();
           await gate;
           return target.readObject(key);
         };
@@ -45,25 +59,39 @@ beforeAll(async () => {
 });
 afterAll(() => mock?.close());
 
-it('one take past --snapshot-takes-at-once answers 503 with Retry-After; its place is free once read', async () => {
+const take = (route: string) => fetch(`${mock.url}${route}`, { headers: { authorization: `Bearer ${KEY}` } });
+
+async function expectRefused(route: string, who: string) {
+  const refused = await take(route);
+  expect(refused.status, route).toBe(503);
+  expect(refused.headers.get('retry-after')).toBe('1');
+  const { detail } = (await refused.json()) as { detail: string };
+  expect(detail).toMatch(new RegExp(`by ${who}: 1, .*--snapshot-takes-at-once \\(1\\)`));
+}
+
+it("one take past --snapshot-takes-at-once answers 503 with Retry-After; organizations' takes never turn the operator's away", async () => {
   let open!: () => void;
   gate = new Promise((resolve) => (open = resolve));
-  const first = fetch(`${mock.url}/__mock/snapshot`);
-  // The first take is under way once it waits on its object.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  for (const route of ['/__mock/snapshot', '/__mock/org/snapshot']) {
-    const refused = await fetch(`${mock.url}${route}`, { headers: { authorization: `Bearer ${KEY}` } });
-    expect(refused.status, route).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect(((await refused.json()) as { detail: string }).detail).toMatch(/--snapshot-takes-at-once \(1\)/);
-  }
+  const organizations = take('/__mock/org/snapshot');
+  await readsBegun(1);
+  await expectRefused('/__mock/org/snapshot', 'organizations');
+  const operator = take('/__mock/snapshot');
+  await readsBegun(2);
+  await expectRefused('/__mock/snapshot', 'the operator');
   gate = undefined;
   open();
-  const taken = await first;
-  expect(taken.status).toBe(200);
-  await taken.arrayBuffer();
-  // Read whole: the next take has the place.
-  const again = await fetch(`${mock.url}/__mock/snapshot`);
-  expect(again.status).toBe(200);
-  await again.arrayBuffer();
+  for (const taken of [await organizations, await operator]) {
+    expect(taken.status).toBe(200);
+    await taken.arrayBuffer();
+  }
+});
+
+it('a take read whole has freed its place: the next take, right after, has it', async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const taken = await take('/__mock/snapshot');
+    statuses.push(taken.status);
+    await taken.arrayBuffer();
+  }
+  expect(statuses).toEqual(Array(10).fill(200));
 });

@@ -236,7 +236,8 @@ export class Sql {
 
   /**
    * A connection of its own, outside the pool and with its settings, for what a session holds
-   * (a session-level advisory lock); its errors are the caller's to see in its next query.
+   * (a session-level advisory lock); its errors are the caller's to see in its next query, or in
+   * its 'error' and 'end' events while it holds one and sends nothing.
    */
   async session(): Promise<pg.Client> {
     const client = new pg.Client(this.clientConfig);

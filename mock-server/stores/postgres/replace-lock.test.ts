@@ -1,8 +1,8 @@
 /**
  * The replacement of the whole state on a shared database, held across instances (replace-lock.ts):
  * two stores on one database stand for two instances. The second waits for the first; a holder whose
- * session dies (its instance killed) lets it go at once; a wait past the statement timeout answers
- * store_unavailable, naming the setting.
+ * session dies (its instance killed) lets it go at once, and is told: its replacement fails with
+ * store_unavailable; a wait past the statement timeout answers store_unavailable, naming the setting.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -53,7 +53,7 @@ it("another instance's replacement waits until the one under way ends", async ()
   expect(order).toEqual(['first ends', 'second']);
 });
 
-it('a holder whose session dies (its instance killed mid-way) lets the next one go', async () => {
+it('a holder whose session dies lets the next one go, and its own replacement fails with store_unavailable', async () => {
   const killed = await hold(one);
   const next = two.replacing(async () => 'replaced');
   expect(await settled(next, 300)).toBe(false);
@@ -69,7 +69,10 @@ it('a holder whose session dies (its instance killed mid-way) lets the next one 
   }
   expect(await next).toBe('replaced');
   killed.release();
-  await killed.done;
+  const failed = (await killed.done.catch((e: unknown) => e)) as DomainError;
+  expect(failed.kind).toBe('store_unavailable');
+  expect(failed.retryAfterSeconds).toBe(1);
+  expect(failed.message).toMatch(/connection holding the lock .* was lost/);
 });
 
 it('a wait past the statement timeout answers store_unavailable, naming the setting', async () => {
@@ -85,4 +88,23 @@ it('a wait past the statement timeout answers store_unavailable, naming the sett
     await first.done;
     await impatient.close();
   }
+});
+
+it("a wait behind this instance's own replacement past the statement timeout answers store_unavailable too", async () => {
+  const impatient = await openPostgresStateStore({ url, poolSize: 1, statementTimeoutMs: 300 });
+  const first = await hold(impatient);
+  try {
+    const started = Date.now();
+    const refused = (await impatient.replacing(async () => 'ran').catch((e: unknown) => e)) as DomainError;
+    expect(refused.kind).toBe('store_unavailable');
+    expect(refused.retryAfterSeconds).toBe(1);
+    expect(refused.message).toMatch(/This instance .*--database-timeout-ms \(300 ms\)/);
+    expect(Date.now() - started).toBeLessThan(3000);
+  } finally {
+    first.release();
+    await first.done;
+  }
+  // The queue goes on: the next one runs.
+  expect(await impatient.replacing(async () => 'ran')).toBe('ran');
+  await impatient.close();
 });
