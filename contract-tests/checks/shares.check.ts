@@ -117,7 +117,9 @@ check(
     const url = share.url!;
     const token = shareToken(url);
     const base = url.slice(0, url.length - token.length);
-    const changed = token.slice(0, -1) + (token.at(-1) === 'A' ? 'B' : 'A');
+    // a digit for the last character: a letter's other case could name the same token to a target
+    // that compares tokens without case
+    const changed = token.slice(0, -1) + (token.at(-1) === '0' ? '1' : '0');
     for (const mangled of [token.slice(0, Math.ceil(token.length / 2)), token.slice(0, -1), changed])
       expectStatus(
         await ctx.api.raw('GET', base + mangled, { key: null }),
@@ -129,10 +131,19 @@ check(
 );
 
 check('revoking a revoked share answers the same share again', { clauses: ['SHR-11'] }, async (ctx) => {
-  // the oracle predicts each revoke's answer: the second is 200 with the share, revoked_at set
+  // The document's choice, judged here alone: the oracle accepts any answer but a 5xx to a second
+  // revoke (the interface does not show it), since stated checks revoke again when they clean up.
   const { share } = await sharedSegmentation(ctx);
-  for (let revoke = 0; revoke < 2; revoke++)
-    await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } });
+  expectStatus(
+    await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } }),
+    [200, 202, 204],
+    'revoke the share',
+  );
+  const again = need(await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } }), 200);
+  expect(
+    { id: again.body.id, revoked_at: again.body.revoked_at },
+    'DELETE /shares/{id} of a revoked share: the same share, revoked',
+  ).toEqual({ id: share.id, revoked_at: expect.any(String) });
 });
 
 check(
