@@ -14,7 +14,7 @@ import { startMock } from '../index.js';
 import { CASE_ARMING, type ArmingContext, type CaseArming } from './case-arming.js';
 import { clientReaction } from './client-reaction.js';
 import { clientRequests, describeRequest, type JournalEntry } from './journal-entry.js';
-import { runInGroup, type CommandOutcome } from './run-in-group.js';
+import { endsWithRunner, runInGroup, unlessEnding, type CommandOutcome } from './run-in-group.js';
 
 export interface RunOptions {
   command: readonly string[];
@@ -78,10 +78,17 @@ async function runOnce(
   operations: ReadonlyMap<string, string>,
   arming?: CaseArming,
 ): Promise<OneRun> {
-  const mock = await startMock({
+  await unlessEnding();
+  const starting = startMock({
     predictionStartDelayMs: 0,
     predictionRunDelayMs: 0,
     presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
+  });
+  // A signal ending the runner closes the mock first, or its temporary data folder stays behind.
+  const forget = endsWithRunner(async () => (await starting).close());
+  const mock = await starting.catch((error: unknown) => {
+    forget();
+    throw error;
   });
   try {
     const ctx: ArmingContext = {
@@ -130,6 +137,7 @@ async function runOnce(
       { CELLSEG_BASE_URL: mock.apiUrl, CELLSEG_API_KEY: mock.apiKey },
       options.caseTimeoutMs,
     );
+    await unlessEnding();
     running = false;
     await watching;
     await read(JOURNAL_READ);
@@ -141,6 +149,7 @@ async function runOnce(
     };
   } finally {
     await mock.close();
+    forget();
   }
 }
 
