@@ -15,7 +15,7 @@ import { DomainError, storageFull } from '../mock-server/domain/errors.js';
 import type { Organization } from '../mock-server/domain/organizations.js';
 import type { ImageService } from '../mock-server/domain/images/image-service.js';
 import type { PredictionService } from '../mock-server/domain/predictions/prediction-service.js';
-import { addOrganization, toModel } from '../mock-server/domain/seed.js';
+import { applySeed, seedRows, toModel } from '../mock-server/domain/seed.js';
 import type { ShareService } from '../mock-server/domain/shares/share-service.js';
 import { EmbeddedObjectStore } from '../mock-server/stores/object-store/embedded-store.js';
 import type { ObjectStore } from '../mock-server/domain/object-store.js';
@@ -66,12 +66,20 @@ export async function domainWorld(
   const root = mkdtempSync(path.join(os.tmpdir(), 'domain-world-'));
   const layout = dataLayout(root);
   const real = new SqliteStateStore(openDatabase(root));
-  await addOrganization(real, {
-    id: ORG_ID,
-    name: 'World',
-    plan: { name: 'big', storage_cap_images: 100, monthly_analysis_cap: 100 },
-    api_keys: ['sk_test_world'],
-  });
+  await applySeed(
+    real,
+    seedRows({
+      base_models: [],
+      organizations: [
+        {
+          id: ORG_ID,
+          name: 'World',
+          plan: { name: 'big', storage_cap_images: 100, monthly_analysis_cap: 100 },
+          api_keys: ['sk_test_world'],
+        },
+      ],
+    }),
+  );
   await real.transaction(() =>
     real.models.add(
       toModel(

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { apiKeyRecord } from '../../mock-server/domain/api-keys.js';
-import { applySeed, type Seed } from '../../mock-server/domain/seed.js';
+import { applySeed, seedRows, type Seed } from '../../mock-server/domain/seed.js';
 import { openDatabase } from '../../mock-server/stores/sqlite/database/open-database.js';
 import { SqliteStateStore } from '../../mock-server/stores/sqlite/sqlite-state-store.js';
 import { ACME_KEY, HttpApi, seed } from '../../test-support/api-client.js';
@@ -130,7 +130,7 @@ async function preparedFolder(
   const seedFile = JSON.parse(await readFile(path.join(repoRoot, 'fixtures', 'seed.json'), 'utf8')) as Seed;
   const acmeImages: string[] = [];
   await state.transaction(async () => {
-    await applySeed(state, seedFile);
+    await applySeed(state, seedRows(seedFile));
     await state.seed.markSeeded(new Date().toISOString());
     for (let o = 0; o < orgs; o++) {
       const orgId = o === 0 ? ACME_ORG : randomUUID();

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applySeed, type Seed } from '../../mock-server/domain/seed.js';
+import { applySeed, seedRows, type Seed } from '../../mock-server/domain/seed.js';
 import { dataLayout, storeLayout } from '../../mock-server/stores/data-layout.js';
 import { openDatabase } from '../../mock-server/stores/sqlite/database/open-database.js';
 import { SqliteStateStore } from '../../mock-server/stores/sqlite/sqlite-state-store.js';
@@ -45,7 +45,7 @@ export async function readyImagesFolder(ctx: BenchContext, count: number): Promi
   const seedFile = JSON.parse(await readFile(path.join(repoRoot, 'fixtures', 'seed.json'), 'utf8')) as Seed;
   const now = new Date().toISOString();
   await state.transaction(async () => {
-    await applySeed(state, seedFile);
+    await applySeed(state, seedRows(seedFile));
     await state.seed.markSeeded(now);
     for (let i = 0; i < count; i++) {
       const id = randomUUID();

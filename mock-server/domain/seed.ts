@@ -3,6 +3,7 @@ import { thresholdParamsProblem, type ThresholdParams } from '../engines/segment
 import { remoteTimeoutProblem } from '../engines/models/remote-model.js';
 import { DomainError } from './errors.js';
 import type { ModelEngine, ModelRecord } from './models/model-record.js';
+import type { Organization } from './organization-record.js';
 import type { StateStore } from './state.js';
 
 export interface SeedModel {
@@ -38,16 +39,18 @@ export function parseSeed(text: string, file: string): Seed {
   return seed;
 }
 
-export function applySeed(state: StateStore, seed: Seed): Promise<void> {
-  return state.transaction(async () => {
-    for (const m of seed.base_models) await state.models.add(toModel(m, 'base'));
-    for (const o of seed.organizations) await addOrganization(state, o);
-  });
+/** A seed's rows, built before any is written: what the seed holds wrong fails here, not in the store. */
+export interface SeedRows {
+  models: ModelRecord[];
+  organizations: Organization[];
 }
 
-export function addOrganization(state: StateStore, o: SeedOrganization): Promise<void> {
-  return state.transaction(async () => {
-    await state.organizations.insert({
+/** The seed's rows; throws a DomainError or a TypeError for a seed that cannot be stored. */
+export function seedRows(seed: Seed): SeedRows {
+  const models = seed.base_models.map((m) => toModel(m, 'base'));
+  const organizations = seed.organizations.map((o): Organization => {
+    models.push(...(o.custom_models ?? []).map((m) => toModel(m, 'custom', o.id)));
+    return {
       id: o.id,
       name: o.name,
       plan: {
@@ -57,8 +60,16 @@ export function addOrganization(state: StateStore, o: SeedOrganization): Promise
       },
       // The seed's well-known keys are stored like any other: hashed.
       apiKeys: o.api_keys.map(apiKeyRecord),
-    });
-    for (const m of o.custom_models ?? []) await state.models.add(toModel(m, 'custom', o.id));
+    };
+  });
+  return { models, organizations };
+}
+
+/** Organizations first: a custom model's row names its organization. */
+export function applySeed(state: StateStore, rows: SeedRows): Promise<void> {
+  return state.transaction(async () => {
+    for (const o of rows.organizations) await state.organizations.insert(o);
+    for (const m of rows.models) await state.models.add(m);
   });
 }
 

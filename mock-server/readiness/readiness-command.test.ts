@@ -3,7 +3,7 @@
  * and the answers to bad input (an unknown key, an unknown command, a command that hangs).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -186,13 +186,13 @@ describe('a readiness run of a client that sends more requests than the journal 
 });
 
 describe('an interrupted readiness run', () => {
-  it("ends the command's group with it: Ctrl-C never reaches a detached group", async () => {
+  it("ends the command's group and closes its mock: Ctrl-C never reaches a detached group", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
     const pidFile = path.join(dir, 'pid');
     const runner = spawn(
       process.execPath,
       ['bin/cellseg-mock.js', 'readiness', 'run', '--out', dir, '--', `echo $$ > ${pidFile}; exec sleep 120`],
-      // The interrupted runner leaves its mock's temporary data folder: in the test's own folder.
+      // The mocks' temporary data folders go in the test's own folder, to see that none is left.
       { cwd: REPO_ROOT, stdio: 'ignore', env: { ...process.env, TMPDIR: dir } },
     );
     try {
@@ -205,6 +205,7 @@ describe('an interrupted readiness run', () => {
       const ended = new Promise((r) => runner.once('exit', (code, signal) => r(signal)));
       runner.kill('SIGINT');
       expect(await ended).toBe('SIGINT');
+      expect(readdirSync(dir).filter((name) => name.startsWith('cellseg-mock-'))).toEqual([]);
       // Killed, it is gone once its new parent has reaped it.
       await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(/ESRCH/), { timeout: 5000 });
     } finally {

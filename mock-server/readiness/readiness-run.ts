@@ -8,13 +8,15 @@ import {
   READINESS_CASES,
   caseApplies,
   type CaseId,
+  type ReadinessCase,
   type SeenRequest,
 } from '../control/readiness/readiness-cases.js';
 import { startMock } from '../index.js';
 import { CASE_ARMING, type ArmingContext, type CaseArming } from './case-arming.js';
 import { clientReaction } from './client-reaction.js';
 import { clientRequests, describeRequest, type JournalEntry } from './journal-entry.js';
-import { runInGroup, type CommandOutcome } from './run-in-group.js';
+import { KeptJournal } from './kept-journal.js';
+import { endsWithRunner, runInGroup, unlessEnding, type CommandOutcome } from './run-in-group.js';
 
 export interface RunOptions {
   command: readonly string[];
@@ -29,7 +31,7 @@ export interface RunOptions {
 export type Verdict = 'survived' | 'failed' | 'never reached' | 'does not apply';
 
 export interface RunRecord extends CommandOutcome {
-  /** The run's journal: every request the mock saw, oldest first. */
+  /** The run's journal as kept (kept-journal.ts: whole up to its bound), oldest first. */
   journal: JournalEntry[];
 }
 
@@ -63,8 +65,6 @@ const COLLECT_EVERY_MS = 250;
 /** Entries one read asks for; after a read of only new ones, the most the control plane answers. */
 const WATCH_READ = 100;
 const JOURNAL_READ = 1000;
-/** Entries of one run kept whole for its report; past them, what a verdict reads. */
-const KEPT_ENTRIES = 10_000;
 
 interface OneRun {
   record: RunRecord;
@@ -76,12 +76,20 @@ interface OneRun {
 async function runOnce(
   options: RunOptions,
   operations: ReadonlyMap<string, string>,
-  arming?: CaseArming,
+  armed?: ReadinessCase,
 ): Promise<OneRun> {
-  const mock = await startMock({
+  const arming = armed && CASE_ARMING[armed.id];
+  await unlessEnding();
+  const starting = startMock({
     predictionStartDelayMs: 0,
     predictionRunDelayMs: 0,
     presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
+  });
+  // A signal ending the runner closes the mock first, or its temporary data folder stays behind.
+  const forget = endsWithRunner(async () => (await starting).close());
+  const mock = await starting.catch((error: unknown) => {
+    forget();
+    throw error;
   });
   try {
     const ctx: ArmingContext = {
@@ -96,8 +104,7 @@ async function runOnce(
     // The journal keeps an organization's last 1000 requests: a client that sends more would push
     // its first ones (the armed answers among them) out before the end, so they are read as they come.
     const seen = new Set<string>();
-    const kept: JournalEntry[] = [];
-    const called = new Set<JournalEntry['operation_id']>();
+    const kept = new KeptJournal(armed);
     let acted = false;
     /** Reads the newest entries; answers whether all were new (some may have been missed). */
     const read = async (limit: number) => {
@@ -105,9 +112,7 @@ async function runOnce(
       const fresh = newest.reverse().filter((entry) => !seen.has(entry.request_id));
       for (const entry of fresh) {
         seen.add(entry.request_id);
-        // Bounded: past KEPT_ENTRIES only what a verdict reads (an armed answer, an operation's first call).
-        if (kept.length < KEPT_ENTRIES || entry.fault || !called.has(entry.operation_id)) kept.push(entry);
-        called.add(entry.operation_id);
+        kept.add(entry);
         // Only while the command runs: what it would meet after it ended reaches nothing.
         if (running && arming?.onEntry && !acted && (await arming.onEntry(entry, ctx))) acted = true;
       }
@@ -130,10 +135,11 @@ async function runOnce(
       { CELLSEG_BASE_URL: mock.apiUrl, CELLSEG_API_KEY: mock.apiKey },
       options.caseTimeoutMs,
     );
+    await unlessEnding();
     running = false;
     await watching;
     await read(JOURNAL_READ);
-    const journal = kept.sort((a, b) => a.at.localeCompare(b.at));
+    const journal = kept.entries();
     return {
       record: { ...outcome, journal },
       requests: clientRequests(journal),
@@ -141,6 +147,7 @@ async function runOnce(
     };
   } finally {
     await mock.close();
+    forget();
   }
 }
 
@@ -230,12 +237,11 @@ export async function readinessRun(options: RunOptions): Promise<ReadinessReport
           options.onRun?.(c.id, result.verdict);
           return result;
         }
-        const arming = CASE_ARMING[c.id];
         const result = judge(
           c.id,
           c.title,
-          arming,
-          await runOnce(options, operations, arming),
+          CASE_ARMING[c.id],
+          await runOnce(options, operations, c),
           options.caseTimeoutMs,
         );
         options.onRun?.(c.id, result.verdict);

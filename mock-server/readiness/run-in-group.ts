@@ -20,28 +20,42 @@ const LINE_CHARS = 1000;
 const OUTPUT_GRACE_MS = 1000;
 
 /**
- * Groups running now. Detached, they get no Ctrl-C or CI's SIGTERM meant for the runner: a signal
- * that ends the runner ends them first, or they would run on (forever, for a command that hangs).
+ * What a signal ending the runner ends first: the groups running now (detached, they get no Ctrl-C or
+ * CI's SIGTERM meant for the runner, and would run on, forever for a command that hangs) and the
+ * runs' mocks (each closing removes its temporary data folder).
  */
-const runningGroups = new Set<number>();
+const enders = new Set<() => unknown>();
 const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** How long the mocks may take to close before the runner ends without them; a second signal ends it at once. */
+const ENDING_BOUND_MS = 5000;
+let ending = false;
 
-function endGroupsAndStop(signal: NodeJS.Signals): void {
-  for (const pid of runningGroups) killGroupOf(pid);
-  for (const s of ENDING_SIGNALS) process.removeListener(s, endGroupsAndStop);
+function endAllAndStop(signal: NodeJS.Signals): void {
+  if (ending) return stop(signal);
+  ending = true;
+  const ended = Promise.allSettled([...enders].map(async (end) => end()));
+  const bound = new Promise((resolve) => setTimeout(resolve, ENDING_BOUND_MS));
+  void Promise.race([ended, bound]).then(() => stop(signal));
+}
+
+function stop(signal: NodeJS.Signals): void {
+  for (const s of ENDING_SIGNALS) process.removeListener(s, endAllAndStop);
   process.kill(process.pid, signal);
 }
 
-/** Tracks a running group; answers what untracks it. */
-function tracked(pid: number | undefined): () => void {
-  if (pid === undefined) return () => {};
-  if (runningGroups.size === 0) for (const s of ENDING_SIGNALS) process.on(s, endGroupsAndStop);
-  runningGroups.add(pid);
+/** Has `end` run first when a signal ends the runner; answers what forgets it. */
+export function endsWithRunner(end: () => unknown): () => void {
+  if (enders.size === 0) for (const s of ENDING_SIGNALS) process.on(s, endAllAndStop);
+  enders.add(end);
   return () => {
-    runningGroups.delete(pid);
-    if (runningGroups.size === 0) for (const s of ENDING_SIGNALS) process.removeListener(s, endGroupsAndStop);
+    enders.delete(end);
+    if (enders.size === 0 && !ending)
+      for (const s of ENDING_SIGNALS) process.removeListener(s, endAllAndStop);
   };
 }
+
+/** Once a signal is ending the runner, a run goes no further: this never settles, and the signal ends it. */
+export const unlessEnding = (): Promise<void> => (ending ? new Promise(() => {}) : Promise.resolve());
 
 function killGroupOf(pid: number): void {
   try {
@@ -74,10 +88,10 @@ export function runInGroup(
       .join('\n');
   };
   for (const output of [child.stdout, child.stderr]) output.setEncoding('utf8').on('data', keep);
-  const untrack = tracked(child.pid);
   const killGroup = () => {
     if (child.pid) killGroupOf(child.pid);
   };
+  const untrack = endsWithRunner(killGroup);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, type MockConfig } from '../config.js';
 import { seedKeysLoaded } from '../exposure.js';
-import { DomainError } from '../domain/errors.js';
-import { applySeed, parseSeed, type Seed } from '../domain/seed.js';
+import { isStoreUnavailable } from '../domain/errors.js';
+import { applySeed, parseSeed, seedRows, type Seed, type SeedRows } from '../domain/seed.js';
 import type { StateStore } from '../domain/state.js';
+import { DatabaseStartError } from '../stores/postgres/database-wait.js';
 
 /** The seed file, parsed; one that cannot be read or is not JSON stops the start in one line naming it. */
 async function readSeed(file: string): Promise<Seed> {
@@ -50,27 +51,35 @@ export class Seeding {
       ? parsed
       : { ...parsed, organizations: parsed.organizations.map((o) => ({ ...o, api_keys: [] })) };
     this.loaded = content;
-    await state
-      .transaction(async () => {
-        await applySeed(state, content);
-        await state.seed.markSeeded(new Date().toISOString());
-      })
-      .catch((error: unknown) => {
-        // What the seed holds, refused (a model it cannot run, a field missing); not the store's failures.
-        if (!(error instanceof DomainError || error instanceof TypeError)) throw error;
-        throw new ConfigError(`--seed ${config.seedFile}: ${error.message}`);
-      });
+    let rows: SeedRows;
+    try {
+      rows = seedRows(content);
+    } catch (error) {
+      // What the seed holds, refused (a model it cannot run, a field missing), before any write.
+      throw new ConfigError(`--seed ${config.seedFile}: ${(error as Error).message}`);
+    }
+    await state.transaction(async () => {
+      await applySeed(state, rows);
+      await state.seed.markSeeded(new Date().toISOString());
+    });
   }
 
   /**
    * Instances starting at once on an empty shared database each find it unseeded: the first to
    * commit seeds it, and the others' seeding fails on what it already holds; they go on with it.
+   * A database that stops answering meanwhile ends the start in one line, as at opening.
    */
   async seedOnce(): Promise<void> {
     try {
       await this.seed();
     } catch (error) {
-      if ((await this.state.seed.seededAt()) === undefined) throw error;
+      const seeded = await this.state.seed.seededAt().catch(() => undefined);
+      if (seeded !== undefined) return;
+      if (!isStoreUnavailable(error)) throw error;
+      throw new DatabaseStartError(
+        `the state database stopped answering while the seed (${this.config.seedFile}) was loaded: ${error.message}`,
+        { cause: error },
+      );
     }
   }
 

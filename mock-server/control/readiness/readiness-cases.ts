@@ -37,6 +37,12 @@ export interface ReadinessCase {
   operations: 'any' | readonly string[];
   /** The request that shows the client met it, or undefined. */
   metBy(requests: readonly SeenRequest[]): SeenRequest | undefined;
+  /**
+   * The requests its `metBy` reads, and a readiness run's judgement of it (case-arming.ts,
+   * client-reaction.ts) besides armed answers, each operation's first call and the call after an
+   * armed answer: a run that keeps only some of a long journal keeps these.
+   */
+  reads(request: SeenRequest): boolean;
 }
 
 /** Polls of one prediction from which a client has met "a prediction that takes many polls". */
@@ -46,6 +52,11 @@ export const SLOW_ANSWER_MS = 10_000;
 
 const UPLOADS = ['uploadImage', 'createImage'];
 const PREDICTIONS = ['createPrediction', 'getPrediction'];
+/** A resumable upload's steps, and the one-request upload a client may fall back to. */
+const UPLOAD_STEPS = [...UPLOADS, 'completeUpload', 'getUpload', 'abortUpload'];
+const SHARE_VIEWS = ['viewSharePage', 'viewShareImage'];
+const isOperation = (r: SeenRequest, operations: readonly string[]) =>
+  operations.includes(r.operationId ?? '');
 
 const statusOf = (body: unknown) =>
   body && typeof body === 'object' ? (body as { status?: unknown }).status : undefined;
@@ -61,24 +72,28 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
     title: '429 Too Many Requests with Retry-After',
     operations: 'any',
     metBy: (requests) => requests.find((r) => r.status === 429),
+    reads: (r) => r.status === 429,
   },
   {
     id: 'unavailable',
     title: '503 Service Unavailable',
     operations: 'any',
     metBy: (requests) => requests.find((r) => r.status === 503),
+    reads: (r) => r.status === 503,
   },
   {
     id: 'dropped-connection',
     title: 'a connection dropped before any answer',
     operations: 'any',
     metBy: (requests) => requests.find((r) => r.status === 0),
+    reads: (r) => r.status === 0,
   },
   {
     id: 'slow-answer',
     title: `an answer slower than a client's timeout (${SLOW_ANSWER_MS / 1000} s)`,
     operations: 'any',
     metBy: (requests) => requests.find((r) => r.durationMs >= SLOW_ANSWER_MS),
+    reads: (r) => r.durationMs >= SLOW_ANSWER_MS,
   },
   {
     id: 'part-url-expired',
@@ -87,6 +102,7 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
     // Part PUTs carry no API key, so the journal of an organization never shows them: a complete
     // refused for a missing part is what the client sees of it.
     metBy: (requests) => requests.find((r) => r.operationId === 'completeUpload' && r.status === 400),
+    reads: (r) => isOperation(r, UPLOAD_STEPS),
   },
   {
     id: 'prediction-failed',
@@ -94,6 +110,9 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
     operations: PREDICTIONS,
     metBy: (requests) =>
       requests.find((r) => r.operationId === 'getPrediction' && statusOf(r.responseBody) === 'FAILED'),
+    // Every poll that may be of the FAILED prediction (one never answers COMPLETED): the client's
+    // reaction counts those after it.
+    reads: (r) => r.operationId === 'getPrediction' && statusOf(r.responseBody) !== 'COMPLETED',
   },
   {
     id: 'many-polls',
@@ -108,12 +127,15 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
       }
       return undefined;
     },
+    reads: (r) => r.operationId === 'getPrediction',
   },
   {
     id: 'storage-cap',
     title: '402 at the storage cap',
     operations: UPLOADS,
     metBy: (requests) => requests.find((r) => r.status === 402 && UPLOADS.includes(r.operationId ?? '')),
+    // Every upload: how many the client sent after the 402.
+    reads: (r) => isOperation(r, UPLOADS),
   },
   {
     id: 'analysis-cap',
@@ -126,6 +148,7 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
           r.operationId === 'createPrediction' &&
           /analys/i.test(detailOf(r.responseBody)),
       ),
+    reads: (r) => r.operationId === 'createPrediction',
   },
   {
     id: 'share-revoked',
@@ -135,10 +158,11 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
       requests.find(
         (r) =>
           (r.operationId === 'getShare' && revokedAt(r.responseBody)) ||
-          (['viewSharePage', 'viewShareImage'].includes(r.operationId ?? '') &&
-            r.status >= 400 &&
-            r.status < 500),
+          (isOperation(r, SHARE_VIEWS) && r.status >= 400 && r.status < 500),
       ),
+    reads: (r) =>
+      (r.operationId === 'getShare' && revokedAt(r.responseBody)) ||
+      (isOperation(r, SHARE_VIEWS) && r.status >= 400),
   },
 ];
 
