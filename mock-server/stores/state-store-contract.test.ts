@@ -731,24 +731,34 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       await state.jobs.claim('w1', ['conversion'], HELD);
       const asked: number[] = [];
       const later = (forMs: number) => (asked.push(forMs), HELD);
-      expect(await state.jobs.retryLater('conversion', 'img-1', 'w2', later)).toBeUndefined();
-      expect(await state.jobs.retryLater('conversion', 'img-1', 'w1', later)).toEqual({
+      expect(await state.jobs.retryLater('conversion', 'img-1', 'w2', 0, later)).toBeUndefined();
+      expect(await state.jobs.retryLater('conversion', 'img-1', 'w1', 0, later)).toEqual({
         unavailableForMs: 0,
         putOff: true,
       });
       expect(asked).toEqual([0]);
       // A delay that lapses as it is given: claimable at once, as the attempt it was.
-      await state.jobs.retryLater('conversion', 'img-2', 'w1', () => LAPSED);
+      await state.jobs.retryLater('conversion', 'img-2', 'w1', 0, () => LAPSED);
       expect(await state.jobs.claim('w2', ['conversion'], HELD)).toEqual({
         kind: 'conversion',
         subjectId: 'img-2',
         attempts: 1,
       });
       // Its holder gives up: the job stays held, for its holder to fail and finish.
-      const answer = await state.jobs.retryLater('conversion', 'img-2', 'w2', () => undefined);
+      const answer = await state.jobs.retryLater('conversion', 'img-2', 'w2', 0, () => undefined);
       expect(answer).toMatchObject({ putOff: false });
       expect(answer!.unavailableForMs).toBeGreaterThanOrEqual(0);
       expect(await state.jobs.finish('conversion', 'img-2', 'w2')).toBe(true);
+    });
+
+    it('put off again: only the time put off counts as unavailable, not the time its next run worked', async () => {
+      await state.jobs.enqueue('conversion', 'img-1');
+      await state.jobs.claim('w1', ['conversion'], HELD);
+      await state.jobs.retryLater('conversion', 'img-1', 'w1', 0, () => LAPSED);
+      await state.jobs.claim('w1', ['conversion'], HELD);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the run works 200 ms, then meets it again
+      const answer = await state.jobs.retryLater('conversion', 'img-1', 'w1', 200, () => undefined);
+      expect(answer!.unavailableForMs).toBeLessThan(100);
     });
 
     it('cancelled whoever holds them: the holder learns it from renew and finish', async () => {

@@ -83,6 +83,21 @@ it('a prediction whose image cannot be read for a moment is run again, and compl
   expect([failures.left, done.status, done.error, done.runAttempts]).toEqual([0, 'COMPLETED', null, 1]);
 }, 20_000);
 
+it('a prediction put off twice counts the time it was put off toward the bound, not the time its runs worked', async () => {
+  const failures = { left: 0 };
+  // Each run reads the original at once, and learns it failed after its least running time, 1 s.
+  w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 1800, predictionRunDelayMs: 1000 });
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  failures.left = 2;
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([failures.left, done.status, done.error]).toEqual([0, 'COMPLETED', null]);
+}, 20_000);
+
 it('a prediction whose store stays unavailable past the bound fails, saying so', async () => {
   const failures = { left: 0 };
   w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 0 });

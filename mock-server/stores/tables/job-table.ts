@@ -61,7 +61,7 @@ export function jobTable(d: Dialect): Works<JobTable> {
       );
       return renewed > 0;
     },
-    *retryLater(kind, subjectId, worker, later) {
+    *retryLater(kind, subjectId, worker, ranMs, later) {
       const held = yield* first(
         `SELECT ${now} AS now_ms, unavailable_since FROM jobs
          WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
@@ -74,7 +74,10 @@ export function jobTable(d: Dialect): Works<JobTable> {
         worker,
       );
       if (!held) return undefined;
-      const since = held.since ?? held.now;
+      // Only the time put off counts, not the time a later run worked before it met a store
+      // unavailable again (a run that gets through finishes the job, and its row with it): the first
+      // put-off starts the count, and each later one moves its start on by how long its run worked.
+      const since = held.since === null ? held.now : Math.min(held.now, held.since + ranMs);
       const unavailableForMs = held.now - since;
       const delayMs = later(unavailableForMs);
       if (delayMs === undefined) return { unavailableForMs, putOff: false };
