@@ -218,7 +218,7 @@ export class JobWorker {
     clearInterval(renewal); // a renewal would hold the job past its delay
     const bound = this.options.transientRetryMs;
     const answer = await this.state.jobs
-      .retryLater(lease.kind, lease.subjectId, this.id, ranMs, (forMs) =>
+      .retryLater(lease, this.id, ranMs, (forMs) =>
         forMs < bound ? Math.min(PUT_OFF_MS.most, Math.max(PUT_OFF_MS.first, forMs)) : undefined,
       )
       .catch(() => undefined);

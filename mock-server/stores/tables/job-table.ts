@@ -61,10 +61,11 @@ export function jobTable(d: Dialect): Works<JobTable> {
       );
       return renewed > 0;
     },
-    *retryLater(kind, subjectId, worker, ranMs, later) {
+    *retryLater({ kind, subjectId, attempts }, worker, ranMs, later) {
+      // Its claim count unchanged, no other claim took the job, even if its lease ran out meanwhile.
       const held = yield* first(
         `SELECT ${now} AS now_ms, unavailable_since FROM jobs
-         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND attempts = ?`,
         (r) => ({
           now: Number(r.now_ms),
           since: r.unavailable_since === null ? null : Number(r.unavailable_since),
@@ -72,6 +73,7 @@ export function jobTable(d: Dialect): Works<JobTable> {
         kind,
         subjectId,
         worker,
+        attempts,
       );
       if (!held) return undefined;
       // Only the time put off counts, not the time a later run worked before it met a store
@@ -84,12 +86,13 @@ export function jobTable(d: Dialect): Works<JobTable> {
       // Still held by `worker` until the new lease runs out, which no renewal extends: then any claim takes it.
       const putOff = yield* run(
         `UPDATE jobs SET lease_until = ?, unavailable_since = ?, attempts = attempts - 1
-         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND attempts = ?`,
         held.now + delayMs,
         since,
         kind,
         subjectId,
         worker,
+        attempts,
       );
       return putOff ? { unavailableForMs, putOff: true } : undefined;
     },
