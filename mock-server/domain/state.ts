@@ -333,15 +333,17 @@ export interface JobTable {
   /** Extends the lease; false when `worker` no longer holds the job (its lease ran out and another claimed it, or it is gone). */
   renew(kind: JobKind, subjectId: string, worker: string, leaseMs: number): Promise<boolean>;
   /**
-   * Puts off a job `worker` holds whose run met a store unavailable for a moment: `later` gets how
-   * long its runs have been meeting one (0 the first time) and answers how long no worker may claim
-   * it, or undefined to give up. A job put off keeps its claim count as it was before this claim.
-   * Undefined when `worker` no longer holds the job.
+   * Puts off a job whose run under `lease` met a store unavailable for a moment, after working
+   * `ranMs`: `later` gets how long it has been put off since its first run met one (0 the first
+   * time; its runs' working time not counted) and answers how long no worker may claim it, or
+   * undefined to give up. A job put off keeps its claim count as it was before this claim.
+   * Undefined when another claim took the job since `lease`'s, or it is gone; a lease that ran out
+   * meanwhile (its renewals failed while the database did not answer) is still `worker`'s.
    */
   retryLater(
-    kind: JobKind,
-    subjectId: string,
+    lease: JobLease,
     worker: string,
+    ranMs: number,
     later: (unavailableForMs: number) => number | undefined,
   ): Promise<{ unavailableForMs: number; putOff: boolean } | undefined>;
   /** Removes the job if `worker` still holds it; false otherwise (its effect must then not be published). */

@@ -727,28 +727,48 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     it('put off by their holder: not claimable until the delay ends, then claimed as the same attempt', async () => {
       await state.jobs.enqueue('conversion', 'img-1');
       await state.jobs.enqueue('conversion', 'img-2');
-      await state.jobs.claim('w1', ['conversion'], HELD);
-      await state.jobs.claim('w1', ['conversion'], HELD);
+      const img1 = (await state.jobs.claim('w1', ['conversion'], HELD))!;
+      const img2 = (await state.jobs.claim('w1', ['conversion'], HELD))!;
       const asked: number[] = [];
       const later = (forMs: number) => (asked.push(forMs), HELD);
-      expect(await state.jobs.retryLater('conversion', 'img-1', 'w2', later)).toBeUndefined();
-      expect(await state.jobs.retryLater('conversion', 'img-1', 'w1', later)).toEqual({
+      expect(await state.jobs.retryLater(img1, 'w2', 0, later)).toBeUndefined();
+      expect(await state.jobs.retryLater(img1, 'w1', 0, later)).toEqual({
         unavailableForMs: 0,
         putOff: true,
       });
       expect(asked).toEqual([0]);
       // A delay that lapses as it is given: claimable at once, as the attempt it was.
-      await state.jobs.retryLater('conversion', 'img-2', 'w1', () => LAPSED);
-      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toEqual({
-        kind: 'conversion',
-        subjectId: 'img-2',
-        attempts: 1,
-      });
+      await state.jobs.retryLater(img2, 'w1', 0, () => LAPSED);
+      const again = await state.jobs.claim('w2', ['conversion'], HELD);
+      expect(again).toEqual({ kind: 'conversion', subjectId: 'img-2', attempts: 1 });
       // Its holder gives up: the job stays held, for its holder to fail and finish.
-      const answer = await state.jobs.retryLater('conversion', 'img-2', 'w2', () => undefined);
+      const answer = await state.jobs.retryLater(again!, 'w2', 0, () => undefined);
       expect(answer).toMatchObject({ putOff: false });
       expect(answer!.unavailableForMs).toBeGreaterThanOrEqual(0);
       expect(await state.jobs.finish('conversion', 'img-2', 'w2')).toBe(true);
+    });
+
+    it('put off by their holder after its lease ran out, as long as no claim took them since its own', async () => {
+      await state.jobs.enqueue('conversion', 'img-1');
+      // Its renewals failed while the database did not answer: the lease ran out, nobody claimed it.
+      const lapsed = (await state.jobs.claim('w1', ['conversion'], LAPSED))!;
+      expect(await state.jobs.retryLater(lapsed, 'w1', 0, () => HELD)).toMatchObject({ putOff: true });
+      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toBeUndefined();
+      // Claimed again since (here by the same worker): the job is that claim's run now.
+      await state.jobs.enqueue('conversion', 'img-2');
+      const img2 = (await state.jobs.claim('w1', ['conversion'], LAPSED))!;
+      expect(await state.jobs.claim('w1', ['conversion'], HELD)).toMatchObject({ attempts: 2 });
+      expect(await state.jobs.retryLater(img2, 'w1', 0, () => HELD)).toBeUndefined();
+    });
+
+    it('put off again: only the time put off counts as unavailable, not the time its next run worked', async () => {
+      await state.jobs.enqueue('conversion', 'img-1');
+      const first = (await state.jobs.claim('w1', ['conversion'], HELD))!;
+      await state.jobs.retryLater(first, 'w1', 0, () => LAPSED);
+      const second = (await state.jobs.claim('w1', ['conversion'], HELD))!;
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the run works 200 ms, then meets it again
+      const answer = await state.jobs.retryLater(second, 'w1', 200, () => undefined);
+      expect(answer!.unavailableForMs).toBeLessThan(100);
     });
 
     it('cancelled whoever holds them: the holder learns it from renew and finish', async () => {

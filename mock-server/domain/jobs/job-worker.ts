@@ -7,7 +7,7 @@
  * publishes only while it is in flight), so a job run twice has one visible effect. A run that
  * meets a store unavailable for a moment (store_unavailable: the object store or the state
  * database) puts its job off on the job's own row, for whichever worker claims it then, and its
- * handler fails it once the store has stayed unavailable past `transientRetryMs`.
+ * handler fails it once it has been put off past `transientRetryMs` (its runs' working time not counted).
  */
 import { randomUUID } from 'node:crypto';
 import { type DomainError, isStoreUnavailable } from '../errors.js';
@@ -179,13 +179,15 @@ export class JobWorker {
         .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
     }, this.options.leaseMs / 3);
     renewal.unref();
+    const started = performance.now();
     const done = handler
       .run(lease, controller.signal)
       // A job reports its failures in its own row; one that met a store unavailable is put off.
       .then(
         () => true,
         (err: unknown) =>
-          !isStoreUnavailable(err) || (!controller.signal.aborted && this.putOff(lease, err, renewal)),
+          !isStoreUnavailable(err) ||
+          (!controller.signal.aborted && this.putOff(lease, err, renewal, performance.now() - started)),
       )
       .then(async (settled) => {
         clearInterval(renewal);
@@ -207,11 +209,16 @@ export class JobWorker {
    * stayed so past the bound; true when the job is done with. A state database that cannot take
    * either keeps the job held: its lease runs out and the next claim runs it again, as after a crash.
    */
-  private async putOff(lease: JobLease, err: DomainError, renewal: NodeJS.Timeout): Promise<boolean> {
+  private async putOff(
+    lease: JobLease,
+    err: DomainError,
+    renewal: NodeJS.Timeout,
+    ranMs: number,
+  ): Promise<boolean> {
     clearInterval(renewal); // a renewal would hold the job past its delay
     const bound = this.options.transientRetryMs;
     const answer = await this.state.jobs
-      .retryLater(lease.kind, lease.subjectId, this.id, (forMs) =>
+      .retryLater(lease, this.id, ranMs, (forMs) =>
         forMs < bound ? Math.min(PUT_OFF_MS.most, Math.max(PUT_OFF_MS.first, forMs)) : undefined,
       )
       .catch(() => undefined);

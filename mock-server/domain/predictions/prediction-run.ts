@@ -105,13 +105,17 @@ export class PredictionRun {
     }
   }
 
-  /** Puts the row in flight back as `found`, so that the next claim reads the same attempt from it. */
+  /**
+   * Puts the row in flight back as `found`, so that the next claim reads the same attempt from it,
+   * and drops the outcome it held for polls: its files were removed when its publish failed.
+   */
   private restore(found: PredictionRecord): Promise<void> {
     return this.state.transaction(async () => {
       const current = await this.state.predictions.get(found.id);
       if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return;
       const { status, startedAt, runAttempts } = found;
       await this.state.predictions.put({ ...current, status, startedAt, runAttempts });
+      await this.state.pollHolds.delete(found.id);
     });
   }
 

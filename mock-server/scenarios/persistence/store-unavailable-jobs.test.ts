@@ -5,6 +5,7 @@
  * the conversion or the run: two such failures in a row would otherwise read as a run cut short
  * twice. A store that stays unavailable past --job-transient-retry-ms fails the job, saying so.
  */
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { afterEach, expect, it } from 'vitest';
 import {
@@ -14,6 +15,7 @@ import {
   type DomainWorld,
   type Schedule,
 } from '../../../test-support/domain-world.js';
+import { eventually } from '../../../test-support/launched-mock.js';
 import { DomainError } from '../../domain/errors.js';
 import { dataLayout } from '../../stores/data-layout.js';
 
@@ -83,6 +85,21 @@ it('a prediction whose image cannot be read for a moment is run again, and compl
   expect([failures.left, done.status, done.error, done.runAttempts]).toEqual([0, 'COMPLETED', null, 1]);
 }, 20_000);
 
+it('a prediction put off twice counts the time it was put off toward the bound, not the time its runs worked', async () => {
+  const failures = { left: 0 };
+  // Each run reads the original at once, and learns it failed after its least running time, 1 s.
+  w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 1800, predictionRunDelayMs: 1000 });
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  failures.left = 2;
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([failures.left, done.status, done.error]).toEqual([0, 'COMPLETED', null]);
+}, 20_000);
+
 it('a prediction whose store stays unavailable past the bound fails, saying so', async () => {
   const failures = { left: 0 };
   w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 0 });
@@ -99,3 +116,25 @@ it('a prediction whose store stays unavailable past the bound fails, saying so',
     'The object store stayed unavailable for 0 s (HTTP 503). Submit it again.',
   ]);
 });
+
+it('a prediction whose held outcome met the database unavailable as it was published is put back without it', async () => {
+  w = await domainWorld();
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  const delays = { startDelayMs: 0, runDelayMs: 0, completeAfterPolls: 1 };
+  await w.state.progressDelays.set('organization', w.org.id, delays);
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  expect(await eventually(() => w.predictions.isHeldForPolls(prediction.id), 10_000)).toBe(true);
+  // The poll's publish and the run's both fail: the run removes what it wrote and puts the row back.
+  w.unavailableTransactions = 2;
+  await w.predictions.get(w.org, prediction.id);
+  const putBack = async () => (await w.state.predictions.get(prediction.id))?.status === 'SUBMITTED';
+  expect(await eventually(putBack, 10_000)).toBe(true);
+  // A poll while the job is put off publishes nothing held from the run that failed.
+  await w.predictions.get(w.org, prediction.id);
+  await w.predictions.idle();
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect(done.status).toBe('COMPLETED');
+  expect(existsSync(dataLayout(w.root).segmentationOf(done.segmentationId!).result)).toBe(true);
+}, 20_000);

@@ -61,10 +61,11 @@ export function jobTable(d: Dialect): Works<JobTable> {
       );
       return renewed > 0;
     },
-    *retryLater(kind, subjectId, worker, later) {
+    *retryLater({ kind, subjectId, attempts }, worker, ranMs, later) {
+      // Its claim count unchanged, no other claim took the job, even if its lease ran out meanwhile.
       const held = yield* first(
         `SELECT ${now} AS now_ms, unavailable_since FROM jobs
-         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND attempts = ?`,
         (r) => ({
           now: Number(r.now_ms),
           since: r.unavailable_since === null ? null : Number(r.unavailable_since),
@@ -72,21 +73,26 @@ export function jobTable(d: Dialect): Works<JobTable> {
         kind,
         subjectId,
         worker,
+        attempts,
       );
       if (!held) return undefined;
-      const since = held.since ?? held.now;
+      // Only the time put off counts, not the time a later run worked before it met a store
+      // unavailable again (a run that gets through finishes the job, and its row with it): the first
+      // put-off starts the count, and each later one moves its start on by how long its run worked.
+      const since = held.since === null ? held.now : Math.min(held.now, held.since + ranMs);
       const unavailableForMs = held.now - since;
       const delayMs = later(unavailableForMs);
       if (delayMs === undefined) return { unavailableForMs, putOff: false };
       // Still held by `worker` until the new lease runs out, which no renewal extends: then any claim takes it.
       const putOff = yield* run(
         `UPDATE jobs SET lease_until = ?, unavailable_since = ?, attempts = attempts - 1
-         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND attempts = ?`,
         held.now + delayMs,
         since,
         kind,
         subjectId,
         worker,
+        attempts,
       );
       return putOff ? { unavailableForMs, putOff: true } : undefined;
     },

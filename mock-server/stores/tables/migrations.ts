@@ -277,7 +277,8 @@ export const SCHEMA: Schema = {
   END $$;
 `,
     // 11: when a job's runs began meeting a store unavailable for a moment (epoch ms on the
-    // engine's clock; NULL when none did), so that any instance gives up on it after the same bound.
+    // engine's clock, moved on by its later runs' working time; NULL when none did), so that any
+    // instance gives up on it after the same bound.
     () => 'ALTER TABLE jobs ADD COLUMN unavailable_since bigint;',
   ],
 };
