@@ -22,6 +22,32 @@ export const AREAS: Area[] = [
   'shares',
   'deletes',
 ];
+/**
+ * A set's regressions well formed: at least `least` of them, unique ids with the set's letter,
+ * every area, a description, the sentence each breaks, a hook, and at least `statedShare` of them
+ * breaking a sentence the interface states (each quoting it, when `quoted`).
+ */
+export function expectWellFormed(
+  set: readonly Regression[],
+  rules: { letter: string; least: number; statedShare: number; quoted?: boolean },
+): void {
+  expect(set.length).toBeGreaterThanOrEqual(rules.least);
+  expect(new Set(set.map((r) => r.id)).size).toBe(set.length);
+  for (const r of set) {
+    expect(r.id, r.id).toMatch(new RegExp(`^${rules.letter}-[A-Z]+-[A-Z0-9-]+$`));
+    expect(AREAS, r.id).toContain(r.area);
+    expect(r.description.length, r.id).toBeGreaterThan(10);
+    expect(r.violates.trim().length, r.id).toBeGreaterThan(10);
+    expect(['interface', 'document'], r.id).toContain(r.statedIn);
+    expect(r.request ?? r.response, r.id).toBeDefined();
+    if (rules.quoted && r.statedIn === 'interface') expect(r.violates, r.id).toMatch(/"/);
+  }
+  expect(new Set(set.map((r) => r.area))).toEqual(new Set(AREAS));
+  expect(set.filter((r) => r.statedIn === 'interface').length).toBeGreaterThanOrEqual(
+    set.length * rules.statedShare,
+  );
+}
+
 export const BASE_MODEL_ID = '078e62ee-4b5a-4a1e-8322-01910425db58';
 export const SAMPLE_TIFF = readFileSync(path.join(REPO_ROOT, 'fixtures/samples/cells.tif'));
 
