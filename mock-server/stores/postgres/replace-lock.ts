@@ -16,15 +16,13 @@ const REPLACE_LOCK = 0x73776170; // "swap"
 
 /** The statement timeout bounds the wait for another instance's replacement, as any lock wait. */
 export function replaceLock(sql: Sql): OneAtATime {
-  const queue = oneAtATime({
-    ms: sql.statementTimeoutMs,
-    tooLong: () =>
-      new DomainError(
-        'store_unavailable',
-        `This instance has been replacing the whole state (a snapshot load or a reset) for longer than --database-timeout-ms (${sql.statementTimeoutMs} ms); try again shortly.`,
-        1,
-      ),
-  });
+  const waitedTooLong = (who: string) =>
+    new DomainError(
+      'store_unavailable',
+      `${who} has been replacing the whole state (a snapshot load or a reset) for longer than --database-timeout-ms (${sql.statementTimeoutMs} ms); try again shortly.`,
+      1,
+    );
+  const queue = oneAtATime({ ms: sql.statementTimeoutMs, tooLong: () => waitedTooLong('This instance') });
   return (work) =>
     queue(async () => {
       const session = await sql.session();
@@ -36,11 +34,7 @@ export function replaceLock(sql: Sql): OneAtATime {
       try {
         await session.query(`SELECT pg_advisory_lock(${REPLACE_LOCK})`).catch((error: unknown) => {
           throw (error as { code?: unknown }).code === '57014'
-            ? new DomainError(
-                'store_unavailable',
-                `Another instance has been replacing the whole state (a snapshot load or a reset) for longer than --database-timeout-ms (${sql.statementTimeoutMs} ms); try again shortly.`,
-                1,
-              )
+            ? waitedTooLong('Another instance')
             : asDomainFailure(error);
         });
         const result = await work();
