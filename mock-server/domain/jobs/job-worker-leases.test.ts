@@ -12,8 +12,9 @@ let worker: JobWorker;
 
 beforeEach(async () => {
   world = await domainWorld();
-  // Renewed every 20 ms, so a refused renewal is seen within the test's patience.
-  worker = new JobWorker(world.state, { leaseMs: 60, concurrency: 4, pollMs: 10, transientRetryMs: 0 });
+  // Renewed every 200 ms, so a refused renewal is seen within the test's patience; a lease of 60 ms
+  // ran out on a loaded machine whose timers came late, and the job kept was counted lost too.
+  worker = new JobWorker(world.state, { leaseMs: 600, concurrency: 4, pollMs: 10, transientRetryMs: 0 });
   worker.handle(
     'conversion',
     (_lease, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
