@@ -124,4 +124,38 @@ describe('behaviour mutants', () => {
     expect(late.status).toBe(403);
     expect(late.body.toString()).toMatch(/<Code>AccessDenied<\/Code>/);
   });
+  it('upper-case-not-found answers 404 for a path id in upper case, and leaves its lower-case form', async () => {
+    const { pass, log } = caseOf('behaviour:id-case:upper-case-not-found');
+    const lower = await pass(exchange('GET', `/api/v1/image/${IMAGE}`), answer(200, { id: IMAGE }));
+    expect(lower.status).toBe(200);
+    const upper = await pass(exchange('GET', `/api/v1/share/x/${SEG.replace(/2/g, 'A')}`), answer(200, {}));
+    expect(upper.status).toBe(404);
+    const page = await pass(exchange('GET', '/share/ABCDEF'), answer(200, 'page', 'text/html'));
+    expect(page.status).toBe(200);
+    expect(log.changed).toBe(1);
+  });
+
+  it('second-revoke-not-found answers 404 to a revoke of a revoked share only', async () => {
+    const { pass } = caseOf('behaviour:shares:second-revoke-not-found');
+    const revoke = () => pass(exchange('DELETE', `/api/v1/shares/${SHARE}`), answer(200, { id: SHARE }));
+    expect((await revoke()).status).toBe(200);
+    expect((await revoke()).status).toBe(404);
+  });
+
+  it('link-near-match-opens sends a link cut short or with its last character changed to the whole token', async () => {
+    const { pass } = caseOf('behaviour:shares:link-near-match-opens');
+    const token = 'AbCdEfGh12345678';
+    await pass(
+      exchange('POST', '/api/v1/shares', 'k1', { segmentation_id: SEG }),
+      answer(200, { id: SHARE, segmentation_id: SEG, url: `http://x/share/${token}`, view_count: 0 }),
+    );
+    for (const sent of [token.slice(0, 8), token.slice(0, -1), `${token.slice(0, -1)}0`]) {
+      const view = exchange('GET', `/share/${sent}`, '');
+      await pass(view, answer(404, 'gone', 'text/html'));
+      expect(view.path).toBe(`/share/${token}`);
+    }
+    const other = exchange('GET', '/share/zzzzzzzz', '');
+    await pass(other, answer(404, 'gone', 'text/html'));
+    expect(other.path).toBe('/share/zzzzzzzz');
+  });
 });

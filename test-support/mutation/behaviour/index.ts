@@ -2,11 +2,12 @@ import type { Mutant } from '../mutant.js';
 import { analysisQuotaMutants } from './analysis-quota.js';
 import { confinementMutants } from './confinement.js';
 import { deleteCascadeMutants } from './delete-cascade.js';
+import { idCaseMutants } from './id-case.js';
 import { listedPartMutants } from './listed-parts.js';
 import { partUrlLifeMutants } from './part-url-life.js';
 import { predictionReuseMutants } from './prediction-reuse.js';
 import { refusalMutants } from './refusals.js';
-import { shareMutants } from './shares.js';
+import { shareChoiceMutants, shareMutants } from './shares.js';
 import { storageCapMutants } from './storage-cap.js';
 import { uploadPartMutants } from './upload-parts.js';
 
@@ -17,9 +18,11 @@ export const behaviourMutants = (): Mutant[] => [
   ...storageCapMutants(),
   ...deleteCascadeMutants(),
   ...shareMutants(),
+  ...shareChoiceMutants(),
   ...confinementMutants(),
   ...uploadPartMutants(),
   ...refusalMutants(),
   ...listedPartMutants(),
   ...partUrlLifeMutants(),
+  ...idCaseMutants(),
 ];

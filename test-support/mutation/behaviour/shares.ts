@@ -1,6 +1,6 @@
 import type { Answer, Exchange } from '../../sabotage-catalogue.js';
 import { behaviourMutant } from './behaviour-mutant.js';
-import { bodyOf, editJson, freshId, route, SHARE_READ } from './proxy-effects.js';
+import { bodyOf, editJson, freshId, route, setJson, SHARE_READ } from './proxy-effects.js';
 
 /**
  * Shares: one live link per segmentation (a repeat answers the same share), each opening of the
@@ -16,6 +16,9 @@ const AFTER_REVOKE = 'share.8f2b59';
 const IDEMPOTENT = 'post-shares.96c96b';
 const GET_SHARE = 'get-shares-share-id.0f5521';
 const ONE_LIVE = 'limits.c70ec0';
+const TURNS_OFF = 'delete-shares-share-id.93dbdb';
+const REVOKE_BODY = 'delete-shares-share-id.faa2a2';
+const LINK = 'share.11c348';
 
 const PAGE = /^\/share\/([^/]+)$/;
 const VIEW_TRIGGERS = [
@@ -238,6 +241,52 @@ export const shareMutants = () => [
           const fresh = freshId();
           alias.set(fresh, share.id);
           editJson(answer, (s) => (s.id = fresh));
+        },
+      };
+    },
+  }),
+];
+
+/** The document's choices where the interface shows no answer: a second revoke, a mangled link. */
+export const shareChoiceMutants = () => [
+  behaviourMutant({
+    rule: 'shares',
+    edit: 'second-revoke-not-found',
+    summary: 'A revoke looks for a live share only: revoking a revoked share answers 404.',
+    sentences: [TURNS_OFF, REVOKE_BODY],
+    triggers: [['revokeShare', 200]],
+    make() {
+      const revoked = new Set<string>();
+      return {
+        response: (exchange, answer) => {
+          const id = exchange.method === 'DELETE' ? SHARE_READ.exec(route(exchange))?.[1] : undefined;
+          if (!id || answer.status !== 200) return;
+          if (revoked.has(id.toLowerCase())) setJson(answer, 404, { detail: 'Share not found' });
+          else revoked.add(id.toLowerCase());
+        },
+      };
+    },
+  }),
+  behaviourMutant({
+    rule: 'shares',
+    edit: 'link-near-match-opens',
+    summary:
+      'A link is found by a prefix of its token (a LIKE with a wildcard): a link cut short, or with its last character changed, opens the page.',
+    sentences: [LINK],
+    triggers: [['viewSharePage', 404]],
+    make() {
+      const tokens = new Set<string>();
+      const near = (sent: string) =>
+        [...tokens].find((t) => t !== sent && t.startsWith(sent.slice(0, Math.max(1, sent.length - 1))));
+      return {
+        request: (exchange) => {
+          const sent = exchange.method === 'GET' ? PAGE.exec(route(exchange))?.[1] : undefined;
+          const match = sent && !tokens.has(sent) ? near(sent) : undefined;
+          if (match) exchange.path = `/share/${match}`;
+        },
+        response: (exchange, answer) => {
+          const token = tokenOf(shareOf(answer)?.url);
+          if ((isCreate(exchange) || SHARE_READ.test(route(exchange))) && token) tokens.add(token);
         },
       };
     },
