@@ -1,4 +1,4 @@
-import { caller, jsonAnswer, match, memoMap, pathname, readJson } from '../edit-helpers.js';
+import { caller, isJson, jsonAnswer, match, memoMap, pathname, readJson } from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
 
 const DELETE_ROUTE = /^\/api\/v1\/(upload|image)\/([^/]+)$/;
@@ -28,24 +28,19 @@ export const DELETES: Regression[] = [
       '"Permanently deletes the image and derived storage (converted TIFF/PNG, thumbnail, training artifacts)." / "any | `DELETE /upload/{image_id}` or `DELETE /image/{image_id}` | image in caller\'s organization | removed | slot freed"',
     statedIn: 'interface',
     request(exchange, state) {
-      const predicted = memoMap<string, boolean>(state, 'predicted-images');
-      if (match(exchange, 'POST', /^\/api\/v1\/predict$/)) {
-        try {
-          const body = JSON.parse(exchange.body.toString('utf8')) as { image_id?: unknown };
-          if (typeof body.image_id === 'string') predicted.set(body.image_id.toLowerCase(), false);
-        } catch {
-          // not a body this bug reads
-        }
-        return;
-      }
       const del = match(exchange, 'DELETE', DELETE_ROUTE);
-      if (del && predicted.get(del[2].toLowerCase()))
+      if (del && memoMap<string, boolean>(state, 'predicted-images').has(del[2].toLowerCase()))
         return jsonAnswer(409, { detail: 'Image has predictions: it cannot be deleted' });
     },
     response(exchange, answer, state) {
       if (!match(exchange, 'POST', /^\/api\/v1\/predict$/) || answer.status !== 200) return;
-      const predicted = memoMap<string, boolean>(state, 'predicted-images');
-      for (const [image, queued] of predicted) if (!queued) predicted.set(image, true);
+      try {
+        const body = JSON.parse(exchange.body.toString('utf8')) as { image_id?: unknown };
+        if (typeof body.image_id === 'string')
+          memoMap<string, boolean>(state, 'predicted-images').set(body.image_id.toLowerCase(), true);
+      } catch {
+        // not a body this bug reads
+      }
     },
   },
   {
@@ -54,7 +49,7 @@ export const DELETES: Regression[] = [
     description:
       'Conditional export requests are answered from an ETag index checked before the segmentation lookup, and the delete does not purge it: after the image is deleted, an export asked with its old ETag answers 304 instead of 404',
     violates:
-      '"Permanently deletes the image and derived storage" (DELETE /upload/{image_id}: "every export of the segmentations answers 404")',
+      '"Permanently deletes the image and derived storage" (the document: afterwards every export of its segmentations answers 404)',
     statedIn: 'interface',
     response(exchange, answer, state) {
       if (exchange.method !== 'GET' || !/^\/api\/v1\/export\//.test(pathname(exchange))) return;
@@ -87,7 +82,7 @@ export const DELETES: Regression[] = [
       const deleted = memoMap<string, boolean>(state, 'deleted');
       const id = del[2].toLowerCase();
       if (answer.status === 200) return void deleted.set(id, true);
-      if (answer.status === 404 && deleted.has(id) && readJson(answer).detail)
+      if (answer.status === 404 && deleted.has(id) && isJson(answer) && readJson(answer).detail)
         Object.assign(answer, jsonAnswer(500, { detail: 'Internal Server Error' }));
     },
   },

@@ -55,7 +55,7 @@ export const MODELS: Regression[] = [
     description:
       'The list reads the models table while predict checks the engine registry, which was never given the newest base model (`brightfield-dark-cells`): picked from the list, it is refused 404 "Model not found"',
     violates:
-      '"GET `/api/v1/models`: lists the models available to the organization, used to choose a `model_id`."',
+      'GET /api/v1/models: "lists the models available to the organization, used to choose a `model_id`."',
     statedIn: 'interface',
     async request(exchange, state) {
       if (!match(exchange, 'POST', /^\/api\/v1\/predict$/)) return;

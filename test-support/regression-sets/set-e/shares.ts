@@ -37,7 +37,7 @@ export const SHARES: Regression[] = [
     description:
       'POST /shares for a segmentation with a live share upserts the row with its defaults: the same share comes back, but its `view_count` is reset to 0 and `last_viewed_at` to null',
     violates:
-      '"live | `POST /shares` again for the same segmentation | live | returns the same share" / "`view_count` | integer | times the link was opened"',
+      '"live | `POST /shares` again for the same segmentation | live | returns the same share" / "`view_count` | integer | yes | times the link was opened"',
     statedIn: 'interface',
     response(exchange, answer, state) {
       const offsets = memoMap<string, number>(state, 'view-offsets');
