@@ -3,6 +3,7 @@ import { SET_A } from './set-a/index.js';
 import { SET_B } from './set-b/index.js';
 import { SET_C } from './set-c/index.js';
 import { SET_D } from './set-d/index.js';
+import { SET_E } from './set-e/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -48,5 +49,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-d-measures.json',
     page: 'docs/regression-sets-d.md',
     exampleIds: ['D-SH-RESHARE-KEEPS-REVOKED-AT', 'D-CSV-CENTROID-SWAPPED'],
+  },
+  e: {
+    regressions: SET_E,
+    resultsFile: 'test-support/regression-sets/set-e-results.json',
+    measuresFile: 'test-support/regression-sets/set-e-measures.json',
+    page: 'docs/regression-sets-e.md',
+    exampleIds: ['E-SH-REPOST-REVIVES-REVOKED', 'E-CSV-BATCH-DUPLICATE-ROW'],
   },
 };
