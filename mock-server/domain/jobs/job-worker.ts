@@ -170,13 +170,13 @@ export class JobWorker {
     const handler = this.handlers.get(lease.kind)!;
     const renewal = setInterval(() => {
       void this.state.jobs
-        .renew(lease.kind, lease.subjectId, this.id, this.options.leaseMs)
+        .renew(lease, this.id, this.options.leaseMs)
         .then((held) => {
           if (held || controller.signal.aborted) return;
           this.lost++;
           controller.abort();
         })
-        .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
+        .catch(() => undefined); // unreachable now; the next renewal tries again, even past the lease
     }, this.options.leaseMs / 3);
     renewal.unref();
     const started = performance.now();
