@@ -121,25 +121,34 @@ const TABLE = {
   },
   /** Inspection, conversion and previews. */
   decoderProcesses: { description: 'Child processes decoding uploaded files', default: CHILD_PROCESSES },
-  /** Native memory and V8's together. */
+  // Each budget's least is what the smallest legal file needs: below it every upload is refused.
+  /**
+   * Native memory and V8's together. Its least gives the V8 heap its floor of 128 MiB as half of it
+   * (child-command.ts); a child run from the sources died at 128 MiB before its first 1-pixel file.
+   */
   decoderMemoryMb: {
     description: 'Memory ceiling of one decoding or segmentation process, MiB',
     default: 6144,
+    least: 256,
   },
+  /** A small file takes 10 to 30 ms in a started child here; a loaded machine several times that. */
   decoderTimeBudgetMs: {
     description: 'Longest one decoding or segmentation process may spend on one file, ms',
     default: 300_000,
+    least: 1000,
   },
+  /** One 8-bit sample of one pixel (1-bit samples are not read). */
   maxDecodedBytes: {
     description: 'Largest decoded size of a file (width x height x samples x bytes x pages)',
     default: 4 * 1024 ** 3,
+    least: 1,
   },
   maxUploadBytes: {
     description: 'Largest file accepted, bytes',
     default: 4 * 1024 ** 3,
     shownDefault: '4294967296 = 4 GiB',
   },
-  maxImagePixels: { description: 'Largest plane converted, in pixels', default: 400_000_000 },
+  maxImagePixels: { description: 'Largest plane converted, in pixels', default: 400_000_000, least: 1 },
   /** S3's own minimum is 5 MiB. */
   minPartSize: {
     description: 'Smallest part of a resumable upload, bytes',

@@ -54,6 +54,21 @@ describe('configuration', () => {
     expect(loadConfig(['--port', '65535', '--share-base-url', 'https://s.example.com/x']).port).toBe(65535);
   });
 
+  it('refuses a decoder budget no legal file fits in, naming the least that can work', () => {
+    expect(() => loadConfig(['--decoder-memory-mb', '0.001'], {})).toThrow(
+      /^--decoder-memory-mb \/ DECODER_MEMORY_MB must be at least 256, got '0.001'$/,
+    );
+    expect(() => loadConfig([], { DECODER_TIME_BUDGET_MS: '0' })).toThrow(
+      /DECODER_TIME_BUDGET_MS must be at least 1000, got '0'/,
+    );
+    expect(() => loadConfig(['--max-decoded-bytes', '0.5'], {})).toThrow(/must be at least 1, got '0.5'/);
+    expect(() => loadConfig(['--max-image-pixels', '0'], {})).toThrow(/PIXELS must be at least 1, got '0'/);
+    expect(loadConfig(['--decoder-memory-mb', '256', '--decoder-time-budget-ms', '1000'], {})).toMatchObject({
+      decoderMemoryMb: 256,
+      decoderTimeBudgetMs: 1000,
+    });
+  });
+
   it('refuses a seed file, a snapshot, a host or a token it cannot use, in one line naming it', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-config-'));
     const file = (name: string, text: string) => {

@@ -330,8 +330,12 @@ export interface JobTable {
   claim(worker: string, kinds: readonly JobKind[], leaseMs: number): Promise<JobLease | undefined>;
   /** Puts every held job back in the queue: for a mock that owns its store alone, starting (no holder outlived the last process). */
   releaseAll(): Promise<void>;
-  /** Extends the lease; false when `worker` no longer holds the job (its lease ran out and another claimed it, or it is gone). */
-  renew(kind: JobKind, subjectId: string, worker: string, leaseMs: number): Promise<boolean>;
+  /**
+   * Extends `worker`'s lease, even one that ran out meanwhile (its renewals failed while the
+   * database did not answer) as long as no claim took the job since `lease`'s; false when another
+   * claim took it, or it is gone.
+   */
+  renew(lease: JobLease, worker: string, leaseMs: number): Promise<boolean>;
   /**
    * Puts off a job whose run under `lease` met a store unavailable for a moment, after working
    * `ranMs`: `later` gets how long it has been put off since its first run met one (0 the first

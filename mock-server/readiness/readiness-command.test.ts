@@ -161,6 +161,21 @@ describe('cellseg-mock readiness run', () => {
   }, 60_000);
 });
 
+describe('a readiness run of a command that never calls the mock', () => {
+  it('says at the top of its report that no case applied, and exits 3, not 0', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
+    try {
+      const run = await cli(['readiness', 'run', '--out', out, '--', 'true']);
+      expect(run.code).toBe(3);
+      const top = readFileSync(path.join(out, 'readiness.md'), 'utf8').split('\n\n')[2];
+      expect(top).toMatch(/^No case applied: the command made no request any case judges/);
+      expect(run.stdout).toContain(top);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('a readiness run of a client that sends more requests than the journal keeps', () => {
   it('still sees its first calls: the operations, and the armed answers among them', async () => {
     const client = `

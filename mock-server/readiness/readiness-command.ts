@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { READINESS_CASES, type CaseId } from '../control/readiness/readiness-cases.js';
 import { renderExposure, type ExposureFormat, type ReadinessResource } from './exposure-report.js';
-import { readinessRun, runFailed } from './readiness-run.js';
+import { judgedNothing, readinessRun, runFailed } from './readiness-run.js';
 import { runReportMarkdown, writeRunReport } from './run-report.js';
 
 export const READINESS_USAGE = `Usage: cellseg-mock readiness [run] [options]
@@ -24,7 +24,7 @@ export const READINESS_USAGE = `Usage: cellseg-mock readiness [run] [options]
       runs the command on a fresh mock with nothing armed, then once per case its calls can meet,
       each on a fresh mock armed with that case, with CELLSEG_BASE_URL and CELLSEG_API_KEY set;
       reports readiness.{md,html,json} and junit.xml in DIR (default ./readiness-report);
-      exit 1 when the baseline or any case failed. Cases: ${READINESS_CASES.map((c) => c.id).join(', ')}
+      exit 1 when the baseline or any case failed, 3 when no case applied. Cases: ${READINESS_CASES.map((c) => c.id).join(', ')}
 `;
 
 const LOCAL_MOCK = 'http://127.0.0.1:8000';
@@ -159,5 +159,6 @@ async function run(argv: string[]): Promise<number> {
   process.stdout.write(runReportMarkdown(report));
   const files = writeRunReport(out, report);
   console.error(`readiness: reports in ${out}/ (${files.join(', ')})`);
-  return runFailed(report) ? 1 : 0;
+  if (runFailed(report)) return 1;
+  return judgedNothing(report) ? 3 : 0;
 }

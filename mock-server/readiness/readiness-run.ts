@@ -262,3 +262,8 @@ export async function readinessRun(options: RunOptions): Promise<ReadinessReport
 export function runFailed(report: ReadinessReport): boolean {
   return !report.baseline.passed || report.cases.some((c) => c.verdict === 'failed');
 }
+
+/** A run that judged nothing: the baseline passed but made no request any case sits on. */
+export function judgedNothing(report: ReadinessReport): boolean {
+  return report.baseline.passed && report.cases.every((c) => c.verdict === 'does not apply');
+}

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { escapeMarkup, htmlPage, mdBlock, mdCell } from './markup.js';
-import type { CaseResult, ReadinessReport } from './readiness-run.js';
+import { judgedNothing, type CaseResult, type ReadinessReport } from './readiness-run.js';
 
 const outputOf = (lines: readonly string[]) => (lines.length ? lines : ['(the command printed nothing)']);
 const verdictClass = (c: CaseResult) => c.verdict.replace(' ', '-');
@@ -22,7 +22,9 @@ function headline(report: ReadinessReport): string {
   const seconds = (report.durationMs / 1000).toFixed(1);
   if (!b.passed)
     return `The baseline (nothing armed) did not pass (${b.timedOut ? 'time limit' : `exit ${b.exitCode}`}): no case was run. A readiness run needs a command that passes against a plain mock.`;
-  return `Baseline passed, calling ${b.operations.length} operations (${b.operations.join(', ')}). Cases: ${tally(report)}. ${seconds} s in all.`;
+  const passed = `Baseline passed, calling ${b.operations.length} operations (${b.operations.join(', ')}). Cases: ${tally(report)}. ${seconds} s in all.`;
+  if (!judgedNothing(report)) return passed;
+  return `No case applied: the command made no request any case judges, so this run says nothing of the client's readiness (exit 3). ${passed}`;
 }
 
 function markdown(report: ReadinessReport): string {

@@ -676,43 +676,62 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       expect(await state.jobs.claim('w4', ['prediction', 'conversion'], HELD)).toBeUndefined();
     });
 
-    it('go back to the queue when the lease runs out; the old holder can then neither renew nor finish', async () => {
+    it('go back to the queue when the lease runs out; once claimed again the old holder can neither renew nor finish', async () => {
       await state.jobs.enqueue('prediction', 'p-1');
-      expect(await state.jobs.claim('killed', ['prediction'], LAPSED)).toMatchObject({ attempts: 1 });
-      expect(await state.jobs.claim('other', ['prediction'], HELD)).toEqual({
-        kind: 'prediction',
-        subjectId: 'p-1',
-        attempts: 2,
-      });
-      expect(await state.jobs.renew('prediction', 'p-1', 'killed', HELD)).toBe(false);
+      const killed = (await state.jobs.claim('killed', ['prediction'], LAPSED))!;
+      expect(killed).toMatchObject({ attempts: 1 });
+      const other = (await state.jobs.claim('other', ['prediction'], HELD))!;
+      expect(other).toEqual({ kind: 'prediction', subjectId: 'p-1', attempts: 2 });
+      expect(await state.jobs.renew(killed, 'killed', HELD)).toBe(false);
       expect(await state.jobs.finish('prediction', 'p-1', 'killed')).toBe(false);
-      expect(await state.jobs.renew('prediction', 'p-1', 'other', HELD)).toBe(true);
+      expect(await state.jobs.renew(other, 'other', HELD)).toBe(true);
       expect(await state.jobs.finish('prediction', 'p-1', 'other')).toBe(true);
       expect(await state.jobs.count()).toBe(0);
     });
 
     it('stay with their holder while it renews the lease in time, and go back to the queue once it lapsed', async () => {
       await state.jobs.enqueue('conversion', 'img-1');
-      await state.jobs.claim('w1', ['conversion'], HELD);
-      expect(await state.jobs.renew('conversion', 'img-1', 'w1', HELD)).toBe(true);
+      const lease = (await state.jobs.claim('w1', ['conversion'], HELD))!;
+      expect(await state.jobs.renew(lease, 'w1', HELD)).toBe(true);
       expect(await state.jobs.claim('w2', ['conversion'], HELD)).toBeUndefined();
-      // A lease that ran out is not renewed, even before anyone else claims the job.
-      expect(await state.jobs.renew('conversion', 'img-1', 'w1', LAPSED)).toBe(true);
-      expect(await state.jobs.renew('conversion', 'img-1', 'w1', HELD)).toBe(false);
+      expect(await state.jobs.renew(lease, 'w1', LAPSED)).toBe(true);
       expect(await state.jobs.claim('w2', ['conversion'], HELD)).toMatchObject({
         subjectId: 'img-1',
         attempts: 2,
       });
     });
 
+    it('renewed by their holder after its lease lapsed while no claim took them since, and refused once one did', async () => {
+      await state.jobs.enqueue('conversion', 'img-1');
+      // Its renewals failed while the database did not answer: the lease ran out, nobody claimed it.
+      const lapsed = (await state.jobs.claim('w1', ['conversion'], LAPSED))!;
+      expect(await state.jobs.renew(lapsed, 'w1', HELD)).toBe(true);
+      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toBeUndefined();
+      expect(await state.jobs.renew(lapsed, 'w2', HELD)).toBe(false);
+      // Lapsed again, and claimed by another worker before its holder renews: the job is that claim's.
+      expect(await state.jobs.renew(lapsed, 'w1', LAPSED)).toBe(true);
+      expect(await state.jobs.claim('w2', ['conversion'], HELD)).toMatchObject({ attempts: 2 });
+      expect(await state.jobs.renew(lapsed, 'w1', HELD)).toBe(false);
+      expect(await state.jobs.finish('conversion', 'img-1', 'w1')).toBe(false);
+      // Claimed again by the same worker: the earlier claim's renewal is refused too.
+      await state.jobs.enqueue('conversion', 'img-2');
+      const first = (await state.jobs.claim('w1', ['conversion'], LAPSED))!;
+      const second = (await state.jobs.claim('w1', ['conversion'], HELD))!;
+      expect(second).toMatchObject({ subjectId: 'img-2', attempts: 2 });
+      expect(await state.jobs.renew(first, 'w1', HELD)).toBe(false);
+      expect(await state.jobs.renew(second, 'w1', HELD)).toBe(true);
+    });
+
     it('are queued already held when asked, not claimable by another, and all put back by releaseAll', async () => {
       await state.jobs.enqueue('prediction', 'p-1');
       await state.jobs.enqueue('prediction', 'p-2', { worker: 'w1', leaseMs: HELD });
-      expect(await state.jobs.renew('prediction', 'p-2', 'w1', HELD)).toBe(true);
-      expect(await state.jobs.claim('w2', ['prediction'], HELD)).toMatchObject({ subjectId: 'p-1' });
+      const p2 = { kind: 'prediction', subjectId: 'p-2', attempts: 1 } as const;
+      expect(await state.jobs.renew(p2, 'w1', HELD)).toBe(true);
+      const p1 = (await state.jobs.claim('w2', ['prediction'], HELD))!;
+      expect(p1).toMatchObject({ subjectId: 'p-1' });
       expect(await state.jobs.claim('w2', ['prediction'], HELD)).toBeUndefined();
       await state.jobs.releaseAll();
-      expect(await state.jobs.renew('prediction', 'p-1', 'w2', HELD)).toBe(false);
+      expect(await state.jobs.renew(p1, 'w2', HELD)).toBe(false);
       expect(await state.jobs.claim('w3', ['prediction'], HELD)).toEqual({
         kind: 'prediction',
         subjectId: 'p-1',
@@ -773,9 +792,9 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
 
     it('cancelled whoever holds them: the holder learns it from renew and finish', async () => {
       await state.jobs.enqueue('prediction', 'p-1');
-      await state.jobs.claim('w1', ['prediction'], HELD);
+      const lease = (await state.jobs.claim('w1', ['prediction'], HELD))!;
       await state.jobs.cancel('prediction', 'p-1');
-      expect(await state.jobs.renew('prediction', 'p-1', 'w1', HELD)).toBe(false);
+      expect(await state.jobs.renew(lease, 'w1', HELD)).toBe(false);
       expect(await state.jobs.finish('prediction', 'p-1', 'w1')).toBe(false);
       expect(await state.jobs.count()).toBe(0);
     });

@@ -638,7 +638,9 @@ export interface paths {
          *     hashes), plan, usage, custom models, images, predictions, segmentations, shares and files, its
          *     own clock offset and progress settings, and the base models its predictions name. Nothing of
          *     another organization. The operator loads it with `POST /__mock/snapshot`. Organizations' takes, all
-         *     together, count toward the instance's `--snapshot-takes-at-once`, apart from the operator's.
+         *     together, count toward the instance's `--snapshot-takes-at-once`, apart from the operator's, and
+         *     an organization holds one place at a time: its second take while its first is read answers 503
+         *     with Retry-After, saying its own take is in progress.
          */
         get: operations["mockOrgGetSnapshot"];
         put?: never;

@@ -1,10 +1,16 @@
 /**
  * What the worker reports for the instance's metrics: the jobs it runs now, and the leases it
- * lost while running (renewal refused), which its own cancellations and stop are not.
+ * lost while running (renewal refused), which its own cancellations and stop are not, nor a lease
+ * that lapsed while the database did not answer and no other worker claimed.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { domainWorld, type DomainWorld } from '../../../test-support/domain-world.js';
 import { eventually } from '../../../test-support/launched-mock.js';
+import { openDatabase } from '../../stores/sqlite/database/open-database.js';
+import { SqliteStateStore } from '../../stores/sqlite/sqlite-state-store.js';
 import { JobWorker } from './job-worker.js';
 
 let world: DomainWorld;
@@ -49,4 +55,39 @@ it('answers on stop whether it was claiming, so a pause restarts only a worker t
   worker.start();
   expect(await worker.stop()).toBe(true);
   expect(await worker.stop()).toBe(false);
+});
+
+it('keeps a job whose renewals failed past its lease while the database did not answer, no other claim having taken it', async () => {
+  // A store of its own: the world's worker would claim the job once its lease lapsed.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'job-worker-outage-'));
+  const real = new SqliteStateStore(openDatabase(dir));
+  let down = false;
+  const unanswered =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A) =>
+      down ? Promise.reject(new Error('connection refused')) : call(...args);
+  const jobs = real.jobs;
+  const state = Object.assign(Object.create(real) as typeof real, {
+    jobs: { ...jobs, claim: unanswered(jobs.claim.bind(jobs)), renew: unanswered(jobs.renew.bind(jobs)) },
+  });
+  const outlived = new JobWorker(state, { leaseMs: 600, concurrency: 4, pollMs: 10, transientRetryMs: 0 });
+  outlived.handle(
+    'conversion',
+    (_lease, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+    async () => undefined,
+  );
+  try {
+    await jobs.enqueue('conversion', 'through-an-outage');
+    outlived.start();
+    expect(await eventually(() => outlived.leases.held === 1, 5_000)).toBe(true);
+    down = true;
+    await new Promise((resolve) => setTimeout(resolve, 1_200)); // two leases' time unanswered
+    down = false;
+    await new Promise((resolve) => setTimeout(resolve, 600)); // renewals and claims answered again
+    expect(outlived.leases).toEqual({ held: 1, lost: 0 });
+  } finally {
+    await outlived.stop();
+    await real.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

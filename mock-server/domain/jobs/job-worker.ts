@@ -146,7 +146,11 @@ export class JobWorker {
             .claim(this.id, [...this.handlers.keys()], this.options.leaseMs)
             .catch(() => undefined); // the store is unreachable: try again at the next poll
           if (!lease) break;
-          this.launch(lease);
+          // Its own running job, whose lease lapsed while the store did not answer (its renewals
+          // failed): the run goes on under this claim, rather than a second run beside it.
+          const own = this.running.get(key(lease.kind, lease.subjectId));
+          if (own) own.lease = lease;
+          else this.launch(lease);
         } finally {
           this.claiming--;
         }
@@ -170,13 +174,13 @@ export class JobWorker {
     const handler = this.handlers.get(lease.kind)!;
     const renewal = setInterval(() => {
       void this.state.jobs
-        .renew(lease.kind, lease.subjectId, this.id, this.options.leaseMs)
+        .renew(run.lease, this.id, this.options.leaseMs)
         .then((held) => {
           if (held || controller.signal.aborted) return;
           this.lost++;
           controller.abort();
         })
-        .catch(() => undefined); // unreachable now; the next renewal tries again before the lease runs out
+        .catch(() => undefined); // unreachable now; the next renewal tries again, even past the lease
     }, this.options.leaseMs / 3);
     renewal.unref();
     const started = performance.now();
@@ -187,7 +191,7 @@ export class JobWorker {
         () => true,
         (err: unknown) =>
           !isStoreUnavailable(err) ||
-          (!controller.signal.aborted && this.putOff(lease, err, renewal, performance.now() - started)),
+          (!controller.signal.aborted && this.putOff(run.lease, err, renewal, performance.now() - started)),
       )
       .then(async (settled) => {
         clearInterval(renewal);
@@ -199,7 +203,7 @@ export class JobWorker {
         this.running.delete(key(lease.kind, lease.subjectId));
         this.poke();
       });
-    const run = { lease, controller, done };
+    const run: Running = { lease, controller, done };
     this.running.set(key(lease.kind, lease.subjectId), run);
     return run;
   }

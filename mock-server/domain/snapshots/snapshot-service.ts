@@ -60,6 +60,8 @@ const TAKE_ATTEMPTS = 3;
 export class SnapshotService {
   /** Takes whose archive is being written or read out, by scope: the operator's, the organizations'. */
   private readonly taking: Record<SnapshotScope['kind'], number> = { mock: 0, organization: 0 };
+  /** Organizations with a take under way: one each, so one cannot hold every organization's place. */
+  private readonly takingOrganizations = new Set<string>();
 
   constructor(private readonly parts: SnapshotServiceParts) {}
 
@@ -67,12 +69,20 @@ export class SnapshotService {
    * The archive of the state as it is now, refused (to be taken again shortly) past `takesAtOnce`
    * takes under way of the same kind: each holds its archive on disk until it is read, so many at
    * once filled the disk. The operator's takes have places of their own, so organizations' takes
-   * never turn them away. A take holds its place until its last byte is handed to the answer, it is
-   * given up, or its answer stalls (take-hold.ts).
+   * never turn them away, and an organization holds one place at a time. A take holds its place
+   * until its last byte is handed to the answer, it is given up, or its answer stalls (take-hold.ts).
+   * Counted in this instance's memory, as the archives are on this instance's disk.
    */
   async take(scope: SnapshotScope): Promise<WrittenArchive> {
     const { takesAtOnce, stallMs } = this.parts;
     const { kind } = scope;
+    const organization = scope.kind === 'organization' ? scope.organizationId : undefined;
+    if (organization !== undefined && this.takingOrganizations.has(organization))
+      throw new DomainError(
+        'store_unavailable',
+        "This organization's own snapshot is being taken on this instance: one at a time; take it again once that answer is read.",
+        1,
+      );
     if (this.taking[kind] >= takesAtOnce)
       throw new DomainError(
         'store_unavailable',
@@ -80,10 +90,13 @@ export class SnapshotService {
         1,
       );
     this.taking[kind]++;
+    if (organization !== undefined) this.takingOrganizations.add(organization);
     let held = true;
     const release = () => {
-      if (held) this.taking[kind]--;
+      if (!held) return;
       held = false;
+      this.taking[kind]--;
+      if (organization !== undefined) this.takingOrganizations.delete(organization);
     };
     try {
       const archive = await this.takeAgainIfChanged(scope);

@@ -6,9 +6,10 @@
  *
  * A claim is one statement: it takes the oldest free job, skipping a row another claim holds
  * (PostgreSQL's SKIP LOCKED; SQLite has one writer at a time), and re-reads it under its lock before
- * taking it, so a lease renewed meanwhile is not stolen. A lease that ran out cannot be renewed (the
- * job is back in the queue), and finish is conditional on the worker still holding the job: a
- * worker whose job was claimed by another learns it from their answer (false) and publishes nothing.
+ * taking it, so a lease renewed meanwhile is not stolen. A lease that ran out is back in the queue,
+ * but its holder may still renew it (its renewals failed while the database did not answer) as long
+ * as no claim took the job since its own (its claim count unchanged); renew and finish answer false
+ * to a worker whose job another claimed, and it publishes nothing.
  * A job put off (retryLater) stays with its holder until its lease runs out, unrenewed.
  */
 import type { JobKind, JobTable } from '../../domain/state.js';
@@ -50,14 +51,15 @@ export function jobTable(d: Dialect): Works<JobTable> {
         leaseMs,
         ...kinds,
       ),
-    *renew(kind, subjectId, worker, leaseMs) {
+    *renew({ kind, subjectId, attempts }, worker, leaseMs) {
       const renewed = yield* run(
         `UPDATE jobs SET lease_until = ${now} + ?
-         WHERE kind = ? AND subject_id = ? AND holder = ? AND lease_until > ${now}`,
+         WHERE kind = ? AND subject_id = ? AND holder = ? AND attempts = ?`,
         leaseMs,
         kind,
         subjectId,
         worker,
+        attempts,
       );
       return renewed > 0;
     },
