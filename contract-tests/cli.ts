@@ -8,6 +8,8 @@
  *   --via-prism            put `prism proxy --errors` in front of the target, so Prism judges every response too
  *   --against-prism-mock   check Prism's spec-only mock of our own document
  *   --poll-timeout-ms N, --poll-interval-ms N, --pace-ms N
+ *   --request-timeout-ms N  the longest wait for one whole answer, headers and body (default 30000)
+ *   --max-body-bytes N     the most the suite reads of one answer's body, decompressed (default 67108864)
  *   --report-dir DIR       where the reports go (default reports/)
  *   --cleanup-only         delete what an interrupted run left behind (from <report-dir>/contract-ledger.jsonl), and stop
  *   --partner FILE         replay a partner's recorded contract (cellseg-mock contract record) instead of the suite's
@@ -49,6 +51,8 @@ const VARIABLE_OPTIONS: Record<string, string> = {
   'poll-timeout-ms': 'CONTRACT_POLL_TIMEOUT_MS',
   'poll-interval-ms': 'CONTRACT_POLL_INTERVAL_MS',
   'pace-ms': 'CONTRACT_PACE_MS',
+  'request-timeout-ms': 'CONTRACT_REQUEST_TIMEOUT_MS',
+  'max-body-bytes': 'CONTRACT_MAX_BODY_BYTES',
 };
 
 const OPTIONS = {
