@@ -166,7 +166,7 @@ async function judgeAndClean(
     (cleanupErrors.length
       ? {
           error: new Error(
-            `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
+            `the check passed, but its cleanup got server errors or met what it must not delete:\n- ${cleanupErrors.join('\n- ')}`,
           ),
         }
       : undefined);
