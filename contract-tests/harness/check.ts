@@ -161,6 +161,9 @@ async function judgeAndClean(
   await cleanup.run();
   meta.calls = record.seen;
   const cleanupErrors = record.violations.slice(beforeCleanup);
+  // Said beside the check's own failure too: a refused delete leaves something behind.
+  if (failure?.error instanceof Error && cleanupErrors.length)
+    failure.error.message += `\nand its cleanup:\n- ${cleanupErrors.join('\n- ')}`;
   const failed =
     failure ??
     (cleanupErrors.length
