@@ -4,8 +4,8 @@ export interface ExchangeLimits {
   maxBodyBytes: number;
 }
 
-/** An exchange stopped at one of the suite's limits: its message says which, in words. */
-export class ExchangeLimitError extends Error {}
+/** An exchange that got no whole answer (a limit met, a body cut short): its message says why, in words. */
+export class ExchangeError extends Error {}
 
 /**
  * fetch, with the whole exchange (headers and body) bounded in time and the body in size: a target
@@ -23,15 +23,21 @@ export async function boundedFetch(
   try {
     response = await fetch(url, { ...init, signal });
   } catch (error) {
-    if (signal.aborted) throw new ExchangeLimitError(`the target sent no answer ${timeout}`);
+    if (signal.aborted) throw new ExchangeError(`the target sent no answer ${timeout}`);
     throw error;
   }
   const read = { bytes: 0 };
   try {
     return { response, bytes: await readBounded(response, limits.maxBodyBytes, read) };
   } catch (error) {
-    if (!signal.aborted) throw error;
-    throw new ExchangeLimitError(
+    if (error instanceof ExchangeError) throw error;
+    if (!signal.aborted) {
+      const cause = ((error as { cause?: unknown }).cause ?? error) as { code?: string; message?: string };
+      throw new ExchangeError(
+        `the target answered ${response.status} but its body broke off after ${read.bytes} bytes (${cause.code ?? ''}${cause.code ? ': ' : ''}${cause.message ?? String(error)})`,
+      );
+    }
+    throw new ExchangeError(
       `the target answered ${response.status} but did not end its body ${timeout}: ${read.bytes} bytes came`,
     );
   }
@@ -39,7 +45,7 @@ export async function boundedFetch(
 
 async function readBounded(response: Response, max: number, read: { bytes: number }): Promise<Buffer> {
   const tooLarge = (size: string) =>
-    new ExchangeLimitError(
+    new ExchangeError(
       `the target answered ${response.status} with a body past the ${max} bytes the suite reads of one answer (--max-body-bytes): ${size}`,
     );
   const declared = Number(response.headers.get('content-length') ?? 0);

@@ -36,6 +36,11 @@ const HOSTILE: Record<string, (res: http.ServerResponse) => void> = {
     res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
     res.end(bomb);
   },
+  '/cut': (res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{}');
+    setTimeout(() => res.destroy(), 20);
+  },
   '/lies': (res) => {
     res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(1e12) });
     res.write('x');
@@ -106,7 +111,7 @@ describe('a request that gets no answer', () => {
     expect(api.transcript[0].transportError).toMatch(/ECONNREFUSED/);
   });
 
-  it('gives up on an answer that never comes, or never ends, at the request timeout', async () => {
+  it('gives up on an answer that never comes, or never ends, at the request timeout, and says one cut short', async () => {
     const api = client();
     await expect(api.call('listModels')).rejects.toThrow(
       /^GET \/api\/v1\/models: no answer: the target sent no answer within 500 ms \(--request-timeout-ms\)$/,
@@ -114,7 +119,10 @@ describe('a request that gets no answer', () => {
     await expect(api.raw('GET', '/drip')).rejects.toThrow(
       /no answer: the target answered 200 but did not end its body within 500 ms \(--request-timeout-ms\): \d+ bytes came/,
     );
-    expect(api.transcript.map((x) => x.status)).toEqual([0, 0]);
+    await expect(api.raw('GET', '/cut')).rejects.toThrow(
+      /no answer: the target answered 200 but its body broke off after 2 bytes \(UND_ERR_SOCKET: other side closed\)/,
+    );
+    expect(api.transcript.map((x) => x.status)).toEqual([0, 0, 0]);
   }, 5000);
 
   it('reads no more of a body than the limit, compressed or not, and says so', async () => {
