@@ -31,6 +31,10 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
     const id = decodeURIComponent(req.url!.split('/').pop()!);
+    if (req.method === 'GET' && id === 'nameless') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end('{}');
+    }
     if (req.method === 'GET' && id in NAMES) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ id, name: NAMES[id] }));
@@ -90,13 +94,16 @@ it("leaves an image alone at a check's end when its name is not the run's, and f
   const client = new ApiClient(sharedContract(), target, target.keys.main);
   seen.length = 0;
   await expect(deleteOwnImage(PREFIX, client, 'theirs')).rejects.toThrow();
+  await expect(deleteOwnImage(PREFIX, client, 'nameless')).rejects.toThrow();
   await deleteOwnImage(PREFIX, client, 'mine');
   expect(seen.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
     'GET /api/v1/upload/theirs',
+    'GET /api/v1/upload/nameless',
     'GET /api/v1/upload/mine',
     'DELETE /api/v1/image/mine',
   ]);
   expect(client.violations.filter((v) => v.startsWith('cleanup:'))).toEqual([
     `cleanup: image theirs, which an answer named as made by this run, is named 'plate-7.tif', without the run's prefix ${PREFIX}: not deleted`,
+    `cleanup: image nameless, which an answer named as made by this run, read 200 with no name, without the run's prefix ${PREFIX}: not deleted`,
   ]);
 });

@@ -46,9 +46,10 @@ export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: 
   });
   if (read.status === 404) return;
   const name = read.status === 200 ? read.body?.name : undefined;
-  if (typeof name === 'string' && !name.includes(namePrefix)) {
+  if (typeof name !== 'string' || !name.includes(namePrefix)) {
+    const named = typeof name === 'string' ? `is named '${name}'` : `read ${read.status} with no name`;
     client.violations.push(
-      `cleanup: image ${id}, which an answer named as made by this run, is named '${name}', without the run's prefix ${namePrefix}: not deleted`,
+      `cleanup: image ${id}, which an answer named as made by this run, ${named}, without the run's prefix ${namePrefix}: not deleted`,
     );
     throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
   }
