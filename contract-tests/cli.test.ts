@@ -18,6 +18,7 @@ const seen: string[] = [];
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+    if (req.headers.authorization === 'Bearer sk_test_silent') return; // a target that never answers
     const ok = req.url === '/api/v1/models' && req.headers.authorization === `Bearer ${GOOD}`;
     res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
     res.end(ok ? '[]' : '{"detail":"Invalid API key"}');
@@ -99,6 +100,16 @@ describe('a key that cannot work stops the run before any check', () => {
     expect(run.code).toBe(2);
     expect(lines(run.stderr)).toEqual([
       `error: ${gone} cannot be reached: nothing accepts connections at this address (ECONNREFUSED: connect ECONNREFUSED ${gone.slice('http://'.length)})`,
+    ]);
+  });
+
+  it('a target that never answers is said in words at the request timeout', async () => {
+    const run = await contract(['--base-url', url, '--request-timeout-ms', '300'], {
+      CONTRACT_API_KEY: 'sk_test_silent',
+    });
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      `error: ${url} cannot be reached: the target sent no answer within 300 ms (--request-timeout-ms)`,
     ]);
   });
 });

@@ -8,8 +8,11 @@
  *   --via-prism            put `prism proxy --errors` in front of the target, so Prism judges every response too
  *   --against-prism-mock   check Prism's spec-only mock of our own document
  *   --poll-timeout-ms N, --poll-interval-ms N, --pace-ms N
+ *   --request-timeout-ms N  the longest wait for one whole answer, headers and body (default 30000)
+ *   --max-body-bytes N     the most the suite reads of one answer's body, decompressed (default 67108864)
  *   --report-dir DIR       where the reports go (default reports/)
- *   --cleanup-only         delete what an interrupted run left behind (from <report-dir>/contract-ledger.jsonl), and stop
+ *   --cleanup-only         delete what an interrupted run left behind (from <report-dir>/contract-ledger.jsonl), and stop;
+ *                          with --base-url, only that target's leftovers (needed when the ledger names several)
  *   --partner FILE         replay a partner's recorded contract (cellseg-mock contract record) instead of the suite's
  *                          checks: per-interaction reports partner.{md,html,json} (docs/partner-contracts.md)
  *   --compare A B          run the same checks against two targets and write a parity report (parity.{md,html,json});
@@ -19,11 +22,11 @@
  *
  * Colour codes are written only when stdout is a terminal (or FORCE_COLOR is set).
  */
-import { readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { startMockProcess, startPrism, type Running } from './harness/child-processes.js';
-import { ledgerFile, type LedgerEntry } from './harness/cleanup.js';
+import { cleanupOnly } from './cleanup-only.js';
 import { REPO_ROOT } from './harness/openapi-contract.js';
 import { KEY_VARIABLES, keyProblem, type KeyNames, type KeyRole } from './harness/preflight.js';
 import { mockKeys, targetFromEnv } from './harness/target.js';
@@ -49,6 +52,8 @@ const VARIABLE_OPTIONS: Record<string, string> = {
   'poll-timeout-ms': 'CONTRACT_POLL_TIMEOUT_MS',
   'poll-interval-ms': 'CONTRACT_POLL_INTERVAL_MS',
   'pace-ms': 'CONTRACT_PACE_MS',
+  'request-timeout-ms': 'CONTRACT_REQUEST_TIMEOUT_MS',
+  'max-body-bytes': 'CONTRACT_MAX_BODY_BYTES',
 };
 
 const OPTIONS = {
@@ -121,53 +126,6 @@ function commandLineError(err: Error & { code?: string }): string {
 function fail(message: string): never {
   console.error(`error: ${message}`);
   process.exit(2);
-}
-
-async function cleanupOnly(): Promise<number> {
-  const LEDGER_FILE = ledgerFile();
-  if (!existsSync(LEDGER_FILE)) {
-    console.log('Nothing to clean: no ledger at', shownPath(LEDGER_FILE));
-    return 0;
-  }
-  const latest = new Map<string, LedgerEntry>();
-  for (const line of readFileSync(LEDGER_FILE, 'utf8').split('\n').filter(Boolean)) {
-    const entry = JSON.parse(line) as LedgerEntry;
-    latest.set(`${entry.kind}:${entry.id}`, entry);
-  }
-  const keys: Record<string, string | undefined> = {
-    main: process.env.CONTRACT_API_KEY,
-    other: process.env.CONTRACT_OTHER_ORG_API_KEY,
-    tiny: process.env.CONTRACT_TINY_API_KEY,
-  };
-  const left = [...latest.values()].filter((e) => !e.done);
-  console.log(`${left.length} leftover resource(s) in the ledger`);
-  const remaining: LedgerEntry[] = [];
-  for (const entry of left) {
-    const key = keys[entry.owner];
-    const url =
-      entry.kind === 'image'
-        ? `${entry.baseUrl}/api/v1/image/${entry.id}`
-        : `${entry.baseUrl}/api/v1/shares/${entry.id}`;
-    if (!key) {
-      console.log(`  keep ${entry.kind} ${entry.id}: no key for '${entry.owner}' in the environment`);
-      remaining.push(entry);
-      continue;
-    }
-    try {
-      const response = await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
-      const gone = response.ok || response.status === 404;
-      console.log(`  ${gone ? 'deleted' : `kept (${response.status})`} ${entry.kind} ${entry.id}`);
-      if (!gone) remaining.push(entry);
-    } catch (err) {
-      console.log(`  kept ${entry.kind} ${entry.id}: ${(err as Error).message}`);
-      remaining.push(entry);
-    }
-  }
-  writeFileSync(
-    LEDGER_FILE,
-    remaining.map((e) => JSON.stringify(e)).join('\n') + (remaining.length ? '\n' : ''),
-  );
-  return remaining.length ? 1 : 0;
 }
 
 /** A mock we started (ours or Prism's) knows the seeded organizations: use their keys, profile mock. */
@@ -337,7 +295,7 @@ async function main(): Promise<number> {
   const options = parse(process.argv.slice(2));
   Object.assign(process.env, options.env);
   if (options.reportDir) process.env.CONTRACT_REPORT_DIR = options.reportDir;
-  if (options.cleanupOnly) return cleanupOnly();
+  if (options.cleanupOnly) return cleanupOnly(options.baseUrl ?? process.env.CONTRACT_BASE_URL);
   const started: Running[] = [];
   try {
     if (options.partner) return await partner(options, options.partner, started);

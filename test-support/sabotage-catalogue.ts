@@ -355,7 +355,7 @@ export const SABOTAGES = {
     breaks: ['PRED-01', 'PRED-02', 'PRED-03'],
     files: ['predictions.check.ts'],
     only: 'reaches COMPLETED with segmentation_id',
-    message: /cleanup got server errors:\n- .*server error 500/,
+    message: /cleanup got server errors or met what it must not delete:\n- .*server error 500/,
     response: (exchange, answer) => {
       if (exchange.method !== 'DELETE' || !/^\/api\/v1\/image\/[^/]+$/.test(route(exchange))) return;
       if (answer.status !== 200) return;

@@ -11,6 +11,7 @@ import {
   type RecordedRequest,
 } from './transcript.js';
 import { describeTransportError } from './transport-errors.js';
+import { boundedFetch } from './bounded-fetch.js';
 
 export interface CallOptions {
   params?: Record<string, string>;
@@ -160,8 +161,11 @@ export class ApiClient {
     let response: Response;
     let bytes: Buffer;
     try {
-      response = await this.send(url, { method: op.method, headers, body, redirect: 'manual' }, recorded);
-      bytes = Buffer.from(await response.arrayBuffer());
+      ({ response, bytes } = await this.send(
+        url,
+        { method: op.method, headers, body, redirect: 'manual' },
+        recorded,
+      ));
     } finally {
       answered();
     }
@@ -251,9 +255,14 @@ export class ApiClient {
     let response: Response;
     let copy: Buffer;
     try {
-      response = await this.send(url, { ...init, method, headers, redirect: 'manual' }, recorded);
-      // The body stays readable for the caller: the transcript reads a copy.
-      copy = Buffer.from(await response.clone().arrayBuffer());
+      let sent: Response;
+      ({ response: sent, bytes: copy } = await this.send(
+        url,
+        { ...init, method, headers, redirect: 'manual' },
+        recorded,
+      ));
+      // The body was read (within the limits): the caller gets an answer that reads it again.
+      response = readAgain(sent, copy);
     } finally {
       answered();
     }
@@ -290,10 +299,17 @@ export class ApiClient {
     return response;
   }
 
-  /** fetch, with a request that got no answer kept in the transcript and said in words. */
-  private async send(url: URL | string, init: RequestInit, recorded: RecordedRequest): Promise<Response> {
+  /**
+   * The answer and its body, within the target's limits on time and size; a request that got no
+   * whole answer is kept in the transcript and said in words.
+   */
+  private async send(
+    url: URL | string,
+    init: RequestInit,
+    recorded: RecordedRequest,
+  ): Promise<{ response: Response; bytes: Buffer }> {
     try {
-      return await fetch(url, init);
+      return await boundedFetch(url, init, this.target);
     } catch (error) {
       const reason = describeTransportError(error);
       this.transcript.push(recordNoAnswer(recorded, reason));
@@ -306,6 +322,14 @@ export class ApiClient {
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     this.lastRequestAt = Date.now();
   }
+}
+
+/** An answer whose body was read, as a Response that reads it again (a null-body status keeps none). */
+function readAgain(response: Response, bytes: Buffer): Response {
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  if (response.status > 599)
+    throw new Error(`${response.url}: answered status ${response.status}, which HTTP has not (100-599)`);
+  return new Response([101, 103, 204, 205, 304].includes(response.status) ? null : bytes, init);
 }
 
 /** The request behind each answer of `ApiClient.raw`, so a message about the answer can name it. */

@@ -8,6 +8,7 @@ import { Cleanup } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
+import { bodyWithin, CLEANUP_RESERVE_MS } from './check-deadline.js';
 import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import type { Capability, Target } from './target.js';
 
@@ -154,19 +155,29 @@ async function judgeAndClean(
     verify,
     clientFor,
   };
-  const { failure, failedAt } = await judgeBody(body, ctx, meta, record, clauseFailures);
+  const budgetMs = (options.timeout ?? 120_000) - CLEANUP_RESERVE_MS;
+  const { failure, failedAt } = await judgeBody(
+    () => bodyWithin(body(ctx), budgetMs),
+    ctx,
+    meta,
+    record,
+    clauseFailures,
+  );
   // Cleanup's own answers count too: a 5xx while deleting what the check made is the target
   // failing, never something to tolerate in silence (its reproducer then runs to the cleanup).
   const beforeCleanup = record.violations.length;
   await cleanup.run();
   meta.calls = record.seen;
   const cleanupErrors = record.violations.slice(beforeCleanup);
+  // Said beside the check's own failure too: a refused delete leaves something behind.
+  if (failure?.error instanceof Error && cleanupErrors.length)
+    failure.error.message += `\nand its cleanup:\n- ${cleanupErrors.join('\n- ')}`;
   const failed =
     failure ??
     (cleanupErrors.length
       ? {
           error: new Error(
-            `the check passed, but its cleanup got server errors:\n- ${cleanupErrors.join('\n- ')}`,
+            `the check passed, but its cleanup got server errors or met what it must not delete:\n- ${cleanupErrors.join('\n- ')}`,
           ),
         }
       : undefined);
@@ -234,7 +245,7 @@ function clauseVerifier(
  * document. `failedAt` is the number of requests up to the failure, before cleanup adds its own.
  */
 async function judgeBody(
-  body: (ctx: CheckContext) => Promise<void>,
+  body: () => Promise<void>,
   ctx: CheckContext,
   meta: CheckMeta,
   record: CheckRecord,
@@ -243,7 +254,7 @@ async function judgeBody(
   let failedAt: number | undefined;
   try {
     try {
-      await body(ctx);
+      await body();
     } catch (err) {
       failedAt = record.transcript.length;
       if (err instanceof Error && !meta.skipReason)

@@ -17,6 +17,8 @@ export interface LedgerEntry {
   /** Which key created it: 'main', 'other' or 'tiny'. */
   owner: string;
   baseUrl: string;
+  /** The run's name prefix, which the image's name holds (`--cleanup-only` deletes no other). */
+  namePrefix?: string;
   at: string;
   done?: boolean;
 }

@@ -25,12 +25,35 @@ type Owner = 'main' | 'other' | 'tiny';
 
 /** Deletes the image at the end of the check, and notes it in the ledger first. */
 export function trackImage(ctx: CheckContext, client: ApiClient, id: string, owner: Owner = 'main'): void {
-  ctx.cleanup.add(() => client.call('deleteImage', { params: { image_id: id }, unvalidated: true }), {
+  ctx.cleanup.add(() => deleteOwnImage(ctx.target.namePrefix, client, id), {
     kind: 'image',
     id,
     owner,
-    baseUrl: ctx.target.baseUrl,
+    baseUrl: ctx.target.directBaseUrl,
+    namePrefix: ctx.target.namePrefix,
   });
+}
+
+/**
+ * Deletes an image the run made. The id came from the target's answer, which may name an image
+ * the run did not make (someone's, on production): one whose name lacks the run's prefix is left
+ * alone, and the check fails saying so.
+ */
+export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: string): Promise<void> {
+  const read = await client.call<{ name?: unknown }>('getUpload', {
+    params: { image_id: id },
+    unvalidated: true,
+  });
+  if (read.status === 404) return;
+  const name = read.status === 200 ? read.body?.name : undefined;
+  if (typeof name !== 'string' || !name.includes(namePrefix)) {
+    const named = typeof name === 'string' ? `is named '${name}'` : `read ${read.status} with no name`;
+    client.violations.push(
+      `cleanup: image ${id}, which an answer named as made by this run, ${named}, without the run's prefix ${namePrefix}: not deleted`,
+    );
+    throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
+  }
+  await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
 }
 
 export async function uploadFile(

@@ -76,13 +76,44 @@ function header2Name(view: Buffer): string | undefined {
   return name;
 }
 
-/** Every .roi entry of a zip, in the zip's own order (the order ImageJ's RoiManager lists them). */
-export async function decodeRoiZip(bytes: Buffer): Promise<DecodedRoi[]> {
+/**
+ * Every .roi entry of a zip, in the zip's own order (the order ImageJ's RoiManager lists them).
+ * The entries are inflated to at most `maxBytes` in all (--max-body-bytes): a zip bomb fails the
+ * check, not the run.
+ */
+export async function decodeRoiZip(bytes: Buffer, maxBytes: number): Promise<DecodedRoi[]> {
   const zip = await JSZip.loadAsync(bytes);
   const rois: DecodedRoi[] = [];
+  const budget = { left: maxBytes };
   for (const entry of Object.values(zip.files)) {
     if (entry.dir) continue;
-    rois.push(decodeRoi(entry.name, await entry.async('uint8array')));
+    rois.push(decodeRoi(entry.name, await inflateWithin(entry, budget, maxBytes)));
   }
   return rois;
+}
+
+/** One entry's bytes, streamed, stopping as soon as the zip's entries pass `maxBytes` together. */
+function inflateWithin(
+  entry: JSZip.JSZipObject,
+  budget: { left: number },
+  maxBytes: number,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const stream = entry.nodeStream('nodebuffer');
+    stream
+      .on('data', (chunk: Buffer) => {
+        budget.left -= chunk.length;
+        chunks.push(chunk);
+        if (budget.left >= 0) return;
+        stream.pause();
+        reject(
+          new Error(
+            `rois.zip: its entries inflate past the ${maxBytes} bytes the suite reads of one answer (--max-body-bytes), at ${entry.name}`,
+          ),
+        );
+      })
+      .on('error', reject)
+      .on('end', () => resolve(Buffer.concat(chunks)));
+  });
 }

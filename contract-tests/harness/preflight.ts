@@ -3,6 +3,8 @@
  * rejected key stops the run with one line naming its variable, instead of failing every check.
  * HTTP only, like the rest of the suite.
  */
+import { boundedFetch } from './bounded-fetch.js';
+import { exchangeLimits } from './target.js';
 import { describeTransportError } from './transport-errors.js';
 
 export const KEY_VARIABLES = {
@@ -50,11 +52,12 @@ export async function keyProblem(
   for (const [role, key] of given) {
     let status: number;
     try {
-      const response = await fetch(`${baseUrl}/api/v1/models`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const { response } = await boundedFetch(
+        `${baseUrl}/api/v1/models`,
+        { headers: { authorization: `Bearer ${key}` } },
+        exchangeLimits(process.env),
+      );
       status = response.status;
-      await response.arrayBuffer();
     } catch (err) {
       return `${baseUrl} cannot be reached: ${describeTransportError(err)}`;
     }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ExchangeLimits } from './bounded-fetch.js';
 import { REPO_ROOT } from './openapi-contract.js';
 
 export type Profile = 'mock' | 'staging' | 'production';
@@ -13,7 +14,7 @@ export type Profile = 'mock' | 'staging' | 'production';
 export type Capability = 'caps' | 'control' | 'load';
 export const CAPABILITIES: Capability[] = ['caps', 'control', 'load'];
 
-export interface Target {
+export interface Target extends ExchangeLimits {
   baseUrl: string;
   profile: Profile;
   keys: { main: string; other?: string; tiny?: string };
@@ -86,11 +87,20 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
     pollTimeoutMs: number(env, 'CONTRACT_POLL_TIMEOUT_MS', profile === 'mock' ? 30_000 : 300_000),
     pollIntervalMs: number(env, 'CONTRACT_POLL_INTERVAL_MS', profile === 'mock' ? 50 : 2_000),
     paceMs: number(env, 'CONTRACT_PACE_MS', profile === 'mock' ? 0 : 100),
+    ...exchangeLimits(env),
     runId,
     namePrefix: `contract-${runId}-`,
     adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
     viaPrism: env.CONTRACT_VIA_PRISM === '1',
     directBaseUrl: (env.CONTRACT_VIA_PRISM === '1' && env.CONTRACT_TARGET_LABEL) || baseUrl,
+  };
+}
+
+/** The suite's bounds on one exchange with a target, which may be broken: the whole answer's time and size. */
+export function exchangeLimits(env: NodeJS.ProcessEnv): ExchangeLimits {
+  return {
+    requestTimeoutMs: number(env, 'CONTRACT_REQUEST_TIMEOUT_MS', 30_000),
+    maxBodyBytes: number(env, 'CONTRACT_MAX_BODY_BYTES', 64 * 1024 * 1024),
   };
 }
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from './api-client.js';
 import { sharedContract } from './openapi-contract.js';
@@ -14,9 +15,41 @@ import type { Target } from './target.js';
 let server: http.Server;
 let baseUrl: string;
 
+/** How the target misbehaves, by path; any other path closes the connection at once. */
+const HOSTILE: Record<string, (res: http.ServerResponse) => void> = {
+  '/api/v1/models': () => {}, // never answers
+  '/drip': (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 50);
+    res.on('close', () => clearInterval(timer));
+  },
+  '/huge': (res) => {
+    res.writeHead(200, { 'content-type': 'text/csv' });
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const pump = (): void => {
+      while (!res.destroyed) if (!res.write(chunk)) return void res.once('drain', pump);
+    };
+    pump();
+  },
+  '/bomb': (res) => {
+    const bomb = gzipSync(Buffer.alloc(16 * 1024 * 1024, 0x20));
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    res.end(bomb);
+  },
+  '/cut': (res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{}');
+    setTimeout(() => res.destroy(), 20);
+  },
+  '/lies': (res) => {
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(1e12) });
+    res.write('x');
+  },
+};
+
 beforeAll(async () => {
   // Closes every connection as soon as a request's headers arrive, before reading its body.
-  server = http.createServer((req) => req.socket.destroy());
+  server = http.createServer((req, res) => (HOSTILE[req.url!] ?? (() => req.socket.destroy()))(res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -32,6 +65,8 @@ function client(): ApiClient {
     pollTimeoutMs: 1000,
     pollIntervalMs: 10,
     paceMs: 0,
+    requestTimeoutMs: 500,
+    maxBodyBytes: 100_000,
     runId: 'transport-errors',
     namePrefix: 'contract-transport-errors',
     viaPrism: false,
@@ -75,4 +110,32 @@ describe('a request that gets no answer', () => {
     );
     expect(api.transcript[0].transportError).toMatch(/ECONNREFUSED/);
   });
+
+  it('gives up on an answer that never comes, or never ends, at the request timeout, and says one cut short', async () => {
+    const api = client();
+    await expect(api.call('listModels')).rejects.toThrow(
+      /^GET \/api\/v1\/models: no answer: the target sent no answer within 500 ms \(--request-timeout-ms\)$/,
+    );
+    await expect(api.raw('GET', '/drip')).rejects.toThrow(
+      /no answer: the target answered 200 but did not end its body within 500 ms \(--request-timeout-ms\): \d+ bytes came/,
+    );
+    await expect(api.raw('GET', '/cut')).rejects.toThrow(
+      /no answer: the target answered 200 but its body broke off after 2 bytes \(UND_ERR_SOCKET: other side closed\)/,
+    );
+    expect(api.transcript.map((x) => x.status)).toEqual([0, 0, 0]);
+  }, 5000);
+
+  it('reads no more of a body than the limit, compressed or not, and says so', async () => {
+    const api = client();
+    for (const [path, size] of [
+      ['/huge', /\d+ bytes came, and more were coming/],
+      ['/bomb', /\d+ bytes came, and more were coming/],
+      ['/lies', /Content-Length 1000000000000/],
+    ] as const)
+      await expect(api.raw('GET', path)).rejects.toThrow(
+        new RegExp(
+          `no answer: the target answered 200 with a body past the 100000 bytes the suite reads of one answer \\(--max-body-bytes\\): ${size.source}`,
+        ),
+      );
+  }, 5000);
 });

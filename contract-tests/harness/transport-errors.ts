@@ -1,8 +1,11 @@
+import { ExchangeError } from './bounded-fetch.js';
+
 /**
  * Says in words why a request got no answer, from the error Node's fetch (undici) throws: the
  * message alone is "fetch failed", and the reason is in its `cause`.
  */
 export function describeTransportError(error: unknown): string {
+  if (error instanceof ExchangeError) return error.message;
   const cause = ((error as { cause?: unknown }).cause ?? error) as { code?: string; message?: string };
   const code = cause.code ?? '';
   const detail = code ? `${code}: ${cause.message ?? ''}` : (cause.message ?? String(error));

@@ -36,13 +36,14 @@ export function decodePng(bytes: Buffer): RgbPixels | undefined {
     at += 12 + length;
   }
   if (!channels || !width || !height || width * height > MAX_PIXELS) return undefined;
+  const stride = width * channels;
   let raw: Buffer;
   try {
-    raw = inflateSync(Buffer.concat(data));
+    // Inflated no further than the rows need: a few kilobytes of IDAT can inflate to gigabytes.
+    raw = inflateSync(Buffer.concat(data), { maxOutputLength: height * (stride + 1) });
   } catch {
     return undefined;
   }
-  const stride = width * channels;
   if (raw.length < height * (stride + 1)) return undefined;
   const rows = unfilter(raw, height, stride, channels);
   if (!rows) return undefined;

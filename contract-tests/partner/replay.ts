@@ -8,6 +8,7 @@ import {
 } from '../harness/api-client.js';
 import { Cleanup, reportDir } from '../harness/cleanup.js';
 import { ConsistencyLedger } from '../harness/consistency.js';
+import { deleteOwnImage } from '../harness/flows.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
 import { writeReproducer } from '../harness/reproducer.js';
 import { presetTiff } from '../harness/sample-images.js';
@@ -276,11 +277,12 @@ function track(operationId: string, response: ApiResponse, run: Replay): void {
   const image =
     operationId === 'uploadImage' ? body.image?.id : operationId === 'createImage' ? body.id : undefined;
   if (image)
-    run.cleanup.add(() => run.api.call('deleteImage', { params: { image_id: image }, unvalidated: true }), {
+    run.cleanup.add(() => deleteOwnImage(run.target.namePrefix, run.api, image), {
       kind: 'image',
       id: image,
       owner: 'main',
-      baseUrl: run.target.baseUrl,
+      baseUrl: run.target.directBaseUrl,
+      namePrefix: run.target.namePrefix,
     });
   if (operationId === 'createShare' && body.id) {
     const share = body.id;
@@ -288,7 +290,7 @@ function track(operationId: string, response: ApiResponse, run: Replay): void {
       kind: 'share',
       id: share,
       owner: 'main',
-      baseUrl: run.target.baseUrl,
+      baseUrl: run.target.directBaseUrl,
     });
   }
 }

@@ -69,7 +69,10 @@ export async function fetchExports(ctx: CheckContext, sample: MeaningfulSample):
   ).features as Feature[];
   const zip = await ctx.api.call<Buffer>('exportRoisZip', { params });
   expectStatus(zip, 200);
-  const rois = await decodeRoiZip((await binaryBody(ctx, 'exportRoisZip', params, zip.bytes)).bytes);
+  const rois = await decodeRoiZip(
+    (await binaryBody(ctx, 'exportRoisZip', params, zip.bytes)).bytes,
+    ctx.target.maxBodyBytes,
+  );
   const png = await ctx.api.call<Buffer>('exportOverlayPng', {
     params: { ...params },
     query: { fill_opacity: 0 },

@@ -1,0 +1,109 @@
+/**
+ * `--cleanup-only` against a target that misbehaves: it touches only what its ledger lists. Ids
+ * come from a target's answers and may be hostile (a path in them), may name someone else's image,
+ * a delete may be redirected elsewhere, and a ledger may hold another target's leftovers, which the
+ * keys in the environment are not for.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { cleanupOnly } from './cleanup-only.js';
+import { ApiClient } from './harness/api-client.js';
+import { deleteOwnImage } from './harness/flows.js';
+import { sharedContract } from './harness/openapi-contract.js';
+import { targetFromEnv } from './harness/target.js';
+
+const PREFIX = 'contract-20261129aaaa-';
+const NAMES: Record<string, string> = {
+  mine: `${PREFIX}cells.tif`,
+  redirected: `${PREFIX}x.tif`,
+  theirs: 'plate-7.tif',
+};
+const seen: string[] = [];
+let server: http.Server;
+let url: string;
+let dir: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+    const id = decodeURIComponent(req.url!.split('/').pop()!);
+    if (req.method === 'GET' && id === 'nameless') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end('{}');
+    }
+    if (req.method === 'GET' && id in NAMES) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ id, name: NAMES[id] }));
+    }
+    if (req.method === 'DELETE' && id === 'redirected') {
+      res.writeHead(307, { location: '/api/v1/image/theirs' });
+      return res.end();
+    }
+    res.writeHead(req.method === 'DELETE' && id === 'mine' ? 200 : 404, {
+      'content-type': 'application/json',
+    });
+    res.end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  dir = mkdtempSync(path.join(os.tmpdir(), 'cleanup-only-'));
+  vi.stubEnv('CONTRACT_REPORT_DIR', dir);
+  vi.stubEnv('CONTRACT_API_KEY', 'sk_test_main');
+  vi.spyOn(console, 'log').mockImplementation(() => {});
+});
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+it('deletes only the images of the ledger that the run named, on the target the keys are for', async () => {
+  const entry = (id: string, baseUrl = url) =>
+    JSON.stringify({ kind: 'image', id, owner: 'main', baseUrl, namePrefix: PREFIX, at: '' });
+  const ledger = path.join(dir, 'contract-ledger.jsonl');
+  const ids = ['mine', 'theirs', 'redirected', '../shares/someones'];
+  writeFileSync(
+    ledger,
+    [...ids.map((id) => entry(id)), entry('elsewhere', 'https://other.example')].join('\n'),
+  );
+
+  expect(await cleanupOnly(url)).toBe(1);
+  expect(seen).toEqual([
+    'GET /api/v1/upload/mine Bearer sk_test_main',
+    'DELETE /api/v1/image/mine Bearer sk_test_main',
+    'GET /api/v1/upload/theirs Bearer sk_test_main',
+    'GET /api/v1/upload/redirected Bearer sk_test_main',
+    'DELETE /api/v1/image/redirected Bearer sk_test_main',
+    'GET /api/v1/upload/..%2Fshares%2Fsomeones Bearer sk_test_main',
+  ]);
+  const kept = readFileSync(ledger, 'utf8').split('\n').filter(Boolean);
+  expect(kept.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([
+    'theirs',
+    'redirected',
+    'elsewhere',
+  ]);
+});
+
+it("leaves an image alone at a check's end when its name is not the run's, and fails the check saying so", async () => {
+  const target = targetFromEnv({ CONTRACT_BASE_URL: url, CONTRACT_API_KEY: 'sk_test_main' });
+  const client = new ApiClient(sharedContract(), target, target.keys.main);
+  seen.length = 0;
+  await expect(deleteOwnImage(PREFIX, client, 'theirs')).rejects.toThrow();
+  await expect(deleteOwnImage(PREFIX, client, 'nameless')).rejects.toThrow();
+  await deleteOwnImage(PREFIX, client, 'mine');
+  expect(seen.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+    'GET /api/v1/upload/theirs',
+    'GET /api/v1/upload/nameless',
+    'GET /api/v1/upload/mine',
+    'DELETE /api/v1/image/mine',
+  ]);
+  expect(client.violations.filter((v) => v.startsWith('cleanup:'))).toEqual([
+    `cleanup: image theirs, which an answer named as made by this run, is named 'plate-7.tif', without the run's prefix ${PREFIX}: not deleted`,
+    `cleanup: image nameless, which an answer named as made by this run, read 200 with no name, without the run's prefix ${PREFIX}: not deleted`,
+  ]);
+});
