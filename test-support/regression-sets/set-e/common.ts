@@ -22,13 +22,6 @@ export function editImages(exchange: Exchange, answer: Answer, edit: (image: Ima
   writeJson(answer, body);
 }
 
-/** The image id of an image route, or undefined. */
-export function imageIdOf(exchange: Exchange): string | undefined {
-  return pathname(exchange)
-    .match(/^\/api\/v1\/(?:upload|image)\/([^/]+)/)?.[1]
-    ?.toLowerCase();
-}
-
 export interface Usage {
   id: string;
   plan: { name: string; storage_cap_images: number; monthly_analysis_cap: number };
