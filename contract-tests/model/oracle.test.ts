@@ -1050,6 +1050,47 @@ describe('the oracle on inputs no check sent before', () => {
     expect(page(url, 200)).toEqual([]);
   });
 
+  it('predicts a link with its letters in another case closed: the token is matched as written', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const page = (at: string, status: number) =>
+      subjects(
+        oracle,
+        exchange('share page GET', status, undefined, {
+          url: at,
+          key: null,
+          bytes: Buffer.from('<p>3 cells</p>'),
+        }),
+      );
+    expect(page('http://target/share/TOK_ABCDEFGHIJKLMNOP', 404)).toEqual([]);
+    expect(page('http://target/share/TOK_ABCDEFGHIJKLMNOP', 200)).toEqual([
+      `GET a truncated or changed link of share ${SHARE} (http://target/share/TOK_ABCDEFGHIJKLMNOP): not 2xx / 200`,
+    ]);
+    expect(page(url, 200)).toEqual([]);
+  });
+
+  it('predicts a share asked for again with the views its link counted, not a fresh count', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const opened = exchange('share page GET', 200, undefined, {
+      url,
+      key: null,
+      bytes: Buffer.from('<p>3 cells</p>'),
+    });
+    expect(oracle.observe(opened)).toEqual([]);
+    const again = (over: object) =>
+      subjects(
+        oracle,
+        exchange('createShare', 200, { ...share(url), ...over }, { sent: { segmentation_id: SEGMENTATION } }),
+      );
+    const viewed = { view_count: 1, last_viewed_at: new Date().toISOString() };
+    expect(again(viewed)).toEqual([]);
+    expect(again({})).toEqual([
+      'createShare again: view_count: 1 / 0',
+      `createShare again: last_viewed_at: "at or after ${new Date(opened.sentAt).toISOString()}" / null`,
+    ]);
+  });
+
   it("judges no answer to a second revoke but a 5xx (the interface does not show it; SHR-11's check judges the document's 200)", () => {
     const url = 'http://target/share/tok_abcdefghijklmnop';
     const oracle = shared(url);
