@@ -400,7 +400,7 @@ export const CLAUSES: Clause[] = [
     'SHR-12',
     'Shares',
     'assumed',
-    'A share link cut short or with its token changed does not open: the "no longer available" page, never 2xx.',
+    'A share link cut short or with its token changed (its letters in another case too) does not open: the "no longer available" page, never 2xx.',
   ),
   c(
     'SEC-01',

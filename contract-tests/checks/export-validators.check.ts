@@ -2,11 +2,13 @@
  * Conditional GET of the exports (EXP-11, assumed: the interface is silent on validators). A target
  * need not send an ETag; one that does must honour it: If-None-Match with that ETag answers 304,
  * no body, the same ETag, also when it is sent weak (`W/`) or is one of a comma-separated list,
- * and an overlay drawn with other options does not share its ETag.
+ * an overlay drawn with other options does not share its ETag, and another segmentation's file
+ * (a second model's run on the same image) has a tag of its own.
  */
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { completedSegmentation } from '../harness/flows.js';
+import type { CheckContext } from '../harness/check.js';
+import { completedSegmentation, secondSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus } from '../harness/steps.js';
 
@@ -16,29 +18,19 @@ check(
   'an export sent with an ETag answers If-None-Match with it 304, with no body and the same ETag',
   { clauses: ['EXP-11'] },
   async (ctx) => {
-    const { segmentationId } = await completedSegmentation(ctx, presetTiff().bytes);
-    const params = { segmentation_id: segmentationId };
-    let tagged = 0;
-    for (const operationId of EXPORTS) {
-      const first = await ctx.api.call<Buffer>(operationId, { params });
-      expectStatus(first, 200, operationId);
-      const etag = first.headers.get('etag');
-      if (etag === null) continue;
-      tagged++;
-      const again = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': etag } });
-      expectStatus(again, 304, `${operationId} with If-None-Match: ${etag}`);
-      expect(again.bytes.length, `${operationId} 304: bytes of the body`).toBe(0);
-      expect(again.headers.get('etag'), `${operationId} 304: its ETag`).toBe(etag);
-      // a cache or CDN that re-encoded the file sends its tag back weak: compared weakly, it matches
-      const weak = etag.startsWith('W/') ? etag : `W/${etag}`;
-      const weakly = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': weak } });
-      expectStatus(weakly, 304, `${operationId} with If-None-Match: ${weak}`);
-      // a cache holding several versions sends them all: one that still matches is enough
-      const list = `"not-this-one", ${etag}`;
-      const listed = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': list } });
-      expectStatus(listed, 304, `${operationId} with If-None-Match: ${list}`);
-    }
-    if (!tagged) ctx.skip('the target sends no ETag on exports (the interface does not ask for one)');
+    const first = await completedSegmentation(ctx, presetTiff().bytes);
+    const params = { segmentation_id: first.segmentationId };
+    const tags = await conditionalExports(ctx, params);
+    if (!tags.size) ctx.skip('the target sends no ETag on exports (the interface does not ask for one)');
+    // another model's run on the same image: its files are others, so are their tags; the oracle
+    // judges each conditional request whose tag the target also gave another file
+    const second = await secondSegmentation(ctx, first);
+    const secondParams = { segmentation_id: second.segmentationId };
+    await conditionalExports(ctx, secondParams);
+    // a client holding the first's file asks for the second's: the second's own file, unless the
+    // two are the same bytes (the oracle predicts 304 only for the second's own tag)
+    for (const [operationId, etag] of tags)
+      await ctx.api.call<Buffer>(operationId, { params: secondParams, headers: { 'if-none-match': etag } });
     const red = await ctx.api.call<Buffer>('exportOverlayPng', {
       params,
       query: { outline_color: 'FF0000' },
@@ -52,3 +44,34 @@ check(
       );
   },
 );
+
+/**
+ * Each export of a segmentation, then asked again with its ETag: as sent, weak (`W/`) and in a
+ * list; answers the ETag of each export that carried one.
+ */
+async function conditionalExports(
+  ctx: CheckContext,
+  params: { segmentation_id: string },
+): Promise<Map<string, string>> {
+  const tags = new Map<string, string>();
+  for (const operationId of EXPORTS) {
+    const first = await ctx.api.call<Buffer>(operationId, { params });
+    expectStatus(first, 200, operationId);
+    const etag = first.headers.get('etag');
+    if (etag === null) continue;
+    tags.set(operationId, etag);
+    const again = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': etag } });
+    expectStatus(again, 304, `${operationId} with If-None-Match: ${etag}`);
+    expect(again.bytes.length, `${operationId} 304: bytes of the body`).toBe(0);
+    expect(again.headers.get('etag'), `${operationId} 304: its ETag`).toBe(etag);
+    // a cache or CDN that re-encoded the file sends its tag back weak: compared weakly, it matches
+    const weak = etag.startsWith('W/') ? etag : `W/${etag}`;
+    const weakly = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': weak } });
+    expectStatus(weakly, 304, `${operationId} with If-None-Match: ${weak}`);
+    // a cache holding several versions sends them all: one that still matches is enough
+    const list = `"not-this-one", ${etag}`;
+    const listed = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': list } });
+    expectStatus(listed, 304, `${operationId} with If-None-Match: ${list}`);
+  }
+  return tags;
+}

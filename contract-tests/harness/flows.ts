@@ -4,6 +4,7 @@ import { fittingModelId } from './model-choice.js';
 import { BlockedByStep, need } from './steps.js';
 import type {
   Image,
+  Model,
   PredictionAck,
   PredictionCompleted,
   PredictionFailed,
@@ -158,15 +159,50 @@ export async function pollPrediction(
   }
 }
 
+/** A completed prediction's segmentation, the image and model it was run with. */
+export interface CompletedSegmentation {
+  segmentationId: string;
+  cellCount: number;
+  imageId: string;
+  predictionId: string;
+  modelId: string;
+}
+
 /** Upload, predict, poll: the segmentation id of a completed prediction of a synthetic image. */
 export async function completedSegmentation(
   ctx: CheckContext,
   bytes: Buffer,
   client: ApiClient = ctx.api,
   model?: string,
-): Promise<{ segmentationId: string; cellCount: number; imageId: string; predictionId: string }> {
+): Promise<CompletedSegmentation> {
   const imageId = await readyImage(ctx, bytes, client);
-  const modelId = model ?? (await fittingModelId(client));
+  return predictedSegmentation(ctx, imageId, model ?? (await fittingModelId(client)), client);
+}
+
+/**
+ * A second segmentation of an image already segmented: a run of another model the organization
+ * lists (of the same model again when it lists one alone, a run after the first finished being a
+ * fresh one), so what is keyed by segmentation is told apart from what is keyed by image.
+ */
+export async function secondSegmentation(
+  ctx: CheckContext,
+  first: CompletedSegmentation,
+  client: ApiClient = ctx.api,
+): Promise<CompletedSegmentation> {
+  const models = need(await client.call<Model[]>('listModels'), 200).body;
+  const other =
+    models.find((m) => m.id !== first.modelId && m.kind === 'base') ??
+    models.find((m) => m.id !== first.modelId);
+  return predictedSegmentation(ctx, first.imageId, other?.id ?? first.modelId, client);
+}
+
+/** Predict a ready image with a model and poll it to COMPLETED (blocked otherwise). */
+async function predictedSegmentation(
+  ctx: CheckContext,
+  imageId: string,
+  modelId: string,
+  client: ApiClient,
+): Promise<CompletedSegmentation> {
   const ack = need(
     await client.call<PredictionAck>('createPrediction', {
       body: { image_id: imageId, model_id: modelId },
@@ -188,5 +224,6 @@ export async function completedSegmentation(
     cellCount: done.cell_count!,
     imageId,
     predictionId: done.prediction_id,
+    modelId,
   };
 }

@@ -1,5 +1,6 @@
 import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
 import { CSV_COLUMNS, observeExportOptions } from './export-options.js';
+import { learnExportTag, observeSharedTag } from './export-tags.js';
 import { observeOverlayOptions } from './overlay-options.js';
 import { csvRows, zipEntryNames } from './tables.js';
 import { segmentationGone, type Organization, type SegmentationRecord, type World } from './world.js';
@@ -57,6 +58,8 @@ export function observeExport(
   if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
   const url = new URL(x.url);
   notModified(x, s.exportHeaders.get(url.toString())?.etag, findings);
+  observeSharedTag(world, url.toString(), s.exportHeaders.get(url.toString())?.etag, x, findings);
+  learnExportTag(world, url.toString(), x);
   observeExportOptions(x, url, findings);
   if (x.operationId === 'exportMeasurementsCsv' && x.status >= 400 && x.status < 500)
     unknownColumns(x, url, findings);

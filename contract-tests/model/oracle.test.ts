@@ -925,6 +925,61 @@ describe('the oracle on what an export is asked with', () => {
     expect(conditional('*', 200)).toHaveLength(1);
   });
 
+  it('judges a conditional request whose strong ETag the target also gave another file', () => {
+    const second = '77777777-7777-4777-8777-777777777777';
+    const zipOf = (segmentation: string, content: string, etag: string, inm?: string) =>
+      exchange('exportRoisZip', inm ? 304 : 200, undefined, {
+        params: { segmentation_id: segmentation },
+        url: `http://target/api/v1/export/${segmentation}/rois.zip`,
+        headers: { 'content-type': 'application/zip', etag },
+        bytes: Buffer.from(inm ? '' : content),
+        ...(inm ? { sentHeaders: { 'if-none-match': inm } } : {}),
+      });
+    const twoSegmentations = () => {
+      const oracle = withSegmentation();
+      const prediction = '88888888-8888-4888-8888-888888888888';
+      const done = { prediction_id: prediction, status: 'COMPLETED', image_id: IMAGE, model_id: MODEL };
+      for (const step of [
+        exchange(
+          'createPrediction',
+          200,
+          { prediction_id: prediction, status: 'submitted', reason: '' },
+          { sent: { image_id: IMAGE, model_id: MODEL } },
+        ),
+        exchange(
+          'getPrediction',
+          200,
+          { ...done, segmentation_id: second, cell_count: 3 },
+          { params: { prediction_id: prediction } },
+        ),
+      ])
+        expect(oracle.observe(step)).toEqual([]);
+      return oracle;
+    };
+    const shared = twoSegmentations();
+    expect(shared.observe(zipOf(SEGMENTATION, 'first', '"t"'))).toEqual([]);
+    expect(shared.observe(zipOf(second, 'second', '"t"'))).toEqual([]); // not asked conditionally
+    expect(subjects(shared, zipOf(second, '', '"t"', '"t"'))).toEqual([
+      `exportRoisZip with If-None-Match: its ETag "t" also came with http://target/api/v1/export/${SEGMENTATION}/rois.zip, whose bytes differ: an ETag of its own / "t"`,
+    ]);
+    expect(subjects(shared, zipOf(SEGMENTATION, '', '"t"', 'W/"t"'))).toHaveLength(1);
+    // a validator naming no file's tag: the shared tag decides nothing there
+    expect(
+      shared.observe({ ...zipOf(second, 'second', '"t"'), sentHeaders: { 'if-none-match': '"x"' } }),
+    ).toEqual([]);
+    // a tag of each file's own, one tag for the same bytes, or weak tags: nothing to say
+    for (const [a, b, tagA, tagB] of [
+      ['first', 'second', '"a"', '"b"'],
+      ['same', 'same', '"t"', '"t"'],
+      ['first', 'second', 'W/"t"', 'W/"t"'],
+    ]) {
+      const oracle = twoSegmentations();
+      oracle.observe(zipOf(SEGMENTATION, a, tagA));
+      oracle.observe(zipOf(second, b, tagB));
+      expect(oracle.observe(zipOf(second, '', tagB, tagB)), `${a} ${tagA}, ${b} ${tagB}`).toEqual([]);
+    }
+  });
+
   it('reads a comma inside a quoted ETag as part of the tag, not as a list separator', () => {
     const conditional = conditionalOn('"v1,2"');
     expect(conditional('"v1,2"', 304)).toEqual([]);
@@ -1048,6 +1103,47 @@ describe('the oracle on inputs no check sent before', () => {
     expect(page('http://target/share/tok_abcdefghijklmnoX', 200)).toHaveLength(1);
     expect(page('http://target/share/something_else_entirely', 200)).toEqual([]); // not derived from a link it knows
     expect(page(url, 200)).toEqual([]);
+  });
+
+  it('predicts a link with its letters in another case closed: the token is matched as written', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const page = (at: string, status: number) =>
+      subjects(
+        oracle,
+        exchange('share page GET', status, undefined, {
+          url: at,
+          key: null,
+          bytes: Buffer.from('<p>3 cells</p>'),
+        }),
+      );
+    expect(page('http://target/share/TOK_ABCDEFGHIJKLMNOP', 404)).toEqual([]);
+    expect(page('http://target/share/TOK_ABCDEFGHIJKLMNOP', 200)).toEqual([
+      `GET a truncated or changed link of share ${SHARE} (http://target/share/TOK_ABCDEFGHIJKLMNOP): not 2xx / 200`,
+    ]);
+    expect(page(url, 200)).toEqual([]);
+  });
+
+  it('predicts a share asked for again with the views its link counted, not a fresh count', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const opened = exchange('share page GET', 200, undefined, {
+      url,
+      key: null,
+      bytes: Buffer.from('<p>3 cells</p>'),
+    });
+    expect(oracle.observe(opened)).toEqual([]);
+    const again = (over: object) =>
+      subjects(
+        oracle,
+        exchange('createShare', 200, { ...share(url), ...over }, { sent: { segmentation_id: SEGMENTATION } }),
+      );
+    const viewed = { view_count: 1, last_viewed_at: new Date().toISOString() };
+    expect(again(viewed)).toEqual([]);
+    expect(again({})).toEqual([
+      'createShare again: view_count: 1 / 0',
+      `createShare again: last_viewed_at: "at or after ${new Date(opened.sentAt).toISOString()}" / null`,
+    ]);
   });
 
   it("judges no answer to a second revoke but a 5xx (the interface does not show it; SHR-11's check judges the document's 200)", () => {

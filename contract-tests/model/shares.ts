@@ -203,9 +203,17 @@ const oneChanged = (a: string, b: string): boolean =>
   a.length === b.length && [...a].filter((c, i) => c !== b[i]).length === 1;
 
 /**
- * The share whose link this URL is, cut short or with one character of its token changed: a
- * link no client was given, so the token matches no share and the page must not open (a lookup
- * by prefix or a fuzzy match would open it). Another share's token never arises this way.
+ * A token with the case of its letters changed: another token, since the document's token is
+ * opaque and a URL's path is compared case-sensitively (RFC 3986 6.2.2.1); a lookup that ignores
+ * case would open it.
+ */
+const caseChanged = (a: string, b: string): boolean => a !== b && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * The share whose link this URL is, cut short, with one character of its token changed, or with
+ * its letters in another case: a link no client was given, so the token matches no share and the
+ * page must not open (a lookup by prefix, a fuzzy or a case-blind match would open it). Another
+ * share's token never arises this way.
  */
 export function mangledShareOfUrl(world: World, url: string): ShareRecord | undefined {
   const asked = splitToken(url);
@@ -213,7 +221,11 @@ export function mangledShareOfUrl(world: World, url: string): ShareRecord | unde
   return [...world.shares.values()].find((s) => {
     const own = s.url === null ? undefined : splitToken(s.url);
     if (!own || own[0] !== asked[0] || own[1] === asked[1]) return false;
-    return (asked[1].length > 0 && own[1].startsWith(asked[1])) || oneChanged(own[1], asked[1]);
+    return (
+      (asked[1].length > 0 && own[1].startsWith(asked[1])) ||
+      oneChanged(own[1], asked[1]) ||
+      caseChanged(own[1], asked[1])
+    );
   });
 }
 

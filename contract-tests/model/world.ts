@@ -126,6 +126,8 @@ export interface World {
   notFound: Map<string, { missing?: NotFoundAnswer; foreign?: NotFoundAnswer; compared?: boolean }>;
   /** The header names and compared values of the first answer to each request (method, URL, status, key). */
   firstAnswers: Map<string, { names: string[]; values: Record<string, string | null> }>;
+  /** Each strong ETag an export came with: the digest of its bytes, by export URL. */
+  exportTags: Map<string, Map<string, string>>;
   /**
    * The target's clock less the client's, as the last answer of the mock's clock bounds it (its
    * `now` less the client's time when the answer came, and when the request went).
@@ -143,6 +145,7 @@ export function newWorld(): World {
     shares: new Map(),
     notFound: new Map(),
     firstAnswers: new Map(),
+    exportTags: new Map(),
   };
 }
 
