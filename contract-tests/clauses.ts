@@ -29,7 +29,12 @@ const CSV_DECIMALS = '0.001 (the CSV rounds to 4 decimals)';
 export const CLAUSES: Clause[] = [
   c('AUTH-01', 'Authentication', 'stated', 'A request without credentials answers 401.'),
   c('AUTH-02', 'Authentication', 'stated', 'An unknown API key answers 401.'),
-  c('AUTH-03', 'Authentication', 'stated', 'An Authorization header that is not "Bearer <key>" answers 401.'),
+  c(
+    'AUTH-03',
+    'Authentication',
+    'stated',
+    'An Authorization header that is not "Bearer <key>" answers 401; the scheme is matched without case (RFC 9110 11.1), so "bearer <key>" is taken.',
+  ),
   c(
     'AUTH-04',
     'Authentication',
