@@ -81,7 +81,7 @@ export const CLAUSES: Clause[] = [
     'VAL-06',
     'Errors',
     'assumed',
-    'A path id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
+    'A path or body id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
   ),
   c(
     'ISO-01',
