@@ -225,6 +225,12 @@ export const CLAUSES: Clause[] = [
     "The organization's counters (images, analyses this month) move by one with each call that counts and not at all with a refused or failed one.",
     'exact',
   ),
+  c(
+    'CORS-01',
+    'HTTP conventions',
+    'assumed',
+    'Every route answers CORS, /api/v1 and the presigned part URLs alike: to an origin it allows, ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page.',
+  ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
   c(
     'PRED-01',

@@ -1,3 +1,4 @@
+import { observeCors } from './cors.js';
 import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
@@ -81,6 +82,10 @@ export class Oracle {
   }
 
   observe(x: Exchange): Finding[] {
+    return [...observeCors(x), ...this.observeOnce(x)];
+  }
+
+  private observeOnce(x: Exchange): Finding[] {
     const world = this.world;
     if (isControlPlane(x)) {
       learnClock(world, x);
