@@ -29,7 +29,12 @@ const CSV_DECIMALS = '0.001 (the CSV rounds to 4 decimals)';
 export const CLAUSES: Clause[] = [
   c('AUTH-01', 'Authentication', 'stated', 'A request without credentials answers 401.'),
   c('AUTH-02', 'Authentication', 'stated', 'An unknown API key answers 401.'),
-  c('AUTH-03', 'Authentication', 'stated', 'An Authorization header that is not "Bearer <key>" answers 401.'),
+  c(
+    'AUTH-03',
+    'Authentication',
+    'stated',
+    'An Authorization header that is not "Bearer <key>" answers 401; the scheme is matched without case (RFC 9110 11.1), so "bearer <key>" is taken.',
+  ),
   c(
     'AUTH-04',
     'Authentication',
@@ -76,7 +81,7 @@ export const CLAUSES: Clause[] = [
     'VAL-06',
     'Errors',
     'assumed',
-    'A path id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
+    'A path or body id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
   ),
   c(
     'ISO-01',
@@ -219,6 +224,12 @@ export const CLAUSES: Clause[] = [
     'assumed',
     "The organization's counters (images, analyses this month) move by one with each call that counts and not at all with a refused or failed one.",
     'exact',
+  ),
+  c(
+    'CORS-01',
+    'HTTP conventions',
+    'assumed',
+    'Every route answers CORS, /api/v1 and the presigned part URLs alike: to an origin it allows, ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page.',
   ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
   c(

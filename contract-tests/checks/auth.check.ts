@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
+import { uploadFile } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus } from '../harness/steps.js';
 
 const NOT_A_UUID = 'not-a-uuid';
@@ -52,6 +54,25 @@ check(
       const response = await api.call('listModels', { key: `!${header}` });
       expectStatus(response, 401, `Authorization: ${header.slice(0, 12)}...`);
     }
+  },
+);
+
+check(
+  'the real key under the scheme written bearer or BEARER is taken: upload, list, read, delete',
+  { clauses: ['AUTH-03'], prismAnswersItself: true },
+  async (ctx) => {
+    // an HTTP authentication scheme is matched without case (RFC 9110 11.1; the document's
+    // bearerAuth is `type: http`): the oracle judges each answer as the key's under `Bearer`, never
+    // a 401, on a write, the list, a read and a delete
+    const key = ctx.target.keys.main;
+    const lower = ctx.clientFor(`!bearer ${key}`);
+    const upper = ctx.clientFor(`!BEARER ${key}`);
+    expectStatus(await lower.call('listModels'), 200, 'GET /models under the scheme bearer');
+    const uploaded = await uploadFile(ctx, presetTiff().bytes, 'scheme-case.tif', lower);
+    expectStatus(uploaded, 200, 'POST /upload under the scheme bearer');
+    const params = { image_id: uploaded.body.image.id };
+    expectStatus(await upper.call('getImage', { params }), 200, 'GET /image/{id} under the scheme BEARER');
+    expectStatus(await upper.call('deleteImage', { params }), [200, 204], 'DELETE under the scheme BEARER');
   },
 );
 

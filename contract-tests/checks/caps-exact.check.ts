@@ -1,15 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import { openResumable, pollPrediction, uploadFile } from '../harness/flows.js';
+import { openResumable, pollPrediction, putParts, uploadFile } from '../harness/flows.js';
+import type { ApiClient } from '../harness/api-client.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { corpusFile, presetTiff } from '../harness/sample-images.js';
 import type { PredictionAck, UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 const STORAGE_CAP = 3;
 const ANALYSIS_CAP = 2;
+
+/** PUTs every part of a plan opened for 1000 bytes, then completes it with no body. */
+async function completeWhole(client: ApiClient, opened: UploadResponse): Promise<void> {
+  if (!opened.upload) return;
+  await putParts(client, opened.upload, randomBytes(1000));
+  await client.call('completeUpload', { params: { image_id: opened.image.id } });
+}
 
 check(
   'the storage cap holds at its exact boundary, and the image counter moves with exactly the calls that count',
@@ -62,6 +70,10 @@ check(
       ]),
     );
     await ctx.verify('CAP-05', () => expectStatus(reopened, 200, 'the freed slot'));
+    // complete adds no image (the slot was taken at creation): an upload opened in the last slot
+    // completes at the cap, each part PUT first so the oracle predicts its 202 (after the last
+    // count read: the bytes are no TIFF, and a failed image may be removed by the service)
+    if (reopened.status === 200) await completeWhole(client, reopened.body as UploadResponse);
   },
 );
 

@@ -3,6 +3,7 @@ import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { sharedContract } from '../harness/openapi-contract.js';
 import { completedSegmentation, openResumable } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Share } from '../../openapi/generated/client/types.gen.js';
 
@@ -43,7 +44,7 @@ for (const op of withPathIds) {
 }
 
 check(
-  'a path id in upper case names the same image, prediction, segmentation and share',
+  'a path or body id in upper case names the same image, model, prediction, segmentation and share',
   { clauses: ['VAL-06'] },
   async (ctx) => {
     // the oracle judges each answer as the lower-case id's: the same resource, the same state
@@ -53,6 +54,12 @@ check(
       200,
     ).body;
     const up = (id: string) => id.toUpperCase();
+    // body ids too: the same segmentation shares as the same share; the same ready image and a
+    // listed model start a prediction (a fresh one: the first has completed)
+    await ctx.api.call('createShare', { body: { segmentation_id: up(segmentationId) } });
+    await ctx.api.call('createPrediction', {
+      body: { image_id: up(imageId), model_id: up(await fittingModelId(ctx.api)) },
+    });
     for (const [operationId, params] of [
       ['getUpload', { image_id: up(imageId) }],
       ['getImage', { image_id: up(imageId) }],

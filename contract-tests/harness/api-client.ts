@@ -124,8 +124,10 @@ export class ApiClient {
       [this.target.keys.tiny, 'CONTRACT_TINY_API_KEY'],
       [this.target.adminToken, 'CONTRACT_ADMIN_TOKEN'],
     ];
+    const sent = bearerKey(header);
     for (const [key, variable] of variables)
-      if (key && header === `Bearer ${key}`) return { keyVariable: variable };
+      if (key && sent?.key === key)
+        return { keyVariable: variable, ...(sent.scheme === 'Bearer' ? {} : { scheme: sent.scheme }) };
     return { keyVariable: null, rawAuthorization: header };
   }
 
@@ -249,7 +251,7 @@ export class ApiClient {
     };
     await this.pace();
     const authorization = headers.get('authorization');
-    const rawKey = authorization === null ? null : /^Bearer (\S+)$/.exec(authorization)?.[1];
+    const rawKey = authorization === null ? null : bearerKey(authorization)?.key;
     const sentAt = Date.now();
     const answered = this.oracle?.sending(rawKey) ?? (() => {});
     let response: Response;
@@ -347,7 +349,17 @@ export function fillPath(template: string, params: Record<string, string>): stri
 
 /** The key as the oracle knows it: null for none, undefined for a raw header it cannot read. */
 const sentKey = (key: string | null): string | null | undefined =>
-  key === null ? null : key.startsWith('!') ? undefined : key;
+  key === null ? null : key.startsWith('!') ? bearerKey(key.slice(1))?.key : key;
+
+/**
+ * The key of a `Bearer <key>` header and the scheme as written: an HTTP authentication scheme is
+ * matched without case (RFC 9110 11.1; the document's bearerAuth is `type: http`), so `bearer` and
+ * `BEARER` carry the key as `Bearer` does. Undefined for any other header.
+ */
+function bearerKey(header: string): { scheme: string; key: string } | undefined {
+  const found = /^(bearer) (\S+)$/i.exec(header);
+  return found ? { scheme: found[1], key: found[2] } : undefined;
+}
 
 /** The headers a request carried, as the oracle reads them: the key is given apart, never here. */
 function withoutCredential(headers: Headers): Record<string, string> {

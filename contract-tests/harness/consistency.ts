@@ -84,8 +84,14 @@ function resourcesIn(operationId: string, body: unknown): Array<{ kind: Kind; id
 /** What the client sent that an answer must echo, by operation: the fields of the created resource. */
 function echoed(operationId: string, sent: unknown): Json | undefined {
   if (!isObject(sent)) return undefined;
+  // an id is echoed in its canonical lower-case form, whatever case it was sent in (document,
+  // x-http-conventions.ids)
+  const canonical = (n: string) => {
+    const value = sent[n];
+    return n.endsWith('_id') && typeof value === 'string' ? value.toLowerCase() : value;
+  };
   const pick = (...names: string[]) =>
-    Object.fromEntries(names.filter((n) => sent[n] !== undefined).map((n) => [n, sent[n]]));
+    Object.fromEntries(names.filter((n) => sent[n] !== undefined).map((n) => [n, canonical(n)]));
   switch (operationId) {
     case 'uploadImage':
       return pick('name', 'size');

@@ -112,7 +112,7 @@ class CapturedValues {
  */
 function keyRedactor(input: ReproducerInput): (text: string) => string {
   const sentKeys = [
-    ...input.exchanges.map((e) => /^Bearer (\S{8,})$/.exec(e.request.rawAuthorization ?? '')?.[1]),
+    ...input.exchanges.map((e) => /^Bearer +(\S{8,})$/i.exec(e.request.rawAuthorization ?? '')?.[1]),
     ...(input.secrets ?? []),
   ].filter((k): k is string => !!k && k.length >= 8);
   return (text) => sentKeys.reduce((out, key) => out.split(key).join('<key>'), text);
@@ -145,7 +145,7 @@ function curlArguments(
   const args: string[] = [`-X ${request.method}`, `"${values.substitute(request.url, index, urlSafe)}"`];
   if (request.keyVariable) {
     parts.variables.add(request.keyVariable);
-    args.push(`-H "Authorization: Bearer \${${request.keyVariable}}"`);
+    args.push(`-H "Authorization: ${request.scheme ?? 'Bearer'} \${${request.keyVariable}}"`);
   } else if (request.rawAuthorization !== undefined)
     // A throw-away organization's key is read back from the answer that created it.
     args.push(`-H "${values.substitute(`Authorization: ${request.rawAuthorization}`, index, urlSafe)}"`);

@@ -4,6 +4,8 @@ export interface RecordedRequest {
   url: string;
   /** The environment variable holding the key sent, or null when no key was sent. */
   keyVariable: string | null;
+  /** The scheme the key went under when it was not written `Bearer` (its case changed on purpose). */
+  scheme?: string;
   /** A raw Authorization header the check sent on purpose (a malformed one), never a real key. */
   rawAuthorization?: string;
   contentType?: string;

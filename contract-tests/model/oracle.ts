@@ -1,3 +1,4 @@
+import { observeCors } from './cors.js';
 import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
@@ -58,6 +59,8 @@ const API_OPS = new Set([
   'createShare',
 ]);
 const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
+const KNOWN_KEY =
+  "Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a valid key is taken under the scheme Bearer in any case: RFC 9110 11.1, the document's bearerAuth is type http)";
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
@@ -79,6 +82,10 @@ export class Oracle {
   }
 
   observe(x: Exchange): Finding[] {
+    return [...observeCors(x), ...this.observeOnce(x)];
+  }
+
+  private observeOnce(x: Exchange): Finding[] {
     const world = this.world;
     if (isControlPlane(x)) {
       learnClock(world, x);
@@ -115,6 +122,12 @@ export class Oracle {
       return findings;
     }
     if (!org || org.opaque) return findings;
+    // a key the target gave the suite (or made in the check) is valid: never 401, whatever case
+    // the scheme was written in (an HTTP authentication scheme is matched without case)
+    if (x.status === 401)
+      return [
+        { sentence: KNOWN_KEY, subject: `${x.operationId} status`, predicted: 'not 401', received: '401' },
+      ];
     const ids = PATH_IDS.filter((p) => x.params[p] !== undefined);
     if (ids.some((p) => !isUuid(x.params[p]))) {
       expectStatus(

@@ -28,6 +28,8 @@ const S = {
   terminal: 'Clients poll until COMPLETED or FAILED (a finished prediction stays finished)',
   gone: 'DELETE /upload/{image_id} … Derived means its predictions …: afterwards GET /predict/{id} answers 404',
   foreign: 'A resource of another organization is answered as not found (404)',
+  upperCase:
+    'a body id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)',
 };
 
 const inFlight = (world: World, org: string, imageId: string, modelId: string): PredictionRecord[] =>
@@ -39,12 +41,28 @@ export function observePredict(world: World, org: Organization, x: Exchange): Fi
   const findings: Finding[] = [];
   limitNamed(findings, x, 'analyses');
   const sent = isObject(x.sent) ? x.sent : {};
-  const { image_id: imageId, model_id: modelId } = sent;
-  if (typeof imageId === 'string' && typeof modelId === 'string' && (!isUuid(imageId) || !isUuid(modelId))) {
+  const { image_id: asImage, model_id: asModel } = sent;
+  if (typeof asImage === 'string' && typeof asModel === 'string' && (!isUuid(asImage) || !isUuid(asModel))) {
     expectStatus(findings, S.uuid, x, [422]);
     return findings;
   }
-  if (!isUuid(imageId) || !isUuid(modelId) || imageId !== imageId.toLowerCase()) return findings;
+  if (!isUuid(asImage) || !isUuid(asModel)) return findings;
+  // ids are compared case-insensitively (document, x-http-conventions.ids): body ids in upper case
+  // name the image and model their lower-case forms name
+  const [imageId, modelId] = [asImage.toLowerCase(), asModel.toLowerCase()];
+  const judged = judgePredict(world, org, x, imageId, modelId);
+  if (asImage === imageId && asModel === modelId) return [...findings, ...judged];
+  return [...findings, ...judged.map((f) => ({ ...f, sentence: `${f.sentence}; ${S.upperCase}` }))];
+}
+
+function judgePredict(
+  world: World,
+  org: Organization,
+  x: Exchange,
+  imageId: string,
+  modelId: string,
+): Finding[] {
+  const findings: Finding[] = [];
   const image = world.images.get(imageId);
   const counters = org.opaque ? undefined : org.counters;
   const capMayAnswer = !counters || counters.analyses >= counters.analysisCap;
@@ -71,6 +89,10 @@ export function observePredict(world: World, org: Organization, x: Exchange): Fi
       x,
       counters.analyses >= counters.analysisCap ? [402, ...(identical.length ? [200] : [])] : [200],
     );
+  // the caller's own ready image and a model its list named: found, whatever the counters (unknown
+  // here) say of the cap; no other of its requests in flight could have deleted the image meanwhile
+  else if (image.status === 'ready' && listed && org.pending === 0 && [404, 422].includes(x.status))
+    expectStatus(findings, `${S.scoped}; ${S.ready}`, x, [200, 402, 429]);
   if (x.status !== 200 || !isObject(x.body) || typeof x.body.prediction_id !== 'string') return findings;
   const id = x.body.prediction_id;
   if (x.body.status === 'skipped') {

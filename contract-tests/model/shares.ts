@@ -44,7 +44,9 @@ const S = {
 export function observeCreateShare(world: World, org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
   const asked = isObject(x.sent) ? x.sent.segmentation_id : undefined;
-  const segmentation = typeof asked === 'string' ? world.segmentations.get(asked) : undefined;
+  // ids are compared case-insensitively (document, x-http-conventions.ids): one in upper case
+  // names the segmentation its lower-case form names
+  const segmentation = typeof asked === 'string' ? world.segmentations.get(asked.toLowerCase()) : undefined;
   if (!segmentation) return findings;
   if (segmentationGone(world, segmentation) || segmentation.org !== org.ref)
     return (expectStatus(findings, segmentation.org !== org.ref ? S.foreign : S.gone, x, [404]), findings);

@@ -1,0 +1,38 @@
+import { check } from '../harness/check.js';
+import { trackImage } from '../harness/flows.js';
+import { expectStatus, need } from '../harness/steps.js';
+import type { UploadResponse } from '../../openapi/generated/client/types.gen.js';
+
+/** An origin no target serves itself: a page elsewhere calling the API, as a browser names it. */
+const ORIGIN = 'https://contract-suite.example';
+
+check(
+  'a page of another origin can read the headers a client acts on, from the API and the part URLs',
+  { clauses: ['CORS-01'] },
+  async (ctx) => {
+    // the oracle judges every answer to a request with an Origin (contract-tests/model/cors.ts):
+    // a success, a 401, an unknown route, a resumable upload opened, its part PUT, read and deleted
+    const headers = { origin: ORIGIN };
+    await ctx.api.call('listModels', { headers });
+    await ctx.api.call('listModels', { headers, key: null });
+    await ctx.api.raw('GET', '/api/v1/this-route-does-not-exist', { headers });
+    const opened = need(
+      await ctx.api.call<UploadResponse>('uploadImage', {
+        headers,
+        body: { name: `${ctx.target.namePrefix}cors.tif`, size: 1000 },
+      }),
+      200,
+      ['image.id', 'upload.urls'],
+    ).body;
+    trackImage(ctx, ctx.api, opened.image.id);
+    const part = await ctx.api.raw('PUT', opened.upload!.urls[0].url, {
+      headers,
+      body: Buffer.alloc(1000, 7),
+      key: null,
+    });
+    expectStatus(part, 200, 'PUT the part from another origin');
+    const params = { image_id: opened.image.id };
+    await ctx.api.call('getUpload', { headers, params });
+    await ctx.api.call('deleteUpload', { headers, params });
+  },
+);

@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from './exchange.js';
+import { Oracle } from './oracle.js';
+
+const KEY = 'sk_main';
+const IMAGE = 'abcdef01-1111-4111-8111-11111111aaaa';
+const MODEL = 'bcdef012-4444-4444-8444-44444444bbbb';
+const PREDICTION = '22222222-2222-4222-8222-222222222222';
+const SEGMENTATION = 'cdef0123-3333-4333-8333-33333333cccc';
+const SHARE = '55555555-5555-4555-8555-555555555555';
+const ORIGIN = 'https://page.example';
+
+function exchange(
+  operationId: string,
+  status: number,
+  body: unknown,
+  over: Partial<Exchange> = {},
+): Exchange {
+  return {
+    operationId,
+    method: 'GET',
+    url: `http://target/api/v1/${operationId}`,
+    params: {},
+    key: KEY,
+    sentAt: Date.now(),
+    receivedAt: Date.now(),
+    status,
+    headers: { 'content-type': 'application/json' },
+    body,
+    bytes: Buffer.from(JSON.stringify(body ?? '')),
+    ...over,
+  };
+}
+
+const subjects = (oracle: Oracle, x: Exchange) =>
+  oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+
+/** An oracle that has seen the models listed and a ready image uploaded (ids in lower case). */
+function withReadyImage(): Oracle {
+  const oracle = new Oracle();
+  oracle.knowKeys({ main: KEY });
+  const image = { id: IMAGE, name: 'cells.tif', size: 10, upload_status: 'ready', shape: [4, 4] };
+  for (const step of [
+    exchange('listModels', 200, [{ id: MODEL, name: 'nuclei', kind: 'base' }]),
+    exchange(
+      'uploadImage',
+      200,
+      { image, success: true, upload: null },
+      { sent: { file: { name: 'cells.tif', size: 10 } } },
+    ),
+  ])
+    expect(oracle.observe(step)).toEqual([]);
+  return oracle;
+}
+
+describe('the oracle on credentials, body ids and CORS', () => {
+  it('never takes a 401 for a key it knows, whatever case the scheme was written in', () => {
+    const oracle = withReadyImage();
+    // the harness reads `bearer <key>` as the key: a 401 for it is a valid key refused
+    expect(subjects(oracle, exchange('listModels', 401, { detail: 'Invalid API key' }))).toEqual([
+      'listModels status: not 401 / 401',
+    ]);
+    expect(subjects(oracle, exchange('listModels', 401, { detail: 'x' }, { key: 'sk_nobody' }))).toEqual([]);
+    expect(subjects(oracle, exchange('listModels', 401, { detail: 'x' }, { key: null }))).toEqual([]);
+  });
+
+  it("judges predict's body ids in upper case as the ids they name, and never a 404 for its own ready image", () => {
+    const oracle = withReadyImage();
+    const predict = (status: number, body: unknown, imageId = IMAGE, modelId = MODEL) =>
+      oracle.observe(
+        exchange('createPrediction', status, body, {
+          method: 'POST',
+          sent: { image_id: imageId.toUpperCase(), model_id: modelId.toUpperCase() },
+        }),
+      );
+    const notFound = predict(404, { detail: 'Image not found' });
+    expect(notFound.map((f) => `${f.subject}: ${f.predicted} / ${f.received}`)).toEqual([
+      'createPrediction status: 200 or 402 or 429 / 404',
+    ]);
+    expect(notFound[0].sentence).toMatch(/upper case/);
+    expect(predict(200, { prediction_id: PREDICTION, status: 'submitted', reason: '' })).toEqual([]);
+    // the same image and model in flight: an identical prediction, found by its lower-case ids
+    expect(predict(200, { prediction_id: PREDICTION, status: 'skipped', reason: '' })).toEqual([]);
+    // a model the list did not name is still a 404
+    expect(predict(404, { detail: 'Model not found' }, IMAGE, SHARE)).toEqual([]);
+  });
+
+  it('judges a share asked with the segmentation id in upper case as the same share', () => {
+    const oracle = withReadyImage();
+    oracle.observe(
+      exchange(
+        'createPrediction',
+        200,
+        { prediction_id: PREDICTION, status: 'submitted', reason: '' },
+        { method: 'POST', sent: { image_id: IMAGE, model_id: MODEL } },
+      ),
+    );
+    const completed = { prediction_id: PREDICTION, status: 'COMPLETED', image_id: IMAGE, model_id: MODEL };
+    oracle.observe(
+      exchange(
+        'getPrediction',
+        200,
+        { ...completed, segmentation_id: SEGMENTATION, cell_count: 3 },
+        { params: { prediction_id: PREDICTION } },
+      ),
+    );
+    const share = {
+      id: SHARE,
+      segmentation_id: SEGMENTATION,
+      access: 'anyone_with_link',
+      role: 'viewer',
+      url: 'http://target/share/abcdefghijklmnopqrstuvwxyz',
+      view_count: 0,
+      last_viewed_at: null,
+      created_at: 't',
+      revoked_at: null,
+    };
+    const create = (status: number, body: unknown, id: string) =>
+      subjects(
+        oracle,
+        exchange('createShare', status, body, { method: 'POST', sent: { segmentation_id: id } }),
+      );
+    expect(create(200, share, SEGMENTATION)).toEqual([]);
+    expect(create(404, { detail: 'Segmentation not found' }, SEGMENTATION.toUpperCase())).toEqual([
+      'createShare status: 200 / 404',
+    ]);
+    expect(create(200, { ...share, id: PREDICTION }, SEGMENTATION.toUpperCase())).toEqual([
+      `createShare again: id: "${SHARE}" / "${PREDICTION}"`,
+    ]);
+  });
+
+  it('opens a live share page whatever credential comes with it', () => {
+    const oracle = withReadyImage();
+    oracle.observe(
+      exchange(
+        'createPrediction',
+        200,
+        { prediction_id: PREDICTION, status: 'submitted', reason: '' },
+        { method: 'POST', sent: { image_id: IMAGE, model_id: MODEL } },
+      ),
+    );
+    oracle.observe(
+      exchange(
+        'getPrediction',
+        200,
+        {
+          prediction_id: PREDICTION,
+          status: 'COMPLETED',
+          image_id: IMAGE,
+          model_id: MODEL,
+          segmentation_id: SEGMENTATION,
+          cell_count: 3,
+        },
+        { params: { prediction_id: PREDICTION } },
+      ),
+    );
+    const url = 'http://target/share/abcdefghijklmnopqrstuvwxyz';
+    oracle.observe(
+      exchange(
+        'createShare',
+        200,
+        {
+          id: SHARE,
+          segmentation_id: SEGMENTATION,
+          access: 'anyone_with_link',
+          role: 'viewer',
+          url,
+          view_count: 0,
+          last_viewed_at: null,
+          created_at: 't',
+          revoked_at: null,
+        },
+        { method: 'POST', sent: { segmentation_id: SEGMENTATION } },
+      ),
+    );
+    const page = (status: number, key: string | null) =>
+      subjects(
+        oracle,
+        exchange('viewSharePage', status, '<p>3 cells</p>', {
+          url,
+          key,
+          headers: { 'content-type': 'text/html' },
+          bytes: Buffer.from('<p>3 cells</p>'),
+        }),
+      );
+    expect(page(200, 'sk_nobody')).toEqual([]);
+    expect(page(401, 'sk_nobody')).toEqual([`GET the share page of share ${SHARE}: 200 / 401`]);
+  });
+
+  it("holds an answer to a request with an Origin it allows to the document's exposed headers", () => {
+    const oracle = new Oracle();
+    const all = 'ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate, Allow';
+    const put = (headers: Record<string, string>, sentHeaders: Record<string, string> = { origin: ORIGIN }) =>
+      subjects(
+        oracle,
+        exchange('PUT /storage/{key}', 200, '', {
+          method: 'PUT',
+          url: 'http://target/storage/bucket/key?partNumber=1',
+          key: null,
+          sentHeaders,
+          headers: { etag: '"abc"', ...headers },
+        }),
+      );
+    expect(put({ 'access-control-allow-origin': '*', 'access-control-expose-headers': all })).toEqual([]);
+    expect(
+      put({
+        'access-control-allow-origin': '*',
+        'access-control-expose-headers':
+          'Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate, Allow',
+      }),
+    ).toEqual([
+      'PUT /storage/bucket/key (Origin https://page.example): Access-Control-Expose-Headers: lists ETag / "Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate, Allow"',
+    ]);
+    expect(put({ 'access-control-allow-origin': ORIGIN, 'access-control-expose-headers': '*' })).toEqual([]);
+    // an origin the target does not allow, or a request no browser sent: nothing to judge
+    expect(put({ 'access-control-allow-origin': 'https://elsewhere.example' })).toEqual([]);
+    expect(put({}, {})).toEqual([]);
+  });
+});
