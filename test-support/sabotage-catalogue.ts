@@ -364,6 +364,19 @@ export const SABOTAGES = {
       answer.body = Buffer.from(JSON.stringify({ detail: 'Internal Server Error' }));
     },
   },
+  /**
+   * A CORS layer that lists its exposed headers only on successes: a page of another origin reads
+   * a 401 but not its WWW-Authenticate, nor Retry-After on the answers that carry one.
+   */
+  'cors-errors-unexposed': {
+    breaks: ['CORS-01'],
+    files: ['cors.check.ts'],
+    message: /expose/i,
+    response: (exchange, answer) => {
+      if (answer.status >= 400 && route(exchange).startsWith('/api/v1/'))
+        delete answer.headers['access-control-expose-headers'];
+    },
+  },
   /** measurements.csv writes a client's image name as it came, so a name that starts a formula runs. */
   'csv-formula-unescaped': {
     breaks: ['SEC-01'],
