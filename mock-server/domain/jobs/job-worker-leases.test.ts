@@ -57,19 +57,30 @@ it('answers on stop whether it was claiming, so a pause restarts only a worker t
   expect(await worker.stop()).toBe(false);
 });
 
-it('keeps a job whose renewals failed past its lease while the database did not answer, no other claim having taken it', async () => {
-  // A store of its own: the world's worker would claim the job once its lease lapsed.
+/**
+ * A worker on a store of its own (the world's worker would claim the job once its lease lapsed)
+ * whose database can go quiet: `refuse` answers every claim and renewal with an error meanwhile;
+ * `stall` holds renewals until a claim is answered after it, as a pool that queued them would.
+ */
+async function throughAnOutage(kind: 'refuse' | 'stall') {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'job-worker-outage-'));
   const real = new SqliteStateStore(openDatabase(dir));
   let down = false;
-  const unanswered =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    (...args: A) =>
-      down ? Promise.reject(new Error('connection refused')) : call(...args);
+  let claimedAgain: () => void = () => undefined;
+  let reclaimed = Promise.resolve();
   const jobs = real.jobs;
-  const state = Object.assign(Object.create(real) as typeof real, {
-    jobs: { ...jobs, claim: unanswered(jobs.claim.bind(jobs)), renew: unanswered(jobs.renew.bind(jobs)) },
-  });
+  const claim: typeof jobs.claim = async (...args) => {
+    if (down) throw new Error('connection refused');
+    const lease = await jobs.claim(...args);
+    if (lease) claimedAgain();
+    return lease;
+  };
+  const renew: typeof jobs.renew = async (...args) => {
+    if (down && kind === 'refuse') throw new Error('connection refused');
+    if (down) await reclaimed;
+    return jobs.renew(...args);
+  };
+  const state = Object.assign(Object.create(real) as typeof real, { jobs: { ...jobs, claim, renew } });
   const outlived = new JobWorker(state, { leaseMs: 600, concurrency: 4, pollMs: 10, transientRetryMs: 0 });
   outlived.handle(
     'conversion',
@@ -80,14 +91,24 @@ it('keeps a job whose renewals failed past its lease while the database did not 
     await jobs.enqueue('conversion', 'through-an-outage');
     outlived.start();
     expect(await eventually(() => outlived.leases.held === 1, 5_000)).toBe(true);
+    reclaimed = new Promise<void>((resolve) => (claimedAgain = resolve));
     down = true;
     await new Promise((resolve) => setTimeout(resolve, 1_200)); // two leases' time unanswered
     down = false;
     await new Promise((resolve) => setTimeout(resolve, 600)); // renewals and claims answered again
-    expect(outlived.leases).toEqual({ held: 1, lost: 0 });
+    return { leases: outlived.leases, jobsLeft: await jobs.count() };
   } finally {
     await outlived.stop();
     await real.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+it('keeps a job whose renewals failed past its lease while the database did not answer, no other claim having taken it', async () => {
+  expect(await throughAnOutage('refuse')).toEqual({ leases: { held: 1, lost: 0 }, jobsLeft: 1 });
+});
+
+it('keeps it too when a renewal held by a stalled database is answered after the worker claimed the job again', async () => {
+  // the late refusal is of the claim the run has left: the run goes on and its job stays queued
+  expect(await throughAnOutage('stall')).toEqual({ leases: { held: 1, lost: 0 }, jobsLeft: 1 });
 });

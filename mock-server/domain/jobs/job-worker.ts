@@ -39,6 +39,8 @@ interface Running {
   lease: JobLease;
   controller: AbortController;
   done: Promise<void>;
+  /** Its renewal was refused: the job is another claim's now, so this run must not finish it. */
+  lost?: boolean;
 }
 
 export class JobWorker {
@@ -147,10 +149,12 @@ export class JobWorker {
             .catch(() => undefined); // the store is unreachable: try again at the next poll
           if (!lease) break;
           // Its own running job, whose lease lapsed while the store did not answer (its renewals
-          // failed): the run goes on under this claim, rather than a second run beside it.
+          // failed): the run goes on under this claim, rather than a second run beside it. One
+          // already stopped for a lost lease settles first, and this claim runs the job again.
           const own = this.running.get(key(lease.kind, lease.subjectId));
-          if (own) own.lease = lease;
-          else this.launch(lease);
+          if (!own) this.launch(lease);
+          else if (!own.controller.signal.aborted) own.lease = lease;
+          else void own.done.then(() => this.launch(lease));
         } finally {
           this.claiming--;
         }
@@ -173,11 +177,14 @@ export class JobWorker {
     const controller = new AbortController();
     const handler = this.handlers.get(lease.kind)!;
     const renewal = setInterval(() => {
+      const sent = run.lease;
       void this.state.jobs
-        .renew(run.lease, this.id, this.options.leaseMs)
+        .renew(sent, this.id, this.options.leaseMs)
         .then((held) => {
-          if (held || controller.signal.aborted) return;
+          // A refusal of a claim this run has since left for a newer one of its own says nothing.
+          if (held || controller.signal.aborted || run.lease !== sent) return;
           this.lost++;
+          run.lost = true;
           controller.abort();
         })
         .catch(() => undefined); // unreachable now; the next renewal tries again, even past the lease
@@ -196,7 +203,7 @@ export class JobWorker {
       .then(async (settled) => {
         clearInterval(renewal);
         // A run stopped by this worker's own stop keeps its job queued for the next worker.
-        if (settled && (!this.stopped || !controller.signal.aborted))
+        if (settled && !run.lost && (!this.stopped || !controller.signal.aborted))
           await this.state.jobs.finish(lease.kind, lease.subjectId, this.id).catch(() => undefined);
       })
       .finally(() => {
