@@ -162,13 +162,13 @@ describe('cellseg-mock readiness run', () => {
 });
 
 describe('a readiness run of a command that never calls the mock', () => {
-  it('says at the top of its report that no case applied, and exits 3, not 0', async () => {
+  it('says at the top of its report that no case judged the client, and exits 3, not 0', async () => {
     const out = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
     try {
       const run = await cli(['readiness', 'run', '--out', out, '--', 'true']);
       expect(run.code).toBe(3);
       const top = readFileSync(path.join(out, 'readiness.md'), 'utf8').split('\n\n')[2];
-      expect(top).toMatch(/^No case applied: the command made no request any case judges/);
+      expect(top).toMatch(/^No case judged the client: the command made no request a case sits on/);
       expect(run.stdout).toContain(top);
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -263,7 +263,13 @@ export function runFailed(report: ReadinessReport): boolean {
   return !report.baseline.passed || report.cases.some((c) => c.verdict === 'failed');
 }
 
-/** A run that judged nothing: the baseline passed but made no request any case sits on. */
+/**
+ * A run that judged nothing: the baseline passed, and in no case did the command meet what was
+ * armed (no request the case sits on, or its runs never reached it).
+ */
 export function judgedNothing(report: ReadinessReport): boolean {
-  return report.baseline.passed && report.cases.every((c) => c.verdict === 'does not apply');
+  return (
+    report.baseline.passed &&
+    report.cases.every((c) => c.verdict === 'does not apply' || c.verdict === 'never reached')
+  );
 }

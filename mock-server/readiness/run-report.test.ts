@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { judgedNothing, type ReadinessReport } from './readiness-run.js';
 import { runReportMarkdown } from './run-report.js';
 
 describe('the Markdown report', () => {
@@ -16,5 +17,23 @@ describe('the Markdown report', () => {
       cases: [],
     });
     expect(md).toContain(['``````', ...lastLines, '``````'].join('\n'));
+  });
+});
+
+describe('a run that judged nothing', () => {
+  const report = (...verdicts: Array<'survived' | 'failed' | 'never reached' | 'does not apply'>) =>
+    ({
+      baseline: { passed: true },
+      cases: verdicts.map((verdict, i) => ({ id: `case-${i}`, verdict })),
+    }) as unknown as ReadinessReport;
+
+  it('is one whose cases were each never reached or did not apply', () => {
+    expect(judgedNothing(report('does not apply', 'does not apply'))).toBe(true);
+    expect(judgedNothing(report('never reached', 'does not apply'))).toBe(true);
+  });
+
+  it('is not one where a case met what was armed, survived or failed', () => {
+    expect(judgedNothing(report('never reached', 'survived'))).toBe(false);
+    expect(judgedNothing(report('does not apply', 'failed'))).toBe(false);
   });
 });

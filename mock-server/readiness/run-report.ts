@@ -24,7 +24,7 @@ function headline(report: ReadinessReport): string {
     return `The baseline (nothing armed) did not pass (${b.timedOut ? 'time limit' : `exit ${b.exitCode}`}): no case was run. A readiness run needs a command that passes against a plain mock.`;
   const passed = `Baseline passed, calling ${b.operations.length} operations (${b.operations.join(', ')}). Cases: ${tally(report)}. ${seconds} s in all.`;
   if (!judgedNothing(report)) return passed;
-  return `No case applied: the command made no request any case judges, so this run says nothing of the client's readiness (exit 3). ${passed}`;
+  return `No case judged the client: the command made no request a case sits on, or never reached what was armed, so this run says nothing of the client's readiness (exit 3). ${passed}`;
 }
 
 function markdown(report: ReadinessReport): string {
