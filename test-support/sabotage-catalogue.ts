@@ -371,7 +371,7 @@ export const SABOTAGES = {
   'cors-errors-unexposed': {
     breaks: ['CORS-01'],
     files: ['cors.check.ts'],
-    message: /expose/i,
+    message: /Access-Control-Expose-Headers/,
     response: (exchange, answer) => {
       if (answer.status >= 400 && route(exchange).startsWith('/api/v1/'))
         delete answer.headers['access-control-expose-headers'];
