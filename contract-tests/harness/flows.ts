@@ -38,23 +38,33 @@ export function trackImage(ctx: CheckContext, client: ApiClient, id: string, own
 /**
  * Deletes an image the run made. The id came from the target's answer, which may name an image
  * the run did not make (someone's, on production): one whose name lacks the run's prefix is left
- * alone, and the check fails saying so.
+ * alone, and the check fails saying so. A read that is neither 200 nor 404 (a 429, a 503 with
+ * Retry-After) leaves it in the ledger for --cleanup-only without failing the check.
  */
 export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: string): Promise<void> {
-  const read = await client.call<{ name?: unknown }>('getUpload', {
-    params: { image_id: id },
-    unvalidated: true,
-  });
+  const read = await readOwnName(client, id);
   if (read.status === 404) return;
-  const name = read.status === 200 ? read.body?.name : undefined;
+  if (read.status !== 200) throw new Error(`read ${read.status}: left for --cleanup-only`);
+  const name = read.body?.name;
   if (typeof name !== 'string' || !name.includes(namePrefix)) {
-    const named = typeof name === 'string' ? `is named '${name}'` : `read ${read.status} with no name`;
+    const named = typeof name === 'string' ? `is named '${name}'` : 'read 200 with no name';
     client.violations.push(
       `cleanup: image ${id}, which an answer named as made by this run, ${named}, without the run's prefix ${namePrefix}: not deleted`,
     );
     throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
   }
   await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
+}
+
+/**
+ * The image's name, read as an upload and, where that is 404, as a record (createImage's images
+ * are read by getImage): gone only when neither knows it. A 503 is unavailability the interface
+ * allows, not a server error of the cleanup.
+ */
+async function readOwnName(client: ApiClient, id: string): Promise<ApiResponse<{ name?: unknown }>> {
+  const options = { params: { image_id: id }, unvalidated: true, injectedStatus: 503 };
+  const upload = await client.call<{ name?: unknown }>('getUpload', options);
+  return upload.status === 404 ? client.call<{ name?: unknown }>('getImage', options) : upload;
 }
 
 export async function uploadFile(
