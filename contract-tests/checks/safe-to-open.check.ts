@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import { BlockedByStep, expectStatus, need } from '../harness/steps.js';
 import { csvRecords } from '../harness/file-formats.js';
-import { pollImage, pollPrediction, putParts, trackImage } from '../harness/flows.js';
+import { pollImage, pollPrediction, putParts, trackImage, trackShare } from '../harness/flows.js';
 import { hostileName, MARKUP } from '../harness/hostile-names.js';
 import { decodeRoiZip } from '../harness/imagej-roi.js';
 import { fittingModelId } from '../harness/model-choice.js';
@@ -87,10 +87,7 @@ check(
       body: { segmentation_id: segmentationId },
     });
     need(share, 200, ['id']);
-    ctx.cleanup.add(
-      () => ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
-      { kind: 'share', id: share.body.id, owner: 'main', baseUrl: ctx.target.baseUrl },
-    );
+    trackShare(ctx, share.body.id);
     const page = share.body.url ? await ctx.api.raw('GET', share.body.url, { key: null }) : undefined;
     const html = page?.status === 200 ? await page.text() : '';
 

@@ -36,6 +36,19 @@ export function trackImage(ctx: CheckContext, client: ApiClient, id: string, own
 }
 
 /**
+ * Revokes the share at the end of the check, and notes it in the ledger first, under the target's
+ * own URL as images are (not Prism's, which --cleanup-only could not match).
+ */
+export function trackShare(ctx: CheckContext, id: string): void {
+  ctx.cleanup.add(() => ctx.api.call('revokeShare', { params: { share_id: id }, unvalidated: true }), {
+    kind: 'share',
+    id,
+    owner: 'main',
+    baseUrl: ctx.target.directBaseUrl,
+  });
+}
+
+/**
  * Deletes an image the run made. The id came from the target's answer, which may name an image
  * the run did not make (someone's, on production): one whose name lacks the run's prefix is left
  * alone, and the check fails saying so. A read that is neither 200 nor 404 (a 429, a 503 with
