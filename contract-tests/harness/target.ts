@@ -50,7 +50,7 @@ export function mockKeys(): Target['keys'] {
 }
 
 export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Target {
-  const baseUrl = (env.CONTRACT_BASE_URL || mockBaseUrl || '').replace(/\/+$/, '');
+  const baseUrl = withoutTrailingSlash(env.CONTRACT_BASE_URL || mockBaseUrl || '');
   if (!baseUrl)
     throw new Error(
       "No target: set CONTRACT_BASE_URL, or run through the suite's setup that starts the mock",
@@ -92,7 +92,9 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
     namePrefix: `contract-${runId}-`,
     adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
     viaPrism: env.CONTRACT_VIA_PRISM === '1',
-    directBaseUrl: (env.CONTRACT_VIA_PRISM === '1' && env.CONTRACT_TARGET_LABEL) || baseUrl,
+    // the ledger's URL: written as --cleanup-only compares it (`--base-url http://host/` too)
+    directBaseUrl:
+      (env.CONTRACT_VIA_PRISM === '1' && withoutTrailingSlash(env.CONTRACT_TARGET_LABEL ?? '')) || baseUrl,
   };
 }
 
@@ -103,6 +105,8 @@ export function exchangeLimits(env: NodeJS.ProcessEnv): ExchangeLimits {
     maxBodyBytes: number(env, 'CONTRACT_MAX_BODY_BYTES', 64 * 1024 * 1024),
   };
 }
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
