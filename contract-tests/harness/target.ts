@@ -55,7 +55,7 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
     throw new Error(
       "No target: set CONTRACT_BASE_URL, or run through the suite's setup that starts the mock",
     );
-  const profile = (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
+  const profile = profileOf(env);
   if (!['mock', 'staging', 'production'].includes(profile))
     throw new Error(`CONTRACT_PROFILE must be mock, staging or production, got '${profile}'`);
   const keys = env.CONTRACT_BASE_URL
@@ -98,10 +98,21 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
   };
 }
 
-/** The suite's bounds on one exchange with a target, which may be broken: the whole answer's time and size. */
+const profileOf = (env: NodeJS.ProcessEnv) =>
+  (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
+
+/**
+ * The suite's bounds on one exchange with a target, which may be broken: the whole answer's time
+ * and size. The time follows the profile as the poll timeout does: a staging or production target
+ * may convert a single-request upload for minutes before it answers.
+ */
 export function exchangeLimits(env: NodeJS.ProcessEnv): ExchangeLimits {
   return {
-    requestTimeoutMs: number(env, 'CONTRACT_REQUEST_TIMEOUT_MS', 30_000),
+    requestTimeoutMs: number(
+      env,
+      'CONTRACT_REQUEST_TIMEOUT_MS',
+      profileOf(env) === 'mock' ? 30_000 : 300_000,
+    ),
     maxBodyBytes: number(env, 'CONTRACT_MAX_BODY_BYTES', 64 * 1024 * 1024),
   };
 }
