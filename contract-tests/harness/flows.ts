@@ -1,6 +1,6 @@
 import type { ApiClient, ApiResponse } from './api-client.js';
 import type { CheckContext } from './check.js';
-import { fittingModelId } from './model-choice.js';
+import { fittingModelId, secondModelId } from './model-choice.js';
 import { BlockedByStep, need } from './steps.js';
 import type {
   Image,
@@ -203,20 +203,19 @@ export async function completedSegmentation(
 }
 
 /**
- * A second segmentation of an image already segmented: a run of another model the organization
- * lists (of the same model again when it lists one alone, a run after the first finished being a
- * fresh one), so what is keyed by segmentation is told apart from what is keyed by image.
+ * A second segmentation of an image already segmented (secondModelId chooses the model), so what
+ * is keyed by segmentation is told apart from what is keyed by image; undefined when that run does
+ * not complete (a model may fairly fail on the preset image): the check skips what needs it.
  */
 export async function secondSegmentation(
   ctx: CheckContext,
   first: CompletedSegmentation,
   client: ApiClient = ctx.api,
-): Promise<CompletedSegmentation> {
+): Promise<CompletedSegmentation | undefined> {
   const models = need(await client.call<Model[]>('listModels'), 200).body;
-  const other =
-    models.find((m) => m.id !== first.modelId && m.kind === 'base') ??
-    models.find((m) => m.id !== first.modelId);
-  return predictedSegmentation(ctx, first.imageId, other?.id ?? first.modelId, client);
+  const modelId = secondModelId(models, first.modelId, process.env.CONTRACT_MODEL);
+  const done = await predicted(ctx, first.imageId, modelId, client);
+  return done.status === 'COMPLETED' ? segmentationOf(done, first.imageId, modelId) : undefined;
 }
 
 /** Predict a ready image with a model and poll it to COMPLETED (blocked otherwise). */
@@ -226,14 +225,7 @@ async function predictedSegmentation(
   modelId: string,
   client: ApiClient,
 ): Promise<CompletedSegmentation> {
-  const ack = need(
-    await client.call<PredictionAck>('createPrediction', {
-      body: { image_id: imageId, model_id: modelId },
-    }),
-    200,
-    ['prediction_id'],
-  );
-  const done = await pollPrediction(ctx, ack.body.prediction_id, client);
+  const done = await predicted(ctx, imageId, modelId, client);
   if (done.status !== 'COMPLETED')
     throw new BlockedByStep(
       {
@@ -242,11 +234,30 @@ async function predictedSegmentation(
       },
       `, expected COMPLETED${done.error ? `: ${done.error}` : ''}`,
     );
-  return {
-    segmentationId: done.segmentation_id!,
-    cellCount: done.cell_count!,
-    imageId,
-    predictionId: done.prediction_id,
-    modelId,
-  };
+  return segmentationOf(done, imageId, modelId);
 }
+
+/** Predict a ready image with a model and poll it until it ends. */
+async function predicted(
+  ctx: CheckContext,
+  imageId: string,
+  modelId: string,
+  client: ApiClient,
+): Promise<PredictionAsRead> {
+  const ack = need(
+    await client.call<PredictionAck>('createPrediction', {
+      body: { image_id: imageId, model_id: modelId },
+    }),
+    200,
+    ['prediction_id'],
+  );
+  return pollPrediction(ctx, ack.body.prediction_id, client);
+}
+
+const segmentationOf = (done: PredictionAsRead, imageId: string, modelId: string): CompletedSegmentation => ({
+  segmentationId: done.segmentation_id!,
+  cellCount: done.cell_count!,
+  imageId,
+  predictionId: done.prediction_id,
+  modelId,
+});
