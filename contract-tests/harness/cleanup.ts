@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './openapi-contract.js';
@@ -54,9 +55,14 @@ interface Step {
   undo: () => Promise<unknown>;
 }
 
+const undoScope = new AsyncLocalStorage<true>();
+
+/** Whether the caller is a cleanup step: its requests go out even after the check's body was cut. */
+export const undoing = (): boolean => undoScope.getStore() === true;
+
 async function undoStep(step: Step): Promise<void> {
   try {
-    await step.undo();
+    await undoScope.run(true, step.undo);
     if (step.entry) writeLedger({ ...step.entry, done: true });
   } catch {
     // left in the ledger for --cleanup-only
