@@ -22,6 +22,7 @@ const NAMES: Record<string, string> = {
   redirected: `${PREFIX}x.tif`,
   theirs: 'plate-7.tif',
   record: `${PREFIX}record.tif`,
+  locked: `${PREFIX}locked.tif`,
 };
 /** Read answers that are unavailability, not an answer about whose the image is. */
 const BUSY: Record<string, number> = { busy: 429, down: 503 };
@@ -49,6 +50,10 @@ beforeAll(async () => {
     if (req.method === 'GET' && id in NAMES) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ id, name: NAMES[id] }));
+    }
+    if (req.method === 'DELETE' && id === 'locked') {
+      res.writeHead(409, { 'content-type': 'application/json' });
+      return res.end('{"detail":"busy"}');
     }
     if (req.method === 'DELETE' && id === 'redirected') {
       res.writeHead(307, { location: '/api/v1/image/theirs' });
@@ -127,12 +132,15 @@ it('reads a record by GET /image/{id} before calling it gone; a busy read keeps 
   await deleteOwnImage(PREFIX, client, 'record');
   await expect(deleteOwnImage(PREFIX, client, 'busy')).rejects.toThrow(/cleanup-only/);
   await expect(deleteOwnImage(PREFIX, client, 'down')).rejects.toThrow(/cleanup-only/);
+  await expect(deleteOwnImage(PREFIX, client, 'locked')).rejects.toThrow(/DELETE answered 409/);
   expect(seen.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
     'GET /api/v1/upload/record',
     'GET /api/v1/image/record',
     'DELETE /api/v1/image/record',
     'GET /api/v1/upload/busy',
     'GET /api/v1/upload/down',
+    'GET /api/v1/upload/locked',
+    'DELETE /api/v1/image/locked',
   ]);
   expect(client.violations).toEqual([]);
 });

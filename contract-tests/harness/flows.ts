@@ -66,7 +66,9 @@ export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: 
     );
     throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
   }
-  await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
+  const deleted = await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
+  if (deleted.status >= 300 && deleted.status !== 404)
+    throw new Error(`DELETE answered ${deleted.status}: left for --cleanup-only`);
 }
 
 /**
