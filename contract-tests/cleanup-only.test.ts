@@ -21,7 +21,11 @@ const NAMES: Record<string, string> = {
   mine: `${PREFIX}cells.tif`,
   redirected: `${PREFIX}x.tif`,
   theirs: 'plate-7.tif',
+  record: `${PREFIX}record.tif`,
+  locked: `${PREFIX}locked.tif`,
 };
+/** Read answers that are unavailability, not an answer about whose the image is. */
+const BUSY: Record<string, number> = { busy: 429, down: 503 };
 const seen: string[] = [];
 let server: http.Server;
 let url: string;
@@ -31,6 +35,14 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
     const id = decodeURIComponent(req.url!.split('/').pop()!);
+    if (req.method === 'GET' && id in BUSY) {
+      res.writeHead(BUSY[id]!, { 'content-type': 'application/json', 'retry-after': '1' });
+      return res.end('{}');
+    }
+    if (req.method === 'GET' && id === 'record' && req.url!.includes('/upload/')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      return res.end('{}');
+    }
     if (req.method === 'GET' && id === 'nameless') {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end('{}');
@@ -39,11 +51,15 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       return res.end(JSON.stringify({ id, name: NAMES[id] }));
     }
+    if (req.method === 'DELETE' && id === 'locked') {
+      res.writeHead(409, { 'content-type': 'application/json' });
+      return res.end('{"detail":"busy"}');
+    }
     if (req.method === 'DELETE' && id === 'redirected') {
       res.writeHead(307, { location: '/api/v1/image/theirs' });
       return res.end();
     }
-    res.writeHead(req.method === 'DELETE' && id === 'mine' ? 200 : 404, {
+    res.writeHead(req.method === 'DELETE' && ['mine', 'record'].includes(id) ? 200 : 404, {
       'content-type': 'application/json',
     });
     res.end('{}');
@@ -80,6 +96,7 @@ it('deletes only the images of the ledger that the run named, on the target the 
     'GET /api/v1/upload/redirected Bearer sk_test_main',
     'DELETE /api/v1/image/redirected Bearer sk_test_main',
     'GET /api/v1/upload/..%2Fshares%2Fsomeones Bearer sk_test_main',
+    'GET /api/v1/image/..%2Fshares%2Fsomeones Bearer sk_test_main',
   ]);
   const kept = readFileSync(ledger, 'utf8').split('\n').filter(Boolean);
   expect(kept.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([
@@ -106,4 +123,24 @@ it("leaves an image alone at a check's end when its name is not the run's, and f
     `cleanup: image theirs, which an answer named as made by this run, is named 'plate-7.tif', without the run's prefix ${PREFIX}: not deleted`,
     `cleanup: image nameless, which an answer named as made by this run, read 200 with no name, without the run's prefix ${PREFIX}: not deleted`,
   ]);
+});
+
+it('reads a record by GET /image/{id} before calling it gone; a busy read keeps the image for --cleanup-only without failing the check', async () => {
+  const target = targetFromEnv({ CONTRACT_BASE_URL: url, CONTRACT_API_KEY: 'sk_test_main' });
+  const client = new ApiClient(sharedContract(), target, target.keys.main);
+  seen.length = 0;
+  await deleteOwnImage(PREFIX, client, 'record');
+  await expect(deleteOwnImage(PREFIX, client, 'busy')).rejects.toThrow(/cleanup-only/);
+  await expect(deleteOwnImage(PREFIX, client, 'down')).rejects.toThrow(/cleanup-only/);
+  await expect(deleteOwnImage(PREFIX, client, 'locked')).rejects.toThrow(/DELETE answered 409/);
+  expect(seen.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+    'GET /api/v1/upload/record',
+    'GET /api/v1/image/record',
+    'DELETE /api/v1/image/record',
+    'GET /api/v1/upload/busy',
+    'GET /api/v1/upload/down',
+    'GET /api/v1/upload/locked',
+    'DELETE /api/v1/image/locked',
+  ]);
+  expect(client.violations).toEqual([]);
 });

@@ -65,13 +65,15 @@ async function removeLeftover(entry: LedgerEntry, key: string): Promise<string |
     );
   try {
     if (entry.kind === 'image') {
-      // An answer may have named an image the run did not make: its name says whose it is.
-      const { response, bytes } = await send('GET', `upload/${id}`);
+      // An answer may have named an image the run did not make: its name says whose it is. A
+      // record (createImage's) may be read by GET /image/{id} alone.
+      let { response, bytes } = await send('GET', `upload/${id}`);
+      if (response.status === 404) ({ response, bytes } = await send('GET', `image/${id}`));
       if (response.status === 404) return undefined;
       const name = response.status === 200 ? nameIn(bytes) : undefined;
       const prefix = entry.namePrefix ?? 'contract-';
       if (!name?.includes(prefix))
-        return `GET /api/v1/upload/${entry.id} answered ${response.status}${name === undefined ? '' : ` naming it '${name}'`}, not the run's (${prefix}…): left alone`;
+        return `reading image ${entry.id} answered ${response.status}${name === undefined ? '' : ` naming it '${name}'`}, not the run's (${prefix}…): left alone`;
     }
     const { response } = await send('DELETE', entry.kind === 'image' ? `image/${id}` : `shares/${id}`);
     return response.ok || response.status === 404 ? undefined : `DELETE answered ${response.status}`;

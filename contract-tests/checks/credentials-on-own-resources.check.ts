@@ -1,5 +1,5 @@
 import { check } from '../harness/check.js';
-import { completedSegmentation } from '../harness/flows.js';
+import { completedSegmentation, trackShare } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { sharedContract, type OperationSpec } from '../harness/openapi-contract.js';
 import { presetTiff } from '../harness/sample-images.js';
@@ -40,10 +40,7 @@ check(
       200,
       ['id'],
     );
-    ctx.cleanup.add(
-      () => ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
-      { kind: 'share', id: share.body.id, owner: 'main', baseUrl: ctx.target.baseUrl },
-    );
+    trackShare(ctx, share.body.id);
     const ids: Record<string, string> = {
       image_id: imageId,
       prediction_id: predictionId,

@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import { BlockedByStep, expectStatus, need } from '../harness/steps.js';
 import { csvRecords } from '../harness/file-formats.js';
-import { pollImage, pollPrediction, putParts, trackImage } from '../harness/flows.js';
+import { pollImage, pollPrediction, putParts, trackImage, trackShare } from '../harness/flows.js';
+import { hostileName, MARKUP } from '../harness/hostile-names.js';
 import { decodeRoiZip } from '../harness/imagej-roi.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
@@ -16,7 +17,6 @@ import type { PredictionAck, Share, UploadResponse } from '../../openapi/generat
 
 /** Cells a spreadsheet runs as a formula start with one of these (OWASP, CSV injection). */
 const FORMULA_START = /^[=+\-@\t\r]/;
-const MARKUP = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 
 /**
  * A completed segmentation of an image named exactly `name` (a resumable upload: its JSON body
@@ -58,7 +58,7 @@ check(
     // The run's prefix stays in each name (it marks what the suite made) but not first: a formula
     // must start the name for the clause to mean anything.
     const formula = `=1+1 ${ctx.target.namePrefix}.tif`;
-    const hostile = `${ctx.target.namePrefix}${MARKUP} "q" 'a';b\r\nSet-Cookie: split=1 ../../etc\\evil.tif`;
+    const hostile = hostileName(ctx.target.namePrefix);
 
     const formulaSegmentation = await segmentationNamed(ctx, formula);
     const csv = await ctx.api.call<Buffer>('exportMeasurementsCsv', {
@@ -87,10 +87,7 @@ check(
       body: { segmentation_id: segmentationId },
     });
     need(share, 200, ['id']);
-    ctx.cleanup.add(
-      () => ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
-      { kind: 'share', id: share.body.id, owner: 'main', baseUrl: ctx.target.baseUrl },
-    );
+    trackShare(ctx, share.body.id);
     const page = share.body.url ? await ctx.api.raw('GET', share.body.url, { key: null }) : undefined;
     const html = page?.status === 200 ? await page.text() : '';
 

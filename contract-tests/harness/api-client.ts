@@ -11,6 +11,7 @@ import {
   type RecordedRequest,
 } from './transcript.js';
 import { describeTransportError } from './transport-errors.js';
+import { undoing } from './cleanup.js';
 import { boundedFetch } from './bounded-fetch.js';
 
 export interface CallOptions {
@@ -68,6 +69,8 @@ export interface CheckRecord {
    * where a run judges only what someone relies on (a partner contract's replay).
    */
   oracle?: Oracle;
+  /** Aborted when the check's body is cut at its deadline: its later requests are not sent, the cleanup's are. */
+  cut?: AbortSignal;
 }
 
 export const newCheckRecord = (): CheckRecord => ({
@@ -89,6 +92,7 @@ export class ApiClient {
   readonly transcript: RecordedExchange[];
   private readonly ledger: ConsistencyLedger;
   readonly oracle?: Oracle;
+  private readonly cut?: AbortSignal;
   private lastRequestAt = 0;
 
   constructor(
@@ -102,6 +106,7 @@ export class ApiClient {
     this.transcript = record.transcript;
     this.ledger = record.ledger;
     this.oracle = record.oracle;
+    this.cut = record.cut;
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
   }
 
@@ -310,6 +315,10 @@ export class ApiClient {
     init: RequestInit,
     recorded: RecordedRequest,
   ): Promise<{ response: Response; bytes: Buffer }> {
+    if (this.cut?.aborted && !undoing())
+      throw new Error(
+        `${recorded.method} ${new URL(url).pathname}: not sent: the check was cut at its deadline`,
+      );
     try {
       return await boundedFetch(url, init, this.target);
     } catch (error) {

@@ -139,7 +139,8 @@ async function judgeAndClean(
   document: OpenApiContract,
   skip: (reason: string) => never,
 ): Promise<void> {
-  const record = newCheckRecord();
+  const cut = new AbortController();
+  const record = { ...newCheckRecord(), cut: cut.signal };
   const clientFor = (key: string) => new ApiClient(document, target, key, record);
   const cleanup = new Cleanup();
   const clauseFailures: string[] = [];
@@ -157,7 +158,7 @@ async function judgeAndClean(
   };
   const budgetMs = (options.timeout ?? 120_000) - CLEANUP_RESERVE_MS;
   const { failure, failedAt } = await judgeBody(
-    () => bodyWithin(body(ctx), budgetMs),
+    () => bodyWithin(body(ctx), budgetMs, cut),
     ctx,
     meta,
     record,

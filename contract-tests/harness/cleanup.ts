@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './openapi-contract.js';
@@ -29,24 +30,42 @@ export interface LedgerEntry {
  * interrupted run (the interface has no listing endpoint to find leftovers by name).
  */
 export class Cleanup {
-  private readonly steps: Array<{ entry?: LedgerEntry; undo: () => Promise<unknown> }> = [];
+  private readonly steps: Step[] = [];
+  private ran = false;
 
+  /**
+   * After `run`, a creation is undone at once: a body cut at the check's deadline keeps running,
+   * and what it makes then would otherwise be left to --cleanup-only.
+   */
   add(undo: () => Promise<unknown>, entry?: Omit<LedgerEntry, 'at'>): void {
     const stamped = entry ? { ...entry, at: new Date().toISOString() } : undefined;
     if (stamped) writeLedger(stamped);
-    this.steps.push({ entry: stamped, undo });
+    if (this.ran) void undoStep({ entry: stamped, undo });
+    else this.steps.push({ entry: stamped, undo });
   }
 
   async run(): Promise<void> {
-    while (this.steps.length) {
-      const step = this.steps.pop()!;
-      try {
-        await step.undo();
-        if (step.entry) writeLedger({ ...step.entry, done: true });
-      } catch {
-        // left in the ledger for --cleanup-only
-      }
-    }
+    this.ran = true;
+    while (this.steps.length) await undoStep(this.steps.pop()!);
+  }
+}
+
+interface Step {
+  entry?: LedgerEntry;
+  undo: () => Promise<unknown>;
+}
+
+const undoScope = new AsyncLocalStorage<true>();
+
+/** Whether the caller is a cleanup step: its requests go out even after the check's body was cut. */
+export const undoing = (): boolean => undoScope.getStore() === true;
+
+async function undoStep(step: Step): Promise<void> {
+  try {
+    await undoScope.run(true, step.undo);
+    if (step.entry) writeLedger({ ...step.entry, done: true });
+  } catch {
+    // left in the ledger for --cleanup-only
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ApiClient, ApiResponse } from './api-client.js';
 import type { CheckContext } from './check.js';
-import { fittingModelId } from './model-choice.js';
+import { fittingModelId, secondModelId } from './model-choice.js';
 import { BlockedByStep, need } from './steps.js';
 import type {
   Image,
@@ -36,25 +36,50 @@ export function trackImage(ctx: CheckContext, client: ApiClient, id: string, own
 }
 
 /**
+ * Revokes the share at the end of the check, and notes it in the ledger first, under the target's
+ * own URL as images are (not Prism's, which --cleanup-only could not match).
+ */
+export function trackShare(ctx: CheckContext, id: string): void {
+  ctx.cleanup.add(() => ctx.api.call('revokeShare', { params: { share_id: id }, unvalidated: true }), {
+    kind: 'share',
+    id,
+    owner: 'main',
+    baseUrl: ctx.target.directBaseUrl,
+  });
+}
+
+/**
  * Deletes an image the run made. The id came from the target's answer, which may name an image
  * the run did not make (someone's, on production): one whose name lacks the run's prefix is left
- * alone, and the check fails saying so.
+ * alone, and the check fails saying so. A read that is neither 200 nor 404 (a 429, a 503 with
+ * Retry-After) leaves it in the ledger for --cleanup-only without failing the check.
  */
 export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: string): Promise<void> {
-  const read = await client.call<{ name?: unknown }>('getUpload', {
-    params: { image_id: id },
-    unvalidated: true,
-  });
+  const read = await readOwnName(client, id);
   if (read.status === 404) return;
-  const name = read.status === 200 ? read.body?.name : undefined;
+  if (read.status !== 200) throw new Error(`read ${read.status}: left for --cleanup-only`);
+  const name = read.body?.name;
   if (typeof name !== 'string' || !name.includes(namePrefix)) {
-    const named = typeof name === 'string' ? `is named '${name}'` : `read ${read.status} with no name`;
+    const named = typeof name === 'string' ? `is named '${name}'` : 'read 200 with no name';
     client.violations.push(
       `cleanup: image ${id}, which an answer named as made by this run, ${named}, without the run's prefix ${namePrefix}: not deleted`,
     );
     throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
   }
-  await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
+  const deleted = await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
+  if (deleted.status >= 300 && deleted.status !== 404)
+    throw new Error(`DELETE answered ${deleted.status}: left for --cleanup-only`);
+}
+
+/**
+ * The image's name, read as an upload and, where that is 404, as a record (createImage's images
+ * are read by getImage): gone only when neither knows it. A 503 is unavailability the interface
+ * allows, not a server error of the cleanup.
+ */
+async function readOwnName(client: ApiClient, id: string): Promise<ApiResponse<{ name?: unknown }>> {
+  const options = { params: { image_id: id }, unvalidated: true, injectedStatus: 503 };
+  const upload = await client.call<{ name?: unknown }>('getUpload', options);
+  return upload.status === 404 ? client.call<{ name?: unknown }>('getImage', options) : upload;
 }
 
 export async function uploadFile(
@@ -180,20 +205,19 @@ export async function completedSegmentation(
 }
 
 /**
- * A second segmentation of an image already segmented: a run of another model the organization
- * lists (of the same model again when it lists one alone, a run after the first finished being a
- * fresh one), so what is keyed by segmentation is told apart from what is keyed by image.
+ * A second segmentation of an image already segmented (secondModelId chooses the model), so what
+ * is keyed by segmentation is told apart from what is keyed by image; undefined when that run does
+ * not complete (a model may fairly fail on the preset image): the check skips what needs it.
  */
 export async function secondSegmentation(
   ctx: CheckContext,
   first: CompletedSegmentation,
   client: ApiClient = ctx.api,
-): Promise<CompletedSegmentation> {
+): Promise<CompletedSegmentation | undefined> {
   const models = need(await client.call<Model[]>('listModels'), 200).body;
-  const other =
-    models.find((m) => m.id !== first.modelId && m.kind === 'base') ??
-    models.find((m) => m.id !== first.modelId);
-  return predictedSegmentation(ctx, first.imageId, other?.id ?? first.modelId, client);
+  const modelId = secondModelId(models, first.modelId, process.env.CONTRACT_MODEL);
+  const done = await predicted(ctx, first.imageId, modelId, client);
+  return done.status === 'COMPLETED' ? segmentationOf(done, first.imageId, modelId) : undefined;
 }
 
 /** Predict a ready image with a model and poll it to COMPLETED (blocked otherwise). */
@@ -203,14 +227,7 @@ async function predictedSegmentation(
   modelId: string,
   client: ApiClient,
 ): Promise<CompletedSegmentation> {
-  const ack = need(
-    await client.call<PredictionAck>('createPrediction', {
-      body: { image_id: imageId, model_id: modelId },
-    }),
-    200,
-    ['prediction_id'],
-  );
-  const done = await pollPrediction(ctx, ack.body.prediction_id, client);
+  const done = await predicted(ctx, imageId, modelId, client);
   if (done.status !== 'COMPLETED')
     throw new BlockedByStep(
       {
@@ -219,11 +236,30 @@ async function predictedSegmentation(
       },
       `, expected COMPLETED${done.error ? `: ${done.error}` : ''}`,
     );
-  return {
-    segmentationId: done.segmentation_id!,
-    cellCount: done.cell_count!,
-    imageId,
-    predictionId: done.prediction_id,
-    modelId,
-  };
+  return segmentationOf(done, imageId, modelId);
 }
+
+/** Predict a ready image with a model and poll it until it ends. */
+async function predicted(
+  ctx: CheckContext,
+  imageId: string,
+  modelId: string,
+  client: ApiClient,
+): Promise<PredictionAsRead> {
+  const ack = need(
+    await client.call<PredictionAck>('createPrediction', {
+      body: { image_id: imageId, model_id: modelId },
+    }),
+    200,
+    ['prediction_id'],
+  );
+  return pollPrediction(ctx, ack.body.prediction_id, client);
+}
+
+const segmentationOf = (done: PredictionAsRead, imageId: string, modelId: string): CompletedSegmentation => ({
+  segmentationId: done.segmentation_id!,
+  cellCount: done.cell_count!,
+  imageId,
+  predictionId: done.prediction_id,
+  modelId,
+});

@@ -69,3 +69,18 @@ export async function modelFor(client: ApiClient, needs: SampleNeeds): Promise<M
 export async function fittingModelId(client: ApiClient, keepsBorderCells = false): Promise<string> {
   return (await modelFor(client, { look: 'bright-on-dark', keepsBorderCells })).id;
 }
+
+/**
+ * The model of a second run on an image the first model segmented: CONTRACT_MODEL's where it is
+ * set (the one the user knows works on the target), else another of the first's kind, another
+ * base model, any other, or the first again (a run after the first finished is a fresh one).
+ */
+export function secondModelId(models: Model[], firstId: string, forced?: string): string {
+  const chosen = forced && models.find((m) => m.id === forced || m.name === forced);
+  if (chosen) return chosen.id;
+  const kind = models.find((m) => m.id === firstId)?.kind;
+  const others = models.filter((m) => m.id !== firstId);
+  return (
+    (others.find((m) => m.kind === kind) ?? others.find((m) => m.kind === 'base') ?? others[0])?.id ?? firstId
+  );
+}

@@ -50,12 +50,12 @@ export function mockKeys(): Target['keys'] {
 }
 
 export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Target {
-  const baseUrl = (env.CONTRACT_BASE_URL || mockBaseUrl || '').replace(/\/+$/, '');
+  const baseUrl = withoutTrailingSlash(env.CONTRACT_BASE_URL || mockBaseUrl || '');
   if (!baseUrl)
     throw new Error(
       "No target: set CONTRACT_BASE_URL, or run through the suite's setup that starts the mock",
     );
-  const profile = (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
+  const profile = profileOf(env);
   if (!['mock', 'staging', 'production'].includes(profile))
     throw new Error(`CONTRACT_PROFILE must be mock, staging or production, got '${profile}'`);
   const keys = env.CONTRACT_BASE_URL
@@ -92,17 +92,32 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
     namePrefix: `contract-${runId}-`,
     adminToken: env.CONTRACT_ADMIN_TOKEN || undefined,
     viaPrism: env.CONTRACT_VIA_PRISM === '1',
-    directBaseUrl: (env.CONTRACT_VIA_PRISM === '1' && env.CONTRACT_TARGET_LABEL) || baseUrl,
+    // the ledger's URL: written as --cleanup-only compares it (`--base-url http://host/` too)
+    directBaseUrl:
+      (env.CONTRACT_VIA_PRISM === '1' && withoutTrailingSlash(env.CONTRACT_TARGET_LABEL ?? '')) || baseUrl,
   };
 }
 
-/** The suite's bounds on one exchange with a target, which may be broken: the whole answer's time and size. */
+const profileOf = (env: NodeJS.ProcessEnv) =>
+  (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
+
+/**
+ * The suite's bounds on one exchange with a target, which may be broken: the whole answer's time
+ * and size. The time follows the profile as the poll timeout does: a staging or production target
+ * may convert a single-request upload for minutes before it answers.
+ */
 export function exchangeLimits(env: NodeJS.ProcessEnv): ExchangeLimits {
   return {
-    requestTimeoutMs: number(env, 'CONTRACT_REQUEST_TIMEOUT_MS', 30_000),
+    requestTimeoutMs: number(
+      env,
+      'CONTRACT_REQUEST_TIMEOUT_MS',
+      profileOf(env) === 'mock' ? 30_000 : 300_000,
+    ),
     maxBodyBytes: number(env, 'CONTRACT_MAX_BODY_BYTES', 64 * 1024 * 1024),
   };
 }
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];

@@ -220,8 +220,9 @@ function requestBody(interaction: PactInteraction, run: Replay): unknown {
   for (const [at, generator] of Object.entries(interaction.request.generators?.body ?? {}))
     setAt(body, at, substitute(generator.expression, run.bindings));
   const named = body as { name?: unknown } | undefined;
-  if (interaction.comments[NAMESPACE].operationId === 'createImage' && typeof named?.name === 'string')
-    named.name = run.target.namePrefix + named.name;
+  // both create an image by name (a resumable upload's JSON body too): cleanup deletes prefixed ones only
+  const creates = ['createImage', 'uploadImage'].includes(interaction.comments[NAMESPACE].operationId);
+  if (creates && typeof named?.name === 'string') named.name = run.target.namePrefix + named.name;
   return body;
 }
 

@@ -1,0 +1,75 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import type { ApiClient } from './api-client.js';
+import type { CheckContext } from './check.js';
+import { Cleanup, ledgerFile } from './cleanup.js';
+import { secondSegmentation, trackShare } from './flows.js';
+import { secondModelId } from './model-choice.js';
+import { targetFromEnv } from './target.js';
+import type { Model } from '../../openapi/generated/client/types.gen.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'flows-'));
+  vi.stubEnv('CONTRACT_REPORT_DIR', dir);
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('writes a share to the ledger under the target behind Prism, as images are', () => {
+  const target = targetFromEnv({
+    CONTRACT_BASE_URL: 'http://127.0.0.1:4010',
+    CONTRACT_API_KEY: 'sk_test_main',
+    CONTRACT_VIA_PRISM: '1',
+    CONTRACT_TARGET_LABEL: 'https://staging.example',
+  });
+  trackShare({ target, cleanup: new Cleanup() } as CheckContext, 'share-1');
+  const entry = JSON.parse(readFileSync(ledgerFile(), 'utf8')) as { kind: string; baseUrl: string };
+  expect(entry).toMatchObject({ kind: 'share', id: 'share-1', baseUrl: 'https://staging.example' });
+});
+
+/** A client whose answers are given: the models listed, and how every prediction ends. */
+function fakeClient(models: object[], ends: string): ApiClient {
+  const answer = (operationId: string, body: unknown) => ({
+    status: 200,
+    body,
+    bytes: Buffer.from(''),
+    request: { method: 'GET', path: '/', url: '', label: operationId },
+  });
+  const call = async (operationId: string) => {
+    if (operationId === 'listModels') return answer(operationId, models);
+    if (operationId === 'createPrediction') return answer(operationId, { prediction_id: 'p2' });
+    return answer(operationId, { prediction_id: 'p2', status: ends, segmentation_id: 's2', cell_count: 3 });
+  };
+  return { call } as unknown as ApiClient;
+}
+
+it('skips a second segmentation whose model fails on the image, where it blocked the check', async () => {
+  const models = [
+    { id: 'm1', name: 'nuclei', kind: 'base' },
+    { id: 'm2', name: 'slow custom', kind: 'custom' },
+  ];
+  const first = { segmentationId: 's1', cellCount: 3, imageId: 'i1', predictionId: 'p1', modelId: 'm1' };
+  const ctx = { target: targetFromEnv({}, 'http://127.0.0.1:1') } as CheckContext;
+  expect(await secondSegmentation(ctx, first, fakeClient(models, 'FAILED'))).toBeUndefined();
+  expect(await secondSegmentation(ctx, first, fakeClient(models, 'COMPLETED'))).toMatchObject({
+    segmentationId: 's2',
+    modelId: 'm2',
+  });
+});
+
+it("runs the second segmentation with CONTRACT_MODEL's model, else one of the first's kind", () => {
+  const models = [
+    { id: 'm1', name: 'nuclei', kind: 'base' },
+    { id: 'c1', name: 'custom', kind: 'custom' },
+    { id: 'm2', name: 'cyto', kind: 'base' },
+  ] as Model[];
+  expect(secondModelId(models, 'm1', 'nuclei')).toBe('m1');
+  expect(secondModelId(models, 'm1')).toBe('m2');
+  expect(secondModelId(models, 'c1')).toBe('m1');
+  expect(secondModelId(models.slice(0, 1), 'm1')).toBe('m1');
+});
