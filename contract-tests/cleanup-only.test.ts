@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { cleanupOnly } from './cleanup-only.js';
 import { ApiClient } from './harness/api-client.js';
-import { deleteOwnImage } from './harness/flows.js';
+import { deleteOwnImage, revokeOwnShare } from './harness/flows.js';
 import { sharedContract } from './harness/openapi-contract.js';
 import { targetFromEnv } from './harness/target.js';
 
@@ -24,6 +24,8 @@ const NAMES: Record<string, string> = {
   record: `${PREFIX}record.tif`,
   locked: `${PREFIX}locked.tif`,
 };
+/** Shares by id, each of the segmentation it reads as. */
+const SHARES: Record<string, string> = { 'share-mine': 'seg-mine', 'share-theirs': 'seg-else' };
 /** Read answers that are unavailability, not an answer about whose the image is. */
 const BUSY: Record<string, number> = { busy: 429, down: 503 };
 const seen: string[] = [];
@@ -42,6 +44,10 @@ beforeAll(async () => {
     if (req.method === 'GET' && id === 'record' && req.url!.includes('/upload/')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       return res.end('{}');
+    }
+    if (id in SHARES) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ id, segmentation_id: SHARES[id] }));
     }
     if (req.method === 'GET' && id === 'nameless') {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -143,4 +149,28 @@ it('reads a record by GET /image/{id} before calling it gone; a busy read keeps 
     'DELETE /api/v1/image/locked',
   ]);
   expect(client.violations).toEqual([]);
+});
+
+it("revokes a share only when it reads as of the segmentation the run asked it for, at a check's end and by --cleanup-only", async () => {
+  const target = targetFromEnv({ CONTRACT_BASE_URL: url, CONTRACT_API_KEY: 'sk_test_main' });
+  const client = new ApiClient(sharedContract(), target, target.keys.main);
+  seen.length = 0;
+  await revokeOwnShare(client, 'share-mine', 'SEG-MINE');
+  await expect(revokeOwnShare(client, 'share-theirs', 'seg-mine')).rejects.toThrow();
+  expect(client.violations.filter((v) => v.startsWith('cleanup:'))).toEqual([
+    'cleanup: share share-theirs, which an answer named as made by this run for segmentation seg-mine, reads as of "seg-else": not revoked',
+  ]);
+  const entry = (id: string) =>
+    JSON.stringify({ kind: 'share', id, owner: 'main', baseUrl: url, segmentationId: 'seg-mine', at: '' });
+  const ledger = path.join(dir, 'contract-ledger.jsonl');
+  writeFileSync(ledger, [entry('share-mine'), entry('share-theirs')].join('\n'));
+  expect(await cleanupOnly(url)).toBe(1);
+  expect(seen.map((line) => line.split(' ').slice(0, 2).join(' '))).toEqual([
+    'GET /api/v1/shares/share-mine',
+    'DELETE /api/v1/shares/share-mine',
+    'GET /api/v1/shares/share-theirs',
+    'GET /api/v1/shares/share-mine',
+    'DELETE /api/v1/shares/share-mine',
+    'GET /api/v1/shares/share-theirs',
+  ]);
 });

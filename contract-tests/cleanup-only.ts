@@ -70,10 +70,18 @@ async function removeLeftover(entry: LedgerEntry, key: string): Promise<string |
       let { response, bytes } = await send('GET', `upload/${id}`);
       if (response.status === 404) ({ response, bytes } = await send('GET', `image/${id}`));
       if (response.status === 404) return undefined;
-      const name = response.status === 200 ? nameIn(bytes) : undefined;
+      const name = response.status === 200 ? fieldIn(bytes, 'name') : undefined;
       const prefix = entry.namePrefix ?? 'contract-';
       if (!name?.includes(prefix))
         return `reading image ${entry.id} answered ${response.status}${name === undefined ? '' : ` naming it '${name}'`}, not the run's (${prefix}…): left alone`;
+    }
+    if (entry.kind === 'share' && entry.segmentationId !== undefined) {
+      // An answer may have named a share of someone else's segmentation: its read says whose.
+      const { response, bytes } = await send('GET', `shares/${id}`);
+      if (response.status === 404) return undefined;
+      const of = response.status === 200 ? fieldIn(bytes, 'segmentation_id') : undefined;
+      if (of?.toLowerCase() !== entry.segmentationId.toLowerCase())
+        return `reading share ${entry.id} answered ${response.status}${of === undefined ? '' : ` naming segmentation ${of}`}, not the run's (${entry.segmentationId}): left alone`;
     }
     const { response } = await send('DELETE', entry.kind === 'image' ? `image/${id}` : `shares/${id}`);
     return response.ok || response.status === 404 ? undefined : `DELETE answered ${response.status}`;
@@ -82,10 +90,10 @@ async function removeLeftover(entry: LedgerEntry, key: string): Promise<string |
   }
 }
 
-function nameIn(bytes: Buffer): string | undefined {
+function fieldIn(bytes: Buffer, field: string): string | undefined {
   try {
-    const name = (JSON.parse(bytes.toString('utf8')) as { name?: unknown }).name;
-    return typeof name === 'string' ? name : undefined;
+    const value = (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>)[field];
+    return typeof value === 'string' ? value : undefined;
   } catch {
     return undefined;
   }

@@ -40,7 +40,7 @@ check(
       200,
       ['id'],
     );
-    trackShare(ctx, share.body.id);
+    trackShare(ctx, share.body.id, segmentationId);
     const ids: Record<string, string> = {
       image_id: imageId,
       prediction_id: predictionId,

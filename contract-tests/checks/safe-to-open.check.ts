@@ -87,7 +87,7 @@ check(
       body: { segmentation_id: segmentationId },
     });
     need(share, 200, ['id']);
-    trackShare(ctx, share.body.id);
+    trackShare(ctx, share.body.id, segmentationId);
     const page = share.body.url ? await ctx.api.raw('GET', share.body.url, { key: null }) : undefined;
     const html = page?.status === 200 ? await page.text() : '';
 

@@ -22,7 +22,7 @@ async function shareOf(ctx: CheckContext, segmentationId: string): Promise<Share
     200,
     ['id', 'url'],
   );
-  trackShare(ctx, share.body.id);
+  trackShare(ctx, share.body.id, segmentationId);
   return share.body;
 }
 

@@ -20,6 +20,8 @@ export interface LedgerEntry {
   baseUrl: string;
   /** The run's name prefix, which the image's name holds (`--cleanup-only` deletes no other). */
   namePrefix?: string;
+  /** A share's segmentation, which its read must name (`--cleanup-only` revokes no other). */
+  segmentationId?: string;
   at: string;
   done?: boolean;
 }

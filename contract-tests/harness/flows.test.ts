@@ -27,7 +27,7 @@ it('writes a share to the ledger under the target behind Prism, as images are', 
     CONTRACT_VIA_PRISM: '1',
     CONTRACT_TARGET_LABEL: 'https://staging.example',
   });
-  trackShare({ target, cleanup: new Cleanup() } as CheckContext, 'share-1');
+  trackShare({ target, cleanup: new Cleanup() } as CheckContext, 'share-1', 'segmentation-1');
   const entry = JSON.parse(readFileSync(ledgerFile(), 'utf8')) as { kind: string; baseUrl: string };
   expect(entry).toMatchObject({ kind: 'share', id: 'share-1', baseUrl: 'https://staging.example' });
 });

@@ -37,15 +37,36 @@ export function trackImage(ctx: CheckContext, client: ApiClient, id: string, own
 
 /**
  * Revokes the share at the end of the check, and notes it in the ledger first, under the target's
- * own URL as images are (not Prism's, which --cleanup-only could not match).
+ * own URL as images are (not Prism's, which --cleanup-only could not match), with the segmentation
+ * it was asked for: an answer may have named someone else's share, which is left alone.
  */
-export function trackShare(ctx: CheckContext, id: string): void {
-  ctx.cleanup.add(() => ctx.api.call('revokeShare', { params: { share_id: id }, unvalidated: true }), {
+export function trackShare(ctx: CheckContext, id: string, segmentationId: string): void {
+  ctx.cleanup.add(() => revokeOwnShare(ctx.api, id, segmentationId), {
     kind: 'share',
     id,
     owner: 'main',
     baseUrl: ctx.target.directBaseUrl,
+    segmentationId,
   });
+}
+
+/**
+ * Revokes a share the run asked for, once a read shows it is of the run's segmentation; one of
+ * another fails the check and is kept. A read neither 200 nor 404 leaves it for --cleanup-only.
+ */
+export async function revokeOwnShare(client: ApiClient, id: string, segmentationId: string): Promise<void> {
+  const options = { params: { share_id: id }, unvalidated: true, injectedStatus: 503 };
+  const read = await client.call<{ segmentation_id?: unknown }>('getShare', options);
+  if (read.status === 404) return;
+  if (read.status !== 200) throw new Error(`read ${read.status}: left for --cleanup-only`);
+  const of = read.body?.segmentation_id;
+  if (typeof of !== 'string' || of.toLowerCase() !== segmentationId.toLowerCase()) {
+    client.violations.push(
+      `cleanup: share ${id}, which an answer named as made by this run for segmentation ${segmentationId}, reads as of ${JSON.stringify(of)}: not revoked`,
+    );
+    throw new Error('not the run’s share');
+  }
+  await client.call('revokeShare', { params: { share_id: id }, unvalidated: true });
 }
 
 /**
