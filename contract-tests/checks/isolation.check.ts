@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
-import { completedSegmentation, openResumable } from '../harness/flows.js';
+import { completedSegmentation, openResumable, trackShare } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Image, Model, Share } from '../../openapi/generated/client/types.gen.js';
 
@@ -20,9 +20,7 @@ check(
       200,
       ['id'],
     );
-    ctx.cleanup.add(() =>
-      ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
-    );
+    trackShare(ctx, share.body.id, segmentationId);
     const uploading = need(await openResumable(ctx, 1000), 200, ['image.id']);
     const uploadingId = uploading.body.image.id;
 
