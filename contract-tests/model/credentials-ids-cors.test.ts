@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from './exchange.js';
 import { Oracle } from './oracle.js';
+import { testExchange as exchange } from './exchange-fixture.js';
 
 const KEY = 'sk_main';
 const IMAGE = 'abcdef01-1111-4111-8111-11111111aaaa';
@@ -9,28 +10,6 @@ const PREDICTION = '22222222-2222-4222-8222-222222222222';
 const SEGMENTATION = 'cdef0123-3333-4333-8333-33333333cccc';
 const SHARE = '55555555-5555-4555-8555-555555555555';
 const ORIGIN = 'https://page.example';
-
-function exchange(
-  operationId: string,
-  status: number,
-  body: unknown,
-  over: Partial<Exchange> = {},
-): Exchange {
-  return {
-    operationId,
-    method: 'GET',
-    url: `http://target/api/v1/${operationId}`,
-    params: {},
-    key: KEY,
-    sentAt: Date.now(),
-    receivedAt: Date.now(),
-    status,
-    headers: { 'content-type': 'application/json' },
-    body,
-    bytes: Buffer.from(JSON.stringify(body ?? '')),
-    ...over,
-  };
-}
 
 const subjects = (oracle: Oracle, x: Exchange) =>
   oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);

@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import type { Exchange } from './exchange.js';
 import { CSV_COLUMNS } from './export-options.js';
 import { Oracle } from './oracle.js';
+import { testExchange as exchange } from './exchange-fixture.js';
 
 const KEY = 'sk_main';
 const OTHER = 'sk_other';
@@ -12,30 +13,6 @@ const SEGMENTATION = '33333333-3333-4333-8333-333333333333';
 const MODEL = '44444444-4444-4444-8444-444444444444';
 const SHARE = '55555555-5555-4555-8555-555555555555';
 const ORG = '66666666-6666-4666-8666-666666666666';
-
-/** An exchange with a JSON answer; `over` sets the rest. */
-function exchange(
-  operationId: string,
-  status: number,
-  body: unknown,
-  over: Partial<Exchange> = {},
-): Exchange {
-  const bytes = Buffer.from(typeof body === 'string' ? body : JSON.stringify(body ?? ''));
-  return {
-    operationId,
-    method: 'GET',
-    url: `http://target/api/v1/${operationId}`,
-    params: {},
-    key: KEY,
-    sentAt: Date.now(),
-    receivedAt: Date.now(),
-    status,
-    headers: { 'content-type': 'application/json' },
-    body,
-    bytes,
-    ...over,
-  };
-}
 
 /** An oracle that has seen a ready image predicted to completion with 3 cells. */
 function withSegmentation(): Oracle {

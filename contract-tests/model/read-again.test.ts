@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange } from './exchange.js';
 import { CSV_COLUMNS } from './export-options.js';
 import { Oracle } from './oracle.js';
+import { testExchange } from './exchange-fixture.js';
 
 /**
  * The oracle's rules for values a client reads again: a failed image's reason, a share's last
@@ -16,27 +17,9 @@ const SEGMENTATIONS = ['33333333-3333-4333-8333-333333333333', '33333333-3333-43
 const SHARES = ['55555555-5555-4555-8555-555555555555', '55555555-5555-4555-8555-555555555556'];
 const REASON = 'not a TIFF: the file starts with bytes 89 50 4E 47 (PNG)';
 
-function exchange(
-  operationId: string,
-  status: number,
-  body: unknown,
-  over: Partial<Exchange> = {},
-): Exchange {
-  return {
-    operationId,
-    method: 'GET',
-    url: `http://target/api/v1/${operationId}`,
-    params: {},
-    key: KEY,
-    sentAt: 0,
-    receivedAt: 0,
-    status,
-    headers: { 'content-type': 'application/json' },
-    body,
-    bytes: Buffer.from(JSON.stringify(body ?? '')),
-    ...over,
-  };
-}
+/** Sent and answered at time 0. */
+const exchange = (operationId: string, status: number, body: unknown, over: Partial<Exchange> = {}) =>
+  testExchange(operationId, status, body, { sentAt: 0, receivedAt: 0, ...over });
 
 const subjects = (oracle: Oracle, x: Exchange) =>
   oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
