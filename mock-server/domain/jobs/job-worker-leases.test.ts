@@ -112,3 +112,68 @@ it('keeps it too when a renewal held by a stalled database is answered after the
   // the late refusal is of the claim the run has left: the run goes on and its job stays queued
   expect(await throughAnOutage('stall')).toEqual({ leases: { held: 1, lost: 0 }, jobsLeft: 1 });
 });
+
+/**
+ * A store that hands out one job when told (`offer`), each claim with one attempt more, and refuses
+ * a renewal of any claim but the last: `claimElsewhere` is another worker's claim of it.
+ */
+function handedOutJobs() {
+  let attempts = 0;
+  let offered = 0;
+  const finished: number[] = [];
+  const jobs = {
+    claim: async () => {
+      if (offered <= 0) return undefined;
+      offered--;
+      return { kind: 'conversion' as const, subjectId: 'slow-to-stop', attempts: ++attempts };
+    },
+    renew: async (lease: { attempts: number }) => lease.attempts === attempts,
+    finish: async () => finished.push(attempts) > 0,
+    count: async () => offered,
+    retryLater: async () => undefined,
+    enqueue: async () => undefined,
+  };
+  return {
+    state: { jobs } as unknown as ConstructorParameters<typeof JobWorker>[0],
+    offer: () => offered++,
+    claimElsewhere: () => attempts++,
+    finished,
+  };
+}
+
+it('starts no second run of a job it claims while its run stopped for a lost lease still settles, and that run does not finish the job', async () => {
+  const store = handedOutJobs();
+  const slow = new JobWorker(store.state, { leaseMs: 90, concurrency: 4, pollMs: 5, transientRetryMs: 0 });
+  let live = 0;
+  let most = 0;
+  const starts: number[] = [];
+  slow.handle(
+    'conversion',
+    (lease, signal) =>
+      new Promise<void>((resolve) => {
+        starts.push(lease.attempts);
+        most = Math.max(most, ++live);
+        // slow to settle once stopped, as a run waiting on a stalled database is
+        signal.addEventListener('abort', () => setTimeout(() => resolve(void live--), 300));
+      }),
+    async () => undefined,
+  );
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  try {
+    store.offer();
+    slow.start();
+    expect(await eventually(() => starts.length === 1, 5_000)).toBe(true);
+    store.claimElsewhere(); // the run's next renewal is refused: it stops, and settles in 300 ms
+    expect(await eventually(() => slow.leases.lost === 1, 5_000)).toBe(true);
+    store.offer(); // that claim lapsed, and this worker claims the job while its run settles
+    await sleep(100);
+    expect({ starts, live }).toEqual({ starts: [1], live: 1 });
+    expect(await eventually(() => live === 0, 5_000)).toBe(true);
+    expect(store.finished).toEqual([]); // the job is the later claim's, not the stopped run's
+    store.offer(); // the claim made meanwhile lapsed unrenewed: the job is claimed, and run, again
+    expect(await eventually(() => starts.length === 2, 5_000)).toBe(true);
+    expect({ most, starts }).toEqual({ most: 1, starts: [1, 4] });
+  } finally {
+    await slow.stop();
+  }
+});

@@ -149,12 +149,12 @@ export class JobWorker {
             .catch(() => undefined); // the store is unreachable: try again at the next poll
           if (!lease) break;
           // Its own running job, whose lease lapsed while the store did not answer (its renewals
-          // failed): the run goes on under this claim, rather than a second run beside it. One
-          // already stopped for a lost lease settles first, and this claim runs the job again.
+          // failed): the run goes on under this claim, rather than a second run beside it. A run
+          // already stopped (its lease lost) is left to settle, and this claim to lapse unrenewed:
+          // a later claim runs the job, once, when nothing of it runs here any more.
           const own = this.running.get(key(lease.kind, lease.subjectId));
           if (!own) this.launch(lease);
           else if (!own.controller.signal.aborted) own.lease = lease;
-          else void own.done.then(() => this.launch(lease));
         } finally {
           this.claiming--;
         }
