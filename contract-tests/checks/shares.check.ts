@@ -214,9 +214,7 @@ check(
     ).toBe(read.body.view_count);
     const fresh = await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } });
     expectStatus(fresh, 200, 'share again after revoking');
-    ctx.cleanup.add(() =>
-      ctx.api.call('revokeShare', { params: { share_id: fresh.body.id }, unvalidated: true }),
-    );
+    if (fresh.status === 200) trackShare(ctx, fresh.body.id, segmentationId);
     expect(fresh.body.id, 'POST /shares after revoke: id, not the revoked one').not.toBe(share.id);
     expect(fresh.body.url, 'POST /shares after revoke: url, not the revoked one').not.toBe(share.url);
     expectStatus(
