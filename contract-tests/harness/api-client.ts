@@ -218,6 +218,7 @@ export class ApiClient {
         url: url.toString(),
         params: options.params ?? {},
         key: sentKey(key),
+        ...sentScheme(key),
         sent: sentForOracle(options.body, recorded.body),
         sentHeaders: withoutCredential(new Headers(headers)),
         sentAt,
@@ -366,6 +367,12 @@ export function fillPath(template: string, params: Record<string, string>): stri
 /** The key as the oracle knows it: null for none, undefined for a raw header it cannot read. */
 const sentKey = (key: string | null): string | null | undefined =>
   key === null ? null : key.startsWith('!') ? bearerKey(key.slice(1))?.key : key;
+
+/** The scheme of a `bearer <key>` header where it is not written `Bearer`, for the oracle. */
+const sentScheme = (key: string | null): { scheme?: string } => {
+  const scheme = key?.startsWith('!') ? bearerKey(key.slice(1))?.scheme : undefined;
+  return scheme && scheme !== 'Bearer' ? { scheme } : {};
+};
 
 /**
  * The key of a `Bearer <key>` header and the scheme as written: an HTTP authentication scheme is
