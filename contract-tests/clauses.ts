@@ -29,12 +29,7 @@ const CSV_DECIMALS = '0.001 (the CSV rounds to 4 decimals)';
 export const CLAUSES: Clause[] = [
   c('AUTH-01', 'Authentication', 'stated', 'A request without credentials answers 401.'),
   c('AUTH-02', 'Authentication', 'stated', 'An unknown API key answers 401.'),
-  c(
-    'AUTH-03',
-    'Authentication',
-    'stated',
-    'An Authorization header that is not "Bearer <key>" answers 401; the scheme is matched without case (RFC 9110 11.1), so "bearer <key>" is taken.',
-  ),
+  c('AUTH-03', 'Authentication', 'stated', 'An Authorization header that is not "Bearer <key>" answers 401.'),
   c(
     'AUTH-04',
     'Authentication',
@@ -43,6 +38,18 @@ export const CLAUSES: Clause[] = [
   ),
   c('AUTH-05', 'Authentication', 'stated', 'Keys cannot be created through the API.'),
   c('AUTH-06', 'Authentication', 'stated', 'Shared pages opened through a share url need no credential.'),
+  c(
+    'AUTH-07',
+    'Authentication',
+    'assumed',
+    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer): "bearer <key>" and "BEARER <key>" are taken as "Bearer <key>".',
+  ),
+  c(
+    'AUTH-08',
+    'Authentication',
+    'assumed',
+    "A shared page and its preview image opened with a credential they do not need (a key nobody has, the owner's key) answer as without one: 200, each open counted.",
+  ),
   c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
   c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
   c(

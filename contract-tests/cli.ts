@@ -8,7 +8,7 @@
  *   --via-prism            put `prism proxy --errors` in front of the target, so Prism judges every response too
  *   --against-prism-mock   check Prism's spec-only mock of our own document
  *   --poll-timeout-ms N, --poll-interval-ms N, --pace-ms N
- *   --request-timeout-ms N  the longest wait for one whole answer, headers and body (default 30000 on the mock profile, 300000 elsewhere)
+ *   --request-timeout-ms N  the longest wait for one whole answer, headers and body (default 30000; raise it for a target whose single-request upload takes longer)
  *   --max-body-bytes N     the most the suite reads of one answer's body, decompressed (default 67108864)
  *   --report-dir DIR       where the reports go (default reports/)
  *   --cleanup-only         delete what an interrupted run left behind (from <report-dir>/contract-ledger.jsonl), and stop;

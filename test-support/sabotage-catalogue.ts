@@ -377,6 +377,32 @@ export const SABOTAGES = {
         delete answer.headers['access-control-expose-headers'];
     },
   },
+  /** The key is read only after `Bearer ` as written: `bearer <key>` reaches the API as no credential. */
+  'bearer-scheme-case-sensitive': {
+    breaks: ['AUTH-07'],
+    files: ['auth.check.ts'],
+    only: 'bearer or BEARER',
+    message: /under the scheme bearer: .* answered 401/,
+    request: (exchange) => {
+      const sent = exchange.headers.get('authorization');
+      if (sent && /^bearer /i.test(sent) && !sent.startsWith('Bearer '))
+        exchange.headers.delete('authorization');
+    },
+  },
+  /** The gateway checks any key sent, on the share pages too: a key it does not know answers 401. */
+  'share-page-refuses-bad-key': {
+    breaks: ['AUTH-08'],
+    files: ['shares.check.ts'],
+    only: 'credential it does not need',
+    message: /open the share page with an unknown key .* answered 401/,
+    response: (exchange, answer, state) => {
+      const key = exchange.headers.get('authorization')?.replace(/^Bearer /, '');
+      if (!route(exchange).startsWith('/share/') || !key || Object.values(state.keys).includes(key)) return;
+      answer.status = 401;
+      answer.headers = { 'content-type': 'application/json', 'www-authenticate': 'Bearer' };
+      answer.body = Buffer.from(JSON.stringify({ detail: 'Invalid API key' }));
+    },
+  },
   /** measurements.csv writes a client's image name as it came, so a name that starts a formula runs. */
   'csv-formula-unescaped': {
     breaks: ['SEC-01'],

@@ -59,7 +59,7 @@ check(
 
 check(
   'the real key under the scheme written bearer or BEARER is taken: upload, list, read, delete',
-  { clauses: ['AUTH-03'], prismAnswersItself: true },
+  { clauses: ['AUTH-07'], prismAnswersItself: true },
   async (ctx) => {
     // an HTTP authentication scheme is matched without case (RFC 9110 11.1; the document's
     // bearerAuth is `type: http`): the oracle judges each answer as the key's under `Bearer`, never

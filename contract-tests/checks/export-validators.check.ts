@@ -44,6 +44,11 @@ check(
       expect(redTag, 'overlay.png: ETag of the red outlines against the default yellow ones').not.toBe(
         plainTag,
       );
+    // said once the rest has run: a pass would claim another segmentation's files were told apart
+    if (!second && !ctx.api.violations.length)
+      ctx.skip(
+        "no second segmentation of the image completed (the second model failed): another segmentation's tags were not compared",
+      );
   },
 );
 

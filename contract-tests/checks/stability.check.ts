@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
-import { openResumable, pollImage, pollPrediction, putParts } from '../harness/flows.js';
+import { openResumable, pollImage, pollPrediction, putParts, trackShare } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { BlockedByStep, need } from '../harness/steps.js';
@@ -111,9 +111,7 @@ async function shareFieldsStayPut(ctx: CheckContext, done: Prediction): Promise<
     200,
     ['id'],
   );
-  ctx.cleanup.add(() =>
-    ctx.api.call('revokeShare', { params: { share_id: share.body.id }, unvalidated: true }),
-  );
+  trackShare(ctx, share.body.id, done.segmentation_id!);
   const shareFields = (s: Record<string, unknown>) =>
     Object.fromEntries(
       ['id', 'segmentation_id', 'url', 'created_at', 'access', 'role'].map((k) => [k, s[k]]),

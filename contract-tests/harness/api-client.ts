@@ -37,6 +37,11 @@ export interface CallOptions {
    * answer asked for, not a server error (any other 5xx still fails the run).
    */
   injectedStatus?: number;
+  /**
+   * Statuses that, with Retry-After, are the target saying "not now" (a cleanup request's 429 or
+   * 503): neither a server error nor held against the model, and not marked injected either.
+   */
+  tolerated?: readonly number[];
 }
 
 export interface ApiResponse<T = unknown> {
@@ -201,26 +206,29 @@ export class ApiClient {
           `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,
         );
     }
-    if (response.status >= 500 && response.status !== options.injectedStatus)
+    const tolerated = !!options.tolerated?.includes(response.status) && response.headers.has('retry-after');
+    if (response.status >= 500 && response.status !== options.injectedStatus && !tolerated)
       this.violations.push(
         `${operationId}: server error ${response.status}: ${bytes.toString('utf8').slice(0, 300)}`,
       );
-    this.judge({
-      operationId,
-      method: op.method,
-      url: url.toString(),
-      params: options.params ?? {},
-      key: sentKey(key),
-      sent: sentForOracle(options.body, recorded.body),
-      sentHeaders: withoutCredential(new Headers(headers)),
-      sentAt,
-      receivedAt,
-      status: response.status,
-      headers: response.headers,
-      body: parsed,
-      bytes,
-      injected: options.injectedStatus !== undefined,
-    });
+    if (!tolerated)
+      this.judge({
+        operationId,
+        method: op.method,
+        url: url.toString(),
+        params: options.params ?? {},
+        key: sentKey(key),
+        ...sentScheme(key),
+        sent: sentForOracle(options.body, recorded.body),
+        sentHeaders: withoutCredential(new Headers(headers)),
+        sentAt,
+        receivedAt,
+        status: response.status,
+        headers: response.headers,
+        body: parsed,
+        bytes,
+        injected: options.injectedStatus !== undefined,
+      });
     return {
       status: response.status,
       headers: response.headers,
@@ -359,6 +367,12 @@ export function fillPath(template: string, params: Record<string, string>): stri
 /** The key as the oracle knows it: null for none, undefined for a raw header it cannot read. */
 const sentKey = (key: string | null): string | null | undefined =>
   key === null ? null : key.startsWith('!') ? bearerKey(key.slice(1))?.key : key;
+
+/** The scheme of a `bearer <key>` header where it is not written `Bearer`, for the oracle. */
+const sentScheme = (key: string | null): { scheme?: string } => {
+  const scheme = key?.startsWith('!') ? bearerKey(key.slice(1))?.scheme : undefined;
+  return scheme && scheme !== 'Bearer' ? { scheme } : {};
+};
 
 /**
  * The key of a `Bearer <key>` header and the scheme as written: an HTTP authentication scheme is

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
@@ -30,6 +30,18 @@ it('writes a share to the ledger under the target behind Prism, as images are', 
   trackShare({ target, cleanup: new Cleanup() } as CheckContext, 'share-1', 'segmentation-1');
   const entry = JSON.parse(readFileSync(ledgerFile(), 'utf8')) as { kind: string; baseUrl: string };
   expect(entry).toMatchObject({ kind: 'share', id: 'share-1', baseUrl: 'https://staging.example' });
+});
+
+it('revokes every share at cleanup through the guard that reads it first, in the checks and the partner replay', () => {
+  const root = path.join(import.meta.dirname, '..');
+  const sources = [
+    ...readdirSync(path.join(root, 'checks')).map((f) => path.join(root, 'checks', f)),
+    path.join(root, 'partner', 'replay.ts'),
+  ].filter((f) => f.endsWith('.ts'));
+  const unguarded = sources.filter((f) =>
+    /cleanup\.add\(\s*\(\) =>\s*[\w.!]+\.call\('revokeShare'/.test(readFileSync(f, 'utf8')),
+  );
+  expect(unguarded.map((f) => path.relative(root, f))).toEqual([]);
 });
 
 /** A client whose answers are given: the models listed, and how every prediction ends. */

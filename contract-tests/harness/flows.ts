@@ -51,11 +51,18 @@ export function trackShare(ctx: CheckContext, id: string, segmentationId: string
 }
 
 /**
+ * What a cleanup request may answer without failing the check, with Retry-After: the target's
+ * "not now", which leaves the entry in the ledger for --cleanup-only.
+ */
+const NOT_NOW = { unvalidated: true, tolerated: [429, 503] } as const;
+
+/**
  * Revokes a share the run asked for, once a read shows it is of the run's segmentation; one of
- * another fails the check and is kept. A read neither 200 nor 404 leaves it for --cleanup-only.
+ * another fails the check and is kept. A read neither 200 nor 404, or a refused revoke, leaves it
+ * for --cleanup-only.
  */
 export async function revokeOwnShare(client: ApiClient, id: string, segmentationId: string): Promise<void> {
-  const options = { params: { share_id: id }, unvalidated: true, injectedStatus: 503 };
+  const options = { params: { share_id: id }, ...NOT_NOW };
   const read = await client.call<{ segmentation_id?: unknown }>('getShare', options);
   if (read.status === 404) return;
   if (read.status !== 200) throw new Error(`read ${read.status}: left for --cleanup-only`);
@@ -66,7 +73,9 @@ export async function revokeOwnShare(client: ApiClient, id: string, segmentation
     );
     throw new Error('not the run’s share');
   }
-  await client.call('revokeShare', { params: { share_id: id }, unvalidated: true });
+  const revoked = await client.call('revokeShare', options);
+  if (revoked.status >= 300 && revoked.status !== 404)
+    throw new Error(`revoke answered ${revoked.status}: left for --cleanup-only`);
 }
 
 /**
@@ -87,18 +96,17 @@ export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: 
     );
     throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
   }
-  const deleted = await client.call('deleteImage', { params: { image_id: id }, unvalidated: true });
+  const deleted = await client.call('deleteImage', { params: { image_id: id }, ...NOT_NOW });
   if (deleted.status >= 300 && deleted.status !== 404)
     throw new Error(`DELETE answered ${deleted.status}: left for --cleanup-only`);
 }
 
 /**
  * The image's name, read as an upload and, where that is 404, as a record (createImage's images
- * are read by getImage): gone only when neither knows it. A 503 is unavailability the interface
- * allows, not a server error of the cleanup.
+ * are read by getImage): gone only when neither knows it.
  */
 async function readOwnName(client: ApiClient, id: string): Promise<ApiResponse<{ name?: unknown }>> {
-  const options = { params: { image_id: id }, unvalidated: true, injectedStatus: 503 };
+  const options = { params: { image_id: id }, ...NOT_NOW };
   const upload = await client.call<{ name?: unknown }>('getUpload', options);
   return upload.status === 404 ? client.call<{ name?: unknown }>('getImage', options) : upload;
 }

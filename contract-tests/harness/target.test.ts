@@ -14,11 +14,11 @@ it('names the target behind Prism without a trailing slash, as --cleanup-only ma
   ]);
 });
 
-it('waits for a whole answer as long as the profile polls: 30 s on the mock, 5 min elsewhere', () => {
+it('waits 30 s for a whole answer on every profile, within the cleanup reserve, unless told otherwise', () => {
   const timeout = (env: NodeJS.ProcessEnv) =>
     targetFromEnv({ CONTRACT_API_KEY: 'sk_test_main', ...env }, 'http://127.0.0.1:1').requestTimeoutMs;
   expect(timeout({})).toBe(30_000);
-  expect(timeout({ CONTRACT_BASE_URL: 'https://staging.example' })).toBe(300_000);
-  expect(timeout({ CONTRACT_BASE_URL: 'https://x.example', CONTRACT_PROFILE: 'production' })).toBe(300_000);
+  expect(timeout({ CONTRACT_BASE_URL: 'https://staging.example' })).toBe(30_000);
+  expect(timeout({ CONTRACT_BASE_URL: 'https://x.example', CONTRACT_PROFILE: 'production' })).toBe(30_000);
   expect(timeout({ CONTRACT_PROFILE: 'staging', CONTRACT_REQUEST_TIMEOUT_MS: '500' })).toBe(500);
 });

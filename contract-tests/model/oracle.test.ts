@@ -1037,6 +1037,25 @@ describe('the oracle on inputs no check sent before', () => {
     return oracle;
   };
 
+  it("files a valid key's 401 under a scheme not written Bearer as AUTH-07, the suite's reading, and under Bearer as the stated rule", () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const refused = (over: Partial<Exchange>) =>
+      oracle.observe(exchange('listModels', 401, { detail: 'Not authenticated' }, over))[0]?.sentence;
+    expect(refused({ scheme: 'bearer' })).toMatch(/^AUTH-07, assumed/);
+    expect(refused({})).toMatch(/^Every request carries Authorization: Bearer/);
+  });
+
+  it("files a share page refused to a key it does not need as AUTH-08, the suite's reading, and refused to none as the stated rule", () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const refused = (key: string | null) =>
+      oracle.observe(exchange('share page GET', 401, { detail: 'x' }, { url, key }))[0]?.sentence;
+    expect(refused('sk_test_unknown')).toMatch(/^AUTH-08, assumed/);
+    expect(refused(KEY)).toMatch(/^AUTH-08, assumed/);
+    expect(refused(null)).toMatch(/^anyone with url can view/);
+  });
+
   it('judges a path id in upper case as the lower-case id it names', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });

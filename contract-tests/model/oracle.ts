@@ -60,7 +60,9 @@ const API_OPS = new Set([
 ]);
 const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
 const KNOWN_KEY =
-  "Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a valid key is taken under the scheme Bearer in any case: RFC 9110 11.1, the document's bearerAuth is type http)";
+  'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a valid key is never answered 401)';
+const SCHEME_CASE =
+  "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer), so a valid key under 'bearer' or 'BEARER' is taken as under 'Bearer'";
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
@@ -126,7 +128,12 @@ export class Oracle {
     // the scheme was written in (an HTTP authentication scheme is matched without case)
     if (x.status === 401)
       return [
-        { sentence: KNOWN_KEY, subject: `${x.operationId} status`, predicted: 'not 401', received: '401' },
+        {
+          sentence: x.scheme ? SCHEME_CASE : KNOWN_KEY,
+          subject: `${x.operationId} status`,
+          predicted: 'not 401',
+          received: '401',
+        },
       ];
     const ids = PATH_IDS.filter((p) => x.params[p] !== undefined);
     if (ids.some((p) => !isUuid(x.params[p]))) {

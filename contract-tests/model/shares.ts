@@ -36,6 +36,8 @@ const S = {
   closed: 'a revoked link no longer opens',
   gone: 'DELETE /upload/{image_id} … the shares of those: afterwards GET /shares/{id} answers 404 and their public share pages no longer open',
   page: 'anyone with url can view the image, cell outlines and counts without an account',
+  pageWithKey:
+    "AUTH-08, assumed: a share page opened with a credential it does not need (a key nobody has, the owner's) answers as without one",
   foreign: 'A resource of another organization is answered as not found (404)',
   mangled:
     'ShareToken: the opaque token at the end of a share url. Anything else (a mangled or truncated link) shows the "no longer available" page (document)',
@@ -165,7 +167,8 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
     return findings;
   }
   if (x.status !== 200) {
-    findings.push({ sentence: S.page, subject, predicted: '200', received: String(x.status) });
+    const sentence = x.key === null ? S.page : S.pageWithKey;
+    findings.push({ sentence, subject, predicted: '200', received: String(x.status) });
     return findings;
   }
   share.views++;

@@ -8,7 +8,7 @@ import {
 } from '../harness/api-client.js';
 import { Cleanup, reportDir } from '../harness/cleanup.js';
 import { ConsistencyLedger } from '../harness/consistency.js';
-import { deleteOwnImage } from '../harness/flows.js';
+import { deleteOwnImage, revokeOwnShare } from '../harness/flows.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
 import { writeReproducer } from '../harness/reproducer.js';
 import { presetTiff } from '../harness/sample-images.js';
@@ -179,7 +179,7 @@ async function send(interaction: PactInteraction, run: Replay): Promise<ApiRespo
   const deadline = Date.now() + target.pollTimeoutMs;
   for (;;) {
     const response = await api.call(ext.operationId, options);
-    track(ext.operationId, response, run);
+    track(ext.operationId, response, run, options.body);
     const reached = Object.entries(until).every(
       ([at, value]) => valuesAt(response.body, at)[0]?.value === value,
     );
@@ -271,8 +271,11 @@ function underNullContainer(at: string, rules: Record<string, PactRule>, body: u
   return false;
 }
 
-/** Deletes what the replay creates, at the end; the ledger holds it first (--cleanup-only). */
-function track(operationId: string, response: ApiResponse, run: Replay): void {
+/**
+ * Deletes what the replay creates, at the end; the ledger holds it first (--cleanup-only). A share
+ * is revoked only once it reads as of the segmentation the replayed request asked it for.
+ */
+function track(operationId: string, response: ApiResponse, run: Replay, sent: unknown): void {
   if (response.status !== 200) return;
   const body = response.body as { image?: { id?: string }; id?: string };
   const image =
@@ -285,13 +288,15 @@ function track(operationId: string, response: ApiResponse, run: Replay): void {
       baseUrl: run.target.directBaseUrl,
       namePrefix: run.target.namePrefix,
     });
-  if (operationId === 'createShare' && body.id) {
+  const segmentationId = (sent as { segmentation_id?: unknown } | undefined)?.segmentation_id;
+  if (operationId === 'createShare' && body.id && typeof segmentationId === 'string') {
     const share = body.id;
-    run.cleanup.add(() => run.api.call('revokeShare', { params: { share_id: share }, unvalidated: true }), {
+    run.cleanup.add(() => revokeOwnShare(run.api, share, segmentationId), {
       kind: 'share',
       id: share,
       owner: 'main',
       baseUrl: run.target.directBaseUrl,
+      segmentationId,
     });
   }
 }
