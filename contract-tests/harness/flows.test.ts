@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { ApiClient } from './api-client.js';
 import type { CheckContext } from './check.js';
 import { Cleanup, ledgerFile } from './cleanup.js';
-import { secondSegmentation, trackShare } from './flows.js';
+import { secondSegmentation, trackImage, trackShare } from './flows.js';
 import { secondModelId } from './model-choice.js';
 import { targetFromEnv } from './target.js';
 import type { Model } from '../../openapi/generated/client/types.gen.js';
@@ -42,6 +42,25 @@ it('revokes every share at cleanup through the guard that reads it first, in the
     /cleanup\.add\(\s*\(\) =>\s*[\w.!]+\.call\('revokeShare'/.test(readFileSync(f, 'utf8')),
   );
   expect(unguarded.map((f) => path.relative(root, f))).toEqual([]);
+});
+
+it('writes an image to the ledger under the key of the client that made it, for --cleanup-only', () => {
+  const target = targetFromEnv({
+    CONTRACT_BASE_URL: 'http://127.0.0.1:4010',
+    CONTRACT_API_KEY: 'sk_test_main',
+  });
+  const [main, other, tiny] = [{}, {}, {}] as ApiClient[];
+  const ctx = { target, cleanup: new Cleanup(), api: main, other, tiny } as unknown as CheckContext;
+  trackImage(ctx, other!, 'image-of-other');
+  trackImage(ctx, tiny!, 'image-of-tiny');
+  trackImage(ctx, main!, 'image-of-main');
+  const owners = readFileSync(ledgerFile(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { id: string; owner: string })
+    .filter((entry) => entry.id.startsWith('image-of-'))
+    .map((entry) => `${entry.id} ${entry.owner}`);
+  expect(owners).toEqual(['image-of-other other', 'image-of-tiny tiny', 'image-of-main main']);
 });
 
 /** A client whose answers are given: the models listed, and how every prediction ends. */

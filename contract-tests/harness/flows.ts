@@ -24,8 +24,17 @@ export type PredictionAsRead = PredictionFields &
 
 type Owner = 'main' | 'other' | 'tiny';
 
+/** Which of the run's keys a client speaks with, as the ledger names it for --cleanup-only. */
+const ownerOf = (ctx: CheckContext, client: ApiClient): Owner =>
+  client === ctx.other ? 'other' : client === ctx.tiny ? 'tiny' : 'main';
+
 /** Deletes the image at the end of the check, and notes it in the ledger first. */
-export function trackImage(ctx: CheckContext, client: ApiClient, id: string, owner: Owner = 'main'): void {
+export function trackImage(
+  ctx: CheckContext,
+  client: ApiClient,
+  id: string,
+  owner: Owner = ownerOf(ctx, client),
+): void {
   ctx.cleanup.add(() => deleteOwnImage(ctx.target.namePrefix, client, id), {
     kind: 'image',
     id,
@@ -116,7 +125,7 @@ export async function uploadFile(
   bytes: Buffer,
   name = 'cells.tif',
   client: ApiClient = ctx.api,
-  owner: Owner = 'main',
+  owner: Owner = ownerOf(ctx, client),
 ): Promise<ApiResponse<UploadResponse>> {
   const form = new FormData();
   form.append('file', new Blob([bytes], { type: 'image/tiff' }), ctx.target.namePrefix + name);
@@ -134,7 +143,7 @@ export async function openResumable(
   size: number,
   name = 'resumable.tif',
   client: ApiClient = ctx.api,
-  owner: Owner = 'main',
+  owner: Owner = ownerOf(ctx, client),
 ): Promise<ApiResponse<UploadResponse>> {
   const response = await client.call<UploadResponse>('uploadImage', {
     body: { name: ctx.target.namePrefix + name, size },
@@ -181,7 +190,7 @@ export async function readyImage(
   ctx: CheckContext,
   bytes: Buffer,
   client: ApiClient = ctx.api,
-  owner: Owner = 'main',
+  owner: Owner = ownerOf(ctx, client),
 ): Promise<string> {
   const response = need(await uploadFile(ctx, bytes, 'cells.tif', client, owner), 200, ['image.id'], {
     'image.upload_status': 'ready',
