@@ -158,4 +158,18 @@ describe('behaviour mutants', () => {
     await pass(other, answer(404, 'gone', 'text/html'));
     expect(other.path).toBe('/share/zzzzzzzz');
   });
+  it('any-scheme-taken sends the real key under another scheme, or none, as Bearer', async () => {
+    const { pass } = caseOf('behaviour:auth-scheme:any-scheme-taken');
+    for (const [sent, forwarded] of [
+      ['Token sk_real', 'Bearer sk_real'],
+      ['sk_real', 'Bearer sk_real'],
+      ['bearer sk_real', 'bearer sk_real'],
+      ['Bearer sk_real', 'Bearer sk_real'],
+    ]) {
+      const request = exchange('GET', '/api/v1/models');
+      request.headers.set('authorization', sent!);
+      await pass(request, answer(200, []));
+      expect(request.headers.get('authorization'), sent).toBe(forwarded);
+    }
+  });
 });

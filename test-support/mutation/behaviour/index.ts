@@ -1,5 +1,6 @@
 import type { Mutant } from '../mutant.js';
 import { analysisQuotaMutants } from './analysis-quota.js';
+import { authSchemeMutants } from './auth-scheme.js';
 import { confinementMutants } from './confinement.js';
 import { deleteCascadeMutants } from './delete-cascade.js';
 import { idCaseMutants } from './id-case.js';
@@ -25,4 +26,5 @@ export const behaviourMutants = (): Mutant[] => [
   ...listedPartMutants(),
   ...partUrlLifeMutants(),
   ...idCaseMutants(),
+  ...authSchemeMutants(),
 ];
