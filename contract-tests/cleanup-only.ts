@@ -9,6 +9,7 @@ import { boundedFetch } from './harness/bounded-fetch.js';
 import { ledgerFile, type LedgerEntry } from './harness/cleanup.js';
 import { exchangeLimits } from './harness/target.js';
 import { describeTransportError } from './harness/transport-errors.js';
+import { whoseImage, whoseShare, type Whose } from './harness/whose.js';
 import { shownPath } from './report/shown-path.js';
 
 /** `baseUrl`: the target the keys in the environment are for (`--base-url`), if given. */
@@ -64,25 +65,17 @@ async function removeLeftover(entry: LedgerEntry, key: string): Promise<string |
       exchangeLimits(process.env),
     );
   try {
-    if (entry.kind === 'image') {
-      // An answer may have named an image the run did not make: its name says whose it is. A
-      // record (createImage's) may be read by GET /image/{id} alone.
-      let { response, bytes } = await send('GET', `upload/${id}`);
-      if (response.status === 404) ({ response, bytes } = await send('GET', `image/${id}`));
-      if (response.status === 404) return undefined;
-      const name = response.status === 200 ? fieldIn(bytes, 'name') : undefined;
-      const prefix = entry.namePrefix ?? 'contract-';
-      if (!name?.includes(prefix))
-        return `reading image ${entry.id} answered ${response.status}${name === undefined ? '' : ` naming it '${name}'`}, not the run's (${prefix}…): left alone`;
-    }
-    if (entry.kind === 'share' && entry.segmentationId !== undefined) {
-      // An answer may have named a share of someone else's segmentation: its read says whose.
-      const { response, bytes } = await send('GET', `shares/${id}`);
-      if (response.status === 404) return undefined;
-      const of = response.status === 200 ? fieldIn(bytes, 'segmentation_id') : undefined;
-      if (of?.toLowerCase() !== entry.segmentationId.toLowerCase())
-        return `reading share ${entry.id} answered ${response.status}${of === undefined ? '' : ` naming segmentation ${of}`}, not the run's (${entry.segmentationId}): left alone`;
-    }
+    const whose =
+      entry.kind === 'image'
+        ? await readImage((path) => send('GET', path), id, entry.namePrefix ?? 'contract-')
+        : entry.segmentationId === undefined
+          ? 'ours' // a ledger written before shares carried their segmentation
+          : await readShare((path) => send('GET', path), id, entry.segmentationId);
+    if (whose === 'gone') return undefined;
+    if (whose !== 'ours')
+      return whose === 'not now'
+        ? 'not answered now: left for a later run'
+        : `${whose.notOurs}, not the run's: left alone`;
     const { response } = await send('DELETE', entry.kind === 'image' ? `image/${id}` : `shares/${id}`);
     return response.ok || response.status === 404 ? undefined : `DELETE answered ${response.status}`;
   } catch (err) {
@@ -90,10 +83,23 @@ async function removeLeftover(entry: LedgerEntry, key: string): Promise<string |
   }
 }
 
-function fieldIn(bytes: Buffer, field: string): string | undefined {
+type Read = (path: string) => Promise<{ response: Response; bytes: Buffer }>;
+
+/** An image read as an upload and, where that is 404, as a record (createImage's). */
+async function readImage(read: Read, id: string, prefix: string): Promise<Whose> {
+  let { response, bytes } = await read(`upload/${id}`);
+  if (response.status === 404) ({ response, bytes } = await read(`image/${id}`));
+  return whoseImage(response.status, fieldIn(bytes, 'name'), prefix);
+}
+
+async function readShare(read: Read, id: string, segmentationId: string): Promise<Whose> {
+  const { response, bytes } = await read(`shares/${id}`);
+  return whoseShare(response.status, fieldIn(bytes, 'segmentation_id'), segmentationId);
+}
+
+function fieldIn(bytes: Buffer, field: string): unknown {
   try {
-    const value = (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>)[field];
-    return typeof value === 'string' ? value : undefined;
+    return (JSON.parse(bytes.toString('utf8')) as Record<string, unknown>)[field];
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@ import type { ApiClient, ApiResponse } from './api-client.js';
 import type { CheckContext } from './check.js';
 import { fittingModelId, secondModelId } from './model-choice.js';
 import { BlockedByStep, need } from './steps.js';
+import { whoseImage, whoseShare } from './whose.js';
 import type {
   Image,
   Model,
@@ -73,12 +74,12 @@ const NOT_NOW = { unvalidated: true, tolerated: [429, 503] } as const;
 export async function revokeOwnShare(client: ApiClient, id: string, segmentationId: string): Promise<void> {
   const options = { params: { share_id: id }, ...NOT_NOW };
   const read = await client.call<{ segmentation_id?: unknown }>('getShare', options);
-  if (read.status === 404) return;
-  if (read.status !== 200) throw new Error(`read ${read.status}: left for --cleanup-only`);
-  const of = read.body?.segmentation_id;
-  if (typeof of !== 'string' || of.toLowerCase() !== segmentationId.toLowerCase()) {
+  const whose = whoseShare(read.status, read.body?.segmentation_id, segmentationId);
+  if (whose === 'gone') return;
+  if (whose === 'not now') throw new Error(`read ${read.status}: left for --cleanup-only`);
+  if (whose !== 'ours') {
     client.violations.push(
-      `cleanup: share ${id}, which an answer named as made by this run for segmentation ${segmentationId}, reads as of ${JSON.stringify(of)}: not revoked`,
+      `cleanup: share ${id}, which an answer named as made by this run for segmentation ${segmentationId}, ${whose.notOurs}: not revoked`,
     );
     throw new Error('not the run’s share');
   }
@@ -95,13 +96,12 @@ export async function revokeOwnShare(client: ApiClient, id: string, segmentation
  */
 export async function deleteOwnImage(namePrefix: string, client: ApiClient, id: string): Promise<void> {
   const read = await readOwnName(client, id);
-  if (read.status === 404) return;
-  if (read.status !== 200) throw new Error(`read ${read.status}: left for --cleanup-only`);
-  const name = read.body?.name;
-  if (typeof name !== 'string' || !name.includes(namePrefix)) {
-    const named = typeof name === 'string' ? `is named '${name}'` : 'read 200 with no name';
+  const whose = whoseImage(read.status, read.body?.name, namePrefix);
+  if (whose === 'gone') return;
+  if (whose === 'not now') throw new Error(`read ${read.status}: left for --cleanup-only`);
+  if (whose !== 'ours') {
     client.violations.push(
-      `cleanup: image ${id}, which an answer named as made by this run, ${named}, without the run's prefix ${namePrefix}: not deleted`,
+      `cleanup: image ${id}, which an answer named as made by this run, ${whose.notOurs}, without the run's prefix ${namePrefix}: not deleted`,
     );
     throw new Error('not the run’s image'); // kept in the ledger, where --cleanup-only refuses it too
   }
