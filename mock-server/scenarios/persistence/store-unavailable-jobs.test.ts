@@ -37,6 +37,15 @@ function flakyReads(failures: { left: number }): Schedule {
   };
 }
 
+/** A ready image whose kept plane is gone, so a prediction's run reads the stored original. */
+async function readyWithoutPlane(world: DomainWorld): Promise<string> {
+  const id = await uploadedParts(world);
+  await world.images.complete(world.org, id);
+  await world.images.idle();
+  await rm(dataLayout(world.root).derivedFilesOf(id).plane);
+  return id;
+}
+
 it('a conversion whose original cannot be read for a moment is run again, and the image is ready', async () => {
   const failures = { left: 2 };
   w = await domainWorld(flakyReads(failures));
@@ -73,11 +82,7 @@ it('a conversion whose commit meets the state database unavailable for a moment 
 it('a prediction whose image cannot be read for a moment is run again, and completes', async () => {
   const failures = { left: 0 };
   w = await domainWorld(flakyReads(failures));
-  const id = await uploadedParts(w);
-  await w.images.complete(w.org, id);
-  await w.images.idle();
-  // No kept plane: the run reads the stored original.
-  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  const id = await readyWithoutPlane(w);
   failures.left = 2;
   const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
   await w.predictions.idle();
@@ -89,10 +94,7 @@ it('a prediction put off twice counts the time it was put off toward the bound, 
   const failures = { left: 0 };
   // Each run reads the original at once, and learns it failed after its least running time, 1 s.
   w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 1800, predictionRunDelayMs: 1000 });
-  const id = await uploadedParts(w);
-  await w.images.complete(w.org, id);
-  await w.images.idle();
-  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  const id = await readyWithoutPlane(w);
   failures.left = 2;
   const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
   await w.predictions.idle();
@@ -103,10 +105,7 @@ it('a prediction put off twice counts the time it was put off toward the bound, 
 it('a prediction whose store stays unavailable past the bound fails, saying so', async () => {
   const failures = { left: 0 };
   w = await domainWorld(flakyReads(failures), { jobTransientRetryMs: 0 });
-  const id = await uploadedParts(w);
-  await w.images.complete(w.org, id);
-  await w.images.idle();
-  await rm(dataLayout(w.root).derivedFilesOf(id).plane);
+  const id = await readyWithoutPlane(w);
   failures.left = Infinity;
   const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
   await w.predictions.idle();
