@@ -32,6 +32,29 @@ function withReadyImage(): Oracle {
   return oracle;
 }
 
+/** withReadyImage's oracle that has also seen the image predicted to completion with 3 cells. */
+function withSegmentation(): Oracle {
+  const oracle = withReadyImage();
+  const sent = { image_id: IMAGE, model_id: MODEL };
+  const submitted = { prediction_id: PREDICTION, status: 'submitted', reason: '' };
+  oracle.observe(exchange('createPrediction', 200, submitted, { method: 'POST', sent }));
+  const completed = {
+    prediction_id: PREDICTION,
+    status: 'COMPLETED',
+    ...sent,
+    segmentation_id: SEGMENTATION,
+  };
+  oracle.observe(
+    exchange(
+      'getPrediction',
+      200,
+      { ...completed, cell_count: 3 },
+      { params: { prediction_id: PREDICTION } },
+    ),
+  );
+  return oracle;
+}
+
 describe('the oracle on credentials, body ids and CORS', () => {
   it('never takes a 401 for a key it knows, whatever case the scheme was written in', () => {
     const oracle = withReadyImage();
@@ -65,24 +88,7 @@ describe('the oracle on credentials, body ids and CORS', () => {
   });
 
   it('judges a share asked with the segmentation id in upper case as the same share', () => {
-    const oracle = withReadyImage();
-    oracle.observe(
-      exchange(
-        'createPrediction',
-        200,
-        { prediction_id: PREDICTION, status: 'submitted', reason: '' },
-        { method: 'POST', sent: { image_id: IMAGE, model_id: MODEL } },
-      ),
-    );
-    const completed = { prediction_id: PREDICTION, status: 'COMPLETED', image_id: IMAGE, model_id: MODEL };
-    oracle.observe(
-      exchange(
-        'getPrediction',
-        200,
-        { ...completed, segmentation_id: SEGMENTATION, cell_count: 3 },
-        { params: { prediction_id: PREDICTION } },
-      ),
-    );
+    const oracle = withSegmentation();
     const share = {
       id: SHARE,
       segmentation_id: SEGMENTATION,
@@ -109,30 +115,7 @@ describe('the oracle on credentials, body ids and CORS', () => {
   });
 
   it('opens a live share page whatever credential comes with it', () => {
-    const oracle = withReadyImage();
-    oracle.observe(
-      exchange(
-        'createPrediction',
-        200,
-        { prediction_id: PREDICTION, status: 'submitted', reason: '' },
-        { method: 'POST', sent: { image_id: IMAGE, model_id: MODEL } },
-      ),
-    );
-    oracle.observe(
-      exchange(
-        'getPrediction',
-        200,
-        {
-          prediction_id: PREDICTION,
-          status: 'COMPLETED',
-          image_id: IMAGE,
-          model_id: MODEL,
-          segmentation_id: SEGMENTATION,
-          cell_count: 3,
-        },
-        { params: { prediction_id: PREDICTION } },
-      ),
-    );
+    const oracle = withSegmentation();
     const url = 'http://target/share/abcdefghijklmnopqrstuvwxyz';
     oracle.observe(
       exchange(
