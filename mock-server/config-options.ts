@@ -143,9 +143,11 @@ const TABLE = {
     default: 4 * 1024 ** 3,
     least: 1,
   },
+  /** At least one byte: no file is smaller, so a smaller limit would start a mock that refuses every upload. */
   maxUploadBytes: {
     description: 'Largest file accepted, bytes',
     default: 4 * 1024 ** 3,
+    least: 1,
     shownDefault: '4294967296 = 4 GiB',
   },
   maxImagePixels: { description: 'Largest plane converted, in pixels', default: 400_000_000, least: 1 },

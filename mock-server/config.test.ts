@@ -63,6 +63,9 @@ describe('configuration', () => {
     );
     expect(() => loadConfig(['--max-decoded-bytes', '0.5'], {})).toThrow(/must be at least 1, got '0.5'/);
     expect(() => loadConfig(['--max-image-pixels', '0'], {})).toThrow(/PIXELS must be at least 1, got '0'/);
+    expect(() => loadConfig(['--max-upload-bytes', '0'], {})).toThrow(
+      /^--max-upload-bytes \/ MAX_UPLOAD_BYTES must be at least 1, got '0'$/,
+    );
     expect(loadConfig(['--decoder-memory-mb', '256', '--decoder-time-budget-ms', '1000'], {})).toMatchObject({
       decoderMemoryMb: 256,
       decoderTimeBudgetMs: 1000,
