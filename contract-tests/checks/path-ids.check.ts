@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { sharedContract } from '../harness/openapi-contract.js';
-import { completedSegmentation, openResumable } from '../harness/flows.js';
+import { openResumable, predictedSegmentation, readyImage } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Share } from '../../openapi/generated/client/types.gen.js';
@@ -48,18 +48,21 @@ check(
   { clauses: ['VAL-06'] },
   async (ctx) => {
     // the oracle judges each answer as the lower-case id's: the same resource, the same state
-    const { segmentationId, imageId, predictionId } = await completedSegmentation(ctx, presetTiff().bytes);
+    const up = (id: string) => id.toUpperCase();
+    const imageId = await readyImage(ctx, presetTiff().bytes);
+    // body ids too: the check's one prediction names its image and model in upper case (a real
+    // target counts each analysis), and the same segmentation shares as the same share
+    const { segmentationId, predictionId } = await predictedSegmentation(
+      ctx,
+      up(imageId),
+      up(await fittingModelId(ctx.api)),
+      ctx.api,
+    );
     const share = need(
       await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
       200,
     ).body;
-    const up = (id: string) => id.toUpperCase();
-    // body ids too: the same segmentation shares as the same share; the same ready image and a
-    // listed model start a prediction (a fresh one: the first has completed)
     await ctx.api.call('createShare', { body: { segmentation_id: up(segmentationId) } });
-    await ctx.api.call('createPrediction', {
-      body: { image_id: up(imageId), model_id: up(await fittingModelId(ctx.api)) },
-    });
     for (const [operationId, params] of [
       ['getUpload', { image_id: up(imageId) }],
       ['getImage', { image_id: up(imageId) }],

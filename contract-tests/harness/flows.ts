@@ -259,7 +259,7 @@ export async function secondSegmentation(
 }
 
 /** Predict a ready image with a model and poll it to COMPLETED (blocked otherwise). */
-async function predictedSegmentation(
+export async function predictedSegmentation(
   ctx: CheckContext,
   imageId: string,
   modelId: string,
