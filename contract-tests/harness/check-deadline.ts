@@ -1,3 +1,6 @@
+import type { CheckRecord } from './api-client.js';
+import type { Cleanup } from './cleanup.js';
+
 /** Time kept back from a check's timeout for its cleanup. */
 export const CLEANUP_RESERVE_MS = 20_000;
 
@@ -24,4 +27,35 @@ export async function bodyWithin(body: Promise<void>, ms: number, cut?: AbortCon
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What a cleanup left on the target, as a check's result and a replay's say it. */
+export const leftLines = (left: string[]): string[] =>
+  left.map((what) => `left on the target, kept in the ledger for --cleanup-only: ${what}`);
+
+/**
+ * The wait, after a check was cut and judged, for what its body still created and the cleanup
+ * undid at once: its request in flight at the cut ends within the request timeout, the undos
+ * after it. What those answers and undos met (from the call on) is thrown, so it fails the check
+ * it belongs to instead of reaching the target unheard during another check.
+ */
+export function lateUndos(
+  running: Promise<void>,
+  cleanup: Cleanup,
+  record: CheckRecord,
+  requestTimeoutMs: number,
+): () => Promise<void> {
+  const [violations, left] = [record.violations.length, cleanup.left.length];
+  return async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise((resolve) => (timer = setTimeout(resolve, requestTimeoutMs)));
+    await Promise.race([running.catch(() => undefined), waited]);
+    clearTimeout(timer);
+    await cleanup.settled();
+    const found = [...record.violations.slice(violations), ...leftLines(cleanup.left.slice(left))];
+    if (found.length)
+      throw new Error(
+        `after the check was judged, what its cut body still created, and its undo:\n- ${found.join('\n- ')}`,
+      );
+  };
 }
