@@ -6,11 +6,11 @@ import path from 'node:path';
 import { expect, it, vi, type TestContext } from 'vitest';
 import { ApiClient, newCheckRecord } from './api-client.js';
 import { runCheck } from './check.js';
-import { bodyWithin } from './check-deadline.js';
+import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS } from './check-deadline.js';
 import { Cleanup } from './cleanup.js';
 import { trackImage } from './flows.js';
 import { sharedContract } from './openapi-contract.js';
-import { targetFromEnv } from './target.js';
+import { pollTimeoutMs, targetFromEnv } from './target.js';
 
 it("cuts a body that never ends at the check's deadline, and lets one that ends pass", async () => {
   await expect(bodyWithin(new Promise(() => {}), 50)).rejects.toThrow(
@@ -102,4 +102,15 @@ it('awaits the undo of what a cut body created late, and fails the check it belo
     rmSync(reports, { recursive: true, force: true });
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+});
+
+it("lengthens a check's timeout by as much as the poll timeout exceeds the mock's, so a 150 s prediction on staging is not cut", () => {
+  const timeout = (env: NodeJS.ProcessEnv, own?: number) => checkTimeoutMs(own, pollTimeoutMs(env));
+  expect(timeout({})).toBe(120_000);
+  expect(timeout({ CONTRACT_POLL_TIMEOUT_MS: '5000' }, 180_000)).toBe(180_000);
+  const staging = timeout({ CONTRACT_BASE_URL: 'https://staging.example' });
+  expect(staging).toBe(390_000);
+  // the body's budget (the timeout less the cleanup reserve) holds a whole poll and 70 s besides
+  expect(staging - CLEANUP_RESERVE_MS).toBeGreaterThanOrEqual(300_000 + 70_000);
+  expect(timeout({ CONTRACT_PROFILE: 'production', CONTRACT_POLL_TIMEOUT_MS: '600000' })).toBe(690_000);
 });

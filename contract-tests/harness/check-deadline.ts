@@ -4,6 +4,18 @@ import type { Cleanup } from './cleanup.js';
 /** Time kept back from a check's timeout for its cleanup. */
 export const CLEANUP_RESERVE_MS = 20_000;
 
+/** The poll timeout a check's own timeout allows for: the mock profile's. */
+const POLL_TIMEOUT_ALLOWED_MS = 30_000;
+
+/**
+ * A check's timeout: its own (120 s unless it says) holds a poll of the mock's 30 s, its other work
+ * and the cleanup reserve; a longer poll timeout (300 s on staging and production) lengthens it by
+ * the difference, so a prediction that takes as long as the poll timeout allows is not cut.
+ */
+export function checkTimeoutMs(own: number | undefined, pollTimeoutMs: number): number {
+  return (own ?? 120_000) + Math.max(0, pollTimeoutMs - POLL_TIMEOUT_ALLOWED_MS);
+}
+
 /**
  * The check's body, cut at `ms`: a body still waiting then (a poll of a target that never finishes,
  * longer than the check's timeout) fails with the time, and the check's cleanup still runs before

@@ -8,9 +8,9 @@ import { Cleanup } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
-import { bodyWithin, CLEANUP_RESERVE_MS, lateUndos, leftLines } from './check-deadline.js';
+import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos, leftLines } from './check-deadline.js';
 import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
-import type { Capability, Target } from './target.js';
+import { pollTimeoutMs, type Capability, type Target } from './target.js';
 
 export interface CheckContext {
   target: Target;
@@ -89,10 +89,11 @@ export function check(
 ): void {
   for (const id of options.clauses)
     if (!CLAUSE_IDS.has(id)) throw new Error(`check "${title}" names unknown clause ${id}`);
+  const timeout = checkTimeoutMs(options.timeout, pollTimeoutMs(process.env));
   (options.sequential ? test.sequential : test)(
     `[${options.clauses.join(' ')}] ${title}`,
-    { timeout: options.timeout ?? 120_000 },
-    (testContext: TestContext) => runCheck(title, options, body, testContext),
+    { timeout },
+    (testContext: TestContext) => runCheck(title, { ...options, timeout }, body, testContext),
   );
 }
 
