@@ -1,5 +1,5 @@
 import type { CheckRecord } from './api-client.js';
-import type { Cleanup } from './cleanup.js';
+import { leftLines, type Cleanup } from './cleanup.js';
 
 /** Time kept back from a check's timeout for its cleanup. */
 export const CLEANUP_RESERVE_MS = 20_000;
@@ -40,10 +40,6 @@ export async function bodyWithin(body: Promise<void>, ms: number, cut?: AbortCon
     clearTimeout(timer);
   }
 }
-
-/** What a cleanup left on the target, as a check's result and a replay's say it. */
-export const leftLines = (left: string[]): string[] =>
-  left.map((what) => `left on the target, kept in the ledger for --cleanup-only: ${what}`);
 
 /**
  * The wait, after a check was cut and judged, for what its body still created and the cleanup

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
 import { reportDir } from './cleanup.js';
 import { writeReproducer } from './reproducer.js';
-import { Cleanup } from './cleanup.js';
+import { Cleanup, leftLines } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
-import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos, leftLines } from './check-deadline.js';
+import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos } from './check-deadline.js';
 import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import { pollTimeoutMs, type Capability, type Target } from './target.js';
 

@@ -75,6 +75,10 @@ export class Cleanup {
   }
 }
 
+/** What a cleanup left on the target, as a check's result and a replay's say it. */
+export const leftLines = (left: string[]): string[] =>
+  left.map((what) => `left on the target, kept in the ledger for --cleanup-only: ${what}`);
+
 interface Step {
   entry?: LedgerEntry;
   undo: () => Promise<unknown>;
