@@ -4,13 +4,13 @@ import path from 'node:path';
 import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
 import { reportDir } from './cleanup.js';
 import { writeReproducer } from './reproducer.js';
-import { Cleanup } from './cleanup.js';
+import { Cleanup, leftLines } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
-import { bodyWithin, CLEANUP_RESERVE_MS } from './check-deadline.js';
+import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos } from './check-deadline.js';
 import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
-import type { Capability, Target } from './target.js';
+import { pollTimeoutMs, type Capability, type Target } from './target.js';
 
 export interface CheckContext {
   target: Target;
@@ -89,15 +89,25 @@ export function check(
 ): void {
   for (const id of options.clauses)
     if (!CLAUSE_IDS.has(id)) throw new Error(`check "${title}" names unknown clause ${id}`);
+  const timeout = checkTimeoutMs(options.timeout, pollTimeoutMs(process.env));
   (options.sequential ? test.sequential : test)(
     `[${options.clauses.join(' ')}] ${title}`,
-    { timeout: options.timeout ?? 120_000 },
-    (testContext: TestContext) => runCheck(title, options, body, testContext),
+    { timeout },
+    (testContext: TestContext) => runCheck(title, { ...options, timeout }, body, testContext),
   );
 }
 
+/** Marks the check skipped with a reason the report shows. */
+const skipper =
+  (meta: CheckMeta, testContext: TestContext) =>
+  (reason: string): never => {
+    meta.skipReason = reason;
+    testContext.skip(reason);
+    throw new Error('unreachable');
+  };
+
 /** One run of a check: its context, its body, its verdict, its cleanup and, when it failed, its reproducer. */
-async function runCheck(
+export async function runCheck(
   title: string,
   options: CheckOptions,
   body: (ctx: CheckContext) => Promise<void>,
@@ -105,11 +115,7 @@ async function runCheck(
 ): Promise<void> {
   const meta: CheckMeta = { clauses: options.clauses, calls: [] };
   testContext.task.meta.contract = meta;
-  const skip = (reason: string): never => {
-    meta.skipReason = reason;
-    testContext.skip(reason);
-    throw new Error('unreachable');
-  };
+  const skip = skipper(meta, testContext);
   const target = currentTarget();
   const document = (contract ??= sharedContract());
   const unmet = unmetRequirement(options, target);
@@ -123,7 +129,7 @@ async function runCheck(
     throw err;
   }
   try {
-    await judgeAndClean(title, options, body, meta, target, document, skip);
+    await judgeAndClean(title, options, body, meta, target, document, testContext);
   } finally {
     leaveGate();
   }
@@ -137,8 +143,9 @@ async function judgeAndClean(
   meta: CheckMeta,
   target: Target,
   document: OpenApiContract,
-  skip: (reason: string) => never,
+  testContext: TestContext,
 ): Promise<void> {
+  const skip = skipper(meta, testContext);
   const cut = new AbortController();
   const record = { ...newCheckRecord(), cut: cut.signal };
   const clientFor = (key: string) => new ApiClient(document, target, key, record);
@@ -157,8 +164,9 @@ async function judgeAndClean(
     clientFor,
   };
   const budgetMs = (options.timeout ?? 120_000) - CLEANUP_RESERVE_MS;
+  let running = Promise.resolve();
   const { failure, failedAt } = await judgeBody(
-    () => bodyWithin(body(ctx), budgetMs, cut),
+    () => bodyWithin((running = body(ctx)), budgetMs, cut),
     ctx,
     meta,
     record,
@@ -170,15 +178,23 @@ async function judgeAndClean(
   await cleanup.run();
   meta.calls = record.seen;
   const cleanupErrors = record.violations.slice(beforeCleanup);
+  // Its findings are the check's, though it was judged: awaited before the check ends, within
+  // the body's last request and each undo's reads and delete.
+  if (cut.signal.aborted)
+    testContext.onTestFinished(
+      lateUndos(running, cleanup, record, target.requestTimeoutMs),
+      5 * target.requestTimeoutMs,
+    );
   // Said beside the check's own failure too: a refused delete leaves something behind.
-  if (failure?.error instanceof Error && cleanupErrors.length)
-    failure.error.message += `\nand its cleanup:\n- ${cleanupErrors.join('\n- ')}`;
+  const cleanupNotes = [...cleanupErrors, ...leftLines(cleanup.left)];
+  if (failure?.error instanceof Error && cleanupNotes.length)
+    failure.error.message += `\nand its cleanup:\n- ${cleanupNotes.join('\n- ')}`;
   const failed =
     failure ??
     (cleanupErrors.length
       ? {
           error: new Error(
-            `the check passed, but its cleanup got server errors or met what it must not delete:\n- ${cleanupErrors.join('\n- ')}`,
+            `the check passed, but its cleanup got server errors or met what it must not delete:\n- ${cleanupNotes.join('\n- ')}`,
           ),
         }
       : undefined);

@@ -26,6 +26,11 @@ export interface LedgerEntry {
   done?: boolean;
 }
 
+const undoScope = new AsyncLocalStorage<true>();
+
+/** Whether the caller is a cleanup step: its requests go out even after the check's body was cut. */
+export const undoing = (): boolean => undoScope.getStore() === true;
+
 /**
  * What one check created, undone in reverse order when the check ends, pass or fail. Each
  * creation is also written to a ledger first, so `--cleanup-only` can finish the job after an
@@ -33,42 +38,50 @@ export interface LedgerEntry {
  */
 export class Cleanup {
   private readonly steps: Step[] = [];
+  private readonly late: Array<Promise<void>> = [];
   private ran = false;
+  /** What the undos left on the target, kept in the ledger: each as `image <id>: <why>`. */
+  readonly left: string[] = [];
 
   /**
    * After `run`, a creation is undone at once: a body cut at the check's deadline keeps running,
-   * and what it makes then would otherwise be left to --cleanup-only.
+   * and what it makes then would otherwise be left to --cleanup-only (`settled` awaits it).
    */
   add(undo: () => Promise<unknown>, entry?: Omit<LedgerEntry, 'at'>): void {
     const stamped = entry ? { ...entry, at: new Date().toISOString() } : undefined;
     if (stamped) writeLedger(stamped);
-    if (this.ran) void undoStep({ entry: stamped, undo });
+    if (this.ran) this.late.push(this.undo({ entry: stamped, undo }));
     else this.steps.push({ entry: stamped, undo });
   }
 
   async run(): Promise<void> {
     this.ran = true;
-    while (this.steps.length) await undoStep(this.steps.pop()!);
+    while (this.steps.length) await this.undo(this.steps.pop()!);
+  }
+
+  /** Resolves once every undo that `add` started after `run` has ended. */
+  async settled(): Promise<void> {
+    await Promise.all(this.late);
+  }
+
+  private async undo(step: Step): Promise<void> {
+    try {
+      await undoScope.run(true, step.undo);
+      if (step.entry) writeLedger({ ...step.entry, done: true });
+    } catch (err) {
+      // left in the ledger for --cleanup-only
+      if (step.entry) this.left.push(`${step.entry.kind} ${step.entry.id}: ${(err as Error).message}`);
+    }
   }
 }
+
+/** What a cleanup left on the target, as a check's result and a replay's say it. */
+export const leftLines = (left: string[]): string[] =>
+  left.map((what) => `left on the target, kept in the ledger for --cleanup-only: ${what}`);
 
 interface Step {
   entry?: LedgerEntry;
   undo: () => Promise<unknown>;
-}
-
-const undoScope = new AsyncLocalStorage<true>();
-
-/** Whether the caller is a cleanup step: its requests go out even after the check's body was cut. */
-export const undoing = (): boolean => undoScope.getStore() === true;
-
-async function undoStep(step: Step): Promise<void> {
-  try {
-    await undoScope.run(true, step.undo);
-    if (step.entry) writeLedger({ ...step.entry, done: true });
-  } catch {
-    // left in the ledger for --cleanup-only
-  }
 }
 
 function writeLedger(entry: LedgerEntry): void {

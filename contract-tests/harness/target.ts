@@ -84,7 +84,7 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
     profile,
     keys,
     capabilities,
-    pollTimeoutMs: number(env, 'CONTRACT_POLL_TIMEOUT_MS', profile === 'mock' ? 30_000 : 300_000),
+    pollTimeoutMs: pollTimeoutMs(env),
     pollIntervalMs: number(env, 'CONTRACT_POLL_INTERVAL_MS', profile === 'mock' ? 50 : 2_000),
     paceMs: number(env, 'CONTRACT_PACE_MS', profile === 'mock' ? 0 : 100),
     ...exchangeLimits(env),
@@ -100,6 +100,10 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
 
 const profileOf = (env: NodeJS.ProcessEnv) =>
   (env.CONTRACT_PROFILE || (env.CONTRACT_BASE_URL ? 'staging' : 'mock')) as Profile;
+
+/** How long a poll waits for an image or a prediction to settle (--poll-timeout-ms). */
+export const pollTimeoutMs = (env: NodeJS.ProcessEnv): number =>
+  number(env, 'CONTRACT_POLL_TIMEOUT_MS', profileOf(env) === 'mock' ? 30_000 : 300_000);
 
 /**
  * The suite's bounds on one exchange with a target, which may be broken: the whole answer's time

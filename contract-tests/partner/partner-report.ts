@@ -34,7 +34,7 @@ export function writePartnerReport(dir: string, report: PartnerReport): string[]
 function note(i: InteractionResult): string {
   if (i.outcome === 'fail')
     return `${i.error ?? ''}${i.reproducer ? ` ([reproducer](${i.reproducer}))` : ''}`;
-  return i.outcome === 'skipped' ? (i.skipReason ?? 'skipped') : '';
+  return i.outcome === 'skipped' ? (i.skipReason ?? 'skipped') : (i.note ?? '');
 }
 
 function markdown(report: PartnerReport): string {
@@ -62,7 +62,7 @@ function html(report: PartnerReport): string {
   const rows = report.interactions
     .map(
       (i) =>
-        `<tr class="${i.outcome}"><td>${esc(i.description)}</td><td>${i.outcome}</td><td>${i.calls.map((c) => c.status).join(' ')}</td><td>${esc(i.outcome === 'fail' ? (i.error ?? '') : (i.skipReason ?? ''))}${i.reproducer ? ` <a href="${esc(i.reproducer)}">reproducer</a>` : ''}</td></tr>`,
+        `<tr class="${i.outcome}"><td>${esc(i.description)}</td><td>${i.outcome}</td><td>${i.calls.map((c) => c.status).join(' ')}</td><td>${esc(i.outcome === 'fail' ? (i.error ?? '') : (i.skipReason ?? i.note ?? ''))}${i.reproducer ? ` <a href="${esc(i.reproducer)}">reproducer</a>` : ''}</td></tr>`,
     )
     .join('\n');
   return `<!doctype html>

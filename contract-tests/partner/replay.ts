@@ -6,7 +6,7 @@ import {
   type CallOptions,
   type CheckRecord,
 } from '../harness/api-client.js';
-import { Cleanup, reportDir } from '../harness/cleanup.js';
+import { Cleanup, leftLines, reportDir } from '../harness/cleanup.js';
 import { ConsistencyLedger } from '../harness/consistency.js';
 import { deleteOwnImage, revokeOwnShare } from '../harness/flows.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
@@ -25,6 +25,8 @@ export interface InteractionResult {
   outcome: 'pass' | 'fail' | 'skipped';
   error?: string;
   skipReason?: string;
+  /** What a passing result still says: what the replay's cleanup left on the target. */
+  note?: string;
   /** The reproducer script of a failure, relative to the report folder. */
   reproducer?: string;
   calls: Array<{ operationId: string; status: number }>;
@@ -49,7 +51,7 @@ class NoConsistencyRules extends ConsistencyLedger {
  * answers of the earlier ones, its provider states set up through the control plane (or the
  * interaction skipped with the reason), its answer held to the status, the relied-on fields and
  * the document. What the replay creates is deleted at the end, pass or fail, and written to the
- * ledger first (as every check of the suite does).
+ * ledger first (as every check of the suite does); a cleanup that did not end clean is a last result.
  */
 export async function replayContract(
   pact: PartnerContract,
@@ -91,9 +93,31 @@ export async function replayContract(
       });
     }
   } finally {
-    await cleanup.run();
+    const cleaned = await cleanUp(cleanup, record);
+    if (cleaned) results.push(cleaned);
   }
   return results;
+}
+
+/**
+ * The replay's cleanup, as a result when it did not end clean: failed when it met a server error
+ * or what is not the run's (as a check's cleanup fails its check), passed with a note naming what
+ * a refused or "not now" delete or revoke left on the target (as such a cleanup fails no check).
+ */
+async function cleanUp(cleanup: Cleanup, record: CheckRecord): Promise<InteractionResult | undefined> {
+  const [started, violationsBefore, seenBefore] = [Date.now(), record.violations.length, record.seen.length];
+  await cleanup.run();
+  const errors = record.violations.slice(violationsBefore);
+  const said = [...errors, ...leftLines(cleanup.left)].join('\n');
+  if (!said) return undefined;
+  return {
+    key: 'cleanup',
+    description: 'cleanup of what the replay created',
+    operationId: 'cleanup',
+    ...(errors.length ? { outcome: 'fail', error: said } : { outcome: 'pass', note: said }),
+    calls: record.seen.slice(seenBefore),
+    durationMs: Date.now() - started,
+  };
 }
 
 interface Replay {

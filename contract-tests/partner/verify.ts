@@ -20,7 +20,7 @@ export async function verifyPartnerContract(file: string, target: Target): Promi
   const interactions = await replayContract(pact, sharedContract(), target);
   for (const i of interactions)
     console.log(
-      `  ${i.outcome === 'pass' ? 'pass' : i.outcome === 'fail' ? 'FAIL' : 'skip'}  ${i.description}${i.outcome === 'fail' ? `\n        ${i.error?.split('\n').join('\n        ')}` : i.skipReason ? ` (${i.skipReason})` : ''}`,
+      `  ${i.outcome === 'pass' ? 'pass' : i.outcome === 'fail' ? 'FAIL' : 'skip'}  ${i.description}${i.error || i.note ? `\n        ${(i.error ?? i.note)!.split('\n').join('\n        ')}` : i.skipReason ? ` (${i.skipReason})` : ''}`,
     );
   const totals = { pass: 0, fail: 0, skipped: 0 };
   for (const i of interactions) totals[i.outcome]++;
