@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { OperationSpec } from './openapi-contract.js';
 
 /** One item of a FastAPI-style 422 detail array (VAL-02). */
 export interface ValidationItem {
@@ -29,4 +30,13 @@ export function expectFieldError(
   expect(item!.loc, `${label}: loc of the ${field} item`).toEqual(['body', field]);
   if (input !== undefined)
     expect(item!.input, `${label}: input of the ${field} item echoes the value sent`).toEqual(input);
+}
+
+/**
+ * The clause of the detail shape a non-UUID path id's 422 is judged by: the string's (VAL-03) where
+ * the document answers a string (predict, prediction status, shares), the array's (VAL-02)
+ * elsewhere. So an export's broken 422 never fails the string detail's clause.
+ */
+export function pathIdDetailClause(style: OperationSpec['validationStyle']): 'VAL-02' | 'VAL-03' {
+  return style === 'string' ? 'VAL-03' : 'VAL-02';
 }
