@@ -23,7 +23,7 @@ function evidenceText(c: ReadinessResource['cases'][number]): string {
 export function renderExposure(r: ReadinessResource, format: ExposureFormat): string {
   if (format === 'json') return `${JSON.stringify(r, null, 2)}\n`;
   const notMet = r.cases.filter((c) => c.applies && !c.met);
-  const summary = `${r.requests} requests read; ${r.operations.length} operations called; ${notMet.length} of the cases your client can meet it has never met.`;
+  const summary = `${r.requests} requests read${r.since ? `, the oldest made at ${r.since} (what your client met before then is no longer in the journal)` : ''}; ${r.operations.length} operations called; ${notMet.length} of the cases your client can meet it has never met.`;
   if (format === 'md') {
     const lines = [
       `# Readiness of organization ${r.organization_id}`,

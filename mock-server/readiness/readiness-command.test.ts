@@ -42,6 +42,10 @@ describe('cellseg-mock readiness', () => {
       /\| unavailable: 503 Service Unavailable \| met \| .* listModels \/api\/v1\/models → 503 \|/,
     );
     expect(md.stdout).toMatch(/\| rate-limited: .* \| not met \|/);
+    // the window it read: what the client met before its oldest request is out of reach
+    expect(md.stdout).toMatch(
+      /\d+ requests read, the oldest made at \d{4}-\d\d-\d\dT[\d:.]+Z \(what your client/,
+    );
     const json = await cli([
       'readiness',
       '--org',

@@ -825,6 +825,7 @@ export interface components {
          * @example {
          *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
          *       "requests": 4,
+         *       "since": "2026-11-29T12:29:49.117Z",
          *       "operations": [
          *         {
          *           "operation_id": "getPrediction",
@@ -864,6 +865,11 @@ export interface components {
             organization_id: string;
             /** @description The journal entries read. */
             requests: number;
+            /**
+             * Format: date-time
+             * @description When the oldest entry read was journaled (null: none). The journal keeps each organization's last requests (`--journal-entries-per-org`), and one read takes at most 1000: what the client met before this is not read, whoever sent the requests since (a contract run with the same organization's key sends some 600).
+             */
+            since: string | null;
             operations: {
                 operation_id: string;
                 calls: number;

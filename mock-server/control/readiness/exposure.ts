@@ -28,6 +28,8 @@ export interface CaseExposure {
 
 export interface Exposure {
   requests: number;
+  /** When the oldest request read was made: what came before is out of the journal's reach. */
+  since: string | null;
   operations: OperationExposure[];
   cases: CaseExposure[];
 }
@@ -66,7 +68,7 @@ export function exposureOf(
         : null,
     };
   });
-  return { requests: requests.length, operations, cases };
+  return { requests: requests.length, since: oldestFirst[0]?.at ?? null, operations, cases };
 }
 
 /** The statuses each operation of a parsed OpenAPI document lists. */

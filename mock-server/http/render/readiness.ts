@@ -6,6 +6,7 @@ export function toReadinessResource(organizationId: string, e: Exposure): Contro
   return {
     organization_id: organizationId,
     requests: e.requests,
+    since: e.since,
     operations: e.operations.map((o) => ({
       operation_id: o.operationId,
       calls: o.calls,

@@ -25,10 +25,15 @@ describe('GET /__mock/organizations/{id}/readiness', () => {
     expect(operator.status).toBe(200);
     const body = (await operator.json()) as {
       organization_id: string;
+      requests: number;
+      since: string | null;
       operations: { operation_id: string; received_statuses: number[] }[];
       cases: { id: string; met: boolean; evidence: { status: number } | null }[];
     };
     expect(body.organization_id).toBe(orgId);
+    // the window the answer reads: from the oldest request read, so a client knows what is out of reach
+    expect(body.requests).toBe(2);
+    expect(Date.parse(body.since!)).toBeLessThanOrEqual(Date.now());
     expect(body.operations.find((o) => o.operation_id === 'listModels')?.received_statuses).toEqual([
       200, 429,
     ]);
