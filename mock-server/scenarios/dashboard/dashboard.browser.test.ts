@@ -165,6 +165,10 @@ describe.skipIf(!chromiumHere)(`the dashboard in Chromium (skipped without ${CHR
         expect(await readiness.locator('li[data-case-id="share-revoked"]').getAttribute('data-state')).toBe(
           'does-not-apply',
         );
+        // and the window it was read in: the journal's requests since the oldest of them
+        expect(await readiness.locator('p').first().textContent()).toMatch(
+          / in \d+ requests since \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\.$/,
+        );
 
         // A share appears with its views and public link, and shows when it is revoked.
         const share = await api.createShare(final.segmentation_id!);

@@ -1,6 +1,7 @@
 // Each organization's readiness (GET /__mock/organizations/{id}/readiness): the cases its client
 // can meet, met or not yet, with the request that shows a met one.
 import { h } from './dom.js';
+import { dateTime } from './format.js';
 
 function caseItem(c) {
   const state = c.met ? 'met' : c.applies ? 'not met' : 'does not apply';
@@ -24,7 +25,7 @@ export function renderReadiness(organizations, readinessOf) {
     const summary =
       r.requests === 0
         ? 'No request journaled yet.'
-        : `${r.operations.length} operations called; ${notMet} case${notMet === 1 ? '' : 's'} its client can meet and has not.`;
+        : `${r.operations.length} operations called; ${notMet} case${notMet === 1 ? '' : 's'} its client can meet and has not, in ${r.requests} requests since ${dateTime(r.since)}.`;
     return h(
       'article',
       { class: 'card', dataset: { organizationId: org.id } },
