@@ -1,4 +1,4 @@
-import type { ConformanceReport } from './conformance-model.js';
+import { partOfChecks, type ConformanceReport } from './conformance-model.js';
 import type { Affected } from './root-causes.js';
 
 const ADVISORY_RESULT = {
@@ -23,7 +23,7 @@ export function renderHtml(report: ConformanceReport): string {
               `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : k.outcome === 'blocked' ? `blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)` : (k.skipReason ?? 'skipped'))}${k.reproducer && k.outcome === 'fail' ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
           )
           .join('');
-        const result = kind === 'advisory' ? ADVISORY_RESULT[c.outcome] : c.outcome;
+        const result = `${kind === 'advisory' ? ADVISORY_RESULT[c.outcome] : c.outcome}${partOfChecks(c)}`;
         return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${result}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
       })
       .join('\n');

@@ -1,5 +1,5 @@
 import { gapLines } from '../trace/gaps.js';
-import type { ConformanceReport } from './conformance-model.js';
+import { partOfChecks, type ConformanceReport } from './conformance-model.js';
 import type { Affected } from './root-causes.js';
 
 const MARK = {
@@ -58,7 +58,9 @@ export function renderMarkdown(report: ConformanceReport): string {
         )
         .join('<br>');
       const mark = (kind === 'advisory' ? ADVISORY_MARK : MARK)[c.outcome];
-      lines.push(`| ${c.id} | ${c.area} | ${mark} | ${escape(c.summary)} | ${escape(notes)} |`);
+      lines.push(
+        `| ${c.id} | ${c.area} | ${mark}${partOfChecks(c)} | ${escape(c.summary)} | ${escape(notes)} |`,
+      );
     }
     lines.push('');
   }
