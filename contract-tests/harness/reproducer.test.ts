@@ -176,7 +176,7 @@ describe('reproducer scripts', () => {
         execFile(
           'bash',
           [file],
-          { env: { ...process.env, BASE_URL: url, CONTRACT_API_KEY: 'k' } },
+          { env: { ...process.env, BASE_URL: '', CONTRACT_BASE_URL: url, CONTRACT_API_KEY: 'k' } },
           (err, out) => (err ? reject(err) : resolve(out)),
         ),
       );

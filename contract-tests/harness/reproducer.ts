@@ -220,7 +220,12 @@ function scriptPreamble(input: ReproducerInput, variables: Set<string>): string[
   );
   lines.push("# Needs bash, curl and node. Ids and part URLs are read from the target's own answers.");
   lines.push('set -u');
-  for (const variable of variables) lines.push(`: "\${${variable}:?set ${variable}}"`);
+  // the suite's own name for the root is taken too, so the variables a run was given run its scripts
+  lines.push('BASE_URL="${BASE_URL:-${CONTRACT_BASE_URL:-}}"');
+  for (const variable of variables)
+    lines.push(
+      `: "\${${variable}:?set ${variable}${variable === 'BASE_URL' ? ' (or CONTRACT_BASE_URL)' : ''}}"`,
+    );
   lines.push('FILES="$(cd "$(dirname "$0")" && pwd)/$(basename "$0" .sh).files"');
   lines.push('OUT=$(mktemp -d)');
   lines.push(
