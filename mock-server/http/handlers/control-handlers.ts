@@ -88,7 +88,11 @@ export function controlHandlers(
       const input = body as Body;
       const operationId = String(input.operation_id);
       if (!operationIds.has(operationId))
-        return sendDetail(res, 422, `operation_id: '${operationId}' is not an operation of the document`);
+        return sendDetail(
+          res,
+          422,
+          `operation_id: '${operationId}' is not an operation of the document; one of ${[...operationIds].join(', ')}`,
+        );
       const fault = await faults.add({
         operationId,
         status: input.status as number | undefined,

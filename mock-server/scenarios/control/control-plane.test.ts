@@ -135,6 +135,8 @@ describe('the control plane', () => {
     const response = await call('POST', '/__mock/faults', { operation_id: 'noSuchOperation', status: 500 });
     expect(response.status).toBe(422);
     expect(response.body.detail).toContain('noSuchOperation');
+    // and lists the names it takes, so a guess is not the next step
+    expect(response.body.detail).toMatch(/; one of .*\blistModels\b.*\bexportRoisZip\b/);
   });
 
   it('keeps a journal of API requests, filterable by operation and status', async () => {
