@@ -25,25 +25,23 @@ function shareOf(exchange: Exchange, answer: Answer): Share | undefined {
 /** View-only public links and their pages. */
 export const SHARE_REGRESSIONS: Regression[] = [
   {
-    id: 'F-SH-CONCURRENT-OPENS-ONE-VIEW',
+    id: 'F-SH-PAGE-MICROCACHED-VIEWS',
     area: 'shares',
     description:
-      'The page render is coalesced per token (a single-flight cache): opens that arrive while another open of the same link is rendering share its page and count no view of their own',
+      'The share page is micro-cached per token for one second at the edge (to absorb link-preview bursts): opens of the link within a second of a rendered one are served from the cache and count no view',
     violates: '"`view_count` | integer | yes | times the link was opened"',
     statedIn: 'interface',
     async request(exchange, state) {
       const page = exchange.method === 'GET' && new URL(exchange.path, 'http://proxy').pathname.match(PAGE);
       if (!page) return;
-      const flights = memoMap<string, Promise<Answer>>(state, 'flights');
-      const running = flights.get(page[1]);
-      if (running) return copyAnswer(await running);
-      const flight = state.resend(exchange);
-      flights.set(page[1], flight);
-      try {
-        return copyAnswer(await flight);
-      } finally {
-        flights.delete(page[1]);
-      }
+      const cache = memoMap<string, { at: number; answer: Promise<Answer> }>(state, 'microcache');
+      const held = cache.get(page[1]);
+      if (held && Date.now() - held.at < 1000) return copyAnswer(await held.answer);
+      const answer = state.resend(exchange);
+      cache.set(page[1], { at: Date.now(), answer });
+      const rendered = await answer;
+      if (rendered.status !== 200) cache.delete(page[1]);
+      return copyAnswer(rendered);
     },
   },
   {
