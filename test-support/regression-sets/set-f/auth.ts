@@ -99,4 +99,18 @@ export const AUTH_REGRESSIONS: Regression[] = [
       if (answer.status === 401) answer.headers['www-authenticate'] = 'Basic realm="cellseg"';
     },
   },
+  {
+    id: 'F-AUTH-QUERY-KEY-ACCEPTED',
+    area: 'auth',
+    description:
+      'A fallback kept for an old dashboard widget reads the key from `?api_key=` when no Authorization header is sent: a request without the header is served, and the key ends up in URLs and logs',
+    violates:
+      '"Every request carries `Authorization: Bearer <API_KEY>`." / "A missing or invalid key yields 401."',
+    statedIn: 'interface',
+    request(exchange) {
+      if (exchange.headers.get('authorization') || !pathname(exchange).startsWith('/api/v1/')) return;
+      const key = new URL(exchange.path, 'http://proxy').searchParams.get('api_key');
+      if (key) exchange.headers.set('authorization', `Bearer ${key}`);
+    },
+  },
 ];

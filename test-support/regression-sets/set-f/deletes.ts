@@ -1,6 +1,7 @@
 import { caller, copyAnswer, isJson, jsonAnswer, match, memoMap, readJson } from '../edit-helpers.js';
 import type { Answer, Exchange, ProxyState, Regression } from '../regression.js';
 import {
+  COMPLETE,
   CREATE_IMAGE,
   EXPORT,
   IMAGE_READ,
@@ -173,6 +174,23 @@ export const DELETE_REGRESSIONS: Regression[] = [
         answer,
         jsonAnswer(200, { ...base, status: 'COMPLETED', segmentation_id: segmentation, cell_count: 0 }),
       );
+    },
+  },
+  {
+    id: 'F-DEL-COMPLETE-AFTER-DELETE',
+    area: 'deletes',
+    description:
+      'Complete looks up the multipart upload record, which the delete leaves behind: completing an upload whose image was deleted answers 202 `processing` (the image then reads 404) instead of 404',
+    violates:
+      '"DELETE `/api/v1/upload/{image_id}` - Permanently deletes the image and derived storage ...; aborts any in-flight resumable upload first."',
+    statedIn: 'interface',
+    response(exchange, answer, state) {
+      const gone = memoMap<string, boolean>(state, 'deleted');
+      const removed = deleted(exchange, answer);
+      if (removed) return void gone.set(removed, true);
+      const complete = match(exchange, 'POST', COMPLETE);
+      if (complete && answer.status === 404 && gone.has(complete[1].toLowerCase()))
+        Object.assign(answer, jsonAnswer(202, { status: 'processing' }));
     },
   },
 ];

@@ -128,4 +128,20 @@ export const EXPORT_REGRESSIONS: Regression[] = [
       answer.body = await sharp(answer.body).ensureAlpha().png().toBuffer();
     },
   },
+  {
+    id: 'F-CSV-QUOTE-BACKSLASH',
+    area: 'exports',
+    description:
+      'The CSV writer escapes a double quote inside a quoted cell as `\\"` (the JSON habit of its hand-written quoting) instead of doubling it: a name with a quote shifts every later column of its rows',
+    violates:
+      '"GET `/api/v1/export/{segmentation_id}/measurements.csv` | CSV, one row per ROI" (with the columns the interface lists)',
+    statedIn: 'interface',
+    response(exchange, answer) {
+      if (exportOf(exchange)?.file !== 'measurements.csv' || answer.status !== 200) return;
+      const text = answer.body.toString('utf8');
+      answer.body = Buffer.from(
+        text.replace(/"((?:[^"]|"")*)"/g, (_cell, inner: string) => `"${inner.replace(/""/g, '\\"')}"`),
+      );
+    },
+  },
 ];

@@ -109,4 +109,39 @@ export const UPLOAD_REGRESSIONS: Regression[] = [
       if (image.processed_at) writeJson(answer, { ...image, created_at: image.processed_at });
     },
   },
+  {
+    id: 'F-UP-QUOTED-BOUNDARY-422',
+    area: 'upload',
+    description:
+      'The multipart parser takes the boundary parameter as written, quotes included: a client that quotes it (`boundary="..."`, as .NET does) finds no part and is refused 422 "file: Field required"',
+    violates: '"Mode A, `Content-Type: multipart/form-data`: one part `file` (TIFF, up to 4 GB)."',
+    statedIn: 'interface',
+    request(exchange) {
+      if (!match(exchange, 'POST', UPLOAD)) return;
+      if (!/^multipart\/form-data;.*boundary="/i.test(exchange.headers.get('content-type') ?? '')) return;
+      return jsonAnswer(422, {
+        detail: [{ loc: ['body', 'file'], msg: 'Field required', type: 'missing', input: null, ctx: {} }],
+      });
+    },
+  },
+  {
+    id: 'F-UP-BODY-LIMIT-50M',
+    area: 'upload',
+    description:
+      "The ingress in front of the API keeps nginx's `client_max_body_size 50m`: a single-request upload of a file over 50 MiB is refused 413 with nginx's HTML page before it reaches the service",
+    violates:
+      '"Mode A ... one part `file` (TIFF, up to 4 GB) ... Suited up to a few hundred MB." / "Single file size: up to 4 GB."',
+    statedIn: 'interface',
+    request(exchange) {
+      if (!match(exchange, 'POST', UPLOAD) || exchange.body.length <= 50 * MIB) return;
+      if (!/^multipart\//i.test(exchange.headers.get('content-type') ?? '')) return;
+      return {
+        status: 413,
+        headers: { 'content-type': 'text/html' },
+        body: Buffer.from(
+          '<html>\r\n<head><title>413 Request Entity Too Large</title></head>\r\n<body>\r\n<center><h1>413 Request Entity Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+        ),
+      };
+    },
+  },
 ];
