@@ -134,4 +134,41 @@ export const CAP_REGRESSIONS: Regression[] = [
         });
     },
   },
+  {
+    id: 'F-CAP-ANALYSIS-COUNTED-AT-COMPLETION',
+    area: 'caps',
+    description:
+      "The month's analyses are counted by the worker when a run finishes, not when predict accepts it: at the cap's edge, predicts sent while earlier runs are still queued are all accepted, past the plan",
+    violates:
+      '"Monthly analysis cap, per plan; each prediction counts; exceeding yields 402." / "Counts against the monthly analysis quota."',
+    statedIn: 'interface',
+    async request(exchange, state) {
+      if (!match(exchange, 'POST', PREDICT)) return;
+      const record = await orgRecord(exchange, state);
+      const queued = memoMap<string, string[]>(state, 'queued').get(record?.id ?? '') ?? [];
+      if (!record || record.usage.analyses_this_month < record.plan.monthly_analysis_cap) return;
+      let running = 0;
+      for (const id of queued) {
+        const read = await state.upstream('GET', `/api/v1/predict/${id}`, { key: bearer(exchange) });
+        if (
+          read.status === 200 &&
+          ['SUBMITTED', 'STARTED'].includes(readJson<{ status: string }>(read).status)
+        )
+          running++;
+      }
+      if (!running) return;
+      // What the worker's counter holds: the runs still queued are not counted yet.
+      await state.upstream('PUT', `/__mock/organizations/${record.id}/usage`, {
+        body: { analyses_this_month: Math.max(0, record.usage.analyses_this_month - running) },
+      });
+    },
+    response(exchange, answer, state) {
+      const org = caller(exchange, state);
+      if (!org || !match(exchange, 'POST', PREDICT) || answer.status !== 200 || !isJson(answer)) return;
+      const ack = readJson<{ prediction_id: string; status: string }>(answer);
+      if (ack.status !== 'submitted') return;
+      const queued = memoMap<string, string[]>(state, 'queued');
+      queued.set(org.id, [...(queued.get(org.id) ?? []), ack.prediction_id]);
+    },
+  },
 ];

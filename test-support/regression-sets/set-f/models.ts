@@ -97,4 +97,20 @@ export const MODEL_REGRESSIONS: Regression[] = [
       );
     },
   },
+  {
+    id: 'F-MOD-CUSTOM-SHADOWS-BASE',
+    area: 'models',
+    description:
+      'The list is deduplicated by name (`DISTINCT ON (name)`, custom rows first) for the model picker: a custom model given the same name as a base model hides that base model from the list',
+    violates:
+      '"Models available to an organization: the shared public base models plus custom models trained in the dashboard."',
+    statedIn: 'interface',
+    response(exchange, answer) {
+      const list = models(exchange, answer);
+      if (!list) return;
+      const custom = new Set(list.filter((model) => model.kind === 'custom').map((model) => model.name));
+      const kept = list.filter((model) => model.kind !== 'base' || !custom.has(model.name));
+      if (kept.length !== list.length) writeJson(answer, kept);
+    },
+  },
 ];
