@@ -99,13 +99,13 @@ export const DELETE_REGRESSIONS: Regression[] = [
       }
       const removed = deleted(exchange, answer);
       if (removed && names.has(removed)) {
-        lost.set(names.get(removed)!, true);
+        // The prefix held the files of every image of that name at the time of the delete.
+        for (const [segmentation, image] of imageOf)
+          if (image !== removed && names.get(image) === names.get(removed)) lost.set(segmentation, true);
         return void names.delete(removed);
       }
       const segmentation = exportSegmentation(exchange);
-      const image = segmentation && imageOf.get(segmentation);
-      const name = image && names.get(image);
-      if (name && lost.has(name) && answer.status === 200)
+      if (segmentation && lost.has(segmentation) && answer.status === 200)
         Object.assign(answer, jsonAnswer(404, { detail: 'Segmentation not found' }));
     },
   },

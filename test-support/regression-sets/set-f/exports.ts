@@ -1,8 +1,14 @@
 import JSZip from 'jszip';
 import sharp from 'sharp';
-import { isJson, memoMap, readJson } from '../edit-helpers.js';
+import { bearer, isJson, memoMap, readJson } from '../edit-helpers.js';
 import type { Answer, Exchange, Regression } from '../regression.js';
 import { EXPORT } from './shared.js';
+
+interface Validator {
+  etag: string;
+  /** The key whose download put the tag in the index. */
+  owner: string;
+}
 
 /** The export named by the request (`measurements.csv`, `rois.zip`...) when it is a GET of one. */
 function exportOf(exchange: Exchange): { segmentation: string; file: string } | undefined {
@@ -102,17 +108,22 @@ export const EXPORT_REGRESSIONS: Regression[] = [
     violates:
       '"All resources are confined to the organization that owns the API key; a resource outside it is reported as 404."',
     statedIn: 'interface',
-    request(exchange, state) {
+    async request(exchange, state) {
       const held = exchange.headers.get('if-none-match');
-      const etag = exportOf(exchange) && memoMap<string, string>(state, 'etags').get(exchange.path);
-      if (!held || !etag) return;
+      const known = exportOf(exchange) && memoMap<string, Validator>(state, 'etags').get(exchange.path);
+      if (!held || !known || known.owner === bearer(exchange)) return;
       const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-      if (held.split(',').some((tag) => bare(tag) === bare(etag)))
-        return { status: 304, headers: { etag }, body: Buffer.alloc(0) };
+      if (!held.split(',').some((tag) => bare(tag) === bare(known.etag))) return;
+      // The index holds the tag while the export exists: what the owner would be answered.
+      const owner = await state.upstream('GET', exchange.path, { key: known.owner });
+      if (owner.status === 200) return { status: 304, headers: { etag: known.etag }, body: Buffer.alloc(0) };
     },
     response(exchange, answer, state) {
       if (exportOf(exchange) && answer.status === 200 && answer.headers.etag)
-        memoMap<string, string>(state, 'etags').set(exchange.path, answer.headers.etag);
+        memoMap<string, Validator>(state, 'etags').set(exchange.path, {
+          etag: answer.headers.etag,
+          owner: bearer(exchange) ?? '',
+        });
     },
   },
   {

@@ -40,7 +40,7 @@ export const RESUMABLE_REGRESSIONS: Regression[] = [
       if (!match(exchange, 'POST', COMPLETE)) return;
       const parts = requestJson<{ parts?: Part[] }>(exchange)?.parts;
       if (!Array.isArray(parts)) return;
-      const numbers = parts.map((part) => Number(part.part_number));
+      const numbers = parts.map((part) => Number(part?.part_number));
       if (numbers.every((n, i) => i === 0 || n >= numbers[i - 1])) return;
       return jsonAnswer(422, {
         detail:
@@ -59,7 +59,7 @@ export const RESUMABLE_REGRESSIONS: Regression[] = [
       if (!match(exchange, 'POST', COMPLETE)) return;
       const body = requestJson<{ parts?: Part[] }>(exchange);
       if (!Array.isArray(body?.parts)) return;
-      const byNumber = new Map(body.parts.map((part) => [String(part.part_number), part]));
+      const byNumber = new Map(body.parts.map((part) => [String(part?.part_number), part]));
       if (byNumber.size === body.parts.length) return;
       exchange.body = Buffer.from(JSON.stringify({ ...body, parts: [...byNumber.values()] }));
     },
