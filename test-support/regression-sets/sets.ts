@@ -4,6 +4,7 @@ import { SET_B } from './set-b/index.js';
 import { SET_C } from './set-c/index.js';
 import { SET_D } from './set-d/index.js';
 import { SET_E } from './set-e/index.js';
+import { SET_F } from './set-f/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -56,5 +57,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-e-measures.json',
     page: 'docs/regression-sets-e.md',
     exampleIds: ['E-SH-REPOST-REVIVES-REVOKED', 'E-CSV-BATCH-DUPLICATE-ROW'],
+  },
+  f: {
+    regressions: SET_F,
+    resultsFile: 'test-support/regression-sets/set-f-results.json',
+    measuresFile: 'test-support/regression-sets/set-f-measures.json',
+    page: 'docs/regression-sets-f.md',
+    exampleIds: ['F-SH-RESHARE-DROPS-OLD-SHARE', 'F-ZIP-BOUNDS-INCLUSIVE'],
   },
 };
