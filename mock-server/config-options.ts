@@ -235,7 +235,7 @@ const TABLE = {
     default: 'all',
     choices: INSTANCE_ROLES,
   },
-  /** Also names it among the instances sharing one database. */
+  /** Each log line carries it, so the lines of the instances sharing one database are told apart. */
   instanceId: {
     description: 'Name of this instance in its logs',
     default: `${hostname()}-${process.pid}`,

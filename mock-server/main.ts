@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { ConfigError, helpText, loadConfig } from './config.js';
 import { DASHBOARD_PATH } from './control/ui/render-dashboard-page.js';
 import { ListenError, startMockServer } from './server.js';
@@ -17,7 +18,9 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig(argv.filter((a) => a !== 'start'));
   const mock = await startMockServer(config); // generates the admin token off loopback (exposure.ts)
   const generatedToken = !config.adminToken && mock.config.adminToken !== '';
-  console.log(await banner(mock.url, mock.services, generatedToken));
+  const { address, family, port } = mock.server.address() as AddressInfo;
+  const bound = `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+  console.log(await banner(mock.url, bound, mock.services, generatedToken));
   const temporaryData = !config.dataDir;
   let stopping = false;
   const stop = async (reason: string, { forceOnRepeat }: { forceOnRepeat: boolean }) => {
@@ -63,15 +66,27 @@ function stopWithLauncher(stop: () => void): void {
   }, 250).unref();
 }
 
-async function banner(url: string, services: Services, generatedToken: boolean): Promise<string> {
+/** `url` is where clients reach it (--public-base-url), `bound` the address it listens on. */
+async function banner(
+  url: string,
+  bound: string,
+  services: Services,
+  generatedToken: boolean,
+): Promise<string> {
+  const { config } = services;
   const lines = [
     `Cell-segmentation mock (interface v1.1.0) listening on ${url}`,
+    ...(bound === url ? [] : [`  Bound to:  ${bound} (the address above is --public-base-url)`]),
     `  API:       ${url}/api/v1`,
     `  Dashboard: ${url}${DASHBOARD_PATH}`,
     `  Reference: ${url}/docs`,
-    `  Storage:   ${services.config.storageUrl}`,
-    `  Data:      ${services.config.dataDir}`,
-    ...exposureLines(services.config, generatedToken),
+    `  Storage:   ${
+      config.objectStore === 's3'
+        ? `S3 bucket ${config.s3Bucket} at ${config.s3Endpoint || 'AWS'}, which signs the part URLs`
+        : config.storageUrl
+    }`,
+    `  Data:      ${config.dataDir}`,
+    ...exposureLines(config, generatedToken),
     '',
   ];
   // Listening already: a state database that does not answer now must not end the instance.

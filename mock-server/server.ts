@@ -61,7 +61,7 @@ export async function startMockServer(
     throw err;
   }
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
-  const logger = options.logger ?? pino({ level: config.logLevel });
+  const logger = options.logger ?? pino({ level: config.logLevel, base: { instance: config.instanceId } });
   let services: Services;
   const stopping = new AbortController();
   let app: http.RequestListener;

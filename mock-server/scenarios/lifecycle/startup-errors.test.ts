@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { eventually, freePort, launchMock, type LaunchedMock } from '../../../test-support/launched-mock.js';
+import pg from 'pg';
 import { startTestPostgres } from '../../../test-support/test-postgres.js';
 
 describe('a port that is already taken', () => {
@@ -159,5 +160,39 @@ describe('a --data-dir the mock cannot use', () => {
     expect(lines).toEqual([
       'error: cannot use /proc/cellseg-mock-data as the data folder: the file system refuses to create /proc/cellseg-mock-data (ENOENT)',
     ]);
+  });
+});
+
+describe('a database whose schema is newer than this build', () => {
+  it('is refused in one line saying so, exit 1, not a stack trace', async () => {
+    const postgres = await startTestPostgres();
+    try {
+      const url = await postgres.newDatabase();
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(
+        'CREATE TABLE schema_version (version integer NOT NULL); INSERT INTO schema_version VALUES (9999)',
+      );
+      await admin.end();
+      const mock = launchMock(process.execPath, [
+        'bin/cellseg-mock.js',
+        'start',
+        '--port',
+        '0',
+        '--database-url',
+        url,
+      ]);
+      expect(await mock.exited).toBe(1);
+      const lines = mock
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() && !line.startsWith('npm warn'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^error: the PostgreSQL database has schema version 9999, newer than this mock's \d+/,
+      );
+    } finally {
+      await postgres.stop();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { migration, refusalText } from '../tables/migrate.js';
 import { type Schema, SCHEMA } from '../tables/migrations.js';
 import { perform } from './answer.js';
 import { type ConnectionSettings, Sql } from './connection.js';
-import { type DatabaseWait, waitForDatabase } from './database-wait.js';
+import { DatabaseStartError, type DatabaseWait, waitForDatabase } from './database-wait.js';
 import { PostgresStateStore } from './postgres-state-store.js';
 
 export { StoreUnavailableError } from './failures.js';
@@ -46,9 +46,8 @@ export async function openPostgresStateStore(options: PostgresStoreOptions): Pro
   return new PostgresStateStore(sql, options.journalEntriesPerOrganization ?? 1000, keyCache);
 }
 
-export class DatabaseSchemaError extends Error {
-  override name = 'DatabaseSchemaError';
-}
+/** A database this build cannot use: a start error, said in one line as the others are. */
+export class DatabaseSchemaError extends DatabaseStartError {}
 
 export async function migrate(sql: Sql, schema: Schema = SCHEMA): Promise<void> {
   await perform(sql)(
