@@ -85,6 +85,23 @@ check(
 );
 
 check(
+  'the key sent in the query, with no Authorization header, answers 401',
+  { clauses: ['AUTH-01'], prismAnswersItself: true },
+  async ({ api, target }) => {
+    // every request carries the key in `Authorization: Bearer`; one without that header is
+    // missing its key, whatever its URL holds (a key read from the query lands in URLs and logs).
+    // The names are the common ones: `api_key`, and RFC 6750 2.3's `access_token`. The oracle
+    // predicts the 401 of a request sent with no key.
+    for (const name of ['api_key', 'access_token'])
+      expectStatus(
+        await api.call('listModels', { key: null, query: { [name]: target.keys.main } }),
+        401,
+        `GET /models?${name}=<key> with no Authorization header`,
+      );
+  },
+);
+
+check(
   'credentials are checked before anything else, even on a bad id',
   { clauses: ['AUTH-01'], prismAnswersItself: true },
   async ({ api }) => {

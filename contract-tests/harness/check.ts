@@ -327,6 +327,11 @@ function reproduce(
       baseUrls: [...new Set([target.baseUrl, target.directBaseUrl])],
       exchanges: record.transcript.slice(0, upTo),
       secrets: [target.keys.main, target.keys.other, target.keys.tiny, target.adminToken],
+      keyVariables: [
+        [target.keys.main, 'CONTRACT_API_KEY'],
+        [target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
+        [target.keys.tiny, 'CONTRACT_TINY_API_KEY'],
+      ],
     });
     return path.relative(reportDir(), file);
   } catch {
