@@ -236,7 +236,7 @@ export const CLAUSES: Clause[] = [
     'CORS-01',
     'HTTP conventions',
     'assumed',
-    'Every route answers CORS, /api/v1 and the presigned part URLs alike: to an origin it allows, ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page.',
+    'Every route answers CORS, /api/v1 and the presigned part URLs alike: to an origin it allows, ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page, and a preflight (which carries no key) is answered 2xx with the methods of its path and the request headers its operations read.',
   ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
   c(

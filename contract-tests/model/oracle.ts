@@ -84,7 +84,7 @@ export class Oracle {
   }
 
   observe(x: Exchange): Finding[] {
-    return [...observeCors(x), ...this.observeOnce(x)];
+    return [...observeCors(this.world, x), ...this.observeOnce(x)];
   }
 
   private observeOnce(x: Exchange): Finding[] {
