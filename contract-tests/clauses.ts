@@ -103,6 +103,12 @@ export const CLAUSES: Clause[] = [
     "Another organization's custom models are not listed and answer 404 in predict.",
   ),
   c(
+    'ISO-03',
+    'Organization scoping',
+    'stated',
+    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, and each key lists its custom models.",
+  ),
+  c(
     'UP-01',
     'Uploads',
     'stated',
@@ -481,6 +487,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
     'post-predict.720be4',
     'post-predict.f077f4',
   ],
+  'ISO-03': ['authentication.289aee', 'what-the-service-does.6c81f6', 'what-the-service-does.692a70'],
   'UP-01': [
     'what-the-service-does.795e71',
     'image-upload-status.9db98d',

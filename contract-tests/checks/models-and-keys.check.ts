@@ -1,0 +1,58 @@
+import { expect } from 'vitest';
+import { check } from '../harness/check.js';
+import { throwawayOrganization } from '../harness/control-plane.js';
+import { readyImage } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
+import { expectStatus, need } from '../harness/steps.js';
+import type { Model } from '../../openapi/generated/client/types.gen.js';
+
+/**
+ * What GET /models lists and who lists it: every key of an organization, every shared base model
+ * beside its custom ones, and only models a prediction takes. The checks send the requests; the
+ * oracle (contract-tests/model) judges the answers from the earlier ones.
+ */
+
+check(
+  "a second key of an organization reads and deletes the image its first key made, and lists the organization's custom model",
+  { clauses: ['ISO-03'], requires: ['control'] },
+  async (ctx) => {
+    const org = await throwawayOrganization(ctx, 'two-keys', {
+      storage_cap_images: 3,
+      monthly_analysis_cap: 1,
+    });
+    const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+    need(
+      await ctx.api.call('mockCreateModel', {
+        ...admin,
+        params: { organization_id: org.id },
+        body: { name: `${ctx.target.namePrefix}custom`, engine: 'threshold' },
+      }),
+      200,
+      ['id'],
+    );
+    // "a key is scoped to the organization that owns it": the oracle takes the added key as the
+    // organization's, and predicts its list (the custom model in it) and its reads
+    const added = need(
+      await ctx.api.call<{ api_key: string }>('mockCreateApiKey', {
+        ...admin,
+        params: { organization_id: org.id },
+      }),
+      200,
+      ['api_key'],
+    ).body.api_key;
+    const second = ctx.clientFor(added);
+    const listed = need(await second.call<Model[]>('listModels'), 200).body;
+    expect(listed.filter((m) => m.kind === 'custom').length, "custom models in the second key's list").toBe(
+      1,
+    );
+    const image = await readyImage(ctx, presetTiff().bytes, org.client);
+    const params = { image_id: image };
+    expectStatus(
+      await second.call('getUpload', { params }),
+      200,
+      "GET /upload/{id} of the first key's image",
+    );
+    expectStatus(await second.call('getImage', { params }), 200, "GET /image/{id} of the first key's image");
+    expectStatus(await second.call('deleteImage', { params }), [200, 204], "DELETE of the first key's image");
+  },
+);
