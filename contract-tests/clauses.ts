@@ -246,6 +246,12 @@ export const CLAUSES: Clause[] = [
   ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
   c(
+    'MOD-02',
+    'Models',
+    'stated',
+    "GET /models lists every shared base model beside the organization's custom ones (a custom model named as a base model hides neither), and a model it lists is one POST /predict takes: never answered 404.",
+  ),
+  c(
     'PRED-01',
     'Predictions',
     'stated',
@@ -571,6 +577,12 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
     'get-models.fff67d',
     'what-the-service-does.692a70',
     'what-the-service-does.9b8dbc',
+  ],
+  'MOD-02': [
+    'get-models.fff67d',
+    'what-the-service-does.692a70',
+    'what-the-service-does.9b8dbc',
+    'post-predict.f077f4',
   ],
   'PRED-01': [
     'what-the-service-does.9b8dbc',

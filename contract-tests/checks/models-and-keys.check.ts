@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import { readyImage } from '../harness/flows.js';
+import { openResumable, readyImage } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { Model } from '../../openapi/generated/client/types.gen.js';
@@ -54,5 +54,54 @@ check(
     );
     expectStatus(await second.call('getImage', { params }), 200, "GET /image/{id} of the first key's image");
     expectStatus(await second.call('deleteImage', { params }), [200, 204], "DELETE of the first key's image");
+  },
+);
+
+check(
+  'a custom model named as a base model is listed beside that base model',
+  { clauses: ['MOD-02'], requires: ['control'] },
+  async (ctx) => {
+    // the main organization's list gives the base models the oracle holds every list to
+    const base = need(await ctx.api.call<Model[]>('listModels'), 200, ['0.id'])
+      .body.filter((m) => m.kind === 'base')
+      .map((m) => m.name);
+    if (!base.length) ctx.skip('the main organization lists no base model to name a custom one after');
+    const org = await throwawayOrganization(ctx, 'same-name', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    need(
+      await ctx.api.call('mockCreateModel', {
+        key: ctx.target.adminToken ?? null,
+        baseUrl: ctx.target.directBaseUrl,
+        params: { organization_id: org.id },
+        body: { name: base[0], engine: 'threshold' },
+      }),
+      200,
+      ['id'],
+    );
+    const listed = need(await org.client.call<Model[]>('listModels'), 200).body;
+    expect(
+      listed
+        .filter((m) => m.name === base[0])
+        .map((m) => m.kind)
+        .sort(),
+      `models named ${base[0]}`,
+    ).toEqual(['base', 'custom']);
+  },
+);
+
+check(
+  'every listed model is taken by POST /predict: each asked on an image still uploading answers 422, not 404',
+  { clauses: ['MOD-02'] },
+  async (ctx) => {
+    // An image still uploading is refused for its state (422) by any model the list offers, and no
+    // analysis is counted: a model the list offers that predict does not know answers 404 (the
+    // oracle predicts the 422 of a listed model; a target that judges the image first says
+    // nothing of the model, and fails nothing)
+    const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;
+    const opened = need(await openResumable(ctx, 1000, 'not-ready.tif'), 200, ['image.id']).body;
+    for (const model of models)
+      await ctx.api.call('createPrediction', { body: { image_id: opened.image.id, model_id: model.id } });
   },
 );
