@@ -113,6 +113,8 @@ export class ApiClient {
     this.oracle = record.oracle;
     this.cut = record.cut;
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
+    // a second key of the main organization is that organization's, not an organization of its own
+    this.oracle?.knowKeys({ main: target.keys.second });
   }
 
   /** Hands one exchange to the oracle; its findings fail the check like a broken answer. */
@@ -132,6 +134,7 @@ export class ApiClient {
       [this.target.keys.main, 'CONTRACT_API_KEY'],
       [this.target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
       [this.target.keys.tiny, 'CONTRACT_TINY_API_KEY'],
+      [this.target.keys.second, 'CONTRACT_SECOND_API_KEY'],
       [this.target.adminToken, 'CONTRACT_ADMIN_TOKEN'],
     ];
     const sent = bearerKey(header);
