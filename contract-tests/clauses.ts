@@ -42,7 +42,7 @@ export const CLAUSES: Clause[] = [
     'AUTH-07',
     'Authentication',
     'assumed',
-    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer): "bearer <key>" and "BEARER <key>" are taken as "Bearer <key>".',
+    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer) and parted from the key by one or more spaces (RFC 9110 11.4, RFC 6750 2.1: 1*SP): "bearer <key>", "BEARER <key>" and "Bearer  <key>" are taken as "Bearer <key>".',
   ),
   c(
     'AUTH-08',
@@ -101,6 +101,12 @@ export const CLAUSES: Clause[] = [
     'Organization scoping',
     'stated',
     "Another organization's custom models are not listed and answer 404 in predict.",
+  ),
+  c(
+    'ISO-03',
+    'Organization scoping',
+    'stated',
+    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, and each key lists its custom models.",
   ),
   c(
     'UP-01',
@@ -236,9 +242,15 @@ export const CLAUSES: Clause[] = [
     'CORS-01',
     'HTTP conventions',
     'assumed',
-    'Every route answers CORS, /api/v1 and the presigned part URLs alike: to an origin it allows, ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page.',
+    'Every route answers CORS, /api/v1 and the presigned part URLs alike: to an origin it allows, ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page, and a preflight (which carries no key) is answered 2xx with the methods of its path and the request headers its operations read.',
   ),
   c('MOD-01', 'Models', 'assumed', 'GET /models lists models with id, name and kind (base or custom).'),
+  c(
+    'MOD-02',
+    'Models',
+    'stated',
+    "GET /models lists every shared base model beside the organization's custom ones (a custom model named as a base model hides neither), and a model it lists is one POST /predict takes: never answered 404.",
+  ),
   c(
     'PRED-01',
     'Predictions',
@@ -481,6 +493,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
     'post-predict.720be4',
     'post-predict.f077f4',
   ],
+  'ISO-03': ['authentication.289aee', 'what-the-service-does.6c81f6', 'what-the-service-does.692a70'],
   'UP-01': [
     'what-the-service-does.795e71',
     'image-upload-status.9db98d',
@@ -564,6 +577,12 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
     'get-models.fff67d',
     'what-the-service-does.692a70',
     'what-the-service-does.9b8dbc',
+  ],
+  'MOD-02': [
+    'get-models.fff67d',
+    'what-the-service-does.692a70',
+    'what-the-service-does.9b8dbc',
+    'post-predict.f077f4',
   ],
   'PRED-01': [
     'what-the-service-does.9b8dbc',

@@ -3,6 +3,7 @@
  *
  *   (no --base-url)        start the mock inside the run and check it (profile mock; a separate process with --via-prism)
  *   --base-url URL         check this target; keys from CONTRACT_API_KEY, CONTRACT_OTHER_ORG_API_KEY, CONTRACT_TINY_API_KEY
+ *                          and CONTRACT_SECOND_API_KEY (another key of the main organization; optional, like the two before it)
  *   --profile P            mock | staging | production (default: staging with --base-url)
  *   --enable LIST          caps,control,load: allow these outside the mock profile
  *   --via-prism            put `prism proxy --errors` in front of the target, so Prism judges every response too
@@ -160,6 +161,7 @@ async function preflight(baseUrl: string, names: KeyNames = KEY_VARIABLES, side 
       main: process.env.CONTRACT_API_KEY,
       other: process.env.CONTRACT_OTHER_ORG_API_KEY,
       tiny: process.env.CONTRACT_TINY_API_KEY,
+      second: process.env.CONTRACT_SECOND_API_KEY,
     },
     names,
   );

@@ -30,6 +30,7 @@ export async function setup(project: TestProject): Promise<void> {
       main: process.env.CONTRACT_API_KEY,
       other: process.env.CONTRACT_OTHER_ORG_API_KEY,
       tiny: process.env.CONTRACT_TINY_API_KEY,
+      second: process.env.CONTRACT_SECOND_API_KEY,
     });
     if (problem) {
       console.error(`error: ${problem}`);

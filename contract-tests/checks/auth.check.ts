@@ -58,21 +58,46 @@ check(
 );
 
 check(
-  'the real key under the scheme written bearer or BEARER is taken: upload, list, read, delete',
+  'the real key under the scheme written bearer or BEARER, or parted by two spaces, is taken: upload, list, read, delete',
   { clauses: ['AUTH-07'], prismAnswersItself: true },
   async (ctx) => {
     // an HTTP authentication scheme is matched without case (RFC 9110 11.1; the document's
-    // bearerAuth is `type: http`): the oracle judges each answer as the key's under `Bearer`, never
-    // a 401, on a write, the list, a read and a delete
+    // bearerAuth is `type: http`) and parted from its token by one or more spaces (RFC 9110 11.4,
+    // RFC 6750 2.1): the oracle judges each answer as the key's under `Bearer `, never a 401, on a
+    // write, the list, a read and a delete
     const key = ctx.target.keys.main;
     const lower = ctx.clientFor(`!bearer ${key}`);
     const upper = ctx.clientFor(`!BEARER ${key}`);
+    const spaced = ctx.clientFor(`!Bearer  ${key}`);
     expectStatus(await lower.call('listModels'), 200, 'GET /models under the scheme bearer');
+    expectStatus(await spaced.call('listModels'), 200, 'GET /models with two spaces after Bearer');
     const uploaded = await uploadFile(ctx, presetTiff().bytes, 'scheme-case.tif', lower);
     expectStatus(uploaded, 200, 'POST /upload under the scheme bearer');
     const params = { image_id: uploaded.body.image.id };
     expectStatus(await upper.call('getImage', { params }), 200, 'GET /image/{id} under the scheme BEARER');
+    expectStatus(
+      await spaced.call('getUpload', { params }),
+      200,
+      'GET /upload/{id} with two spaces after Bearer',
+    );
     expectStatus(await upper.call('deleteImage', { params }), [200, 204], 'DELETE under the scheme BEARER');
+  },
+);
+
+check(
+  'the key sent in the query, with no Authorization header, answers 401',
+  { clauses: ['AUTH-01'], prismAnswersItself: true },
+  async ({ api, target }) => {
+    // every request carries the key in `Authorization: Bearer`; one without that header is
+    // missing its key, whatever its URL holds (a key read from the query lands in URLs and logs).
+    // The names are the common ones: `api_key`, and RFC 6750 2.3's `access_token`. The oracle
+    // predicts the 401 of a request sent with no key.
+    for (const name of ['api_key', 'access_token'])
+      expectStatus(
+        await api.call('listModels', { key: null, query: { [name]: target.keys.main } }),
+        401,
+        `GET /models?${name}=<key> with no Authorization header`,
+      );
   },
 );
 

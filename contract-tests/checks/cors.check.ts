@@ -11,7 +11,8 @@ check(
   { clauses: ['CORS-01'] },
   async (ctx) => {
     // the oracle judges every answer to a request with an Origin (contract-tests/model/cors.ts):
-    // a success, a 401, an unknown route, a resumable upload opened, its part PUT, read and deleted
+    // a success, a 401, an unknown route, a resumable upload opened, its part PUT, read and
+    // deleted, and the preflights a page's calls need
     const headers = { origin: ORIGIN };
     await ctx.api.call('listModels', { headers });
     await ctx.api.call('listModels', { headers, key: null });
@@ -33,6 +34,20 @@ check(
     expectStatus(part, 200, 'PUT the part from another origin');
     const params = { image_id: opened.image.id };
     await ctx.api.call('getUpload', { headers, params });
+    // a browser's preflights, which carry no key: a read, a JSON write and a delete
+    for (const [method, path, asked] of [
+      ['GET', '/api/v1/models', 'authorization,x-request-id'],
+      ['POST', '/api/v1/image', 'authorization,content-type'],
+      ['DELETE', `/api/v1/upload/${opened.image.id}`, 'authorization'],
+    ])
+      await ctx.api.raw('OPTIONS', path, {
+        key: null,
+        headers: {
+          ...headers,
+          'access-control-request-method': method,
+          'access-control-request-headers': asked,
+        },
+      });
     await ctx.api.call('deleteUpload', { headers, params });
   },
 );

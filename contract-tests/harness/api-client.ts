@@ -113,6 +113,8 @@ export class ApiClient {
     this.oracle = record.oracle;
     this.cut = record.cut;
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
+    // a second key of the main organization is that organization's, not an organization of its own
+    this.oracle?.knowKeys({ main: target.keys.second });
   }
 
   /** Hands one exchange to the oracle; its findings fail the check like a broken answer. */
@@ -132,6 +134,7 @@ export class ApiClient {
       [this.target.keys.main, 'CONTRACT_API_KEY'],
       [this.target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
       [this.target.keys.tiny, 'CONTRACT_TINY_API_KEY'],
+      [this.target.keys.second, 'CONTRACT_SECOND_API_KEY'],
       [this.target.adminToken, 'CONTRACT_ADMIN_TOKEN'],
     ];
     const sent = bearerKey(header);
@@ -377,10 +380,13 @@ const sentScheme = (key: string | null): { scheme?: string } => {
 /**
  * The key of a `Bearer <key>` header and the scheme as written: an HTTP authentication scheme is
  * matched without case (RFC 9110 11.1; the document's bearerAuth is `type: http`), so `bearer` and
- * `BEARER` carry the key as `Bearer` does. Undefined for any other header.
+ * `BEARER` carry the key as `Bearer` does, and one or more spaces may part it from the key
+ * (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1): the scheme is then
+ * `Bearer` and the spaces past the first, as written before the last space. Undefined for any
+ * other header.
  */
 function bearerKey(header: string): { scheme: string; key: string } | undefined {
-  const found = /^(bearer) (\S+)$/i.exec(header);
+  const found = /^(bearer *) (\S+)$/i.exec(header);
   return found ? { scheme: found[1], key: found[2] } : undefined;
 }
 

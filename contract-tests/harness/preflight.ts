@@ -11,6 +11,7 @@ export const KEY_VARIABLES = {
   main: 'CONTRACT_API_KEY',
   other: 'CONTRACT_OTHER_ORG_API_KEY',
   tiny: 'CONTRACT_TINY_API_KEY',
+  second: 'CONTRACT_SECOND_API_KEY',
 } as const;
 
 export type KeyRole = keyof typeof KEY_VARIABLES;

@@ -17,7 +17,8 @@ export const CAPABILITIES: Capability[] = ['caps', 'control', 'load'];
 export interface Target extends ExchangeLimits {
   baseUrl: string;
   profile: Profile;
-  keys: { main: string; other?: string; tiny?: string };
+  /** `second`: another key of the main organization, for a target whose control plane cannot add one. */
+  keys: { main: string; other?: string; tiny?: string; second?: string };
   /** Ids the checks may assume exist: a model of the main organization. */
   capabilities: Set<Capability>;
   pollTimeoutMs: number;
@@ -63,6 +64,7 @@ export function targetFromEnv(env: NodeJS.ProcessEnv, mockBaseUrl?: string): Tar
         main: required(env, 'CONTRACT_API_KEY'),
         other: env.CONTRACT_OTHER_ORG_API_KEY || undefined,
         tiny: env.CONTRACT_TINY_API_KEY || undefined,
+        second: env.CONTRACT_SECOND_API_KEY || undefined,
       }
     : mockKeys();
   const enabled = (env.CONTRACT_ENABLE ?? '')

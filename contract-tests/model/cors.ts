@@ -1,4 +1,5 @@
 import type { Exchange, Finding } from './exchange.js';
+import type { World } from './world.js';
 
 /**
  * CORS (openapi.yaml, x-http-conventions.cors, assumed): every route, the presigned part URLs and
@@ -10,28 +11,100 @@ import type { Exchange, Finding } from './exchange.js';
  */
 const SENTENCE =
   'Every route answers CORS: /api/v1, the presigned part URLs, the /share pages … ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate and Allow are exposed to the calling page (document, x-http-conventions.cors, assumed)';
+const PREFLIGHT =
+  'Every route answers CORS … A preflight is answered with the methods of its path and the request headers its operations read (Authorization, Content-Type, X-Request-Id) (document, x-http-conventions.cors, assumed); a preflight carries no credential (Fetch), and a browser calls only after one answered with an ok status (2xx)';
 
 const EXPOSED = ['ETag', 'Content-Disposition', 'X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Allow'];
+/** The request headers the document's operations read: a preflight may ask for any of them. */
+const READ_HEADERS = ['authorization', 'content-type', 'x-request-id'];
 
-export function observeCors(x: Exchange): Finding[] {
-  const origin = x.sentHeaders?.origin;
-  if (origin === undefined || x.method === 'OPTIONS') return [];
+/** The methods of each path of the document's public surface (a preflight names one of them). */
+const PATHS: Array<[RegExp, string[]]> = [
+  [/^\/api\/v1\/(upload|image|predict|shares)$/, ['POST']],
+  [/^\/api\/v1\/(upload|image|shares)\/[^/]+$/, ['GET', 'DELETE']],
+  [/^\/api\/v1\/upload\/[^/]+\/(complete|abort)$/, ['POST']],
+  [/^\/api\/v1\/models$/, ['GET']],
+  [/^\/api\/v1\/predict\/[^/]+$/, ['GET']],
+  [/^\/api\/v1\/export\/[^/]+\/(overlay\.png|measurements\.csv|rois\.geojson|rois\.zip)$/, ['GET']],
+];
+
+const allows = (x: Exchange, origin: string): boolean => {
   const allowed = x.headers['access-control-allow-origin'];
-  if (allowed !== '*' && allowed !== origin) return [];
-  const listed = (x.headers['access-control-expose-headers'] ?? '')
+  return allowed === '*' || allowed === origin;
+};
+
+const listed = (header: string | undefined): string[] =>
+  (header ?? '')
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
+
+const where = (x: Exchange, origin: string) =>
+  `${x.method} ${new URL(x.url).pathname.replace(/\/[^/]{20,}$/, '/…')} (Origin ${origin})`;
+
+export function observeCors(world: World, x: Exchange): Finding[] {
+  const origin = x.sentHeaders?.origin;
+  if (origin === undefined) return [];
+  if (x.method === 'OPTIONS') return observePreflight(world, x, origin);
+  if (!allows(x, origin)) return [];
+  (world.corsOrigins ??= new Set()).add(origin);
+  const exposed = listed(x.headers['access-control-expose-headers']);
   // `*` exposes every header to a request without credentials (Fetch), which these are
-  if (listed.includes('*') && x.headers['access-control-allow-credentials'] !== 'true') return [];
-  const missing = EXPOSED.filter((name) => !listed.includes(name.toLowerCase()));
+  if (exposed.includes('*') && x.headers['access-control-allow-credentials'] !== 'true') return [];
+  const missing = EXPOSED.filter((name) => !exposed.includes(name.toLowerCase()));
   if (missing.length === 0) return [];
   return [
     {
       sentence: SENTENCE,
-      subject: `${x.method} ${new URL(x.url).pathname.replace(/\/[^/]{20,}$/, '/…')} (Origin ${origin}): Access-Control-Expose-Headers`,
+      subject: `${where(x, origin)}: Access-Control-Expose-Headers`,
       predicted: `lists ${missing.join(', ')}`,
       received: JSON.stringify(x.headers['access-control-expose-headers'] ?? null),
     },
   ];
+}
+
+/**
+ * A browser's preflight of one of the document's operations, from an origin the target allows
+ * (its answer says so, or an earlier answer to that origin did): answered with an ok status
+ * whatever credential it lacks (a browser never sends one on a preflight, so a route that asks
+ * for the key first shuts every page out), the origin allowed, the method asked for and each
+ * header asked for that the operations read listed (`*` stands for neither `Authorization` nor
+ * anything when credentials are allowed, Fetch).
+ */
+function observePreflight(world: World, x: Exchange, origin: string): Finding[] {
+  const method = x.sentHeaders?.['access-control-request-method']?.toUpperCase();
+  const path = new URL(x.url).pathname;
+  const methods = PATHS.find(([pattern]) => pattern.test(path))?.[1];
+  if (method === undefined || !methods?.includes(method)) return [];
+  if (!allows(x, origin) && !world.corsOrigins?.has(origin)) return [];
+  const findings: Finding[] = [];
+  const say = (subject: string, predicted: string, received: string) =>
+    findings.push({ sentence: PREFLIGHT, subject: `${where(x, origin)}: ${subject}`, predicted, received });
+  if (x.status < 200 || x.status > 299) say('status', 'an ok status (2xx)', String(x.status));
+  if (!allows(x, origin))
+    say(
+      'Access-Control-Allow-Origin',
+      `* or ${origin}`,
+      JSON.stringify(x.headers['access-control-allow-origin'] ?? null),
+    );
+  const credentials = x.headers['access-control-allow-credentials'] === 'true';
+  const allowedMethods = listed(x.headers['access-control-allow-methods']).map((m) => m.toUpperCase());
+  if (!allowedMethods.includes(method) && (credentials || !allowedMethods.includes('*')))
+    say(
+      'Access-Control-Allow-Methods',
+      `lists ${method}`,
+      JSON.stringify(x.headers['access-control-allow-methods'] ?? null),
+    );
+  const allowedHeaders = listed(x.headers['access-control-allow-headers']);
+  const wildcard = !credentials && allowedHeaders.includes('*');
+  const missing = listed(x.sentHeaders?.['access-control-request-headers'])
+    .filter((name) => READ_HEADERS.includes(name) && !allowedHeaders.includes(name))
+    .filter((name) => name === 'authorization' || !wildcard);
+  if (missing.length)
+    say(
+      'Access-Control-Allow-Headers',
+      `lists ${missing.join(', ')}`,
+      JSON.stringify(x.headers['access-control-allow-headers'] ?? null),
+    );
+  return findings;
 }

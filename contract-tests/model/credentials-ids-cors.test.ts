@@ -178,4 +178,57 @@ describe('the oracle on credentials, body ids and CORS', () => {
     expect(put({ 'access-control-allow-origin': 'https://elsewhere.example' })).toEqual([]);
     expect(put({}, {})).toEqual([]);
   });
+
+  it('holds a preflight of an operation from an allowed origin to an ok status with its method and headers', () => {
+    const oracle = new Oracle();
+    const preflight = (
+      status: number,
+      headers: Record<string, string>,
+      url = 'http://target/api/v1/models',
+    ) =>
+      subjects(
+        oracle,
+        exchange('OPTIONS /api/v1/models', status, '', {
+          method: 'OPTIONS',
+          url,
+          key: null,
+          sentHeaders: {
+            origin: ORIGIN,
+            'access-control-request-method': 'GET',
+            'access-control-request-headers': 'authorization,x-request-id',
+          },
+          headers,
+        }),
+      );
+    const ok = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, OPTIONS',
+      'access-control-allow-headers': 'Authorization, Content-Type, X-Request-Id',
+    };
+    expect(preflight(200, ok)).toEqual([]);
+    expect(preflight(204, { ...ok, 'access-control-allow-headers': 'authorization, *' })).toEqual([]);
+    // a key asked of a preflight, which never carries one
+    expect(preflight(401, { 'access-control-allow-origin': '*' })).toEqual([
+      'OPTIONS /api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
+      'OPTIONS /api/v1/models (Origin https://page.example): Access-Control-Allow-Methods: lists GET / null',
+      'OPTIONS /api/v1/models (Origin https://page.example): Access-Control-Allow-Headers: lists authorization, x-request-id / null',
+    ]);
+    // `*` does not stand for Authorization (Fetch)
+    expect(preflight(200, { ...ok, 'access-control-allow-headers': '*' })).toEqual([
+      'OPTIONS /api/v1/models (Origin https://page.example): Access-Control-Allow-Headers: lists authorization / "*"',
+    ]);
+    // an origin nothing allowed yet, or a method the path does not have: nothing to judge
+    expect(preflight(403, {})).toEqual([]);
+    expect(preflight(405, {}, 'http://target/api/v1/predict')).toEqual([]);
+    // once an answer allowed the origin, its preflight answered without CORS headers is judged
+    oracle.observe(
+      exchange('listModels', 200, [], {
+        sentHeaders: { origin: ORIGIN },
+        headers: { 'access-control-allow-origin': '*', 'access-control-expose-headers': '*' },
+      }),
+    );
+    expect(preflight(401, { ...ok, 'access-control-allow-origin': '' })[0]).toBe(
+      'OPTIONS /api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
+    );
+  });
 });

@@ -11,7 +11,7 @@ export interface Exchange {
   params: Record<string, string>;
   /** The bearer key sent; null when no Authorization header went; undefined for a raw header. */
   key: string | null | undefined;
-  /** The scheme as written where it is not `Bearer` (`bearer <key>`), which AUTH-07 reads as Bearer. */
+  /** The scheme as written where it is not `Bearer` (`bearer <key>`, or `Bearer` and a second space), which AUTH-07 reads as Bearer. */
   scheme?: string;
   /** The JSON body sent, parsed; for a multipart upload, the file's name and size. */
   sent?: unknown;

@@ -1043,6 +1043,8 @@ describe('the oracle on inputs no check sent before', () => {
     const refused = (over: Partial<Exchange>) =>
       oracle.observe(exchange('listModels', 401, { detail: 'Not authenticated' }, over))[0]?.sentence;
     expect(refused({ scheme: 'bearer' })).toMatch(/^AUTH-07, assumed/);
+    // `Bearer` and two spaces: RFC 9110's 1*SP between the scheme and the token
+    expect(refused({ scheme: 'Bearer ' })).toMatch(/^AUTH-07, assumed.*1\*SP/);
     expect(refused({})).toMatch(/^Every request carries Authorization: Bearer/);
   });
 

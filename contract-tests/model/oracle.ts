@@ -62,7 +62,7 @@ const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
 const KNOWN_KEY =
   'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a valid key is never answered 401)';
 const SCHEME_CASE =
-  "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer), so a valid key under 'bearer' or 'BEARER' is taken as under 'Bearer'";
+  "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer) and parted from the key by one or more spaces (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1), so a valid key under 'bearer', 'BEARER' or 'Bearer' and two spaces is taken as under 'Bearer'";
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
@@ -84,7 +84,7 @@ export class Oracle {
   }
 
   observe(x: Exchange): Finding[] {
-    return [...observeCors(x), ...this.observeOnce(x)];
+    return [...observeCors(this.world, x), ...this.observeOnce(x)];
   }
 
   private observeOnce(x: Exchange): Finding[] {

@@ -78,6 +78,8 @@ export function observeControlPlane(world: World, x: Exchange): Finding[] {
     if (x.method === 'POST') return (registerOrganization(world, sent, x.body), []);
   }
   if (x.operationId === 'mockListOrganizations' && x.status === 200) return predictUsage(world, x.body);
+  const keyed = /^\/__mock\/organizations\/([^/]+)\/keys$/.exec(path)?.[1];
+  if (keyed && x.method === 'POST' && x.status === 200 && addKey(world, keyed, x.body)) return [];
   const added = /^\/__mock\/organizations\/([^/]+)\/models$/.exec(path)?.[1];
   if (added && x.method === 'POST' && x.status === 200) return (addCustomModel(world, added, x.body), []);
   const planned = /^\/__mock\/organizations\/([^/]+)\/plan$/.exec(path)?.[1];
@@ -91,6 +93,19 @@ export function observeControlPlane(world: World, x: Exchange): Finding[] {
   if (named) organization(world, `org ${named}`).opaque = true;
   else for (const org of world.organizations.values()) org.opaque = true;
   return [];
+}
+
+/**
+ * A key added to an organization made here: "a key is scoped to the organization that owns it",
+ * so the new key is that organization's as much as its first, every resource and model alike.
+ * Answers false for an organization the model does not follow (a seeded one, named here by an id
+ * the oracle does not know it by), which then leaves its reach.
+ */
+function addKey(world: World, id: string, answer: unknown): boolean {
+  const org = world.organizations.get(`org ${id}`);
+  if (!org || !isObject(answer) || typeof answer.api_key !== 'string') return false;
+  world.keys.set(answer.api_key, org.ref);
+  return true;
 }
 
 /** A custom model added to an organization: its list holds it from now on, as a custom model. */

@@ -133,6 +133,8 @@ export interface World {
    * `now` less the client's time when the answer came, and when the request went).
    */
   targetClock?: { minusReceived: number; minusSent: number };
+  /** Origins an answer allowed (CORS): their preflights are judged even when one answers without CORS headers. */
+  corsOrigins?: Set<string>;
 }
 
 export function newWorld(): World {

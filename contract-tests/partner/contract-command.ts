@@ -82,7 +82,11 @@ async function verify(argv: string[]): Promise<number> {
     CONTRACT_PROFILE: profile,
     CONTRACT_REPORT_DIR: path.resolve(values['report-dir'] ?? process.env.CONTRACT_REPORT_DIR ?? 'reports'),
   });
-  const problem = await keyProblem(baseUrl, { main: key }, { main: '--key', other: '', tiny: '' });
+  const problem = await keyProblem(
+    baseUrl,
+    { main: key },
+    { main: '--key', other: '', tiny: '', second: '' },
+  );
   if (problem) {
     console.error(`error: ${problem}`);
     return 1;

@@ -1,0 +1,128 @@
+import { expect } from 'vitest';
+import type { ApiClient } from '../harness/api-client.js';
+import { check, type CheckContext } from '../harness/check.js';
+import { throwawayOrganization } from '../harness/control-plane.js';
+import { openResumable, readyImage } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
+import { expectStatus, need } from '../harness/steps.js';
+import type { Model } from '../../openapi/generated/client/types.gen.js';
+
+/**
+ * What GET /models lists and who lists it: every key of an organization, every shared base model
+ * beside its custom ones, and only models a prediction takes. The checks send the requests; the
+ * oracle (contract-tests/model) judges the answers from the earlier ones.
+ */
+
+/**
+ * Two keys of one organization: on a target with the control plane, a throw-away organization
+ * with a custom model and a key added to it; elsewhere the main organization's key and
+ * CONTRACT_SECOND_API_KEY, another key of the same organization.
+ */
+async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: ApiClient }> {
+  if (!ctx.target.capabilities.has('control')) {
+    const second = ctx.target.keys.second;
+    if (!second)
+      ctx.skip(
+        "needs a second key of the main organization (CONTRACT_SECOND_API_KEY), or 'control' to add one to an organization of its own",
+      );
+    return { first: ctx.api, second: ctx.clientFor(second!) };
+  }
+  const org = await throwawayOrganization(ctx, 'two-keys', {
+    storage_cap_images: 3,
+    monthly_analysis_cap: 1,
+  });
+  const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+  need(
+    await ctx.api.call('mockCreateModel', {
+      ...admin,
+      params: { organization_id: org.id },
+      body: { name: `${ctx.target.namePrefix}custom`, engine: 'threshold' },
+    }),
+    200,
+    ['id'],
+  );
+  const added = need(
+    await ctx.api.call<{ api_key: string }>('mockCreateApiKey', {
+      ...admin,
+      params: { organization_id: org.id },
+    }),
+    200,
+    ['api_key'],
+  ).body.api_key;
+  return { first: org.client, second: ctx.clientFor(added) };
+}
+
+check(
+  "a second key of an organization lists the first key's models and reads and deletes the image the first key made",
+  { clauses: ['ISO-03'] },
+  async (ctx) => {
+    // "a key is scoped to the organization that owns it": the oracle takes both keys as the
+    // organization's, and predicts the second key's list (the same models, the custom ones
+    // included) and its reads of the first key's image
+    const { first, second } = await twoKeys(ctx);
+    const custom = (models: Model[]) => models.filter((m) => m.kind === 'custom').map((m) => m.id);
+    const listed = need(await first.call<Model[]>('listModels'), 200).body;
+    expect(
+      custom(need(await second.call<Model[]>('listModels'), 200).body),
+      "custom models in the second key's list",
+    ).toEqual(custom(listed));
+    const image = await readyImage(ctx, presetTiff().bytes, first);
+    const params = { image_id: image };
+    expectStatus(
+      await second.call('getUpload', { params }),
+      200,
+      "GET /upload/{id} of the first key's image",
+    );
+    expectStatus(await second.call('getImage', { params }), 200, "GET /image/{id} of the first key's image");
+    expectStatus(await second.call('deleteImage', { params }), [200, 204], "DELETE of the first key's image");
+  },
+);
+
+check(
+  'a custom model named as a base model is listed beside that base model',
+  { clauses: ['MOD-02'], requires: ['control'] },
+  async (ctx) => {
+    // the main organization's list gives the base models the oracle holds every list to
+    const base = need(await ctx.api.call<Model[]>('listModels'), 200, ['0.id'])
+      .body.filter((m) => m.kind === 'base')
+      .map((m) => m.name);
+    if (!base.length) ctx.skip('the main organization lists no base model to name a custom one after');
+    const org = await throwawayOrganization(ctx, 'same-name', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    need(
+      await ctx.api.call('mockCreateModel', {
+        key: ctx.target.adminToken ?? null,
+        baseUrl: ctx.target.directBaseUrl,
+        params: { organization_id: org.id },
+        body: { name: base[0], engine: 'threshold' },
+      }),
+      200,
+      ['id'],
+    );
+    const listed = need(await org.client.call<Model[]>('listModels'), 200).body;
+    expect(
+      listed
+        .filter((m) => m.name === base[0])
+        .map((m) => m.kind)
+        .sort(),
+      `models named ${base[0]}`,
+    ).toEqual(['base', 'custom']);
+  },
+);
+
+check(
+  'every listed model is taken by POST /predict: each asked on an image still uploading answers 422, not 404',
+  { clauses: ['MOD-02'] },
+  async (ctx) => {
+    // An image still uploading is refused for its state (422) by any model the list offers, and no
+    // analysis is counted: a model the list offers that predict does not know answers 404 (the
+    // oracle predicts the 422 of a listed model; a target that judges the image first says
+    // nothing of the model, and fails nothing)
+    const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;
+    const opened = need(await openResumable(ctx, 1000, 'not-ready.tif'), 200, ['image.id']).body;
+    for (const model of models)
+      await ctx.api.call('createPrediction', { body: { image_id: opened.image.id, model_id: model.id } });
+  },
+);

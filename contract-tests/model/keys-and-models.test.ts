@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from './exchange.js';
+import { testExchange as exchange } from './exchange-fixture.js';
+import { Oracle } from './oracle.js';
+
+const MAIN = 'sk_main';
+const FIRST = 'sk_first_key_of_the_org';
+const SECOND = 'sk_second_key_of_the_org';
+const ORG = '66666666-6666-4666-8666-666666666666';
+const IMAGE = '11111111-1111-4111-8111-111111111111';
+const BASE = { id: '44444444-4444-4444-8444-444444444444', name: 'nuclei', kind: 'base' };
+const OTHER_BASE = { id: '77777777-7777-4777-8777-777777777777', name: 'cells', kind: 'base' };
+const CUSTOM = { id: '55555555-5555-4555-8555-555555555555', name: 'mine', kind: 'custom' };
+const admin = { key: 'admin', method: 'POST' };
+
+const subjects = (oracle: Oracle, x: Exchange) =>
+  oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+
+/** An organization made through the control plane with a custom model, as the oracle saw it made. */
+function organizationWithCustomModel(custom = CUSTOM): Oracle {
+  const oracle = new Oracle();
+  oracle.knowKeys({ main: MAIN });
+  for (const step of [
+    exchange(
+      'mockCreateOrganization',
+      200,
+      { id: ORG, api_keys: [FIRST] },
+      { ...admin, url: 'http://target/__mock/organizations', sent: { name: 'keys' } },
+    ),
+    exchange('mockCreateModel', 200, custom, {
+      ...admin,
+      url: `http://target/__mock/organizations/${ORG}/models`,
+    }),
+  ])
+    expect(oracle.observe(step)).toEqual([]);
+  return oracle;
+}
+
+describe('the oracle on the keys of one organization and the models it lists', () => {
+  it("takes a key added to an organization as that organization's: its images and custom models alike", () => {
+    const oracle = organizationWithCustomModel();
+    const added = exchange(
+      'mockCreateApiKey',
+      200,
+      { api_key: SECOND, id: 'key_0123456789abcdef', prefix: 'sk_second' },
+      { ...admin, url: `http://target/__mock/organizations/${ORG}/keys` },
+    );
+    expect(oracle.observe(added)).toEqual([]);
+    // the second key's list without the organization's custom model
+    expect(subjects(oracle, exchange('listModels', 200, [BASE], { key: SECOND }))).toEqual([
+      `listModels: custom model ${CUSTOM.id}: ${JSON.stringify(CUSTOM)} / null`,
+      `listModels: the custom models: ["${CUSTOM.id}"] / []`,
+    ]);
+    expect(subjects(oracle, exchange('listModels', 200, [BASE, CUSTOM], { key: SECOND }))).toEqual([]);
+    const image = { id: IMAGE, name: 'a.tif', size: 1, upload_status: 'ready', shape: [1, 1] };
+    const uploaded = exchange(
+      'uploadImage',
+      200,
+      { image, upload: null },
+      { key: FIRST, sent: { file: { name: 'a.tif', size: 1 } } },
+    );
+    expect(oracle.observe(uploaded)).toEqual([]);
+    // the image the first key made, read with the second: found
+    const read = (status: number, body: unknown) =>
+      subjects(oracle, exchange('getImage', status, body, { key: SECOND, params: { image_id: IMAGE } }));
+    expect(read(404, { detail: 'Image not found' })).toEqual(['getImage status: 200 / 404']);
+    expect(read(200, image)).toEqual([]);
+  });
+
+  it("holds a custom model named as a base model beside that base model, as another organization's list has it", () => {
+    const shadowing = { ...CUSTOM, name: BASE.name };
+    const oracle = organizationWithCustomModel(shadowing);
+    expect(subjects(oracle, exchange('listModels', 200, [BASE, OTHER_BASE]))).toEqual([]);
+    const list = (models: unknown[]) => subjects(oracle, exchange('listModels', 200, models, { key: FIRST }));
+    expect(list([BASE, OTHER_BASE, shadowing])).toEqual([]);
+    expect(list([OTHER_BASE, shadowing]).at(-1)).toBe(
+      `listModels: base models, against organization main's: ${JSON.stringify([BASE.id, OTHER_BASE.id].sort())} / ${JSON.stringify([OTHER_BASE.id])}`,
+    );
+  });
+
+  it('leaves an organization it does not follow when a key is added to it', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: MAIN });
+    const added = exchange(
+      'mockCreateApiKey',
+      200,
+      { api_key: SECOND, id: 'key_0123456789abcdef', prefix: 'sk_second' },
+      { ...admin, url: `http://target/__mock/organizations/${ORG}/keys` },
+    );
+    expect(oracle.observe(added)).toEqual([]);
+    // not taken as any organization's: its answers are not judged
+    expect(
+      subjects(
+        oracle,
+        exchange('getImage', 404, { detail: 'x' }, { key: SECOND, params: { image_id: IMAGE } }),
+      ),
+    ).toEqual([]);
+  });
+});
