@@ -172,4 +172,28 @@ describe('behaviour mutants', () => {
       expect(request.headers.get('authorization'), sent).toBe(forwarded);
     }
   });
+
+  it('image-of-its-key-only answers 404 to another key of the image it saw made, and leaves its maker', async () => {
+    const { pass, log } = caseOf('behaviour:key-scope:image-of-its-key-only');
+    await pass(exchange('POST', '/api/v1/upload', 'k1'), answer(200, { image: { id: IMAGE }, upload: null }));
+    expect(
+      (await pass(exchange('GET', `/api/v1/image/${IMAGE}`, 'k1'), answer(200, { id: IMAGE }))).status,
+    ).toBe(200);
+    expect(
+      (await pass(exchange('GET', `/api/v1/image/${IMAGE}`, 'k2'), answer(200, { id: IMAGE }))).status,
+    ).toBe(404);
+    expect(log.changed).toBe(1);
+  });
+
+  it('retired-model-listed adds one base model to the list, under a new id', async () => {
+    const { pass } = caseOf('behaviour:key-scope:retired-model-listed');
+    const listed = await pass(
+      exchange('GET', '/api/v1/models'),
+      answer(200, [{ id: IMAGE, name: 'nuclei', kind: 'base' }]),
+    );
+    const models = JSON.parse(listed.body.toString('utf8')) as Array<{ id: string; kind: string }>;
+    expect(models).toHaveLength(2);
+    expect(models[1]).toMatchObject({ kind: 'base', name: 'nuclei-retired' });
+    expect(models[1]!.id).not.toBe(IMAGE);
+  });
 });

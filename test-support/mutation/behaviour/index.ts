@@ -4,6 +4,7 @@ import { authSchemeMutants } from './auth-scheme.js';
 import { confinementMutants } from './confinement.js';
 import { deleteCascadeMutants } from './delete-cascade.js';
 import { idCaseMutants } from './id-case.js';
+import { keyScopeMutants } from './key-scope.js';
 import { listedPartMutants } from './listed-parts.js';
 import { partUrlLifeMutants } from './part-url-life.js';
 import { predictionReuseMutants } from './prediction-reuse.js';
@@ -27,4 +28,5 @@ export const behaviourMutants = (): Mutant[] => [
   ...partUrlLifeMutants(),
   ...idCaseMutants(),
   ...authSchemeMutants(),
+  ...keyScopeMutants(),
 ];
