@@ -8,7 +8,8 @@ import type { CreatedImage, UploadPlan } from '../../openapi/generated/client/ty
  * DELETE /upload/{id} "aborts any in-flight resumable upload first": after it, the part URLs the
  * plan handed out take no more bytes. Both ways of opening a plan (POST /upload with a JSON body,
  * POST /image with resumable) are deleted mid-upload, one part already sent, and every part URL is
- * sent again. The oracle predicts each refusal too (model/images.ts, a part URL after its delete).
+ * sent again, then the upload completed. The oracle predicts each refusal too (model/images.ts, a
+ * part URL after its delete, and any request on a deleted image).
  */
 async function partsAfterDelete(
   ctx: CheckContext,
@@ -28,6 +29,9 @@ async function partsAfterDelete(
     ).toBeGreaterThanOrEqual(400);
     expect(late.status, `${opener}: PUT part ${part_number} after DELETE /upload/{id}`).toBeLessThan(500);
   }
+  // the upload went with its image: the oracle predicts the 404 of a deleted image, never a 202
+  // from an upload record the delete left behind
+  await ctx.api.call('completeUpload', { params: { image_id: id } });
 }
 
 check(

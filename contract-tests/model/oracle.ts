@@ -21,6 +21,8 @@ import {
   observeMangledPage,
   observeOnShare,
   observePage,
+  observePreview,
+  previewShareOfUrl,
   shareOfUrl,
 } from './shares.js';
 import { newWorld, type Organization, type World } from './world.js';
@@ -107,6 +109,9 @@ export class Oracle {
 
   private judge(world: World, org: Organization | undefined, x: Exchange): Finding[] {
     if (!API_OPS.has(x.operationId)) {
+      const preview = x.method === 'GET' ? previewShareOfUrl(world, x.url) : undefined;
+      if (preview)
+        return world.organizations.get(preview.org)?.opaque ? [] : observePreview(world, x, preview);
       const share = x.method === 'GET' ? shareOfUrl(world, x.url.split('?')[0]) : undefined;
       if (share) return world.organizations.get(share.org)?.opaque ? [] : observePage(world, x, share);
       const mangled = x.method === 'GET' ? mangledShareOfUrl(world, x.url.split('?')[0]) : undefined;

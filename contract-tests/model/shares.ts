@@ -39,6 +39,12 @@ const S = {
   pageWithKey:
     "AUTH-08, assumed: a share page opened with a credential it does not need (a key nobody has, the owner's) answers as without one",
   foreign: 'A resource of another organization is answered as not found (404)',
+  preview:
+    'GET /share/{share_token}/image.png: the preview image shown on the share page (live tokens only) (document, assumed)',
+  previewClosed:
+    'a revoked link no longer opens: nor does the preview image of its page (live tokens only, document)',
+  previewGone:
+    "DELETE … Permanently deletes the image and derived storage (converted TIFF/PNG, thumbnail …): the preview image of its shares' pages (live tokens only, document) no longer opens",
   mangled:
     'ShareToken: the opaque token at the end of a share url. Anything else (a mangled or truncated link) shows the "no longer available" page (document)',
 };
@@ -196,6 +202,34 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
 
 export const shareOfUrl = (world: World, url: string): ShareRecord | undefined =>
   [...world.shares.values()].find((s) => s.url !== null && s.url === url);
+
+const PREVIEW = /\/share\/([^/]+)\/image\.png$/;
+
+/**
+ * The share whose page's preview image this URL asks for (`/share/<token>/image.png` on the
+ * target, whatever origin its link names), matched by the token as written.
+ */
+export function previewShareOfUrl(world: World, url: string): ShareRecord | undefined {
+  const token = PREVIEW.exec(new URL(url).pathname)?.[1];
+  if (token === undefined) return undefined;
+  return [...world.shares.values()].find((s) => s.url !== null && splitToken(s.url)?.[1] === token);
+}
+
+/**
+ * The preview image of a share's page: served while the link is live (it counts no view: the
+ * page's open does), and never once the share is revoked or its image deleted, since it is a
+ * copy of the image a delete takes and a revoke closes.
+ */
+export function observePreview(world: World, x: Exchange, share: ShareRecord): Finding[] {
+  const subject = `GET the preview image of share ${share.id}`;
+  const received = String(x.status);
+  if (share.revoked || shareGone(world, share)) {
+    const sentence = share.revoked ? S.previewClosed : S.previewGone;
+    return x.status < 300 ? [{ sentence, subject, predicted: 'not 2xx', received }] : [];
+  }
+  if (x.status === 200) return [];
+  return [{ sentence: x.key === null ? S.preview : S.pageWithKey, subject, predicted: '200', received }];
+}
 
 /** The token a share url ends in, and what comes before it. */
 function splitToken(url: string): [string, string] | undefined {
