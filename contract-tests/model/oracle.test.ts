@@ -330,6 +330,8 @@ describe('the oracle', () => {
     put(2, 3);
     expect(complete({ parts: [] }, 422)).toEqual(['completeUpload status: 202 / 422']);
     expect(complete({}, 422)).toEqual(['completeUpload status: 202 / 422']);
+    // an empty body under a JSON Content-Type is still no body
+    expect(complete('', 422)).toEqual(['completeUpload status: 202 / 422']);
     expect(complete({ parts: 'all' }, 422)).toEqual([]); // not a list: the document's schema judges it
     expect(complete(undefined, 202)).toEqual([]);
   });
