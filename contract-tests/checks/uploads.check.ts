@@ -1,7 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { openResumable, pollImage, putParts, trackImage, uploadFile } from '../harness/flows.js';
+import {
+  openResumable,
+  pollImage,
+  putParts,
+  trackImage,
+  uploadFile,
+  uploadFileWithQuotedBoundary,
+} from '../harness/flows.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { expectFieldError, type ValidationItem } from '../harness/validation-items.js';
 import { corpusFile, largeTiff, largeTiffSide, presetTiff } from '../harness/sample-images.js';
@@ -11,6 +18,7 @@ import type {
   CreatedImage,
   DeleteResponse,
   Image,
+  UploadResponse,
 } from '../../openapi/generated/client/types.gen.js';
 import type { components } from '../../openapi/generated/mock-control-types.js';
 import { PART_URL_LIFETIME_S } from '../model/part-url-life.js';
@@ -42,6 +50,12 @@ check(
       upload_status: 'ready',
       shape: [sample.height, sample.width],
     });
+    // the same file from a client that quotes the boundary parameter, as RFC 2046 allows
+    const quoted = await uploadFileWithQuotedBoundary(ctx, sample.bytes, 'quoted-boundary.tif');
+    expectStatus(quoted, 200, 'POST /upload multipart with boundary="…" quoted');
+    expect(quoted.body.image.upload_status, 'POST /upload, boundary quoted: image.upload_status').toBe(
+      'ready',
+    );
   },
 );
 
@@ -67,6 +81,16 @@ check(
       /"(storage_)?key"\s*:/i,
     );
     for (const { url } of plan.urls) expect(url, 'a part URL holds no image id').not.toContain(image.id);
+    // the media type with a charset parameter, as many HTTP clients send JSON: still Mode B
+    const charset = await ctx.api.call<UploadResponse>('uploadImage', {
+      body: { name: `${ctx.target.namePrefix}charset.tif`, size },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    if (charset.status === 200) trackImage(ctx, ctx.api, charset.body.image.id);
+    expectStatus(charset, 200, 'open a resumable upload under Content-Type: application/json; charset=utf-8');
+    expect(charset.body.image.upload_status, 'POST /upload (JSON with a charset): upload_status').toBe(
+      'uploading',
+    );
   },
 );
 
