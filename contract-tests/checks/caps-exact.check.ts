@@ -11,6 +11,8 @@ import type { PredictionAck, UploadResponse } from '../../openapi/generated/clie
 
 const STORAGE_CAP = 3;
 const ANALYSIS_CAP = 2;
+/** The images the analysis cap check predicts on: one per prediction up to the cap, and one past it. */
+const ANALYSED_IMAGES = ANALYSIS_CAP + 1;
 
 /** PUTs every part of a plan opened for 1000 bytes, then completes it with no body. */
 async function completeWhole(client: ApiClient, opened: UploadResponse): Promise<void> {
@@ -78,18 +80,20 @@ check(
 );
 
 check(
-  'the analysis cap holds at its exact boundary; a skipped prediction and a refused one do not count',
+  'the analysis cap holds at its exact boundary, with the storage cap reached too; a skipped prediction, at the cap or under it, and a refused one do not count',
   { clauses: ['CAP-06', 'CAP-07', 'PRED-07'], requires: ['control'] },
   async (ctx) => {
+    // storage full with the images predicted on: the storage cap concerns uploads and
+    // image records, so every prediction here is still judged by the analysis cap alone
     const org = await throwawayOrganization(ctx, 'analysis-cap', {
-      storage_cap_images: 5,
+      storage_cap_images: ANALYSED_IMAGES,
       monthly_analysis_cap: ANALYSIS_CAP,
     });
     const { client } = org;
     // Each prediction stays in flight until polled twice, so an identical one is certainly skipped.
     await org.progress({ start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 2 });
     const images: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < ANALYSED_IMAGES; i++) {
       const upload = need(await uploadFile(ctx, presetTiff().bytes, `analyse-${i}.tif`, client), 200, [
         'image.id',
       ]);
@@ -121,6 +125,16 @@ check(
     const afterMissing = await analyses();
     const second = await predict(images[1]);
     const afterSecond = await analyses();
+    // at the cap, the second prediction still held in flight: its repeat is skipped, not refused
+    const repeatAtCap = await predict(images[1]);
+    const afterRepeatAtCap = await analyses();
+    await ctx.verify('PRED-07', () => {
+      expect(repeatAtCap.body, 'POST /predict again at the analysis cap, while in flight').toMatchObject({
+        status: 'skipped',
+        prediction_id: second.body.prediction_id,
+      });
+      expect(afterRepeatAtCap, 'analyses after the skipped one at the cap').toBe(afterSecond);
+    });
     const over = await client.call<{ detail: string }>('createPrediction', {
       body: { image_id: images[2], model_id: modelId },
     });

@@ -1,7 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { openResumable, pollImage, putParts, trackImage, uploadFile } from '../harness/flows.js';
+import {
+  openResumable,
+  pollImage,
+  putParts,
+  trackImage,
+  uploadFile,
+  uploadFileWithQuotedBoundary,
+} from '../harness/flows.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { expectFieldError, type ValidationItem } from '../harness/validation-items.js';
 import { corpusFile, largeTiff, largeTiffSide, presetTiff } from '../harness/sample-images.js';
@@ -11,6 +18,7 @@ import type {
   CreatedImage,
   DeleteResponse,
   Image,
+  UploadResponse,
 } from '../../openapi/generated/client/types.gen.js';
 import type { components } from '../../openapi/generated/mock-control-types.js';
 import { PART_URL_LIFETIME_S } from '../model/part-url-life.js';
@@ -42,6 +50,12 @@ check(
       upload_status: 'ready',
       shape: [sample.height, sample.width],
     });
+    // the same file from a client that quotes the boundary parameter, as RFC 2046 allows
+    const quoted = await uploadFileWithQuotedBoundary(ctx, sample.bytes, 'quoted-boundary.tif');
+    expectStatus(quoted, 200, 'POST /upload multipart with boundary="…" quoted');
+    expect(quoted.body.image.upload_status, 'POST /upload, boundary quoted: image.upload_status').toBe(
+      'ready',
+    );
   },
 );
 
@@ -67,6 +81,16 @@ check(
       /"(storage_)?key"\s*:/i,
     );
     for (const { url } of plan.urls) expect(url, 'a part URL holds no image id').not.toContain(image.id);
+    // the media type with a charset parameter, as many HTTP clients send JSON: still Mode B
+    const charset = await ctx.api.call<UploadResponse>('uploadImage', {
+      body: { name: `${ctx.target.namePrefix}charset.tif`, size },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    if (charset.status === 200) trackImage(ctx, ctx.api, charset.body.image.id);
+    expectStatus(charset, 200, 'open a resumable upload under Content-Type: application/json; charset=utf-8');
+    expect(charset.body.image.upload_status, 'POST /upload (JSON with a charset): upload_status').toBe(
+      'uploading',
+    );
   },
 );
 
@@ -131,6 +155,10 @@ check(
     const outside = await complete([...parts, { part_number: plan.urls.length + 1, etag: parts[0].etag }]);
     expectStatus(outside, 422, `complete listing part ${plan.urls.length + 1}, outside the plan`);
     await stillOpen('the part outside the plan was refused');
+    // the document: a part listed twice is refused, though every part of the plan is listed too
+    const twice = await complete([...parts, parts[0]]);
+    expectStatus(twice, 422, 'complete listing every part, part 1 twice');
+    await stillOpen('the list with part 1 twice was refused');
     // Quotes are optional: the last part listed without them, the others as their PUT answered
     const [last, ...rest] = [...parts].reverse();
     const reversed = await complete([{ ...last, etag: last.etag.replaceAll('"', '') }, ...rest]);
@@ -260,8 +288,8 @@ check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx)
 });
 
 check(
-  'image-record creation with resumable: true answers the record and a plan sized for its size; GET /image reads it',
-  { clauses: ['UP-13', 'UP-03'] },
+  'image-record creation with resumable: true answers the record and a plan sized for its size; GET /image reads it; complete with no body under a JSON content type discovers the parts',
+  { clauses: ['UP-13', 'UP-03', 'UP-05'] },
   async (ctx) => {
     const bytes = presetTiff().bytes;
     const created = await ctx.api.call<CreatedImage>('createImage', {
@@ -278,7 +306,14 @@ check(
     expect(created.body.upload_status, 'POST /image: upload_status').toBe('uploading');
     expect(created.body.upload?.urls.length, 'POST /image: number of part URLs').toBeGreaterThanOrEqual(1);
     await putParts(ctx.api, created.body.upload!, bytes);
-    need(await ctx.api.call('completeUpload', { params: { image_id: created.body.id } }), 202);
+    // no body, under the JSON content type many HTTP clients send on every POST: still no body,
+    // so the service discovers the parts
+    const complete = await ctx.api.call('completeUpload', {
+      params: { image_id: created.body.id },
+      headers: { 'content-type': 'application/json' },
+      rawBody: '',
+    });
+    expectStatus(complete, 202, 'complete with Content-Type: application/json and no body');
     const read = await ctx.api.call<Image>('getImage', { params: { image_id: created.body.id } });
     expectStatus(read, 200, 'read the record back');
     expect(['processing', 'ready'], 'GET /image/{id} after complete: upload_status').toContain(

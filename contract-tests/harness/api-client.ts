@@ -13,6 +13,7 @@ import {
 import { describeTransportError } from './transport-errors.js';
 import { undoing } from './cleanup.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { multipartFileOf } from './multipart-body.js';
 
 export interface CallOptions {
   params?: Record<string, string>;
@@ -222,7 +223,7 @@ export class ApiClient {
         params: options.params ?? {},
         key: sentKey(key),
         ...sentScheme(key),
-        sent: sentForOracle(options.body, recorded.body),
+        sent: sentForOracle(options.body, recorded),
         sentHeaders: withoutCredential(new Headers(headers)),
         sentAt,
         receivedAt,
@@ -298,7 +299,7 @@ export class ApiClient {
       url,
       params: {},
       key: rawKey,
-      sent: sentForOracle(undefined, recorded.body),
+      sent: sentForOracle(undefined, recorded),
       sentBytes: recorded.body?.kind === 'bytes' ? recorded.body.bytes.length : undefined,
       sentHeaders: withoutCredential(headers),
       sentAt,
@@ -397,10 +398,17 @@ function withoutCredential(headers: Headers): Record<string, string> {
   return plain;
 }
 
-/** The body as the oracle reads it: JSON parsed, a multipart upload as its file's name and size. */
-function sentForOracle(json: unknown, recorded: RecordedRequest['body']): unknown {
+/**
+ * The body as the oracle reads it: JSON parsed, a multipart upload (a FormData, or bytes under a
+ * multipart Content-Type) as its file's name and size.
+ */
+function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedRequest): unknown {
   if (json !== undefined) return json;
   if (recorded?.kind === 'text') return safeJson(Buffer.from(recorded.text));
+  if (recorded?.kind === 'bytes') {
+    const file = multipartFileOf(recorded.bytes, contentType);
+    return file ? { file } : undefined;
+  }
   if (recorded?.kind === 'multipart') {
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
     if (file && 'bytes' in file) return { file: { name: file.filename, size: file.bytes.length } };

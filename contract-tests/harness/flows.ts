@@ -138,6 +138,29 @@ export async function uploadFile(
   return response;
 }
 
+/**
+ * The single-request upload as a client that quotes the multipart boundary parameter sends it
+ * (.NET's HttpClient does; RFC 2046 allows it): the same body as a FormData's, its Content-Type
+ * written `boundary="…"`. Sent as bytes, which the oracle reads as the file part they hold.
+ */
+export async function uploadFileWithQuotedBoundary(
+  ctx: CheckContext,
+  bytes: Buffer,
+  name: string,
+): Promise<ApiResponse<UploadResponse>> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type: 'image/tiff' }), ctx.target.namePrefix + name);
+  const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+  const type = encoded.headers.get('content-type')!.replace(/boundary=([^;"]+)/, 'boundary="$1"');
+  const response = await ctx.api.call<UploadResponse>('uploadImage', {
+    rawBody: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': type },
+    baseUrl: ctx.target.directBaseUrl,
+  });
+  if (response.status === 200) trackImage(ctx, ctx.api, response.body.image.id);
+  return response;
+}
+
 export async function openResumable(
   ctx: CheckContext,
   size: number,

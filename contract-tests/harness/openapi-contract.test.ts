@@ -17,6 +17,33 @@ describe("the document's response validation", () => {
     expect(judge({ 'retry-after': '0' })[0]).toMatch(/not an integer of at least 1/);
   });
 
+  it("holds a header that is present to its schema's pattern: an export's ETag strong, its Content-Disposition an attachment", () => {
+    const contract = sharedContract();
+    const judge = (headers: Record<string, string>) =>
+      contract
+        .validateResponse('exportRoisGeojson', 304, null, Buffer.alloc(0), new Headers(headers))
+        .map((v) => v.message);
+    expect(judge({ etag: '"3q2-7wEjR1mN0k5sPzV4bA"' })).toEqual([]);
+    expect(judge({})).toEqual([]); // optional: a target may send no validator at all
+    expect(judge({ etag: 'W/"3q2-7wEjR1mN0k5sPzV4bA"' })).toEqual([
+      `exportRoisGeojson 304: header ETag is "W/\\"3q2-7wEjR1mN0k5sPzV4bA\\"", which does not match the document's pattern ^"[^"]*"$`,
+    ]);
+    const csv = (disposition: string) =>
+      contract
+        .validateResponse(
+          'exportMeasurementsCsv',
+          200,
+          'text/csv',
+          Buffer.from('roi_index\n'),
+          new Headers({ 'content-disposition': disposition }),
+        )
+        .map((v) => v.message);
+    expect(csv('attachment; filename="a_measurements.csv"')).toEqual([]);
+    expect(csv('inline; filename="a_measurements.csv"')[0]).toMatch(
+      /Content-Disposition .* pattern \^attachment;/,
+    );
+  });
+
   it('leaves headers alone when none are given (a caller that has only the body)', () => {
     expect(sharedContract().validateResponse('listModels', 429, json, refused)).toEqual([]);
   });

@@ -216,8 +216,10 @@ export function sharedContract(): OpenApiContract {
 }
 
 /**
- * The headers a response of the document requires: present, and an integer where its schema says
- * integer (with its minimum), as Retry-After on a 429.
+ * The headers a response of the document declares: a required one present, and any one present
+ * as its schema says: an integer where it says integer (with its minimum), as Retry-After on a
+ * 429; matching its `pattern` where it has one, as an export's ETag, a strong validator (`"…"`,
+ * never `W/"…"`), and its Content-Disposition, an attachment.
  */
 function headerViolations(
   where: string,
@@ -228,10 +230,10 @@ function headerViolations(
   const violations: ResponseViolation[] = [];
   for (const [name, declared] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
     const header = contract.deref(declared);
-    if (header.required !== true) continue;
     const value = headers.get(name);
     if (value === null) {
-      violations.push({ message: `${where}: required header ${name} is missing` });
+      if (header.required === true)
+        violations.push({ message: `${where}: required header ${name} is missing` });
       continue;
     }
     const schema = (header.schema ?? {}) as Json;
@@ -242,6 +244,10 @@ function headerViolations(
           message: `${where}: header ${name} is ${JSON.stringify(value)}, not an integer${minimum > -Infinity ? ` of at least ${minimum}` : ''}`,
         });
     }
+    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
+      violations.push({
+        message: `${where}: header ${name} is ${JSON.stringify(value)}, which does not match the document's pattern ${schema.pattern}`,
+      });
   }
   return violations;
 }

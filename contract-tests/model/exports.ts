@@ -1,3 +1,4 @@
+import { observeAttachmentName } from './attachment-names.js';
 import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
 import { CSV_COLUMNS, observeExportOptions } from './export-options.js';
 import { learnExportTag, observeSharedTag } from './export-tags.js';
@@ -64,6 +65,7 @@ export function observeExport(
   if (x.operationId === 'exportMeasurementsCsv' && x.status >= 400 && x.status < 500)
     unknownColumns(x, url, findings);
   if (x.status !== 200) return findings;
+  observeAttachmentName(x, world.images.get(s.imageId)?.name, findings);
   const first = s.exportHeaders.get(url.toString());
   const headers = Object.fromEntries(REPEATED_HEADERS.map((h) => [h, x.headers[h] ?? null]));
   if (first)

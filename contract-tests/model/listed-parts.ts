@@ -26,9 +26,13 @@ const unquoted = (etag: string) =>
     .replace(/^"(.*)"$/, '$1')
     .toLowerCase();
 
-/** No body, an empty object, or `{parts: []}`: the parts are the service's to find. */
+/**
+ * No body (an empty one, whatever Content-Type a client put on it), an empty object, or
+ * `{parts: []}`: the parts are the service's to find.
+ */
 const asksDiscovery = (sent: unknown): boolean =>
   sent === undefined ||
+  (typeof sent === 'string' && sent.trim() === '') ||
   (isObject(sent) &&
     Object.keys(sent).every((name) => name === 'parts') &&
     (sent.parts === undefined || (Array.isArray(sent.parts) && sent.parts.length === 0)));

@@ -109,6 +109,72 @@ describe('the oracle', () => {
     ]);
   });
 
+  it('predicts a repeat of a prediction the control plane holds in flight skipped, at the analysis cap and at the storage cap too', () => {
+    const oracle = new Oracle();
+    const admin = { key: 'admin', method: 'POST' };
+    oracle.observe(
+      exchange(
+        'mockCreateOrganization',
+        200,
+        { id: ORG, api_keys: [KEY] },
+        {
+          ...admin,
+          url: 'http://target/__mock/organizations',
+          sent: { plan: { storage_cap_images: 1, monthly_analysis_cap: 1 } },
+        },
+      ),
+    );
+    oracle.observe(
+      exchange(
+        'mockSetProgress',
+        200,
+        { organization_id: ORG, start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 2 },
+        { ...admin, method: 'PUT', url: 'http://target/__mock/predictions/progress' },
+      ),
+    );
+    oracle.observe(exchange('listModels', 200, [{ id: MODEL, name: 'a', kind: 'base' }]));
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image: { id: IMAGE, upload_status: 'ready', shape: [1] }, upload: null },
+        { sent: { file: { name: 'a.tif', size: 1 } } },
+      ),
+    );
+    const predict = (status: number, body: unknown) =>
+      subjects(
+        oracle,
+        exchange('createPrediction', status, body, { sent: { image_id: IMAGE, model_id: MODEL } }),
+      );
+    const refused = { detail: 'Monthly analysis cap reached' };
+    // the only image fills the storage cap: a prediction is still taken (the storage cap is of uploads)
+    expect(predict(402, { detail: 'Storage cap reached' })).toEqual([
+      'createPrediction 402 detail: the monthly analysis cap / "Storage cap reached"',
+      'createPrediction status: 200 / 402',
+    ]);
+    expect(predict(200, { prediction_id: PREDICTION, status: 'submitted' })).toEqual([]);
+    // the analysis cap is reached, and the prediction held until its second poll: skipped, never 402
+    expect(predict(402, refused)).toEqual(['createPrediction status: 200 / 402']);
+    expect(predict(200, { prediction_id: PREDICTION, status: 'skipped' })).toEqual([]);
+    const poll = () =>
+      oracle.observe(
+        exchange(
+          'getPrediction',
+          200,
+          { prediction_id: PREDICTION, status: 'STARTED', image_id: IMAGE, model_id: MODEL },
+          { params: { prediction_id: PREDICTION } },
+        ),
+      );
+    expect(poll()).toEqual([]);
+    expect(predict(200, { prediction_id: SHARE, status: 'submitted' })).toEqual([
+      'createPrediction (an identical prediction held in flight): status: "skipped" / "submitted"',
+      `createPrediction (an identical prediction held in flight): prediction_id: "${PREDICTION}" / "${SHARE}"`,
+    ]);
+    // past the poll that may publish its outcome, it may have ended: a 402 is the cap's again
+    expect(poll()).toEqual([]);
+    expect(predict(402, refused)).toEqual([]);
+  });
+
   it('predicts counts every export and the share page must agree on', () => {
     const oracle = withSegmentation();
     const csv = (rows: string[]) =>
@@ -330,6 +396,8 @@ describe('the oracle', () => {
     put(2, 3);
     expect(complete({ parts: [] }, 422)).toEqual(['completeUpload status: 202 / 422']);
     expect(complete({}, 422)).toEqual(['completeUpload status: 202 / 422']);
+    // an empty body under a JSON Content-Type is still no body
+    expect(complete('', 422)).toEqual(['completeUpload status: 202 / 422']);
     expect(complete({ parts: 'all' }, 422)).toEqual([]); // not a list: the document's schema judges it
     expect(complete(undefined, 202)).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { compare, isObject, type Exchange, type Finding, type Json } from './exchange.js';
+import { forgetHolds, learnProgress } from './held-predictions.js';
 import { organization, type Organization, type World } from './world.js';
 
 /**
@@ -80,6 +81,9 @@ export function observeControlPlane(world: World, x: Exchange): Finding[] {
   if (x.operationId === 'mockListOrganizations' && x.status === 200) return predictUsage(world, x.body);
   const keyed = /^\/__mock\/organizations\/([^/]+)\/keys$/.exec(path)?.[1];
   if (keyed && x.method === 'POST' && x.status === 200 && addKey(world, keyed, x.body)) return [];
+  if (x.operationId === 'mockSetProgress' || x.operationId === 'mockOrgSetProgress')
+    return (learnProgress(world, x), []);
+  if (x.operationId === 'mockForceOutcome' || x.operationId === 'mockOrgForceOutcome') forgetHolds(world);
   const added = /^\/__mock\/organizations\/([^/]+)\/models$/.exec(path)?.[1];
   if (added && x.method === 'POST' && x.status === 200) return (addCustomModel(world, added, x.body), []);
   const planned = /^\/__mock\/organizations\/([^/]+)\/plan$/.exec(path)?.[1];

@@ -7,6 +7,7 @@ import {
   type Exchange,
   type Finding,
 } from './exchange.js';
+import { surelyInFlight } from './held-predictions.js';
 import { imageGone, knownIds, type Organization, type PredictionRecord, type World } from './world.js';
 
 /**
@@ -22,6 +23,8 @@ const S = {
   uuid: '422 (non-UUID id)',
   skipped:
     "`submitted` for a fresh run; `skipped` when an identical prediction is already in flight (same image and model, with that prediction's id)",
+  heldSkipped:
+    "`skipped` when an identical prediction is already in flight; it answers skipped with that prediction's id and does not count again (document, createPrediction), so no cap refuses it",
   newId: 'prediction_id: the one to poll (a fresh run has an id of its own)',
   echo: 'Prediction: image_id, model_id (the ones the prediction was started with)',
   completed: 'segmentation_id and cell_count only once COMPLETED',
@@ -82,6 +85,8 @@ function judgePredict(
     return findings;
   }
   if (!image) return findings;
+  const held = identical.filter((p) => surelyInFlight(org, p));
+  if (held.length) return [...findings, ...skippedAsHeld(x, held)];
   if (counters && image.status === 'ready' && listed)
     expectStatus(
       findings,
@@ -116,8 +121,29 @@ function judgePredict(
   }
   if (knownIds(world).has(id))
     compare(findings, S.newId, 'createPrediction submitted: prediction_id', 'an id not seen before', id);
-  world.predictions.set(id, { id, org: org.ref, imageId, modelId });
+  world.predictions.set(id, { id, org: org.ref, imageId, modelId, heldPolls: org.heldPolls });
   if (counters) counters.analyses++;
+  return findings;
+}
+
+/**
+ * A repeat of a prediction surely still in flight: `skipped` with its id, whatever the counters
+ * say, since a skipped prediction does not count and so reaches no cap.
+ */
+function skippedAsHeld(x: Exchange, held: PredictionRecord[]): Finding[] {
+  const findings: Finding[] = [];
+  if (!expectStatus(findings, S.heldSkipped, x, [200]) || !isObject(x.body)) return findings;
+  const body = x.body;
+  const subject = 'createPrediction (an identical prediction held in flight)';
+  compare(findings, S.heldSkipped, `${subject}: status`, 'skipped', body.status);
+  if (!held.some((p) => p.id === body.prediction_id))
+    compare(
+      findings,
+      S.heldSkipped,
+      `${subject}: prediction_id`,
+      held.map((p) => p.id).join(' or '),
+      body.prediction_id,
+    );
   return findings;
 }
 
@@ -131,6 +157,7 @@ export function observePoll(
   if (imageGone(world, prediction.imageId)) return (expectStatus(findings, S.gone, x, [404]), findings);
   if (prediction.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
   if (!expectStatus(findings, S.foreign, x, [200]) || !isObject(x.body)) return findings;
+  prediction.polls = (prediction.polls ?? 0) + 1;
   const body = x.body;
   compare(findings, S.echo, 'getPrediction: image_id', prediction.imageId, body.image_id);
   compare(findings, S.echo, 'getPrediction: model_id', prediction.modelId, body.model_id);

@@ -28,6 +28,8 @@ export interface Organization {
   models?: Array<{ id: string; name: string; kind: string }>;
   /** Its custom models, when every one is known: an organization made here, and those added to it since. */
   customModels?: Array<{ id: string; name: string }>;
+  /** The polls the control plane holds its next predictions' outcomes for (`complete_after_polls`), when known. */
+  heldPolls?: number;
 }
 
 export interface ImageRecord {
@@ -59,6 +61,10 @@ export interface PredictionRecord {
   imageId: string;
   modelId: string;
   outcome?: 'COMPLETED' | 'FAILED';
+  /** The poll that publishes its outcome, when the control plane's hold on it is known. */
+  heldPolls?: number;
+  /** Polls of it answered 200 so far. */
+  polls?: number;
   segmentationId?: string;
   cellCount?: number;
 }

@@ -3,7 +3,7 @@
  * under, one entry per cell (EXP-01, EXP-04 to EXP-08).
  */
 import { expect } from 'vitest';
-import { attachmentNames } from '../../harness/attachment-names.js';
+import { attachmentNames } from '../../model/attachment-names.js';
 import type { CheckContext } from '../../harness/check.js';
 import { pngInfo } from '../../harness/file-formats.js';
 import { COLUMNS } from './csv-columns.js';

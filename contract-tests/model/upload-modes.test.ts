@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange, Finding } from './exchange.js';
+import { testExchange } from './exchange-fixture.js';
+import { observeUploadMode } from './upload-modes.js';
+
+const judge = (status: number, over: Partial<Exchange>): string[] => {
+  const findings: Finding[] = [];
+  observeUploadMode(
+    testExchange('uploadImage', status, { detail: 'no' }, { method: 'POST', ...over }),
+    findings,
+  );
+  return findings.map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+};
+
+const json = (type: string, sent: unknown = { name: 'a.tif', size: 1000 }) => ({
+  sent,
+  sentHeaders: { 'content-type': type },
+});
+
+describe('what POST /upload never refuses of a well-formed request', () => {
+  it('takes application/json with a charset or in another case as Mode B', () => {
+    expect(judge(415, json('application/json; charset=utf-8'))).toEqual([
+      'uploadImage status (mode B, Content-Type: application/json; charset=utf-8): not 413, 415 or 422 / 415',
+    ]);
+    expect(judge(422, json('Application/JSON'))).toHaveLength(1);
+    // a body outside the document's bounds, or another media type, may be refused
+    expect(judge(422, json('application/json', { name: 'a.tif', size: 0 }))).toEqual([]);
+    expect(judge(422, json('application/json', { name: 'a.tif', size: 1, padding: 'x' }))).toEqual([]);
+    expect(judge(415, json('text/plain'))).toEqual([]);
+  });
+
+  it('takes a file part of at most 4 GB, whatever its boundary, and leaves a larger one to the target', () => {
+    const file = (size: number) => ({ sent: { file: { name: 'a.tif', size } } });
+    expect(judge(422, file(1000))).toEqual(['uploadImage status (mode A): not 413, 415 or 422 / 422']);
+    expect(judge(413, file(100_000_000))).toHaveLength(1);
+    expect(judge(413, file(4_000_000_001))).toEqual([]);
+    expect(judge(200, file(1000))).toEqual([]);
+    expect(judge(402, file(1000))).toEqual([]);
+  });
+});
