@@ -26,3 +26,15 @@ export function testExchange(
     ...over,
   };
 }
+
+/**
+ * The control plane's answer to making an organization (its id and first key) from what was sent,
+ * as the operator's token asked it.
+ */
+export const organizationMade = (id: string, key: string, sent: Record<string, unknown>): Exchange =>
+  testExchange(
+    'mockCreateOrganization',
+    200,
+    { id, api_keys: [key] },
+    { key: 'admin', method: 'POST', url: 'http://target/__mock/organizations', sent },
+  );

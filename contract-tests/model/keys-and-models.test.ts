@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from './exchange.js';
-import { testExchange as exchange } from './exchange-fixture.js';
+import { organizationMade, testExchange as exchange } from './exchange-fixture.js';
 import { Oracle } from './oracle.js';
 
 const MAIN = 'sk_main';
@@ -21,12 +21,7 @@ function organizationWithCustomModel(custom = CUSTOM): Oracle {
   const oracle = new Oracle();
   oracle.knowKeys({ main: MAIN });
   for (const step of [
-    exchange(
-      'mockCreateOrganization',
-      200,
-      { id: ORG, api_keys: [FIRST] },
-      { ...admin, url: 'http://target/__mock/organizations', sent: { name: 'keys' } },
-    ),
+    organizationMade(ORG, FIRST, { name: 'keys' }),
     exchange('mockCreateModel', 200, custom, {
       ...admin,
       url: `http://target/__mock/organizations/${ORG}/models`,

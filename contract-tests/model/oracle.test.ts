@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import type { Exchange } from './exchange.js';
 import { CSV_COLUMNS } from './export-options.js';
 import { Oracle } from './oracle.js';
-import { testExchange as exchange } from './exchange-fixture.js';
+import { organizationMade, testExchange as exchange } from './exchange-fixture.js';
 
 const KEY = 'sk_main';
 const OTHER = 'sk_other';
@@ -112,18 +112,7 @@ describe('the oracle', () => {
   it('predicts a repeat of a prediction the control plane holds in flight skipped, at the analysis cap and at the storage cap too', () => {
     const oracle = new Oracle();
     const admin = { key: 'admin', method: 'POST' };
-    oracle.observe(
-      exchange(
-        'mockCreateOrganization',
-        200,
-        { id: ORG, api_keys: [KEY] },
-        {
-          ...admin,
-          url: 'http://target/__mock/organizations',
-          sent: { plan: { storage_cap_images: 1, monthly_analysis_cap: 1 } },
-        },
-      ),
-    );
+    oracle.observe(organizationMade(ORG, KEY, { plan: { storage_cap_images: 1, monthly_analysis_cap: 1 } }));
     oracle.observe(
       exchange(
         'mockSetProgress',
@@ -251,14 +240,7 @@ describe('the oracle', () => {
   it("predicts an organization's counters after deletes and failed predictions, and which cap a 402 names", () => {
     const oracle = new Oracle();
     const admin = { key: 'admin', url: 'http://target/__mock/organizations' };
-    oracle.observe(
-      exchange(
-        'mockCreateOrganization',
-        200,
-        { id: ORG, api_keys: [KEY] },
-        { ...admin, method: 'POST', sent: { plan: { storage_cap_images: 1, monthly_analysis_cap: 5 } } },
-      ),
-    );
+    oracle.observe(organizationMade(ORG, KEY, { plan: { storage_cap_images: 1, monthly_analysis_cap: 5 } }));
     const usage = (images: number, analyses: number) =>
       subjects(
         oracle,
@@ -588,18 +570,7 @@ describe('the oracle', () => {
   it("predicts an organization's custom models in its list, and a raised plan lifting a 402", () => {
     const oracle = new Oracle();
     const admin = { key: 'admin', method: 'POST' };
-    oracle.observe(
-      exchange(
-        'mockCreateOrganization',
-        200,
-        { id: ORG, api_keys: [KEY] },
-        {
-          ...admin,
-          url: 'http://target/__mock/organizations',
-          sent: { plan: { storage_cap_images: 5, monthly_analysis_cap: 0 } },
-        },
-      ),
-    );
+    oracle.observe(organizationMade(ORG, KEY, { plan: { storage_cap_images: 5, monthly_analysis_cap: 0 } }));
     const base = { id: MODEL, name: 'nuclei', kind: 'base' };
     expect(subjects(oracle, exchange('listModels', 200, [base]))).toEqual([]);
     oracle.observe(
@@ -659,19 +630,7 @@ describe('the oracle', () => {
 
   it('keeps a FAILED prediction in the analysis cap, and reads back the custom model a prediction was started with', () => {
     const oracle = new Oracle();
-    oracle.observe(
-      exchange(
-        'mockCreateOrganization',
-        200,
-        { id: ORG, api_keys: [KEY] },
-        {
-          key: 'admin',
-          method: 'POST',
-          url: 'http://target/__mock/organizations',
-          sent: { plan: { storage_cap_images: 5, monthly_analysis_cap: 1 } },
-        },
-      ),
-    );
+    oracle.observe(organizationMade(ORG, KEY, { plan: { storage_cap_images: 5, monthly_analysis_cap: 1 } }));
     const custom = { id: SHARE, name: 'mine', kind: 'custom' };
     oracle.observe(
       exchange('mockCreateModel', 200, custom, {
