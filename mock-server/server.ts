@@ -61,7 +61,9 @@ export async function startMockServer(
     throw err;
   }
   const config = resolveUrls({ ...base, dataDir }, (server.address() as AddressInfo).port);
-  const logger = options.logger ?? pino({ level: config.logLevel, base: { instance: config.instanceId } });
+  // pino's own base fields (pid, hostname) kept beside the instance's name
+  const logBase = { pid: process.pid, hostname: os.hostname(), instance: config.instanceId };
+  const logger = options.logger ?? pino({ level: config.logLevel, base: logBase });
   let services: Services;
   const stopping = new AbortController();
   let app: http.RequestListener;

@@ -37,7 +37,12 @@ describe('an instance started behind a public address', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'));
       expect(logLines.length).toBeGreaterThan(0);
-      for (const line of logLines) expect(JSON.parse(line)).toMatchObject({ instance: 'sandbox-a-1' });
+      for (const line of logLines)
+        expect(JSON.parse(line)).toMatchObject({
+          instance: 'sandbox-a-1',
+          pid: expect.any(Number),
+          hostname: expect.any(String),
+        });
     } finally {
       mock.kill();
     }
