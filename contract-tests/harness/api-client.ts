@@ -77,6 +77,8 @@ export interface CheckRecord {
   oracle?: Oracle;
   /** Aborted when the check's body is cut at its deadline: its later requests are not sent, the cleanup's are. */
   cut?: AbortSignal;
+  /** The clauses the check names: a finding or violation filed under another clause is not its to report. */
+  clauses?: readonly string[];
 }
 
 export const newCheckRecord = (): CheckRecord => ({
@@ -99,6 +101,7 @@ export class ApiClient {
   private readonly ledger: ConsistencyLedger;
   readonly oracle?: Oracle;
   private readonly cut?: AbortSignal;
+  private readonly clauses: readonly string[];
   private lastRequestAt = 0;
 
   constructor(
@@ -113,16 +116,24 @@ export class ApiClient {
     this.ledger = record.ledger;
     this.oracle = record.oracle;
     this.cut = record.cut;
+    this.clauses = record.clauses ?? [];
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
     // a second key of the main organization is that organization's, not an organization of its own
     this.oracle?.knowKeys({ main: target.keys.second });
   }
 
-  /** Hands one exchange to the oracle; its findings fail the check like a broken answer. */
+  /**
+   * Hands one exchange to the oracle; its findings fail the check like a broken answer, those filed
+   * under one clause only where the check names that clause.
+   */
   private judge(exchange: Omit<Exchange, 'headers'> & { headers: Headers }): void {
     const findings = this.oracle?.observe({ ...exchange, headers: Object.fromEntries(exchange.headers) });
-    this.violations.push(...(findings ?? []).map((f) => `oracle: ${describeFinding(f)}`));
+    this.violations.push(...(findings ?? []).filter(this.owned).map((f) => `oracle: ${describeFinding(f)}`));
   }
+
+  /** Whether this check reports what is filed under `clause` (everything filed under none). */
+  private readonly owned = ({ clause }: { clause?: string }): boolean =>
+    clause === undefined || this.clauses.includes(clause);
 
   /**
    * How a reproducer names the key sent: the environment variable that holds it, never the key.
@@ -192,13 +203,9 @@ export class ApiClient {
     this.seen.push({ operationId, status: response.status });
     const own: string[] = [];
     if (!options.unvalidated) {
-      const violations = this.contract.validateResponse(
-        operationId,
-        response.status,
-        contentType,
-        parsed,
-        response.headers,
-      );
+      const violations = this.contract
+        .validateResponse(operationId, response.status, contentType, parsed, response.headers)
+        .filter(this.owned);
       for (const v of violations) own.push(v.message);
       this.violations.push(...own);
       if (!violations.length && response.status < 300 && contentType?.includes('json'))
@@ -206,9 +213,7 @@ export class ApiClient {
           ...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt, options.params),
         );
       if (options.failFast && violations.length)
-        throw new Error(
-          `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,
-        );
+        throw new Error(`${op.method} ${url.pathname} answered outside the document:\n- ${own.join('\n- ')}`);
     }
     const tolerated = !!options.tolerated?.includes(response.status) && response.headers.has('retry-after');
     if (response.status >= 500 && response.status !== options.injectedStatus && !tolerated)

@@ -147,7 +147,7 @@ async function judgeAndClean(
 ): Promise<void> {
   const skip = skipper(meta, testContext);
   const cut = new AbortController();
-  const record = { ...newCheckRecord(), cut: cut.signal };
+  const record = { ...newCheckRecord(), cut: cut.signal, clauses: options.clauses };
   const clientFor = (key: string) => new ApiClient(document, target, key, record);
   const cleanup = new Cleanup();
   const clauseFailures: string[] = [];
