@@ -17,6 +17,8 @@ const PREFLIGHT =
 const EXPOSED = ['ETag', 'Content-Disposition', 'X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Allow'];
 /** The request headers the document's operations read: a preflight may ask for any of them. */
 const READ_HEADERS = ['authorization', 'content-type', 'x-request-id'];
+/** Methods a browser never needs in Access-Control-Allow-Methods (Fetch: CORS-safelisted methods). */
+const SAFELISTED = ['GET', 'HEAD', 'POST'];
 
 /** The methods of each path of the document's public surface (a preflight names one of them). */
 const PATHS: Array<[RegExp, string[]]> = [
@@ -67,9 +69,10 @@ export function observeCors(world: World, x: Exchange): Finding[] {
  * A browser's preflight of one of the document's operations, from an origin the target allows
  * (its answer says so, or an earlier answer to that origin did): answered with an ok status
  * whatever credential it lacks (a browser never sends one on a preflight, so a route that asks
- * for the key first shuts every page out), the origin allowed, the method asked for and each
- * header asked for that the operations read listed (`*` stands for neither `Authorization` nor
- * anything when credentials are allowed, Fetch).
+ * for the key first shuts every page out), the origin allowed, the method asked for (unless
+ * CORS-safelisted: GET, HEAD and POST need no listing) and each header asked for that the
+ * operations read listed (`*` stands for neither `Authorization` nor anything when credentials
+ * are allowed, Fetch).
  */
 function observePreflight(world: World, x: Exchange, origin: string): Finding[] {
   const method = x.sentHeaders?.['access-control-request-method']?.toUpperCase();
@@ -89,7 +92,11 @@ function observePreflight(world: World, x: Exchange, origin: string): Finding[] 
     );
   const credentials = x.headers['access-control-allow-credentials'] === 'true';
   const allowedMethods = listed(x.headers['access-control-allow-methods']).map((m) => m.toUpperCase());
-  if (!allowedMethods.includes(method) && (credentials || !allowedMethods.includes('*')))
+  if (
+    !SAFELISTED.includes(method) &&
+    !allowedMethods.includes(method) &&
+    (credentials || !allowedMethods.includes('*'))
+  )
     say(
       'Access-Control-Allow-Methods',
       `lists ${method}`,
