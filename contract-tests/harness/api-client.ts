@@ -117,6 +117,7 @@ export class ApiClient {
     this.oracle = record.oracle;
     this.cut = record.cut;
     this.clauses = record.clauses ?? [];
+    this.oracle?.knowBase(target.baseUrl);
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
     // a second key of the main organization is that organization's, not an organization of its own
     this.oracle?.knowKeys({ main: target.keys.second });

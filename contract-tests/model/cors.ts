@@ -20,7 +20,7 @@ const READ_HEADERS = ['authorization', 'content-type', 'x-request-id'];
 /** Methods a browser never needs in Access-Control-Allow-Methods (Fetch: CORS-safelisted methods). */
 const SAFELISTED = ['GET', 'HEAD', 'POST'];
 
-/** The methods of each path of the document's public surface (a preflight names one of them). */
+/** The methods of each path of the document's public surface, under the target's root (a preflight names one of them). */
 const PATHS: Array<[RegExp, string[]]> = [
   [/^\/api\/v1\/(upload|image|predict|shares)$/, ['POST']],
   [/^\/api\/v1\/(upload|image|shares)\/[^/]+$/, ['GET', 'DELETE']],
@@ -65,6 +65,13 @@ export function observeCors(world: World, x: Exchange): Finding[] {
   ];
 }
 
+/** The URL's path with the target's root path taken off (`/api/v1/…`); undefined outside that root. */
+function routeOf(world: World, url: string): string | undefined {
+  const path = new URL(url).pathname;
+  const base = world.basePath ?? '';
+  return path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
+}
+
 /**
  * A browser's preflight of one of the document's operations, from an origin the target allows
  * (its answer says so, or an earlier answer to that origin did): answered with an ok status
@@ -76,8 +83,8 @@ export function observeCors(world: World, x: Exchange): Finding[] {
  */
 function observePreflight(world: World, x: Exchange, origin: string): Finding[] {
   const method = x.sentHeaders?.['access-control-request-method']?.toUpperCase();
-  const path = new URL(x.url).pathname;
-  const methods = PATHS.find(([pattern]) => pattern.test(path))?.[1];
+  const path = routeOf(world, x.url);
+  const methods = path === undefined ? undefined : PATHS.find(([pattern]) => pattern.test(path))?.[1];
   if (method === undefined || !methods?.includes(method)) return [];
   if (!allows(x, origin) && !world.corsOrigins?.has(origin)) return [];
   const findings: Finding[] = [];

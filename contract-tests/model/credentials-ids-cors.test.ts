@@ -250,4 +250,25 @@ describe('the oracle on credentials, body ids and CORS', () => {
       'OPTIONS /api/v1/image/… (Origin https://page.example): Access-Control-Allow-Methods: lists DELETE / "GET, POST"',
     ]);
   });
+
+  it('judges the preflights of a target mounted under a path, with that path taken off first', () => {
+    const oracle = new Oracle();
+    oracle.knowBase('https://gw.example/cellseg/');
+    const preflight = (url: string) =>
+      subjects(
+        oracle,
+        exchange('OPTIONS', 401, '', {
+          method: 'OPTIONS',
+          url,
+          key: null,
+          sentHeaders: { origin: ORIGIN, 'access-control-request-method': 'GET' },
+          headers: { 'access-control-allow-origin': '*' },
+        }),
+      );
+    expect(preflight('https://gw.example/cellseg/api/v1/models')).toEqual([
+      'OPTIONS /cellseg/api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
+    ]);
+    // outside the target's root: no operation of the document
+    expect(preflight('https://gw.example/api/v1/models')).toEqual([]);
+  });
 });
