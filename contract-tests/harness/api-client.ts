@@ -79,11 +79,14 @@ export interface CheckRecord {
   cut?: AbortSignal;
   /** The clauses the check names: a finding or violation filed under another clause is not its to report. */
   clauses?: readonly string[];
+  /** What was filed under one of those clauses: it fails that clause alone (check.ts). */
+  filed: Array<{ clause: string; message: string }>;
 }
 
 export const newCheckRecord = (): CheckRecord => ({
   seen: [],
   violations: [],
+  filed: [],
   transcript: [],
   ledger: new ConsistencyLedger(),
   oracle: new Oracle(),
@@ -102,6 +105,7 @@ export class ApiClient {
   readonly oracle?: Oracle;
   private readonly cut?: AbortSignal;
   private readonly clauses: readonly string[];
+  private readonly filed: CheckRecord['filed'];
   private lastRequestAt = 0;
 
   constructor(
@@ -117,24 +121,27 @@ export class ApiClient {
     this.oracle = record.oracle;
     this.cut = record.cut;
     this.clauses = record.clauses ?? [];
+    this.filed = record.filed;
     this.oracle?.knowBase(target.baseUrl);
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
     // a second key of the main organization is that organization's, not an organization of its own
     this.oracle?.knowKeys({ main: target.keys.second });
   }
 
-  /**
-   * Hands one exchange to the oracle; its findings fail the check like a broken answer, those filed
-   * under one clause only where the check names that clause.
-   */
+  /** Hands one exchange to the oracle; its findings fail the check like a broken answer. */
   private judge(exchange: Omit<Exchange, 'headers'> & { headers: Headers }): void {
     const findings = this.oracle?.observe({ ...exchange, headers: Object.fromEntries(exchange.headers) });
-    this.violations.push(...(findings ?? []).filter(this.owned).map((f) => `oracle: ${describeFinding(f)}`));
+    for (const f of findings ?? []) this.report(`oracle: ${describeFinding(f)}`, f.clause);
   }
 
-  /** Whether this check reports what is filed under `clause` (everything filed under none). */
-  private readonly owned = ({ clause }: { clause?: string }): boolean =>
-    clause === undefined || this.clauses.includes(clause);
+  /**
+   * A violation or finding fails the check; one filed under a clause fails that clause alone, and
+   * only where the check names it (a rule of the document's that other checks meet by the way).
+   */
+  private report(message: string, clause: string | undefined): void {
+    if (clause === undefined) this.violations.push(message);
+    else if (this.clauses.includes(clause)) this.filed.push({ clause, message });
+  }
 
   /**
    * How a reproducer names the key sent: the environment variable that holds it, never the key.
@@ -204,11 +211,17 @@ export class ApiClient {
     this.seen.push({ operationId, status: response.status });
     const own: string[] = [];
     if (!options.unvalidated) {
-      const violations = this.contract
-        .validateResponse(operationId, response.status, contentType, parsed, response.headers)
-        .filter(this.owned);
-      for (const v of violations) own.push(v.message);
-      this.violations.push(...own);
+      const all = this.contract.validateResponse(
+        operationId,
+        response.status,
+        contentType,
+        parsed,
+        response.headers,
+      );
+      for (const v of all) this.report(v.message, v.clause);
+      // one filed under a clause is that clause's; the answer is otherwise as the document says
+      const violations = all.filter((v) => v.clause === undefined);
+      own.push(...violations.map((v) => v.message));
       if (!violations.length && response.status < 300 && contentType?.includes('json'))
         this.violations.push(
           ...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt, options.params),

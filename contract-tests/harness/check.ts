@@ -278,6 +278,7 @@ async function judgeBody(
         err.message = withLastAnswer(err.message, record.transcript, ctx.contract);
       throw err;
     }
+    fileUnderClauses(meta, record, clauseFailures);
     if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
     if (record.violations.length) throw violationsError(record.violations);
     return {};
@@ -286,6 +287,24 @@ async function judgeBody(
     if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
     return { failure: { error: err }, failedAt };
   }
+}
+
+/**
+ * What was filed under one clause (CheckRecord.filed) fails that clause alone. When nothing else
+ * failed, the check's other clauses passed all it judged, and say so: a rule of the document's
+ * never fails a stated clause the same check judged.
+ */
+function fileUnderClauses(meta: CheckMeta, record: CheckRecord, clauseFailures: string[]): void {
+  if (!record.filed.length) return;
+  const alone = !clauseFailures.length && !record.violations.length;
+  meta.clauseOutcomes ??= {};
+  for (const clause of new Set(record.filed.map((f) => f.clause))) {
+    const messages = record.filed.filter((f) => f.clause === clause).map((f) => f.message);
+    const error = `${clause}: ${messages.join('\n  ')}`;
+    meta.clauseOutcomes[clause] = { outcome: 'fail', error };
+    clauseFailures.push(error);
+  }
+  if (alone) for (const clause of meta.clauses) meta.clauseOutcomes[clause] ??= { outcome: 'pass' };
 }
 
 /** The oracle's findings (contract-tests/model) said apart from answers outside the document. */

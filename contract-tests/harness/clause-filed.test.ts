@@ -1,7 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, newCheckRecord } from './api-client.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi, type TestContext } from 'vitest';
+import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
+import { runCheck, type CheckMeta } from './check.js';
 import { sharedContract } from './openapi-contract.js';
 import type { Target } from './target.js';
 import type { Finding } from '../model/exchange.js';
@@ -36,7 +40,7 @@ const NAME_FINDING: Finding = {
 };
 
 /** A client of a check naming `clauses`, whose oracle answers every exchange with NAME_FINDING. */
-function client(clauses: string[]): ApiClient {
+function client(clauses: string[]): { api: ApiClient; record: CheckRecord } {
   const target: Target = {
     baseUrl,
     directBaseUrl: baseUrl,
@@ -59,27 +63,60 @@ function client(clauses: string[]): ApiClient {
     observe: () => [NAME_FINDING],
   };
   const record = { ...newCheckRecord(), oracle: oracle as unknown as Oracle, clauses };
-  return new ApiClient(sharedContract(), target, target.keys.main, record);
+  return { api: new ApiClient(sharedContract(), target, target.keys.main, record), record };
 }
 
 const exported = (api: ApiClient) =>
   api.call('exportRoisGeojson', { params: { segmentation_id: SEGMENTATION } });
 
 describe('a violation or finding filed under one clause', () => {
-  it("fails a check that names the clause: EXP-11's the weak ETag, EXP-07's the file name", async () => {
+  it("is filed for a check that names the clause: EXP-11's the weak ETag, EXP-07's the file name", async () => {
     const validators = client(['EXP-11']);
-    expect((await exported(validators)).violations).toEqual([
-      expect.stringMatching(/header ETag is "W\/\\"v1\\"".*\(EXP-11\)$/),
+    expect((await exported(validators.api)).violations).toEqual([]);
+    expect(validators.record.filed).toEqual([
+      { clause: 'EXP-11', message: expect.stringMatching(/header ETag is "W\/\\"v1\\"".*\(EXP-11\)$/) },
     ]);
-    expect(validators.violations).toHaveLength(1);
+    expect(validators.record.violations).toEqual([]);
     const names = client(['EXP-01', 'EXP-07']);
-    await exported(names);
-    expect(names.violations).toEqual([expect.stringMatching(/^oracle: .*Content-Disposition filename/)]);
+    await exported(names.api);
+    expect(names.record.filed).toEqual([
+      { clause: 'EXP-07', message: expect.stringMatching(/^oracle: .*Content-Disposition filename/) },
+    ]);
   });
 
   it('is not reported by a check that does not name it', async () => {
     const other = client(['EXP-01']);
-    expect((await exported(other)).violations).toEqual([]);
-    expect(other.violations).toEqual([]);
+    await exported(other.api);
+    expect(other.record.filed).toEqual([]);
+    expect(other.record.violations).toEqual([]);
+  });
+
+  it("fails that clause alone: the check's other clauses pass what it judged", async () => {
+    const reports = mkdtempSync(path.join(os.tmpdir(), 'clause-filed-'));
+    vi.stubEnv('CONTRACT_BASE_URL', baseUrl);
+    vi.stubEnv('CONTRACT_API_KEY', 'sk_test_main');
+    vi.stubEnv('CONTRACT_PROFILE', 'mock');
+    vi.stubEnv('CONTRACT_REPORT_DIR', reports);
+    const run = async (clauses: string[]) => {
+      const testContext = { task: { meta: {} }, skip: () => {} } as unknown as TestContext;
+      const check = runCheck('filed', { clauses }, (ctx) => exported(ctx.api).then(() => {}), testContext);
+      const outcome = await check.then(
+        () => 'passed',
+        (err: Error) => err.message,
+      );
+      return { outcome, meta: testContext.task.meta.contract as CheckMeta };
+    };
+    try {
+      const judged = await run(['EXP-01', 'EXP-11']);
+      expect(judged.outcome).toMatch(/^clauses failed:\n- EXP-11: exportRoisGeojson 304: header ETag/);
+      expect(judged.meta.clauseOutcomes).toEqual({
+        'EXP-11': { outcome: 'fail', error: expect.stringMatching(/^EXP-11: /) },
+        'EXP-01': { outcome: 'pass' },
+      });
+      expect((await run(['EXP-01'])).outcome).toBe('passed');
+    } finally {
+      vi.unstubAllEnvs();
+      rmSync(reports, { recursive: true, force: true });
+    }
   });
 });
