@@ -279,8 +279,12 @@ async function judgeBody(
       throw err;
     }
     fileUnderClauses(meta, record, clauseFailures);
-    if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
-    if (record.violations.length) throw violationsError(record.violations);
+    // both said when both happened: a clause's failure must not hide an answer that broke the rest
+    const failures = [
+      ...(clauseFailures.length ? [`clauses failed:\n- ${clauseFailures.join('\n- ')}`] : []),
+      ...(record.violations.length ? [violationsError(record.violations).message] : []),
+    ];
+    if (failures.length) throw new Error(failures.join('\n'));
     return {};
   } catch (err) {
     if (err instanceof BlockedByStep) meta.blockedBy = err.step;
