@@ -202,6 +202,12 @@ export const CLAUSES: Clause[] = [
     'A part URL is taken up to the end of its 24-hour life by the service clock and refused after it with 403 and an S3-style XML AccessDenied.',
   ),
   c(
+    'UP-23',
+    'Uploads',
+    'assumed',
+    'Complete with a parts list that names a part twice is refused with 422 and a string detail, and the image stays uploading (the document; the interface says only that parts assembles a subset).',
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',
@@ -565,6 +571,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
   'UP-16': ['image-upload-status.56755c', 'image-upload-status.0cbeae'],
   'UP-20': ['image-record-creation-resumable-flow.7d623c'],
   'UP-21': ['limits.f74283'],
+  'UP-23': ['post-upload-image-id-complete.59b055'],
   'CAP-01': ['limits.05d958', 'errors.8e99a7', 'post-upload.dfceac'],
   'CAP-02': ['limits.05d958', 'image-record-creation-resumable-flow.2a2033'],
   'CAP-03': ['limits.732550', 'image-upload-status.114e8a', 'image-upload-status.7e0915'],

@@ -112,11 +112,12 @@ check(
 );
 
 check(
-  'the exports of one segmentation name the same cells, in the charset they declare, each time alike',
-  { clauses: ['EXP-01', 'EXP-04', 'EXP-05'] },
+  'the exports of one segmentation name the same cells, in the charset they declare, each time alike, and offer the file under the image name',
+  { clauses: ['EXP-01', 'EXP-04', 'EXP-05', 'EXP-07'] },
   async (ctx) => {
-    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise;
-    // with a comma, so a cell not quoted splits its row
+    // a name outside ASCII, so a CSV whose declared charset is not its bytes' reads back otherwise,
+    // and an attachment offered only under a quoted name with its letters replaced shows (EXP-07,
+    // the oracle's); with a comma, so a cell not quoted splits its row
     const uploaded = need(await uploadFile(ctx, presetTiff().bytes, 'Zellkerne, µ-ü.tif'), 200);
     const imageId = uploaded.body.image.id;
     const models = need(await ctx.api.call<Model[]>('listModels'), 200).body;

@@ -77,11 +77,16 @@ export interface CheckRecord {
   oracle?: Oracle;
   /** Aborted when the check's body is cut at its deadline: its later requests are not sent, the cleanup's are. */
   cut?: AbortSignal;
+  /** The clauses the check names: a finding or violation filed under another clause is not its to report. */
+  clauses?: readonly string[];
+  /** What was filed under one of those clauses: it fails that clause alone (check.ts). */
+  filed: Array<{ clause: string; message: string }>;
 }
 
 export const newCheckRecord = (): CheckRecord => ({
   seen: [],
   violations: [],
+  filed: [],
   transcript: [],
   ledger: new ConsistencyLedger(),
   oracle: new Oracle(),
@@ -99,6 +104,8 @@ export class ApiClient {
   private readonly ledger: ConsistencyLedger;
   readonly oracle?: Oracle;
   private readonly cut?: AbortSignal;
+  private readonly clauses: readonly string[];
+  private readonly filed: CheckRecord['filed'];
   private lastRequestAt = 0;
 
   constructor(
@@ -113,6 +120,9 @@ export class ApiClient {
     this.ledger = record.ledger;
     this.oracle = record.oracle;
     this.cut = record.cut;
+    this.clauses = record.clauses ?? [];
+    this.filed = record.filed;
+    this.oracle?.knowBase(target.baseUrl);
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
     // a second key of the main organization is that organization's, not an organization of its own
     this.oracle?.knowKeys({ main: target.keys.second });
@@ -121,7 +131,16 @@ export class ApiClient {
   /** Hands one exchange to the oracle; its findings fail the check like a broken answer. */
   private judge(exchange: Omit<Exchange, 'headers'> & { headers: Headers }): void {
     const findings = this.oracle?.observe({ ...exchange, headers: Object.fromEntries(exchange.headers) });
-    this.violations.push(...(findings ?? []).map((f) => `oracle: ${describeFinding(f)}`));
+    for (const f of findings ?? []) this.report(`oracle: ${describeFinding(f)}`, f.clause);
+  }
+
+  /**
+   * A violation or finding fails the check; one filed under a clause fails that clause alone, and
+   * only where the check names it (a rule of the document's that other checks meet by the way).
+   */
+  private report(message: string, clause: string | undefined): void {
+    if (clause === undefined) this.violations.push(message);
+    else if (this.clauses.includes(clause)) this.filed.push({ clause, message });
   }
 
   /**
@@ -192,23 +211,23 @@ export class ApiClient {
     this.seen.push({ operationId, status: response.status });
     const own: string[] = [];
     if (!options.unvalidated) {
-      const violations = this.contract.validateResponse(
+      const all = this.contract.validateResponse(
         operationId,
         response.status,
         contentType,
         parsed,
         response.headers,
       );
-      for (const v of violations) own.push(v.message);
-      this.violations.push(...own);
+      for (const v of all) this.report(v.message, v.clause);
+      // one filed under a clause is that clause's; the answer is otherwise as the document says
+      const violations = all.filter((v) => v.clause === undefined);
+      own.push(...violations.map((v) => v.message));
       if (!violations.length && response.status < 300 && contentType?.includes('json'))
         this.violations.push(
           ...this.ledger.observe(operationId, options.body, parsed, sentAt, receivedAt, options.params),
         );
       if (options.failFast && violations.length)
-        throw new Error(
-          `${op.method} ${url.pathname} answered outside the document:\n- ${violations.map((v) => v.message).join('\n- ')}`,
-        );
+        throw new Error(`${op.method} ${url.pathname} answered outside the document:\n- ${own.join('\n- ')}`);
     }
     const tolerated = !!options.tolerated?.includes(response.status) && response.headers.has('retry-after');
     if (response.status >= 500 && response.status !== options.injectedStatus && !tolerated)

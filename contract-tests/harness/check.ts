@@ -147,7 +147,7 @@ async function judgeAndClean(
 ): Promise<void> {
   const skip = skipper(meta, testContext);
   const cut = new AbortController();
-  const record = { ...newCheckRecord(), cut: cut.signal };
+  const record = { ...newCheckRecord(), cut: cut.signal, clauses: options.clauses };
   const clientFor = (key: string) => new ApiClient(document, target, key, record);
   const cleanup = new Cleanup();
   const clauseFailures: string[] = [];
@@ -278,14 +278,37 @@ async function judgeBody(
         err.message = withLastAnswer(err.message, record.transcript, ctx.contract);
       throw err;
     }
-    if (clauseFailures.length) throw new Error(`clauses failed:\n- ${clauseFailures.join('\n- ')}`);
-    if (record.violations.length) throw violationsError(record.violations);
+    fileUnderClauses(meta, record, clauseFailures);
+    // both said when both happened: a clause's failure must not hide an answer that broke the rest
+    const failures = [
+      ...(clauseFailures.length ? [`clauses failed:\n- ${clauseFailures.join('\n- ')}`] : []),
+      ...(record.violations.length ? [violationsError(record.violations).message] : []),
+    ];
+    if (failures.length) throw new Error(failures.join('\n'));
     return {};
   } catch (err) {
     if (err instanceof BlockedByStep) meta.blockedBy = err.step;
     if (err instanceof StepAnsweredOtherwise) meta.failedStep = err.step;
     return { failure: { error: err }, failedAt };
   }
+}
+
+/**
+ * What was filed under one clause (CheckRecord.filed) fails that clause alone. When nothing else
+ * failed, the check's other clauses passed all it judged, and say so: a rule of the document's
+ * never fails a stated clause the same check judged.
+ */
+function fileUnderClauses(meta: CheckMeta, record: CheckRecord, clauseFailures: string[]): void {
+  if (!record.filed.length) return;
+  const alone = !clauseFailures.length && !record.violations.length;
+  meta.clauseOutcomes ??= {};
+  for (const clause of new Set(record.filed.map((f) => f.clause))) {
+    const messages = record.filed.filter((f) => f.clause === clause).map((f) => f.message);
+    const error = `${clause}: ${messages.join('\n  ')}`;
+    meta.clauseOutcomes[clause] = { outcome: 'fail', error };
+    clauseFailures.push(error);
+  }
+  if (alone) for (const clause of meta.clauses) meta.clauseOutcomes[clause] ??= { outcome: 'pass' };
 }
 
 /** The oracle's findings (contract-tests/model) said apart from answers outside the document. */

@@ -33,7 +33,16 @@ export interface OperationSpec {
 
 export interface ResponseViolation {
   message: string;
+  /** The one clause the violation belongs to, where only its check may report it (api-client.ts). */
+  clause?: string;
 }
+
+/**
+ * The clause of each header the document declares as its own choice (`x-assumed`): a break of
+ * such a header's schema is that clause's alone, never every check's. An export's ETag is
+ * strong by the document only (a gzip proxy weakens it, and production may send none): EXP-11.
+ */
+const ASSUMED_HEADER_CLAUSES: Record<string, string> = { etag: 'EXP-11' };
 
 /**
  * The documents as the contract suite reads them: operations by id, and a validator of each
@@ -218,8 +227,10 @@ export function sharedContract(): OpenApiContract {
 /**
  * The headers a response of the document declares: a required one present, and any one present
  * as its schema says: an integer where it says integer (with its minimum), as Retry-After on a
- * 429; matching its `pattern` where it has one, as an export's ETag, a strong validator (`"…"`,
- * never `W/"…"`), and its Content-Disposition, an attachment.
+ * 429; matching its `pattern` where it has one, as an export's Content-Disposition, an attachment
+ * (RFC 6266: the type in any case, parameters optional). A header the document declares as its
+ * own choice is filed under its clause (ASSUMED_HEADER_CLAUSES): an export's ETag strong
+ * (`"…"`, never `W/"…"`) under EXP-11.
  */
 function headerViolations(
   where: string,
@@ -236,18 +247,22 @@ function headerViolations(
         violations.push({ message: `${where}: required header ${name} is missing` });
       continue;
     }
+    const clause = header['x-assumed'] === true ? ASSUMED_HEADER_CLAUSES[name.toLowerCase()] : undefined;
+    if (header['x-assumed'] === true && clause === undefined)
+      throw new Error(`header ${name} is the document's choice (x-assumed) and names no clause to judge it`);
+    const filed = (message: string) => violations.push({ message, ...(clause ? { clause } : {}) });
     const schema = (header.schema ?? {}) as Json;
     if (schema.type === 'integer') {
       const minimum = typeof schema.minimum === 'number' ? schema.minimum : -Infinity;
       if (!/^-?\d+$/.test(value.trim()) || Number(value) < minimum)
-        violations.push({
-          message: `${where}: header ${name} is ${JSON.stringify(value)}, not an integer${minimum > -Infinity ? ` of at least ${minimum}` : ''}`,
-        });
+        filed(
+          `${where}: header ${name} is ${JSON.stringify(value)}, not an integer${minimum > -Infinity ? ` of at least ${minimum}` : ''}`,
+        );
     }
     if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
-      violations.push({
-        message: `${where}: header ${name} is ${JSON.stringify(value)}, which does not match the document's pattern ${schema.pattern}`,
-      });
+      filed(
+        `${where}: header ${name} is ${JSON.stringify(value)}, which does not match the document's pattern ${schema.pattern}${clause ? ` (${clause})` : ''}`,
+      );
   }
   return violations;
 }

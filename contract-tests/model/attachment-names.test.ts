@@ -26,7 +26,7 @@ describe("an export's offered file name, held against the image's name", () => {
       headers: { 'content-type': 'text/csv', 'content-disposition': disposition },
     });
     observeAttachmentName(x, imageName, findings);
-    return findings.map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+    return findings.map((f) => `${f.clause}: ${f.subject}: ${f.predicted} / ${f.received}`);
   };
 
   it('takes the name with or without its extension, in either form, and raw UTF-8 in the quoted one', () => {
@@ -43,9 +43,9 @@ describe("an export's offered file name, held against the image's name", () => {
     expect(judge('Zellkerne, µ-ü.tif', `attachment; filename="${raw}"`)).toEqual([]);
   });
 
-  it('flags a name outside ASCII offered only with its letters replaced, or another name', () => {
+  it('flags a name outside ASCII offered only with its letters replaced, or another name, under EXP-07 alone', () => {
     expect(judge('Zellkerne, µ-ü.tif', 'attachment; filename="Zellkerne, __-__measurements.csv"')).toEqual([
-      'exportMeasurementsCsv: Content-Disposition filename: "Zellkerne, µ-ü_measurements.csv" / "Zellkerne, __-__measurements.csv"',
+      'EXP-07: exportMeasurementsCsv: Content-Disposition filename: "Zellkerne, µ-ü_measurements.csv" / "Zellkerne, __-__measurements.csv"',
     ]);
     expect(judge('plate1.tif', `attachment; filename*=UTF-8''export_measurements.csv`)).toHaveLength(1);
   });

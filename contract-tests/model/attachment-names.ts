@@ -45,7 +45,8 @@ const EXPORT_FILES: Record<string, string> = {
  * arrive whole, and a target that offers only a quoted form with its letters replaced hands the
  * client a mangled file name. A quoted form sent as raw UTF-8 (which browsers read) is read so
  * too. A name with a path separator or a control character is left alone: a target may replace
- * those so that no client saves outside its folder (the advisory SEC clauses judge that).
+ * those so that no client saves outside its folder (the advisory SEC clauses judge that). The
+ * interface shows no file name ("not shown"), so the rule is filed under EXP-07 alone.
  */
 export function observeAttachmentName(x: Exchange, imageName: string | undefined, findings: Finding[]): void {
   const disposition = x.headers['content-disposition'];
@@ -64,6 +65,8 @@ export function observeAttachmentName(x: Exchange, imageName: string | undefined
       subject: `${x.operationId}: Content-Disposition ${form}`,
       predicted: JSON.stringify(expected[0]),
       received: JSON.stringify(offered),
+      // the interface shows no file name: the document's rule, the attachment clause's alone
+      clause: 'EXP-07',
     });
   }
 }

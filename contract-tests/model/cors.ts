@@ -17,8 +17,10 @@ const PREFLIGHT =
 const EXPOSED = ['ETag', 'Content-Disposition', 'X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Allow'];
 /** The request headers the document's operations read: a preflight may ask for any of them. */
 const READ_HEADERS = ['authorization', 'content-type', 'x-request-id'];
+/** Methods a browser never needs in Access-Control-Allow-Methods (Fetch: CORS-safelisted methods). */
+const SAFELISTED = ['GET', 'HEAD', 'POST'];
 
-/** The methods of each path of the document's public surface (a preflight names one of them). */
+/** The methods of each path of the document's public surface, under the target's root (a preflight names one of them). */
 const PATHS: Array<[RegExp, string[]]> = [
   [/^\/api\/v1\/(upload|image|predict|shares)$/, ['POST']],
   [/^\/api\/v1\/(upload|image|shares)\/[^/]+$/, ['GET', 'DELETE']],
@@ -63,18 +65,26 @@ export function observeCors(world: World, x: Exchange): Finding[] {
   ];
 }
 
+/** The URL's path with the target's root path taken off (`/api/v1/…`); undefined outside that root. */
+function routeOf(world: World, url: string): string | undefined {
+  const path = new URL(url).pathname;
+  const base = world.basePath ?? '';
+  return path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
+}
+
 /**
  * A browser's preflight of one of the document's operations, from an origin the target allows
  * (its answer says so, or an earlier answer to that origin did): answered with an ok status
  * whatever credential it lacks (a browser never sends one on a preflight, so a route that asks
- * for the key first shuts every page out), the origin allowed, the method asked for and each
- * header asked for that the operations read listed (`*` stands for neither `Authorization` nor
- * anything when credentials are allowed, Fetch).
+ * for the key first shuts every page out), the origin allowed, the method asked for (unless
+ * CORS-safelisted: GET, HEAD and POST need no listing) and each header asked for that the
+ * operations read listed (`*` stands for neither `Authorization` nor anything when credentials
+ * are allowed, Fetch).
  */
 function observePreflight(world: World, x: Exchange, origin: string): Finding[] {
   const method = x.sentHeaders?.['access-control-request-method']?.toUpperCase();
-  const path = new URL(x.url).pathname;
-  const methods = PATHS.find(([pattern]) => pattern.test(path))?.[1];
+  const path = routeOf(world, x.url);
+  const methods = path === undefined ? undefined : PATHS.find(([pattern]) => pattern.test(path))?.[1];
   if (method === undefined || !methods?.includes(method)) return [];
   if (!allows(x, origin) && !world.corsOrigins?.has(origin)) return [];
   const findings: Finding[] = [];
@@ -89,7 +99,11 @@ function observePreflight(world: World, x: Exchange, origin: string): Finding[] 
     );
   const credentials = x.headers['access-control-allow-credentials'] === 'true';
   const allowedMethods = listed(x.headers['access-control-allow-methods']).map((m) => m.toUpperCase());
-  if (!allowedMethods.includes(method) && (credentials || !allowedMethods.includes('*')))
+  if (
+    !SAFELISTED.includes(method) &&
+    !allowedMethods.includes(method) &&
+    (credentials || !allowedMethods.includes('*'))
+  )
     say(
       'Access-Control-Allow-Methods',
       `lists ${method}`,

@@ -210,7 +210,6 @@ describe('the oracle on credentials, body ids and CORS', () => {
     // a key asked of a preflight, which never carries one
     expect(preflight(401, { 'access-control-allow-origin': '*' })).toEqual([
       'OPTIONS /api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
-      'OPTIONS /api/v1/models (Origin https://page.example): Access-Control-Allow-Methods: lists GET / null',
       'OPTIONS /api/v1/models (Origin https://page.example): Access-Control-Allow-Headers: lists authorization, x-request-id / null',
     ]);
     // `*` does not stand for Authorization (Fetch)
@@ -230,5 +229,46 @@ describe('the oracle on credentials, body ids and CORS', () => {
     expect(preflight(401, { ...ok, 'access-control-allow-origin': '' })[0]).toBe(
       'OPTIONS /api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
     );
+  });
+
+  it('needs no CORS-safelisted method listed, and every other one (Fetch)', () => {
+    const oracle = new Oracle();
+    const preflight = (method: string, path: string, allowMethods: string) =>
+      subjects(
+        oracle,
+        exchange(`OPTIONS ${path}`, 204, '', {
+          method: 'OPTIONS',
+          url: `http://target${path}`,
+          key: null,
+          sentHeaders: { origin: ORIGIN, 'access-control-request-method': method },
+          headers: { 'access-control-allow-origin': '*', 'access-control-allow-methods': allowMethods },
+        }),
+      );
+    expect(preflight('GET', '/api/v1/models', 'OPTIONS')).toEqual([]);
+    expect(preflight('POST', '/api/v1/image', 'DELETE')).toEqual([]);
+    expect(preflight('DELETE', `/api/v1/image/${IMAGE}`, 'GET, POST')).toEqual([
+      'OPTIONS /api/v1/image/… (Origin https://page.example): Access-Control-Allow-Methods: lists DELETE / "GET, POST"',
+    ]);
+  });
+
+  it('judges the preflights of a target mounted under a path, with that path taken off first', () => {
+    const oracle = new Oracle();
+    oracle.knowBase('https://gw.example/cellseg/');
+    const preflight = (url: string) =>
+      subjects(
+        oracle,
+        exchange('OPTIONS', 401, '', {
+          method: 'OPTIONS',
+          url,
+          key: null,
+          sentHeaders: { origin: ORIGIN, 'access-control-request-method': 'GET' },
+          headers: { 'access-control-allow-origin': '*' },
+        }),
+      );
+    expect(preflight('https://gw.example/cellseg/api/v1/models')).toEqual([
+      'OPTIONS /cellseg/api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
+    ]);
+    // outside the target's root: no operation of the document
+    expect(preflight('https://gw.example/api/v1/models')).toEqual([]);
   });
 });

@@ -44,6 +44,12 @@ export interface Finding {
   subject: string;
   predicted: string;
   received: string;
+  /**
+   * The one clause the finding belongs to, where its rule is judged by that clause's check alone
+   * (a rule of the document's that other checks meet by the way): only a check that names the
+   * clause reports it. None: every check that made the exchange reports it.
+   */
+  clause?: string;
 }
 
 export const describeFinding = (f: Finding): string =>

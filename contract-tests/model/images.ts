@@ -176,16 +176,21 @@ export function observeOnImage(world: World, org: Organization, x: Exchange, ima
 /**
  * A complete of an upload whose plan and parts the model knows: with a `parts` list, a refusal
  * (422) or a 202; with none or an empty one, a 202 once storage holds the whole plan. Answers
- * false when the upload stays open (refused, as predicted or not).
+ * false when the upload stays open (refused, as predicted or not), except where the refusal is
+ * one clause's alone: a 202 there closed it.
  */
 function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange): boolean {
   const judged = judgeListedParts(image, x.sent);
   if (judged.kind === 'discovered') expectStatus(findings, S.discovered, x, [202]);
   if (judged.kind === 'refused') {
     const sentence = `${S.listedParts} (${judged.why})`;
-    if (expectStatus(findings, sentence, x, [422]) && isObject(x.body) && typeof x.body.detail !== 'string')
-      compare(findings, sentence, `${x.operationId}: type of detail`, 'a string', x.body.detail);
-    return false;
+    const refusal: Finding[] = judged.clause ? [] : findings;
+    if (expectStatus(refusal, sentence, x, [422]) && isObject(x.body) && typeof x.body.detail !== 'string')
+      compare(refusal, sentence, `${x.operationId}: type of detail`, 'a string', x.body.detail);
+    if (!judged.clause) return false;
+    // a refusal of the document's alone: a 202 is the interface's answer too, and closed the upload
+    findings.push(...refusal.map((f) => ({ ...f, clause: judged.clause })));
+    return x.status === 202;
   }
   if (judged.kind === 'accepted') expectStatus(findings, S.listedParts, x, [202]);
   return x.status === 202;

@@ -17,7 +17,8 @@ export type ListedParts =
   | { kind: 'discovered' }
   /** The plan or its parts are not known to the model (or an entry is malformed): nothing is predicted. */
   | { kind: 'unknown' }
-  | { kind: 'refused'; why: string }
+  /** `clause`: the refusal is that clause's alone (a part listed twice: UP-23). */
+  | { kind: 'refused'; why: string; clause?: string }
   | { kind: 'accepted' };
 
 const unquoted = (etag: string) =>
@@ -59,7 +60,9 @@ export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts
     if (!isObject(part) || !Number.isSafeInteger(part.part_number) || typeof part.etag !== 'string')
       return { kind: 'unknown' }; // the document's schema judges a malformed entry
     const number = part.part_number as number;
-    if (seen.has(number)) return { kind: 'refused', why: `part ${number} listed twice` };
+    // the interface only says parts assembles a subset: a store that merges a part listed twice
+    // (202), or an S3 backend's 400 InvalidPartOrder, follows it; the 422 is the document's (UP-23)
+    if (seen.has(number)) return { kind: 'refused', why: `part ${number} listed twice`, clause: 'UP-23' };
     seen.add(number);
     if (number > plan.partCount)
       return { kind: 'refused', why: `part ${number} is outside the plan of ${plan.partCount}` };

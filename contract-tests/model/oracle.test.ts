@@ -465,9 +465,9 @@ describe('the oracle', () => {
           [2, '"e2"'],
           [1, '"e1"'],
         ],
-        202,
+        422,
       ),
-    ).toEqual(['completeUpload status: 422 / 202']);
+    ).toEqual([]);
     expect(read('uploading')).toEqual([]);
     expect(
       complete(
@@ -489,6 +489,52 @@ describe('the oracle', () => {
       ),
     ).toEqual([]);
     expect(read('ready')).toEqual([]);
+  });
+
+  it("files a part listed twice under UP-23 alone: the document's 422, while a merging 202 closes the upload", () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const urls = [{ part_number: 1, url: 'http://store/d1' }];
+    const image = { id: IMAGE, name: 'd.tif', size: 4, upload_status: 'uploading' };
+    oracle.observe(
+      exchange(
+        'uploadImage',
+        200,
+        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
+        { sent: { name: 'd.tif', size: 4 } },
+      ),
+    );
+    oracle.observe(
+      exchange('presigned part PUT', 200, undefined, {
+        method: 'PUT',
+        url: 'http://store/d1',
+        key: null,
+        headers: { etag: '"e1"' },
+      }),
+    );
+    const twice = (status: number, body: unknown) =>
+      oracle
+        .observe(
+          exchange('completeUpload', status, body, {
+            method: 'POST',
+            params: { image_id: IMAGE },
+            sent: { parts: [1, 1].map((part_number) => ({ part_number, etag: '"e1"' })) },
+          }),
+        )
+        .map((f) => `${f.clause}: ${f.subject}: ${f.predicted} / ${f.received}`);
+    expect(twice(422, { detail: [] })).toEqual(['UP-23: completeUpload: type of detail: "a string" / []']);
+    expect(twice(202, { status: 'processing' })).toEqual(['UP-23: completeUpload status: 422 / 202']);
+    // merged and assembled: the image moves on as after any complete
+    expect(
+      oracle.observe(
+        exchange(
+          'getUpload',
+          200,
+          { ...image, upload_status: 'processing' },
+          { params: { image_id: IMAGE } },
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it("holds a part URL to the document's 24-hour life by the target's clock, learnt from the mock's clock", () => {

@@ -76,6 +76,11 @@ export class Oracle {
     knowKeys(this.world, keys);
   }
 
+  /** The target's root (`https://gw/cellseg`): the routes the model reads by path start under its path. */
+  knowBase(baseUrl: string): void {
+    this.world.basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  }
+
   /** A request with `key` is on its way; answers the function to call once it has its answer (or none). */
   sending(key: string | null | undefined): () => void {
     const org = organizationOf(this.world, key);

@@ -141,6 +141,8 @@ export interface World {
   targetClock?: { minusReceived: number; minusSent: number };
   /** Origins an answer allowed (CORS): their preflights are judged even when one answers without CORS headers. */
   corsOrigins?: Set<string>;
+  /** The path the target is mounted under (`/cellseg` of `https://gw/cellseg`), taken off a URL's path before its route is read. */
+  basePath?: string;
 }
 
 export function newWorld(): World {

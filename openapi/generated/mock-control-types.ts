@@ -1279,7 +1279,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description `attachment; filename="<image name>_<export>"`
+         * @description `attachment; filename="<image name>_<export>"`. The disposition type is matched without case and may stand alone (RFC 6266 4.1): `Attachment`, or a bare `attachment`, is an attachment.
          * @example attachment; filename="plate1_well_B3_measurements.csv"
          */
         ContentDisposition: string;

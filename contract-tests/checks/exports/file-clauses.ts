@@ -77,11 +77,12 @@ export async function verifyAttachmentNames(
   { csv, geo, zip, png, image }: FetchedExports,
 ): Promise<void> {
   await ctx.verify('EXP-07', () => {
-    expect(csv.headers.get('content-disposition')).toMatch(/^attachment;\s*filename=".+_measurements\.csv"/);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment;\s*filename=".+_measurements\.csv"/i);
     const named = { 'measurements.csv': csv, 'rois.geojson': geo, 'rois.zip': zip, 'overlay.png': png };
     for (const [exportName, response] of Object.entries(named)) {
       const disposition = response.headers.get('content-disposition') ?? '';
-      expect(disposition, `${exportName}: Content-Disposition`).toMatch(/^attachment;/);
+      // the type in any case, and parameters optional (RFC 6266 4.1)
+      expect(disposition, `${exportName}: Content-Disposition`).toMatch(/^attachment[ \t]*(;|$)/i);
       // "<image name>_<export>" (DESIGN.md), the name with or without its .tif extension
       const offered = attachmentNames(disposition);
       const stem = image.body.name.replace(/\.(ome\.)?tiff?$/i, '');

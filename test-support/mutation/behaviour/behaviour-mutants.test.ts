@@ -112,6 +112,33 @@ describe('behaviour mutants', () => {
     expect(JSON.parse(complete.body.toString())).toEqual({ parts: [{ part_number: 1, etag: '"right"' }] });
   });
 
+  it('duplicate-merged lists each part once, the last listing of it winning, and leaves a list without repeats', async () => {
+    const { pass } = caseOf('behaviour:listed-parts:duplicate-merged');
+    const complete = (parts: Array<[number, string]>) =>
+      exchange('POST', `/api/v1/upload/${IMAGE}/complete`, 'k1', {
+        parts: parts.map(([part_number, etag]) => ({ part_number, etag })),
+      });
+    const twice = complete([
+      [1, '"a"'],
+      [2, '"b"'],
+      [1, '"c"'],
+    ]);
+    await pass(twice, answer(202, { status: 'processing' }));
+    expect(JSON.parse(twice.body.toString())).toEqual({
+      parts: [
+        { part_number: 1, etag: '"c"' },
+        { part_number: 2, etag: '"b"' },
+      ],
+    });
+    const once = complete([
+      [2, '"b"'],
+      [1, '"a"'],
+    ]);
+    const sent = once.body.toString();
+    await pass(once, answer(202, { status: 'processing' }));
+    expect(once.body.toString()).toBe(sent);
+  });
+
   it('expires-a-minute-early refuses a PUT in the last minute of its URL by the clock the proxy read', async () => {
     const { pass } = caseOf('behaviour:part-url-life:expires-a-minute-early');
     const expires = Math.floor(Date.now() / 1000) + 86_400;

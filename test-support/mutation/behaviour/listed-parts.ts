@@ -84,6 +84,22 @@ export const listedPartMutants = () => [
   }),
   behaviourMutant({
     rule: 'listed-parts',
+    edit: 'duplicate-merged',
+    summary:
+      'Complete collects the listed parts by part number: a part listed twice is merged (the last ETag wins) and the upload assembled, where the document refuses it (UP-23).',
+    sentences: [SUBSET],
+    triggers: [['completeUpload', 422]],
+    make: () => ({
+      request: (exchange: Exchange) => {
+        const listed = listedParts(exchange);
+        if (!listed) return;
+        const merged = new Map(listed.parts.map((p) => [p.part_number, p]));
+        if (merged.size < listed.parts.length) withParts(exchange, [...merged.values()]);
+      },
+    }),
+  }),
+  behaviourMutant({
+    rule: 'listed-parts',
     edit: 'outside-plan-dropped',
     summary: "Complete drops a listed part outside the upload's plan and assembles the rest.",
     sentences: [SUBSET, BODY],
