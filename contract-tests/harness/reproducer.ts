@@ -139,6 +139,8 @@ interface ScriptParts {
   /** BASE_URL and the key variables the requests send, in the order met. */
   variables: Set<string>;
   keyVariables: Array<[string | undefined, string]>;
+  /** Lines the next request needs first (a padded body written out). */
+  prepare: string[];
 }
 
 /** The request's URL as a shell word: the run's keys in it written as their variables. */
@@ -158,7 +160,7 @@ function curlArguments(
   index: number,
   parts: ScriptParts,
 ): { args: string[]; heredoc?: string } {
-  const { values, files } = parts;
+  const { values } = parts;
   const args: string[] = [`-X ${request.method}`, `"${urlWord(request.url, index, parts)}"`];
   if (request.keyVariable) {
     parts.variables.add(request.keyVariable);
@@ -173,19 +175,43 @@ function curlArguments(
     args.push('--data-binary @-');
     heredoc = values.substitute(request.body.text, index, heredocSafe);
   } else if (request.body?.kind === 'bytes') {
-    const name = `${index + 1}-body.bin`;
-    files.push({ name, bytes: request.body.bytes });
-    args.push(`--data-binary "@$FILES/${name}"`);
+    const file = fileWord(`${index + 1}-body.bin`, request.body.bytes, parts);
+    args.push(`--data-binary "@${file}"`);
   } else if (request.body?.kind === 'multipart') {
     for (const field of request.body.fields) {
       if ('bytes' in field) {
-        const name = `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`;
-        files.push({ name, bytes: field.bytes });
-        args.push(`-F "${field.name}=@$FILES/${name};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
+        const file = fileWord(
+          `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`,
+          field.bytes,
+          parts,
+        );
+        args.push(`-F "${field.name}=@${file};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
       } else args.push(`-F ${shellQuote(`${field.name}=${field.value}`)}`);
     }
   }
   return { args, heredoc };
+}
+
+/** Zero bytes at a body's end from which the script writes them itself, not the reports folder. */
+const PADDING_WRITTEN = 1024 * 1024;
+
+/**
+ * Where the script reads a body it sends: its file beside the script, or, for a body ending in a
+ * megabyte or more of zeros (UP-01's 100 MB upload), the file the script writes from its head and
+ * that many zeros, so the reports hold no copy of the padding.
+ */
+function fileWord(name: string, bytes: Buffer, parts: ScriptParts): string {
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  if (bytes.length - end < PADDING_WRITTEN) {
+    parts.files.push({ name, bytes });
+    return `$FILES/${name}`;
+  }
+  parts.files.push({ name: `${name}.head`, bytes: bytes.subarray(0, end) });
+  parts.prepare.push(
+    `{ cat "$FILES/${name}.head"; head -c ${bytes.length - end} /dev/zero; } > "$OUT/${name}"`,
+  );
+  return `$OUT/${name}`;
 }
 
 /**
@@ -206,7 +232,7 @@ function replayStep(
   const { args, heredoc } = curlArguments(request, index, parts);
   // The heading names this run's ids (read from its own answers), not the suite's.
   const shownPath = parts.values.substitute(new URL(request.url).pathname, index, urlSafe);
-  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`);
+  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`, ...parts.prepare.splice(0));
   const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
   step.push(
     poll
@@ -243,6 +269,10 @@ function scriptPreamble(input: ReproducerInput, variables: Set<string>): string[
     lines.push(
       `: "\${${variable}:?set ${variable}${variable === 'BASE_URL' ? ' (or CONTRACT_BASE_URL)' : ''}}"`,
     );
+  // as the suite reads the root: no trailing slash; and said before any request, since the
+  // variable may be left in the shell from another target (a mock run's script sent to production)
+  lines.push('BASE_URL="${BASE_URL%/}"');
+  lines.push('echo "Sending to BASE_URL=$BASE_URL"');
   lines.push('FILES="$(cd "$(dirname "$0")" && pwd)/$(basename "$0" .sh).files"');
   lines.push('OUT=$(mktemp -d)');
   lines.push(
@@ -279,6 +309,7 @@ export function reproducerScript(input: ReproducerInput): {
     files: [],
     variables: new Set<string>(['BASE_URL']),
     keyVariables: input.keyVariables ?? [],
+    prepare: [],
   };
   const redact = keyRedactor(input);
   // A poll's reads before its last are replayed by the loop of the last: their steps stay empty.
