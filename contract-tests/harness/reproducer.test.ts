@@ -73,23 +73,6 @@ const transcript: RecordedExchange[] = [
 ];
 
 describe('reproducer scripts', () => {
-  it("write a run's key that a request carried in its URL as the variable that holds it", () => {
-    const { script } = reproducerScript({
-      title: 't',
-      clauses: ['AUTH-01'],
-      error: 'e',
-      baseUrls: [BASE],
-      secrets: [KEY],
-      keyVariables: [[KEY, 'CONTRACT_API_KEY']],
-      exchanges: [
-        exchange({ method: 'GET', url: `${BASE}/api/v1/models?api_key=${KEY}`, keyVariable: null }, 200, []),
-      ],
-    });
-    expect(script).not.toContain(KEY);
-    expect(script).toContain('"${BASE_URL}/api/v1/models?api_key=${CONTRACT_API_KEY}"');
-    expect(script).toContain(': "${CONTRACT_API_KEY:?set CONTRACT_API_KEY}"');
-  });
-
   it("read a throw-away organization's key from the answer that created it, never writing it", () => {
     const THROWAWAY = 'sk_test_throwaway_0123456789abcdef';
     const { script } = reproducerScript({

@@ -17,11 +17,6 @@ export interface ReproducerInput {
   exchanges: RecordedExchange[];
   /** The run's own keys and tokens: written as `<key>` wherever the error or an answer quotes one. */
   secrets?: Array<string | undefined>;
-  /**
-   * The run's keys with the variable that holds each: a key a request carried in its URL (a check
-   * that a key in the query is not taken for the header) is written as its variable there.
-   */
-  keyVariables?: Array<[string | undefined, string]>;
 }
 
 interface Capture {
@@ -138,20 +133,8 @@ interface ScriptParts {
   files: Array<{ name: string; bytes: Buffer }>;
   /** BASE_URL and the key variables the requests send, in the order met. */
   variables: Set<string>;
-  keyVariables: Array<[string | undefined, string]>;
   /** Lines the next request needs first (a padded body written out). */
   prepare: string[];
-}
-
-/** The request's URL as a shell word: the run's keys in it written as their variables. */
-function urlWord(url: string, index: number, parts: ScriptParts): string {
-  let word = parts.values.substitute(url, index, urlSafe);
-  for (const [key, variable] of parts.keyVariables) {
-    if (!key || key.length < 8 || !word.includes(urlSafe(encodeURIComponent(key)))) continue;
-    parts.variables.add(variable);
-    word = word.split(urlSafe(encodeURIComponent(key))).join(`\${${variable}}`);
-  }
-  return word;
 }
 
 /** curl's arguments for one request (its files added to `parts.files`), and the body it reads from stdin. */
@@ -161,7 +144,7 @@ function curlArguments(
   parts: ScriptParts,
 ): { args: string[]; heredoc?: string } {
   const { values } = parts;
-  const args: string[] = [`-X ${request.method}`, `"${urlWord(request.url, index, parts)}"`];
+  const args: string[] = [`-X ${request.method}`, `"${values.substitute(request.url, index, urlSafe)}"`];
   if (request.keyVariable) {
     parts.variables.add(request.keyVariable);
     args.push(`-H "Authorization: ${request.scheme ?? 'Bearer'} \${${request.keyVariable}}"`);
@@ -308,7 +291,6 @@ export function reproducerScript(input: ReproducerInput): {
     values: new CapturedValues(input.baseUrls),
     files: [],
     variables: new Set<string>(['BASE_URL']),
-    keyVariables: input.keyVariables ?? [],
     prepare: [],
   };
   const redact = keyRedactor(input);
