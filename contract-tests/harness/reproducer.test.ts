@@ -225,6 +225,7 @@ describe('reproducer scripts', () => {
         );
       expect(Number(write?.[1])).toBe(2 * 1024 * 1024);
       expect(script).toContain('-F "file=@$OUT/1-big.tif;filename=big.tif"');
+      expect(script).toContain('rm -f "$OUT/1-big.tif"');
       execFileSync('bash', ['-n', file]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -133,8 +133,8 @@ interface ScriptParts {
   files: Array<{ name: string; bytes: Buffer }>;
   /** BASE_URL and the key variables the requests send, in the order met. */
   variables: Set<string>;
-  /** Lines the next request needs first (a padded body written out). */
-  prepare: string[];
+  /** Padded bodies the next request sends: the line writing each out, and the file it writes. */
+  prepare: Array<{ write: string; file: string }>;
 }
 
 /** curl's arguments for one request (its files added to `parts.files`), and the body it reads from stdin. */
@@ -191,10 +191,12 @@ function fileWord(name: string, bytes: Buffer, parts: ScriptParts): string {
     return `$FILES/${name}`;
   }
   parts.files.push({ name: `${name}.head`, bytes: bytes.subarray(0, end) });
-  parts.prepare.push(
-    `{ cat "$FILES/${name}.head"; head -c ${bytes.length - end} /dev/zero; } > "$OUT/${name}"`,
-  );
-  return `$OUT/${name}`;
+  const file = `$OUT/${name}`;
+  parts.prepare.push({
+    write: `{ cat "$FILES/${name}.head"; head -c ${bytes.length - end} /dev/zero; } > "${file}"`,
+    file,
+  });
+  return file;
 }
 
 /**
@@ -215,13 +217,16 @@ function replayStep(
   const { args, heredoc } = curlArguments(request, index, parts);
   // The heading names this run's ids (read from its own answers), not the suite's.
   const shownPath = parts.values.substitute(new URL(request.url).pathname, index, urlSafe);
-  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`, ...parts.prepare.splice(0));
+  const padded = parts.prepare.splice(0);
+  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`, ...padded.map((p) => p.write));
   const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
   step.push(
     poll
       ? `for try in $(seq 300); do ${curl}; [ "$(value '["${poll.field}"]' "$OUT/${index + 1}")" = ${shellQuote(poll.value)} ] && break; sleep 1; done`
       : curl,
   );
+  // a padded body is as large as it was sent (100 MB): gone once sent
+  if (padded.length) step.push(`rm -f ${padded.map((p) => `"${p.file}"`).join(' ')}`);
   step.push(`show "$OUT/${index + 1}"`);
   step.push(
     comment(
