@@ -50,6 +50,12 @@ export const CLAUSES: Clause[] = [
     'assumed',
     "A shared page and its preview image opened with a credential they do not need (a key nobody has, the owner's key) answer as without one: 200, each open counted.",
   ),
+  c(
+    'AUTH-09',
+    'Authentication',
+    'assumed',
+    "A key is read from the Authorization header only: a request with none, its key in the query (api_key, or RFC 6750 2.3's access_token), answers 401.",
+  ),
   c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
   c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
   c(

@@ -43,6 +43,8 @@ export interface CallOptions {
    * 503): neither a server error nor held against the model, and not marked injected either.
    */
   tolerated?: readonly number[];
+  /** A longer wait than --request-timeout-ms for this one answer (a request bound by its size), and why. */
+  timeout?: { ms: number; source: string };
 }
 
 export interface ApiResponse<T = unknown> {
@@ -200,6 +202,7 @@ export class ApiClient {
         url,
         { method: op.method, headers, body, redirect: 'manual' },
         recorded,
+        options.timeout,
       ));
     } finally {
       answered();
@@ -345,13 +348,17 @@ export class ApiClient {
     url: URL | string,
     init: RequestInit,
     recorded: RecordedRequest,
+    timeout?: CallOptions['timeout'],
   ): Promise<{ response: Response; bytes: Buffer }> {
     if (this.cut?.aborted && !undoing())
       throw new Error(
         `${recorded.method} ${new URL(url).pathname}: not sent: the check was cut at its deadline`,
       );
     try {
-      return await boundedFetch(url, init, this.target);
+      const limits = timeout
+        ? { ...this.target, requestTimeoutMs: timeout.ms, timeoutSource: timeout.source }
+        : this.target;
+      return await boundedFetch(url, init, limits);
     } catch (error) {
       const reason = describeTransportError(error);
       this.transcript.push(recordNoAnswer(recorded, reason));

@@ -2,6 +2,8 @@
 export interface ExchangeLimits {
   requestTimeoutMs: number;
   maxBodyBytes: number;
+  /** Where the time limit comes from, said when it runs out (--request-timeout-ms unless given). */
+  timeoutSource?: string;
 }
 
 /** An exchange that got no whole answer (a limit met, a body cut short): its message says why, in words. */
@@ -18,7 +20,7 @@ export async function boundedFetch(
   limits: ExchangeLimits,
 ): Promise<{ response: Response; bytes: Buffer }> {
   const signal = AbortSignal.timeout(limits.requestTimeoutMs);
-  const timeout = `within ${limits.requestTimeoutMs} ms (--request-timeout-ms)`;
+  const timeout = `within ${limits.requestTimeoutMs} ms (${limits.timeoutSource ?? '--request-timeout-ms'})`;
   let response: Response;
   try {
     response = await fetch(url, { ...init, signal });

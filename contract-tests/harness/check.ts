@@ -350,12 +350,6 @@ function reproduce(
       baseUrls: [...new Set([target.baseUrl, target.directBaseUrl])],
       exchanges: record.transcript.slice(0, upTo),
       secrets: [target.keys.main, target.keys.other, target.keys.tiny, target.keys.second, target.adminToken],
-      keyVariables: [
-        [target.keys.main, 'CONTRACT_API_KEY'],
-        [target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
-        [target.keys.tiny, 'CONTRACT_TINY_API_KEY'],
-        [target.keys.second, 'CONTRACT_SECOND_API_KEY'],
-      ],
     });
     return path.relative(reportDir(), file);
   } catch {

@@ -10,6 +10,8 @@ export type Usage = MockOrganization['usage'];
 
 export interface ThrowawayOrganization {
   id: string;
+  /** The organization's own key, worthless once the check resets it. */
+  key: string;
   /** A client with the organization's own key. */
   client: ApiClient;
   /** The organization's counters, as the mock's control plane reports them. */
@@ -44,6 +46,7 @@ export async function throwawayOrganization(
   );
   return {
     id,
+    key: created.body.api_keys[0],
     client: ctx.clientFor(created.body.api_keys[0]),
     async usage() {
       const listed = need(await ctx.api.call<MockOrganization[]>('mockListOrganizations', admin), 200);

@@ -17,11 +17,6 @@ export interface ReproducerInput {
   exchanges: RecordedExchange[];
   /** The run's own keys and tokens: written as `<key>` wherever the error or an answer quotes one. */
   secrets?: Array<string | undefined>;
-  /**
-   * The run's keys with the variable that holds each: a key a request carried in its URL (a check
-   * that a key in the query is not taken for the header) is written as its variable there.
-   */
-  keyVariables?: Array<[string | undefined, string]>;
 }
 
 interface Capture {
@@ -138,18 +133,8 @@ interface ScriptParts {
   files: Array<{ name: string; bytes: Buffer }>;
   /** BASE_URL and the key variables the requests send, in the order met. */
   variables: Set<string>;
-  keyVariables: Array<[string | undefined, string]>;
-}
-
-/** The request's URL as a shell word: the run's keys in it written as their variables. */
-function urlWord(url: string, index: number, parts: ScriptParts): string {
-  let word = parts.values.substitute(url, index, urlSafe);
-  for (const [key, variable] of parts.keyVariables) {
-    if (!key || key.length < 8 || !word.includes(urlSafe(encodeURIComponent(key)))) continue;
-    parts.variables.add(variable);
-    word = word.split(urlSafe(encodeURIComponent(key))).join(`\${${variable}}`);
-  }
-  return word;
+  /** Padded bodies the next request sends: the line writing each out, and the file it writes. */
+  prepare: Array<{ write: string; file: string }>;
 }
 
 /** curl's arguments for one request (its files added to `parts.files`), and the body it reads from stdin. */
@@ -158,8 +143,8 @@ function curlArguments(
   index: number,
   parts: ScriptParts,
 ): { args: string[]; heredoc?: string } {
-  const { values, files } = parts;
-  const args: string[] = [`-X ${request.method}`, `"${urlWord(request.url, index, parts)}"`];
+  const { values } = parts;
+  const args: string[] = [`-X ${request.method}`, `"${values.substitute(request.url, index, urlSafe)}"`];
   if (request.keyVariable) {
     parts.variables.add(request.keyVariable);
     args.push(`-H "Authorization: ${request.scheme ?? 'Bearer'} \${${request.keyVariable}}"`);
@@ -173,19 +158,45 @@ function curlArguments(
     args.push('--data-binary @-');
     heredoc = values.substitute(request.body.text, index, heredocSafe);
   } else if (request.body?.kind === 'bytes') {
-    const name = `${index + 1}-body.bin`;
-    files.push({ name, bytes: request.body.bytes });
-    args.push(`--data-binary "@$FILES/${name}"`);
+    const file = fileWord(`${index + 1}-body.bin`, request.body.bytes, parts);
+    args.push(`--data-binary "@${file}"`);
   } else if (request.body?.kind === 'multipart') {
     for (const field of request.body.fields) {
       if ('bytes' in field) {
-        const name = `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`;
-        files.push({ name, bytes: field.bytes });
-        args.push(`-F "${field.name}=@$FILES/${name};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
+        const file = fileWord(
+          `${index + 1}-${field.filename.replace(/[^A-Za-z0-9._-]/g, '_')}`,
+          field.bytes,
+          parts,
+        );
+        args.push(`-F "${field.name}=@${file};filename=${field.filename.replace(/["$`\\]/g, '')}"`);
       } else args.push(`-F ${shellQuote(`${field.name}=${field.value}`)}`);
     }
   }
   return { args, heredoc };
+}
+
+/** Zero bytes at a body's end from which the script writes them itself, not the reports folder. */
+const PADDING_WRITTEN = 1024 * 1024;
+
+/**
+ * Where the script reads a body it sends: its file beside the script, or, for a body ending in a
+ * megabyte or more of zeros (UP-01's 100 MB upload), the file the script writes from its head and
+ * that many zeros, so the reports hold no copy of the padding.
+ */
+function fileWord(name: string, bytes: Buffer, parts: ScriptParts): string {
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0) end--;
+  if (bytes.length - end < PADDING_WRITTEN) {
+    parts.files.push({ name, bytes });
+    return `$FILES/${name}`;
+  }
+  parts.files.push({ name: `${name}.head`, bytes: bytes.subarray(0, end) });
+  const file = `$OUT/${name}`;
+  parts.prepare.push({
+    write: `{ cat "$FILES/${name}.head"; head -c ${bytes.length - end} /dev/zero; } > "${file}"`,
+    file,
+  });
+  return file;
 }
 
 /**
@@ -206,13 +217,16 @@ function replayStep(
   const { args, heredoc } = curlArguments(request, index, parts);
   // The heading names this run's ids (read from its own answers), not the suite's.
   const shownPath = parts.values.substitute(new URL(request.url).pathname, index, urlSafe);
-  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`);
+  const padded = parts.prepare.splice(0);
+  step.push(`echo; echo "# ${index + 1}. ${request.method} ${shownPath}"`, ...padded.map((p) => p.write));
   const curl = `curl -sS -o "$OUT/${index + 1}" -w 'HTTP %{http_code}\\n' ${args.join(' ')}${heredoc !== undefined ? ` <<JSON\n${heredoc}\nJSON` : ''}`;
   step.push(
     poll
       ? `for try in $(seq 300); do ${curl}; [ "$(value '["${poll.field}"]' "$OUT/${index + 1}")" = ${shellQuote(poll.value)} ] && break; sleep 1; done`
       : curl,
   );
+  // a padded body is as large as it was sent (100 MB): gone once sent
+  if (padded.length) step.push(`rm -f ${padded.map((p) => `"${p.file}"`).join(' ')}`);
   step.push(`show "$OUT/${index + 1}"`);
   step.push(
     comment(
@@ -243,6 +257,10 @@ function scriptPreamble(input: ReproducerInput, variables: Set<string>): string[
     lines.push(
       `: "\${${variable}:?set ${variable}${variable === 'BASE_URL' ? ' (or CONTRACT_BASE_URL)' : ''}}"`,
     );
+  // as the suite reads the root: no trailing slash; and said before any request, since the
+  // variable may be left in the shell from another target (a mock run's script sent to production)
+  lines.push('BASE_URL="${BASE_URL%/}"');
+  lines.push('echo "Sending to BASE_URL=$BASE_URL"');
   lines.push('FILES="$(cd "$(dirname "$0")" && pwd)/$(basename "$0" .sh).files"');
   lines.push('OUT=$(mktemp -d)');
   lines.push(
@@ -278,7 +296,7 @@ export function reproducerScript(input: ReproducerInput): {
     values: new CapturedValues(input.baseUrls),
     files: [],
     variables: new Set<string>(['BASE_URL']),
-    keyVariables: input.keyVariables ?? [],
+    prepare: [],
   };
   const redact = keyRedactor(input);
   // A poll's reads before its last are replayed by the loop of the last: their steps stay empty.

@@ -125,6 +125,15 @@ describe('a request that gets no answer', () => {
     expect(api.transcript.map((x) => x.status)).toEqual([0, 0, 0]);
   }, 5000);
 
+  it('waits for one answer as long as its call says, and names where that time came from', async () => {
+    const api = client();
+    const started = Date.now();
+    await expect(
+      api.call('listModels', { timeout: { ms: 800, source: '100 bytes at 1 MB/s' } }),
+    ).rejects.toThrow(/no answer: the target sent no answer within 800 ms \(100 bytes at 1 MB\/s\)$/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(790);
+  }, 5000);
+
   it('reads no more of a body than the limit, compressed or not, and says so', async () => {
     const api = client();
     for (const [path, size] of [

@@ -1121,6 +1121,18 @@ describe('the oracle on inputs no check sent before', () => {
     expect(refused({})).toMatch(/^Every request carries Authorization: Bearer/);
   });
 
+  it("files a valid key in the query taken without the header as AUTH-09, the suite's reading, and a request with no key at all as the stated rule", () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const taken = (url: string) =>
+      oracle.observe(exchange('listModels', 200, [], { key: null, url }))[0]?.sentence;
+    expect(taken(`http://target/api/v1/models?access_token=${KEY}`)).toMatch(/^AUTH-09, assumed/);
+    expect(taken('http://target/api/v1/models?api_key=sk_test_nobody_has_it')).toMatch(
+      /^Every request carries Authorization: Bearer/,
+    );
+    expect(taken('http://target/api/v1/models')).toMatch(/^Every request carries Authorization: Bearer/);
+  });
+
   it("files a share page refused to a key it does not need as AUTH-08, the suite's reading, and refused to none as the stated rule", () => {
     const url = 'http://target/share/tok_abcdefghijklmnop';
     const oracle = shared(url);

@@ -65,8 +65,14 @@ const KNOWN_KEY =
   'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a valid key is never answered 401)';
 const SCHEME_CASE =
   "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer) and parted from the key by one or more spaces (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1), so a valid key under 'bearer', 'BEARER' or 'Bearer' and two spaces is taken as under 'Bearer'";
+const QUERY_KEY =
+  "AUTH-09, assumed: a key is read from the Authorization header only (the interface names the header): a request without it, a valid key in its query (api_key, or RFC 6750 2.3's access_token), has no credentials";
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
+
+/** Whether a URL's query carries a key the oracle knows. */
+const keyInQuery = (world: World, url: string): boolean =>
+  [...new URL(url).searchParams.values()].some((value) => world.keys.has(value));
 
 export class Oracle {
   readonly world: World = newWorld();
@@ -127,7 +133,9 @@ export class Oracle {
     if (x.key === null || forgedFrom(world, x.key) !== undefined) {
       expectStatus(
         findings,
-        'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)',
+        x.key === null && keyInQuery(world, x.url)
+          ? QUERY_KEY
+          : 'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)',
         x,
         [401],
       );

@@ -200,6 +200,22 @@ describe('behaviour mutants', () => {
     }
   });
 
+  it('query-key-taken sends a key from the query of a request with no header as Bearer, and leaves a header alone', async () => {
+    const { pass } = caseOf('behaviour:query-key:query-key-taken');
+    for (const [path, sent, forwarded] of [
+      ['/api/v1/models?api_key=sk_q', null, 'Bearer sk_q'],
+      ['/api/v1/models?access_token=sk_q', null, 'Bearer sk_q'],
+      ['/api/v1/models', null, null],
+      ['/api/v1/models?api_key=sk_q', 'Bearer sk_h', 'Bearer sk_h'],
+    ]) {
+      const request = exchange('GET', path!);
+      request.headers.delete('authorization');
+      if (sent) request.headers.set('authorization', sent);
+      await pass(request, answer(401, { detail: 'Not authenticated' }));
+      expect(request.headers.get('authorization'), path!).toBe(forwarded);
+    }
+  });
+
   it('image-of-its-key-only answers 404 to another key of the image it saw made, and leaves its maker', async () => {
     const { pass, log } = caseOf('behaviour:key-scope:image-of-its-key-only');
     await pass(exchange('POST', '/api/v1/upload', 'k1'), answer(200, { image: { id: IMAGE }, upload: null }));
