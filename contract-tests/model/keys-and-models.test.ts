@@ -31,16 +31,18 @@ function organizationWithCustomModel(custom = CUSTOM): Oracle {
   return oracle;
 }
 
+/** The control plane's answer adding SECOND to the organization ORG. */
+const keyAdded = exchange(
+  'mockCreateApiKey',
+  200,
+  { api_key: SECOND, id: 'key_0123456789abcdef', prefix: 'sk_second' },
+  { ...admin, url: `http://target/__mock/organizations/${ORG}/keys` },
+);
+
 describe('the oracle on the keys of one organization and the models it lists', () => {
   it("takes a key added to an organization as that organization's: its images and custom models alike", () => {
     const oracle = organizationWithCustomModel();
-    const added = exchange(
-      'mockCreateApiKey',
-      200,
-      { api_key: SECOND, id: 'key_0123456789abcdef', prefix: 'sk_second' },
-      { ...admin, url: `http://target/__mock/organizations/${ORG}/keys` },
-    );
-    expect(oracle.observe(added)).toEqual([]);
+    expect(oracle.observe(keyAdded)).toEqual([]);
     // the second key's list without the organization's custom model
     expect(subjects(oracle, exchange('listModels', 200, [BASE], { key: SECOND }))).toEqual([
       `listModels: custom model ${CUSTOM.id}: ${JSON.stringify(CUSTOM)} / null`,
@@ -76,13 +78,7 @@ describe('the oracle on the keys of one organization and the models it lists', (
   it('leaves an organization it does not follow when a key is added to it', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: MAIN });
-    const added = exchange(
-      'mockCreateApiKey',
-      200,
-      { api_key: SECOND, id: 'key_0123456789abcdef', prefix: 'sk_second' },
-      { ...admin, url: `http://target/__mock/organizations/${ORG}/keys` },
-    );
-    expect(oracle.observe(added)).toEqual([]);
+    expect(oracle.observe(keyAdded)).toEqual([]);
     // not taken as any organization's: its answers are not judged
     expect(
       subjects(
