@@ -317,7 +317,7 @@ export const CLAUSES: Clause[] = [
     'EXP-08',
     'Exports',
     'assumed',
-    'Export media types are text/csv, application/geo+json, application/zip, image/png.',
+    'Export media types are text/csv, application/geo+json, application/zip, image/png, and each is offered under the name "<image name>_<export>" (the interface shows neither).',
   ),
   c(
     'EXP-09',

@@ -9,6 +9,7 @@ import { COLUMNS } from './exports/csv-columns.js';
 import { binaryBody, fetchExports } from './exports/fetched-exports.js';
 import {
   verifyAttachmentNames,
+  verifyAttachments,
   verifyContentTypes,
   verifyCsvFile,
   verifyGeojsonFile,
@@ -57,6 +58,7 @@ check(
     await verifyCsvFile(ctx, got);
     await verifyGeojsonFile(ctx, got);
     await verifyRoiZipFile(ctx, got);
+    await verifyAttachments(ctx, got);
     await verifyAttachmentNames(ctx, got);
     await verifyContentTypes(ctx, got);
     const pngBytes = (await binaryBody(ctx, 'exportOverlayPng', got.params, got.png.bytes)).bytes;

@@ -36,7 +36,7 @@ const NAME_FINDING: Finding = {
   subject: 'exportRoisGeojson: Content-Disposition filename',
   predicted: '"a_rois.geojson"',
   received: '"b_rois.geojson"',
-  clause: 'EXP-07',
+  clause: 'EXP-08',
 };
 
 /** A client of a check naming `clauses`, whose oracle answers every exchange with NAME_FINDING. */
@@ -70,17 +70,17 @@ const exported = (api: ApiClient) =>
   api.call('exportRoisGeojson', { params: { segmentation_id: SEGMENTATION } });
 
 describe('a violation or finding filed under one clause', () => {
-  it("is filed for a check that names the clause: EXP-11's the weak ETag, EXP-07's the file name", async () => {
+  it("is filed for a check that names the clause: EXP-11's the weak ETag, EXP-08's the file name", async () => {
     const validators = client(['EXP-11']);
     expect((await exported(validators.api)).violations).toEqual([]);
     expect(validators.record.filed).toEqual([
       { clause: 'EXP-11', message: expect.stringMatching(/header ETag is "W\/\\"v1\\"".*\(EXP-11\)$/) },
     ]);
     expect(validators.record.violations).toEqual([]);
-    const names = client(['EXP-01', 'EXP-07']);
+    const names = client(['EXP-01', 'EXP-08']);
     await exported(names.api);
     expect(names.record.filed).toEqual([
-      { clause: 'EXP-07', message: expect.stringMatching(/^oracle: .*Content-Disposition filename/) },
+      { clause: 'EXP-08', message: expect.stringMatching(/^oracle: .*Content-Disposition filename/) },
     ]);
   });
 

@@ -43,9 +43,9 @@ describe("an export's offered file name, held against the image's name", () => {
     expect(judge('Zellkerne, µ-ü.tif', `attachment; filename="${raw}"`)).toEqual([]);
   });
 
-  it('flags a name outside ASCII offered only with its letters replaced, or another name, under EXP-07 alone', () => {
+  it('flags a name outside ASCII offered only with its letters replaced, or another name, under EXP-08 alone (the document rule), not the stated EXP-07', () => {
     expect(judge('Zellkerne, µ-ü.tif', 'attachment; filename="Zellkerne, __-__measurements.csv"')).toEqual([
-      'EXP-07: exportMeasurementsCsv: Content-Disposition filename: "Zellkerne, µ-ü_measurements.csv" / "Zellkerne, __-__measurements.csv"',
+      'EXP-08: exportMeasurementsCsv: Content-Disposition filename: "Zellkerne, µ-ü_measurements.csv" / "Zellkerne, __-__measurements.csv"',
     ]);
     expect(judge('plate1.tif', `attachment; filename*=UTF-8''export_measurements.csv`)).toHaveLength(1);
   });

@@ -46,7 +46,8 @@ const EXPORT_FILES: Record<string, string> = {
  * client a mangled file name. A quoted form sent as raw UTF-8 (which browsers read) is read so
  * too. A name with a path separator or a control character is left alone: a target may replace
  * those so that no client saves outside its folder (the advisory SEC clauses judge that). The
- * interface shows no file name ("not shown"), so the rule is filed under EXP-07 alone.
+ * interface shows no file name ("not shown"), so the rule is the document's, filed under EXP-08
+ * (assumed) alone.
  */
 export function observeAttachmentName(x: Exchange, imageName: string | undefined, findings: Finding[]): void {
   const disposition = x.headers['content-disposition'];
@@ -65,8 +66,8 @@ export function observeAttachmentName(x: Exchange, imageName: string | undefined
       subject: `${x.operationId}: Content-Disposition ${form}`,
       predicted: JSON.stringify(expected[0]),
       received: JSON.stringify(offered),
-      // the interface shows no file name: the document's rule, the attachment clause's alone
-      clause: 'EXP-07',
+      // the interface shows no file name: the document's rule, under its assumed clause alone
+      clause: 'EXP-08',
     });
   }
 }

@@ -71,22 +71,34 @@ export async function verifyRoiZipFile(
   });
 }
 
-/** EXP-07: every export is offered as an attachment named "<image name>_<export>". */
-export async function verifyAttachmentNames(
-  ctx: CheckContext,
-  { csv, geo, zip, png, image }: FetchedExports,
-): Promise<void> {
+/** EXP-07: every export is offered as an attachment (the interface's words; its name is not shown). */
+export async function verifyAttachments(ctx: CheckContext, exports: FetchedExports): Promise<void> {
   await ctx.verify('EXP-07', () => {
-    expect(csv.headers.get('content-disposition')).toMatch(/^attachment;\s*filename=".+_measurements\.csv"/i);
-    const named = { 'measurements.csv': csv, 'rois.geojson': geo, 'rois.zip': zip, 'overlay.png': png };
-    for (const [exportName, response] of Object.entries(named)) {
-      const disposition = response.headers.get('content-disposition') ?? '';
+    for (const [exportName, response] of Object.entries(namedExports(exports)))
       // the type in any case, and parameters optional (RFC 6266 4.1)
-      expect(disposition, `${exportName}: Content-Disposition`).toMatch(/^attachment[ \t]*(;|$)/i);
+      expect(response.headers.get('content-disposition') ?? '', `${exportName}: Content-Disposition`).toMatch(
+        /^attachment[ \t]*(;|$)/i,
+      );
+  });
+}
+
+/** The four exports by the file name each stands for. */
+const namedExports = ({ csv, geo, zip, png }: FetchedExports) => ({
+  'measurements.csv': csv,
+  'rois.geojson': geo,
+  'rois.zip': zip,
+  'overlay.png': png,
+});
+
+/** EXP-08 (the document's): each export is offered under the name "<image name>_<export>". */
+export async function verifyAttachmentNames(ctx: CheckContext, exports: FetchedExports): Promise<void> {
+  await ctx.verify('EXP-08', () => {
+    for (const [exportName, response] of Object.entries(namedExports(exports))) {
       // "<image name>_<export>" (DESIGN.md), the name with or without its .tif extension
-      const offered = attachmentNames(disposition);
-      const stem = image.body.name.replace(/\.(ome\.)?tiff?$/i, '');
-      const expected = [`${stem}_${exportName}`, `${image.body.name}_${exportName}`];
+      const offered = attachmentNames(response.headers.get('content-disposition') ?? '');
+      const stem = exports.image.body.name.replace(/\.(ome\.)?tiff?$/i, '');
+      const expected = [`${stem}_${exportName}`, `${exports.image.body.name}_${exportName}`];
+      expect(Object.keys(offered).length, `${exportName}: a file name offered`).toBeGreaterThan(0);
       for (const [form, value] of Object.entries(offered))
         expect(expected, `${exportName}: Content-Disposition ${form} against GET /image name`).toContain(
           value,
