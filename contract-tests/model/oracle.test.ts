@@ -54,6 +54,27 @@ function withSegmentation(): Oracle {
 const subjects = (oracle: Oracle, x: Exchange) =>
   oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
 
+/**
+ * POST /upload opening a resumable upload of `size` bytes (parts of 5, their URLs
+ * http://store/<tag><n>) as the oracle sees it answered: the image, still uploading.
+ */
+function openResumable(oracle: Oracle, name: string, size: number, tag: string, parts: number) {
+  const urls = Array.from({ length: parts }, (_, i) => ({
+    part_number: i + 1,
+    url: `http://store/${tag}${i + 1}`,
+  }));
+  const image = { id: IMAGE, name, size, upload_status: 'uploading' };
+  oracle.observe(
+    exchange(
+      'uploadImage',
+      200,
+      { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
+      { sent: { name, size } },
+    ),
+  );
+  return image;
+}
+
 describe('the oracle', () => {
   it('passes the answers a healthy target gives, and flags a deleted image still readable', () => {
     const oracle = withSegmentation();
@@ -341,16 +362,7 @@ describe('the oracle', () => {
   it('predicts a complete with no body or an empty parts list taken once every part is in storage at its size', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });
-    const urls = [1, 2].map((n) => ({ part_number: n, url: `http://store/d${n}` }));
-    const image = { id: IMAGE, name: 'r.tif', size: 8, upload_status: 'uploading' };
-    oracle.observe(
-      exchange(
-        'uploadImage',
-        200,
-        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
-        { sent: { name: 'r.tif', size: 8 } },
-      ),
-    );
+    openResumable(oracle, 'r.tif', 8, 'd', 2);
     const put = (n: number, sentBytes: number) =>
       oracle.observe(
         exchange('presigned part PUT', 200, undefined, {
@@ -387,16 +399,7 @@ describe('the oracle', () => {
   it('predicts a complete with a parts list: subset, part outside the plan and wrong ETag refused, any order taken', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });
-    const urls = [1, 2].map((n) => ({ part_number: n, url: `http://store/q${n}` }));
-    const image = { id: IMAGE, name: 'r.tif', size: 8, upload_status: 'uploading' };
-    oracle.observe(
-      exchange(
-        'uploadImage',
-        200,
-        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
-        { sent: { name: 'r.tif', size: 8 } },
-      ),
-    );
+    const image = openResumable(oracle, 'r.tif', 8, 'q', 2);
     const complete = (parts: Array<[number, string]>, status: number) =>
       subjects(
         oracle,
@@ -494,16 +497,7 @@ describe('the oracle', () => {
   it("files a part listed twice under UP-23 alone: the document's 422, while a merging 202 closes the upload", () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });
-    const urls = [{ part_number: 1, url: 'http://store/d1' }];
-    const image = { id: IMAGE, name: 'd.tif', size: 4, upload_status: 'uploading' };
-    oracle.observe(
-      exchange(
-        'uploadImage',
-        200,
-        { image, success: true, upload: { part_size: 5, upload_id: 'u', urls } },
-        { sent: { name: 'd.tif', size: 4 } },
-      ),
-    );
+    const image = openResumable(oracle, 'd.tif', 4, 'd', 1);
     oracle.observe(
       exchange('presigned part PUT', 200, undefined, {
         method: 'PUT',
