@@ -23,7 +23,9 @@ export async function consumeAnalysis(usage: UsageTable, org: Organization, now:
 
 /**
  * Runs `work` as one transaction that first takes the organization's lock, so that a check against
- * its caps and the change it guards run with no other transaction's in between (state.ts).
+ * its caps and the change it guards run with no other transaction's in between (state.ts). So does
+ * every change that re-reads a row a delete may take and writes it back: a delete holds this lock,
+ * and committed between the read and the write (an upsert) it would be undone.
  */
 export function underOrganizationLock<T>(
   state: StateStore,

@@ -22,8 +22,9 @@ import type { ShareRecord } from './shares/share-record.js';
  * call made while `work` runs (in its async context, however deep) joins it, and all its writes are
  * committed together when `work`'s promise resolves, or none. A nested `transaction` joins the
  * outer one. A check and the change it guards belong in one transaction, and a check against an
- * organization's caps first takes `organizations.lock(id)`, so concurrent transactions on any
- * instance run those checks one at a time (see docs/sandbox.md for the rule each guard follows).
+ * organization's caps, or that a row a delete may take is still there, first takes
+ * `organizations.lock(id)`, so concurrent transactions on any instance run those checks one at a
+ * time (see docs/sandbox.md for the rule each guard follows).
  * A call outside any transaction is its own transaction (autocommit).
  */
 export interface StateStore {

@@ -8,6 +8,7 @@ import type { MockClock } from '../clock.js';
 import { DomainError, isStoreUnavailable } from '../errors.js';
 import type { ObjectStore } from '../object-store.js';
 import type { JobWorker } from '../jobs/job-worker.js';
+import { underOrganizationLock } from '../organizations.js';
 import type { JobLease, StateStore } from '../state.js';
 import type { DerivedFileSet, DerivedImageFiles } from './derived-files.js';
 import type { ImageRecord } from './image-record.js';
@@ -19,7 +20,9 @@ export type Converter = (tiffPath: string, files: DerivedFileSet) => Promise<Con
  * Each conversion is a durable job (jobs/job-worker.ts), queued in the transaction that makes its
  * image `processing`: a resumable upload's runs on any instance's worker; a single-request upload's
  * runs at once on the instance that received it, under the job's lease, so if that instance dies
- * another worker redoes it.
+ * another worker redoes it. Each change to the row re-reads it under the organization's lock, which
+ * a delete holds too: read and written back without it, a delete committed in between would be
+ * undone by the write (an upsert), and the image would be back without its files.
  */
 export class ImageConversions {
   /** Aborted when the mock stops: background commits waiting for disk space give up (redone after restart). */
@@ -63,7 +66,7 @@ export class ImageConversions {
       : image.conversionAttempts >= 2
         ? 'The conversion was interrupted twice (the mock stopped while it ran). Upload the image again.'
         : null;
-    return this.state.transaction(async () => {
+    return underOrganizationLock(this.state, image.organizationId, async () => {
       const current = await this.state.images.get(image.id);
       if (!current || current.uploadStatus !== 'processing') return false;
       if (reason) await this.markFailed(current, reason);
@@ -92,7 +95,7 @@ export class ImageConversions {
       outcome = { error: err instanceof Error ? err.message : String(err) };
     }
     const commit = () =>
-      this.state.transaction(async () => {
+      underOrganizationLock(this.state, image.organizationId, async () => {
         const current = await this.state.images.get(id);
         if (!current || current.uploadStatus !== 'processing') return false; // deleted while converting
         if ('error' in outcome) return (await this.markFailed(current, outcome.error), true);
@@ -150,8 +153,10 @@ export class ImageConversions {
   }
 
   /** Fails the image's conversion with `reason`, if it still converts. */
-  private fail(id: string, reason: string): Promise<void> {
-    return this.state.transaction(async () => {
+  private async fail(id: string, reason: string): Promise<void> {
+    const image = await this.state.images.get(id);
+    if (!image) return;
+    await underOrganizationLock(this.state, image.organizationId, async () => {
       const current = await this.state.images.get(id);
       if (current?.uploadStatus === 'processing') await this.markFailed(current, reason);
     });

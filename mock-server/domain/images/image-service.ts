@@ -233,7 +233,9 @@ export class ImageService {
         await assertPartsAddUp(this.store, uploadId, image.size, selection, known);
         await this.store.completeMultipartUpload(uploadId, selection, known);
       }
-      const started = await this.state.transaction(async () => {
+      // Under the organization's lock, as a delete is: a delete between the read and the write
+      // would otherwise be undone by the write.
+      const started = await underOrganizationLock(this.state, org.id, async () => {
         // Deleted while the parts were assembled: the delete came first, as in a serial order.
         const current = await this.state.images.get(id);
         if (!current) return false;

@@ -2,6 +2,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import type { MockClock } from '../clock.js';
 import { isStoreUnavailable } from '../errors.js';
 import type { ImageService } from '../images/image-service.js';
+import { underOrganizationLock } from '../organizations.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
 import type { JobLease, StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
@@ -57,7 +58,10 @@ export class PredictionRun {
       await this.publisher.commit(id, { status: 'FAILED', error });
       return;
     }
-    if (attempt > 1 && !(await this.update(id, (p) => ((p.status = 'SUBMITTED'), (p.runAttempts = attempt)))))
+    if (
+      attempt > 1 &&
+      !(await this.update(prediction, (p) => ((p.status = 'SUBMITTED'), (p.runAttempts = attempt))))
+    )
       return;
     const plan = await this.controls.planFor(prediction);
     let outcome: ReadyOutcome;
@@ -66,7 +70,8 @@ export class PredictionRun {
       await sleep(plan.startDelayMs, signal);
       await this.clock.refresh(prediction.organizationId);
       const startedAt = this.clock.nowIso(prediction.organizationId);
-      if (!(await this.update(id, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt))))) return;
+      if (!(await this.update(prediction, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt)))))
+        return;
       const image = await this.state.images.get(prediction.imageId);
       if (!image || image.uploadStatus !== 'ready')
         throw new Error('The image was deleted while the prediction ran.');
@@ -110,7 +115,7 @@ export class PredictionRun {
    * and drops the outcome it held for polls: its files were removed when its publish failed.
    */
   private restore(found: PredictionRecord): Promise<void> {
-    return this.state.transaction(async () => {
+    return underOrganizationLock(this.state, found.organizationId, async () => {
       const current = await this.state.predictions.get(found.id);
       if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return;
       const { status, startedAt, runAttempts } = found;
@@ -119,10 +124,14 @@ export class PredictionRun {
     });
   }
 
-  /** Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile. */
-  private update(id: string, change: (p: PredictionRecord) => void): Promise<boolean> {
-    return this.state.transaction(async () => {
-      const current = await this.state.predictions.get(id);
+  /**
+   * Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile.
+   * Under the organization's lock, which a delete holds too: read and written back without it, a
+   * delete committed in between would be undone by the write (an upsert).
+   */
+  private update(prediction: PredictionRecord, change: (p: PredictionRecord) => void): Promise<boolean> {
+    return underOrganizationLock(this.state, prediction.organizationId, async () => {
+      const current = await this.state.predictions.get(prediction.id);
       if (!current) return false;
       change(current);
       await this.state.predictions.put(current);

@@ -18,6 +18,7 @@
  */
 import { access } from 'node:fs/promises';
 import path from 'node:path';
+import { underOrganizationLock } from '../../domain/organizations.js';
 import type { StateStore } from '../../domain/state.js';
 import type { ObjectStore } from '../../domain/object-store.js';
 import type { DataLayout } from '../data-layout.js';
@@ -94,7 +95,9 @@ export async function sweepDataFolder(
     );
     for (const [i, image] of page.entries()) {
       if (!lost[i]) continue;
-      const failed = await state.transaction(async () => {
+      // Under the organization's lock, as a delete is: a delete between the read and the write
+      // would otherwise be undone by the write.
+      const failed = await underOrganizationLock(state, image.organizationId, async () => {
         // The row as it is now: the mock answered while the sweep ran, and may have changed it.
         const current = await state.images.get(image.id);
         if (!current || current.uploadStatus !== 'ready') return false;
@@ -117,7 +120,9 @@ export async function sweepDataFolder(
     const there = await Promise.all(ids.map((id) => everyFileThere([folders.segmentationOf(id).result])));
     for (const [i, id] of ids.entries()) {
       if (there[i]) continue;
-      const dropped = await state.transaction(async () => {
+      const organizationId = (await state.segmentations.get(id))?.organizationId;
+      if (!organizationId) continue;
+      const dropped = await underOrganizationLock(state, organizationId, async () => {
         const row = await state.segmentations.get(id);
         if (!row) return false;
         for (const shareId of await state.shares.idsOfSegmentation(id)) await state.shares.delete(shareId);
