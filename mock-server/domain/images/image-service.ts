@@ -316,6 +316,7 @@ export class ImageService {
     }
     for (const predictionId of predictionIds) {
       await this.state.predictions.delete(predictionId);
+      await this.state.pollHolds.delete(predictionId);
       await this.state.jobs.cancel('prediction', predictionId);
     }
     await this.state.jobs.cancel('conversion', id);
