@@ -296,6 +296,8 @@ export class ImageService {
   async delete(org: Organization, id: string): Promise<void> {
     const image = await this.get(org, id);
     const derived = await underOrganizationLock(this.state, org.id, async () => {
+      // Deleted by another request since the read above: that one answered, this one comes after it.
+      if (!(await this.state.images.get(id))) throw notFound('Image');
       return this.deleteRows(id);
     });
     await this.onDeleted(derived);

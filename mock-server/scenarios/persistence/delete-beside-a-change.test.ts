@@ -41,17 +41,22 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-/** Makes every write that gives `table` a row with `column` = `value` sleep first, inside its statement. */
-async function slowWrites(table: string, column: string, value: string): Promise<void> {
+/**
+ * Makes every write that gives `table` a row with `column` = `value` sleep first, inside its
+ * statement; with `DELETE`, every delete of such a row.
+ */
+async function slowWrites(table: string, column: string, value: string, event = 'INSERT'): Promise<void> {
   await database.query(`
     CREATE OR REPLACE FUNCTION slow_write() RETURNS trigger AS $$
     BEGIN
-      IF to_jsonb(NEW) ->> '${column}' = '${value}' THEN PERFORM pg_sleep(${WRITE_SLEEPS_MS / 1000}); END IF;
-      RETURN NEW;
+      IF to_jsonb(CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END) ->> '${column}' = '${value}' THEN
+        PERFORM pg_sleep(${WRITE_SLEEPS_MS / 1000});
+      END IF;
+      RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
     END $$ LANGUAGE plpgsql`);
   await database.query(`DROP TRIGGER IF EXISTS slow_write ON ${table}`);
   await database.query(
-    `CREATE TRIGGER slow_write BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION slow_write()`,
+    `CREATE TRIGGER slow_write BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION slow_write()`,
   );
 }
 
@@ -150,5 +155,18 @@ it('an outcome held for polls while its image is deleted leaves no hold behind: 
   } finally {
     await dropSlowWrites('poll_holds');
     await api.json('PUT', '/__mock/org/predictions/progress', {});
+  }
+});
+
+it('two deletes of one image at once: one answers 200, the other 404, as one after the other would', async () => {
+  const imageId = await api.uploadTiff();
+  await slowWrites('images', 'id', imageId, 'DELETE');
+  try {
+    const first = api.call('DELETE', `/api/v1/upload/${imageId}`);
+    await writeAsleep();
+    const second = await api.call('DELETE', `/api/v1/upload/${imageId}`);
+    expect([(await first).status, second.status]).toEqual([200, 404]);
+  } finally {
+    await dropSlowWrites('images');
   }
 });
