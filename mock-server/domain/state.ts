@@ -30,6 +30,11 @@ import type { ShareRecord } from './shares/share-record.js';
 export interface StateStore {
   /** Runs `work` as one transaction: all its writes are committed together when it resolves, or none. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work`, which only reads, as one transaction whose every read sees the state as its first
+   * did: a whole-state read (a snapshot's) that other requests commit beside stays one moment's.
+   */
+  readAtOnce<T>(work: () => Promise<T>): Promise<T>;
   /** The organization a key belongs to, by its hash (`hash`: hashApiKey's, if taken), in constant time. */
   organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
   /** What one request reads before its operation does, through one view for that request alone. */

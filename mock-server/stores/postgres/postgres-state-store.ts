@@ -74,6 +74,11 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     }
   }
 
+  /** REPEATABLE READ READ ONLY: one snapshot, and a read-only transaction fails on no conflict. */
+  readAtOnce<T>(work: () => Promise<T>): Promise<T> {
+    return this.sql.transaction(work, { oneSnapshot: true });
+  }
+
   /** Through a view of its own (request-reads.ts): one query when the key is in memory. */
   organizationForKey(key: string, hash = hashApiKey(key)): Promise<Organization | undefined> {
     return this.requestReads().organizationForKey(key, hash);
