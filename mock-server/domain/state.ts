@@ -191,6 +191,12 @@ export interface RequestReads {
 
 /** The offsets of the mock's clocks (domain/clock.ts): the mock's own under '', each organization's under its id. */
 export interface ClockOffsetTable {
+  /**
+   * Holds the clock's offset until the transaction ends, so that a move reads it and writes it with
+   * no other move in between, on every instance (PostgreSQL: a transaction's advisory lock, since
+   * an offset never set has no row to lock; SQLite: a no-op, its writers are serialised).
+   */
+  lock(organizationId: string): Promise<void>;
   get(organizationId: string): Promise<number | undefined>;
   set(organizationId: string, offsetMs: number): Promise<void>;
   /** Every offset, by organization id ('' first): a snapshot carries them. */

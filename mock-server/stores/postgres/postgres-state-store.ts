@@ -49,6 +49,9 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     const { set } = this.clockOffsets;
     this.clockOffsets.set = (organizationId, offsetMs) =>
       changingControl(sql, () => set(organizationId, offsetMs));
+    this.clockOffsets.lock = async (organizationId) => {
+      await sql.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`clock_offsets/${organizationId}`]);
+    };
     this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
     this.sharedReads = new SharedReads({
       sql,
