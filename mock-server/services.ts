@@ -137,6 +137,11 @@ async function openFoundations(config: MockConfig, overrides: ServiceOverrides) 
   const clock = new MockClock({
     load: (orgId) => state.clockOffsets.get(orgId ?? ''),
     save: (offset, orgId) => state.clockOffsets.set(orgId ?? '', offset),
+    alone: (orgId, work) =>
+      state.transaction(async () => {
+        await state.clockOffsets.lock(orgId ?? '');
+        return work();
+      }),
   });
   await clock.refresh();
   const made = await openObjectStore(config, paths, overrides.persistent ?? false, () => clock.now());

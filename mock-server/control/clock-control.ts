@@ -31,13 +31,15 @@ export class ClockControl {
    * date-time, and every later request that reads it would fail.
    */
   async change(change: ClockChange, orgId?: string): Promise<ClockReading> {
-    await this.clock.refresh(orgId);
-    const afterReset = orgId === undefined ? Date.now() : this.clock.now().getTime();
-    const problem = clockProblem(change, change.reset ? afterReset : this.clock.now(orgId).getTime());
-    if (problem) throw new DomainError('invalid_input', problem);
-    if (change.reset) await this.clock.reset(orgId);
-    if (change.now) await this.clock.set(new Date(change.now), orgId);
-    if (change.advanceMs) await this.clock.advance(change.advanceMs, orgId);
+    await this.clock.alone(orgId, async () => {
+      await this.clock.refresh(orgId);
+      const afterReset = orgId === undefined ? Date.now() : this.clock.now().getTime();
+      const problem = clockProblem(change, change.reset ? afterReset : this.clock.now(orgId).getTime());
+      if (problem) throw new DomainError('invalid_input', problem);
+      if (change.reset) await this.clock.reset(orgId);
+      if (change.now) await this.clock.set(new Date(change.now), orgId);
+      if (change.advanceMs) await this.clock.advance(change.advanceMs, orgId);
+    });
     return this.read(orgId);
   }
 }

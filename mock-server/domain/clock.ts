@@ -4,6 +4,8 @@ import { DomainError } from './errors.js';
 export interface ClockOffsets {
   load(orgId?: string): Promise<number | undefined>;
   save(offsetMs: number, orgId?: string): Promise<void>;
+  /** Runs `work` (a load, then a save) with no other move of this clock in between, on any instance. */
+  alone?<T>(orgId: string | undefined, work: () => Promise<T>): Promise<T>;
 }
 
 // The latest time a clock reads: a year short of 9999-12-31, since the mock clock keeps moving with
@@ -55,6 +57,15 @@ export class MockClock {
   /** The mock's offset, or an organization's own (on top of the mock's). */
   offsetMs(orgId?: string): number {
     return orgId === undefined ? this.offset : this.organizationOffset(orgId);
+  }
+
+  /**
+   * Runs `work`, which reads the offset (`refresh`) and moves it, with no other move of this clock in
+   * between on any instance: two advances at once each read the offset before the other's move, and
+   * the later write undid the other.
+   */
+  alone<T>(orgId: string | undefined, work: () => Promise<T>): Promise<T> {
+    return this.offsets.alone ? this.offsets.alone(orgId, work) : work();
   }
 
   advance(ms: number, orgId?: string): Promise<void> {

@@ -30,6 +30,11 @@ import type { ShareRecord } from './shares/share-record.js';
 export interface StateStore {
   /** Runs `work` as one transaction: all its writes are committed together when it resolves, or none. */
   transaction<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work`, which only reads, as one transaction whose every read sees the state as its first
+   * did: a whole-state read (a snapshot's) that other requests commit beside stays one moment's.
+   */
+  readAtOnce<T>(work: () => Promise<T>): Promise<T>;
   /** The organization a key belongs to, by its hash (`hash`: hashApiKey's, if taken), in constant time. */
   organizationForKey(key: string, hash?: string): Promise<Organization | undefined>;
   /** What one request reads before its operation does, through one view for that request alone. */
@@ -186,6 +191,12 @@ export interface RequestReads {
 
 /** The offsets of the mock's clocks (domain/clock.ts): the mock's own under '', each organization's under its id. */
 export interface ClockOffsetTable {
+  /**
+   * Holds the clock's offset until the transaction ends, so that a move reads it and writes it with
+   * no other move in between, on every instance (PostgreSQL: a transaction's advisory lock, since
+   * an offset never set has no row to lock; SQLite: a no-op, its writers are serialised).
+   */
+  lock(organizationId: string): Promise<void>;
   get(organizationId: string): Promise<number | undefined>;
   set(organizationId: string, offsetMs: number): Promise<void>;
   /** Every offset, by organization id ('' first): a snapshot carries them. */

@@ -296,6 +296,8 @@ export class ImageService {
   async delete(org: Organization, id: string): Promise<void> {
     const image = await this.get(org, id);
     const derived = await underOrganizationLock(this.state, org.id, async () => {
+      // Deleted by another request since the read above: that one answered, this one comes after it.
+      if (!(await this.state.images.get(id))) throw notFound('Image');
       return this.deleteRows(id);
     });
     await this.onDeleted(derived);
@@ -316,6 +318,7 @@ export class ImageService {
     }
     for (const predictionId of predictionIds) {
       await this.state.predictions.delete(predictionId);
+      await this.state.pollHolds.delete(predictionId);
       await this.state.jobs.cancel('prediction', predictionId);
     }
     await this.state.jobs.cancel('conversion', id);

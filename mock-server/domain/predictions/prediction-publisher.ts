@@ -30,11 +30,12 @@ export class PredictionPublisher {
    * polls, and the prediction must not stay in flight for good.
    */
   async publish(id: string, outcome: ReadyOutcome, heldForPolls: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted || !(await this.state.predictions.get(id))) return;
+    const organizationId = (await this.state.predictions.get(id))?.organizationId;
+    if (signal.aborted || !organizationId) return;
     if (heldForPolls) {
       let held: 'published' | 'due';
       try {
-        held = await this.hold(id, heldForPolls, outcome, signal);
+        held = await this.hold({ id, organizationId }, heldForPolls, outcome, signal);
       } catch {
         if (signal.aborted) return;
         held = 'due'; // the hold could not be kept (a full disk): publish it now, or once there is space
@@ -103,17 +104,27 @@ export class PredictionPublisher {
   }
 
   /**
-   * Holds `outcome` until the prediction's Nth poll publishes it; resolves once it is published, or
-   * with 'due' when enough polls came but none published it (the caller publishes it itself).
+   * Holds `outcome` until the prediction's Nth poll publishes it; resolves once it is published (or
+   * the prediction is no longer in flight), or with 'due' when enough polls came but none published
+   * it (the caller publishes it itself).
    */
   private async hold(
-    id: string,
+    { id, organizationId }: { id: string; organizationId: string },
     needed: number,
     outcome: ReadyOutcome,
     signal: AbortSignal,
   ): Promise<'published' | 'due'> {
     if ((await this.state.counters.get(pollsOf(id))) >= needed) return 'due';
-    await this.state.pollHolds.put(id, { needed, outcome });
+    // Put under the organization's lock while the prediction is in flight, as a delete or a forced
+    // FAILED is committed: put after either, it would outlive its prediction, and a snapshot of the
+    // mock would carry an outcome of a prediction it does not hold, which no load takes.
+    const put = await underOrganizationLock(this.state, organizationId, async () => {
+      const status = (await this.state.predictions.get(id))?.status;
+      if (status !== 'SUBMITTED' && status !== 'STARTED') return false;
+      await this.state.pollHolds.put(id, { needed, outcome });
+      return true;
+    });
+    if (!put) return 'published';
     for (;;) {
       signal.throwIfAborted();
       if (!(await this.isHeld(id))) return 'published';

@@ -34,8 +34,13 @@ export type SnapshotScope = { kind: 'mock' } | { kind: 'organization'; organizat
 const byId = <T extends { id: string }>(rows: T[]) =>
   rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
+/**
+ * The rows as they were at one moment: read table after table at READ COMMITTED, each read saw what
+ * had committed by then, and a model added after the models were read, with a prediction of it made
+ * before the predictions were, gave an archive no load takes.
+ */
 export async function readSnapshotRows(state: StateStore, scope: SnapshotScope): Promise<SnapshotRows> {
-  return state.transaction(async () => {
+  return state.readAtOnce(async () => {
     const everyOrganization = await state.organizations.all();
     const organizations =
       scope.kind === 'mock'

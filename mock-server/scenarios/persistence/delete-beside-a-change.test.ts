@@ -4,6 +4,7 @@
  * and write it back (an upsert); under READ COMMITTED nothing stops a delete from committing between that read
  * and that write unless both take the organization's lock, and the write then inserts the row
  * again: a prediction of a deleted image answering 200 FAILED, an image deleted and `ready` again.
+ * An outcome held for polls, put beside such a delete, outlived its prediction the same way.
  *
  * The window is made wide, not waited for by luck: a trigger of the test's own database sleeps
  * inside the write (before its row is touched), and the delete is sent while it sleeps.
@@ -40,22 +41,34 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-/** Makes every write that gives `table` a row with `column` = `value` sleep first, inside its statement. */
-async function slowWrites(table: string, column: string, value: string): Promise<void> {
+/**
+ * Makes every write that gives `table` a row with `column` = `value` sleep first, inside its
+ * statement; with `DELETE`, every delete of such a row.
+ */
+async function slowWrites(table: string, column: string, value: string, event = 'INSERT'): Promise<void> {
   await database.query(`
     CREATE OR REPLACE FUNCTION slow_write() RETURNS trigger AS $$
     BEGIN
-      IF to_jsonb(NEW) ->> '${column}' = '${value}' THEN PERFORM pg_sleep(${WRITE_SLEEPS_MS / 1000}); END IF;
-      RETURN NEW;
+      IF to_jsonb(CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END) ->> '${column}' = '${value}' THEN
+        PERFORM pg_sleep(${WRITE_SLEEPS_MS / 1000});
+      END IF;
+      RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
     END $$ LANGUAGE plpgsql`);
   await database.query(`DROP TRIGGER IF EXISTS slow_write ON ${table}`);
   await database.query(
-    `CREATE TRIGGER slow_write BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION slow_write()`,
+    `CREATE TRIGGER slow_write BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION slow_write()`,
   );
 }
 
 async function dropSlowWrites(table: string): Promise<void> {
   await database.query(`DROP TRIGGER IF EXISTS slow_write ON ${table}`);
+}
+
+/** Resolves once a write is asleep in the trigger: the window is open. */
+async function writeAsleep(): Promise<void> {
+  const asleep =
+    "SELECT 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query NOT LIKE '%pg_stat_activity%'";
+  while ((await database.query(asleep)).rowCount === 0) await sleep(20);
 }
 
 it('a prediction whose run turns it STARTED while its image is deleted answers 404 afterwards', async () => {
@@ -118,6 +131,41 @@ it('an image whose conversion commits ready while it is deleted answers 404 afte
     await mock.services.idle();
     const read = await api.call('GET', `/api/v1/upload/${id}`);
     expect(read.status, read.text).toBe(404);
+  } finally {
+    await dropSlowWrites('images');
+  }
+});
+
+it('an outcome held for polls while its image is deleted leaves no hold behind: the snapshot taken after loads', async () => {
+  await api.json('PUT', '/__mock/org/predictions/progress', { complete_after_polls: 3 });
+  await slowWrites('poll_holds', 'needed', '3');
+  try {
+    const imageId = await api.uploadTiff();
+    await api.predict(imageId);
+    await writeAsleep();
+    expect((await api.call('DELETE', `/api/v1/upload/${imageId}`)).status).toBe(200);
+    await mock.services.idle();
+    const taken = await fetch(`${mock.url}/__mock/snapshot`);
+    expect(taken.status).toBe(200);
+    const loaded = await fetch(`${mock.url}/__mock/snapshot`, {
+      method: 'POST',
+      body: await taken.arrayBuffer(),
+    });
+    expect(loaded.status, await loaded.text()).toBe(200);
+  } finally {
+    await dropSlowWrites('poll_holds');
+    await api.json('PUT', '/__mock/org/predictions/progress', {});
+  }
+});
+
+it('two deletes of one image at once: one answers 200, the other 404, as one after the other would', async () => {
+  const imageId = await api.uploadTiff();
+  await slowWrites('images', 'id', imageId, 'DELETE');
+  try {
+    const first = api.call('DELETE', `/api/v1/upload/${imageId}`);
+    await writeAsleep();
+    const second = await api.call('DELETE', `/api/v1/upload/${imageId}`);
+    expect([(await first).status, second.status]).toEqual([200, 404]);
   } finally {
     await dropSlowWrites('images');
   }

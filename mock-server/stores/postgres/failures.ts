@@ -11,8 +11,18 @@
  */
 import { DomainError } from '../../domain/errors.js';
 
-/** Indexes that guard a rule across instances (migrations.ts); a violation means "lost the race". */
-export const GUARD_INDEXES = new Set(['shares_one_live_per_segmentation', 'predictions_one_in_flight']);
+/**
+ * Indexes that guard a rule across instances (migrations.ts); a violation means "lost the race". The
+ * ids and keys the control plane creates are among them: a create looks for its id (or key) and
+ * inserts, and two at once both look first; the loser's rerun sees the winner and refuses.
+ */
+export const GUARD_INDEXES = new Set([
+  'shares_one_live_per_segmentation',
+  'predictions_one_in_flight',
+  'organizations_pkey',
+  'api_key_hashes_key_hash_key',
+  'models_pkey',
+]);
 
 interface PgError {
   code?: string;

@@ -49,6 +49,9 @@ export class PostgresStateStore extends TableHolder implements StateStore {
     const { set } = this.clockOffsets;
     this.clockOffsets.set = (organizationId, offsetMs) =>
       changingControl(sql, () => set(organizationId, offsetMs));
+    this.clockOffsets.lock = async (organizationId) => {
+      await sql.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`clock_offsets/${organizationId}`]);
+    };
     this.journal = this.batchedJournal = new BatchedJournal(sql, journalEntriesPerOrganization);
     this.sharedReads = new SharedReads({
       sql,
@@ -72,6 +75,11 @@ export class PostgresStateStore extends TableHolder implements StateStore {
       // A lookup made inside the transaction after its write saw rows a rollback may have undone.
       if (this.keyWrites !== keyWritesBefore) this.keyCache.invalidate();
     }
+  }
+
+  /** REPEATABLE READ READ ONLY: one snapshot, and a read-only transaction fails on no conflict. */
+  readAtOnce<T>(work: () => Promise<T>): Promise<T> {
+    return this.sql.transaction(work, { oneSnapshot: true });
   }
 
   /** Through a view of its own (request-reads.ts): one query when the key is in memory. */

@@ -11,12 +11,17 @@ import type {
   ProgressDelayTable,
 } from '../../domain/state.js';
 import { JSON_TEXT, NUMBER, valueTable } from './columns.js';
+import type { Works } from './work.js';
 
-export const clockOffsetTable = valueTable<ClockOffsetTable>(
-  'clock_offsets',
-  { organizationId: 'organization_id', offsetMs: 'offset_ms' },
-  NUMBER,
-);
+/** `lock` takes nothing here: one process owns a SQLite database (the PostgreSQL store takes its own). */
+export const clockOffsetTable: Works<ClockOffsetTable> = {
+  ...valueTable<Omit<ClockOffsetTable, 'lock'>>(
+    'clock_offsets',
+    { organizationId: 'organization_id', offsetMs: 'offset_ms' },
+    NUMBER,
+  ),
+  *lock() {},
+};
 
 export const planBoundsTable = valueTable<PlanBoundsTable>('plan_bounds', {
   organizationId: 'organization_id',

@@ -24,7 +24,7 @@ import { imageTable, predictionTable, segmentationTable, shareTable } from './wo
 /** What a store serves besides its own methods: the port's tables. */
 type StoreTables = Omit<
   StateStore,
-  'transaction' | 'organizationForKey' | 'requestReads' | 'replacing' | 'clear' | 'close'
+  'transaction' | 'readAtOnce' | 'organizationForKey' | 'requestReads' | 'replacing' | 'clear' | 'close'
 >;
 
 /** The tables written once for both engines: every one but those each engine keeps its own way. */
