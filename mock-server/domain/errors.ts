@@ -6,6 +6,8 @@ export type DomainErrorKind =
   | 'not_found'
   | 'cap_reached'
   | 'invalid_state'
+  /** An id or a key the request would create is already in use. */
+  | 'conflict'
   | 'invalid_input'
   | 'not_ready'
   | 'too_large'

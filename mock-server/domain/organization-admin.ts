@@ -67,10 +67,10 @@ export class OrganizationAdmin {
     const keys = input.apiKeys?.length ? input.apiKeys : [newApiKey()];
     return this.state.transaction(async () => {
       if (await this.state.organizations.get(id))
-        throw new DomainError('invalid_state', `Organization ${id} already exists`);
+        throw new DomainError('conflict', `Organization ${id} already exists`);
       let taken = new Set(keys).size !== keys.length;
       for (const k of keys) taken ||= await this.state.organizations.keyTaken(hashApiKey(k));
-      if (taken) throw new DomainError('invalid_state', 'API key already in use');
+      if (taken) throw new DomainError('conflict', 'API key already in use');
       const plan = planOf(input.plan, 'custom');
       await this.state.organizations.insert({ id, name: input.name, plan, apiKeys: keys.map(apiKeyRecord) });
       return { organization: await this.get(id), apiKeys: keys };

@@ -11,6 +11,7 @@ const STATUS_OF: Record<DomainErrorKind, number> = {
   not_found: 404,
   cap_reached: 402,
   invalid_state: 422,
+  conflict: 409,
   invalid_input: 422,
   not_ready: 422,
   too_large: 413,

@@ -44,6 +44,28 @@ describe('the control plane', () => {
     expect((await call('GET', '/api/v1/models', undefined, extra.body.api_key)).status).toBe(200);
   });
 
+  it('answers 409 to an organization whose id or key is already in use, as the document lists, and makes nothing', async () => {
+    const plan = { storage_cap_images: 1, monthly_analysis_cap: 1 };
+    const first = await call('POST', '/__mock/organizations', { name: 'Taken', plan });
+    expect(first.status).toBe(200);
+    const sameId = await call('POST', '/__mock/organizations', { id: first.body.id, name: 'Again', plan });
+    expect(sameId.status).toBe(409);
+    expect(sameId.body.detail).toBe(`Organization ${first.body.id} already exists`);
+    const sameKey = await call('POST', '/__mock/organizations', {
+      name: 'Same key',
+      plan,
+      api_keys: [first.body.api_keys[0]],
+    });
+    expect(sameKey.status).toBe(409);
+    expect(sameKey.body.detail).toBe('API key already in use');
+    const names = ((await call('GET', '/__mock/organizations')).body as Array<{ name: string }>).map(
+      (o) => o.name,
+    );
+    expect(names).toContain('Taken');
+    expect(names).not.toContain('Again');
+    expect(names).not.toContain('Same key');
+  });
+
   it('sets a plan, and the storage cap follows it', async () => {
     expect(
       (
