@@ -3,8 +3,9 @@ import type { HeldMarkKind, HeldMarkTable } from './state.js';
 /**
  * Marks a request holds while it works (a storage slot held by an upload still streaming in, an
  * upload being completed), kept in the state store so that every instance sharing it sees them.
- * A mark lasts TTL_MS and is renewed while its holder works, so the mark of a holder that died
- * (an instance killed mid-request) stops counting within it; a mock that owns its store
+ * A mark lasts TTL_MS on the state store's clock (the database's, for every instance alike) and is
+ * renewed while its holder works, so the mark of a holder that died (an instance killed
+ * mid-request) stops counting within it; a mock that owns its store
  * alone drops every mark when it starts (`dropAll`), since no holder outlived the last process.
  */
 /** A mark held: renewed from `keep()` until `release()` (which may be called more than once). */
@@ -24,12 +25,11 @@ export class HeldMarks {
 
   /** How many live marks the group holds. */
   async count(group: string): Promise<number> {
-    return this.marks.countHeld(this.kind, group, Date.now());
+    return this.marks.countHeld(this.kind, group);
   }
 
-  async isHeld(group: string, id: string): Promise<boolean> {
-    const until = await this.marks.heldUntil(this.kind, group, id);
-    return until !== undefined && until > Date.now();
+  isHeld(group: string, id: string): Promise<boolean> {
+    return this.marks.isHeld(this.kind, group, id);
   }
 
   /**
@@ -64,6 +64,6 @@ export class HeldMarks {
   }
 
   private renew(group: string, id: string): Promise<void> {
-    return this.marks.hold(this.kind, group, id, Date.now() + TTL_MS);
+    return this.marks.hold(this.kind, group, id, TTL_MS);
   }
 }

@@ -221,13 +221,17 @@ export interface PlanBoundsTable {
 /** What a held mark holds (domain/held-marks.ts): a storage slot, or an upload being completed. */
 export type HeldMarkKind = 'slot' | 'completing';
 
-/** Marks requests hold while they work, each until an epoch millisecond its holder keeps moving on. */
+/**
+ * Marks requests hold while they work, each for a time its holder keeps renewing, measured on the
+ * engine's clock (PostgreSQL's on a shared database: the same for every instance, as job leases).
+ */
 export interface HeldMarkTable {
-  /** How many marks of the group are held past `nowMs`. */
-  countHeld(kind: HeldMarkKind, group: string, nowMs: number): Promise<number>;
-  /** Until when the mark is held; undefined when it is not there. */
-  heldUntil(kind: HeldMarkKind, group: string, id: string): Promise<number | undefined>;
-  hold(kind: HeldMarkKind, group: string, id: string, untilMs: number): Promise<void>;
+  /** How many marks of the group are held now. */
+  countHeld(kind: HeldMarkKind, group: string): Promise<number>;
+  /** Whether the mark is there and held now. */
+  isHeld(kind: HeldMarkKind, group: string, id: string): Promise<boolean>;
+  /** Takes the mark, or renews it, for `ttlMs` from now. */
+  hold(kind: HeldMarkKind, group: string, id: string, ttlMs: number): Promise<void>;
   release(kind: HeldMarkKind, group: string, id: string): Promise<void>;
   /** Drops every mark of the kind. */
   clear(kind: HeldMarkKind): Promise<void>;

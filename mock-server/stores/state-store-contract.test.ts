@@ -361,21 +361,22 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     ]);
   });
 
-  it('counts held marks per kind and group that are held past now, and drops a kind at once', async () => {
-    await state.heldMarks.hold('slot', ORG_ID, 'a', 2000);
-    await state.heldMarks.hold('slot', ORG_ID, 'b', 500);
-    await state.heldMarks.hold('slot', ORG_ID, 'b', 3000);
-    await state.heldMarks.hold('slot', ORG_ID, 'old', 900);
-    await state.heldMarks.hold('slot', OTHER_ORG_ID, 'c', 2000);
-    await state.heldMarks.hold('completing', ORG_ID, 'a', 2000);
-    expect(await state.heldMarks.countHeld('slot', ORG_ID, 1000)).toBe(2);
-    expect(await state.heldMarks.heldUntil('slot', ORG_ID, 'b')).toBe(3000);
+  it('counts held marks per kind and group that are held now, on the engine clock, and drops a kind at once', async () => {
+    await state.heldMarks.hold('slot', ORG_ID, 'a', 60_000);
+    await state.heldMarks.hold('slot', ORG_ID, 'b', -1_000);
+    await state.heldMarks.hold('slot', ORG_ID, 'b', 60_000); // renewed after it lapsed
+    await state.heldMarks.hold('slot', ORG_ID, 'old', -1_000); // lapsed, never renewed
+    await state.heldMarks.hold('slot', OTHER_ORG_ID, 'c', 60_000);
+    await state.heldMarks.hold('completing', ORG_ID, 'a', 60_000);
+    expect(await state.heldMarks.countHeld('slot', ORG_ID)).toBe(2);
+    expect(await state.heldMarks.isHeld('slot', ORG_ID, 'b')).toBe(true);
+    expect(await state.heldMarks.isHeld('slot', ORG_ID, 'old')).toBe(false);
     await state.heldMarks.release('slot', ORG_ID, 'a');
-    expect(await state.heldMarks.heldUntil('slot', ORG_ID, 'a')).toBeUndefined();
-    expect(await state.heldMarks.countHeld('slot', ORG_ID, 1000)).toBe(1);
+    expect(await state.heldMarks.isHeld('slot', ORG_ID, 'a')).toBe(false);
+    expect(await state.heldMarks.countHeld('slot', ORG_ID)).toBe(1);
     await state.heldMarks.clear('slot');
-    expect(await state.heldMarks.countHeld('slot', OTHER_ORG_ID, 0)).toBe(0);
-    expect(await state.heldMarks.heldUntil('completing', ORG_ID, 'a')).toBe(2000);
+    expect(await state.heldMarks.countHeld('slot', OTHER_ORG_ID)).toBe(0);
+    expect(await state.heldMarks.isHeld('completing', ORG_ID, 'a')).toBe(true);
   });
 
   it('keeps a held outcome, a client’s text in it as it was sent', async () => {
@@ -870,7 +871,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     await state.clockOffsets.set('', 1);
     await state.seed.markSeeded('2026-11-25T12:00:00.000Z');
     await state.planBounds.set(ORG_ID, { storageCapImages: 1, monthlyAnalysisCap: 1 });
-    await state.heldMarks.hold('slot', ORG_ID, 'a', Date.now() + 60_000);
+    await state.heldMarks.hold('slot', ORG_ID, 'a', 60_000);
     await state.pollHolds.put('p-1', { needed: 2, outcome: { status: 'FAILED', error: 'x' } });
     await state.progressDelays.set('defaults', '', { startDelayMs: 1, runDelayMs: 1 });
     await state.forcedOutcomes.set('organization', ORG_ID, [{ status: 'COMPLETED' }]);
@@ -899,7 +900,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
     expect(await state.clockOffsets.all()).toEqual([]);
     expect(await state.seed.seededAt()).toBeUndefined();
     expect(await state.planBounds.all()).toEqual([]);
-    expect(await state.heldMarks.countHeld('slot', ORG_ID, 0)).toBe(0);
+    expect(await state.heldMarks.countHeld('slot', ORG_ID)).toBe(0);
     expect(await state.pollHolds.all()).toEqual([]);
     expect(await state.progressDelays.all()).toEqual([]);
     expect(await state.forcedOutcomes.all()).toEqual([]);
@@ -928,7 +929,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
       await state.progressDelays.set('prediction', 'pred-1', { startDelayMs: 5, runDelayMs: 0 });
       await state.forcedOutcomes.set('organization', OTHER_ORG_ID, [{ status: 'FAILED', error: AWKWARD }]);
       await state.pollHolds.put('pred-1', { needed: 2, outcome: { status: 'FAILED', error: 'held' } });
-      await state.heldMarks.hold('slot', ORG_ID, 'x', Date.now() + 60_000);
+      await state.heldMarks.hold('slot', ORG_ID, 'x', 60_000);
     };
 
     it('lists every month of usage and every model', async () => {
@@ -990,7 +991,7 @@ describe.each(ENGINES)('the state store on $name', (engine) => {
         { status: 'FAILED', error: 'forced' },
       ]);
       expect(await state.progressDelays.get('defaults', '')).toEqual({ startDelayMs: 1, runDelayMs: 2 });
-      expect(await state.heldMarks.heldUntil('completing', ORG_ID, 'img-1')).toBeUndefined();
+      expect(await state.heldMarks.isHeld('completing', ORG_ID, 'img-1')).toBe(false);
       expect(await state.clockOffsets.all()).toEqual([]);
       expect((await readSnapshotRows(state, { kind: 'mock' })).settings.map((s) => s.key)).toEqual([
         'progress/defaults',

@@ -5,7 +5,7 @@
  */
 import type { PollHold, ReadyOutcome } from '../../domain/predictions/progress-record.js';
 import type { HeldMarkTable, PollHoldTable, SeedTable } from '../../domain/state.js';
-import { NUMBER, valueTable } from './columns.js';
+import type { Dialect } from './dialect.js';
 import { column, first, records, type Row, run, type Works, upsert } from './work.js';
 
 export const seedTable: Works<SeedTable> = {
@@ -18,29 +18,35 @@ export const seedTable: Works<SeedTable> = {
   },
 };
 
-const heldMarks = valueTable<{
-  get: HeldMarkTable['heldUntil'];
-  set: HeldMarkTable['hold'];
-  delete: HeldMarkTable['release'];
-}>('held_marks', { kind: 'kind', group: 'group_key', id: 'id', untilMs: 'until_ms' }, NUMBER);
-
-export const heldMarkTable: Works<HeldMarkTable> = {
-  *countHeld(kind, group, nowMs) {
-    const [count] = yield* column(
-      'SELECT count(*) FROM held_marks WHERE kind = ? AND group_key = ? AND until_ms > ?',
-      kind,
-      group,
-      nowMs,
-    );
-    return Number(count);
-  },
-  heldUntil: heldMarks.get,
-  hold: heldMarks.set,
-  release: heldMarks.delete,
-  *clear(kind) {
-    yield* run('DELETE FROM held_marks WHERE kind = ?', kind);
-  },
-};
+/** Marks held on the engine's clock (dialect.ts nowMs), never an instance's: every instance counts them alike. */
+export function heldMarkTable(d: Dialect): Works<HeldMarkTable> {
+  const held = `kind = ? AND group_key = ? AND until_ms > ${d.nowMs}`;
+  return {
+    *countHeld(kind, group) {
+      const [count] = yield* column(`SELECT count(*) FROM held_marks WHERE ${held}`, kind, group);
+      return Number(count);
+    },
+    *isHeld(kind, group, id) {
+      return (yield* column(`SELECT 1 FROM held_marks WHERE ${held} AND id = ?`, kind, group, id)).length > 0;
+    },
+    *hold(kind, group, id, ttlMs) {
+      yield* run(
+        `INSERT INTO held_marks (kind, group_key, id, until_ms) VALUES (?, ?, ?, ${d.nowMs} + ?)
+         ON CONFLICT (kind, group_key, id) DO UPDATE SET until_ms = excluded.until_ms`,
+        kind,
+        group,
+        id,
+        ttlMs,
+      );
+    },
+    *release(kind, group, id) {
+      yield* run('DELETE FROM held_marks WHERE kind = ? AND group_key = ? AND id = ?', kind, group, id);
+    },
+    *clear(kind) {
+      yield* run('DELETE FROM held_marks WHERE kind = ?', kind);
+    },
+  };
+}
 
 export const pollHoldTable: Works<PollHoldTable> = {
   get: (predictionId) =>

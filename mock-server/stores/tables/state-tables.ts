@@ -65,7 +65,7 @@ export function stateTables(
     clockOffsets: bind(clockOffsetTable, perform),
     seed: bind(seedTable, perform),
     planBounds: bind(planBoundsTable, perform),
-    heldMarks: bind(heldMarkTable, perform),
+    heldMarks: bind(heldMarkTable(dialect), perform),
     pollHolds: bind(pollHoldTable, perform),
     progressDelays: bind(progressDelayTable, perform),
     forcedOutcomes: bind(forcedOutcomeTable, perform),
