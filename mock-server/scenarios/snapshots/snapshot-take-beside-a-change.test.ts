@@ -10,56 +10,43 @@
  * were read; the requests, which touch no share, are sent while it waits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { apiClient, createBigOrg, HttpApi } from '../../../test-support/api-client.js';
-import { startInstantMock } from '../../../test-support/instant-mock.js';
-import { startTestPostgres, type TestPostgres } from '../../../test-support/test-postgres.js';
-import type { RunningMock } from '../../server.js';
+import { mockOnPostgres, type MockOnPostgres } from '../../../test-support/held-open.js';
 
-let postgres: TestPostgres;
-let database: pg.Client;
-let mock: RunningMock;
+let sandbox: MockOnPostgres;
 
 beforeAll(async () => {
-  postgres = await startTestPostgres();
-  const url = await postgres.newDatabase();
-  mock = await startInstantMock({ databaseUrl: url });
-  database = new pg.Client({ connectionString: url });
-  await database.connect();
+  sandbox = await mockOnPostgres();
 }, 120_000);
-afterAll(async () => {
-  await database?.end();
-  await mock?.close();
-  await postgres?.stop();
-});
+afterAll(() => sandbox?.stop());
 
 /** Resolves once a statement waits for the `shares` table the test holds. */
 async function takeWaiting(): Promise<void> {
   const waiting = "SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'shares'::regclass";
-  while ((await database.query(waiting)).rowCount === 0) await sleep(20);
+  while ((await sandbox.database.query(waiting)).rowCount === 0) await sleep(20);
 }
 
 it('a snapshot taken while a model and its prediction are added loads', async () => {
-  const org = await createBigOrg(mock.url, 'Late lab');
-  const api = apiClient(mock.url, org.key);
+  const org = await createBigOrg(sandbox.mock.url, 'Late lab');
+  const api = apiClient(sandbox.mock.url, org.key);
   const imageId = await api.uploadTiff();
-  await database.query('BEGIN');
-  await database.query('LOCK TABLE shares IN ACCESS EXCLUSIVE MODE');
+  await sandbox.database.query('BEGIN');
+  await sandbox.database.query('LOCK TABLE shares IN ACCESS EXCLUSIVE MODE');
   let taken: Promise<Response>;
   try {
-    taken = fetch(`${mock.url}/__mock/snapshot`);
+    taken = fetch(`${sandbox.mock.url}/__mock/snapshot`);
     await takeWaiting();
-    const model = await new HttpApi(mock.url, null).json<{ id: string }>(
+    const model = await new HttpApi(sandbox.mock.url, null).json<{ id: string }>(
       'POST',
       `/__mock/organizations/${org.id}/models`,
       { name: 'late', engine: 'threshold' },
     );
     await api.predict(imageId, model.id);
   } finally {
-    await database.query('COMMIT');
+    await sandbox.database.query('COMMIT');
   }
   const archive = await (await taken).arrayBuffer();
-  const loaded = await fetch(`${mock.url}/__mock/snapshot`, { method: 'POST', body: archive });
+  const loaded = await fetch(`${sandbox.mock.url}/__mock/snapshot`, { method: 'POST', body: archive });
   expect(loaded.status, await loaded.text()).toBe(200);
 });
