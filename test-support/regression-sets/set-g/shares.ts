@@ -108,8 +108,12 @@ export const SHARES: Regression[] = [
         exchange.method === 'GET'
           ? exchange.path.match(/^\/api\/v1\/export\/[^?]+\?(?:.*&)?api_key=([^&]+)/)
           : null;
-      if (found && !bearer(exchange))
+      if (!found || bearer(exchange)) return;
+      try {
         exchange.headers.set('authorization', `Bearer ${decodeURIComponent(found[1])}`);
+      } catch {
+        // a malformed escape: no key is read from it
+      }
     },
     response(exchange, answer, state) {
       noteShare(exchange, answer, state);

@@ -1,6 +1,6 @@
-import { jsonAnswer, match, memoMap, pathname } from '../edit-helpers.js';
+import { isJson, jsonAnswer, match, memoMap, pathname, readJson } from '../edit-helpers.js';
 import type { Regression } from '../regression.js';
-import { editImages, IMAGE_READ, requestJson } from './state.js';
+import { editCsvColumn, editImages, IMAGE_READ, requestJson, UUID } from './state.js';
 
 /** werkzeug's secure_filename, as a Python backend would run it on an uploaded file's name. */
 function secureFilename(name: string): string {
@@ -19,24 +19,47 @@ export const UPLOAD: Regression[] = [
     id: 'G-UP-NAME-SECURE-FILENAME',
     area: 'upload',
     description:
-      "A single-request upload passes the part's filename through secure_filename before storing it: `my cells (1).tif` is kept and answered as `my_cells_1.tif` in every image read",
+      "A single-request upload passes the part's filename through secure_filename before storing it: `my cells (1).tif` is kept and answered as `my_cells_1.tif` in every image read, and so named in the exports",
     violates: '"`name` | string | filename or label" (the image is named by the file the client sent)',
     statedIn: 'interface',
     response(exchange, answer, state) {
-      const renamed = memoMap<string, string>(state, 'g-up-secure');
+      const renamed = memoMap<string, { from: string; to: string }>(state, 'g-up-secure');
+      const segmentations = memoMap<string, string>(state, 'g-up-secure-seg');
       const multipart = (exchange.headers.get('content-type') ?? '').includes('multipart/form-data');
       if (match(exchange, 'POST', /^\/api\/v1\/upload$/) && multipart)
         editImages(answer, (image) => {
           const safe = secureFilename(String(image.name));
           if (safe === image.name) return;
-          renamed.set(String(image.id), safe);
+          renamed.set(String(image.id), { from: String(image.name), to: safe });
           image.name = safe;
         });
       else if (exchange.method === 'GET' && IMAGE_READ.test(pathname(exchange)))
         editImages(answer, (image) => {
           const safe = renamed.get(String(image.id).toLowerCase());
-          if (safe) image.name = safe;
+          if (safe) image.name = safe.to;
         });
+      else if (
+        match(exchange, 'GET', new RegExp(`^/api/v1/predict/${UUID}$`)) &&
+        answer.status === 200 &&
+        isJson(answer)
+      ) {
+        const body = readJson<{ image_id?: string; segmentation_id?: string }>(answer);
+        if (body.image_id && body.segmentation_id) segmentations.set(body.segmentation_id, body.image_id);
+      } else {
+        // The exports are named from the stored name too: the attachment and the CSV's image_name.
+        const exported = match(exchange, 'GET', new RegExp(`^/api/v1/export/${UUID}/[^/]+$`));
+        const image =
+          exported && answer.status === 200 ? segmentations.get(exported[1].toLowerCase()) : undefined;
+        const safe = image ? renamed.get(image) : undefined;
+        if (!safe) return;
+        const stem = (name: string) => name.replace(/\.[^.]*$/, '');
+        const disposition = answer.headers['content-disposition'];
+        if (disposition) {
+          const file = `${stem(safe.to)}_${pathname(exchange).split('/').pop()}`;
+          answer.headers['content-disposition'] = `attachment; filename="${file}"; filename*=UTF-8''${file}`;
+        }
+        editCsvColumn(answer, 'image_name', (value) => (value === safe.from ? safe.to : value));
+      }
     },
   },
   {
