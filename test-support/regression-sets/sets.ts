@@ -5,6 +5,7 @@ import { SET_C } from './set-c/index.js';
 import { SET_D } from './set-d/index.js';
 import { SET_E } from './set-e/index.js';
 import { SET_F } from './set-f/index.js';
+import { SET_G } from './set-g/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -64,5 +65,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-f-measures.json',
     page: 'docs/regression-sets-f.md',
     exampleIds: ['F-SH-RESHARE-DROPS-OLD-SHARE', 'F-ZIP-BOUNDS-INCLUSIVE'],
+  },
+  g: {
+    regressions: SET_G,
+    resultsFile: 'test-support/regression-sets/set-g-results.json',
+    measuresFile: 'test-support/regression-sets/set-g-measures.json',
+    page: 'docs/regression-sets-g.md',
+    exampleIds: ['G-SH-RESHARE-INHERITS-VIEWS', 'G-ZIP-ROI-CLOSING-VERTEX'],
   },
 };
