@@ -97,6 +97,33 @@ async function repeatWithSecondKey(first: ApiClient, second: ApiClient, imageId:
 }
 
 check(
+  'the model list does not depend on usage: an organization at its storage and analysis caps lists the same models',
+  { clauses: ['MOD-02'], requires: ['control'] },
+  async (ctx) => {
+    // "Models available to an organization: the shared public base models plus custom models":
+    // no cap is named there, so a list filtered to what the organization can still run (or store)
+    // is wrong; the oracle holds each later list of the organization to its first
+    const org = await throwawayOrganization(ctx, 'models-at-caps', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    const listed = need(await org.client.call<Model[]>('listModels'), 200, ['0.id']).body;
+    const image = await readyImage(ctx, presetTiff().bytes, org.client);
+    need(
+      await org.client.call<PredictionAck>('createPrediction', {
+        body: { image_id: image, model_id: listed[0].id },
+      }),
+      200,
+    );
+    const atCaps = need(await org.client.call<Model[]>('listModels'), 200).body;
+    expect(
+      atCaps.map((m) => m.id),
+      'GET /models with the storage and analysis caps reached',
+    ).toEqual(listed.map((m) => m.id));
+  },
+);
+
+check(
   'a custom model named as a base model is listed beside that base model',
   { clauses: ['MOD-02'], requires: ['control'] },
   async (ctx) => {
