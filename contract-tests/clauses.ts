@@ -112,7 +112,7 @@ export const CLAUSES: Clause[] = [
     'ISO-03',
     'Organization scoping',
     'stated',
-    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, and each key lists its custom models.",
+    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, each key lists its custom models, and a prediction one key has in flight is the identical prediction another key's repeat is skipped for.",
   ),
   c(
     'UP-01',
@@ -261,7 +261,7 @@ export const CLAUSES: Clause[] = [
     'MOD-02',
     'Models',
     'stated',
-    "GET /models lists every shared base model beside the organization's custom ones (a custom model named as a base model hides neither), and a model it lists is one POST /predict takes: never answered 404.",
+    "GET /models lists every shared base model beside the organization's custom ones (a custom model named as a base model hides neither), whatever the organization has used (at its storage and analysis caps too), and a model it lists is one POST /predict takes: never answered 404.",
   ),
   c(
     'PRED-01',
@@ -308,7 +308,7 @@ export const CLAUSES: Clause[] = [
     'EXP-04',
     'Exports',
     'stated',
-    'rois.geojson is a FeatureCollection with one Polygon per cell in pixel coordinates.',
+    "rois.geojson is a FeatureCollection with one Polygon per cell in pixel coordinates, its rings wound by RFC 7946's right-hand rule (exterior counterclockwise on x, y).",
   ),
   c('EXP-05', 'Exports', 'stated', 'rois.zip is a ZIP of ImageJ .roi files, one per cell.'),
   c('EXP-06', 'Exports', 'stated', 'overlay.png is an RGB PNG.'),

@@ -5,7 +5,7 @@ import { throwawayOrganization } from '../harness/control-plane.js';
 import { openResumable, readyImage } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
-import type { Model } from '../../openapi/generated/client/types.gen.js';
+import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
 
 /**
  * What GET /models lists and who lists it: every key of an organization, every shared base model
@@ -15,22 +15,24 @@ import type { Model } from '../../openapi/generated/client/types.gen.js';
 
 /**
  * Two keys of one organization: on a target with the control plane, a throw-away organization
- * with a custom model and a key added to it; elsewhere the main organization's key and
- * CONTRACT_SECOND_API_KEY, another key of the same organization.
+ * with a custom model and a key added to it, whose predictions are held in flight until polled
+ * (`held`); elsewhere the main organization's key and CONTRACT_SECOND_API_KEY, another key of the
+ * same organization.
  */
-async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: ApiClient }> {
+async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: ApiClient; held: boolean }> {
   if (!ctx.target.capabilities.has('control')) {
     const second = ctx.target.keys.second;
     if (!second)
       ctx.skip(
         "needs a second key of the main organization (CONTRACT_SECOND_API_KEY), or 'control' to add one to an organization of its own",
       );
-    return { first: ctx.api, second: ctx.clientFor(second!) };
+    return { first: ctx.api, second: ctx.clientFor(second!), held: false };
   }
   const org = await throwawayOrganization(ctx, 'two-keys', {
     storage_cap_images: 3,
     monthly_analysis_cap: 1,
   });
+  await org.progress({ start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 1 });
   const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
   need(
     await ctx.api.call('mockCreateModel', {
@@ -49,17 +51,18 @@ async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: A
     200,
     ['api_key'],
   ).body.api_key;
-  return { first: org.client, second: ctx.clientFor(added) };
+  return { first: org.client, second: ctx.clientFor(added), held: true };
 }
 
 check(
-  "a second key of an organization lists the first key's models and reads and deletes the image the first key made",
+  "a second key of an organization lists the first key's models, repeats its prediction in flight as skipped, and reads and deletes the image the first key made",
   { clauses: ['ISO-03'] },
   async (ctx) => {
     // "a key is scoped to the organization that owns it": the oracle takes both keys as the
     // organization's, and predicts the second key's list (the same models, the custom ones
-    // included) and its reads of the first key's image
-    const { first, second } = await twoKeys(ctx);
+    // included), its reads of the first key's image, and its repeat of the first key's
+    // prediction held in flight (`skipped` with that id: the identical run is the organization's)
+    const { first, second, held } = await twoKeys(ctx);
     const custom = (models: Model[]) => models.filter((m) => m.kind === 'custom').map((m) => m.id);
     const listed = need(await first.call<Model[]>('listModels'), 200).body;
     expect(
@@ -67,6 +70,7 @@ check(
       "custom models in the second key's list",
     ).toEqual(custom(listed));
     const image = await readyImage(ctx, presetTiff().bytes, first);
+    if (held && listed.length) await repeatWithSecondKey(first, second, image, listed[0].id);
     const params = { image_id: image };
     expectStatus(
       await second.call('getUpload', { params }),
@@ -75,6 +79,47 @@ check(
     );
     expectStatus(await second.call('getImage', { params }), 200, "GET /image/{id} of the first key's image");
     expectStatus(await second.call('deleteImage', { params }), [200, 204], "DELETE of the first key's image");
+  },
+);
+
+/** The first key's prediction, held in flight, repeated with the second key: skipped, with its id. */
+async function repeatWithSecondKey(first: ApiClient, second: ApiClient, imageId: string, modelId: string) {
+  const body = { image_id: imageId, model_id: modelId };
+  const started = need(await first.call<PredictionAck>('createPrediction', { body }), 200, ['prediction_id']);
+  const repeated = need(await second.call<PredictionAck>('createPrediction', { body }), 200);
+  expect(
+    repeated.body,
+    "the first key's prediction in flight, asked again with the second key",
+  ).toMatchObject({
+    status: 'skipped',
+    prediction_id: started.body.prediction_id,
+  });
+}
+
+check(
+  'the model list does not depend on usage: an organization at its storage and analysis caps lists the same models',
+  { clauses: ['MOD-02'], requires: ['control'] },
+  async (ctx) => {
+    // "Models available to an organization: the shared public base models plus custom models":
+    // no cap is named there, so a list filtered to what the organization can still run (or store)
+    // is wrong; the oracle holds each later list of the organization to its first
+    const org = await throwawayOrganization(ctx, 'models-at-caps', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    const listed = need(await org.client.call<Model[]>('listModels'), 200, ['0.id']).body;
+    const image = await readyImage(ctx, presetTiff().bytes, org.client);
+    need(
+      await org.client.call<PredictionAck>('createPrediction', {
+        body: { image_id: image, model_id: listed[0].id },
+      }),
+      200,
+    );
+    const atCaps = need(await org.client.call<Model[]>('listModels'), 200).body;
+    expect(
+      atCaps.map((m) => m.id),
+      'GET /models with the storage and analysis caps reached',
+    ).toEqual(listed.map((m) => m.id));
   },
 );
 

@@ -88,8 +88,8 @@ check(
 );
 
 check(
-  'an identical prediction in flight answers skipped with the same id',
-  { clauses: ['PRED-04'] },
+  'an identical prediction in flight answers skipped with the same id, its ids written in upper case too',
+  { clauses: ['PRED-04', 'VAL-06'] },
   async (ctx) => {
     // With the control plane, a throw-away organization holds the prediction in flight until it is
     // polled, so the rule is observed however fast the target is; elsewhere, timing decides.
@@ -112,6 +112,15 @@ check(
     });
     need(first, 200, ['prediction_id']);
     expectStatus(second, 200, 'the same prediction again');
+    // ids are compared case-insensitively (the document's x-http-conventions.ids): the same image
+    // and model in upper case are the identical prediction; sent only while the lower-case repeat
+    // was skipped, so a target whose first run already ended is not asked for a third analysis
+    const upper =
+      second.body.status === 'skipped'
+        ? await client.call<PredictionAck>('createPrediction', {
+            body: { image_id: imageId.toUpperCase(), model_id: modelId.toUpperCase() },
+          })
+        : undefined;
     const state = need(
       await client.call<PredictionAsRead>('getPrediction', {
         params: { prediction_id: first.body.prediction_id },
@@ -121,8 +130,20 @@ check(
     if (state.body.status === 'SUBMITTED' || state.body.status === 'STARTED') {
       expect(second.body.status, 'POST /predict again while in flight: status').toBe('skipped');
       expect(second.body.prediction_id, 'POST /predict again: prediction_id').toBe(first.body.prediction_id);
+      await ctx.verify('VAL-06', () =>
+        expect(upper?.body, 'POST /predict again while in flight, its ids in upper case').toMatchObject({
+          status: 'skipped',
+          prediction_id: first.body.prediction_id,
+        }),
+      );
     } else if (second.body.status === 'skipped') {
       expect(second.body.prediction_id, 'POST /predict again: prediction_id').toBe(first.body.prediction_id);
+      if (upper?.body.status === 'skipped')
+        await ctx.verify('VAL-06', () =>
+          expect(upper.body.prediction_id, 'POST /predict again, ids in upper case: prediction_id').toBe(
+            first.body.prediction_id,
+          ),
+        );
     } else {
       ctx.skip(
         'the first prediction finished before the second request; the target is too fast to observe the rule',

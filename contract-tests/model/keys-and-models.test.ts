@@ -75,6 +75,39 @@ describe('the oracle on the keys of one organization and the models it lists', (
     );
   });
 
+  it("predicts a repeat of the organization's prediction held in flight skipped with its id, sent with another key of it or its ids in upper case", () => {
+    const oracle = organizationWithCustomModel();
+    expect(oracle.observe(keyAdded)).toEqual([]);
+    const progress = { organization_id: ORG, start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 1 };
+    const held = exchange('mockSetProgress', 200, progress, {
+      ...admin,
+      method: 'PUT',
+      url: 'http://target/__mock/predictions/progress',
+    });
+    expect(oracle.observe(held)).toEqual([]);
+    expect(subjects(oracle, exchange('listModels', 200, [BASE, CUSTOM], { key: FIRST }))).toEqual([]);
+    const image = { id: IMAGE, name: 'a.tif', size: 1, upload_status: 'ready', shape: [1, 1] };
+    const sent = { file: { name: 'a.tif', size: 1 } };
+    expect(
+      oracle.observe(exchange('uploadImage', 200, { image, upload: null }, { key: FIRST, sent })),
+    ).toEqual([]);
+    const RUN = '88888888-8888-4888-8888-888888888888';
+    const OTHER_RUN = '99999999-9999-4999-8999-999999999999';
+    const predict = (key: string, ids: { image_id: string; model_id: string }, ack: unknown) =>
+      subjects(oracle, exchange('createPrediction', 200, ack, { key, method: 'POST', sent: ids }));
+    const ids = { image_id: IMAGE, model_id: BASE.id };
+    const upper = { image_id: IMAGE.toUpperCase(), model_id: BASE.id.toUpperCase() };
+    expect(predict(FIRST, ids, { prediction_id: RUN, status: 'submitted' })).toEqual([]);
+    expect(predict(SECOND, ids, { prediction_id: RUN, status: 'skipped' })).toEqual([]);
+    expect(predict(FIRST, upper, { prediction_id: RUN, status: 'skipped' })).toEqual([]);
+    const secondRun = [
+      'createPrediction (an identical prediction held in flight): status: "skipped" / "submitted"',
+      `createPrediction (an identical prediction held in flight): prediction_id: "${RUN}" / "${OTHER_RUN}"`,
+    ];
+    expect(predict(SECOND, ids, { prediction_id: OTHER_RUN, status: 'submitted' })).toEqual(secondRun);
+    expect(predict(FIRST, upper, { prediction_id: OTHER_RUN, status: 'submitted' })).toEqual(secondRun);
+  });
+
   it('leaves an organization it does not follow when a key is added to it', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: MAIN });
