@@ -1060,6 +1060,22 @@ describe('the oracle on what an export is asked with', () => {
     ]);
   });
 
+  it("files an overlay drawn for an option the document refuses under VAL-05 alone: 422 predicted, a lenient reading's value left alone", () => {
+    const oracle = withSegmentation();
+    const refused = (query: string, status: number) =>
+      oracle.observe(answer('exportOverlayPng', query, status)).map((f) => `${f.clause}: ${f.subject}`);
+    for (const query of ['?max_size=8', '?max_size=65537', '?max_size=big', '?max_size=20.5'])
+      expect(refused(query, 200), query).toEqual([`VAL-05: exportOverlayPng status for ${query.slice(1)}`]);
+    expect(refused('?fill_opacity=1.5&outline_color=red', 304)).toEqual([
+      'VAL-05: exportOverlayPng status for fill_opacity=1.5&outline_color=red',
+    ]);
+    for (const query of ['?max_size=8', '?fill_opacity=-1', '?outline_color=%23FF0000'])
+      for (const status of [422, 429, 503]) expect(refused(query, status), `${query} ${status}`).toEqual([]);
+    // what a validator may coerce either way decides nothing: the cap then is judged as a cap
+    for (const query of ['?max_size=1e2', '?max_size=16.0', '?max_size=', '?max_size=16'])
+      expect(refused(query, 200), query).toEqual([]);
+  });
+
   it('predicts one row per cell with a selection of columns whose values repeat, and max_size never enlarging', () => {
     const oracle = withSegmentation();
     const csv = answer('exportMeasurementsCsv', '?columns=image_name', 200, {
