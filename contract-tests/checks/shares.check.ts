@@ -124,9 +124,11 @@ async function opensAndCounts(ctx: CheckContext, visitors: Visitors): Promise<vo
  * last_viewed_at values that differ even when the target keeps seconds only.
  */
 const VIEWS_APART_MS = 1100;
+/** Opens of one link sent at once, as a link pasted in a chat is previewed by several clients. */
+const AT_ONCE = 4;
 
 check(
-  'an open counts on its own share only, and a later open moves last_viewed_at',
+  'an open counts on its own share only, a later open moves last_viewed_at, and opens at once each count',
   { clauses: ['SHR-09', 'SHR-04'] },
   async (ctx) => {
     // the oracle judges every answer: view_count and last_viewed_at are compared on each read
@@ -142,6 +144,11 @@ check(
     const wait = VIEWS_APART_MS - (Date.now() - answeredAt);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     need(await ctx.api.raw('GET', a.share.url!, { key: null }), 200);
+    need(await readA(), 200);
+    // overlapping opens: each is one view, so the read after them counts all (a read-increment-write
+    // of the count without a lock or an atomic update keeps one of them)
+    const opens = Array.from({ length: AT_ONCE }, () => ctx.api.raw('GET', a.share.url!, { key: null }));
+    for (const open of await Promise.all(opens)) need(open, 200);
     need(await readA(), 200);
   },
 );

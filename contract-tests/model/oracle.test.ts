@@ -1239,6 +1239,37 @@ describe('the oracle on inputs no check sent before', () => {
     ]);
   });
 
+  it('counts every one of overlapping opens, observed in any order, and holds the share to all of them', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const sentAt = Date.now();
+    // four opens sent at once, answered (and so observed) last sent first
+    for (const late of [30, 20, 10, 0])
+      expect(
+        oracle.observe(
+          exchange('share page GET', 200, undefined, {
+            url,
+            key: null,
+            sentAt: sentAt + late,
+            receivedAt: sentAt + 100 - late,
+            bytes: Buffer.from('<p>3 cells</p>'),
+          }),
+        ),
+      ).toEqual([]);
+    const read = (viewCount: number) =>
+      subjects(
+        oracle,
+        exchange(
+          'getShare',
+          200,
+          { ...share(url), view_count: viewCount, last_viewed_at: new Date(sentAt + 30).toISOString() },
+          { params: { share_id: SHARE } },
+        ),
+      );
+    expect(read(1)).toEqual(['getShare: view_count: 4 / 1']);
+    expect(read(4)).toEqual([]);
+  });
+
   it("judges no answer to a second revoke but a 5xx (the interface does not show it; SHR-11's check judges the document's 200)", () => {
     const url = 'http://target/share/tok_abcdefghijklmnop';
     const oracle = shared(url);

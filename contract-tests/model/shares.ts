@@ -178,8 +178,10 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
     return findings;
   }
   share.views++;
-  share.lastViewSentAt = x.sentAt;
-  share.lastViewAnsweredAt = x.receivedAt;
+  // opens that overlap may be observed in any order: the last open is the one sent last, and the
+  // views counted so far were all answered by the latest answer among them
+  share.lastViewSentAt = Math.max(share.lastViewSentAt ?? x.sentAt, x.sentAt);
+  share.lastViewAnsweredAt = Math.max(share.lastViewAnsweredAt ?? x.receivedAt, x.receivedAt);
   const segmentation = world.segmentations.get(share.segmentationId);
   const text = x.bytes
     .toString('utf8')
