@@ -1270,6 +1270,34 @@ describe('the oracle on inputs no check sent before', () => {
     expect(read(4)).toEqual([]);
   });
 
+  it('finds no API key on the public page, as written or percent-encoded, in its body or headers', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const page = (key: string, html: string, headers: Record<string, string> = {}) => {
+      const oracle = shared(url);
+      oracle.knowKeys({ odd: key });
+      return oracle
+        .observe(
+          exchange('share page GET', 200, undefined, {
+            url,
+            key: null,
+            headers: { 'content-type': 'text/html', ...headers },
+            bytes: Buffer.from(`<p>3 cells</p>${html}`),
+          }),
+        )
+        .map((f) => `${f.subject}: ${f.received}`);
+    };
+    const link = (key: string) => `<a href="/api/v1/export/x/rois.zip?api_key=${key}">ZIP</a>`;
+    expect(page('sk_odd', link(KEY))).toEqual([
+      `GET the share page of share ${SHARE}: a credential on the public page: the API key of organization main in its body: …href="/api/v1/export/x/rois.zip?api_key=<key>">ZIP</a>…`,
+    ]);
+    // a key with characters a URL escapes, sent escaped; and one in a cookie
+    expect(page('sk+odd/1', link(encodeURIComponent('sk+odd/1')))[0]).toMatch(/organization odd in its body/);
+    expect(page('sk_odd', '', { 'set-cookie': `k=${OTHER}` })[0]).toMatch(
+      /organization other in its header set-cookie: …k=<key>…/,
+    );
+    expect(page('sk_odd', '<button data-download="rois.zip">ZIP</button>')).toEqual([]);
+  });
+
   it("judges no answer to a second revoke but a 5xx (the interface does not show it; SHR-11's check judges the document's 200)", () => {
     const url = 'http://target/share/tok_abcdefghijklmnop';
     const oracle = shared(url);
