@@ -90,15 +90,38 @@ check(
     ]),
 );
 
+/**
+ * The addresses a page's attributes name (href, src, action, data-*) that lead into the target's
+ * API, resolved against the page's own address.
+ */
+function apiLinksOf(ctx: CheckContext, html: string, pageUrl: string): string[] {
+  const api = `${ctx.target.baseUrl.replace(/\/+$/, '')}/api/`;
+  const values = [...html.matchAll(/\s(?:href|src|action|data-[\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)];
+  const links = values.flatMap((m) => {
+    try {
+      return [new URL((m[1] ?? m[2]).replaceAll('&amp;', '&'), pageUrl).toString()];
+    } catch {
+      return [];
+    }
+  });
+  return [...new Set(links.filter((link) => link.startsWith(api)))];
+}
+
 /** The page and its preview image, opened by each visitor: 200, the cell count, each view counted. */
 async function opensAndCounts(ctx: CheckContext, visitors: Visitors): Promise<void> {
   const { share, cellCount } = await sharedSegmentation(ctx);
+  const links = new Set<string>();
   for (const [i, [label, key]] of visitors.entries()) {
     const page = await ctx.api.raw('GET', share.url!, { key: key(ctx) });
     expectStatus(page, 200, `open the share page with ${label} (view ${i + 1})`);
     expect(page.headers.get('content-type'), 'share page: content type').toMatch(/text\/html/);
-    expect(await page.text(), 'share page: shows the cell count').toContain(String(cellCount));
+    const html = await page.text();
+    expect(html, 'share page: shows the cell count').toContain(String(cellCount));
+    for (const link of apiLinksOf(ctx, html, share.url!)) links.add(link);
   }
+  // downloading from the page asks the visitor to sign in: a link it offers into the API, followed
+  // as a visitor would, without a credential, is refused (the oracle predicts the 401)
+  for (const link of links) await ctx.api.raw('GET', link, { key: null });
   const token = shareToken(share.url!);
   for (const [label, key] of visitors) {
     const preview = await ctx.api.call<Buffer>('viewShareImage', {
