@@ -88,7 +88,7 @@ export const CLAUSES: Clause[] = [
     'VAL-05',
     'Errors',
     'assumed',
-    "Malformed JSON, wrong types and missing required fields answer 422 in the operation's style, never 5xx.",
+    "Malformed JSON, wrong types, missing required fields and query options outside the document's values (overlay.png max_size below 16) answer 422 in the operation's style, never 5xx.",
   ),
   c(
     'VAL-06',

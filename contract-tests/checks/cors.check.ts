@@ -1,18 +1,22 @@
 import { check } from '../harness/check.js';
-import { trackImage } from '../harness/flows.js';
+import { completedSegmentation, trackImage } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { UploadResponse } from '../../openapi/generated/client/types.gen.js';
 
 /** An origin no target serves itself: a page elsewhere calling the API, as a browser names it. */
 const ORIGIN = 'https://contract-suite.example';
+/** The four exports: a page downloads each and reads its file name (Content-Disposition) and ETag. */
+const EXPORTS = ['exportOverlayPng', 'exportMeasurementsCsv', 'exportRoisGeojson', 'exportRoisZip'];
 
 check(
-  'a page of another origin can read the headers a client acts on, from the API and the part URLs',
+  'a page of another origin can read the headers a client acts on, from the API, its exports and the part URLs',
   { clauses: ['CORS-01'] },
   async (ctx) => {
     // the oracle judges every answer to a request with an Origin (contract-tests/model/cors.ts):
     // a success, a 401, an unknown route, a resumable upload opened, its part PUT, read and
-    // deleted, and the preflights a page's calls need
+    // deleted, each export of a segmentation (a route a CDN may answer with headers of its own),
+    // and the preflights a page's calls need
     const headers = { origin: ORIGIN };
     await ctx.api.call('listModels', { headers });
     await ctx.api.call('listModels', { headers, key: null });
@@ -34,12 +38,16 @@ check(
     expectStatus(part, 200, 'PUT the part from another origin');
     const params = { image_id: opened.image.id };
     await ctx.api.call('getUpload', { headers, params });
-    // a browser's preflights, which carry no key: a read, a JSON write and a delete, each asking
+    const { segmentationId } = await completedSegmentation(ctx, presetTiff().bytes);
+    for (const operationId of EXPORTS)
+      await ctx.api.call(operationId, { headers, params: { segmentation_id: segmentationId } });
+    // a browser's preflights, which carry no key: reads, a JSON write and a delete, each asking
     // only for headers a client of the interface sends (X-Request-Id is the document's alone)
     for (const [method, path, asked] of [
       ['GET', '/api/v1/models', 'authorization'],
       ['POST', '/api/v1/image', 'authorization,content-type'],
       ['DELETE', `/api/v1/upload/${opened.image.id}`, 'authorization'],
+      ['GET', `/api/v1/export/${segmentationId}/rois.zip`, 'authorization'],
     ])
       await ctx.api.raw('OPTIONS', path, {
         key: null,

@@ -7,16 +7,19 @@ import { expectStatus } from '../harness/steps.js';
 /**
  * The overlay's drawing options, one at a time against the default drawing, so the oracle can hold
  * each against it: the outlines in another colour, an opaque fill and a half-transparent one, and
- * a size cap above the image's.
+ * a size cap above the image's. Then values the document's schema refuses, each of which the
+ * oracle predicts refused 422 (VAL-05), never drawn as the nearest value it takes.
  * What each overlay's pixels must be the oracle predicts (model/overlay-options.ts); here only that
  * every option changes the drawing at all.
  */
 // the colour in lower case: the document's pattern takes hex digits of either case
 const DRAWINGS = [{ outline_color: 'ff0000' }, { fill_opacity: 1 }, { fill_opacity: 0.5 }];
+/** Just outside each option's range (max_size 16-65536, fill_opacity 0-1), and a colour with its `#`. */
+const REFUSED = [{ max_size: 8 }, { max_size: 65537 }, { fill_opacity: 1.5 }, { outline_color: '#FF0000' }];
 
 check(
-  'overlay.png draws outline_color and fill_opacity as the document says',
-  { clauses: ['MEAS-08'] },
+  'overlay.png draws outline_color and fill_opacity as the document says, and refuses values outside the options',
+  { clauses: ['MEAS-08', 'VAL-05'] },
   async (ctx) => {
     const { segmentationId } = await completedSegmentation(ctx, presetTiff().bytes);
     const params = { segmentation_id: segmentationId };
@@ -39,5 +42,6 @@ check(
       200,
       `overlay.png?max_size=${above.max_size}`,
     );
+    for (const query of REFUSED) await ctx.api.call<Buffer>('exportOverlayPng', { params, query });
   },
 );

@@ -11,6 +11,8 @@ const S = {
     "All exports are for a completed segmentation in the caller's organization; the options the document takes (overlay.png max_size an integer 16-65536, outline_color six hex digits of either case, fill_opacity 0-1; measurements.csv columns from the CSV column list) are answered",
   unknown:
     'columns: values from the CSV column list in Resources (as listed). An unknown column yields an error',
+  refused:
+    "VAL-05, assumed: overlay.png's options are max_size an integer 16-65536, outline_color six hex digits, fill_opacity a number 0-1 (document); a value outside them is refused 422 with the detail array, never drawn as some other value",
 };
 
 export const CSV_COLUMNS = [
@@ -51,6 +53,23 @@ const OPTIONS: Record<string, Record<string, (value: string) => boolean>> = {
   exportRoisZip: {},
 };
 
+const NUMBER = /^-?\d+(\.\d+)?$/;
+const NO_NUMBER = /^[^\d]+$/;
+
+/**
+ * Values of the overlay's options the document's schema refuses beyond doubt: a number outside its
+ * range (`max_size=8` under the minimum of 16), a value with no digit at all where a number goes,
+ * a colour that is not six hex digits. A value a lenient parser might read either way (`1e2`,
+ * `16.0`, an empty one) is no such value: the oracle leaves it alone.
+ */
+const REFUSED: Record<string, (value: string) => boolean> = {
+  max_size: (v) =>
+    NO_NUMBER.test(v) ||
+    (NUMBER.test(v) && (!Number.isInteger(Number(v)) || Number(v) < 16 || Number(v) > 65536)),
+  outline_color: (v) => v !== '' && !/^[0-9A-Fa-f]{6}$/.test(v),
+  fill_opacity: (v) => NO_NUMBER.test(v) || (NUMBER.test(v) && (Number(v) < 0 || Number(v) > 1)),
+};
+
 /**
  * Whether every query parameter is one the document declares for the operation, with a value it
  * takes, each given once (a column asked twice, or an option repeated, is not shown).
@@ -65,6 +84,7 @@ function validOptions(operationId: string, url: URL): boolean {
 }
 
 export function observeExportOptions(x: Exchange, url: URL, findings: Finding[]): void {
+  refusedOptions(x, url, findings);
   const unknown = url.searchParams.getAll('columns').filter((c) => c !== '' && !CSV_COLUMNS.includes(c));
   if (x.operationId === 'exportMeasurementsCsv' && unknown.length && x.status < 400)
     findings.push({
@@ -80,5 +100,23 @@ export function observeExportOptions(x: Exchange, url: URL, findings: Finding[])
       subject: `${x.operationId} status for ${url.search || 'no options'}`,
       predicted: '200 (the export)',
       received: String(x.status),
+    });
+}
+
+/**
+ * An overlay asked with an option the document refuses is answered 422 (a 429 or 503 aside, which
+ * the document lets a target answer at any time): drawn with the value clamped into range, or another, the client gets
+ * an overlay it did not ask for and is never told. Filed under VAL-05, whose check sends them.
+ */
+function refusedOptions(x: Exchange, url: URL, findings: Finding[]): void {
+  if (x.operationId !== 'exportOverlayPng' || [422, 429, 503].includes(x.status)) return;
+  const refused = [...url.searchParams].filter(([name, value]) => REFUSED[name]?.(value) === true);
+  if (refused.length)
+    findings.push({
+      sentence: S.refused,
+      subject: `${x.operationId} status for ${refused.map(([n, v]) => `${n}=${v}`).join('&')}`,
+      predicted: '422 (the detail array)',
+      received: String(x.status),
+      clause: 'VAL-05',
     });
 }

@@ -1060,6 +1060,22 @@ describe('the oracle on what an export is asked with', () => {
     ]);
   });
 
+  it("files an overlay drawn for an option the document refuses under VAL-05 alone: 422 predicted, a lenient reading's value left alone", () => {
+    const oracle = withSegmentation();
+    const refused = (query: string, status: number) =>
+      oracle.observe(answer('exportOverlayPng', query, status)).map((f) => `${f.clause}: ${f.subject}`);
+    for (const query of ['?max_size=8', '?max_size=65537', '?max_size=big', '?max_size=20.5'])
+      expect(refused(query, 200), query).toEqual([`VAL-05: exportOverlayPng status for ${query.slice(1)}`]);
+    expect(refused('?fill_opacity=1.5&outline_color=red', 304)).toEqual([
+      'VAL-05: exportOverlayPng status for fill_opacity=1.5&outline_color=red',
+    ]);
+    for (const query of ['?max_size=8', '?fill_opacity=-1', '?outline_color=%23FF0000'])
+      for (const status of [422, 429, 503]) expect(refused(query, status), `${query} ${status}`).toEqual([]);
+    // what a validator may coerce either way decides nothing: the cap then is judged as a cap
+    for (const query of ['?max_size=1e2', '?max_size=16.0', '?max_size=', '?max_size=16'])
+      expect(refused(query, 200), query).toEqual([]);
+  });
+
   it('predicts one row per cell with a selection of columns whose values repeat, and max_size never enlarging', () => {
     const oracle = withSegmentation();
     const csv = answer('exportMeasurementsCsv', '?columns=image_name', 200, {
@@ -1221,6 +1237,65 @@ describe('the oracle on inputs no check sent before', () => {
       'createShare again: view_count: 1 / 0',
       `createShare again: last_viewed_at: "at or after ${new Date(opened.sentAt).toISOString()}" / null`,
     ]);
+  });
+
+  it('counts every one of overlapping opens, observed in any order, and holds the share to all of them', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const oracle = shared(url);
+    const sentAt = Date.now();
+    // four opens sent at once, answered (and so observed) last sent first
+    for (const late of [30, 20, 10, 0])
+      expect(
+        oracle.observe(
+          exchange('share page GET', 200, undefined, {
+            url,
+            key: null,
+            sentAt: sentAt + late,
+            receivedAt: sentAt + 100 - late,
+            bytes: Buffer.from('<p>3 cells</p>'),
+          }),
+        ),
+      ).toEqual([]);
+    const read = (viewCount: number) =>
+      subjects(
+        oracle,
+        exchange(
+          'getShare',
+          200,
+          { ...share(url), view_count: viewCount, last_viewed_at: new Date(sentAt + 30).toISOString() },
+          { params: { share_id: SHARE } },
+        ),
+      );
+    expect(read(1)).toEqual(['getShare: view_count: 4 / 1']);
+    expect(read(4)).toEqual([]);
+  });
+
+  it('finds no API key on the public page, as written or percent-encoded, in its body or headers', () => {
+    const url = 'http://target/share/tok_abcdefghijklmnop';
+    const page = (key: string, html: string, headers: Record<string, string> = {}) => {
+      const oracle = shared(url);
+      oracle.knowKeys({ odd: key });
+      return oracle
+        .observe(
+          exchange('share page GET', 200, undefined, {
+            url,
+            key: null,
+            headers: { 'content-type': 'text/html', ...headers },
+            bytes: Buffer.from(`<p>3 cells</p>${html}`),
+          }),
+        )
+        .map((f) => `${f.subject}: ${f.received}`);
+    };
+    const link = (key: string) => `<a href="/api/v1/export/x/rois.zip?api_key=${key}">ZIP</a>`;
+    expect(page('sk_odd', link(KEY))).toEqual([
+      `GET the share page of share ${SHARE}: a credential on the public page: the API key of organization main in its body: …href="/api/v1/export/x/rois.zip?api_key=<key>">ZIP</a>…`,
+    ]);
+    // a key with characters a URL escapes, sent escaped; and one in a cookie
+    expect(page('sk+odd/1', link(encodeURIComponent('sk+odd/1')))[0]).toMatch(/organization odd in its body/);
+    expect(page('sk_odd', '', { 'set-cookie': `k=${OTHER}` })[0]).toMatch(
+      /organization other in its header set-cookie: …k=<key>…/,
+    );
+    expect(page('sk_odd', '<button data-download="rois.zip">ZIP</button>')).toEqual([]);
   });
 
   it("judges no answer to a second revoke but a 5xx (the interface does not show it; SHR-11's check judges the document's 200)", () => {

@@ -36,6 +36,8 @@ const S = {
   closed: 'a revoked link no longer opens',
   gone: 'DELETE /upload/{image_id} … the shares of those: afterwards GET /shares/{id} answers 404 and their public share pages no longer open',
   page: 'anyone with url can view the image, cell outlines and counts without an account',
+  keyOnPage:
+    'Public page: anyone with url can view … without an account; nothing on it edits the result; downloading from it asks the visitor to sign in (so nothing on it carries a credential: a key there downloads, and acts, as the organization for anyone holding the link)',
   pageWithKey:
     "AUTH-08, assumed: a share page opened with a credential it does not need (a key nobody has, the owner's) answers as without one",
   foreign: 'A resource of another organization is answered as not found (404)',
@@ -162,6 +164,7 @@ export function observeOnShare(world: World, org: Organization, x: Exchange, sha
 export function observePage(world: World, x: Exchange, share: ShareRecord): Finding[] {
   const findings: Finding[] = [];
   const subject = `GET the share page of share ${share.id}`;
+  keysCarried(world, x, subject, findings);
   if (share.revoked || shareGone(world, share)) {
     if (x.status < 300)
       findings.push({
@@ -178,8 +181,10 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
     return findings;
   }
   share.views++;
-  share.lastViewSentAt = x.sentAt;
-  share.lastViewAnsweredAt = x.receivedAt;
+  // opens that overlap may be observed in any order: the last open is the one sent last, and the
+  // views counted so far were all answered by the latest answer among them
+  share.lastViewSentAt = Math.max(share.lastViewSentAt ?? x.sentAt, x.sentAt);
+  share.lastViewAnsweredAt = Math.max(share.lastViewAnsweredAt ?? x.receivedAt, x.receivedAt);
   const segmentation = world.segmentations.get(share.segmentationId);
   const text = x.bytes
     .toString('utf8')
@@ -198,6 +203,37 @@ export function observePage(world: World, x: Exchange, share: ShareRecord): Find
       received: wrong !== undefined ? `${wrong} cells` : 'no such count',
     });
   return findings;
+}
+
+/** Characters either side of a key found on a page, to show where it was without the key itself. */
+const AROUND = 40;
+
+/**
+ * The page's body and headers hold none of the keys the oracle knows, as written or percent-encoded
+ * (a download link signed `?api_key=`, a key in a script or a cookie): whoever opens the public
+ * link would hold it. The finding shows where, with the key itself replaced by `<key>`.
+ */
+function keysCarried(world: World, x: Exchange, subject: string, findings: Finding[]): void {
+  const places: Array<[string, string]> = [
+    ['body', x.bytes.toString('utf8')],
+    ...Object.entries(x.headers).map(([name, value]): [string, string] => [`header ${name}`, value]),
+  ];
+  for (const [key, owner] of world.keys)
+    for (const written of new Set([key, encodeURIComponent(key)]))
+      for (const [place, text] of places) {
+        const at = text.indexOf(written);
+        if (at < 0) continue;
+        const shown = text
+          .slice(Math.max(0, at - AROUND), at + written.length + AROUND)
+          .replaceAll(written, '<key>');
+        findings.push({
+          sentence: S.keyOnPage,
+          subject: `${subject}: a credential on the public page`,
+          predicted: 'no API key on the page',
+          received: `the API key of organization ${owner} in its ${place}: …${shown}…`,
+        });
+        return;
+      }
 }
 
 export const shareOfUrl = (world: World, url: string): ShareRecord | undefined =>
