@@ -56,6 +56,20 @@ check(
     expect(quoted.body.image.upload_status, 'POST /upload, boundary quoted: image.upload_status').toBe(
       'ready',
     );
+    // the file part declared application/octet-stream, as curl -F and most HTTP libraries send a
+    // file they know no type of: the document's encoding of `file` lists it beside image/tiff
+    const form = new FormData();
+    const name = `${ctx.target.namePrefix}octet-stream.tif`;
+    form.append('file', new Blob([sample.bytes], { type: 'application/octet-stream' }), name);
+    const octets = await ctx.api.call<UploadResponse>('uploadImage', {
+      rawBody: form,
+      baseUrl: ctx.target.directBaseUrl,
+    });
+    if (octets.status === 200) trackImage(ctx, ctx.api, octets.body.image.id);
+    expectStatus(octets, 200, 'POST /upload multipart, the file part as application/octet-stream');
+    expect(octets.body.image.upload_status, 'POST /upload, part as octet-stream: image.upload_status').toBe(
+      'ready',
+    );
   },
 );
 
