@@ -447,6 +447,28 @@ check(
   },
 );
 
+/** The document's maximum of size, its reading of the interface's "4 GB". */
+const FOUR_GIB = 4 * 1024 ** 3;
+
+check(
+  "a file of exactly 4 GiB, the document's maximum of size, is taken when its upload or record is opened",
+  { clauses: ['UP-24'] },
+  async (ctx) => {
+    // opened only (no bytes sent) and deleted at the end: a real target stores nothing of it
+    expectStatus(await openResumable(ctx, FOUR_GIB, 'four-gib.tif'), 200, 'open an upload of 4 GiB');
+    const record = await ctx.api.call<CreatedImage>('createImage', {
+      body: {
+        name: `${ctx.target.namePrefix}four-gib.tif`,
+        size: FOUR_GIB,
+        image_type: 'TIFF',
+        resumable: true,
+      },
+    });
+    if (record.status === 200) trackImage(ctx, ctx.api, record.body.id);
+    expectStatus(record, 200, 'an image record of 4 GiB');
+  },
+);
+
 check(
   'malformed uploads answer 4xx in the documented shape, never 5xx',
   { clauses: ['VAL-05', 'VAL-02'], prismAnswersItself: true },
