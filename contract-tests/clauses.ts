@@ -214,6 +214,12 @@ export const CLAUSES: Clause[] = [
     'Complete with a parts list that names a part twice is refused with 422 and a string detail, and the image stays uploading (the document; the interface says only that parts assembles a subset).',
   ),
   c(
+    'UP-24',
+    'Uploads',
+    'assumed',
+    'A file of up to 4 GiB (4,294,967,296 bytes, the document\'s maximum of size: its reading of the interface\'s "4 GB") is taken when its upload or image record is opened with its size.',
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',
@@ -578,6 +584,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
   'UP-20': ['image-record-creation-resumable-flow.7d623c'],
   'UP-21': ['limits.f74283'],
   'UP-23': ['post-upload-image-id-complete.59b055'],
+  'UP-24': ['limits.f74283'],
   'CAP-01': ['limits.05d958', 'errors.8e99a7', 'post-upload.dfceac'],
   'CAP-02': ['limits.05d958', 'image-record-creation-resumable-flow.2a2033'],
   'CAP-03': ['limits.732550', 'image-upload-status.114e8a', 'image-upload-status.7e0915'],

@@ -30,6 +30,21 @@ check(
       monthly_analysis_cap: 10,
     });
     const { client } = org;
+    // Creations refused as invalid create no image, so they take no slot: the oracle still
+    // predicts each of the STORAGE_CAP creations below taken, and the counter reads 0 after them.
+    const name = `${ctx.target.namePrefix}invalid.tif`;
+    const invalid: Array<[string, Parameters<ApiClient['call']>]> = [
+      [
+        'a record of a PNG',
+        ['createImage', { body: { name, size: 10, image_type: 'PNG', resumable: true } }],
+      ],
+      ['a record without a size', ['createImage', { body: { name, resumable: true } }]],
+      ['an upload of 0 bytes', ['uploadImage', { body: { name, size: 0 } }]],
+    ];
+    for (const [label, [operationId, options]] of invalid)
+      await ctx.verify('CAP-05', async () =>
+        expectStatus(await client.call(operationId, options), [400, 422], `refused as invalid: ${label}`),
+      );
     const counted: number[] = [(await org.usage()).images];
     const ids: string[] = [];
     for (let i = 1; i <= STORAGE_CAP; i++) {
@@ -151,6 +166,43 @@ check(
       expect(typeof over.body.detail, 'createPrediction 402: type of detail').toBe('string');
     });
     if (second.status === 200) await pollPrediction(ctx, second.body.prediction_id, client);
+  },
+);
+
+check(
+  'predictions sent at once, more than the analysis cap has left: exactly those left are accepted, the others refused 402',
+  { clauses: ['CAP-06', 'CAP-07'], requires: ['control'] },
+  async (ctx) => {
+    // A cap checked and counted apart (read, compare, write back) lets every prediction of a
+    // burst through: the oracle allows any answer order, never more accepted than the cap.
+    // A throw-away organization's analyses only, so a real target's month is untouched.
+    const org = await throwawayOrganization(ctx, 'analysis-burst', {
+      storage_cap_images: ANALYSED_IMAGES,
+      monthly_analysis_cap: ANALYSIS_CAP,
+    });
+    const { client } = org;
+    const images: string[] = [];
+    for (let i = 0; i < ANALYSED_IMAGES; i++)
+      images.push(
+        need(await uploadFile(ctx, presetTiff().bytes, `burst-${i}.tif`, client), 200, ['image.id']).body
+          .image.id,
+      );
+    const modelId = await fittingModelId(client);
+    const answers = await Promise.all(
+      images.map((image_id) =>
+        client.call<PredictionAck>('createPrediction', { body: { image_id, model_id: modelId } }),
+      ),
+    );
+    const analyses = (await org.usage()).analyses_this_month;
+    await ctx.verify('CAP-06', () =>
+      expect(
+        answers.map((a) => a.status).sort(),
+        `${ANALYSED_IMAGES} predictions at once with ${ANALYSIS_CAP} analyses left`,
+      ).toEqual([...Array<number>(ANALYSIS_CAP).fill(200), 402]),
+    );
+    await ctx.verify('CAP-07', () =>
+      expect(analyses, 'analyses after the predictions sent at once').toBe(ANALYSIS_CAP),
+    );
   },
 );
 

@@ -56,6 +56,20 @@ check(
     expect(quoted.body.image.upload_status, 'POST /upload, boundary quoted: image.upload_status').toBe(
       'ready',
     );
+    // the file part declared application/octet-stream, as curl -F and most HTTP libraries send a
+    // file they know no type of: the document's encoding of `file` lists it beside image/tiff
+    const form = new FormData();
+    const name = `${ctx.target.namePrefix}octet-stream.tif`;
+    form.append('file', new Blob([sample.bytes], { type: 'application/octet-stream' }), name);
+    const octets = await ctx.api.call<UploadResponse>('uploadImage', {
+      rawBody: form,
+      baseUrl: ctx.target.directBaseUrl,
+    });
+    if (octets.status === 200) trackImage(ctx, ctx.api, octets.body.image.id);
+    expectStatus(octets, 200, 'POST /upload multipart, the file part as application/octet-stream');
+    expect(octets.body.image.upload_status, 'POST /upload, part as octet-stream: image.upload_status').toBe(
+      'ready',
+    );
   },
 );
 
@@ -430,6 +444,28 @@ check(
     expectStatus(record, refusal, 'an image record of 4 GiB + 1 bytes');
     const within = await openResumable(ctx, WITHIN_4_GB, 'within-4gb.tif');
     expectStatus(within, 200, 'open an upload of 4,000,000,000 bytes');
+  },
+);
+
+/** The document's maximum of size, its reading of the interface's "4 GB". */
+const FOUR_GIB = 4 * 1024 ** 3;
+
+check(
+  "a file of exactly 4 GiB, the document's maximum of size, is taken when its upload or record is opened",
+  { clauses: ['UP-24'] },
+  async (ctx) => {
+    // opened only (no bytes sent) and deleted at the end: a real target stores nothing of it
+    expectStatus(await openResumable(ctx, FOUR_GIB, 'four-gib.tif'), 200, 'open an upload of 4 GiB');
+    const record = await ctx.api.call<CreatedImage>('createImage', {
+      body: {
+        name: `${ctx.target.namePrefix}four-gib.tif`,
+        size: FOUR_GIB,
+        image_type: 'TIFF',
+        resumable: true,
+      },
+    });
+    if (record.status === 200) trackImage(ctx, ctx.api, record.body.id);
+    expectStatus(record, 200, 'an image record of 4 GiB');
   },
 );
 

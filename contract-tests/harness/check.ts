@@ -31,6 +31,12 @@ export interface CheckContext {
   verify(clauseId: string, assertions: () => unknown): Promise<boolean>;
   /** A client with another key (a throw-away organization's) whose calls count with the check's. */
   clientFor(key: string): ApiClient;
+  /**
+   * Waits `ms` without counting as a running check: a lone check (check-gate.ts) may run meanwhile,
+   * and has put back what it moved before this one goes on. For a check that waits on purpose, so
+   * a lone check is not held up behind it.
+   */
+  idle(ms: number): Promise<void>;
 }
 
 export interface CheckMeta {
@@ -128,8 +134,13 @@ export async function runCheck(
     if (err instanceof GateTimeout) skip(`it runs alone, and ${err.message}`);
     throw err;
   }
+  const idle = async (ms: number) => {
+    if (!options.alone) leaveGate();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (!options.alone) leaveGate = await enterGate(false);
+  };
   try {
-    await judgeAndClean(title, options, body, meta, target, document, testContext);
+    await judgeAndClean(title, options, body, meta, target, document, testContext, idle);
   } finally {
     leaveGate();
   }
@@ -144,6 +155,7 @@ async function judgeAndClean(
   target: Target,
   document: OpenApiContract,
   testContext: TestContext,
+  idle: CheckContext['idle'],
 ): Promise<void> {
   const skip = skipper(meta, testContext);
   const cut = new AbortController();
@@ -162,6 +174,7 @@ async function judgeAndClean(
     skip,
     verify,
     clientFor,
+    idle,
   };
   const budgetMs = (options.timeout ?? 120_000) - CLEANUP_RESERVE_MS;
   let running = Promise.resolve();

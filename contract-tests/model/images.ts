@@ -96,6 +96,7 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     partEtags: new Map(),
     partSizes: new Map(),
     planIssued: targetSpan(world, x),
+    planAsked: { at: x.sentAt, clockMoves: world.clockMoves },
     uploadError: image.upload_status === 'failed' ? textOr(image.upload_error) : undefined,
   };
   if (resumable) {

@@ -68,7 +68,12 @@ function judgePredict(
   const findings: Finding[] = [];
   const image = world.images.get(imageId);
   const counters = org.opaque ? undefined : org.counters;
-  const capMayAnswer = !counters || counters.analyses >= counters.analysisCap;
+  const reached = counters !== undefined && counters.analyses >= counters.analysisCap;
+  // The organization's requests still waiting for their answer may have been counted before this
+  // one (predictions sent at once): as many of them as the analyses left, and the cap may answer.
+  // None gives an analysis back, so once the cap is reached a fresh prediction is refused whatever
+  // else is in flight.
+  const capMayAnswer = !counters || reached || counters.analyses + org.pending >= counters.analysisCap;
   const identical = inFlight(world, org.ref, imageId, modelId);
   if (image && (image.deleted || image.org !== org.ref)) {
     expectStatus(findings, image.deleted ? S.gone : S.foreign, x, capMayAnswer ? [404, 402] : [404]);
@@ -92,7 +97,7 @@ function judgePredict(
       findings,
       S.cap,
       x,
-      counters.analyses >= counters.analysisCap ? [402, ...(identical.length ? [200] : [])] : [200],
+      reached ? [402, ...(identical.length ? [200] : [])] : [200, ...(capMayAnswer ? [402] : [])],
     );
   // the caller's own ready image and a model its list named: found, whatever the counters (unknown
   // here) say of the cap; no other of its requests in flight could have deleted the image meanwhile

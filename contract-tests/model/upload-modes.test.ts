@@ -9,7 +9,9 @@ const judge = (status: number, over: Partial<Exchange>): string[] => {
     testExchange('uploadImage', status, { detail: 'no' }, { method: 'POST', ...over }),
     findings,
   );
-  return findings.map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+  return findings.map(
+    (f) => `${f.clause ? `${f.clause}: ` : ''}${f.subject}: ${f.predicted} / ${f.received}`,
+  );
 };
 
 const json = (type: string, sent: unknown = { name: 'a.tif', size: 1000 }) => ({
@@ -33,8 +35,36 @@ describe('what POST /upload never refuses of a well-formed request', () => {
     const file = (size: number) => ({ sent: { file: { name: 'a.tif', size } } });
     expect(judge(422, file(1000))).toEqual(['uploadImage status (mode A): not 413, 415 or 422 / 422']);
     expect(judge(413, file(100_000_000))).toHaveLength(1);
-    expect(judge(413, file(4_000_000_001))).toEqual([]);
+    expect(judge(413, file(4 * 1024 ** 3 + 1))).toEqual([]);
     expect(judge(200, file(1000))).toEqual([]);
     expect(judge(402, file(1000))).toEqual([]);
+  });
+
+  it("files a refusal past 4,000,000,000 bytes and up to 4 GiB under UP-24, the document's reading of 4 GB", () => {
+    const FOUR_GIB = 4 * 1024 ** 3;
+    expect(judge(422, json('application/json', { name: 'a.tif', size: FOUR_GIB }))).toEqual([
+      `UP-24: uploadImage status (mode B, Content-Type: application/json, size ${FOUR_GIB}): not 413, 415 or 422 / 422`,
+    ]);
+    expect(judge(422, json('application/json', { name: 'a.tif', size: 4_000_000_000 }))).toEqual([
+      'uploadImage status (mode B, Content-Type: application/json): not 413, 415 or 422 / 422',
+    ]);
+    expect(judge(422, json('application/json', { name: 'a.tif', size: FOUR_GIB + 1 }))).toEqual([]);
+  });
+
+  it('takes an image record of a name, a size, the TIFF format and resumable, and leaves other fields to the target', () => {
+    const record = (status: number, sent: Record<string, unknown>) =>
+      judge(status, { operationId: 'createImage', ...json('application/json', sent) });
+    const FOUR_GIB = 4 * 1024 ** 3;
+    expect(record(422, { name: 'a.tif', size: 1000, image_type: 'TIFF', resumable: true })).toEqual([
+      'createImage status: not 413, 415 or 422 / 422',
+    ]);
+    expect(record(422, { name: 'a.tif', size: FOUR_GIB, resumable: true })).toEqual([
+      `UP-24: createImage status (size ${FOUR_GIB}): not 413, 415 or 422 / 422`,
+    ]);
+    // another format, a field the interface does not name here, or no size: the target's to refuse
+    expect(record(422, { name: 'a.tif', size: 1000, image_type: 'PNG' })).toEqual([]);
+    expect(record(422, { name: 'a.tif', size: 1000, upload_status: 'ready' })).toEqual([]);
+    expect(record(422, { name: 'a.tif', resumable: true })).toEqual([]);
+    expect(record(200, { name: 'a.tif', size: 1000 })).toEqual([]);
   });
 });

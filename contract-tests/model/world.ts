@@ -53,6 +53,8 @@ export interface ImageRecord {
   partSizes: Map<number, number>;
   /** What the target's clock read while the plan was handed out, when the model knew its clock. */
   planIssued?: { from: number; to: number };
+  /** When the request for the plan went (the client's clock), and how many clock moves had been seen by then. */
+  planAsked?: { at: number; clockMoves: number };
 }
 
 export interface PredictionRecord {
@@ -139,6 +141,8 @@ export interface World {
    * `now` less the client's time when the answer came, and when the request went).
    */
   targetClock?: { minusReceived: number; minusSent: number };
+  /** Answers of the control plane that may have moved a clock (set, reset, a snapshot loaded). */
+  clockMoves: number;
   /** Origins an answer allowed (CORS): their preflights are judged even when one answers without CORS headers. */
   corsOrigins?: Set<string>;
   /** The path the target is mounted under (`/cellseg` of `https://gw/cellseg`), taken off a URL's path before its route is read. */
@@ -156,6 +160,7 @@ export function newWorld(): World {
     notFound: new Map(),
     firstAnswers: new Map(),
     exportTags: new Map(),
+    clockMoves: 0,
   };
 }
 

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from './exchange.js';
+import { organizationMade, testExchange as exchange } from './exchange-fixture.js';
+import { Oracle } from './oracle.js';
+
+const KEY = 'sk_capped';
+const ORG = '66666666-6666-4666-8666-666666666666';
+const MODEL = '44444444-4444-4444-8444-444444444444';
+const IMAGES = [
+  '11111111-1111-4111-8111-111111111111',
+  '11111111-1111-4111-8111-111111111112',
+  '11111111-1111-4111-8111-111111111113',
+];
+
+const subjects = (oracle: Oracle, x: Exchange) =>
+  oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+
+/** An oracle following a throw-away organization made with these caps (its key KEY). */
+function capped(storage: number, analyses: number): Oracle {
+  const oracle = new Oracle();
+  oracle.observe(
+    organizationMade(ORG, KEY, { plan: { storage_cap_images: storage, monthly_analysis_cap: analyses } }),
+  );
+  return oracle;
+}
+
+const uploaded = (id: string, status = 200) =>
+  exchange(
+    'uploadImage',
+    status,
+    status === 200
+      ? { image: { id, name: 'a.tif', size: 1, upload_status: 'ready', shape: [1] }, upload: null }
+      : { detail: 'Storage cap reached' },
+    { key: KEY, method: 'POST', sent: { file: { name: 'a.tif', size: 1 } } },
+  );
+
+describe('the caps, exactly, in a throw-away organization', () => {
+  it('counts no slot for a creation refused as invalid', () => {
+    const oracle = capped(1, 5);
+    const invalid = exchange(
+      'createImage',
+      422,
+      { detail: [{ loc: ['body', 'image_type'], msg: 'TIFF only', type: 'enum' }] },
+      { key: KEY, method: 'POST', sent: { name: 'a.tif', size: 1, image_type: 'PNG' } },
+    );
+    expect(subjects(oracle, invalid)).toEqual([]);
+    // the one slot is still free: a 402 now is a slot the refusal took
+    expect(subjects(oracle, uploaded(IMAGES[0], 402))).toEqual([
+      'uploadImage status: 200 or 400 or 413 or 415 or 422 / 402',
+    ]);
+    expect(subjects(oracle, uploaded(IMAGES[0]))).toEqual([]);
+    expect(subjects(oracle, uploaded(IMAGES[1]))).toEqual(['uploadImage status: 402 / 200']);
+  });
+
+  it('takes predictions sent at once in any answer order, never more of them than the analyses left', () => {
+    const burst = (statuses: number[]): string[] => {
+      const oracle = capped(3, 2);
+      oracle.observe(exchange('listModels', 200, [{ id: MODEL, name: 'm', kind: 'base' }], { key: KEY }));
+      IMAGES.forEach((id) => oracle.observe(uploaded(id)));
+      // all three on their way before the first answer comes
+      const answered = IMAGES.map(() => oracle.sending(KEY));
+      return statuses.flatMap((status, i) => {
+        answered[i]();
+        const body =
+          status === 200
+            ? { prediction_id: `22222222-2222-4222-8222-22222222222${i}`, status: 'submitted', reason: '' }
+            : { detail: 'Monthly analysis cap reached' };
+        return subjects(
+          oracle,
+          exchange('createPrediction', status, body, {
+            key: KEY,
+            method: 'POST',
+            sent: { image_id: IMAGES[i], model_id: MODEL },
+          }),
+        );
+      });
+    };
+    // the refused one may answer first: the two still on their way may have taken the analyses
+    expect(burst([402, 200, 200])).toEqual([]);
+    expect(burst([200, 402, 200])).toEqual([]);
+    expect(burst([200, 200, 402])).toEqual([]);
+    expect(burst([200, 200, 200])).toEqual(['createPrediction status: 402 / 200']);
+    // with nothing else on its way, the cap has analyses left: a 402 is wrong
+    expect(burst([200, 402, 402]).slice(-1)).toEqual(['createPrediction status: 200 / 402']);
+  });
+});
