@@ -112,6 +112,20 @@ describe('behaviour mutants', () => {
     expect(JSON.parse(complete.body.toString())).toEqual({ parts: [{ part_number: 1, etag: '"right"' }] });
   });
 
+  it('maximum-refused sends an opening of exactly 4 GiB as one byte more, and leaves any other size', async () => {
+    const { pass } = caseOf('behaviour:upload-size:maximum-refused');
+    const open = (path: string, size: number) => exchange('POST', path, 'k1', { name: 'big.tif', size });
+    const exact = open('/api/v1/upload', 4 * 1024 ** 3);
+    await pass(exact, answer(422, { detail: 'too large' }));
+    expect(JSON.parse(exact.body.toString())).toEqual({ name: 'big.tif', size: 4 * 1024 ** 3 + 1 });
+    const record = open('/api/v1/image', 4 * 1024 ** 3);
+    await pass(record, answer(422, { detail: 'too large' }));
+    expect(JSON.parse(record.body.toString()).size).toBe(4 * 1024 ** 3 + 1);
+    const smaller = open('/api/v1/upload', 4 * 1024 ** 3 - 1);
+    await pass(smaller, answer(200, {}));
+    expect(JSON.parse(smaller.body.toString()).size).toBe(4 * 1024 ** 3 - 1);
+  });
+
   it('duplicate-merged lists each part once, the last listing of it winning, and leaves a list without repeats', async () => {
     const { pass } = caseOf('behaviour:listed-parts:duplicate-merged');
     const complete = (parts: Array<[number, string]>) =>

@@ -12,6 +12,7 @@ import { refusalMutants } from './refusals.js';
 import { shareChoiceMutants, shareMutants } from './shares.js';
 import { storageCapMutants } from './storage-cap.js';
 import { uploadPartMutants } from './upload-parts.js';
+import { uploadSizeMutants } from './upload-size.js';
 
 /** Every behaviour-level mutant, one module per kind of rule of the interface. */
 export const behaviourMutants = (): Mutant[] => [
@@ -29,4 +30,5 @@ export const behaviourMutants = (): Mutant[] => [
   ...idCaseMutants(),
   ...authSchemeMutants(),
   ...keyScopeMutants(),
+  ...uploadSizeMutants(),
 ];
