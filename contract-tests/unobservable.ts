@@ -32,10 +32,10 @@ export const UNOBSERVABLE: Unobservable[] = [
     why: 'An error detail is prose: the interface promises {detail: string} and, for a 402, an explanation of the limit. The mutant appends a letter to the sentence or repeats an earlier answer of the same operation and status (so the same limit); either still explains the same thing. A detail that explains the other limit is a behaviour mutant (behaviour:*:402-names-*), not excused here.',
   },
   {
-    mutants: /^\w+\.422\.body\.detail\[\]\.(msg|type):(string|swap-\w+)$/,
+    mutants: /^\w+\.422\.body\.detail\[\]\.((msg|type):(string|stale|swap-\w+)|ctx:stale)$/,
     clause: 'VAL-02',
     kind: 'indistinguishable',
-    why: "A FastAPI-style item's msg is prose and its type a code the document leaves open (type: string, no vocabulary): no stated value to tell another from. Where the error is (loc) and what was sent (input) are stated, and the checks compare them; a swap of msg with input is killed that way.",
+    why: "A FastAPI-style item's msg is prose, its type a code and its ctx an object the document leaves open (type: string, no vocabulary; ctx: any object): no stated value to tell another from, nor one another refusal's. Where the error is (loc) and what was sent (input) are stated, and the checks compare them: a swap of msg with input, or an earlier refusal's loc or input, is killed that way.",
   },
   {
     mutants: /^\w+\.422\.body\.detail\[\]\.ctx:drop$/,

@@ -3,12 +3,14 @@ import { check } from '../harness/check.js';
 import { completedSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus } from '../harness/steps.js';
+import { expectFieldError, type ValidationItem } from '../harness/validation-items.js';
 
 /**
  * The overlay's drawing options, one at a time against the default drawing, so the oracle can hold
  * each against it: the outlines in another colour, an opaque fill and a half-transparent one, and
  * a size cap above the image's. Then values the document's schema refuses, each of which the
- * oracle predicts refused 422 (VAL-05), never drawn as the nearest value it takes.
+ * oracle predicts refused 422 (VAL-05), never drawn as the nearest value it takes, with an item
+ * that names the parameter and echoes the value sent (VAL-02).
  * What each overlay's pixels must be the oracle predicts (model/overlay-options.ts); here only that
  * every option changes the drawing at all.
  */
@@ -19,7 +21,7 @@ const REFUSED = [{ max_size: 8 }, { max_size: 65537 }, { fill_opacity: 1.5 }, { 
 
 check(
   'overlay.png draws outline_color and fill_opacity as the document says, and refuses values outside the options',
-  { clauses: ['MEAS-08', 'VAL-05'] },
+  { clauses: ['MEAS-08', 'VAL-05', 'VAL-02'] },
   async (ctx) => {
     const { segmentationId } = await completedSegmentation(ctx, presetTiff().bytes);
     const params = { segmentation_id: segmentationId };
@@ -42,6 +44,14 @@ check(
       200,
       `overlay.png?max_size=${above.max_size}`,
     );
-    for (const query of REFUSED) await ctx.api.call<Buffer>('exportOverlayPng', { params, query });
+    // each refusal names its own parameter and echoes what was sent (VAL-02), not an earlier one's
+    for (const query of REFUSED) {
+      const refused = await ctx.api.call<{ detail: ValidationItem[] }>('exportOverlayPng', { params, query });
+      const [[name, value]] = Object.entries(query);
+      if (refused.status === 422 && Array.isArray(refused.body.detail))
+        await ctx.verify('VAL-02', () =>
+          expectFieldError(refused.body.detail, name, `overlay.png?${name}=${value}`, String(value), 'query'),
+        );
+    }
   },
 );

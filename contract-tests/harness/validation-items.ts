@@ -11,23 +11,25 @@ export interface ValidationItem {
 }
 
 /**
- * A 422 about a body field names it: an item at loc ["body", field], echoing the value sent as its
- * input when the value was there but wrong (for a missing field there is no value to echo).
+ * A 422 about a field names it: an item at loc [`at`, field] ("body" for a body field, "query" for
+ * a query parameter), echoing the value sent as its input when the value was there but wrong (for a
+ * missing field there is no value to echo; a query parameter's value is the string sent).
  */
 export function expectFieldError(
   detail: ValidationItem[],
   field: string,
   label: string,
   input?: unknown,
+  at: 'body' | 'query' = 'body',
 ): void {
   const item = detail.find(
-    (d) => Array.isArray(d.loc) && d.loc[0] === 'body' && d.loc[d.loc.length - 1] === field,
+    (d) => Array.isArray(d.loc) && d.loc[0] === at && d.loc[d.loc.length - 1] === field,
   );
   expect(
     item,
-    `${label}: a detail item at loc ["body", "${field}"] in ${JSON.stringify(detail)}`,
+    `${label}: a detail item at loc ["${at}", "${field}"] in ${JSON.stringify(detail)}`,
   ).toBeDefined();
-  expect(item!.loc, `${label}: loc of the ${field} item`).toEqual(['body', field]);
+  expect(item!.loc, `${label}: loc of the ${field} item`).toEqual([at, field]);
   if (input !== undefined)
     expect(item!.input, `${label}: input of the ${field} item echoes the value sent`).toEqual(input);
 }
