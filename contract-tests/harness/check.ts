@@ -134,14 +134,20 @@ export async function runCheck(
     if (err instanceof GateTimeout) skip(`it runs alone, and ${err.message}`);
     throw err;
   }
+  let ended = false;
   const idle = async (ms: number) => {
     if (!options.alone) leaveGate();
     await new Promise((resolve) => setTimeout(resolve, ms));
-    if (!options.alone) leaveGate = await enterGate(false);
+    if (options.alone) return;
+    const entered = await enterGate(false);
+    // cut at its deadline while it waited, the check has already left: it holds nothing now
+    if (ended) entered();
+    else leaveGate = entered;
   };
   try {
     await judgeAndClean(title, options, body, meta, target, document, testContext, idle);
   } finally {
+    ended = true;
     leaveGate();
   }
 }
