@@ -314,7 +314,7 @@ export const CLAUSES: Clause[] = [
     'EXP-04',
     'Exports',
     'stated',
-    "rois.geojson is a FeatureCollection with one Polygon per cell in pixel coordinates, its rings wound by RFC 7946's right-hand rule (exterior counterclockwise on x, y).",
+    'rois.geojson is a FeatureCollection with one Polygon per cell in pixel coordinates.',
   ),
   c('EXP-05', 'Exports', 'stated', 'rois.zip is a ZIP of ImageJ .roi files, one per cell.'),
   c('EXP-06', 'Exports', 'stated', 'overlay.png is an RGB PNG.'),

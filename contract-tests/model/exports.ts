@@ -2,7 +2,6 @@ import { observeAttachmentName } from './attachment-names.js';
 import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
 import { CSV_COLUMNS, observeExportOptions } from './export-options.js';
 import { learnExportTag, observeSharedTag } from './export-tags.js';
-import { observeRingOrientation } from './geojson-rings.js';
 import { observeOverlayOptions } from './overlay-options.js';
 import { csvRows, zipEntryNames } from './tables.js';
 import { segmentationGone, type Organization, type SegmentationRecord, type World } from './world.js';
@@ -296,7 +295,6 @@ function geojson(x: Exchange, s: SegmentationRecord, findings: Finding[]): void 
   }
   if (!isObject(body) || !Array.isArray(body.features)) return;
   compare(findings, S.features, 'exportRoisGeojson: features', s.cellCount, body.features.length);
-  observeRingOrientation(body.features, findings);
   const names = new Map<string, string>();
   for (const f of body.features)
     if (isObject(f) && isObject(f.properties) && typeof f.properties.roi_id === 'string')
