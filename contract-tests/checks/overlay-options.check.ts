@@ -49,9 +49,16 @@ check(
       const refused = await ctx.api.call<{ detail: ValidationItem[] }>('exportOverlayPng', { params, query });
       const [[name, value]] = Object.entries(query);
       if (refused.status === 422 && Array.isArray(refused.body.detail))
-        await ctx.verify('VAL-02', () =>
-          expectFieldError(refused.body.detail, name, `overlay.png?${name}=${value}`, String(value), 'query'),
-        );
+        await ctx.verify('VAL-02', () => {
+          const label = `overlay.png?${name}=${value}`;
+          expectFieldError(refused.body.detail, name, label, undefined, 'query');
+          // the value as sent (a query's string) or as the target read it (a number): any JSON value
+          const item = refused.body.detail.find((d) => d.loc?.[1] === name);
+          expect(
+            [String(value), value],
+            `${label}: input of the ${name} item echoes the value sent`,
+          ).toContainEqual(item?.input);
+        });
     }
   },
 );
