@@ -294,11 +294,10 @@ export class ImageService {
    * shares) in one commit, then their files: the stored original, previews, segmentation folders.
    */
   async delete(org: Organization, id: string): Promise<void> {
-    const image = await this.get(org, id);
-    const derived = await underOrganizationLock(this.state, org.id, async () => {
-      // Deleted by another request since the read above: that one answered, this one comes after it.
-      if (!(await this.state.images.get(id))) throw notFound('Image');
-      return this.deleteRows(id);
+    // Read under the lock a delete holds: of two deletes at once, the second finds it gone (404).
+    const { image, derived } = await underOrganizationLock(this.state, org.id, async () => {
+      const image = await this.get(org, id);
+      return { image, derived: await this.deleteRows(id) };
     });
     await this.onDeleted(derived);
     await this.removeFiles(image);
