@@ -45,6 +45,7 @@ describe('table reads inside a request, from memory under the snapshot it saw', 
   let postgres: TestPostgres;
   let a: StateStore;
   let b: StateStore;
+  const sendRows = Sql.prototype.rows;
   const statements = vi.spyOn(Sql.prototype, 'rows');
   beforeAll(async () => {
     postgres = await startTestPostgres();
@@ -133,6 +134,46 @@ describe('table reads inside a request, from memory under the snapshot it saw', 
     expect(statements.mock.calls.map(([text]) => text)).toEqual([
       expect.stringContaining('pg_current_snapshot'),
     ]);
+  });
+
+  it('sends one read for the requests that meet the emptied memo together, and gives each its own records', async () => {
+    await request(b, () => namesOf(b));
+    await a.models.add(model('m8'));
+    statements.mockClear();
+    const lists = await Promise.all([1, 2, 3, 4].map(() => request(b, () => b.models.listFor(org()))));
+    expect(lists.map((models) => models.map((m) => m.name))).toEqual(Array(4).fill(['m1', 'm8']));
+    expect(new Set(lists.flat()).size).toBe(8);
+    const texts = statements.mock.calls.map(([text]) => text);
+    expect(texts.filter((text) => text.includes('FROM models'))).toHaveLength(1);
+  });
+
+  it("never shares a read sent before a write of this instance's own", async () => {
+    await request(b, () => namesOf(b));
+    await a.models.add(model('m9'));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    statements.mockImplementation(async function (this: Sql, text, params) {
+      if (!holding || !text.includes('FROM models')) return sendRows.call(this, text, params);
+      holding = false;
+      // Read now, answered later: the read is on its way while the other request writes.
+      const answer = await sendRows.call(this, text, params);
+      await held;
+      return answer;
+    });
+    try {
+      const before = request(b, () => namesOf(b));
+      await vi.waitFor(() => expect(holding).toBe(false));
+      const after = request(b, async () => {
+        await b.models.add(model('m10'));
+        return namesOf(b);
+      });
+      setTimeout(release, 100);
+      expect(await after).toEqual(['m1', 'm10', 'm9']);
+      expect(await before).toEqual(['m1', 'm9']);
+    } finally {
+      statements.mockReset();
+    }
   });
 
   it('hands out copies: a caller that changes a record changes nothing kept', async () => {

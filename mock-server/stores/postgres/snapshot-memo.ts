@@ -15,10 +15,16 @@
  * the connection's write epoch (connection.ts) when it begins and when it ends; what was kept
  * under another epoch is dropped, and a read that a write overtook is not kept.
  *
+ * Requests that saw one snapshot, under one write epoch, and make the same read while it is on its
+ * way share it instead of each sending its own: whichever of them sent it, it was sent after that one
+ * saw the snapshot, so by the same reasoning its answer is what each of the others would read. After
+ * a write anywhere changes the snapshot, the requests that meet the emptied memo together (a whole
+ * group of reads, request-reads.ts) then cost one statement instead of one each.
+ *
  * Reads inside a transaction, and work that serves no request (the job worker, the sweeps), always
  * ask the database. Only records are kept (the `map` of a read), handed out as copies (read-memo.ts).
  */
-import { copyPlain, ReadMemo } from '../tables/read-memo.js';
+import { copyPlain, memoKey, ReadMemo } from '../tables/read-memo.js';
 import type { Row } from '../tables/work.js';
 import type { Sql } from './connection.js';
 
@@ -27,6 +33,8 @@ const PLAIN_READ = /^\s*SELECT\b(?![\s\S]*\bFOR\s+(UPDATE|SHARE|NO\s+KEY|KEY))/i
 
 export class SnapshotMemo {
   private readonly memo = new ReadMemo();
+  /** Reads on their way, by write epoch, snapshot and statement with its arguments. */
+  private readonly onTheirWay = new Map<string, Promise<Row[]>>();
   /** Whether each statement text is a plain read, tested once per text (the texts are the code's own). */
   private readonly plainReads = new Map<string, boolean>();
   /** The snapshot and the write epoch what is kept was read under, and when that snapshot was read. */
@@ -60,12 +68,27 @@ export class SnapshotMemo {
       const kept = this.memo.find(text, args, map);
       if (kept !== undefined) return kept;
     }
-    const fresh = (await read()).map(map);
+    const fresh = (await this.shared(`${epoch}\u0001${scope.snapshot}`, text, args, read)).map(map);
     // Kept only if no write of this instance overtook the read, and the memo still holds that snapshot.
     if (current && this.sql.writeEpoch === epoch && this.snapshot === scope.snapshot) {
       if (this.memo.keep(text, args, map, fresh)) return fresh.map(copyPlain);
     }
     return fresh;
+  }
+
+  /** The rows of the read on its way under `under` for `text` with `args`, or of one sent now. */
+  private async shared(under: string, text: string, args: readonly unknown[], read: () => Promise<Row[]>) {
+    const key = memoKey(text, args);
+    if (key === undefined) return read();
+    const flight = `${under}\u0001${key}`;
+    const onItsWay = this.onTheirWay.get(flight);
+    // A sharer's rows are its own: its records may be handed on and changed (one level, as kept ones).
+    if (onItsWay) return (await onItsWay).map(copyPlain);
+    const sent = read();
+    this.onTheirWay.set(flight, sent);
+    const arrived = () => this.onTheirWay.delete(flight);
+    sent.then(arrived, arrived);
+    return sent;
   }
 
   private plainRead(text: string): boolean {

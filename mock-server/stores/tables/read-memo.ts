@@ -114,7 +114,7 @@ export class ReadMemo {
  * The statement and its arguments as one string, each argument tagged with its type and length so
  * that no two different calls share a key; undefined (not kept) for an argument of another kind.
  */
-function memoKey(sql: string, args: readonly unknown[]): string | undefined {
+export function memoKey(sql: string, args: readonly unknown[]): string | undefined {
   let key = sql;
   for (const arg of args) {
     switch (typeof arg) {
