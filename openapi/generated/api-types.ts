@@ -567,7 +567,10 @@ export interface components {
             /** @description Present in the shape. */
             reason: string | null;
         };
-        /** @enum {string} */
+        /**
+         * @description Moves forward only: SUBMITTED, then STARTED, then COMPLETED or FAILED; two polls may see a status skipped, never one gone back to. A run cut short (the instance running it stopped or died) is run again while the prediction keeps the status it had: a STARTED prediction never reads SUBMITTED again.
+         * @enum {string}
+         */
         PredictionStatus: "SUBMITTED" | "STARTED" | "COMPLETED" | "FAILED";
         /** @description A prediction, one schema per status: `segmentation_id` and `cell_count` are required once it is COMPLETED (the interface guarantees them then, and only then), `error` comes with FAILED. Each branch fixes `status`, so generated types narrow on it (`if (p.status === 'COMPLETED')` gives a `segmentation_id: string`); there is no `discriminator` keyword, which some validators refuse and the branches do not need. */
         Prediction: components["schemas"]["PredictionRunning"] | components["schemas"]["PredictionCompleted"] | components["schemas"]["PredictionFailed"];

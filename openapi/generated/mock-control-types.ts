@@ -1014,7 +1014,10 @@ export interface components {
             /** Format: date-time */
             processed_at?: string | null;
         };
-        /** @enum {string} */
+        /**
+         * @description Moves forward only: SUBMITTED, then STARTED, then COMPLETED or FAILED; two polls may see a status skipped, never one gone back to. A run cut short (the instance running it stopped or died) is run again while the prediction keeps the status it had: a STARTED prediction never reads SUBMITTED again.
+         * @enum {string}
+         */
         PredictionStatus: "SUBMITTED" | "STARTED" | "COMPLETED" | "FAILED";
         /** @description What every prediction carries, whatever its status. */
         PredictionFields: {

@@ -17,7 +17,8 @@ import { writeSegmentation } from './write-segmentation.js';
  * its start delay, turn STARTED, segment the image (for at least the plan's run delay), write the
  * segmentation, publish. The run re-reads its row before each change, so a prediction deleted
  * meanwhile publishes nothing and leaves no files. A run cut short (its worker stopped or died)
- * is redone once from SUBMITTED; a third claim fails it with a reason, never running it a third time.
+ * is redone once, the prediction's status never going back (a STARTED one reads STARTED throughout,
+ * openapi.yaml's PredictionStatus); a third claim fails it with a reason, never running it a third time.
  * A run that meets a store unavailable for a moment puts the row back as its claim found it and
  * leaves the job to the worker, which runs it again later: the same attempt, not a rerun.
  */
@@ -58,11 +59,7 @@ export class PredictionRun {
       await this.publisher.commit(id, { status: 'FAILED', error });
       return;
     }
-    if (
-      attempt > 1 &&
-      !(await this.update(prediction, (p) => ((p.status = 'SUBMITTED'), (p.runAttempts = attempt))))
-    )
-      return;
+    if (attempt > 1 && !(await this.update(prediction, (p) => (p.runAttempts = attempt)))) return;
     const plan = await this.controls.planFor(prediction);
     let outcome: ReadyOutcome;
     let written: string | undefined;
@@ -70,7 +67,8 @@ export class PredictionRun {
       await sleep(plan.startDelayMs, signal);
       await this.clock.refresh(prediction.organizationId);
       const startedAt = this.clock.nowIso(prediction.organizationId);
-      if (!(await this.update(prediction, (p) => ((p.status = 'STARTED'), (p.startedAt = startedAt)))))
+      // A rerun keeps the first start: the prediction has read STARTED since then.
+      if (!(await this.update(prediction, (p) => ((p.status = 'STARTED'), (p.startedAt ??= startedAt)))))
         return;
       const image = await this.state.images.get(prediction.imageId);
       if (!image || image.uploadStatus !== 'ready')

@@ -87,6 +87,29 @@ describe('work cut short by a stop', () => {
       await mock.close();
     }
   });
+
+  it('a prediction run again keeps reading STARTED: its status never goes back to SUBMITTED', async () => {
+    const { dir, done, stage } = await stoppedAfterWork();
+    stage(
+      "UPDATE predictions SET status = 'STARTED', segmentation_id = NULL, cell_count = NULL WHERE id = ?",
+      done.predictionId,
+    );
+    // The rerun waits out a start delay before it starts again: polls read the prediction meanwhile.
+    const mock = await startInstantMock({ dataDir: dir, predictionStartDelayMs: 400 });
+    try {
+      const api = apiClient(mock.url);
+      const seen: string[] = [];
+      for (let polls = 0; polls < 200 && seen.at(-1) !== 'COMPLETED'; polls++) {
+        seen.push((await api.call('GET', `/api/v1/predict/${done.predictionId}`)).body.status);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(seen.at(-1)).toBe('COMPLETED');
+      expect(seen.filter((status) => status === 'STARTED').length).toBeGreaterThan(3);
+      expect(seen).not.toContain('SUBMITTED');
+    } finally {
+      await mock.close();
+    }
+  });
 });
 
 describe('the start-up sweep', () => {

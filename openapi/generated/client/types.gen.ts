@@ -213,6 +213,9 @@ export type PredictionAck = {
     reason: string | null;
 };
 
+/**
+ * Moves forward only: SUBMITTED, then STARTED, then COMPLETED or FAILED; two polls may see a status skipped, never one gone back to. A run cut short (the instance running it stopped or died) is run again while the prediction keeps the status it had: a STARTED prediction never reads SUBMITTED again.
+ */
 export type PredictionStatus = 'SUBMITTED' | 'STARTED' | 'COMPLETED' | 'FAILED';
 
 /**
