@@ -1,6 +1,6 @@
 import JSZip from 'jszip';
 import type { Regression } from '../regression.js';
-import { CSV_COLUMNS, copyAnswer, isJson, match, memoMap, readJson } from '../edit-helpers.js';
+import { CSV_COLUMNS, copyAnswer, isJson, match, memoMap, readJson, writeJson } from '../edit-helpers.js';
 import { editCsv, idOn, requestJson } from './kit.js';
 
 const EXPORT = /^\/api\/v1\/export\/([^/]+)\/(overlay\.png|measurements\.csv|rois\.geojson|rois\.zip)$/;
@@ -185,6 +185,56 @@ export const EXPORTS: Regression[] = [
       const version = id && shared.get(id);
       const etag = answer.headers.etag;
       if (version && etag?.endsWith('"')) answer.headers.etag = `${etag.slice(0, -1)}.s${version}"`;
+    },
+  },
+  {
+    id: 'H-EXP-INM-STAR-IGNORED',
+    area: 'exports',
+    description:
+      'The conditional check looks each `If-None-Match` entry up among the export\'s ETags and forgot the `*` wildcard: `If-None-Match: *` (a cache revalidating "any version I have") answers 200 with the whole file instead of 304',
+    violates:
+      'If-None-Match: "`*` matches any export that exists, so `If-None-Match: *` answers 304 too (RFC 9110, section 13.1.2)"',
+    statedIn: 'document',
+    request(exchange) {
+      if (!match(exchange, 'GET', EXPORT)) return;
+      const held = exchange.headers.get('if-none-match');
+      if (!held) return;
+      const tags = held
+        .split(',')
+        .map((tag) => tag.trim())
+        .filter((tag) => tag !== '*');
+      if (tags.length) exchange.headers.set('if-none-match', tags.join(', '));
+      else exchange.headers.delete('if-none-match');
+    },
+  },
+  {
+    id: 'H-CSV-UNKNOWN-COLUMN-ARRAY',
+    area: 'exports',
+    description:
+      "The `columns` check moved from the handler into the query model as a Literal of the column names: an unknown column is refused by the framework's validator, a `detail` array with one `literal_error` item per unknown column, where the document gives one string naming them all",
+    violates:
+      'measurements.csv 422: "an unknown column: then `detail` is a string that names each unknown column and lists the valid ones"',
+    statedIn: 'document',
+    response(exchange, answer) {
+      if (!match(exchange, 'GET', /^\/api\/v1\/export\/[^/]+\/measurements\.csv$/) || answer.status !== 422)
+        return;
+      if (!isJson(answer) || typeof readJson(answer).detail !== 'string') return;
+      const asked = new URL(exchange.path, 'http://proxy').searchParams.getAll('columns');
+      const expected = CSV_COLUMNS.map((name) => `'${name}'`).join(', ');
+      const detail = asked.flatMap((name, at) =>
+        CSV_COLUMNS.includes(name)
+          ? []
+          : [
+              {
+                loc: ['query', 'columns', String(at)],
+                msg: `Input should be ${expected}`,
+                type: 'literal_error',
+                input: name,
+                ctx: { expected },
+              },
+            ],
+      );
+      if (detail.length) writeJson(answer, { detail });
     },
   },
 ];

@@ -135,4 +135,24 @@ export const SHARES: Regression[] = [
       delete answer.headers['content-type'];
     },
   },
+  {
+    id: 'H-SH-REVOKED-LINK-410',
+    area: 'shares',
+    description:
+      'The page tells a revoked link from an unknown one and answers it 410 Gone ("This link was turned off"): a revoked link no longer answers the 404 the document gives every dead link, and confirms to anyone holding it that the share existed',
+    violates:
+      'GET /share/{share_token}: "A revoked or unknown token shows a \'no longer available\' page with status 404 and counts nothing."',
+    statedIn: 'document',
+    async response(exchange, answer, state) {
+      const token = match(exchange, 'GET', PAGE)?.[1];
+      const revoked = memoMap<string, true>(state, 'revoked-tokens');
+      if (match(exchange, 'DELETE', SHARE) && answer.status === 200 && isJson(answer)) {
+        const url = readJson(answer).url;
+        const dead = typeof url === 'string' ? url.split('/share/')[1] : undefined;
+        if (dead) revoked.set(dead, true);
+        return;
+      }
+      if (token && answer.status === 404 && revoked.has(token)) answer.status = 410;
+    },
+  },
 ];
