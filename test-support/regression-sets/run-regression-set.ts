@@ -18,7 +18,8 @@ import { runSuite } from './suite-run.js';
  * Each mock is reset to its seed before every run. A whole set writes its results to its page
  * (docs/regression-sets.md for set A, docs/regression-sets-b.md for set B, docs/regression-sets-c.md
  * for set C, docs/regression-sets-d.md for set D, docs/regression-sets-e.md for set E,
- * docs/regression-sets-f.md for set F, docs/regression-sets-g.md for set G: see sets.ts) and
+ * docs/regression-sets-f.md for set F, docs/regression-sets-g.md for set G, docs/regression-sets-h.md
+ * for set H: see sets.ts) and
  * test-support/regression-sets/set-<name>-results.json (`--label` says what was measured); a subset
  * with `--record LABEL` is kept in set-<name>-measures.json and shown on the same page beside the
  * whole set's run.

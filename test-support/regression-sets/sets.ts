@@ -6,6 +6,7 @@ import { SET_D } from './set-d/index.js';
 import { SET_E } from './set-e/index.js';
 import { SET_F } from './set-f/index.js';
 import { SET_G } from './set-g/index.js';
+import { SET_H } from './set-h/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -72,5 +73,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-g-measures.json',
     page: 'docs/regression-sets-g.md',
     exampleIds: ['G-SH-RESHARE-INHERITS-VIEWS', 'G-ZIP-ROI-CLOSING-VERTEX'],
+  },
+  h: {
+    regressions: SET_H,
+    resultsFile: 'test-support/regression-sets/set-h-results.json',
+    measuresFile: 'test-support/regression-sets/set-h-measures.json',
+    page: 'docs/regression-sets-h.md',
+    exampleIds: ['H-SH-RESHARE-409', 'H-CSV-COLUMNS-VALUES-CANONICAL'],
   },
 };
