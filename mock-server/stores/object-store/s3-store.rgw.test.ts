@@ -244,5 +244,23 @@ describe.skipIf(unavailable)(
       expect(await store.deletePrefix('segmentations/')).toBe(2);
       expect(await store.exists('segmentations/s1/measurements.csv')).toBe(false);
     });
+
+    it('tells a bucket it can use from one that does not exist, or that these credentials may not use', async () => {
+      expect(await instance().bucketProblem()).toBeUndefined();
+      const named = (bucket: string, secretAccessKey = rgw.secretAccessKey) =>
+        new S3ObjectStore({
+          endpoint: rgw.endpoint,
+          region: rgw.region,
+          bucket,
+          forcePathStyle: true,
+          credentials: { accessKeyId: rgw.accessKeyId, secretAccessKey },
+          tmpDir,
+        });
+      expect(await named('no-such-bucket').bucketProblem()).toBe('does not exist');
+      expect(await named(rgw.bucket, 'not-the-secret').bucketProblem()).toMatch(/^may not be used/);
+      await expect(named('no-such-bucket').deleteObject('images/a')).rejects.toMatchObject({
+        kind: 'store_unavailable',
+      });
+    });
   },
 );

@@ -560,4 +560,15 @@ describe('an S3 service that does not answer', () => {
       message: 'The object store is unavailable (HTTP 503); try again shortly.',
     });
   });
+
+  it("fails a call as unavailable when the bucket is gone: the operator's to put right, not the client's request", async () => {
+    const gone = new S3ObjectStore(
+      { region: 'us-east-1', bucket: 'cells', tmpDir: os.tmpdir() },
+      { send: () => Promise.reject(s3Error('NoSuchBucket', 404, 'The specified bucket does not exist')) },
+    );
+    await expect(gone.deleteObject('images/a')).rejects.toMatchObject({
+      kind: 'store_unavailable',
+      message: 'The object store is unavailable (its bucket does not exist); try again shortly.',
+    });
+  });
 });

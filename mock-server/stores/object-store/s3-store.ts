@@ -17,6 +17,7 @@ import {
   type DeleteObjectsCommandOutput,
   GetObjectCommand,
   type GetObjectCommandOutput,
+  HeadBucketCommand,
   HeadObjectCommand,
   type HeadObjectCommandOutput,
   ListObjectsV2Command,
@@ -112,7 +113,10 @@ const UNREACHABLE_CODES = new Set([
   'ENETUNREACH',
 ]);
 
-/** The object store did not answer, or said it could not: the request fails with 503, nothing kept. */
+/**
+ * The object store did not answer, or said it could not: the request fails with 503, nothing kept.
+ * So does a bucket that is gone: the operator's to put right, nothing the client sent.
+ */
 function unavailable(error: unknown): DomainError | undefined {
   const { name, code, $metadata } = (error ?? {}) as {
     name?: unknown;
@@ -120,12 +124,18 @@ function unavailable(error: unknown): DomainError | undefined {
     $metadata?: { httpStatusCode?: number };
   };
   const status = $metadata?.httpStatusCode;
+  const noBucket = name === 'NoSuchBucket';
   const down =
+    noBucket ||
     name === 'TimeoutError' ||
     (typeof code === 'string' && UNREACHABLE_CODES.has(code)) ||
     (status !== undefined && status >= 500);
   if (!down) return undefined;
-  const what = status === undefined ? String(code ?? name) : `HTTP ${status}`;
+  const what = noBucket
+    ? 'its bucket does not exist'
+    : status === undefined
+      ? String(code ?? name)
+      : `HTTP ${status}`;
   return new DomainError(
     'store_unavailable',
     `The object store is unavailable (${what}); try again shortly.`,
@@ -182,6 +192,23 @@ export class S3ObjectStore implements ObjectStore {
     this.send = deps.send ?? ((command) => this.client.send(command as never));
     this.tmpDir = options.tmpDir ?? os.tmpdir();
     this.copies = new LocalCopies(this.tmpDir);
+  }
+
+  /**
+   * Why the bucket cannot be used, when S3 says so (it does not exist, or these credentials may not
+   * use it); undefined when it can, or when S3 did not answer (it may be back before a request comes).
+   */
+  async bucketProblem(): Promise<string | undefined> {
+    try {
+      await this.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      return undefined;
+    } catch (error) {
+      const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      const name = (error as { name?: unknown }).name;
+      if (status === 404 || name === 'NotFound' || name === 'NoSuchBucket') return 'does not exist';
+      if (status === 403 || status === 401) return `may not be used with these credentials (HTTP ${status})`;
+      return undefined;
+    }
   }
 
   /** Downloaded once, then kept until forgotten (the start-up sweep empties the folder). */
