@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import type { Answer, Exchange, ProxyState } from '../regression.js';
 import { caller, isJson, match, pathname, readJson, writeJson } from '../edit-helpers.js';
 
@@ -48,44 +49,6 @@ export function isMultipartRequest(exchange: Exchange): boolean {
   return (exchange.headers.get('content-type') ?? '').includes('multipart/form-data');
 }
 
-/** Parses RFC 4180 CSV text into rows of cells. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else if (c === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
-
 export function writeCsv(rows: string[][]): string {
   const quote = (cell: string) => (/[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
   return rows.map((row) => row.map(quote).join(',') + '\r\n').join('');
@@ -99,7 +62,7 @@ export function editCsv(
 ): void {
   if (answer.status !== 200 || !match(exchange, 'GET', /^\/api\/v1\/export\/[^/]+\/measurements\.csv$/))
     return;
-  const [header, ...rows] = parseCsv(answer.body.toString('utf8'));
+  const [header, ...rows] = parse(answer.body.toString('utf8')) as string[][];
   if (!header) return;
   edit(header, rows);
   answer.body = Buffer.from(writeCsv([header, ...rows]), 'utf8');
