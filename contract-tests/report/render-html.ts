@@ -48,10 +48,10 @@ export function renderHtml(report: ConformanceReport): string {
   const affected = (list: Affected[]) =>
     esc(list.map((a) => `${a.clauses.join(', ') || 'no clause of its own'} (${a.check})`).join('; '));
   const rootCauses = report.rootCauses
-    .map(
-      (c) =>
-        `<li><strong>${esc(c.text)}</strong>${c.reproducer ? ` <a href="${esc(c.reproducer)}">reproducer</a>` : ''}${c.fails.length ? `<div>fails: ${affected(c.fails)}</div>` : ''}${c.blocks.length ? `<div>blocks: ${affected(c.blocks)}</div>` : ''}</li>`,
-    )
+    .map((c) => {
+      const [head, ...rest] = c.text.split('\n');
+      return `<li><strong>${esc(head)}</strong>${c.reproducer ? ` <a href="${esc(c.reproducer)}">reproducer</a>` : ''}${rest.length ? `<pre>${esc(rest.join('\n'))}</pre>` : ''}${c.fails.length ? `<div>fails: ${affected(c.fails)}</div>` : ''}${c.blocks.length ? `<div>blocks: ${affected(c.blocks)}</div>` : ''}</li>`;
+    })
     .join('\n');
   const failures = report.checks
     .filter((c) => c.outcome === 'fail' || c.outcome === 'blocked')

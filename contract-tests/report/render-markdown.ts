@@ -117,9 +117,12 @@ function rootCauseLines(report: ConformanceReport): string[] {
     list.map((a) => `${a.clauses.join(', ') || 'no clause of its own'} (${a.check})`).join('; ');
   const lines = ['## Root causes, first', ''];
   report.rootCauses.forEach((cause, index) => {
+    const [head, ...rest] = cause.text.split('\n');
     lines.push(
-      `${index + 1}. **${escape(cause.text)}**${cause.reproducer ? ` · [reproducer](${cause.reproducer})` : ''}`,
+      `${index + 1}. **${escape(head)}**${cause.reproducer ? ` · [reproducer](${cause.reproducer})` : ''}`,
     );
+    // the message's other lines as written (a response body among them), inside the list item
+    if (rest.length) lines.push('   ```', ...rest.map((line) => `   ${line}`), '   ```');
     if (cause.fails.length) lines.push(`   - fails: ${escape(affected(cause.fails))}`);
     if (cause.blocks.length) lines.push(`   - blocks: ${escape(affected(cause.blocks))}`);
   });

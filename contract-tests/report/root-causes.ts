@@ -32,7 +32,8 @@ export interface RootCause {
   blocks: Affected[];
 }
 
-const firstLine = (text = '') => text.split('\n').find((line) => line.trim()) ?? '';
+/** A failure's whole message: a cause said by its first line alone drops what went wrong. */
+const whole = (text = '') => text.trim();
 
 /**
  * The run's failures folded into root causes, the ones blocking most clauses first: the step a
@@ -50,7 +51,7 @@ export function rootCauses(checks: CheckResult[]): RootCause[] {
     const ownFails = Object.entries(check.clauseOutcomes ?? {}).filter(([, o]) => o.outcome === 'fail');
     for (const [clause, outcome] of ownFails) {
       const key = outcome.step?.key ?? `${check.title}: ${clause}`;
-      cause(key, outcome.step?.text ?? firstLine(outcome.error), check.reproducer).fails.push({
+      cause(key, outcome.step?.text ?? whole(outcome.error), check.reproducer).fails.push({
         check: check.title,
         clauses: [clause],
       });
@@ -63,7 +64,7 @@ export function rootCauses(checks: CheckResult[]): RootCause[] {
       });
     else if (check.outcome === 'fail' && !ownFails.length) {
       const step = check.failedStep;
-      cause(step?.key ?? check.title, step?.text ?? firstLine(check.error), check.reproducer).fails.push({
+      cause(step?.key ?? check.title, step?.text ?? whole(check.error), check.reproducer).fails.push({
         check: check.title,
         clauses: rest,
       });
