@@ -17,11 +17,11 @@ export function renderHtml(report: ConformanceReport): string {
       .filter((c) => c.kind === kind)
       .map((c) => {
         const notes = c.checks
-          .filter((k) => k.outcome !== 'pass')
-          .map(
-            (k) =>
-              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : k.outcome === 'blocked' ? `blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)` : (k.skipReason ?? 'skipped'))}${k.reproducer && k.outcome === 'fail' ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
-          )
+          .filter((k) => k.outcome !== 'pass' || k.error)
+          .map((k) => {
+            const judged = k.outcome === 'fail' || k.outcome === 'pass';
+            return `<div>${esc(k.title)}: ${esc(judged ? (k.error ?? '').split('\n')[0] : k.outcome === 'blocked' ? `blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)` : (k.skipReason ?? 'skipped'))}${k.reproducer && judged ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`;
+          })
           .join('');
         const result = `${kind === 'advisory' ? ADVISORY_RESULT[c.outcome] : c.outcome}${partOfChecks(c)}`;
         return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${result}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;

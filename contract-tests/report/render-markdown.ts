@@ -48,9 +48,9 @@ export function renderMarkdown(report: ConformanceReport): string {
     lines.push('| clause | area | result | statement | notes |', '|---|---|---|---|---|');
     for (const c of report.clauses.filter((x) => x.kind === kind)) {
       const notes = c.checks
-        .filter((k) => k.outcome !== 'pass')
+        .filter((k) => k.outcome !== 'pass' || k.error)
         .map((k) =>
-          k.outcome === 'fail'
+          k.outcome === 'fail' || k.outcome === 'pass'
             ? `${k.title}: ${firstLine(k.error)}${k.reproducer ? ` ([reproducer](${k.reproducer}))` : ''}`
             : k.outcome === 'blocked'
               ? `${k.title}: blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)`

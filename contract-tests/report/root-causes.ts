@@ -1,3 +1,4 @@
+import { ADVISORY_IDS } from '../clauses.js';
 import type { Step } from '../harness/steps.js';
 
 /** What a root cause needs of a check's result (conformance-model.ts's CheckResult, which imports this file). */
@@ -66,7 +67,8 @@ export function rootCauses(checks: CheckResult[]): RootCause[] {
       const step = check.failedStep;
       cause(step?.key ?? check.title, step?.text ?? whole(check.error), check.reproducer).fails.push({
         check: check.title,
-        clauses: rest,
+        // an advisory its check judged reads as judged (conformance-model.ts), not failed by this
+        clauses: rest.filter((id) => !(ADVISORY_IDS.has(id) && check.clauseOutcomes?.[id])),
       });
     }
   }
