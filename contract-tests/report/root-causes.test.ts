@@ -46,3 +46,31 @@ describe('a root cause no step explains', () => {
     );
   });
 });
+
+describe('a step that failed one check and blocked another', () => {
+  const step = {
+    key: 'getShare answered 500',
+    text: 'GET /api/v1/shares/{share_id} (getShare) answered 500',
+  };
+  const built = report([
+    { ...cleanupFailed, failedStep: step, reproducer: 'reproducers/auth-01-a-check.sh' },
+    {
+      ...cleanupFailed,
+      title: 'a blocked check',
+      outcome: 'blocked',
+      blockedBy: step,
+      reproducer: 'reproducers/step-getshare-answered-500.sh',
+    },
+  ]);
+
+  it("is one root cause, with the step's own reproducer whichever check came first", () => {
+    expect(built.rootCauses).toEqual([
+      {
+        text: step.text,
+        reproducer: 'reproducers/step-getshare-answered-500.sh',
+        fails: [{ check: cleanupFailed.title, clauses: [clause.id] }],
+        blocks: [{ check: 'a blocked check', clauses: [clause.id] }],
+      },
+    ]);
+  });
+});

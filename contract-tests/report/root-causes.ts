@@ -58,12 +58,12 @@ export function rootCauses(checks: CheckResult[]): RootCause[] {
       });
     }
     const rest = check.clauses.filter((id) => !ownFails.some(([clause]) => clause === id));
-    if (check.outcome === 'blocked' && check.blockedBy)
-      cause(check.blockedBy.key, check.blockedBy.text, check.reproducer).blocks.push({
-        check: check.title,
-        clauses: rest,
-      });
-    else if (check.outcome === 'fail' && !ownFails.length) {
+    if (check.outcome === 'blocked' && check.blockedBy) {
+      const found = cause(check.blockedBy.key, check.blockedBy.text);
+      // the step's own reproducer (step-<step>.sh, one for every check it blocked) before a check's
+      found.reproducer = check.reproducer ?? found.reproducer;
+      found.blocks.push({ check: check.title, clauses: rest });
+    } else if (check.outcome === 'fail' && !ownFails.length) {
       const step = check.failedStep;
       cause(step?.key ?? check.title, step?.text ?? whole(check.error), check.reproducer).fails.push({
         check: check.title,
