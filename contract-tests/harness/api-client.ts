@@ -1,7 +1,7 @@
 import { ConsistencyLedger } from './consistency.js';
 import { describeFinding, type Exchange } from '../model/exchange.js';
 import { Oracle } from '../model/oracle.js';
-import type { OpenApiContract } from './openapi-contract.js';
+import type { OpenApiContract, OperationSpec } from './openapi-contract.js';
 import type { Target } from './target.js';
 import {
   recordAnswer,
@@ -83,12 +83,21 @@ export interface CheckRecord {
   clauses?: readonly string[];
   /** What was filed under one of those clauses: it fails that clause alone (check.ts). */
   filed: Array<{ clause: string; message: string }>;
+  /**
+   * The 5xx answer each violation came from, for the violations 5xx answers brought (one entry per
+   * violation): a check whose every violation is here, all of one step, failed at that step (check.ts).
+   */
+  fromServerErrors: ServerErrorAnswer[];
 }
+
+/** A 5xx answer, as steps.ts names it. */
+export type ServerErrorAnswer = Pick<ApiResponse, 'request' | 'status'>;
 
 export const newCheckRecord = (): CheckRecord => ({
   seen: [],
   violations: [],
   filed: [],
+  fromServerErrors: [],
   transcript: [],
   ledger: new ConsistencyLedger(),
   oracle: new Oracle(),
@@ -108,6 +117,7 @@ export class ApiClient {
   private readonly cut?: AbortSignal;
   private readonly clauses: readonly string[];
   private readonly filed: CheckRecord['filed'];
+  private readonly fromServerErrors: ServerErrorAnswer[];
   private lastRequestAt = 0;
 
   constructor(
@@ -124,6 +134,7 @@ export class ApiClient {
     this.cut = record.cut;
     this.clauses = record.clauses ?? [];
     this.filed = record.filed;
+    this.fromServerErrors = record.fromServerErrors;
     this.oracle?.knowBase(target.baseUrl);
     this.oracle?.knowKeys({ main: target.keys.main, other: target.keys.other, tiny: target.keys.tiny });
     // a second key of the main organization is that organization's, not an organization of its own
@@ -168,15 +179,7 @@ export class ApiClient {
 
   async call<T = unknown>(operationId: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
     const op = this.contract.operation(operationId);
-    // Prism's proxy knows the public document only: the control plane and the internal endpoints
-    // (mock-control.yaml) go to the target itself.
-    const root =
-      options.baseUrl ?? (op.document === 'control' ? this.target.directBaseUrl : this.target.baseUrl);
-    const url = new URL(root + fillPath(op.path, options.params ?? {}));
-    for (const [name, value] of Object.entries(options.query ?? {})) {
-      if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(v));
-    }
+    const url = this.urlOf(op, options);
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const key = options.key === undefined ? this.key : options.key;
     if (key !== null) headers.authorization = key.startsWith('!') ? key.slice(1) : `Bearer ${key}`;
@@ -208,6 +211,7 @@ export class ApiClient {
       answered();
     }
     const receivedAt = Date.now();
+    const violationsBefore = this.violations.length;
     const contentType = response.headers.get('content-type');
     this.transcript.push(recordAnswer(recorded, response.status, contentType, bytes));
     const parsed = contentType?.includes('json') && bytes.length ? safeJson(bytes) : bytes;
@@ -255,6 +259,8 @@ export class ApiClient {
         bytes,
         injected: options.injectedStatus !== undefined,
       });
+    const request = { method: op.method, path: op.path, url: url.toString(), label: operationId };
+    this.noteServerError(violationsBefore, { request, status: response.status });
     return {
       status: response.status,
       headers: response.headers,
@@ -262,9 +268,29 @@ export class ApiClient {
       body: parsed as T,
       bytes,
       operationId,
-      request: { method: op.method, path: op.path, url: url.toString(), label: operationId },
+      request,
       violations: own,
     };
+  }
+
+  /** The operation's URL on the target, with the call's path parameters and query. */
+  private urlOf(op: OperationSpec, options: CallOptions): URL {
+    // Prism's proxy knows the public document only: the control plane and the internal endpoints
+    // (mock-control.yaml) go to the target itself.
+    const root =
+      options.baseUrl ?? (op.document === 'control' ? this.target.directBaseUrl : this.target.baseUrl);
+    const url = new URL(root + fillPath(op.path, options.params ?? {}));
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(v));
+    }
+    return url;
+  }
+
+  /** The violations since `before` came from this answer: a 5xx's are noted as its own. */
+  private noteServerError(before: number, answer: ServerErrorAnswer): void {
+    if (answer.status < 500) return;
+    for (let i = before; i < this.violations.length; i++) this.fromServerErrors.push(answer);
   }
 
   /**
@@ -307,6 +333,7 @@ export class ApiClient {
     } finally {
       answered();
     }
+    const violationsBefore = this.violations.length;
     this.transcript.push(recordAnswer(recorded, response.status, response.headers.get('content-type'), copy));
     this.seen.push({
       operationId: this.contract.labelOf(method, new URL(url).pathname),
@@ -331,12 +358,9 @@ export class ApiClient {
       body: contentType?.includes('json') && copy.length ? safeJson(copy) : copy,
       bytes: copy,
     });
-    RAW_REQUESTS.set(response, {
-      method,
-      path: new URL(url).pathname,
-      url,
-      label: this.seen.at(-1)!.operationId,
-    });
+    const request = { method, path: new URL(url).pathname, url, label: this.seen.at(-1)!.operationId };
+    RAW_REQUESTS.set(response, request);
+    this.noteServerError(violationsBefore, { request, status: response.status });
     return response;
   }
 

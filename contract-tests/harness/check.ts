@@ -9,7 +9,7 @@ import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
 import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos } from './check-deadline.js';
-import { BlockedByStep, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
+import { BlockedByStep, stepOf, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import { pollTimeoutMs, type Capability, type Target } from './target.js';
 
 export interface CheckContext {
@@ -49,7 +49,10 @@ export interface CheckMeta {
   clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string; step?: Step }>;
   /** The step the check needed and did not get (steps.ts `need`): its clauses are blocked, not failed. */
   blockedBy?: Step;
-  /** The step whose answer failed the check's own expectation (steps.ts `expectStatus`). */
+  /**
+   * The step whose answer failed the check's own expectation (steps.ts `expectStatus`), or the
+   * server error every violation of a check failed by violations alone came from.
+   */
   failedStep?: Step;
 }
 
@@ -184,7 +187,7 @@ async function judgeAndClean(
   };
   const budgetMs = (options.timeout ?? 120_000) - CLEANUP_RESERVE_MS;
   let running = Promise.resolve();
-  const { failure, failedAt } = await judgeBody(
+  const { failure, failedAt, violationsAlone } = await judgeBody(
     () => bodyWithin((running = body(ctx)), budgetMs, cut),
     ctx,
     meta,
@@ -218,6 +221,7 @@ async function judgeAndClean(
         }
       : undefined);
   if (!failed) return;
+  if (!failure || violationsAlone) meta.failedStep = oneServerErrorStep(record);
   if (!meta.skipReason)
     meta.reproducer = reproduce(
       meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
@@ -286,7 +290,7 @@ async function judgeBody(
   meta: CheckMeta,
   record: CheckRecord,
   clauseFailures: string[],
-): Promise<{ failure?: { error: unknown }; failedAt?: number }> {
+): Promise<{ failure?: { error: unknown }; failedAt?: number; violationsAlone?: boolean }> {
   let failedAt: number | undefined;
   try {
     try {
@@ -303,7 +307,8 @@ async function judgeBody(
       ...(clauseFailures.length ? [`clauses failed:\n- ${clauseFailures.join('\n- ')}`] : []),
       ...(record.violations.length ? [violationsError(record.violations).message] : []),
     ];
-    if (failures.length) throw new Error(failures.join('\n'));
+    if (failures.length)
+      return { failure: { error: new Error(failures.join('\n')) }, violationsAlone: !clauseFailures.length };
     return {};
   } catch (err) {
     if (err instanceof BlockedByStep) meta.blockedBy = err.step;
@@ -328,6 +333,19 @@ function fileUnderClauses(meta: CheckMeta, record: CheckRecord, clauseFailures: 
     clauseFailures.push(error);
   }
   if (alone) for (const clause of meta.clauses) meta.clauseOutcomes[clause] ??= { outcome: 'pass' };
+}
+
+/**
+ * The step a failure made of violations alone comes from, when every violation (the cleanup's
+ * too) came from server errors of one operation and status: the status undocumented, the oracle
+ * having expected another, a cleanup's read that met it, all follow from that 5xx, which the
+ * report then names once for every check it failed.
+ */
+function oneServerErrorStep(record: CheckRecord): Step | undefined {
+  const steps = record.fromServerErrors.map(stepOf);
+  const [first] = steps;
+  if (!first || steps.length !== record.violations.length) return undefined;
+  return steps.every((step) => step.key === first.key) ? first : undefined;
 }
 
 /** The oracle's findings (contract-tests/model) said apart from answers outside the document. */

@@ -1,4 +1,4 @@
-import { rawRequestOf, type ApiResponse } from './api-client.js';
+import { rawRequestOf, type ApiResponse, type ServerErrorAnswer } from './api-client.js';
 import type { OpenApiContract } from './openapi-contract.js';
 import type { RecordedExchange } from './transcript.js';
 
@@ -40,7 +40,7 @@ export class StepAnsweredOtherwise extends Error {
 
 type Answer = ApiResponse | Response;
 
-export function stepOf(answer: Answer): Step {
+export function stepOf(answer: Answer | ServerErrorAnswer): Step {
   const request = answer instanceof Response ? rawRequestOf(answer) : answer.request;
   if (!request) return { key: `answered ${answer.status}`, text: `a request answered ${answer.status}` };
   return {

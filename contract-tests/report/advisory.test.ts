@@ -46,3 +46,38 @@ describe('an advisory clause', () => {
     );
   });
 });
+
+describe("an advisory clause whose check's cleanup met a server error", () => {
+  const judgedSafe: CheckResult = {
+    ...atRisk,
+    outcome: 'fail',
+    error:
+      'the check passed, but its cleanup got server errors or met what it must not delete:\n- getShare: 500',
+    clauseOutcomes: { [advisory.id]: { outcome: 'pass' } },
+  };
+  const report = buildReport(
+    [judgedSafe],
+    sharedContract(),
+    { baseUrl: 'http://t', profile: 'staging', capabilities: [] },
+    { startedAt: '', finishedAt: '' },
+  );
+
+  it('reads what its check judged, "safe", with the cleanup failure beside it', () => {
+    expect(report.clauses.find((c) => c.id === advisory.id)?.outcome).toBe('pass');
+    expect(report.totals.advisories).toMatchObject({ pass: 1, fail: 0 });
+    expect(renderMarkdown(report)).toMatch(
+      new RegExp(
+        `\\| ${advisory.id} \\| [^|]+ \\| safe \\| [^|]+ \\| names come back safe: the check passed, but its cleanup got server errors`,
+      ),
+    );
+    expect(renderHtml(report)).toMatch(
+      new RegExp(
+        `<td>${advisory.id}</td><td>[^<]+</td><td class="result">safe</td><td>[^<]+</td><td><div>names come back safe: the check passed, but its cleanup`,
+      ),
+    );
+  });
+
+  it('is not listed as failed by the root cause: the check is, with no clause of its own', () => {
+    expect(report.rootCauses.map((c) => c.fails)).toEqual([[{ check: judgedSafe.title, clauses: [] }]]);
+  });
+});

@@ -100,6 +100,10 @@ export function buildReport(
         // the rest are blocked (a pass before the block is not the whole clause).
         if (c.outcome === 'blocked')
           return own?.outcome === 'fail' ? { ...c, outcome: own.outcome, error: own.error } : c;
+        // An advisory reads what its check judged of the name coming back; the check's other
+        // failure (its cleanup's 500) is said beside it and never makes it "at risk".
+        if (own && clause.kind === 'advisory')
+          return { ...c, outcome: own.outcome, error: own.error ?? c.error };
         const explained =
           c.outcome !== 'fail' || Object.values(c.clauseOutcomes ?? {}).some((o) => o.outcome === 'fail');
         return own && explained ? { ...c, outcome: own.outcome, error: own.error } : c;

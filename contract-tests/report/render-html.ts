@@ -17,11 +17,11 @@ export function renderHtml(report: ConformanceReport): string {
       .filter((c) => c.kind === kind)
       .map((c) => {
         const notes = c.checks
-          .filter((k) => k.outcome !== 'pass')
-          .map(
-            (k) =>
-              `<div>${esc(k.title)}: ${esc(k.outcome === 'fail' ? (k.error ?? '').split('\n')[0] : k.outcome === 'blocked' ? `blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)` : (k.skipReason ?? 'skipped'))}${k.reproducer && k.outcome === 'fail' ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`,
-          )
+          .filter((k) => k.outcome !== 'pass' || k.error)
+          .map((k) => {
+            const judged = k.outcome === 'fail' || k.outcome === 'pass';
+            return `<div>${esc(k.title)}: ${esc(judged ? (k.error ?? '').split('\n')[0] : k.outcome === 'blocked' ? `blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)` : (k.skipReason ?? 'skipped'))}${k.reproducer && judged ? ` <a href="${esc(k.reproducer)}">reproducer</a>` : ''}</div>`;
+          })
           .join('');
         const result = `${kind === 'advisory' ? ADVISORY_RESULT[c.outcome] : c.outcome}${partOfChecks(c)}`;
         return `<tr class="${c.outcome}"><td>${c.id}</td><td>${esc(c.area)}</td><td class="result">${result}</td><td>${esc(c.summary)}</td><td>${notes}</td></tr>`;
@@ -48,10 +48,10 @@ export function renderHtml(report: ConformanceReport): string {
   const affected = (list: Affected[]) =>
     esc(list.map((a) => `${a.clauses.join(', ') || 'no clause of its own'} (${a.check})`).join('; '));
   const rootCauses = report.rootCauses
-    .map(
-      (c) =>
-        `<li><strong>${esc(c.text)}</strong>${c.reproducer ? ` <a href="${esc(c.reproducer)}">reproducer</a>` : ''}${c.fails.length ? `<div>fails: ${affected(c.fails)}</div>` : ''}${c.blocks.length ? `<div>blocks: ${affected(c.blocks)}</div>` : ''}</li>`,
-    )
+    .map((c) => {
+      const [head, ...rest] = c.text.split('\n');
+      return `<li><strong>${esc(head)}</strong>${c.reproducer ? ` <a href="${esc(c.reproducer)}">reproducer</a>` : ''}${rest.length ? `<pre>${esc(rest.join('\n'))}</pre>` : ''}${c.fails.length ? `<div>fails: ${affected(c.fails)}</div>` : ''}${c.blocks.length ? `<div>blocks: ${affected(c.blocks)}</div>` : ''}</li>`;
+    })
     .join('\n');
   const failures = report.checks
     .filter((c) => c.outcome === 'fail' || c.outcome === 'blocked')

@@ -48,9 +48,9 @@ export function renderMarkdown(report: ConformanceReport): string {
     lines.push('| clause | area | result | statement | notes |', '|---|---|---|---|---|');
     for (const c of report.clauses.filter((x) => x.kind === kind)) {
       const notes = c.checks
-        .filter((k) => k.outcome !== 'pass')
+        .filter((k) => k.outcome !== 'pass' || k.error)
         .map((k) =>
-          k.outcome === 'fail'
+          k.outcome === 'fail' || k.outcome === 'pass'
             ? `${k.title}: ${firstLine(k.error)}${k.reproducer ? ` ([reproducer](${k.reproducer}))` : ''}`
             : k.outcome === 'blocked'
               ? `${k.title}: blocked by ${k.blockedBy?.text ?? 'a failed step'} (see root causes)`
@@ -117,9 +117,12 @@ function rootCauseLines(report: ConformanceReport): string[] {
     list.map((a) => `${a.clauses.join(', ') || 'no clause of its own'} (${a.check})`).join('; ');
   const lines = ['## Root causes, first', ''];
   report.rootCauses.forEach((cause, index) => {
+    const [head, ...rest] = cause.text.split('\n');
     lines.push(
-      `${index + 1}. **${escape(cause.text)}**${cause.reproducer ? ` · [reproducer](${cause.reproducer})` : ''}`,
+      `${index + 1}. **${escape(head)}**${cause.reproducer ? ` · [reproducer](${cause.reproducer})` : ''}`,
     );
+    // the message's other lines as written (a response body among them), inside the list item
+    if (rest.length) lines.push('   ```', ...rest.map((line) => `   ${line}`), '   ```');
     if (cause.fails.length) lines.push(`   - fails: ${escape(affected(cause.fails))}`);
     if (cause.blocks.length) lines.push(`   - blocks: ${escape(affected(cause.blocks))}`);
   });

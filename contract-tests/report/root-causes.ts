@@ -1,3 +1,4 @@
+import { ADVISORY_IDS } from '../clauses.js';
 import type { Step } from '../harness/steps.js';
 
 /** What a root cause needs of a check's result (conformance-model.ts's CheckResult, which imports this file). */
@@ -32,7 +33,8 @@ export interface RootCause {
   blocks: Affected[];
 }
 
-const firstLine = (text = '') => text.split('\n').find((line) => line.trim()) ?? '';
+/** A failure's whole message: a cause said by its first line alone drops what went wrong. */
+const whole = (text = '') => text.trim();
 
 /**
  * The run's failures folded into root causes, the ones blocking most clauses first: the step a
@@ -50,22 +52,23 @@ export function rootCauses(checks: CheckResult[]): RootCause[] {
     const ownFails = Object.entries(check.clauseOutcomes ?? {}).filter(([, o]) => o.outcome === 'fail');
     for (const [clause, outcome] of ownFails) {
       const key = outcome.step?.key ?? `${check.title}: ${clause}`;
-      cause(key, outcome.step?.text ?? firstLine(outcome.error), check.reproducer).fails.push({
+      cause(key, outcome.step?.text ?? whole(outcome.error), check.reproducer).fails.push({
         check: check.title,
         clauses: [clause],
       });
     }
     const rest = check.clauses.filter((id) => !ownFails.some(([clause]) => clause === id));
-    if (check.outcome === 'blocked' && check.blockedBy)
-      cause(check.blockedBy.key, check.blockedBy.text, check.reproducer).blocks.push({
-        check: check.title,
-        clauses: rest,
-      });
-    else if (check.outcome === 'fail' && !ownFails.length) {
+    if (check.outcome === 'blocked' && check.blockedBy) {
+      const found = cause(check.blockedBy.key, check.blockedBy.text);
+      // the step's own reproducer (step-<step>.sh, one for every check it blocked) before a check's
+      found.reproducer = check.reproducer ?? found.reproducer;
+      found.blocks.push({ check: check.title, clauses: rest });
+    } else if (check.outcome === 'fail' && !ownFails.length) {
       const step = check.failedStep;
-      cause(step?.key ?? check.title, step?.text ?? firstLine(check.error), check.reproducer).fails.push({
+      cause(step?.key ?? check.title, step?.text ?? whole(check.error), check.reproducer).fails.push({
         check: check.title,
-        clauses: rest,
+        // an advisory its check judged reads as judged (conformance-model.ts), not failed by this
+        clauses: rest.filter((id) => !(ADVISORY_IDS.has(id) && check.clauseOutcomes?.[id])),
       });
     }
   }
