@@ -4,10 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMockInstance } from '../../index.js';
+import { apiClient, BETA_KEY } from '../../../test-support/api-client.js';
 
 let mock: RunningMockInstance;
 beforeAll(async () => {
-  mock = await startMock({ adminToken: 'operator-token' });
+  mock = await startMock({
+    adminToken: 'operator-token',
+    predictionStartDelayMs: 0,
+    predictionRunDelayMs: 0,
+  });
   await mock.setFault({ operation_id: 'listModels', status: 429, times: 1 });
   for (let i = 0; i < 2; i++)
     await fetch(`${mock.apiUrl}/models`, { headers: { authorization: `Bearer ${mock.apiKey}` } });
@@ -63,5 +68,34 @@ describe('GET /__mock/organizations/{id}/readiness', () => {
     expect(await asset.text()).toContain('export function renderReadiness');
     const client = await (await fetch(`${mock.baseUrl}/__mock/ui/assets/dashboard.js`)).text();
     expect(client).toContain('/readiness`');
+  });
+});
+
+describe('a revoked share in the live read', () => {
+  const read = async (key: string, what: 'readiness' | 'journal') =>
+    (
+      await fetch(`${mock.baseUrl}/__mock/org/${what}`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
+
+  it("counts its page's 404 as met, as a readiness run does, in its own organization's read only", async () => {
+    const beta = apiClient(mock.baseUrl, BETA_KEY);
+    const share = await beta.createShare((await beta.completedSegmentation()).segmentationId);
+    expect((await fetch(share.url)).status).toBe(200);
+    expect((await beta.call('DELETE', `/api/v1/shares/${share.id}`)).status).toBe(200);
+    const revoked = await fetch(share.url);
+    expect(revoked.status).toBe(404);
+    // the visitor learns nothing the link never issued would not tell
+    const neverIssued = await fetch(share.url.replace(/[^/]+$/, 'A'.repeat(43)));
+    expect(await revoked.text()).toBe(await neverIssued.text());
+
+    const cases = (await read(BETA_KEY, 'readiness')) as { cases: { id: string }[] };
+    expect(cases.cases.find((c) => c.id === 'share-revoked')).toMatchObject({
+      met: true,
+      evidence: { operation_id: 'viewSharePage', status: 404, path: new URL(share.url).pathname },
+    });
+    const acme = (await read(mock.apiKey, 'readiness')) as typeof cases;
+    expect(acme.cases.find((c) => c.id === 'share-revoked')).toMatchObject({ met: false });
+    const acmeJournal = (await read(mock.apiKey, 'journal')) as { operation_id: string | null }[];
+    expect(acmeJournal.filter((e) => e.operation_id === 'viewSharePage')).toEqual([]);
   });
 });
