@@ -58,9 +58,9 @@ describe('part-url-expired', () => {
   it('is not reached when the upload completed before the clock moved, and reached when its complete was refused', () => {
     const opened = seen(0, 'createImage', 200);
     expect(missed?.([opened, seen(30, 'completeUpload', 200)])).toMatch(/before the clock moved/);
-    expect(missed?.([opened, seen(900, 'completeUpload', 400)])).toBeNull();
-    expect(clientReaction('part-url-expired', [opened, seen(900, 'completeUpload', 400)])).toBe(
-      'completed the upload although its parts were refused (400)',
+    expect(missed?.([opened, seen(900, 'completeUpload', 422)])).toBeNull();
+    expect(clientReaction('part-url-expired', [opened, seen(900, 'completeUpload', 422)])).toBe(
+      'completed the upload although its parts were refused (422)',
     );
   });
 });

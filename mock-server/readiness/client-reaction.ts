@@ -68,8 +68,8 @@ export function clientReaction(id: CaseId, requests: readonly SeenRequest[]): st
       const opened = requests.find((r) => r.operationId === 'createImage' && r.status < 300);
       if (!opened) return null;
       const next = after(requests, opened);
-      if (next.some((r) => r.operationId === 'completeUpload' && r.status === 400))
-        return 'completed the upload although its parts were refused (400)';
+      if (next.some((r) => r.operationId === 'completeUpload' && r.status === 422))
+        return 'completed the upload although its parts were refused (422)';
       if (next.some((r) => r.operationId === 'abortUpload')) return 'aborted the upload';
       if (next.some((r) => r.operationId === 'uploadImage')) return 'sent the image again in one request';
       return null;

@@ -60,7 +60,7 @@ function cases(): JournalEntry[] {
     poll('p3', 'COMPLETED'),
     entry('createImage', 201, { method: 'POST' }),
     entry('getUpload', 200),
-    entry('completeUpload', 400, { method: 'POST' }),
+    entry('completeUpload', 422, { method: 'POST', response_body: { detail: 'Part 1 was not uploaded.' } }),
     entry('getShare', 200, { response_body: { revoked_at: '2026-11-29T00:00:00Z' } }),
     entry('viewSharePage', 404),
     ...ordinary(3),

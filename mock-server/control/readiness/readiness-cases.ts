@@ -100,8 +100,14 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
     title: 'a part URL that expired before its PUT',
     operations: ['createImage'],
     // Part PUTs carry no API key, so the journal of an organization never shows them: a complete
-    // refused for a missing part is what the client sees of it.
-    metBy: (requests) => requests.find((r) => r.operationId === 'completeUpload' && r.status === 400),
+    // refused (422) for a part that never arrived is what the client sees of it.
+    metBy: (requests) =>
+      requests.find(
+        (r) =>
+          r.operationId === 'completeUpload' &&
+          r.status === 422 &&
+          /uploaded|size mismatch/i.test(detailOf(r.responseBody)),
+      ),
     reads: (r) => isOperation(r, UPLOAD_STEPS),
   },
   {
