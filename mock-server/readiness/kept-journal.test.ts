@@ -58,7 +58,7 @@ function cases(): JournalEntry[] {
     entry('getShare', 200),
     poll('p3', 'RUNNING', { status: 0, duration_ms: 12_000, fault: 'f4' }),
     poll('p3', 'COMPLETED'),
-    entry('createImage', 201, { method: 'POST' }),
+    entry('uploadImage', 200, { method: 'POST', response_body: { upload: { urls: [] } } }),
     entry('getUpload', 200),
     entry('completeUpload', 422, { method: 'POST', response_body: { detail: 'Part 1 was not uploaded.' } }),
     entry('getShare', 200, { response_body: { revoked_at: '2026-11-29T00:00:00Z' } }),

@@ -99,3 +99,41 @@ describe('a revoked share in the live read', () => {
     expect(acmeJournal.filter((e) => e.operation_id === 'viewSharePage')).toEqual([]);
   });
 });
+
+describe('an expired part URL in the live read', () => {
+  it('applies to a resumable upload opened by POST /upload {name, size}, and is met by its refused complete', async () => {
+    const created = await fetch(`${mock.baseUrl}/__mock/organizations`, {
+      method: 'POST',
+      headers: { ...asOperator, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'uploads', plan: { storage_cap_images: 5, monthly_analysis_cap: 5 } }),
+    });
+    const key = ((await created.json()) as { api_keys: string[] }).api_keys[0];
+    const client = apiClient(mock.baseUrl, key);
+    const partUrlExpired = async () =>
+      (
+        (await (
+          await fetch(`${mock.baseUrl}/__mock/org/readiness`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as { cases: { id: string }[] }
+      ).cases.find((c) => c.id === 'part-url-expired');
+    await client.uploadTiff(key);
+    // a one-request upload hands out no part URL
+    expect(await partUrlExpired()).toMatchObject({ applies: false, met: false });
+
+    const opened = await client.call('POST', '/api/v1/upload', { name: 'cells.tif', size: 1000 });
+    expect(await partUrlExpired()).toMatchObject({ applies: true, met: false });
+    const { image, upload } = opened.body as { image: { id: string }; upload: { urls: { url: string }[] } };
+    await fetch(`${mock.baseUrl}/__mock/clock`, {
+      method: 'POST',
+      headers: { ...asOperator, 'content-type': 'application/json' },
+      body: JSON.stringify({ advance_ms: (86_400 + 60) * 1000 }),
+    });
+    const put = await fetch(upload.urls[0].url, { method: 'PUT', body: new Uint8Array(1000) });
+    expect(put.status).toBe(403);
+    expect((await client.call('POST', `/api/v1/upload/${image.id}/complete`)).status).toBe(422);
+    expect(await partUrlExpired()).toMatchObject({
+      applies: true,
+      met: true,
+      evidence: { operation_id: 'completeUpload', status: 422 },
+    });
+  });
+});
