@@ -13,3 +13,20 @@ describe('share-revoked arming', () => {
     await expect(CASE_ARMING['share-revoked'].onEntry?.(created, ctx)).resolves.toBe(false);
   });
 });
+
+describe('part-url-expired arming', () => {
+  it('moves the clock when a resumable upload opens, by POST /upload {name, size} as by createImage', async () => {
+    const moved: unknown[] = [];
+    const ctx = {
+      control: async (_method: string, _path: string, body: unknown) => moved.push(body),
+      presignExpirySeconds: 600,
+    } as unknown as ArmingContext;
+    const answered = (operation_id: string, upload: unknown) =>
+      ({ operation_id, status: 200, response_body: { image: {}, upload } }) as JournalEntry;
+    const onEntry = CASE_ARMING['part-url-expired'].onEntry!;
+    await expect(onEntry(answered('uploadImage', null), ctx)).resolves.toBe(false);
+    await expect(onEntry(answered('uploadImage', { urls: [] }), ctx)).resolves.toBe(true);
+    await expect(onEntry(answered('createImage', { urls: [] }), ctx)).resolves.toBe(true);
+    expect(moved).toEqual([{ advance_ms: 660_000 }, { advance_ms: 660_000 }]);
+  });
+});

@@ -6,11 +6,12 @@
  */
 import {
   MANY_POLLS,
+  opensResumableUpload,
   SLOW_ANSWER_MS,
   type CaseId,
   type SeenRequest,
 } from '../control/readiness/readiness-cases.js';
-import type { JournalEntry } from './journal-entry.js';
+import { seenRequest, type JournalEntry } from './journal-entry.js';
 
 /** What arming reaches of the run's mock and of what the baseline showed. */
 export interface ArmingContext {
@@ -94,14 +95,14 @@ export const CASE_ARMING: Record<CaseId, CaseArming> = {
     arm: async () => {},
     // The clock moves past the part URLs' lifetime as soon as the journal shows the upload opened.
     onEntry: async (e, ctx) => {
-      if (!succeeded(e, 'createImage')) return false;
+      if (!opensResumableUpload(seenRequest(e))) return false;
       await ctx.control('POST', '/__mock/clock', { advance_ms: (ctx.presignExpirySeconds + 60) * 1000 });
       return true;
     },
     // Part PUTs carry no key, so the journal never shows them: an upload completed at once, with no
     // fresh part URLs asked for, had its parts in before the clock moved.
     missedAfterActing: (requests) => {
-      const opened = requests.findIndex((r) => r.operationId === 'createImage' && r.status < 300);
+      const opened = requests.findIndex(opensResumableUpload);
       const next = requests
         .slice(opened + 1)
         .find((r) => ['completeUpload', 'getUpload', 'abortUpload'].includes(r.operationId ?? ''));

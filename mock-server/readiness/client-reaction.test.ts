@@ -56,11 +56,13 @@ describe('clientReaction', () => {
 describe('part-url-expired', () => {
   const missed = CASE_ARMING['part-url-expired'].missedAfterActing;
   it('is not reached when the upload completed before the clock moved, and reached when its complete was refused', () => {
-    const opened = seen(0, 'createImage', 200);
+    const opened = seen(0, 'uploadImage', 200, { responseBody: { upload: { urls: [] } } });
     expect(missed?.([opened, seen(30, 'completeUpload', 200)])).toMatch(/before the clock moved/);
-    expect(missed?.([opened, seen(900, 'completeUpload', 400)])).toBeNull();
-    expect(clientReaction('part-url-expired', [opened, seen(900, 'completeUpload', 400)])).toBe(
-      'completed the upload although its parts were refused (400)',
+    expect(missed?.([opened, seen(900, 'completeUpload', 422)])).toBeNull();
+    expect(clientReaction('part-url-expired', [opened, seen(900, 'completeUpload', 422)])).toBe(
+      'completed the upload although its parts were refused (422)',
     );
+    const again = seen(950, 'uploadImage', 200, { responseBody: { upload: null } });
+    expect(clientReaction('part-url-expired', [opened, again])).toBe('sent the image again in one request');
   });
 });

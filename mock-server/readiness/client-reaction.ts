@@ -2,7 +2,7 @@
  * How a client reacted to a case, where its journal shows it: what it did after the armed answer.
  * Pure: the run's requests (oldest first) in, one sentence out (null when the journal shows none).
  */
-import type { CaseId, SeenRequest } from '../control/readiness/readiness-cases.js';
+import { opensResumableUpload, type CaseId, type SeenRequest } from '../control/readiness/readiness-cases.js';
 
 /** The Retry-After the mock sends with an injected 429 (openapi/mock-control.yaml, mockAddFault). */
 const RETRY_AFTER_MS = 1000;
@@ -65,13 +65,14 @@ export function clientReaction(id: CaseId, requests: readonly SeenRequest[]): st
       return `waited ${waited} for the slow answer`;
     }
     case 'part-url-expired': {
-      const opened = requests.find((r) => r.operationId === 'createImage' && r.status < 300);
+      const opened = requests.find(opensResumableUpload);
       if (!opened) return null;
       const next = after(requests, opened);
-      if (next.some((r) => r.operationId === 'completeUpload' && r.status === 400))
-        return 'completed the upload although its parts were refused (400)';
+      if (next.some((r) => r.operationId === 'completeUpload' && r.status === 422))
+        return 'completed the upload although its parts were refused (422)';
       if (next.some((r) => r.operationId === 'abortUpload')) return 'aborted the upload';
-      if (next.some((r) => r.operationId === 'uploadImage')) return 'sent the image again in one request';
+      if (next.some((r) => r.operationId === 'uploadImage' && !opensResumableUpload(r)))
+        return 'sent the image again in one request';
       return null;
     }
     case 'prediction-failed': {

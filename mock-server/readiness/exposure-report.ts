@@ -12,7 +12,7 @@ const list = (statuses: readonly number[]) => (statuses.length ? statuses.join('
 
 function caseState(c: ReadinessResource['cases'][number]): string {
   if (c.met) return 'met';
-  return c.applies ? 'not met' : 'does not apply (no operation it sits on was called)';
+  return c.applies ? 'not met' : 'does not apply (no request it sits on was made)';
 }
 
 function evidenceText(c: ReadinessResource['cases'][number]): string {

@@ -193,13 +193,46 @@ describe('a readiness run of a client that sends more requests than the journal 
       })();`;
     const report = await readinessRun({
       command: ['node', '-e', client],
-      cases: ['storage-cap'],
+      cases: ['part-url-expired', 'storage-cap'],
       parallel: 1,
       caseTimeoutMs: 60_000,
     });
     expect(report.baseline).toMatchObject({ passed: true, operations: ['uploadImage', 'listModels'] });
+    // its one-request upload opens no resumable upload: no part URL to expire
     expect(report.cases.map((c) => [c.id, c.verdict, c.reaction])).toEqual([
+      ['part-url-expired', 'does not apply', null],
       ['storage-cap', 'failed', 'stopped at the 402 (uploadImage)'],
+    ]);
+  }, 120_000);
+});
+
+describe('a readiness run of a client that opens a resumable upload with POST /upload {name, size}', () => {
+  it('expires its part URLs, and tells the client completed although its part was refused', async () => {
+    const client = `
+      const h = { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY, 'content-type': 'application/json' };
+      const api = (path, body) => fetch(process.env.CELLSEG_BASE_URL + path, { method: 'POST', headers: h, body });
+      (async () => {
+        const opened = await (await api('/upload', JSON.stringify({ name: 'c.tif', size: 1000 }))).json();
+        await new Promise((r) => setTimeout(r, 500));
+        const put = await fetch(opened.upload.urls[0].url, { method: 'PUT', body: new Uint8Array(1000) });
+        const done = await api('/upload/' + opened.image.id + '/complete');
+        console.log('part', put.status, 'complete', done.status);
+        process.exit(put.ok === done.ok ? 0 : 1);
+      })();`;
+    const report = await readinessRun({
+      command: ['node', '-e', client],
+      cases: ['part-url-expired'],
+      parallel: 1,
+      caseTimeoutMs: 60_000,
+    });
+    expect(report.baseline.lastLines).toEqual(['part 200 complete 202']);
+    expect(report.cases.map((c) => [c.id, c.verdict, c.reaction, c.run?.lastLines])).toEqual([
+      [
+        'part-url-expired',
+        'survived',
+        'completed the upload although its parts were refused (422)',
+        ['part 403 complete 422'],
+      ],
     ]);
   }, 120_000);
 });

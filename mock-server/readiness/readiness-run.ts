@@ -215,21 +215,20 @@ async function inTurns<T, R>(
 export async function readinessRun(options: RunOptions): Promise<ReadinessReport> {
   const started = Date.now();
   const baselineRun = await runOnce(options, new Map());
-  const operations = new Map<string, string>();
-  for (const r of baselineRun.requests)
-    if (r.operationId && r.status !== 404) operations.set(r.operationId, r.method);
+  const called = baselineRun.requests.filter((r) => r.operationId && r.status !== 404);
+  const operations = new Map(called.map((r) => [r.operationId ?? '', r.method]));
   const passed = !baselineRun.record.timedOut && baselineRun.record.exitCode === 0;
   options.onRun?.('baseline', passed ? 'passed' : 'FAILED');
   const baseline = { ...baselineRun.record, passed, operations: [...operations.keys()] };
   const chosen = READINESS_CASES.filter((c) => !options.cases || options.cases.includes(c.id));
   const cases = passed
     ? await inTurns(chosen, options.parallel, async (c): Promise<CaseResult> => {
-        if (!caseApplies(c, new Set(operations.keys()))) {
+        if (!caseApplies(c, called)) {
           const result: CaseResult = {
             id: c.id,
             title: c.title,
             verdict: 'does not apply',
-            because: 'the baseline called no operation it sits on',
+            because: 'the baseline made no request it sits on',
             reaction: null,
             evidence: [],
             run: null,

@@ -55,7 +55,7 @@ export function exposureOf(
       notReceived: listed.filter((s) => !received.includes(s)),
     };
   });
-  const called = new Set(byOperation.keys());
+  const called = oldestFirst.filter((r) => r.operationId && documented.has(r.operationId));
   const cases = READINESS_CASES.map((c): CaseExposure => {
     const seen = c.metBy(oldestFirst);
     return {

@@ -35,6 +35,8 @@ export interface ReadinessCase {
   title: string;
   /** The operations it sits on; `any` for the transport's cases, which every operation can meet. */
   operations: 'any' | readonly string[];
+  /** Which calls of those operations it sits on, when not every call (a resumable upload's opening). */
+  sitsOn?(request: SeenRequest): boolean;
   /** The request that shows the client met it, or undefined. */
   metBy(requests: readonly SeenRequest[]): SeenRequest | undefined;
   /**
@@ -65,6 +67,18 @@ const detailOf = (body: unknown) =>
 const revokedAt = (body: unknown) =>
   body && typeof body === 'object' ? Boolean((body as { revoked_at?: unknown }).revoked_at) : false;
 const idOf = (path: string) => path.split('/').pop() ?? '';
+
+/**
+ * A resumable upload opened, which hands out part URLs that expire: `uploadImage` with JSON
+ * `{name, size}` or `createImage` with `resumable: true` (openapi.yaml), told by the plan in the
+ * answer. An answer the journal kept cut is long from its plan's URLs, unless it says it has none.
+ */
+export function opensResumableUpload(r: SeenRequest): boolean {
+  if (!isOperation(r, UPLOADS) || r.status < 200 || r.status >= 300) return false;
+  const body = r.responseBody;
+  if (typeof body === 'string') return !body.includes('"upload":null');
+  return Boolean(body && typeof body === 'object' && (body as { upload?: unknown }).upload);
+}
 
 export const READINESS_CASES: readonly ReadinessCase[] = [
   {
@@ -98,10 +112,17 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
   {
     id: 'part-url-expired',
     title: 'a part URL that expired before its PUT',
-    operations: ['createImage'],
+    operations: UPLOADS,
+    sitsOn: opensResumableUpload,
     // Part PUTs carry no API key, so the journal of an organization never shows them: a complete
-    // refused for a missing part is what the client sees of it.
-    metBy: (requests) => requests.find((r) => r.operationId === 'completeUpload' && r.status === 400),
+    // refused (422) for a part that never arrived is what the client sees of it.
+    metBy: (requests) =>
+      requests.find(
+        (r) =>
+          r.operationId === 'completeUpload' &&
+          r.status === 422 &&
+          /uploaded|size mismatch/i.test(detailOf(r.responseBody)),
+      ),
     reads: (r) => isOperation(r, UPLOAD_STEPS),
   },
   {
@@ -166,7 +187,9 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
   },
 ];
 
-/** Whether a case can be met by a client that calls these operations. */
-export function caseApplies(c: ReadinessCase, operations: ReadonlySet<string>): boolean {
-  return c.operations === 'any' ? operations.size > 0 : c.operations.some((o) => operations.has(o));
+/** Whether a case can be met by a client that sent these requests (each of an operation it calls). */
+export function caseApplies(c: ReadinessCase, requests: readonly SeenRequest[]): boolean {
+  const { operations, sitsOn } = c;
+  if (operations === 'any') return requests.some((r) => r.operationId);
+  return requests.some((r) => isOperation(r, operations) && (sitsOn?.(r) ?? true));
 }

@@ -59,17 +59,24 @@ export class ShareService {
 
   /** A live share and its segmentation for a public token, or undefined (unknown, revoked or deleted). */
   async resolveToken(token: string): Promise<LiveShare | undefined> {
+    return this.liveOf(await this.state.shares.byToken(token));
+  }
+
+  /**
+   * Opening a share's page: the live share and its segmentation, with the view counted (none when
+   * not live), and the organization whose share the token is, revoked or not (none when unknown).
+   */
+  async openPage(token: string): Promise<{ live?: LiveShare; organizationId?: string }> {
     const share = await this.state.shares.byToken(token);
+    const live = await this.liveOf(share);
+    if (live) await this.recordView(live.share);
+    return { live, organizationId: share?.organizationId };
+  }
+
+  private async liveOf(share: ShareRecord | undefined): Promise<LiveShare | undefined> {
     if (!share || share.revokedAt) return undefined;
     const segmentation = await this.loadSegmentation(share.segmentationId);
     return segmentation ? { share, segmentation } : undefined;
-  }
-
-  /** Opening a share's page: the live share and its segmentation, with the view counted; undefined when not live. */
-  async openPage(token: string): Promise<LiveShare | undefined> {
-    const live = await this.resolveToken(token);
-    if (live) await this.recordView(live.share);
-    return live;
   }
 
   /** Counts a view when it can: on a full disk the page still opens, uncounted. */

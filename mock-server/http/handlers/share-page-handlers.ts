@@ -15,10 +15,11 @@ export function sharePageHandlers({ shares, settings }: SharePageUseCases): Reco
   return {
     async viewSharePage({ res, params }) {
       privateHeaders(res);
-      const live = await shares.openPage(params.share_token);
+      const { live, organizationId } = await shares.openPage(params.share_token);
+      // A view of the organization's own share is part of its clients' runs, the 404 of a revoked one
+      // too: its journal lists it. The visitor's answer is the same as for a token never issued.
+      res.locals.organizationId = organizationId;
       if (!live) return void res.status(404).type('html').send(renderUnavailablePage());
-      // A view of the organization's own share is part of its clients' runs: its journal lists it.
-      res.locals.organizationId = live.share.organizationId;
       res.type('html').send(
         renderSharePage({
           segmentation: live.segmentation,

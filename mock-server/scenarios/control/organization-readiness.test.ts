@@ -4,10 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMockInstance } from '../../index.js';
+import { apiClient, BETA_KEY } from '../../../test-support/api-client.js';
 
 let mock: RunningMockInstance;
 beforeAll(async () => {
-  mock = await startMock({ adminToken: 'operator-token' });
+  mock = await startMock({
+    adminToken: 'operator-token',
+    predictionStartDelayMs: 0,
+    predictionRunDelayMs: 0,
+  });
   await mock.setFault({ operation_id: 'listModels', status: 429, times: 1 });
   for (let i = 0; i < 2; i++)
     await fetch(`${mock.apiUrl}/models`, { headers: { authorization: `Bearer ${mock.apiKey}` } });
@@ -63,5 +68,72 @@ describe('GET /__mock/organizations/{id}/readiness', () => {
     expect(await asset.text()).toContain('export function renderReadiness');
     const client = await (await fetch(`${mock.baseUrl}/__mock/ui/assets/dashboard.js`)).text();
     expect(client).toContain('/readiness`');
+  });
+});
+
+describe('a revoked share in the live read', () => {
+  const read = async (key: string, what: 'readiness' | 'journal') =>
+    (
+      await fetch(`${mock.baseUrl}/__mock/org/${what}`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
+
+  it("counts its page's 404 as met, as a readiness run does, in its own organization's read only", async () => {
+    const beta = apiClient(mock.baseUrl, BETA_KEY);
+    const share = await beta.createShare((await beta.completedSegmentation()).segmentationId);
+    expect((await fetch(share.url)).status).toBe(200);
+    expect((await beta.call('DELETE', `/api/v1/shares/${share.id}`)).status).toBe(200);
+    const revoked = await fetch(share.url);
+    expect(revoked.status).toBe(404);
+    // the visitor learns nothing the link never issued would not tell
+    const neverIssued = await fetch(share.url.replace(/[^/]+$/, 'A'.repeat(43)));
+    expect(await revoked.text()).toBe(await neverIssued.text());
+
+    const cases = (await read(BETA_KEY, 'readiness')) as { cases: { id: string }[] };
+    expect(cases.cases.find((c) => c.id === 'share-revoked')).toMatchObject({
+      met: true,
+      evidence: { operation_id: 'viewSharePage', status: 404, path: new URL(share.url).pathname },
+    });
+    const acme = (await read(mock.apiKey, 'readiness')) as typeof cases;
+    expect(acme.cases.find((c) => c.id === 'share-revoked')).toMatchObject({ met: false });
+    const acmeJournal = (await read(mock.apiKey, 'journal')) as { operation_id: string | null }[];
+    expect(acmeJournal.filter((e) => e.operation_id === 'viewSharePage')).toEqual([]);
+  });
+});
+
+describe('an expired part URL in the live read', () => {
+  it('applies to a resumable upload opened by POST /upload {name, size}, and is met by its refused complete', async () => {
+    const created = await fetch(`${mock.baseUrl}/__mock/organizations`, {
+      method: 'POST',
+      headers: { ...asOperator, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'uploads', plan: { storage_cap_images: 5, monthly_analysis_cap: 5 } }),
+    });
+    const key = ((await created.json()) as { api_keys: string[] }).api_keys[0];
+    const client = apiClient(mock.baseUrl, key);
+    const partUrlExpired = async () =>
+      (
+        (await (
+          await fetch(`${mock.baseUrl}/__mock/org/readiness`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as { cases: { id: string }[] }
+      ).cases.find((c) => c.id === 'part-url-expired');
+    await client.uploadTiff(key);
+    // a one-request upload hands out no part URL
+    expect(await partUrlExpired()).toMatchObject({ applies: false, met: false });
+
+    const opened = await client.call('POST', '/api/v1/upload', { name: 'cells.tif', size: 1000 });
+    expect(await partUrlExpired()).toMatchObject({ applies: true, met: false });
+    const { image, upload } = opened.body as { image: { id: string }; upload: { urls: { url: string }[] } };
+    await fetch(`${mock.baseUrl}/__mock/clock`, {
+      method: 'POST',
+      headers: { ...asOperator, 'content-type': 'application/json' },
+      body: JSON.stringify({ advance_ms: (86_400 + 60) * 1000 }),
+    });
+    const put = await fetch(upload.urls[0].url, { method: 'PUT', body: new Uint8Array(1000) });
+    expect(put.status).toBe(403);
+    expect((await client.call('POST', `/api/v1/upload/${image.id}/complete`)).status).toBe(422);
+    expect(await partUrlExpired()).toMatchObject({
+      applies: true,
+      met: true,
+      evidence: { operation_id: 'completeUpload', status: 422 },
+    });
   });
 });
