@@ -336,7 +336,7 @@ export const CLAUSES: Clause[] = [
     'EXP-11',
     'Exports',
     'assumed',
-    'An export sent with an ETag answers If-None-Match with it (alone or in a list) 304, no body and the same ETag; other overlay options, another ETag.',
+    'An export sent with an ETag answers If-None-Match with it (alone or in a list) or `*` 304, no body and the same ETag, also after its segmentation was shared and the share revoked; other overlay options, another ETag.',
   ),
   c(
     'SMP-01',

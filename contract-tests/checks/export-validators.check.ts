@@ -1,16 +1,19 @@
 /**
  * Conditional GET of the exports (EXP-11, assumed: the interface is silent on validators). A target
  * need not send an ETag; one that does must honour it: If-None-Match with that ETag answers 304,
- * no body, the same ETag, also when it is sent weak (`W/`) or is one of a comma-separated list,
- * an overlay drawn with other options does not share its ETag, and another segmentation's file
- * (a second model's run on the same image) has a tag of its own.
+ * no body, the same ETag, also when it is sent weak (`W/`), is one of a comma-separated list or is
+ * `*` (any version of a file that exists), an overlay drawn with other options does not share its
+ * ETag, and another segmentation's file (a second model's run on the same image) has a tag of its
+ * own. Sharing the segmentation, opening its page and revoking the share change none of its files,
+ * so none of their ETags either: the tags held before still answer 304.
  */
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import type { CheckContext } from '../harness/check.js';
-import { completedSegmentation, secondSegmentation } from '../harness/flows.js';
+import { completedSegmentation, secondSegmentation, trackShare } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
-import { expectStatus } from '../harness/steps.js';
+import { expectStatus, need } from '../harness/steps.js';
+import type { Share } from '../../openapi/generated/client/types.gen.js';
 
 const EXPORTS = ['exportMeasurementsCsv', 'exportRoisGeojson', 'exportRoisZip', 'exportOverlayPng'];
 
@@ -43,6 +46,15 @@ check(
     if (redTag !== null && plainTag !== null)
       expect(redTag, 'overlay.png: ETag of the red outlines against the default yellow ones').not.toBe(
         plainTag,
+      );
+    // last, so a target that cannot share blocks no judgement above
+    await sharedOpenedRevoked(ctx, first.segmentationId);
+    // the oracle holds each answer to the ETag the export came with first: 304 for the same file
+    for (const [operationId, etag] of tags)
+      expectStatus(
+        await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': etag } }),
+        304,
+        `${operationId} with If-None-Match: ${etag}, after the segmentation was shared and the share revoked`,
       );
     // said once the rest has run: a pass would claim another segmentation's files were told apart
     if (!second && !ctx.api.violations.length)
@@ -79,6 +91,25 @@ async function conditionalExports(
     const list = `"not-this-one", ${etag}`;
     const listed = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': list } });
     expectStatus(listed, 304, `${operationId} with If-None-Match: ${list}`);
+    // `*` matches any version of a file that exists (RFC 9110 13.1.2): a cache revalidating whatever it holds
+    const any = await ctx.api.call<Buffer>(operationId, { params, headers: { 'if-none-match': '*' } });
+    expectStatus(any, 304, `${operationId} with If-None-Match: *`);
   }
   return tags;
+}
+
+/**
+ * What a client does to a segmentation without touching its files: shares it, opens the share's
+ * public page (a view counted on the share) and revokes the share (revoked again, as a no-op, at
+ * the check's end).
+ */
+async function sharedOpenedRevoked(ctx: CheckContext, segmentationId: string): Promise<void> {
+  const share = need(
+    await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
+    200,
+    ['id', 'url'],
+  );
+  trackShare(ctx, share.body.id, segmentationId);
+  need(await ctx.api.raw('GET', share.body.url!, { key: null }), 200);
+  need(await ctx.api.call<Share>('revokeShare', { params: { share_id: share.body.id } }), 200);
 }

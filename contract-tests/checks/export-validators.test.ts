@@ -12,27 +12,36 @@ vi.mock('../harness/check.js', () => ({
 vi.mock('../harness/flows.js', () => ({
   completedSegmentation: async () => ({ segmentationId: 's1' }),
   secondSegmentation: async () => undefined,
+  trackShare: () => undefined,
 }));
 vi.mock('../harness/sample-images.js', () => ({ presetTiff: () => ({ bytes: Buffer.alloc(0) }) }));
 
-/** A target that tags each export (and each overlay colour) and honours every validator. */
+const request = (label: string) => ({ method: 'GET', path: '/', url: '', label });
+
+/**
+ * A target that tags each export (and each overlay colour) and honours every validator, and shares
+ * the segmentation and revokes its share.
+ */
 const call = async (operationId: string, options: { headers?: Record<string, string>; query?: object }) => {
+  if (operationId === 'createShare' || operationId === 'revokeShare')
+    return { status: 200, body: { id: 'sh1', url: 'http://target/share/t' }, request: request(operationId) };
   const etag = `"${operationId}-${JSON.stringify(options.query ?? {})}"`;
   const conditional = options.headers?.['if-none-match'] !== undefined;
   return {
     status: conditional ? 304 : 200,
     headers: new Headers({ etag }),
     bytes: Buffer.alloc(conditional ? 0 : 1),
-    request: { method: 'GET', path: '/', url: '', label: operationId },
+    request: request(operationId),
   };
 };
+const raw = async () => ({ status: 200, headers: new Headers(), request: request('share page') });
 
 it('skips, saying so, when no second segmentation completed, and the rest passed', async () => {
   await import('./export-validators.check.js');
   const skip = vi.fn((reason: string) => {
     throw new Error(`skipped: ${reason}`);
   });
-  const ctx = { api: { call, violations: [] }, skip } as unknown as CheckContext;
+  const ctx = { api: { call, raw, violations: [] }, skip } as unknown as CheckContext;
   await expect(bodies[0]!(ctx)).rejects.toThrow(/skipped: no second segmentation .* not compared/);
   expect(skip).toHaveBeenCalledTimes(1);
 });

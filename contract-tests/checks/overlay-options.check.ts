@@ -8,9 +8,10 @@ import { expectFieldError, type ValidationItem } from '../harness/validation-ite
 /**
  * The overlay's drawing options, one at a time against the default drawing, so the oracle can hold
  * each against it: the outlines in another colour, an opaque fill and a half-transparent one, and
- * a size cap above the image's. Then values the document's schema refuses, each of which the
- * oracle predicts refused 422 (VAL-05), never drawn as the nearest value it takes, with an item
- * that names the parameter and echoes the value sent (VAL-02).
+ * a size cap above the image's and at each end of its range (the oracle predicts each answered).
+ * Then values the document's schema refuses, each of which the oracle predicts refused 422
+ * (VAL-05), never drawn as the nearest value it takes, with an item that names the parameter and
+ * echoes the value sent (VAL-02).
  * What each overlay's pixels must be the oracle predicts (model/overlay-options.ts); here only that
  * every option changes the drawing at all.
  */
@@ -36,14 +37,15 @@ check(
       expect(drawn.bytes.equals(plain.bytes), `${label}: the same bytes as the default drawing`).toBe(false);
     }
     // a cap above the longest side: the overlay is only ever scaled down, so it keeps its full size
-    // (the oracle holds its size to the default drawing's)
+    // (the oracle holds its size to the default drawing's); and each end of the document's range,
+    // which is inclusive: 65536 (what a client sends for "no cap") and 16 (scaled to 16 at most)
     const longest = Math.max(plain.bytes.readUInt32BE(16), plain.bytes.readUInt32BE(20));
-    const above = { max_size: Math.min(65536, 2 * longest) };
-    expectStatus(
-      await ctx.api.call<Buffer>('exportOverlayPng', { params, query: above }),
-      200,
-      `overlay.png?max_size=${above.max_size}`,
-    );
+    for (const max_size of [Math.min(65536, 2 * longest), 65536, 16])
+      expectStatus(
+        await ctx.api.call<Buffer>('exportOverlayPng', { params, query: { max_size } }),
+        200,
+        `overlay.png?max_size=${max_size}`,
+      );
     // each refusal names its own parameter and echoes what was sent (VAL-02), not an earlier one's
     for (const query of REFUSED) {
       const refused = await ctx.api.call<{ detail: ValidationItem[] }>('exportOverlayPng', { params, query });

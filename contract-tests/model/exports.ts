@@ -33,6 +33,8 @@ const S = {
     'max_size: cap on the longest side in pixels; the image is scaled down preserving its aspect ratio',
   unknownColumn:
     'An unknown column yields an error whose detail names the unknown column(s) and lists the valid ones',
+  unknownColumnString:
+    'Handled errors have body {detail: string}; measurements.csv 422: an unknown column: then `detail` is a string that names each unknown column and lists the valid ones (document), not the validation array of a non-UUID id',
 };
 
 const INTEGER_COLUMNS = [
@@ -86,12 +88,21 @@ const namedAsWord = (text: string, name: string): boolean =>
 
 /**
  * The error for unknown `columns` (its status is not shown): its detail names every unknown one
- * asked for and every valid one, each as a word of its own.
+ * asked for and every valid one, each as a word of its own, in one string (a handled error's
+ * detail, as the document gives it), so a client shows it as it came rather than rebuilding a
+ * sentence out of validation items.
  */
 function unknownColumns(x: Exchange, url: URL, findings: Finding[]): void {
   const unknown = url.searchParams.getAll('columns').filter((c) => c !== '' && !CSV_COLUMNS.includes(c));
   const detail = isObject(x.body) ? x.body.detail : undefined;
   if (unknown.length === 0 || detail === undefined) return;
+  if (typeof detail !== 'string')
+    findings.push({
+      sentence: S.unknownColumnString,
+      subject: `${x.operationId} ${x.status} detail for columns ${unknown.join(', ')}: type`,
+      predicted: 'a string',
+      received: JSON.stringify(detail),
+    });
   const text = typeof detail === 'string' ? detail : JSON.stringify(detail);
   const missing = [...new Set(unknown), ...CSV_COLUMNS].filter((name) => !namedAsWord(text, name));
   if (missing.length)

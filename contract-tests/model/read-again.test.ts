@@ -150,5 +150,10 @@ describe('the oracle, on values read again', () => {
       `exportMeasurementsCsv 422 detail for columns areaa: names bbox_h / ${JSON.stringify(`${right}x`)}`,
     ]);
     expect(refused(`Valid columns: ${CSV_COLUMNS.join(', ')}`)[0]).toMatch(/names areaa \//);
+    // the same words as validation items: named, but not the string the document gives
+    const items = [{ loc: ['query', 'columns', '1'], msg: right, type: 'literal_error', input: 'areaa' }];
+    expect(refused(items)).toEqual([
+      `exportMeasurementsCsv 422 detail for columns areaa: type: a string / ${JSON.stringify(items)}`,
+    ]);
   });
 });
