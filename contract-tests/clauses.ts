@@ -267,7 +267,7 @@ export const CLAUSES: Clause[] = [
     'MOD-02',
     'Models',
     'stated',
-    "GET /models lists every shared base model beside the organization's custom ones (a custom model named as a base model hides neither), whatever the organization has used (at its storage and analysis caps too), and a model it lists is one POST /predict takes: never answered 404.",
+    "GET /models lists every shared base model beside the organization's custom ones (a custom model named as a base model hides neither), every version of a custom model, whatever the organization's plan and whatever it has used (at its storage and analysis caps too), and a model it lists is one POST /predict takes: never answered 404.",
   ),
   c(
     'PRED-01',

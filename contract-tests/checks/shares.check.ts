@@ -65,17 +65,32 @@ check(
   },
 );
 
-/** Who opens a public page: each opens it once, and each open is counted. */
-type Visitors = Array<[string, (ctx: CheckContext) => string | null]>;
+/**
+ * Who opens a public page: each opens it once, and each open is counted. The third entry is the
+ * User-Agent it opens with, where it names one.
+ */
+type Visitors = Array<[string, (ctx: CheckContext) => string | null, string?]>;
+
+/**
+ * Clients a link is opened from besides a browser: a lab's script, a command line, a mobile app,
+ * an intranet portal. "view_count: times the link was opened" names no client, so each counts.
+ */
+const CLIENTS: Visitors = [
+  [
+    'no credential, from a browser',
+    () => null,
+    'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/128.0',
+  ],
+  ['no credential, from a Python script', () => null, 'python-requests/2.32.3'],
+  ['no credential, from curl', () => null, 'curl/8.5.0'],
+  ['no credential, from an Android app', () => null, 'okhttp/4.12.0'],
+  ['no credential, from a Java portal', () => null, 'Java/17.0.10'],
+];
 
 check(
-  'the public page opens without credentials, shows the count, and counts each view',
+  'the public page opens without credentials, shows the count, and counts each view, whichever client opens it',
   { clauses: ['SHR-08', 'SHR-09', 'SHR-04', 'AUTH-06'] },
-  async (ctx) =>
-    opensAndCounts(ctx, [
-      ['no credential', () => null],
-      ['no credential', () => null],
-    ]),
+  async (ctx) => opensAndCounts(ctx, [['no credential', () => null], ...CLIENTS]),
 );
 
 check(
@@ -111,8 +126,9 @@ function apiLinksOf(ctx: CheckContext, html: string, pageUrl: string): string[] 
 async function opensAndCounts(ctx: CheckContext, visitors: Visitors): Promise<void> {
   const { share, cellCount } = await sharedSegmentation(ctx);
   const links = new Set<string>();
-  for (const [i, [label, key]] of visitors.entries()) {
-    const page = await ctx.api.raw('GET', share.url!, { key: key(ctx) });
+  for (const [i, [label, key, agent]] of visitors.entries()) {
+    const headers = agent ? { 'user-agent': agent } : undefined;
+    const page = await ctx.api.raw('GET', share.url!, { key: key(ctx), headers });
     expectStatus(page, 200, `open the share page with ${label} (view ${i + 1})`);
     expect(page.headers.get('content-type'), 'share page: content type').toMatch(/text\/html/);
     const html = await page.text();
