@@ -123,14 +123,15 @@ export class PredictionRun {
   }
 
   /**
-   * Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile.
-   * Under the organization's lock, which a delete holds too: read and written back without it, a
-   * delete committed in between would be undone by the write (an upsert).
+   * Applies `change` to the prediction's row if it is still in flight; false when it was deleted or
+   * finished meanwhile (the control plane's FAILED, sent to another instance, stops no run here).
+   * Under the organization's lock, which a delete and a publish hold too: read and written back
+   * without it, a delete or an outcome committed in between would be undone by the write (an upsert).
    */
   private update(prediction: PredictionRecord, change: (p: PredictionRecord) => void): Promise<boolean> {
     return underOrganizationLock(this.state, prediction.organizationId, async () => {
       const current = await this.state.predictions.get(prediction.id);
-      if (!current) return false;
+      if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return false;
       change(current);
       await this.state.predictions.put(current);
       return true;
