@@ -59,7 +59,11 @@ export class PredictionRun {
       await this.publisher.commit(id, { status: 'FAILED', error });
       return;
     }
-    if (attempt > 1 && !(await this.update(prediction, (p) => (p.runAttempts = attempt)))) return;
+    if (
+      attempt !== prediction.runAttempts &&
+      !(await this.update(prediction, (p) => (p.runAttempts = attempt)))
+    )
+      return;
     const plan = await this.controls.planFor(prediction);
     let outcome: ReadyOutcome;
     let written: string | undefined;
@@ -110,14 +114,20 @@ export class PredictionRun {
 
   /**
    * Puts the row in flight back as `found`, so that the next claim reads the same attempt from it,
-   * and drops the outcome it held for polls: its files were removed when its publish failed.
+   * and drops the outcome it held for polls: its files were removed when its publish failed. One
+   * that turned STARTED stays STARTED (a status never goes back) and counts one run fewer instead:
+   * the next claim, seeing STARTED, counts a run again, and so reads the same attempt.
    */
   private restore(found: PredictionRecord): Promise<void> {
     return underOrganizationLock(this.state, found.organizationId, async () => {
       const current = await this.state.predictions.get(found.id);
       if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return;
       const { status, startedAt, runAttempts } = found;
-      await this.state.predictions.put({ ...current, status, startedAt, runAttempts });
+      const kept =
+        current.status === 'STARTED' && status === 'SUBMITTED'
+          ? { runAttempts: runAttempts - 1 }
+          : { status, startedAt, runAttempts };
+      await this.state.predictions.put({ ...current, ...kept });
       await this.state.pollHolds.delete(found.id);
     });
   }
