@@ -101,9 +101,7 @@ export function renderMarkdown(report: ConformanceReport): string {
         '',
         `Clauses: ${f.clauses.join(', ')} · ${f.file}${f.reproducer ? ` · reproducer: [${f.reproducer}](${f.reproducer})` : ''}`,
         '',
-        '```',
-        (f.error ?? '').slice(0, 3000),
-        '```',
+        ...fenced((f.error ?? '').slice(0, 3000)),
         '',
       );
   }
@@ -122,12 +120,22 @@ function rootCauseLines(report: ConformanceReport): string[] {
       `${index + 1}. **${escape(head)}**${cause.reproducer ? ` · [reproducer](${cause.reproducer})` : ''}`,
     );
     // the message's other lines as written (a response body among them), inside the list item
-    if (rest.length) lines.push('   ```', ...rest.map((line) => `   ${line}`), '   ```');
+    if (rest.length) lines.push(...fenced(rest.join('\n')).map((line) => `   ${line}`));
     if (cause.fails.length) lines.push(`   - fails: ${escape(affected(cause.fails))}`);
     if (cause.blocks.length) lines.push(`   - blocks: ${escape(affected(cause.blocks))}`);
   });
   lines.push('');
   return lines;
+}
+
+/**
+ * `text` as a code block, its fence longer than any run of backticks in it: the target's answers
+ * are quoted there, and a ``` of theirs would close a plain fence and open one over the report.
+ */
+function fenced(text: string): string[] {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [fence, ...text.split('\n'), fence];
 }
 
 function firstLine(text = ''): string {

@@ -74,3 +74,14 @@ describe('a step that failed one check and blocked another', () => {
     ]);
   });
 });
+
+describe("a root cause whose message holds a Markdown fence (the target's answer, quoted)", () => {
+  it('stays inside its block: the fence around it is longer than any run of backticks in it', () => {
+    const fenced = {
+      ...cleanupFailed,
+      error: 'the check passed, but:\n- getShare: 500: ```\n# not a heading',
+    };
+    const markdown = renderMarkdown(report([fenced]));
+    expect(markdown).toContain('   ````\n   - getShare: 500: ```\n   # not a heading\n   ````');
+  });
+});

@@ -49,7 +49,7 @@ async function answering(status: number, code: string): Promise<{ endpoint: stri
 
 it.each([
   [404, 'NoSuchBucket', 'the bucket does not exist at'],
-  [403, 'AccessDenied', 'the bucket may not be used with these credentials (HTTP 403) at'],
+  [403, 'AccessDenied', 'the bucket may not be used with these credentials (HTTP 403 AccessDenied) at'],
 ])('refuses to start on a bucket S3 answers %i for, naming it', async (status, code, problem) => {
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
@@ -74,4 +74,35 @@ it('refuses S3 settings beside the embedded store instead of leaving them unused
   await expect(openObjectStore(config, dataLayout(os.tmpdir()), false, () => new Date())).rejects.toThrow(
     '--s3-bucket (S3_BUCKET) and --s3-endpoint (S3_ENDPOINT) set, but the object store is the embedded one: add --object-store s3 (OBJECT_STORE=s3)',
   );
+});
+
+it('starts on a bucket whose policy lets it list only under --s3-prefix, where S3 answers HeadBucket 403', async () => {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDEXAMPLE');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+  // As AWS answers for a policy granting s3:ListBucket with an s3:prefix condition, and the objects under it.
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://s3');
+    const listed = req.method === 'GET' && url.searchParams.get('prefix')?.startsWith('cellseg/');
+    res.writeHead(listed ? 200 : 403, { 'content-type': 'application/xml' });
+    res.end(
+      req.method === 'HEAD'
+        ? undefined
+        : listed
+          ? '<ListBucketResult><Name>cells</Name><KeyCount>0</KeyCount><IsTruncated>false</IsTruncated></ListBucketResult>'
+          : '<Error><Code>AccessDenied</Code><Message></Message></Error>',
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    const config = loadConfig(
+      ['--object-store', 's3', '--s3-bucket', 'cells', '--s3-endpoint', endpoint, '--s3-prefix', 'cellseg'],
+      { S3_FORCE_PATH_STYLE: 'true' },
+    );
+    await expect(
+      openObjectStore(config, dataLayout(os.tmpdir()), false, () => new Date()),
+    ).resolves.toBeDefined();
+  } finally {
+    server.close();
+  }
 });

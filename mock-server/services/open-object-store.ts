@@ -31,7 +31,7 @@ export async function openObjectStore(
     const problem = await store.bucketProblem();
     if (problem)
       throw new ConfigError(
-        `--s3-bucket ${config.s3Bucket}: the bucket ${problem} at ${config.s3Endpoint || 'AWS'}; create it (with its CORS rule) or name another`,
+        `--s3-bucket ${config.s3Bucket}: the bucket ${problem} at ${config.s3Endpoint || 'AWS'}; ${problem === 'does not exist' ? 'create it (with its CORS rule) or name another' : 'check the credentials, or let them list and use the bucket'}`,
       );
     return store;
   }

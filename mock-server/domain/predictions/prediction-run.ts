@@ -59,7 +59,11 @@ export class PredictionRun {
       await this.publisher.commit(id, { status: 'FAILED', error });
       return;
     }
-    if (attempt > 1 && !(await this.update(prediction, (p) => (p.runAttempts = attempt)))) return;
+    if (
+      attempt !== prediction.runAttempts &&
+      !(await this.update(prediction, (p) => (p.runAttempts = attempt)))
+    )
+      return;
     const plan = await this.controls.planFor(prediction);
     let outcome: ReadyOutcome;
     let written: string | undefined;
@@ -110,27 +114,34 @@ export class PredictionRun {
 
   /**
    * Puts the row in flight back as `found`, so that the next claim reads the same attempt from it,
-   * and drops the outcome it held for polls: its files were removed when its publish failed.
+   * and drops the outcome it held for polls: its files were removed when its publish failed. One
+   * that turned STARTED stays STARTED (a status never goes back) and counts one run fewer instead:
+   * the next claim, seeing STARTED, counts a run again, and so reads the same attempt.
    */
   private restore(found: PredictionRecord): Promise<void> {
     return underOrganizationLock(this.state, found.organizationId, async () => {
       const current = await this.state.predictions.get(found.id);
       if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return;
       const { status, startedAt, runAttempts } = found;
-      await this.state.predictions.put({ ...current, status, startedAt, runAttempts });
+      const kept =
+        current.status === 'STARTED' && status === 'SUBMITTED'
+          ? { runAttempts: runAttempts - 1 }
+          : { status, startedAt, runAttempts };
+      await this.state.predictions.put({ ...current, ...kept });
       await this.state.pollHolds.delete(found.id);
     });
   }
 
   /**
-   * Applies `change` to the prediction's row if it still exists; false when it was deleted meanwhile.
-   * Under the organization's lock, which a delete holds too: read and written back without it, a
-   * delete committed in between would be undone by the write (an upsert).
+   * Applies `change` to the prediction's row if it is still in flight; false when it was deleted or
+   * finished meanwhile (the control plane's FAILED, sent to another instance, stops no run here).
+   * Under the organization's lock, which a delete and a publish hold too: read and written back
+   * without it, a delete or an outcome committed in between would be undone by the write (an upsert).
    */
   private update(prediction: PredictionRecord, change: (p: PredictionRecord) => void): Promise<boolean> {
     return underOrganizationLock(this.state, prediction.organizationId, async () => {
       const current = await this.state.predictions.get(prediction.id);
-      if (!current) return false;
+      if (current?.status !== 'SUBMITTED' && current?.status !== 'STARTED') return false;
       change(current);
       await this.state.predictions.put(current);
       return true;

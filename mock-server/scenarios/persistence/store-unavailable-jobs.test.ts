@@ -90,6 +90,21 @@ it('a prediction whose image cannot be read for a moment is run again, and compl
   expect([failures.left, done.status, done.error, done.runAttempts]).toEqual([0, 'COMPLETED', null, 1]);
 }, 20_000);
 
+it('a prediction put off after it STARTED keeps reading STARTED, and its next run is the same attempt', async () => {
+  const failures = { left: 0 };
+  w = await domainWorld(flakyReads(failures));
+  const id = await readyWithoutPlane(w);
+  failures.left = 2;
+  const written: string[] = [];
+  const put = w.state.predictions.put.bind(w.state.predictions);
+  w.state.predictions.put = (p) => (written.push(p.status), put(p));
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  expect(written.slice(written.indexOf('STARTED'))).not.toContain('SUBMITTED');
+  const done = (await w.state.predictions.get(prediction.id))!;
+  expect([failures.left, done.status, done.runAttempts]).toEqual([0, 'COMPLETED', 1]);
+}, 20_000);
+
 it('a prediction put off twice counts the time it was put off toward the bound, not the time its runs worked', async () => {
   const failures = { left: 0 };
   // Each run reads the original at once, and learns it failed after its least running time, 1 s.
@@ -128,8 +143,9 @@ it('a prediction whose held outcome met the database unavailable as it was publi
   // The poll's publish and the run's both fail: the run removes what it wrote and puts the row back.
   w.unavailableTransactions = 2;
   await w.predictions.get(w.org, prediction.id);
-  const putBack = async () => (await w.state.predictions.get(prediction.id))?.status === 'SUBMITTED';
+  const putBack = async () => !(await w.predictions.isHeldForPolls(prediction.id));
   expect(await eventually(putBack, 10_000)).toBe(true);
+  expect((await w.state.predictions.get(prediction.id))?.status).toBe('STARTED');
   // A poll while the job is put off publishes nothing held from the run that failed.
   await w.predictions.get(w.org, prediction.id);
   await w.predictions.idle();

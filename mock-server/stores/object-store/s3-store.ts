@@ -17,7 +17,6 @@ import {
   type DeleteObjectsCommandOutput,
   GetObjectCommand,
   type GetObjectCommandOutput,
-  HeadBucketCommand,
   HeadObjectCommand,
   type HeadObjectCommandOutput,
   ListObjectsV2Command,
@@ -196,17 +195,20 @@ export class S3ObjectStore implements ObjectStore {
 
   /**
    * Why the bucket cannot be used, when S3 says so (it does not exist, or these credentials may not
-   * use it); undefined when it can, or when S3 did not answer (it may be back before a request comes).
+   * list it under the prefix); undefined when it can, or when S3 did not answer (it may be back
+   * before a request comes). A listing under the prefix, as deleting an image's files sends, not
+   * HeadBucket: S3 answers that 403 to a policy that grants listing only under a prefix.
    */
   async bucketProblem(): Promise<string | undefined> {
     try {
-      await this.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      await this.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix, MaxKeys: 1 }));
       return undefined;
     } catch (error) {
       const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       const name = (error as { name?: unknown }).name;
-      if (status === 404 || name === 'NotFound' || name === 'NoSuchBucket') return 'does not exist';
-      if (status === 403 || status === 401) return `may not be used with these credentials (HTTP ${status})`;
+      if (status === 404 || name === 'NoSuchBucket') return 'does not exist';
+      if (status === 403 || status === 401)
+        return `may not be used with these credentials (HTTP ${status} ${String(name)})`;
       return undefined;
     }
   }
