@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { check } from '../harness/check.js';
+import { check, type CheckContext } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
-import { throwawayOrganization } from '../harness/control-plane.js';
+import { throwawayOrganization, type ThrowawayOrganization } from '../harness/control-plane.js';
 import { openResumable, pollPrediction, putParts, uploadFile } from '../harness/flows.js';
 import type { ApiClient } from '../harness/api-client.js';
 import { fittingModelId } from '../harness/model-choice.js';
@@ -87,12 +87,43 @@ check(
       ]),
     );
     await ctx.verify('CAP-05', () => expectStatus(reopened, 200, 'the freed slot'));
+    await slotsAtTheCap(ctx, org, ids[1]);
     // complete adds no image (the slot was taken at creation): an upload opened in the last slot
     // completes at the cap, each part PUT first so the oracle predicts its 202 (after the last
     // count read: the bytes are no TIFF, and a failed image may be removed by the service)
     if (reopened.status === 200) await completeWhole(client, reopened.body as UploadResponse);
   },
 );
+
+/**
+ * The cap is the organization's, whichever key creates: at the cap, a key added to the
+ * organization is refused too. Deleting an upload still in flight (aborted first) frees its one
+ * slot: one creation is taken after it, the next refused. The oracle predicts each answer from the
+ * organization's counters, which a second key or an abort-then-delete must not bend.
+ */
+async function slotsAtTheCap(
+  ctx: CheckContext,
+  org: ThrowawayOrganization,
+  uploading: string | undefined,
+): Promise<void> {
+  const second = await org.addKey();
+  const bySecond = await openResumable(ctx, 1000, 'second-key.tif', second);
+  await ctx.verify('CAP-05', () =>
+    expectStatus(bySecond, 402, 'a key added to the organization, at the cap'),
+  );
+  if (!uploading) return;
+  need(await org.client.call('deleteUpload', { params: { image_id: uploading } }), 200);
+  const after = [
+    await openResumable(ctx, 1000, 'after-abort.tif', org.client),
+    await openResumable(ctx, 1000, 'past-abort.tif', org.client),
+  ];
+  await ctx.verify('CAP-05', () =>
+    expect(
+      after.map((r) => r.status),
+      'two creations after deleting an upload still in flight at the cap',
+    ).toEqual([200, 402]),
+  );
+}
 
 check(
   'the analysis cap holds at its exact boundary, with the storage cap reached too; a skipped prediction, at the cap or under it, and a refused one do not count',

@@ -1,8 +1,9 @@
 import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
-import { openResumable, trackImage } from '../harness/flows.js';
+import { openResumable, pollImage, putParts, trackImage } from '../harness/flows.js';
+import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
-import type { CreatedImage, UploadPlan } from '../../openapi/generated/client/types.gen.js';
+import type { CreatedImage, Image, UploadPlan } from '../../openapi/generated/client/types.gen.js';
 
 /**
  * DELETE /upload/{id} "aborts any in-flight resumable upload first": after it, the part URLs the
@@ -46,5 +47,37 @@ check(
     expectStatus(created, 200, 'create an image record with resumable: true');
     trackImage(ctx, ctx.api, created.body.id);
     await partsAfterDelete(ctx, created.body.id, created.body.upload!, 'POST /image');
+  },
+);
+
+/** Opens a resumable upload of `bytes`, PUTs its parts and completes it: the image is then processing. */
+async function completed(ctx: CheckContext, bytes: Buffer, name: string): Promise<string> {
+  const opened = need(await openResumable(ctx, bytes.length, name), 200, ['image.id', 'upload.urls']);
+  await putParts(ctx.api, opened.body.upload!, bytes);
+  need(await ctx.api.call('completeUpload', { params: { image_id: opened.body.image.id } }), 202);
+  return opened.body.image.id;
+}
+
+check(
+  'DELETE /upload/{id} of an image still processing removes it for good: its conversion ending later does not bring it back',
+  { clauses: ['UP-09'] },
+  async (ctx) => {
+    // "any" state is deleted: a conversion that ends after the delete must not write its image
+    // back (the oracle predicts 404 on every read of a deleted image)
+    const bytes = presetTiff('easy-8bit-256').bytes;
+    const id = await completed(ctx, bytes, 'deleted-processing.tif');
+    need(await ctx.api.call('deleteUpload', { params: { image_id: id } }), 200);
+    expectStatus(
+      await ctx.api.call('getUpload', { params: { image_id: id } }),
+      404,
+      'right after the delete',
+    );
+    // the same bytes completed after it: once they are converted, the deleted one's conversion
+    // would have ended too
+    const later = await completed(ctx, bytes, 'converted-after.tif');
+    const done: Image = await pollImage(ctx, later);
+    expect(done.upload_status, 'the upload completed after the delete: upload_status').toBe('ready');
+    for (const read of ['getUpload', 'getImage'] as const)
+      expectStatus(await ctx.api.call(read, { params: { image_id: id } }), 404, `${read} once converted`);
   },
 );

@@ -95,6 +95,19 @@ check(
       /"(storage_)?key"\s*:/i,
     );
     for (const { url } of plan.urls) expect(url, 'a part URL holds no image id').not.toContain(image.id);
+    // the same file opened again while the first is still uploading (a plate re-imaged, a client
+    // retrying): an upload of its own, never the first one's plan, where its parts would land
+    const again = need(await openResumable(ctx, size), 200, ['image.id', 'upload.urls']);
+    expect(again.body.upload!.upload_id, 'the same name and size opened again: upload_id').not.toBe(
+      plan.upload_id,
+    );
+    // the part count at its edges: 1 byte, and one byte past a whole part (the last part 1 byte long)
+    for (const edge of [1, plan.part_size + 1]) {
+      const opened = need(await openResumable(ctx, edge, `edge-${edge}.tif`), 200, ['upload.urls']);
+      expect(opened.body.upload!.urls.length, `POST /upload (resumable) of ${edge} bytes: parts`).toBe(
+        Math.ceil(edge / opened.body.upload!.part_size),
+      );
+    }
     // the media type with a charset parameter, as many HTTP clients send JSON: still Mode B
     const charset = await ctx.api.call<UploadResponse>('uploadImage', {
       body: { name: `${ctx.target.namePrefix}charset.tif`, size },

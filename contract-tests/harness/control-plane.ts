@@ -16,6 +16,8 @@ export interface ThrowawayOrganization {
   client: ApiClient;
   /** The organization's counters, as the mock's control plane reports them. */
   usage(): Promise<Usage>;
+  /** A client with a key added to the organization (a second key of its own, as a team hands out). */
+  addKey(): Promise<ApiClient>;
   /** How this organization's predictions progress (delays, polls before completing). */
   progress(settings: Partial<Omit<components['schemas']['MockProgress'], 'organization_id'>>): Promise<void>;
 }
@@ -53,6 +55,17 @@ export async function throwawayOrganization(
       const mine = listed.body.find((o) => o.id === id);
       if (!mine) throw new Error(`organization ${id} is no longer listed`);
       return mine.usage;
+    },
+    async addKey() {
+      const added = need(
+        await ctx.api.call<{ api_key: string }>('mockCreateApiKey', {
+          ...admin,
+          params: { organization_id: id },
+        }),
+        200,
+        ['api_key'],
+      );
+      return ctx.clientFor(added.body.api_key);
     },
     async progress(settings) {
       need(

@@ -24,6 +24,8 @@ const S = {
   uploading: 'Mode B … Response: Upload response with upload = plan and image.upload_status = uploading',
   cap: 'Image storage cap … reaching it yields 402 on upload and on image-record creation. Failed or aborted images still count until deleted',
   plan: 'urls: items {part_number, url}; PUT each chunk to its url, in part order (every part but the last has exactly part_size bytes)',
+  ownPlan:
+    "Mode B … Response: Upload response with upload = plan; upload_id: opaque id of the multipart upload; PUT each chunk to its url (the plan is the opened upload's own: no upload_id or part URL of another upload, where its parts would land)",
   echo: 'name: filename or label; size: file size in bytes',
   newId: 'All ids are UUIDs: a created image has an id of its own',
   gone: 'DELETE /upload/{image_id} or DELETE /image/{image_id} … removed',
@@ -101,11 +103,32 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
   };
   if (resumable) {
     if (!isObject(upload)) compare(findings, S.uploading, `${op}: upload`, 'a plan', upload ?? null);
-    else if (typeof size === 'number') findings.push(...planFindings(op, upload, size, record));
+    else {
+      ownPlan(world, op, upload, findings);
+      if (typeof upload.upload_id === 'string') record.uploadId = upload.upload_id;
+      if (typeof size === 'number') findings.push(...planFindings(op, upload, size, record));
+    }
   }
   world.images.set(image.id, record);
   if (counters) counters.images++;
   return findings;
+}
+
+/**
+ * A plan handed out again (a "resume" of another upload of the same name, say) sends this upload's
+ * parts into the other one: the upload_id and every part URL are answered for one upload only.
+ */
+function ownPlan(world: World, op: string, plan: Json, findings: Finding[]): void {
+  const urls = new Set(
+    (Array.isArray(plan.urls) ? plan.urls.filter(isObject) : []).map((u) => u.url).filter(Boolean),
+  );
+  for (const other of world.images.values()) {
+    if (typeof plan.upload_id === 'string' && other.uploadId === plan.upload_id)
+      compare(findings, S.ownPlan, `${op}: upload.upload_id`, `not image ${other.id}'s`, plan.upload_id);
+    const shared = other.partUrls.filter((url) => urls.has(url));
+    if (shared.length)
+      compare(findings, S.ownPlan, `${op}: upload.urls`, `none of image ${other.id}'s`, shared);
+  }
 }
 
 function planFindings(op: string, plan: Json, size: number, record: ImageRecord): Finding[] {

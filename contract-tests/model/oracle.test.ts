@@ -396,6 +396,33 @@ describe('the oracle', () => {
     expect(complete(undefined, 202)).toEqual([]);
   });
 
+  it('flags a plan handed out twice, and one short of a part for the size', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const open = (id: string, size: number, plan: Record<string, unknown>) =>
+      subjects(
+        oracle,
+        exchange(
+          'uploadImage',
+          200,
+          { image: { id, name: 'r.tif', size, upload_status: 'uploading' }, success: true, upload: plan },
+          { sent: { name: 'r.tif', size } },
+        ),
+      );
+    const urls = (tag: string, parts: number) =>
+      Array.from({ length: parts }, (_, i) => ({ part_number: i + 1, url: `http://store/${tag}${i + 1}` }));
+    const first = { part_size: 5, upload_id: 'u1', urls: urls('a', 2) };
+    expect(open(IMAGE, 6, first)).toEqual([]);
+    expect(open(PREDICTION, 6, { part_size: 5, upload_id: 'u2', urls: urls('b', 2) })).toEqual([]);
+    expect(open(SHARE, 6, first)).toEqual([
+      `uploadImage: upload.upload_id: "not image ${IMAGE}'s" / "u1"`,
+      `uploadImage: upload.urls: "none of image ${IMAGE}'s" / ["http://store/a1","http://store/a2"]`,
+    ]);
+    expect(open(MODEL, 6, { part_size: 5, upload_id: 'u4', urls: urls('c', 1) })).toEqual([
+      'uploadImage: upload.urls (parts of 6 bytes by 5): 2 / 1',
+    ]);
+  });
+
   it('predicts a complete with a parts list: subset, part outside the plan and wrong ETag refused, any order taken', () => {
     const oracle = new Oracle();
     oracle.knowKeys({ main: KEY });

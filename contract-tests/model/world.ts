@@ -42,6 +42,8 @@ export interface ImageRecord {
   deleted: boolean;
   /** Presigned part URLs handed out, and whether the upload was since closed (completed or aborted). */
   partUrls: string[];
+  /** The plan's upload_id, when it gave one. */
+  uploadId?: string;
   closedBy?: 'complete' | 'abort';
   /** The reason the first answer that showed it failed gave: failed is a last state, so its reason stays. */
   uploadError?: string;
