@@ -53,8 +53,9 @@ it('awaits the undo of what a cut body created late, and fails the check it belo
     seen.push(`${req.method} ${req.url}`);
     const json = (status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    // the body's request, answered after its cut; the undo's read names the run's image
-    if (req.url === '/api/v1/models') setTimeout(() => json(200, []), 300);
+    // the body's request, answered well after its cut (50 ms), even on a loaded machine; the
+    // undo's read names the run's image
+    if (req.url === '/api/v1/models') setTimeout(() => json(200, []), 1500);
     else if (req.method === 'GET') json(200, { id: IMAGE, name: 'contract-late-cells.tif' });
     else json(500, { detail: 'busy' });
   });
