@@ -660,7 +660,7 @@ export interface paths {
         };
         /**
          * Test helper for the caller's own organization - its recent requests and responses, newest first.
-         * @description The entries of requests made with one of the organization's keys, and the views of its share pages, a revoked one's 404 too (opened without a key, by anyone holding the link); nobody else's.
+         * @description The entries of requests made with one of the organization's keys, and the views of its share pages, a revoked one's 404 too, its page's or its image's (opened without a key, by anyone holding the link); nobody else's.
          */
         get: operations["mockOrgJournal"];
         put?: never;

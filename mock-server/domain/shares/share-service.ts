@@ -73,6 +73,11 @@ export class ShareService {
     return { live, organizationId: share?.organizationId };
   }
 
+  /** Whose share the token names, live or revoked; undefined for a token never issued. */
+  async ownerOf(token: string): Promise<string | undefined> {
+    return (await this.state.shares.byToken(token))?.organizationId;
+  }
+
   private async liveOf(share: ShareRecord | undefined): Promise<LiveShare | undefined> {
     if (!share || share.revokedAt) return undefined;
     const segmentation = await this.loadSegmentation(share.segmentationId);

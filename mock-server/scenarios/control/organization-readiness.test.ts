@@ -98,6 +98,23 @@ describe('a revoked share in the live read', () => {
     const acmeJournal = (await read(mock.apiKey, 'journal')) as { operation_id: string | null }[];
     expect(acmeJournal.filter((e) => e.operation_id === 'viewSharePage')).toEqual([]);
   });
+
+  it('counts the 404 of its preview image alone as met too, as a readiness run does', async () => {
+    const acme = apiClient(mock.baseUrl, mock.apiKey);
+    const share = await acme.createShare((await acme.completedSegmentation()).segmentationId);
+    const image = `${share.url}/image.png`;
+    expect((await fetch(image)).status).toBe(200);
+    expect((await acme.call('DELETE', `/api/v1/shares/${share.id}`)).status).toBe(200);
+    expect((await fetch(image)).status).toBe(404);
+    const cases = (await read(mock.apiKey, 'readiness')) as { cases: { id: string }[] };
+    expect(cases.cases.find((c) => c.id === 'share-revoked')).toMatchObject({
+      met: true,
+      evidence: { operation_id: 'viewShareImage', status: 404, path: new URL(image).pathname },
+    });
+    // A live share's image is the page's, loaded with it: not a view of its own in the journal.
+    const journal = (await read(mock.apiKey, 'journal')) as { operation_id: string | null; status: number }[];
+    expect(journal.filter((e) => e.operation_id === 'viewShareImage').map((e) => e.status)).toEqual([404]);
+  });
 });
 
 describe('an expired part URL in the live read', () => {
