@@ -298,6 +298,12 @@ export const CLAUSES: Clause[] = [
     'exact',
   ),
   c(
+    'PRED-08',
+    'Predictions',
+    'assumed',
+    "A prediction's status moves forward only: once a poll read STARTED, no later poll reads SUBMITTED (the document's PredictionStatus).",
+  ),
+  c(
     'EXP-01',
     'Exports',
     'stated',
@@ -631,6 +637,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
   'PRED-04': ['prediction-acknowledgement-from-post-predict.e19277'],
   'PRED-05': ['post-predict.f077f4', 'errors.ca0aa9'],
   'PRED-07': ['post-predict.4a3ea0'],
+  'PRED-08': ['prediction-status.ee5a43'],
   'EXP-01': ['what-the-service-does.f4ba4d', 'csv-measurement-columns.068007', 'export.baae5d'],
   'EXP-02': ['export.669b27', 'export.0c2339'],
   'EXP-03': ['export.e08f0b', 'errors.e27733'],

@@ -30,7 +30,7 @@ check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }
 
 check(
   'a prediction is acknowledged at once and reaches COMPLETED with segmentation_id and cell_count',
-  { clauses: ['PRED-01', 'PRED-02', 'PRED-03'] },
+  { clauses: ['PRED-01', 'PRED-02', 'PRED-03', 'PRED-08'] },
   async (ctx) => {
     const sample = presetTiff('easy-8bit-256');
     const imageId = await readyImage(ctx, sample.bytes);
@@ -158,6 +158,37 @@ check(
       );
     }
     await pollPrediction(ctx, first.body.prediction_id, client);
+  },
+);
+
+/** How long a run held by the control plane reads STARTED at least: several polls apart. */
+const STARTED_MS = 400;
+
+check(
+  "a prediction's status moves forward only: once a poll read STARTED, none reads SUBMITTED",
+  { clauses: ['PRED-08'], requires: ['control'] },
+  async (ctx) => {
+    // The oracle judges the order of every poll (the PRED-01..03 check's too, on any target); here
+    // a throw-away organization's run stays STARTED for several polls, so the rule is met for sure.
+    const org = await throwawayOrganization(ctx, 'forward', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    await org.progress({ start_delay_ms: 0, run_delay_ms: STARTED_MS });
+    const imageId = await readyImage(ctx, presetTiff().bytes, org.client);
+    const ack = need(
+      await org.client.call<PredictionAck>('createPrediction', {
+        body: { image_id: imageId, model_id: await fittingModelId(org.client) },
+      }),
+      200,
+      ['prediction_id'],
+    );
+    const seen = new Set<string>();
+    await pollPrediction(ctx, ack.body.prediction_id, org.client, seen);
+    if (!seen.has('STARTED'))
+      ctx.skip(
+        `no poll read STARTED in its ${STARTED_MS} ms at least (the machine too slow to observe the rule)`,
+      );
   },
 );
 

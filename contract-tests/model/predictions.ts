@@ -4,6 +4,7 @@ import {
   isObject,
   isUuid,
   limitNamed,
+  show,
   type Exchange,
   type Finding,
 } from './exchange.js';
@@ -29,6 +30,8 @@ const S = {
   echo: 'Prediction: image_id, model_id (the ones the prediction was started with)',
   completed: 'segmentation_id and cell_count only once COMPLETED',
   terminal: 'Clients poll until COMPLETED or FAILED (a finished prediction stays finished)',
+  forward:
+    'Moves forward only: SUBMITTED, then STARTED, then COMPLETED or FAILED … a STARTED prediction never reads SUBMITTED again (document, PredictionStatus, assumed)',
   gone: 'DELETE /upload/{image_id} … Derived means its predictions …: afterwards GET /predict/{id} answers 404',
   foreign: 'A resource of another organization is answered as not found (404)',
   upperCase:
@@ -168,6 +171,7 @@ export function observePoll(
   compare(findings, S.echo, 'getPrediction: model_id', prediction.modelId, body.model_id);
   const status = body.status;
   if (prediction.outcome) compare(findings, S.terminal, 'getPrediction: status', prediction.outcome, status);
+  judgeForward(findings, prediction, x, status);
   const completed = status === 'COMPLETED';
   for (const field of ['segmentation_id', 'cell_count'])
     if (completed !== (body[field] !== undefined && body[field] !== null))
@@ -217,4 +221,26 @@ export function observePoll(
     });
   }
   return findings;
+}
+
+/**
+ * The document's PredictionStatus (assumed, so filed under PRED-08 alone: the interface says
+ * "Transitions: not shown"): a poll sent after one read STARTED never reads SUBMITTED. A poll sent
+ * before that answer came may have been answered first; a finished prediction is S.terminal's.
+ */
+function judgeForward(findings: Finding[], prediction: PredictionRecord, x: Exchange, status: unknown): void {
+  if (status === 'STARTED') prediction.startedReadAt ??= x.receivedAt;
+  else if (
+    status === 'SUBMITTED' &&
+    !prediction.outcome &&
+    prediction.startedReadAt !== undefined &&
+    x.sentAt > prediction.startedReadAt
+  )
+    findings.push({
+      sentence: S.forward,
+      subject: 'getPrediction: status (an earlier poll read STARTED)',
+      predicted: 'STARTED, COMPLETED or FAILED',
+      received: show(status),
+      clause: 'PRED-08',
+    });
 }

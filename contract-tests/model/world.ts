@@ -69,6 +69,8 @@ export interface PredictionRecord {
   heldPolls?: number;
   /** Polls of it answered 200 so far. */
   polls?: number;
+  /** When the first poll that read it STARTED was answered (the client's clock). */
+  startedReadAt?: number;
   segmentationId?: string;
   cellCount?: number;
 }

@@ -47,6 +47,18 @@ describe('behaviour mutants', () => {
     }
   });
 
+  it('started-put-back answers SUBMITTED to each poll after the first that read STARTED, and leaves others', async () => {
+    const { pass, log } = caseOf('behaviour:prediction-status:started-put-back');
+    const read = (status: string) =>
+      pass(exchange('GET', `/api/v1/predict/${SEG}`), answer(200, { prediction_id: SEG, status }));
+    expect(json(await read('SUBMITTED')).status).toBe('SUBMITTED');
+    expect(json(await read('STARTED')).status).toBe('STARTED');
+    expect(json(await read('STARTED')).status).toBe('SUBMITTED');
+    expect(json(await read('STARTED')).status).toBe('SUBMITTED');
+    expect(json(await read('COMPLETED')).status).toBe('COMPLETED');
+    expect(log.changed).toBe(2);
+  });
+
   it('view-count-stale answers the first read of a share ever after', async () => {
     const { pass, log } = caseOf('behaviour:shares:view-count-stale');
     await pass(exchange('GET', `/api/v1/shares/${SHARE}`), answer(200, { id: SHARE, view_count: 0 }));

@@ -8,6 +8,7 @@ import { keyScopeMutants } from './key-scope.js';
 import { listedPartMutants } from './listed-parts.js';
 import { partUrlLifeMutants } from './part-url-life.js';
 import { predictionReuseMutants } from './prediction-reuse.js';
+import { predictionStatusMutants } from './prediction-status.js';
 import { refusalMutants } from './refusals.js';
 import { shareChoiceMutants, shareMutants } from './shares.js';
 import { storageCapMutants } from './storage-cap.js';
@@ -17,6 +18,7 @@ import { uploadSizeMutants } from './upload-size.js';
 /** Every behaviour-level mutant, one module per kind of rule of the interface. */
 export const behaviourMutants = (): Mutant[] => [
   ...predictionReuseMutants(),
+  ...predictionStatusMutants(),
   ...analysisQuotaMutants(),
   ...storageCapMutants(),
   ...deleteCascadeMutants(),
