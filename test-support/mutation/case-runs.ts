@@ -60,6 +60,26 @@ async function ownTinyKey(mockUrl: string, tiny: string, name: string): Promise<
   return ((await created.json()) as { api_keys: string[] }).api_keys[0];
 }
 
+/**
+ * The seed organizations of `keys` set back to no analyses this month, between two batches (no case
+ * runs then). A whole run's cases predict more than the seed plans' months allow (Acme's 2000), and a
+ * check blocked by that 402 reads as a kill its mutant did not make, crediting no clause.
+ */
+async function analysesBackToNone(mockUrl: string, keys: readonly string[]): Promise<void> {
+  const seed = JSON.parse(readFileSync(path.join(REPO_ROOT, 'fixtures', 'seed.json'), 'utf8')) as {
+    organizations: Array<{ id: string; api_keys: string[] }>;
+  };
+  for (const org of seed.organizations.filter((o) => o.api_keys.some((k) => keys.includes(k)))) {
+    const set = await fetch(`${mockUrl}/__mock/organizations/${org.id}/usage`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ analyses_this_month: 0 }),
+    });
+    if (set.status !== 200)
+      throw new Error(`PUT usage of ${org.id} answered ${set.status}: ${await set.text()}`);
+  }
+}
+
 /** Cases of one vitest run at a time: their proxies and loaded check modules are let go between batches. */
 const BATCH = 48;
 
@@ -164,6 +184,7 @@ export async function runCases(
     const project = vitest.getProjectByName('mutation');
     for (let start = 0; start < runs.length; start += BATCH) {
       const batch = runs.slice(start, start + BATCH).filter((r) => r.files.length);
+      await analysesBackToNone(mockUrl, [keys.main, keys.other]);
       const proxies = await Promise.all(batch.map((r) => startSabotageProxy(mockUrl, r.sabotage, keys)));
       const tinyKeys = await Promise.all(
         batch.map((r) => ownTinyKey(mockUrl, keys.tiny, `mutation ${r.key}`)),
