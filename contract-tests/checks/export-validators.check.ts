@@ -10,7 +10,7 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import type { CheckContext } from '../harness/check.js';
-import { completedSegmentation, secondSegmentation, trackShare } from '../harness/flows.js';
+import { completedSegmentation, newShare, secondSegmentation } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { Share } from '../../openapi/generated/client/types.gen.js';
@@ -104,12 +104,7 @@ async function conditionalExports(
  * the check's end).
  */
 async function sharedOpenedRevoked(ctx: CheckContext, segmentationId: string): Promise<void> {
-  const share = need(
-    await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
-    200,
-    ['id', 'url'],
-  );
-  trackShare(ctx, share.body.id, segmentationId);
-  need(await ctx.api.raw('GET', share.body.url!, { key: null }), 200);
-  need(await ctx.api.call<Share>('revokeShare', { params: { share_id: share.body.id } }), 200);
+  const share = await newShare(ctx, segmentationId);
+  need(await ctx.api.raw('GET', share.url!, { key: null }), 200);
+  need(await ctx.api.call<Share>('revokeShare', { params: { share_id: share.id } }), 200);
 }

@@ -12,7 +12,7 @@ vi.mock('../harness/check.js', () => ({
 vi.mock('../harness/flows.js', () => ({
   completedSegmentation: async () => ({ segmentationId: 's1' }),
   secondSegmentation: async () => undefined,
-  trackShare: () => undefined,
+  newShare: async () => ({ id: 'sh1', url: 'http://target/share/t' }),
 }));
 vi.mock('../harness/sample-images.js', () => ({ presetTiff: () => ({ bytes: Buffer.alloc(0) }) }));
 
@@ -23,7 +23,7 @@ const request = (label: string) => ({ method: 'GET', path: '/', url: '', label }
  * the segmentation and revokes its share.
  */
 const call = async (operationId: string, options: { headers?: Record<string, string>; query?: object }) => {
-  if (operationId === 'createShare' || operationId === 'revokeShare')
+  if (operationId === 'revokeShare')
     return { status: 200, body: { id: 'sh1', url: 'http://target/share/t' }, request: request(operationId) };
   const etag = `"${operationId}-${JSON.stringify(options.query ?? {})}"`;
   const conditional = options.headers?.['if-none-match'] !== undefined;

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { CheckContext } from '../harness/check.js';
-import { completedSegmentation, secondSegmentation, trackShare } from '../harness/flows.js';
+import { completedSegmentation, newShare, secondSegmentation, trackShare } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { Share } from '../../openapi/generated/client/types.gen.js';
 
@@ -12,18 +12,7 @@ const shareToken = (url: string) => url.split('/').pop()!;
 
 async function sharedSegmentation(ctx: CheckContext) {
   const segmentation = await completedSegmentation(ctx, presetTiff().bytes);
-  return { ...segmentation, share: await shareOf(ctx, segmentation.segmentationId) };
-}
-
-/** POST /shares for a segmentation; the share is revoked at the end of the check. */
-async function shareOf(ctx: CheckContext, segmentationId: string): Promise<Share> {
-  const share = need(
-    await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
-    200,
-    ['id', 'url'],
-  );
-  trackShare(ctx, share.body.id, segmentationId);
-  return share.body;
+  return { ...segmentation, share: await newShare(ctx, segmentation.segmentationId) };
 }
 
 check(
@@ -60,7 +49,7 @@ check(
     const second = await secondSegmentation(ctx, first);
     if (!second)
       return ctx.skip('a second segmentation of the shared image did not complete (the second model failed)');
-    await shareOf(ctx, second.segmentationId);
+    await newShare(ctx, second.segmentationId);
     need(await ctx.api.call<Share>('createShare', { body: { segmentation_id: first.segmentationId } }), 200);
   },
 );

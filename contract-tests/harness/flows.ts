@@ -10,6 +10,7 @@ import type {
   PredictionCompleted,
   PredictionFailed,
   PredictionFields,
+  Share,
   UploadPlan,
   UploadResponse,
 } from '../../openapi/generated/client/types.gen.js';
@@ -58,6 +59,17 @@ export function trackShare(ctx: CheckContext, id: string, segmentationId: string
     baseUrl: ctx.target.directBaseUrl,
     segmentationId,
   });
+}
+
+/** POST /shares for a segmentation, needing its id and url; the share is revoked at the check's end. */
+export async function newShare(ctx: CheckContext, segmentationId: string): Promise<Share> {
+  const share = need(
+    await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
+    200,
+    ['id', 'url'],
+  );
+  trackShare(ctx, share.body.id, segmentationId);
+  return share.body;
 }
 
 /**
