@@ -57,25 +57,21 @@ export class ShareService {
     });
   }
 
-  /** A live share and its segmentation for a public token, or undefined (unknown, revoked or deleted). */
-  async resolveToken(token: string): Promise<LiveShare | undefined> {
-    return this.liveOf(await this.state.shares.byToken(token));
-  }
-
   /**
-   * Opening a share's page: the live share and its segmentation, with the view counted (none when
-   * not live), and the organization whose share the token is, revoked or not (none when unknown).
+   * A public token's live share and its segmentation (none when unknown, revoked or deleted), and
+   * the organization whose share the token is, revoked or not (none when never issued): whose
+   * journal lists the visit.
    */
-  async openPage(token: string): Promise<{ live?: LiveShare; organizationId?: string }> {
+  async resolveToken(token: string): Promise<{ live?: LiveShare; organizationId?: string }> {
     const share = await this.state.shares.byToken(token);
-    const live = await this.liveOf(share);
-    if (live) await this.recordView(live.share);
-    return { live, organizationId: share?.organizationId };
+    return { live: await this.liveOf(share), organizationId: share?.organizationId };
   }
 
-  /** Whose share the token names, live or revoked; undefined for a token never issued. */
-  async ownerOf(token: string): Promise<string | undefined> {
-    return (await this.state.shares.byToken(token))?.organizationId;
+  /** Opening a share's page: the token resolved, with the view counted (none when not live). */
+  async openPage(token: string): Promise<{ live?: LiveShare; organizationId?: string }> {
+    const opened = await this.resolveToken(token);
+    if (opened.live) await this.recordView(opened.live.share);
+    return opened;
   }
 
   private async liveOf(share: ShareRecord | undefined): Promise<LiveShare | undefined> {

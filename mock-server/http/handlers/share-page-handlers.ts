@@ -7,7 +7,7 @@ import { renderSharePage, renderUnavailablePage } from '../share-page/render-sha
 
 /** Public pages: no credential, and nothing served for a token that is not live. */
 export interface SharePageUseCases {
-  shares: Pick<ShareService, 'openPage' | 'resolveToken' | 'ownerOf'>;
+  shares: Pick<ShareService, 'openPage' | 'resolveToken'>;
   settings: { shareBaseUrl: string; publicBaseUrl: string };
 }
 
@@ -31,11 +31,11 @@ export function sharePageHandlers({ shares, settings }: SharePageUseCases): Reco
 
     async viewShareImage({ res, params }) {
       privateHeaders(res);
-      const live = await shares.resolveToken(params.share_token);
+      const { live, organizationId } = await shares.resolveToken(params.share_token);
       if (!live || !live.segmentation.previewPath) {
         // A live share's image is loaded with its page, which is the view; a revoked one's 404 is
         // what a client that fetched it met, journaled for the organization as the page's is.
-        if (!live) res.locals.organizationId = await shares.ownerOf(params.share_token);
+        if (!live) res.locals.organizationId = organizationId;
         return void res.status(404).json({ detail: 'Not Found' });
       }
       res.type('png');
