@@ -49,7 +49,7 @@ export function isMultipartRequest(exchange: Exchange): boolean {
   return (exchange.headers.get('content-type') ?? '').includes('multipart/form-data');
 }
 
-export function writeCsv(rows: string[][]): string {
+function writeCsv(rows: string[][]): string {
   const quote = (cell: string) => (/[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
   return rows.map((row) => row.map(quote).join(',') + '\r\n').join('');
 }
