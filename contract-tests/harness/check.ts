@@ -224,7 +224,9 @@ async function judgeAndClean(
   if (!failure || violationsAlone) meta.failedStep = oneServerErrorStep(record);
   if (!meta.skipReason)
     meta.reproducer = reproduce(
-      meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
+      meta.blockedBy
+        ? `step-${meta.blockedBy.key} ${meta.blockedBy.said ?? ''}`
+        : `${options.clauses[0]}-${title}`,
       meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
       options.clauses,
       failed.error,
@@ -337,7 +339,7 @@ function fileUnderClauses(meta: CheckMeta, record: CheckRecord, clauseFailures: 
 
 /**
  * The step a failure made of violations alone comes from, when every violation (the cleanup's
- * too) came from server errors of one operation and status: the status undocumented, the oracle
+ * too) came from server errors of one operation, status and body: the status undocumented, the oracle
  * having expected another, a cleanup's read that met it, all follow from that 5xx, which the
  * report then names once for every check it failed.
  */
@@ -345,7 +347,7 @@ function oneServerErrorStep(record: CheckRecord): Step | undefined {
   const steps = record.fromServerErrors.map(stepOf);
   const [first] = steps;
   if (!first || steps.length !== record.violations.length) return undefined;
-  return steps.every((step) => step.key === first.key) ? first : undefined;
+  return steps.every((step) => step.key === first.key && step.said === first.said) ? first : undefined;
 }
 
 /** The oracle's findings (contract-tests/model) said apart from answers outside the document. */

@@ -47,6 +47,7 @@ async function run(body: (ctx: CheckContext) => Promise<void>) {
 const SHARE_500 = {
   key: 'getShare answered 500',
   text: 'GET /api/v1/shares/{share_id} (getShare) answered 500',
+  said: '{"detail":"Injected fault: 500"}',
 };
 
 it("names the step when the check's only failure is its cleanup meeting a server error", async () => {
