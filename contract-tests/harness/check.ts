@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
 import { reportDir } from './cleanup.js';
 import { writeReproducer } from './reproducer.js';
-import { Cleanup, leftLines } from './cleanup.js';
+import { Cleanup, leftLines, type LeftResource } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
@@ -47,6 +47,8 @@ export interface CheckMeta {
   reproducer?: string;
   /** Outcomes of the clauses the check judged one by one (see CheckContext.verify). */
   clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string; step?: Step }>;
+  /** What its cleanup could not remove, pass or fail (the report's "left on the target"). */
+  left?: LeftResource[];
   /** The step the check needed and did not get (steps.ts `need`): its clauses are blocked, not failed. */
   blockedBy?: Step;
   /**
@@ -199,6 +201,7 @@ async function judgeAndClean(
   const beforeCleanup = record.violations.length;
   await cleanup.run();
   meta.calls = record.seen;
+  meta.left = cleanup.left;
   const cleanupErrors = record.violations.slice(beforeCleanup);
   // Its findings are the check's, though it was judged: awaited before the check ends, within
   // the body's last request and each undo's reads and delete.
