@@ -9,7 +9,7 @@ import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
 import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos } from './check-deadline.js';
-import { BlockedByStep, stepOf, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
+import { BlockedByStep, saying, stepOf, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import { pollTimeoutMs, type Capability, type Target } from './target.js';
 
 export interface CheckContext {
@@ -228,7 +228,7 @@ async function judgeAndClean(
   if (!meta.skipReason)
     meta.reproducer = reproduce(
       meta.blockedBy
-        ? `step-${meta.blockedBy.key} ${meta.blockedBy.said ?? ''}`
+        ? `step-${meta.blockedBy.key} ${saying(meta.blockedBy) ?? ''}`
         : `${options.clauses[0]}-${title}`,
       meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
       options.clauses,
@@ -350,7 +350,8 @@ function oneServerErrorStep(record: CheckRecord): Step | undefined {
   const steps = record.fromServerErrors.map(stepOf);
   const [first] = steps;
   if (!first || steps.length !== record.violations.length) return undefined;
-  return steps.every((step) => step.key === first.key && step.said === first.said) ? first : undefined;
+  const same = (step: Step) => step.key === first.key && saying(step) === saying(first);
+  return steps.every(same) ? first : undefined;
 }
 
 /** The oracle's findings (contract-tests/model) said apart from answers outside the document. */

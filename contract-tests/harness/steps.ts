@@ -54,6 +54,15 @@ export function stepOf(answer: Answer | ServerErrorAnswer): Step {
   };
 }
 
+/**
+ * What a step's 5xx said, ids and numbers blanked: one 500 that names each request's own id (or
+ * time) says the same every time, and two that say different things differ.
+ */
+export const saying = (step: Step): string | undefined =>
+  step.said
+    ?.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '…')
+    .replace(/[0-9a-f]*\d[0-9a-f]*/gi, '#');
+
 /** The start of a body as text, whitespace folded; undefined when empty or binary. */
 function bodyStart(bytes: Buffer): string | undefined {
   const text = bytes.toString('utf8', 0, Math.min(bytes.length, 240));

@@ -1,5 +1,5 @@
 import { ADVISORY_IDS } from '../clauses.js';
-import type { Step } from '../harness/steps.js';
+import { saying, type Step } from '../harness/steps.js';
 
 /** What a root cause needs of a check's result (conformance-model.ts's CheckResult, which imports this file). */
 interface CheckResult {
@@ -38,15 +38,11 @@ const whole = (text = '') => text.trim();
 
 /**
  * A step as a root cause: its request and status, and what a server error said, so two different
- * 500s of one operation are two causes. They are compared with ids and numbers blanked, so one
- * 500 naming each request's own id is still one cause however many checks met it.
+ * 500s of one operation are two causes, and one 500 naming each request's own id one.
  */
 function stepCause(step: Step): { key: string; text: string } {
   if (step.said === undefined) return step;
-  const said = step.said
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '…')
-    .replace(/[0-9a-f]*\d[0-9a-f]*/gi, '#');
-  return { key: `${step.key}: ${said}`, text: `${step.text}: ${step.said}` };
+  return { key: `${step.key}: ${saying(step)}`, text: `${step.text}: ${step.said}` };
 }
 
 /**
