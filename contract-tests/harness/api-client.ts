@@ -91,7 +91,7 @@ export interface CheckRecord {
 }
 
 /** A 5xx answer, as steps.ts names it. */
-export type ServerErrorAnswer = Pick<ApiResponse, 'request' | 'status'>;
+export type ServerErrorAnswer = Pick<ApiResponse, 'request' | 'status' | 'bytes'>;
 
 export const newCheckRecord = (): CheckRecord => ({
   seen: [],
@@ -260,7 +260,7 @@ export class ApiClient {
         injected: options.injectedStatus !== undefined,
       });
     const request = { method: op.method, path: op.path, url: url.toString(), label: operationId };
-    this.noteServerError(violationsBefore, { request, status: response.status });
+    this.noteServerError(violationsBefore, { request, status: response.status, bytes });
     return {
       status: response.status,
       headers: response.headers,
@@ -359,8 +359,8 @@ export class ApiClient {
       bytes: copy,
     });
     const request = { method, path: new URL(url).pathname, url, label: this.seen.at(-1)!.operationId };
-    RAW_REQUESTS.set(response, request);
-    this.noteServerError(violationsBefore, { request, status: response.status });
+    RAW_ANSWERS.set(response, { request, bytes: copy });
+    this.noteServerError(violationsBefore, { request, status: response.status, bytes: copy });
     return response;
   }
 
@@ -405,11 +405,11 @@ function readAgain(response: Response, bytes: Buffer): Response {
   return new Response([101, 103, 204, 205, 304].includes(response.status) ? null : bytes, init);
 }
 
-/** The request behind each answer of `ApiClient.raw`, so a message about the answer can name it. */
-const RAW_REQUESTS = new WeakMap<Response, ApiResponse['request']>();
+/** The request and body behind each answer of `ApiClient.raw`, so a message about the answer can name them. */
+const RAW_ANSWERS = new WeakMap<Response, Pick<ApiResponse, 'request' | 'bytes'>>();
 
-export const rawRequestOf = (response: Response): ApiResponse['request'] | undefined =>
-  RAW_REQUESTS.get(response);
+export const rawAnswerOf = (response: Response): Pick<ApiResponse, 'request' | 'bytes'> | undefined =>
+  RAW_ANSWERS.get(response);
 
 export function fillPath(template: string, params: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {

@@ -4,12 +4,12 @@ import path from 'node:path';
 import { ApiClient, newCheckRecord, type CheckRecord } from './api-client.js';
 import { reportDir } from './cleanup.js';
 import { writeReproducer } from './reproducer.js';
-import { Cleanup, leftLines } from './cleanup.js';
+import { Cleanup, leftLines, type LeftResource } from './cleanup.js';
 import { sharedContract, type OpenApiContract } from './openapi-contract.js';
 import { currentTarget } from './current-target.js';
 import { enterGate, GateTimeout } from './check-gate.js';
 import { bodyWithin, checkTimeoutMs, CLEANUP_RESERVE_MS, lateUndos } from './check-deadline.js';
-import { BlockedByStep, stepOf, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
+import { BlockedByStep, saying, stepOf, StepAnsweredOtherwise, withLastAnswer, type Step } from './steps.js';
 import { pollTimeoutMs, type Capability, type Target } from './target.js';
 
 export interface CheckContext {
@@ -47,6 +47,8 @@ export interface CheckMeta {
   reproducer?: string;
   /** Outcomes of the clauses the check judged one by one (see CheckContext.verify). */
   clauseOutcomes?: Record<string, { outcome: 'pass' | 'fail'; error?: string; step?: Step }>;
+  /** What its cleanup could not remove, pass or fail (the report's "left on the target"). */
+  left?: LeftResource[];
   /** The step the check needed and did not get (steps.ts `need`): its clauses are blocked, not failed. */
   blockedBy?: Step;
   /**
@@ -199,6 +201,7 @@ async function judgeAndClean(
   const beforeCleanup = record.violations.length;
   await cleanup.run();
   meta.calls = record.seen;
+  meta.left = cleanup.left;
   const cleanupErrors = record.violations.slice(beforeCleanup);
   // Its findings are the check's, though it was judged: awaited before the check ends, within
   // the body's last request and each undo's reads and delete.
@@ -224,7 +227,9 @@ async function judgeAndClean(
   if (!failure || violationsAlone) meta.failedStep = oneServerErrorStep(record);
   if (!meta.skipReason)
     meta.reproducer = reproduce(
-      meta.blockedBy ? `step-${meta.blockedBy.key}` : `${options.clauses[0]}-${title}`,
+      meta.blockedBy
+        ? `step-${meta.blockedBy.key} ${saying(meta.blockedBy) ?? ''}`
+        : `${options.clauses[0]}-${title}`,
       meta.blockedBy ? `the step that blocked "${title}": ${meta.blockedBy.text}` : title,
       options.clauses,
       failed.error,
@@ -337,7 +342,7 @@ function fileUnderClauses(meta: CheckMeta, record: CheckRecord, clauseFailures: 
 
 /**
  * The step a failure made of violations alone comes from, when every violation (the cleanup's
- * too) came from server errors of one operation and status: the status undocumented, the oracle
+ * too) came from server errors of one operation, status and body: the status undocumented, the oracle
  * having expected another, a cleanup's read that met it, all follow from that 5xx, which the
  * report then names once for every check it failed.
  */
@@ -345,7 +350,8 @@ function oneServerErrorStep(record: CheckRecord): Step | undefined {
   const steps = record.fromServerErrors.map(stepOf);
   const [first] = steps;
   if (!first || steps.length !== record.violations.length) return undefined;
-  return steps.every((step) => step.key === first.key) ? first : undefined;
+  const same = (step: Step) => step.key === first.key && saying(step) === saying(first);
+  return steps.every(same) ? first : undefined;
 }
 
 /** The oracle's findings (contract-tests/model) said apart from answers outside the document. */

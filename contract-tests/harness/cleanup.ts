@@ -12,6 +12,14 @@ export function ledgerFile(): string {
   return path.join(reportDir(), 'contract-ledger.jsonl');
 }
 
+/** A resource an undo could not remove (kept in the ledger), and what it met: the answer or its error. */
+export interface LeftResource {
+  kind: LedgerEntry['kind'];
+  id: string;
+  owner: string;
+  answer: string;
+}
+
 export interface LedgerEntry {
   kind: 'image' | 'share';
   id: string;
@@ -40,8 +48,8 @@ export class Cleanup {
   private readonly steps: Step[] = [];
   private readonly late: Array<Promise<void>> = [];
   private ran = false;
-  /** What the undos left on the target, kept in the ledger: each as `image <id>: <why>`. */
-  readonly left: string[] = [];
+  /** What the undos left on the target, kept in the ledger. */
+  readonly left: LeftResource[] = [];
 
   /**
    * After `run`, a creation is undone at once: a body cut at the check's deadline keeps running,
@@ -70,14 +78,20 @@ export class Cleanup {
       if (step.entry) writeLedger({ ...step.entry, done: true });
     } catch (err) {
       // left in the ledger for --cleanup-only
-      if (step.entry) this.left.push(`${step.entry.kind} ${step.entry.id}: ${(err as Error).message}`);
+      if (step.entry) {
+        const { kind, id, owner } = step.entry;
+        this.left.push({ kind, id, owner, answer: (err as Error).message });
+      }
     }
   }
 }
 
 /** What a cleanup left on the target, as a check's result and a replay's say it. */
-export const leftLines = (left: string[]): string[] =>
-  left.map((what) => `left on the target, kept in the ledger for --cleanup-only: ${what}`);
+export const leftLines = (left: LeftResource[]): string[] =>
+  left.map(
+    ({ kind, id, answer }) =>
+      `left on the target, kept in the ledger for --cleanup-only: ${kind} ${id}: ${answer}`,
+  );
 
 interface Step {
   entry?: LedgerEntry;

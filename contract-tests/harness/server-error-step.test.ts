@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -14,10 +15,18 @@ let server: http.Server;
 let reports: string;
 const SHARE = '0b8e5c1a-4d2f-4e6a-9c3b-7a1d2e3f4a5b';
 const IMAGE = '5b0d7c3e-2f4a-4c61-9e8b-1d2c3b4a5f60';
+const TRACED = '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
 
 beforeAll(async () => {
-  server = http.createServer((_req, res) =>
-    res.writeHead(500, { 'content-type': 'application/json' }).end('{"detail":"Injected fault: 500"}'),
+  // one share's 500 names each request's own id, as a target's error page may
+  server = http.createServer((req, res) =>
+    res
+      .writeHead(500, { 'content-type': 'application/json' })
+      .end(
+        req.url!.includes(TRACED)
+          ? `{"detail":"internal error","request_id":"${randomUUID()}"}`
+          : '{"detail":"Injected fault: 500"}',
+      ),
   );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   reports = mkdtempSync(path.join(os.tmpdir(), 'server-error-step-'));
@@ -47,6 +56,7 @@ async function run(body: (ctx: CheckContext) => Promise<void>) {
 const SHARE_500 = {
   key: 'getShare answered 500',
   text: 'GET /api/v1/shares/{share_id} (getShare) answered 500',
+  said: '{"detail":"Injected fault: 500"}',
 };
 
 it("names the step when the check's only failure is its cleanup meeting a server error", async () => {
@@ -73,4 +83,16 @@ it('names no step when the violations came from two', async () => {
   });
   expect(error).toMatch(/getImage: server error 500/);
   expect(meta.failedStep).toBeUndefined();
+});
+
+it('names it when its 500s differ only in the request id each names', async () => {
+  const readTraced = (ctx: CheckContext) => ctx.api.call('getShare', { params: { share_id: TRACED } });
+  const { meta } = await run(async (ctx) => {
+    ctx.cleanup.add(() => readTraced(ctx));
+    await readTraced(ctx);
+  });
+  expect(meta.failedStep).toMatchObject({
+    key: SHARE_500.key,
+    said: expect.stringMatching(/internal error/),
+  });
 });

@@ -1,4 +1,4 @@
-import { rawRequestOf, type ApiResponse, type ServerErrorAnswer } from './api-client.js';
+import { rawAnswerOf, type ApiResponse, type ServerErrorAnswer } from './api-client.js';
 import type { OpenApiContract } from './openapi-contract.js';
 import type { RecordedExchange } from './transcript.js';
 
@@ -11,6 +11,8 @@ export interface Step {
   key: string;
   /** The request and the answer in words: `POST /api/v1/upload (uploadImage) answered 415`. */
   text: string;
+  /** What a 5xx answered (its body's start): two server errors of one operation may say apart. */
+  said?: string;
 }
 
 /**
@@ -41,21 +43,38 @@ export class StepAnsweredOtherwise extends Error {
 type Answer = ApiResponse | Response;
 
 export function stepOf(answer: Answer | ServerErrorAnswer): Step {
-  const request = answer instanceof Response ? rawRequestOf(answer) : answer.request;
-  if (!request) return { key: `answered ${answer.status}`, text: `a request answered ${answer.status}` };
+  const known = answer instanceof Response ? rawAnswerOf(answer) : answer;
+  if (!known) return { key: `answered ${answer.status}`, text: `a request answered ${answer.status}` };
+  const { request, bytes } = known;
+  const said = answer.status >= 500 ? bodyStart(bytes) : undefined;
   return {
     key: `${request.label} answered ${answer.status}`,
     text: `${request.method} ${request.path}${request.label === request.path || request.label.startsWith(request.method) ? '' : ` (${request.label})`} answered ${answer.status}`,
+    ...(said ? { said } : {}),
   };
+}
+
+/**
+ * What a step's 5xx said, ids and numbers blanked: one 500 that names each request's own id (or
+ * time) says the same every time, and two that say different things differ.
+ */
+export const saying = (step: Step): string | undefined =>
+  step.said
+    ?.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '…')
+    .replace(/[0-9a-f]*\d[0-9a-f]*/gi, '#');
+
+/** The start of a body as text, whitespace folded; undefined when empty or binary. */
+function bodyStart(bytes: Buffer): string | undefined {
+  const text = bytes.toString('utf8', 0, Math.min(bytes.length, 240));
+  const binary = [...text].some((c) => c.charCodeAt(0) < 9 || (c.charCodeAt(0) > 13 && c.charCodeAt(0) < 32));
+  if (!text || binary) return undefined;
+  return `${text.replace(/\s+/g, ' ')}${bytes.length > 240 ? '…' : ''}`;
 }
 
 /** The start of an answer's body, for a message: what the target said when it said no. */
 function excerpt(answer: Answer): string {
-  if (answer instanceof Response) return '';
-  const text = answer.bytes.toString('utf8', 0, Math.min(answer.bytes.length, 240));
-  const binary = [...text].some((c) => c.charCodeAt(0) < 9 || (c.charCodeAt(0) > 13 && c.charCodeAt(0) < 32));
-  if (!text || binary) return '';
-  return `: ${text.replace(/\s+/g, ' ')}${answer.bytes.length > 240 ? '…' : ''}`;
+  const start = answer instanceof Response ? undefined : bodyStart(answer.bytes);
+  return start ? `: ${start}` : '';
 }
 
 const expectedText = (expected: number | number[]) =>

@@ -33,6 +33,7 @@ export function checkResults(testModules: ReadonlyArray<TestModule>): CheckResul
         reproducer: meta.reproducer,
         blockedBy: meta.blockedBy,
         failedStep: meta.failedStep,
+        left: meta.left?.length ? meta.left : undefined,
       });
     }
   }

@@ -1,5 +1,6 @@
 import { CLAUSES, type Clause } from '../clauses.js';
 import type { OpenApiContract } from '../harness/openapi-contract.js';
+import type { LeftResource } from '../harness/cleanup.js';
 import type { Step } from '../harness/steps.js';
 import { readRecord } from '../trace/mutation-record.js';
 import { traceGaps, type TraceGaps } from '../trace/gaps.js';
@@ -26,6 +27,13 @@ export interface CheckResult {
   blockedBy?: Step;
   /** The step whose answer the check's own expectation refused. */
   failedStep?: Step;
+  /** What its cleanup could not remove. */
+  left?: LeftResource[];
+}
+
+/** A resource a check's cleanup could not remove, pass or fail: still on the target, in the ledger. */
+export interface LeftOnTarget extends LeftResource {
+  check: string;
 }
 
 export interface ClauseResult extends Clause {
@@ -73,6 +81,8 @@ export interface ConformanceReport {
   };
   /** What failed, first: each failing step once, with what failed at it and what it blocked. */
   rootCauses: RootCause[];
+  /** What the run left behind on the target: every resource a cleanup could not remove. */
+  leftOnTarget: LeftOnTarget[];
   /** Where the trace from the interface's sentences to the clauses and their mutants breaks. */
   traceGaps: TraceGaps;
   clauses: ClauseResult[];
@@ -161,6 +171,7 @@ export function buildReport(
       ),
     },
     rootCauses: rootCauses(checks),
+    leftOnTarget: checks.flatMap((c) => (c.left ?? []).map((left) => ({ ...left, check: c.title }))),
     traceGaps: traceGaps(undefined, readRecord()),
     clauses,
     operations,

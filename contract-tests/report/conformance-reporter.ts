@@ -44,8 +44,10 @@ export default class ConformanceReporter implements Reporter {
     writeFileSync(path.join(REPORT_DIR, 'conformance.html'), renderHtml(report));
     const { clauses, advisories } = report.totals;
     const atRisk = advisories.fail ? `; ${advisories.fail} advisory at risk (see the report)` : '';
+    const left = report.leftOnTarget.length;
+    const leftBehind = left ? `; ${left} left on the target (see the report, and --cleanup-only)` : '';
     console.log(
-      `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.blocked} blocked, ${clauses.skipped} skipped, ${clauses['not-run']} not run${atRisk}; ` +
+      `\nConformance: ${clauses.pass} clauses pass, ${clauses.fail} fail, ${clauses.blocked} blocked, ${clauses.skipped} skipped, ${clauses['not-run']} not run${atRisk}${leftBehind}; ` +
         `report in ${shownPath(REPORT_DIR)}/conformance.{md,html,json}`,
     );
   }

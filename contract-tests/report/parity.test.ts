@@ -17,6 +17,7 @@ function report(
       advisories: { pass: 0, fail: 0, blocked: 0, skipped: 0, 'not-run': 0 },
     },
     rootCauses: [],
+    leftOnTarget: [],
     traceGaps: { sentencesWithoutClause: [], clausesNeverBroken: [], measured: false },
     clauses: clauses.map(([id, outcome, error]) => ({
       id,

@@ -1,4 +1,5 @@
 import { partOfChecks, type ConformanceReport } from './conformance-model.js';
+import { LEFT_INTRO } from './render-markdown.js';
 import type { Affected } from './root-causes.js';
 
 const ADVISORY_RESULT = {
@@ -73,6 +74,7 @@ tr.pass .result{color:#137333}tr.fail{background:#fce8e6}tr.fail .result{color:#
 <p>Target <code>${esc(report.target.baseUrl)}</code>, profile <code>${esc(report.target.profile)}</code>, enabled: ${esc(report.target.capabilities.join(', ') || 'none')}. Run ${esc(report.startedAt)} to ${esc(report.finishedAt)}.</p>
 <p class="totals"><span>Clauses: ${clauses.pass} pass</span><span>${clauses.fail} fail</span><span>${clauses.blocked} blocked</span><span>${clauses.skipped} skipped</span><span>${clauses['not-run']} not run</span><span>Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.blocked} blocked, ${checks.skipped} skipped</span></p>
 ${rootCauses ? `<h2>Root causes, first</h2><ol>${rootCauses}</ol>` : ''}
+${leftOnTargetHtml(report)}
 <h2>Stated by the interface</h2>
 <table><thead><tr><th>clause</th><th>area</th><th>result</th><th>statement</th><th>notes</th></tr></thead><tbody>${clauseRows('stated')}</tbody></table>
 <h2>Assumed where the interface says "not shown"</h2>
@@ -95,6 +97,21 @@ function esc(text: string): string {
     /[&<>"]/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string,
   );
+}
+
+/** What the run left on the target, whether its checks passed or not. */
+function leftOnTargetHtml(report: ConformanceReport): string {
+  if (!report.leftOnTarget.length)
+    return '<h2>Left on the target</h2><p>Nothing: every cleanup removed what its check made.</p>';
+  const rows = report.leftOnTarget
+    .map(
+      (l) =>
+        `<tr><td>${l.kind} <code>${esc(l.id)}</code></td><td>${esc(l.owner)}</td><td>${esc(l.check)}</td><td>${esc(l.answer)}</td></tr>`,
+    )
+    .join('\n');
+  const intro = esc(LEFT_INTRO).replace(/`([^`]+)`/g, '<code>$1</code>');
+  return `<h2>Left on the target</h2><p>${intro}</p>
+<table><thead><tr><th>resource</th><th>key</th><th>check</th><th>answer</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The interface trace's gaps: testable sentences without a clause, clauses no mutant broke. */

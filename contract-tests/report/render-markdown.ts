@@ -16,6 +16,10 @@ const ADVISORY_MARK = {
   skipped: 'skipped',
   'not-run': 'not run',
 } as const;
+/** What the "left on the target" section says of its list, in the Markdown and the HTML. */
+export const LEFT_INTRO =
+  "Each resource a check's cleanup could not remove, whether the check passed or not, and the answer it got. Each is kept in the report folder's contract-ledger.jsonl: `npm run contract -- --cleanup-only` with the same keys deletes it once the target lets it.";
+
 const HEADING = {
   stated: 'Stated by the interface',
   assumed: 'Assumed where the interface says "not shown"',
@@ -42,7 +46,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     `Checks: ${checks.pass} pass, ${checks.fail} fail, ${checks.blocked} blocked, ${checks.skipped} skipped.`,
     '',
   );
-  lines.push(...rootCauseLines(report));
+  lines.push(...rootCauseLines(report), ...leftOnTargetLines(report));
   for (const kind of ['stated', 'assumed', 'advisory'] as const) {
     lines.push(`## ${HEADING[kind]}`, '');
     lines.push('| clause | area | result | statement | notes |', '|---|---|---|---|---|');
@@ -124,6 +128,20 @@ function rootCauseLines(report: ConformanceReport): string[] {
     if (cause.fails.length) lines.push(`   - fails: ${escape(affected(cause.fails))}`);
     if (cause.blocks.length) lines.push(`   - blocks: ${escape(affected(cause.blocks))}`);
   });
+  lines.push('');
+  return lines;
+}
+
+/** What the run left on the target, whether its checks passed or not, before the clause tables. */
+function leftOnTargetLines(report: ConformanceReport): string[] {
+  const lines = ['## Left on the target', ''];
+  if (!report.leftOnTarget.length)
+    return [...lines, 'Nothing: every cleanup removed what its check made.', ''];
+  lines.push(`${LEFT_INTRO}`, '', '| resource | key | check | answer |', '|---|---|---|---|');
+  for (const left of report.leftOnTarget)
+    lines.push(
+      `| ${left.kind} \`${left.id}\` | ${left.owner} | ${escape(left.check)} | ${escape(left.answer)} |`,
+    );
   lines.push('');
   return lines;
 }

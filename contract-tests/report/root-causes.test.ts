@@ -1,4 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi, type TestContext } from 'vitest';
+import { runCheck, type CheckContext } from '../harness/check.js';
 import { CLAUSES } from '../clauses.js';
 import { sharedContract } from '../harness/openapi-contract.js';
 import { buildReport, type CheckResult } from './conformance-model.js';
@@ -84,4 +90,84 @@ describe("a root cause whose message holds a Markdown fence (the target's answer
     const markdown = renderMarkdown(report([fenced]));
     expect(markdown).toContain('   ````\n   - getShare: 500: ```\n   # not a heading\n   ````');
   });
+});
+
+/**
+ * Checks failed only by a server error of one operation, met against a target whose 500 says one
+ * thing for one share and another for the other: each different 500 is a root cause of its own,
+ * the same one met by two checks one.
+ */
+describe('server errors of one operation', () => {
+  const SAID = { one: '{"detail":"Injected fault: 500"}', other: '{"detail":"database locked"}' };
+  const SHARES = {
+    one: '0b8e5c1a-4d2f-4e6a-9c3b-7a1d2e3f4a5b',
+    other: '7c1d2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f',
+  };
+  let server: http.Server;
+  beforeAll(async () => {
+    server = http.createServer((req, res) =>
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(req.url?.includes(SHARES.other) ? SAID.other : SAID.one),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    vi.stubEnv('CONTRACT_BASE_URL', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    vi.stubEnv('CONTRACT_API_KEY', 'sk_test_main');
+    vi.stubEnv('CONTRACT_PROFILE', 'mock');
+    vi.stubEnv('CONTRACT_REPORT_DIR', mkdtempSync(path.join(os.tmpdir(), 'root-causes-')));
+  });
+  afterAll(async () => {
+    rmSync(process.env.CONTRACT_REPORT_DIR!, { recursive: true, force: true });
+    vi.unstubAllEnvs();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  /** A check that reads one share, as the report sees it once it failed. */
+  async function readingShare(title: string, share: keyof typeof SHARES): Promise<CheckResult> {
+    const testContext = { task: { meta: {} }, skip: () => {} } as unknown as TestContext;
+    const read = async (ctx: CheckContext) =>
+      void (await ctx.api.call('getShare', { params: { share_id: SHARES[share] } }));
+    const error = await runCheck(title, { clauses: [clause.id] }, read, testContext).then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
+    const meta = testContext.task.meta.contract!;
+    return { ...meta, title, file: 'a.check.ts', outcome: 'fail', durationMs: 1, error };
+  }
+
+  it('are two root causes when they say different things, one when they say the same', async () => {
+    const checks = [
+      await readingShare('first', 'one'),
+      await readingShare('again', 'one'),
+      await readingShare('other', 'other'),
+    ];
+    const text = 'GET /api/v1/shares/{share_id} (getShare) answered 500';
+    expect(report(checks).rootCauses.map((c) => [c.text, c.fails.map((f) => f.check)])).toEqual([
+      [`${text}: ${SAID.one}`, ['first', 'again']],
+      [`${text}: ${SAID.other}`, ['other']],
+    ]);
+  });
+});
+
+it('keeps one 500 that names each request its own id as one root cause', () => {
+  const step = {
+    key: 'getShare answered 500',
+    text: 'GET /api/v1/shares/{share_id} (getShare) answered 500',
+  };
+  const failedBy = (title: string, said: string): CheckResult => ({
+    ...cleanupFailed,
+    title,
+    failedStep: { ...step, said },
+  });
+  const causes = report([
+    failedBy(
+      'one',
+      '{"detail":"internal error","request_id":"3f1c2a6e-8b7d-4c55-9a0e-6d2b1f4e9a11","at":1764450000}',
+    ),
+    failedBy(
+      'two',
+      '{"detail":"internal error","request_id":"0b8e5c1a-4d2f-4e6a-9c3b-7a1d2e3f4a5b","at":1764450007}',
+    ),
+  ]).rootCauses;
+  expect(causes.map((c) => c.fails.map((f) => f.check))).toEqual([['one', 'two']]);
 });

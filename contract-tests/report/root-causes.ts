@@ -1,5 +1,5 @@
 import { ADVISORY_IDS } from '../clauses.js';
-import type { Step } from '../harness/steps.js';
+import { saying, type Step } from '../harness/steps.js';
 
 /** What a root cause needs of a check's result (conformance-model.ts's CheckResult, which imports this file). */
 interface CheckResult {
@@ -37,6 +37,15 @@ export interface RootCause {
 const whole = (text = '') => text.trim();
 
 /**
+ * A step as a root cause: its request and status, and what a server error said, so two different
+ * 500s of one operation are two causes, and one 500 naming each request's own id one.
+ */
+function stepCause(step: Step): { key: string; text: string } {
+  if (step.said === undefined) return step;
+  return { key: `${step.key}: ${saying(step)}`, text: `${step.text}: ${step.said}` };
+}
+
+/**
  * The run's failures folded into root causes, the ones blocking most clauses first: the step a
  * CI job must fix first is at the top, and the clauses behind it are not counted as failures.
  */
@@ -51,20 +60,25 @@ export function rootCauses(checks: CheckResult[]): RootCause[] {
   for (const check of checks) {
     const ownFails = Object.entries(check.clauseOutcomes ?? {}).filter(([, o]) => o.outcome === 'fail');
     for (const [clause, outcome] of ownFails) {
-      const key = outcome.step?.key ?? `${check.title}: ${clause}`;
-      cause(key, outcome.step?.text ?? whole(outcome.error), check.reproducer).fails.push({
+      const step = outcome.step && stepCause(outcome.step);
+      cause(
+        step?.key ?? `${check.title}: ${clause}`,
+        step?.text ?? whole(outcome.error),
+        check.reproducer,
+      ).fails.push({
         check: check.title,
         clauses: [clause],
       });
     }
     const rest = check.clauses.filter((id) => !ownFails.some(([clause]) => clause === id));
     if (check.outcome === 'blocked' && check.blockedBy) {
-      const found = cause(check.blockedBy.key, check.blockedBy.text);
+      const step = stepCause(check.blockedBy);
+      const found = cause(step.key, step.text);
       // the step's own reproducer (step-<step>.sh, one for every check it blocked) before a check's
       found.reproducer = check.reproducer ?? found.reproducer;
       found.blocks.push({ check: check.title, clauses: rest });
     } else if (check.outcome === 'fail' && !ownFails.length) {
-      const step = check.failedStep;
+      const step = check.failedStep && stepCause(check.failedStep);
       cause(step?.key ?? check.title, step?.text ?? whole(check.error), check.reproducer).fails.push({
         check: check.title,
         // an advisory its check judged reads as judged (conformance-model.ts), not failed by this
