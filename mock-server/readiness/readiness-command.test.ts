@@ -237,6 +237,34 @@ describe('a readiness run of a client that opens a resumable upload with POST /u
   }, 120_000);
 });
 
+describe('a readiness run of a client whose key a busy neighbour shares', () => {
+  it('keeps every request, the armed answer among them, however fast they come', async () => {
+    // The 429 armed on listModels, then 4000 more at 64 at a time: more between two reads of the
+    // journal than it keeps (1000), the way a contract run with the same key sends them.
+    const client = `
+      const h = { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY };
+      const models = () => fetch(process.env.CELLSEG_BASE_URL + '/models', { headers: h });
+      (async () => {
+        const first = await models();
+        let left = 4000;
+        await Promise.all(Array.from({ length: 64 }, async () => {
+          while (left-- > 0) await (await models()).arrayBuffer();
+        }));
+        console.log('first', first.status);
+      })();`;
+    const report = await readinessRun({
+      command: ['node', '-e', client],
+      cases: ['rate-limited'],
+      parallel: 1,
+      caseTimeoutMs: 60_000,
+    });
+    const [limited] = report.cases;
+    expect([limited.verdict, limited.run?.lastLines]).toEqual(['survived', ['first 429']]);
+    expect(limited.evidence).toEqual([expect.stringMatching(/GET \/api\/v1\/models → 429 \(armed\)/)]);
+    expect(limited.run?.journal.filter((e) => e.operation_id === 'listModels')).toHaveLength(4001);
+  }, 120_000);
+});
+
 describe('an interrupted readiness run', () => {
   it("ends the command's group and closes its mock: Ctrl-C never reaches a detached group", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'cellseg-readiness-'));
