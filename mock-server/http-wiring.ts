@@ -43,7 +43,7 @@ export function createHttpApp(services: Services, logger: Logger, stopping?: Abo
     faults,
     timekeeper: services.clock,
     dashboard: new DashboardReads(state),
-    readiness: new ReadinessControl(journal, state.organizations),
+    readiness: new ReadinessControl(journal, state.organizations, config.journalEntriesPerOrganization),
     snapshots: services.snapshots,
   };
   return createApp(useCases, logger, stopping);

@@ -25,33 +25,50 @@ export interface BodyLengths {
 const BODY_LIMIT = 4096;
 
 export class RequestJournal {
+  private readonly watchers = new Set<(entry: JournalEntryRead) => void>();
+
   constructor(private readonly table: JournalTable) {}
 
-  record(entry: JournalEntry, lengths: BodyLengths): Promise<void> {
+  async record(entry: JournalEntry, lengths: BodyLengths): Promise<void> {
     const request = cut(entry.requestBody, lengths.request);
     const response = cut(entry.responseBody, lengths.response);
-    if (request === entry.requestBody && response === entry.responseBody) return this.table.record(entry);
-    return this.table.record({
-      ...entry,
-      requestBody: request,
-      responseBody: response,
-      ...(request === entry.requestBody ? {} : { requestShape: jsonShape(entry.requestBody) }),
-    });
+    const kept =
+      request === entry.requestBody && response === entry.responseBody
+        ? entry
+        : {
+            ...entry,
+            requestBody: request,
+            responseBody: response,
+            ...(request === entry.requestBody ? {} : { requestShape: jsonShape(entry.requestBody) }),
+          };
+    await this.table.record(kept);
+    for (const watcher of this.watchers) watcher(asRead(kept));
+  }
+
+  /**
+   * Hands `watcher` every entry this process records from now on, as a read answers it: a reader
+   * in this process (a readiness run's own mock) misses none, however many a busy client sends
+   * between two reads and however few the journal keeps. Answers how to stop.
+   */
+  watch(watcher: (entry: JournalEntryRead) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Newest first. */
   async query(filter: JournalFilter): Promise<JournalEntryRead[]> {
-    const entries = await this.table.query(filter);
-    return entries.map((e) => ({
-      ...e,
-      requestShape: e.requestShape ?? (e.requestBody === undefined ? null : jsonShape(e.requestBody)),
-    }));
+    return (await this.table.query(filter)).map(asRead);
   }
 
   clear(): Promise<void> {
     return this.table.clear();
   }
 }
+
+const asRead = (e: JournalEntry): JournalEntryRead => ({
+  ...e,
+  requestShape: e.requestShape ?? (e.requestBody === undefined ? null : jsonShape(e.requestBody)),
+});
 
 /**
  * The body as the journal keeps it. `length` bounds its JSON text from above (a body read is never

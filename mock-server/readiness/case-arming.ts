@@ -70,6 +70,9 @@ async function organization(ctx: ArmingContext) {
 const succeeded = (e: JournalEntry, operationId: string) =>
   e.operation_id === operationId && e.status >= 200 && e.status < 300;
 
+/** What a client may do with a resumable upload it opened, besides sending its parts. */
+const UPLOAD_AFTERMATH = ['completeUpload', 'getUpload', 'abortUpload', 'deleteUpload', 'deleteImage'];
+
 export const CASE_ARMING: Record<CaseId, CaseArming> = {
   'rate-limited': {
     arm: (ctx) =>
@@ -100,12 +103,13 @@ export const CASE_ARMING: Record<CaseId, CaseArming> = {
       return true;
     },
     // Part PUTs carry no key, so the journal never shows them: an upload completed at once, with no
-    // fresh part URLs asked for, had its parts in before the clock moved.
+    // fresh part URLs asked for (none given up, none opened again), had its parts in before the
+    // clock moved.
     missedAfterActing: (requests) => {
       const opened = requests.findIndex(opensResumableUpload);
       const next = requests
         .slice(opened + 1)
-        .find((r) => ['completeUpload', 'getUpload', 'abortUpload'].includes(r.operationId ?? ''));
+        .find((r) => opensResumableUpload(r) || UPLOAD_AFTERMATH.includes(r.operationId ?? ''));
       return next?.operationId === 'completeUpload' && next.status < 300
         ? 'the client sent its parts before the clock moved past their URLs (the journal watcher was too late)'
         : null;

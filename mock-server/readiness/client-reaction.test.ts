@@ -65,4 +65,13 @@ describe('part-url-expired', () => {
     const again = seen(950, 'uploadImage', 200, { responseBody: { upload: null } });
     expect(clientReaction('part-url-expired', [opened, again])).toBe('sent the image again in one request');
   });
+
+  it('is reached by a client that gave the upload up and opened a new one for fresh part URLs', () => {
+    const opened = seen(0, 'uploadImage', 200, { responseBody: { upload: { urls: [] } } });
+    const reopened = { ...opened, at: seen(60, 'uploadImage', 200).at };
+    const journal = [opened, seen(40, 'deleteUpload', 200), reopened, seen(90, 'completeUpload', 202)];
+    expect(missed?.(journal)).toBeNull();
+    expect(missed?.([opened, reopened, seen(90, 'completeUpload', 202)])).toBeNull();
+    expect(clientReaction('part-url-expired', journal)).toBe('opened a new upload for fresh part URLs');
+  });
 });

@@ -70,6 +70,7 @@ export function clientReaction(id: CaseId, requests: readonly SeenRequest[]): st
       const next = after(requests, opened);
       if (next.some((r) => r.operationId === 'completeUpload' && r.status === 422))
         return 'completed the upload although its parts were refused (422)';
+      if (next.some(opensResumableUpload)) return 'opened a new upload for fresh part URLs';
       if (next.some((r) => r.operationId === 'abortUpload')) return 'aborted the upload';
       if (next.some((r) => r.operationId === 'uploadImage' && !opensResumableUpload(r)))
         return 'sent the image again in one request';

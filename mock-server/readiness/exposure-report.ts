@@ -20,16 +20,25 @@ function evidenceText(c: ReadinessResource['cases'][number]): string {
   return e ? `${e.at} ${e.operation_id ?? '?'} ${e.path} → ${e.status === 0 ? 'dropped' : e.status}` : '';
 }
 
+/** Said when the journal overflowed: the verdicts below miss what was pushed out, and why. */
+const overflowText = (r: ReadinessResource) =>
+  `Evidence incomplete: the journal keeps this organization's last ${r.requests} requests and is full, so the older ones, made before ${r.since}, were pushed out (by your client or any other with this organization's keys: a contract run sends some 600), and a case your client met then reads not met. Give the other client an organization of its own (POST /__mock/organizations), read readiness before it runs, or start the mock with a larger --journal-entries-per-org.`;
+
 export function renderExposure(r: ReadinessResource, format: ExposureFormat): string {
   if (format === 'json') return `${JSON.stringify(r, null, 2)}\n`;
   const notMet = r.cases.filter((c) => c.applies && !c.met);
-  const summary = `${r.requests} requests read${r.since ? `, the oldest made at ${r.since} (what your client met before then is no longer in the journal)` : ''}; ${r.operations.length} operations called; ${notMet.length} of the cases your client can meet it has never met.`;
+  const window = r.since
+    ? `, the oldest made at ${r.since}${r.overflowed ? '' : ' (none pushed out of the journal)'}`
+    : '';
+  const summary = `${r.requests} requests read${window}; ${r.operations.length} operations called; ${notMet.length} of the cases your client can meet it has never met.`;
+  const warning = r.overflowed ? overflowText(r) : null;
   if (format === 'md') {
     const lines = [
       `# Readiness of organization ${r.organization_id}`,
       '',
       summary,
       '',
+      ...(warning ? [`**${warning}**`, ''] : []),
       '## Operations called',
       '',
       '| operation | calls | documented statuses | received | never received |',
@@ -68,7 +77,7 @@ export function renderExposure(r: ReadinessResource, format: ExposureFormat): st
     .join('\n');
   return htmlPage(
     `Readiness of organization ${r.organization_id}`,
-    `<p>${escapeMarkup(summary)}</p>
+    `<p>${escapeMarkup(summary)}</p>${warning ? `\n<p class="failed">${escapeMarkup(warning)}</p>` : ''}
 <h2>Operations called</h2>
 <table><tr><th>operation</th><th>calls</th><th>documented statuses</th><th>received</th><th>never received</th></tr>
 ${operations}</table>

@@ -1,5 +1,5 @@
 /**
- * A run's journal as kept for its report, read as the command runs: every entry up to a bound, then
+ * A run's journal as kept for its report, taken as the command runs: every entry up to a bound, then
  * only what the run's judgement reads (the verdict, the request that shows the case met, how the
  * client reacted), so a client sending many requests is judged as if every entry were kept.
  */

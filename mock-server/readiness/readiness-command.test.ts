@@ -34,6 +34,56 @@ beforeAll(async () => {
 afterAll(() => mock.close());
 
 describe('cellseg-mock readiness', () => {
+  it('says the evidence is incomplete when a busy client with the same key filled the journal', async () => {
+    const small = await startMock({ journalEntriesPerOrganization: 5 });
+    try {
+      await small.setFault({ operation_id: 'listModels', status: 503, times: 1 });
+      // the client meets the 503, then a neighbour with its key sends 5 more: the 503 is pushed out
+      for (let i = 0; i < 6; i++)
+        await fetch(`${small.apiUrl}/models`, { headers: { authorization: `Bearer ${small.apiKey}` } });
+      const md = await cli(['readiness', '--org', small.apiKey, '--base-url', small.baseUrl]);
+      expect(md.stdout).toMatch(/\| unavailable: 503 Service Unavailable \| not met \|/);
+      expect(md.stdout).toMatch(
+        /\*\*Evidence incomplete: the journal keeps this organization's last 5 requests and is full, so the older ones, made before \S+Z, were pushed out .* start the mock with a larger --journal-entries-per-org\.\*\*/,
+      );
+      const html = await cli([
+        'readiness',
+        '--org',
+        small.apiKey,
+        '--base-url',
+        small.baseUrl,
+        '--format',
+        'html',
+      ]);
+      expect(html.stdout).toMatch(/<p class="failed">Evidence incomplete: /);
+      const json = await cli([
+        'readiness',
+        '--org',
+        small.apiKey,
+        '--base-url',
+        small.baseUrl,
+        '--format',
+        'json',
+      ]);
+      expect(JSON.parse(json.stdout)).toMatchObject({ requests: 5, overflowed: true });
+    } finally {
+      await small.close();
+    }
+  }, 60_000);
+
+  it('reads all the journal keeps: a larger --journal-entries-per-org widens its window past 1000', async () => {
+    const large = await startMock({ journalEntriesPerOrganization: 1500 });
+    try {
+      const h = { authorization: `Bearer ${large.apiKey}` };
+      for (let i = 0; i < 1200; i++)
+        await (await fetch(`${large.apiUrl}/models`, { headers: h })).arrayBuffer();
+      const read = await (await fetch(`${large.baseUrl}/__mock/org/readiness`, { headers: h })).json();
+      expect(read).toMatchObject({ requests: 1200, overflowed: false });
+    } finally {
+      await large.close();
+    }
+  }, 60_000);
+
   it('renders what the organization met, from its journal, in md, json and html', async () => {
     const md = await cli(['readiness', '--org', mock.apiKey, '--base-url', mock.baseUrl]);
     expect(md.code, md.stderr).toBe(0);
@@ -42,10 +92,11 @@ describe('cellseg-mock readiness', () => {
       /\| unavailable: 503 Service Unavailable \| met \| .* listModels \/api\/v1\/models → 503 \|/,
     );
     expect(md.stdout).toMatch(/\| rate-limited: .* \| not met \|/);
-    // the window it read: what the client met before its oldest request is out of reach
+    // the window it read: every request of the organization, none pushed out
     expect(md.stdout).toMatch(
-      /\d+ requests read, the oldest made at \d{4}-\d\d-\d\dT[\d:.]+Z \(what your client/,
+      /\d+ requests read, the oldest made at \d{4}-\d\d-\d\dT[\d:.]+Z \(none pushed out of the journal\)/,
     );
+    expect(md.stdout).not.toContain('Evidence incomplete');
     const json = await cli([
       'readiness',
       '--org',
@@ -234,6 +285,34 @@ describe('a readiness run of a client that opens a resumable upload with POST /u
         ['part 403 complete 422'],
       ],
     ]);
+  }, 120_000);
+});
+
+describe('a readiness run of a client whose key a busy neighbour shares', () => {
+  it('keeps every request, the armed answer among them, however fast they come', async () => {
+    // The 429 armed on listModels, then 4000 more at 64 at a time: more between two reads of the
+    // journal than it keeps (1000), the way a contract run with the same key sends them.
+    const client = `
+      const h = { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY };
+      const models = () => fetch(process.env.CELLSEG_BASE_URL + '/models', { headers: h });
+      (async () => {
+        const first = await models();
+        let left = 4000;
+        await Promise.all(Array.from({ length: 64 }, async () => {
+          while (left-- > 0) await (await models()).arrayBuffer();
+        }));
+        console.log('first', first.status);
+      })();`;
+    const report = await readinessRun({
+      command: ['node', '-e', client],
+      cases: ['rate-limited'],
+      parallel: 1,
+      caseTimeoutMs: 60_000,
+    });
+    const [limited] = report.cases;
+    expect([limited.verdict, limited.run?.lastLines]).toEqual(['survived', ['first 429']]);
+    expect(limited.evidence).toEqual([expect.stringMatching(/GET \/api\/v1\/models → 429 \(armed\)/)]);
+    expect(limited.run?.journal.filter((e) => e.operation_id === 'listModels')).toHaveLength(4001);
   }, 120_000);
 });
 

@@ -11,7 +11,8 @@ import {
   type ReadinessCase,
   type SeenRequest,
 } from '../control/readiness/readiness-cases.js';
-import { startMock } from '../index.js';
+import { toJournalEntryResource } from '../http/render/control.js';
+import { startMockServer } from '../server.js';
 import { CASE_ARMING, type ArmingContext, type CaseArming } from './case-arming.js';
 import { clientReaction } from './client-reaction.js';
 import { clientRequests, describeRequest, type JournalEntry } from './journal-entry.js';
@@ -59,18 +60,37 @@ export interface ReadinessReport {
 
 /** Lifetime of a part URL on the runs' mocks: what production gives (10 minutes). */
 const PRESIGN_EXPIRY_SECONDS = 600;
-/** How often the journal is read: soon after each step for an arming that acts on one, else to keep it whole. */
-const WATCH_EVERY_MS = 40;
-const COLLECT_EVERY_MS = 250;
-/** Entries one read asks for; after a read of only new ones, the most the control plane answers. */
-const WATCH_READ = 100;
-const JOURNAL_READ = 1000;
 
 interface OneRun {
   record: RunRecord;
   requests: SeenRequest[];
   /** The arming's action on the journal fired. */
   acted: boolean;
+}
+
+/** A run's own mock, in this process, with the first seeded organization's key for the command. */
+async function startRunMock() {
+  const mock = await startMockServer({
+    port: 0,
+    logLevel: 'silent',
+    predictionStartDelayMs: 0,
+    predictionRunDelayMs: 0,
+    presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
+  });
+  const [organization] = await mock.services.state.organizations.all();
+  const apiKey = (await mock.services.seededKeys()).get(organization.id)?.[0] ?? '';
+  const control = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const answer = await fetch(`${mock.url}${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    const text = await answer.text();
+    if (!answer.ok) throw new Error(`${method} ${path} answered ${answer.status}: ${text}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  return { mock, apiUrl: `${mock.url}/api/v1`, apiKey, organizationId: organization.id, control };
 }
 
 async function runOnce(
@@ -80,65 +100,53 @@ async function runOnce(
 ): Promise<OneRun> {
   const arming = armed && CASE_ARMING[armed.id];
   await unlessEnding();
-  const starting = startMock({
-    predictionStartDelayMs: 0,
-    predictionRunDelayMs: 0,
-    presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
-  });
+  const starting = startRunMock();
   // A signal ending the runner closes the mock first, or its temporary data folder stays behind.
-  const forget = endsWithRunner(async () => (await starting).close());
-  const mock = await starting.catch((error: unknown) => {
+  const forget = endsWithRunner(async () => (await starting).mock.close());
+  const { mock, apiUrl, apiKey, organizationId, control } = await starting.catch((error: unknown) => {
     forget();
     throw error;
   });
   try {
     const ctx: ArmingContext = {
-      control: (method, path, body) => mock.control(method, path, body),
+      control,
       api: (method, path) =>
-        fetch(`${mock.apiUrl}${path}`, { method, headers: { authorization: `Bearer ${mock.apiKey}` } }),
-      organizationId: mock.organizations[0].id,
+        fetch(`${apiUrl}${path}`, { method, headers: { authorization: `Bearer ${apiKey}` } }),
+      organizationId,
       operations,
       presignExpirySeconds: PRESIGN_EXPIRY_SECONDS,
     };
     await arming?.arm(ctx);
-    // The journal keeps an organization's last 1000 requests: a client that sends more would push
-    // its first ones (the armed answers among them) out before the end, so they are read as they come.
-    const seen = new Set<string>();
+    // Every entry as the mock records it, not read back from its journal: the journal keeps an
+    // organization's last 1000, and a busy client (a contract run with the same key) pushed the
+    // armed answers out between two reads, which then read as a case never reached.
     const kept = new KeptJournal(armed);
-    let acted = false;
-    /** Reads the newest entries; answers whether all were new (some may have been missed). */
-    const read = async (limit: number) => {
-      const newest = (await mock.control('GET', `/__mock/journal?limit=${limit}`)) as JournalEntry[];
-      const fresh = newest.reverse().filter((entry) => !seen.has(entry.request_id));
-      for (const entry of fresh) {
-        seen.add(entry.request_id);
-        kept.add(entry);
-        // Only while the command runs: what it would meet after it ended reaches nothing.
-        if (running && arming?.onEntry && !acted && (await arming.onEntry(entry, ctx))) acted = true;
-      }
-      // A read answers the newest JOURNAL_READ entries at most: older ids never come back.
-      for (const id of seen) if (seen.size > 2 * JOURNAL_READ) seen.delete(id);
-      return fresh.length === limit;
-    };
     let running = true;
-    const watching = (async () => {
-      let burst = false;
-      while (running) {
-        burst = await read(burst ? JOURNAL_READ : WATCH_READ);
-        await new Promise((r) => setTimeout(r, arming?.onEntry ? WATCH_EVERY_MS : COLLECT_EVERY_MS));
-      }
-    })();
-    // Awaited once the command has ended: a failure before then must not end the whole process.
-    watching.catch(() => undefined);
+    let acted = false;
+    let acting = Promise.resolve();
+    const unwatch = mock.services.journal.watch((read) => {
+      const entry = toJournalEntryResource(read);
+      kept.add(entry);
+      // Only while the command runs: what it would meet after it ended reaches nothing.
+      const onEntry = arming?.onEntry;
+      if (onEntry && !acted)
+        acting = acting.then(async () => {
+          if (running && !acted && (await onEntry(entry, ctx))) acted = true;
+        });
+      // Awaited once the command has ended: a failure before then must not end the whole process.
+      acting.catch(() => undefined);
+    });
     const outcome = await runInGroup(
       options.command,
-      { CELLSEG_BASE_URL: mock.apiUrl, CELLSEG_API_KEY: mock.apiKey },
+      { CELLSEG_BASE_URL: apiUrl, CELLSEG_API_KEY: apiKey },
       options.caseTimeoutMs,
     );
     await unlessEnding();
     running = false;
-    await watching;
-    await read(JOURNAL_READ);
+    await acting;
+    // Closed before the journal is taken: the requests still in flight are recorded first.
+    await mock.close();
+    unwatch();
     const journal = kept.entries();
     return {
       record: { ...outcome, journal },

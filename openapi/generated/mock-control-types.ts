@@ -702,7 +702,7 @@ export interface paths {
         };
         /**
          * Test helper for the caller's own organization - what its client has met, and what not yet.
-         * @description Read from the organization's journal (its newest 1,000 entries): every operation its client called with the statuses the document lists for it and which of them the client received, and each case a production client meets (429, 503, a dropped connection, a slow answer, an expired part URL, a FAILED prediction, many polls, 402 at either cap, a revoked share) with whether it sits on an operation the client calls and whether the client has met it. `cellseg-mock readiness run` arms each case on a fresh mock (docs/readiness.md).
+         * @description Read from the organization's journal (all it keeps, `--journal-entries-per-org`): every operation its client called with the statuses the document lists for it and which of them the client received, and each case a production client meets (429, 503, a dropped connection, a slow answer, an expired part URL, a FAILED prediction, many polls, 402 at either cap, a revoked share) with whether it sits on an operation the client calls and whether the client has met it. `cellseg-mock readiness run` arms each case on a fresh mock (docs/readiness.md).
          */
         get: operations["mockOrgReadiness"];
         put?: never;
@@ -826,6 +826,7 @@ export interface components {
          *       "organization_id": "bf4d51a1-7a32-4109-b955-46a2a3ad11f0",
          *       "requests": 4,
          *       "since": "2026-11-29T12:29:49.117Z",
+         *       "overflowed": false,
          *       "operations": [
          *         {
          *           "operation_id": "getPrediction",
@@ -867,9 +868,11 @@ export interface components {
             requests: number;
             /**
              * Format: date-time
-             * @description When the oldest entry read was journaled (null: none). The journal keeps each organization's last requests (`--journal-entries-per-org`), and one read takes at most 1000: what the client met before this is not read, whoever sent the requests since (a contract run with the same organization's key sends some 600).
+             * @description When the oldest entry read was journaled (null: none). Every entry the journal keeps of the organization is read: the last `--journal-entries-per-org` (1000 by default).
              */
             since: string | null;
+            /** @description The journal holds as many entries of the organization as it keeps: older requests were pushed out and are not read, so a case the client met before `since` reads not met. Any client with the organization's keys pushes them out (a contract run sends some 600): give it an organization of its own, read readiness before it runs, or start the mock with a larger `--journal-entries-per-org`. */
+            overflowed: boolean;
             operations: {
                 operation_id: string;
                 calls: number;

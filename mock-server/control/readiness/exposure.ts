@@ -28,16 +28,25 @@ export interface CaseExposure {
 
 export interface Exposure {
   requests: number;
-  /** When the oldest request read was made: what came before is out of the journal's reach. */
+  /** When the oldest request read was made. */
   since: string | null;
+  /**
+   * The read holds as many as the journal keeps of the organization: older requests were pushed
+   * out (by its own client or any other with its keys), and what they met is not seen.
+   */
+  overflowed: boolean;
   operations: OperationExposure[];
   cases: CaseExposure[];
 }
 
-/** `documented`: the statuses of each operation of the document (openapi/openapi.yaml). */
+/**
+ * `documented`: the statuses of each operation of the document (openapi/openapi.yaml); `keeps`:
+ * how many requests of an organization the journal keeps.
+ */
 export function exposureOf(
   requests: readonly SeenRequest[],
   documented: ReadonlyMap<string, readonly number[]>,
+  keeps = Infinity,
 ): Exposure {
   const oldestFirst = [...requests].sort((a, b) => a.at.localeCompare(b.at));
   const byOperation = new Map<string, SeenRequest[]>();
@@ -68,7 +77,8 @@ export function exposureOf(
         : null,
     };
   });
-  return { requests: requests.length, since: oldestFirst[0]?.at ?? null, operations, cases };
+  const since = oldestFirst[0]?.at ?? null;
+  return { requests: requests.length, since, overflowed: requests.length >= keeps, operations, cases };
 }
 
 /** The statuses each operation of a parsed OpenAPI document lists. */

@@ -4,9 +4,6 @@ import type { StateStore } from '../../domain/state.js';
 import type { RequestJournal } from '../request-journal.js';
 import { documentedStatuses, exposureOf, type Exposure } from './exposure.js';
 
-/** The most entries one read of the journal answers (its own bound, openapi/mock-control.yaml). */
-const JOURNAL_READ = 1000;
-
 /** An organization's exposure, from its own journal and the public document's statuses. */
 export class ReadinessControl {
   private statuses?: Map<string, number[]>;
@@ -14,6 +11,8 @@ export class ReadinessControl {
   constructor(
     private readonly journal: Pick<RequestJournal, 'query'>,
     private readonly organizations: Pick<StateStore['organizations'], 'get'>,
+    /** What the journal keeps of an organization (`--journal-entries-per-org`): all of it is read. */
+    private readonly keeps: number,
   ) {}
 
   /** The operator's read of any organization's exposure (the dashboard's); 404 for one that is not there. */
@@ -25,7 +24,7 @@ export class ReadinessControl {
   async exposure(organizationId: string): Promise<Exposure> {
     // Read on first use: a mock nobody asks about readiness never parses the document for it.
     this.statuses ??= documentedStatuses(readDocument(PUBLIC_DOCUMENT));
-    const requests = await this.journal.query({ organizationId, limit: JOURNAL_READ });
-    return exposureOf(requests, this.statuses);
+    const requests = await this.journal.query({ organizationId, limit: this.keeps });
+    return exposureOf(requests, this.statuses, this.keeps);
   }
 }

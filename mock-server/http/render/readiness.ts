@@ -7,6 +7,7 @@ export function toReadinessResource(organizationId: string, e: Exposure): Contro
     organization_id: organizationId,
     requests: e.requests,
     since: e.since,
+    overflowed: e.overflowed,
     operations: e.operations.map((o) => ({
       operation_id: o.operationId,
       calls: o.calls,

@@ -92,6 +92,38 @@ describe('the walkthrough (docs/walkthrough.md)', { timeout: 120_000 }, () => {
     expect(run.stdout).toContain('walkthrough complete');
   });
 
+  it('survives a part URL that expired before its PUT: a readiness run of it opens a new upload', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'walkthrough.sh');
+    await writeFile(file, script);
+    const readiness = spawn(
+      process.execPath,
+      [
+        BIN,
+        'readiness',
+        'run',
+        '--cases',
+        'part-url-expired',
+        '--out',
+        dir,
+        '--',
+        'bash',
+        '-c',
+        `BASE=$CELLSEG_BASE_URL KEY=$CELLSEG_API_KEY exec bash -euo pipefail ${file}`,
+      ],
+      { cwd: ROOT, stdio: 'ignore' },
+    );
+    expect(await new Promise((resolve) => readiness.on('close', resolve))).toBe(0);
+    const report = JSON.parse(await readFile(path.join(dir, 'readiness.json'), 'utf8'));
+    const [expired] = report.cases;
+    expect([expired.id, expired.verdict, expired.reaction]).toEqual([
+      'part-url-expired',
+      'survived',
+      'opened a new upload for fresh part URLs',
+    ]);
+    expect(expired.run.lastLines.join('\n')).toMatch(/part 1: its URL expired[\s\S]*part 1: ETag/);
+  });
+
   it('fails, and stops there, when a step of it breaks', async () => {
     const broken = script.replace('rois.geojson rois.zip', 'rois.json rois.zip');
     expect(broken).not.toBe(script);
