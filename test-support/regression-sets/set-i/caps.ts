@@ -40,11 +40,13 @@ export const CAPS: Regression[] = [
       if (!org) return;
       const runs = memoMap<string, Run[]>(state, 'runs').get(org.id) ?? [];
       const failed = memoMap<string, true>(state, 'failed-runs');
+      const settled = memoMap<string, true>(state, 'settled-runs');
       for (const run of runs) {
-        if (failed.has(run.id)) continue;
+        if (settled.has(run.id)) continue;
         const read = await state.upstream('GET', `/api/v1/predict/${run.id}`, { key: run.key });
-        if (read.status === 200 && readJson<{ status?: string }>(read).status === 'FAILED')
-          failed.set(run.id, true);
+        const status = read.status === 200 ? readJson<{ status?: string }>(read).status : 'GONE';
+        if (status === 'FAILED') failed.set(run.id, true);
+        if (status === 'FAILED' || status === 'COMPLETED' || status === 'GONE') settled.set(run.id, true);
       }
       const extra = runs.filter((run) => failed.has(run.id)).length;
       if (!extra) return;
