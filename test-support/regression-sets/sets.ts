@@ -7,6 +7,7 @@ import { SET_E } from './set-e/index.js';
 import { SET_F } from './set-f/index.js';
 import { SET_G } from './set-g/index.js';
 import { SET_H } from './set-h/index.js';
+import { SET_I } from './set-i/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -80,5 +81,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-h-measures.json',
     page: 'docs/regression-sets-h.md',
     exampleIds: ['H-SH-RESHARE-409', 'H-CSV-COLUMNS-VALUES-CANONICAL'],
+  },
+  i: {
+    regressions: SET_I,
+    resultsFile: 'test-support/regression-sets/set-i-results.json',
+    measuresFile: 'test-support/regression-sets/set-i-measures.json',
+    page: 'docs/regression-sets-i.md',
+    exampleIds: ['I-SH-VIEWS-DEDUPED-PER-VISITOR', 'I-CSV-MODEL-NAME-IS-ID'],
   },
 };
