@@ -126,8 +126,8 @@ async function slotsAtTheCap(
 }
 
 check(
-  'the analysis cap holds at its exact boundary, with the storage cap reached too; a skipped prediction, at the cap or under it, and a refused one do not count',
-  { clauses: ['CAP-06', 'CAP-07', 'PRED-07'], requires: ['control'] },
+  'the analysis cap holds at its exact boundary, with the storage cap reached too, for every key of the organization; a skipped prediction, at the cap or under it, and a refused one do not count; a non-UUID id at the cap is answered 422',
+  { clauses: ['CAP-06', 'CAP-07', 'PRED-07', 'VAL-04'], requires: ['control'] },
   async (ctx) => {
     // storage full with the images predicted on: the storage cap concerns uploads and
     // image records, so every prediction here is still judged by the analysis cap alone
@@ -196,9 +196,40 @@ check(
       expectStatus(over, 402, `prediction ${ANALYSIS_CAP + 1}`);
       expect(typeof over.body.detail, 'createPrediction 402: type of detail').toBe('string');
     });
+    await refusedAtTheAnalysisCap(ctx, org, images[2], modelId);
     if (second.status === 200) await pollPrediction(ctx, second.body.prediction_id, client);
   },
 );
+
+/**
+ * At the analysis cap, the cap is the organization's, whichever key predicts: a key added to the
+ * organization is refused too, and counts nothing. A body id that is no UUID is refused for
+ * itself, "rejected before reaching storage" (so before the cap, which storage counts): 422 tells
+ * the client its request is wrong, where a 402 would send it to upgrade a plan. The oracle
+ * predicts both answers and the counter from the organization's counters.
+ */
+async function refusedAtTheAnalysisCap(
+  ctx: CheckContext,
+  org: ThrowawayOrganization,
+  imageId: string,
+  modelId: string,
+): Promise<void> {
+  const second = await org.addKey();
+  const bySecond = await second.call('createPrediction', { body: { image_id: imageId, model_id: modelId } });
+  await ctx.verify('CAP-06', () =>
+    expectStatus(bySecond, 402, 'a key added to the organization, at the analysis cap'),
+  );
+  const malformed = await org.client.call('createPrediction', {
+    body: { image_id: 'not-a-uuid', model_id: modelId },
+  });
+  await ctx.verify('VAL-04', () =>
+    expectStatus(malformed, 422, 'a body id that is no UUID, at the analysis cap'),
+  );
+  const analyses = (await org.usage()).analyses_this_month;
+  await ctx.verify('CAP-07', () =>
+    expect(analyses, 'analyses after a second key and a malformed id at the cap').toBe(ANALYSIS_CAP),
+  );
+}
 
 check(
   'predictions sent at once, more than the analysis cap has left: exactly those left are accepted, the others refused 402',

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { ApiClient } from '../harness/api-client.js';
 import { check, type CheckContext } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import { openResumable, readyImage } from '../harness/flows.js';
+import { openResumable, pollPrediction, readyImage } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
@@ -47,13 +47,14 @@ async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: A
 }
 
 check(
-  "a second key of an organization lists the first key's models, repeats its prediction in flight as skipped, and reads and deletes the image the first key made",
+  "a second key of an organization lists the first key's models, repeats its prediction in flight as skipped, exports its segmentation, and reads and deletes the image the first key made",
   { clauses: ['ISO-03'] },
   async (ctx) => {
     // "a key is scoped to the organization that owns it": the oracle takes both keys as the
     // organization's, and predicts the second key's list (the same models, the custom ones
     // included), its reads of the first key's image, and its repeat of the first key's
     // prediction held in flight (`skipped` with that id: the identical run is the organization's)
+    // and its exports of the segmentation that run made
     const { first, second, held } = await twoKeys(ctx);
     const custom = (models: Model[]) => models.filter((m) => m.kind === 'custom').map((m) => m.id);
     const listed = need(await first.call<Model[]>('listModels'), 200).body;
@@ -62,7 +63,7 @@ check(
       "custom models in the second key's list",
     ).toEqual(custom(listed));
     const image = await readyImage(ctx, presetTiff().bytes, first);
-    if (held && listed.length) await repeatWithSecondKey(first, second, image, listed[0].id);
+    if (held && listed.length) await repeatWithSecondKey(ctx, { first, second }, image, listed[0].id);
     const params = { image_id: image };
     expectStatus(
       await second.call('getUpload', { params }),
@@ -74,8 +75,18 @@ check(
   },
 );
 
-/** The first key's prediction, held in flight, repeated with the second key: skipped, with its id. */
-async function repeatWithSecondKey(first: ApiClient, second: ApiClient, imageId: string, modelId: string) {
+/**
+ * The first key's prediction, held in flight, repeated with the second key: skipped, with its id.
+ * Once the first key's poll reads it completed, the second key asks for each export of its
+ * segmentation: the oracle predicts each found (the organization's own, whichever key ran it).
+ */
+async function repeatWithSecondKey(
+  ctx: CheckContext,
+  keys: { first: ApiClient; second: ApiClient },
+  imageId: string,
+  modelId: string,
+) {
+  const { first, second } = keys;
   const body = { image_id: imageId, model_id: modelId };
   const started = need(await first.call<PredictionAck>('createPrediction', { body }), 200, ['prediction_id']);
   const repeated = need(await second.call<PredictionAck>('createPrediction', { body }), 200);
@@ -86,7 +97,18 @@ async function repeatWithSecondKey(first: ApiClient, second: ApiClient, imageId:
     status: 'skipped',
     prediction_id: started.body.prediction_id,
   });
+  const done = await pollPrediction(ctx, started.body.prediction_id, first);
+  const segmentationId = done.status === 'COMPLETED' ? done.segmentation_id : undefined;
+  if (!segmentationId) return;
+  for (const operationId of EXPORTS)
+    expectStatus(
+      await second.call(operationId, { params: { segmentation_id: segmentationId } }),
+      200,
+      `${operationId} of the first key's segmentation, asked with the second key`,
+    );
 }
+
+const EXPORTS = ['exportOverlayPng', 'exportMeasurementsCsv', 'exportRoisGeojson', 'exportRoisZip'];
 
 check(
   'the model list does not depend on usage: an organization at its storage and analysis caps lists the same models',

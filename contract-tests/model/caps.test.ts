@@ -83,4 +83,46 @@ describe('the caps, exactly, in a throw-away organization', () => {
     // with nothing else on its way, the cap has analyses left: a 402 is wrong
     expect(burst([200, 402, 402]).slice(-1)).toEqual(['createPrediction status: 200 / 402']);
   });
+
+  it("holds a 402's detail to the organization's own cap and count, not another plan's", () => {
+    const refused = (detail: string) =>
+      exchange(
+        'uploadImage',
+        402,
+        { detail },
+        { key: KEY, method: 'POST', sent: { file: { name: 'a.tif', size: 1 } } },
+      );
+    const oracle = capped(2, 5);
+    IMAGES.slice(0, 2).forEach((id) => oracle.observe(uploaded(id)));
+    expect(subjects(oracle, refused('the trial plan allows 2 images and 2 are stored'))).toEqual([]);
+    expect(subjects(oracle, refused('Storage full: 2 images of 2'))).toEqual([]);
+    expect(subjects(oracle, refused('the starter plan allows 50 images and 2 are stored'))).toEqual([
+      'uploadImage 402 detail: 50 images: the storage cap of 2, or the 2 used / "the starter plan allows 50 images and 2 are stored"',
+    ]);
+    // an organization whose counters the model does not follow: no count is known to hold it to
+    const seeded = new Oracle();
+    seeded.knowKeys({ main: KEY });
+    expect(subjects(seeded, refused('the starter plan allows 50 images and 2 are stored'))).toEqual([]);
+  });
+
+  it("holds a predict 402's count of analyses to the organization's cap", () => {
+    const oracle = capped(3, 1);
+    oracle.observe(exchange('listModels', 200, [{ id: MODEL, name: 'm', kind: 'base' }], { key: KEY }));
+    const predict = (status: number, body: object, image: string) =>
+      subjects(
+        oracle,
+        exchange('createPrediction', status, body, {
+          key: KEY,
+          method: 'POST',
+          sent: { image_id: image, model_id: MODEL },
+        }),
+      );
+    IMAGES.slice(0, 2).forEach((id) => oracle.observe(uploaded(id)));
+    const ack = { prediction_id: '22222222-2222-4222-8222-222222222220', status: 'submitted', reason: '' };
+    expect(predict(200, ack, IMAGES[0])).toEqual([]);
+    expect(predict(402, { detail: 'the plan allows 1 analysis a month; 1 used' }, IMAGES[1])).toEqual([]);
+    expect(predict(402, { detail: 'the plan allows 100 analyses a month' }, IMAGES[1])).toEqual([
+      'createPrediction 402 detail: 100 analyses: the monthly analysis cap of 1, or the 1 used / "the plan allows 100 analyses a month"',
+    ]);
+  });
 });

@@ -94,21 +94,47 @@ export function expectStatus(findings: Finding[], sentence: string, x: Exchange,
 /** Which 404 an answer is: for an id nobody has, or for another organization's id. */
 export type NotFoundAnswerIn = 'missing' | 'foreign';
 
+const LIMIT_402 =
+  '402: storage cap reached (upload, image-record creation); monthly analysis cap reached (predict). detail is a human-readable explanation of the limit';
+
+/** What the model knows of the organization's limit: its cap, its count, its requests in flight. */
+export interface KnownLimit {
+  cap: number;
+  used: number;
+  pending: number;
+}
+
 /**
  * A 402's detail explains the limit the operation can reach (upload: the storage cap; predict: the
- * monthly analysis cap): one that names the other limit explains the wrong thing.
+ * monthly analysis cap): one that names the other limit explains the wrong thing. When the model
+ * knows the organization's cap and count, a number of the limit's units the detail states (`3
+ * images`, `2 analyses`) is one of them (the count give or take its requests still in flight):
+ * any other explains a limit the organization does not have (another plan's, a default one).
  */
-export function limitNamed(findings: Finding[], x: Exchange, limit: 'storage' | 'analyses'): void {
+export function limitNamed(
+  findings: Finding[],
+  x: Exchange,
+  limit: 'storage' | 'analyses',
+  known?: KnownLimit,
+): void {
   const detail = isObject(x.body) && typeof x.body.detail === 'string' ? x.body.detail : undefined;
   if (x.status !== 402 || detail === undefined) return;
   const other =
     limit === 'storage' ? /analys|monthly|per month|prediction/i : /storage|stored|images? (cap|limit)/i;
-  if (other.test(detail))
+  const predicted = limit === 'storage' ? 'the storage cap' : 'the monthly analysis cap';
+  const subject = `${x.operationId} 402 detail`;
+  const received = JSON.stringify(detail);
+  if (other.test(detail)) findings.push({ sentence: LIMIT_402, subject, predicted, received });
+  if (!known) return;
+  const units = limit === 'storage' ? /\b(\d+)\s+images?\b/gi : /\b(\d+)\s+analys[ie]s\b/gi;
+  for (const [stated, count] of detail.matchAll(units)) {
+    const n = Number(count);
+    if (n === known.cap || Math.abs(n - known.used) <= known.pending) continue;
     findings.push({
-      sentence:
-        '402: storage cap reached (upload, image-record creation); monthly analysis cap reached (predict). detail is a human-readable explanation of the limit',
-      subject: `${x.operationId} 402 detail`,
-      predicted: limit === 'storage' ? 'the storage cap' : 'the monthly analysis cap',
-      received: JSON.stringify(detail),
+      sentence: `${LIMIT_402} (the organization's own limit)`,
+      subject: `${subject}: ${stated}`,
+      predicted: `${predicted} of ${known.cap}, or the ${known.used} used`,
+      received,
     });
+  }
 }

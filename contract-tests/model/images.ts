@@ -60,7 +60,13 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     const atCap = counters.images >= counters.storageCap;
     expectStatus(findings, S.cap, x, atCap ? [402] : [200, 400, 413, 415, 422]);
   }
-  limitNamed(findings, x, 'storage');
+  const known = counters && !org.opaque;
+  limitNamed(
+    findings,
+    x,
+    'storage',
+    known ? { cap: counters.storageCap, used: counters.images, pending: org.pending } : undefined,
+  );
   if (x.status === 402) return findings;
   if (x.status !== 200 || !isObject(x.body)) return findings;
   const image = (x.operationId === 'createImage' ? x.body : x.body.image) as Json | undefined;

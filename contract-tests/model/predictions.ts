@@ -45,7 +45,13 @@ const inFlight = (world: World, org: string, imageId: string, modelId: string): 
 
 export function observePredict(world: World, org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
-  limitNamed(findings, x, 'analyses');
+  const counters = org.opaque ? undefined : org.counters;
+  limitNamed(
+    findings,
+    x,
+    'analyses',
+    counters && { cap: counters.analysisCap, used: counters.analyses, pending: org.pending },
+  );
   const sent = isObject(x.sent) ? x.sent : {};
   const { image_id: asImage, model_id: asModel } = sent;
   if (typeof asImage === 'string' && typeof asModel === 'string' && (!isUuid(asImage) || !isUuid(asModel))) {
