@@ -1340,3 +1340,22 @@ describe('the oracle on inputs no check sent before', () => {
       expect(revoke(status, body), String(status)).toEqual([]);
   });
 });
+
+describe("the oracle's GeoJSON features", () => {
+  it('predicts an array of one feature per cell, and finds a FeatureCollection whose features is not an array', () => {
+    const oracle = withSegmentation();
+    const geojson = (features: unknown) =>
+      exchange(
+        'exportRoisGeojson',
+        200,
+        { type: 'FeatureCollection', features },
+        { params: { segmentation_id: SEGMENTATION } },
+      );
+    const feature = { type: 'Feature', geometry: null, properties: {} };
+    expect(subjects(oracle, geojson([feature, feature, feature]))).toEqual([]);
+    expect(subjects(oracle, geojson(null))).toEqual(['exportRoisGeojson: features: "an array of 3" / null']);
+    expect(subjects(oracle, geojson(undefined))).toEqual([
+      'exportRoisGeojson: features: "an array of 3" / nothing',
+    ]);
+  });
+});
