@@ -30,6 +30,8 @@ const S = {
     "Mode B … Response: Upload response with upload = plan; upload_id: opaque id of the multipart upload; PUT each chunk to its url (the plan is the opened upload's own: no upload_id or part URL of another upload, where its parts would land)",
   echo: 'name: filename or label; size: file size in bytes',
   newId: 'All ids are UUIDs: a created image has an id of its own',
+  ownId:
+    'GET /upload/{image_id}, GET /image/{image_id}: the Image, its own id; ids are UUIDs compared case-insensitively and every response carries the canonical lower-case form (document, x-http-conventions.ids)',
   gone: 'DELETE /upload/{image_id} or DELETE /image/{image_id} … removed',
   foreign:
     'All resources are confined to the organization that owns the API key; a resource outside it is reported as 404',
@@ -231,6 +233,8 @@ function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange
 }
 
 function readImage(findings: Finding[], image: ImageRecord, body: Json, op: string): void {
+  // the record's own id as its creation gave it, however the path wrote it
+  compare(findings, S.ownId, `${op}: id`, image.id, body.id);
   if (image.name !== undefined) compare(findings, S.echo, `${op}: name`, image.name, body.name);
   if (image.size !== undefined) compare(findings, S.echo, `${op}: size`, image.size, body.size);
   const status = body.upload_status as string;

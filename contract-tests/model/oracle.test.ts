@@ -1202,6 +1202,10 @@ describe('the oracle on inputs no check sent before', () => {
       )[0].sentence,
     ).toMatch(/upper case/);
     expect(read(200, { ...image, name: 'other.tif' })).toEqual(['getImage: name: "cells.tif" / "other.tif"']);
+    // the answer carries the record's own id in lower case, not the path id as it was written
+    expect(read(200, { ...image, id: id.toUpperCase() })).toEqual([
+      `getImage: id: "${id}" / "${id.toUpperCase()}"`,
+    ]);
   });
 
   it('predicts a link cut short or with a character changed closed, the whole link open', () => {
