@@ -165,7 +165,7 @@ export const CLAUSES: Clause[] = [
     'UP-13',
     'Uploads',
     'assumed',
-    'POST /image with resumable: true answers the record and a plan; GET /image/{id} answers the Image.',
+    'POST /image with resumable: true answers the record and a plan, and with resumable false or left out upload null; GET /image/{id} answers the Image.',
   ),
   c(
     'UP-14',

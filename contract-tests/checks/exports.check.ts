@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { expectStatus } from '../harness/steps.js';
+import { expectStatus, need } from '../harness/steps.js';
 import { csvRecords } from '../harness/file-formats.js';
-import { completedSegmentation } from '../harness/flows.js';
-import { borderSample, presetTiff } from '../harness/sample-images.js';
+import { completedSegmentation, pollPrediction, readyImage } from '../harness/flows.js';
+import { fittingModelId } from '../harness/model-choice.js';
+import { borderSample, flatTiff, presetTiff } from '../harness/sample-images.js';
 import { COLUMNS } from './exports/csv-columns.js';
 import { binaryBody, fetchExports } from './exports/fetched-exports.js';
+import type { PredictionAck } from '../../openapi/generated/client/types.gen.js';
 import {
   verifyAttachmentNames,
   verifyAttachments,
@@ -152,3 +154,42 @@ check('exports answer 404 for an unknown segmentation', { clauses: ['EXP-10'] },
     expect(typeof response.body.detail, `${operationId} 404: type of detail`).toBe('string');
   }
 });
+
+check(
+  'the exports of a segmentation that found no cell are empty and well-formed: a header-only CSV, a FeatureCollection of no feature, a ZIP of no .roi',
+  { clauses: ['EXP-01', 'EXP-04', 'EXP-05'] },
+  async (ctx) => {
+    // a picture with nothing on it: the one run whose exports have no cell to write, judged by the
+    // document's schemas (features is an array) and by the oracle (one entry per cell of the count)
+    const imageId = await readyImage(ctx, flatTiff());
+    const ack = need(
+      await ctx.api.call<PredictionAck>('createPrediction', {
+        body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
+      }),
+      200,
+      ['prediction_id'],
+    );
+    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    const segmentationId = done.status === 'COMPLETED' ? done.segmentation_id : undefined;
+    if (!segmentationId)
+      return ctx.skip(`the run of a flat picture ended ${done.status}, with no segmentation to export`);
+    const params = { segmentation_id: segmentationId };
+    const cells = done.cell_count ?? 0;
+    const csv = await ctx.api.call<Buffer>('exportMeasurementsCsv', { params });
+    await ctx.verify('EXP-01', () => {
+      expectStatus(csv, 200, 'measurements.csv of a segmentation of no cell');
+      expect(csvRecords(csv.bytes).rows, `measurements.csv: rows, one per cell of ${cells}`).toHaveLength(
+        cells,
+      );
+    });
+    const geo = await ctx.api.call<{ features?: unknown }>('exportRoisGeojson', { params });
+    await ctx.verify('EXP-04', () => {
+      expectStatus(geo, 200, 'rois.geojson of a segmentation of no cell');
+      const body = Buffer.isBuffer(geo.body) ? JSON.parse(geo.bytes.toString('utf8')) : geo.body;
+      expect(body?.features, `rois.geojson: features, one per cell of ${cells}`).toHaveLength(cells);
+    });
+    // the ZIP's entries are the oracle's to count against cell_count
+    const zip = await ctx.api.call<Buffer>('exportRoisZip', { params });
+    await ctx.verify('EXP-05', () => expectStatus(zip, 200, 'rois.zip of a segmentation of no cell'));
+  },
+);

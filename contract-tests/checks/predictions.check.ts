@@ -216,7 +216,7 @@ check(
 );
 
 check(
-  'predict refuses an image that is not ready with 422, the status of every state conflict',
+  'predict refuses an image that is not ready (uploading, or failed by an abort) with 422, the status of every state conflict',
   { clauses: ['UP-16', 'ERR-03'] },
   async (ctx) => {
     const opened = need(await openResumable(ctx, 1000), 200, ['image.id']);
@@ -226,6 +226,14 @@ check(
     });
     expectStatus(response, 422, 'predict an image still uploading');
     expect(typeof response.body.detail, 'createPrediction 422: type of detail').toBe('string');
+    // failed is not ready either: the same upload given up (abort leaves the record, failed) is
+    // refused as well, never queued for a run that could only fail on its missing pixels
+    need(await ctx.api.call('abortUpload', { params: { image_id: opened.body.image.id } }), 200);
+    const failed = await ctx.api.call<{ detail: unknown }>('createPrediction', {
+      body: { image_id: opened.body.image.id, model_id: modelId },
+    });
+    expectStatus(failed, 422, 'predict an image failed by its abort');
+    expect(typeof failed.body.detail, 'createPrediction 422 (failed image): type of detail').toBe('string');
   },
 );
 

@@ -335,7 +335,7 @@ check('DELETE /image/{id} removes an image', { clauses: ['UP-10'] }, async (ctx)
 });
 
 check(
-  'image-record creation with resumable: true answers the record and a plan sized for its size; GET /image reads it',
+  'image-record creation with resumable: true answers the record and a plan sized for its size, without it no plan; GET /image reads it',
   { clauses: ['UP-13', 'UP-03'] },
   async (ctx) => {
     const bytes = presetTiff().bytes;
@@ -375,6 +375,16 @@ check(
       plan.urls.map((u) => u.part_number),
       `POST /image of ${size} bytes: upload.urls part numbers`,
     ).toEqual(Array.from({ length: Math.ceil(size / plan.part_size) }, (_, i) => i + 1));
+    // resumable is a boolean defaulting to false (a generated client sends it so): a record asked
+    // with false, or without it, opens no multipart upload, so the oracle predicts upload null
+    for (const resumable of [false, undefined]) {
+      const plain = await ctx.api.call<CreatedImage>('createImage', {
+        body: { name: `${ctx.target.namePrefix}plain-record.tif`, size: 1000, image_type: 'TIFF', resumable },
+      });
+      expectStatus(plain, 200, `create an image record with resumable ${String(resumable)}`);
+      trackImage(ctx, ctx.api, plain.body.id);
+      expect(plain.body.upload, `POST /image with resumable ${String(resumable)}: upload`).toBeNull();
+    }
   },
 );
 

@@ -304,7 +304,16 @@ function geojson(x: Exchange, s: SegmentationRecord, findings: Finding[]): void 
       return;
     }
   }
-  if (!isObject(body) || !Array.isArray(body.features)) return;
+  if (!isObject(body)) return;
+  // a FeatureCollection's features is an array however many cells were found: none is [], never null
+  if (!Array.isArray(body.features))
+    return compare(
+      findings,
+      S.features,
+      'exportRoisGeojson: features',
+      `an array of ${s.cellCount}`,
+      body.features,
+    );
   compare(findings, S.features, 'exportRoisGeojson: features', s.cellCount, body.features.length);
   const names = new Map<string, string>();
   for (const f of body.features)

@@ -24,10 +24,14 @@ const S = {
   uploading: 'Mode B … Response: Upload response with upload = plan and image.upload_status = uploading',
   cap: 'Image storage cap … reaching it yields 402 on upload and on image-record creation. Failed or aborted images still count until deleted',
   plan: 'urls: items {part_number, url}; PUT each chunk to its url, in part order (every part but the last has exactly part_size bytes)',
+  noPlan:
+    'Image record creation … resumable (boolean; when true the response also carries upload with presigned part URLs sized for size) … Response: the created image record plus upload (plan or null): without resumable true, null',
   ownPlan:
     "Mode B … Response: Upload response with upload = plan; upload_id: opaque id of the multipart upload; PUT each chunk to its url (the plan is the opened upload's own: no upload_id or part URL of another upload, where its parts would land)",
   echo: 'name: filename or label; size: file size in bytes',
   newId: 'All ids are UUIDs: a created image has an id of its own',
+  ownId:
+    'GET /upload/{image_id}, GET /image/{image_id}: the Image, its own id; ids are UUIDs compared case-insensitively and every response carries the canonical lower-case form (document, x-http-conventions.ids)',
   gone: 'DELETE /upload/{image_id} or DELETE /image/{image_id} … removed',
   foreign:
     'All resources are confined to the organization that owns the API key; a resource outside it is reported as 404',
@@ -114,7 +118,9 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
       if (typeof upload.upload_id === 'string') record.uploadId = upload.upload_id;
       if (typeof size === 'number') findings.push(...planFindings(op, upload, size, record));
     }
-  }
+  } else if (op === 'createImage')
+    // a record without resumable: true (false, or left to its default) opens no multipart upload
+    compare(findings, S.noPlan, `${op}: upload (resumable ${show(sent.resumable)})`, null, upload ?? null);
   world.images.set(image.id, record);
   if (counters) counters.images++;
   return findings;
@@ -227,6 +233,8 @@ function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange
 }
 
 function readImage(findings: Finding[], image: ImageRecord, body: Json, op: string): void {
+  // the record's own id as its creation gave it, however the path wrote it
+  compare(findings, S.ownId, `${op}: id`, image.id, body.id);
   if (image.name !== undefined) compare(findings, S.echo, `${op}: name`, image.name, body.name);
   if (image.size !== undefined) compare(findings, S.echo, `${op}: size`, image.size, body.size);
   const status = body.upload_status as string;

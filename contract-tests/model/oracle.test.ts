@@ -1202,6 +1202,10 @@ describe('the oracle on inputs no check sent before', () => {
       )[0].sentence,
     ).toMatch(/upper case/);
     expect(read(200, { ...image, name: 'other.tif' })).toEqual(['getImage: name: "cells.tif" / "other.tif"']);
+    // the answer carries the record's own id in lower case, not the path id as it was written
+    expect(read(200, { ...image, id: id.toUpperCase() })).toEqual([
+      `getImage: id: "${id}" / "${id.toUpperCase()}"`,
+    ]);
   });
 
   it('predicts a link cut short or with a character changed closed, the whole link open', () => {
@@ -1338,5 +1342,24 @@ describe('the oracle on inputs no check sent before', () => {
       [200, { ...share(url), revoked_at: new Date().toISOString() }],
     ] as const)
       expect(revoke(status, body), String(status)).toEqual([]);
+  });
+});
+
+describe("the oracle's GeoJSON features", () => {
+  it('predicts an array of one feature per cell, and finds a FeatureCollection whose features is not an array', () => {
+    const oracle = withSegmentation();
+    const geojson = (features: unknown) =>
+      exchange(
+        'exportRoisGeojson',
+        200,
+        { type: 'FeatureCollection', features },
+        { params: { segmentation_id: SEGMENTATION } },
+      );
+    const feature = { type: 'Feature', geometry: null, properties: {} };
+    expect(subjects(oracle, geojson([feature, feature, feature]))).toEqual([]);
+    expect(subjects(oracle, geojson(null))).toEqual(['exportRoisGeojson: features: "an array of 3" / null']);
+    expect(subjects(oracle, geojson(undefined))).toEqual([
+      'exportRoisGeojson: features: "an array of 3" / nothing',
+    ]);
   });
 });

@@ -6,7 +6,7 @@ import { testExchange } from './exchange-fixture.js';
 /** The oracle's rule that a prediction's status moves forward only (the document's PredictionStatus). */
 const KEY = 'sk_main';
 const IMAGE = '11111111-1111-4111-8111-111111111111';
-const PREDICTION = '22222222-2222-4222-8222-222222222222';
+const PREDICTION = '2222abcd-2222-4222-8222-22222222beef';
 const MODEL = '44444444-4444-4444-8444-444444444444';
 
 /** An oracle that has seen a ready image predicted, the prediction just submitted. */
@@ -66,5 +66,22 @@ describe("the oracle's prediction status order", () => {
     expect(filed(oracle, poll('SUBMITTED', 5, 12))).toEqual([]);
     expect(filed(oracle, poll('SUBMITTED', 10, 20))).toEqual([]);
     expect(filed(oracle, poll('SUBMITTED', 11, 20))).toEqual(['PRED-08: "SUBMITTED"']);
+  });
+});
+
+describe("the oracle's prediction read of its own id", () => {
+  it('passes the lower-case id answered to a path written in upper case, and finds the id as written', () => {
+    const oracle = submitted();
+    const read = (answered: string) =>
+      testExchange(
+        'getPrediction',
+        200,
+        { prediction_id: answered, status: 'SUBMITTED', image_id: IMAGE, model_id: MODEL },
+        { params: { prediction_id: PREDICTION.toUpperCase() } },
+      );
+    expect(oracle.observe(read(PREDICTION))).toEqual([]);
+    expect(oracle.observe(read(PREDICTION.toUpperCase())).map((f) => f.subject)).toEqual([
+      'getPrediction: prediction_id',
+    ]);
   });
 });

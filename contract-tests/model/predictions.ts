@@ -28,6 +28,8 @@ const S = {
     "`skipped` when an identical prediction is already in flight; it answers skipped with that prediction's id and does not count again (document, createPrediction), so no cap refuses it",
   newId: 'prediction_id: the one to poll (a fresh run has an id of its own)',
   echo: 'Prediction: image_id, model_id (the ones the prediction was started with)',
+  ownId:
+    'prediction_id: the one to poll; ids are UUIDs compared case-insensitively and every response carries the canonical lower-case form (document, x-http-conventions.ids)',
   completed: 'segmentation_id and cell_count only once COMPLETED',
   terminal: 'Clients poll until COMPLETED or FAILED (a finished prediction stays finished)',
   forward:
@@ -173,6 +175,8 @@ export function observePoll(
   if (!expectStatus(findings, S.foreign, x, [200]) || !isObject(x.body)) return findings;
   prediction.polls = (prediction.polls ?? 0) + 1;
   const body = x.body;
+  // the read answers the prediction's own id as the acknowledgement gave it, however the path wrote it
+  compare(findings, S.ownId, 'getPrediction: prediction_id', prediction.id, body.prediction_id);
   compare(findings, S.echo, 'getPrediction: image_id', prediction.imageId, body.image_id);
   compare(findings, S.echo, 'getPrediction: model_id', prediction.modelId, body.model_id);
   const status = body.status;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange, Finding } from './exchange.js';
 import { testExchange } from './exchange-fixture.js';
 import { observeUploadMode } from './upload-modes.js';
+import { Oracle } from './oracle.js';
 
 const judge = (status: number, over: Partial<Exchange>): string[] => {
   const findings: Finding[] = [];
@@ -66,5 +67,27 @@ describe('what POST /upload never refuses of a well-formed request', () => {
     expect(record(422, { name: 'a.tif', size: 1000, upload_status: 'ready' })).toEqual([]);
     expect(record(422, { name: 'a.tif', resumable: true })).toEqual([]);
     expect(record(200, { name: 'a.tif', size: 1000 })).toEqual([]);
+  });
+});
+
+describe('the upload an image record opens', () => {
+  it('predicts a plan only for resumable: true, upload null for resumable false or left out', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: 'sk_main' });
+    const plan = { upload_id: 'u1', part_size: 8_388_608, urls: [{ part_number: 1, url: 'http://s3/p1' }] };
+    let n = 0;
+    const created = (resumable: boolean | undefined, upload: unknown) => {
+      const id = `00000000-0000-4000-8000-00000000000${n++}`;
+      const image = { id, name: 'a.tif', size: 1000, upload_status: 'uploading' };
+      const sent = { name: 'a.tif', size: 1000, image_type: 'TIFF', resumable };
+      const x = testExchange('createImage', 200, { ...image, upload }, { method: 'POST', sent });
+      return oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+    };
+    expect(created(true, plan)).toEqual([]);
+    expect(created(false, null)).toEqual([]);
+    expect(created(undefined, null)).toEqual([]);
+    expect(created(false, { ...plan, upload_id: 'u2', urls: [] })).toEqual([
+      'createImage: upload (resumable false): null / {"upload_id":"u2","part_size":8388608,"urls":[]}',
+    ]);
   });
 });
