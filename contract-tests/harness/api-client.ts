@@ -148,6 +148,20 @@ export class ApiClient {
   }
 
   /**
+   * Sends `requests` at once (a `Promise.all` of them): the oracle judges their answers together,
+   * as requests the target may have taken in any order (model/overlap.ts).
+   */
+  async together<T>(requests: () => Promise<T>): Promise<T> {
+    if (!this.oracle) return requests();
+    this.oracle.hold();
+    try {
+      return await requests();
+    } finally {
+      for (const f of this.oracle.release()) this.report(`oracle: ${describeFinding(f)}`, f.clause);
+    }
+  }
+
+  /**
    * A violation or finding fails the check; one filed under a clause fails that clause alone, and
    * only where the check names it (a rule of the document's that other checks meet by the way).
    */

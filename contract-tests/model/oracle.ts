@@ -7,6 +7,7 @@ import { observeInjected } from './injected.js';
 import { observeNotFound } from './isolation.js';
 import { learnClock } from './part-url-life.js';
 import { observeModels } from './models.js';
+import { judgeOverlapping } from './overlap.js';
 import {
   forgedFrom,
   isControlPlane,
@@ -96,7 +97,23 @@ export class Oracle {
     };
   }
 
+  /** Answers of requests sent at once, held until the last of them is in (`hold`, `release`). */
+  private held?: Exchange[];
+
+  /** Requests are about to be sent at once: their answers are judged together, at `release`. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** The held answers, judged as requests the target may have taken in any order (overlap.ts). */
+  release(): Finding[] {
+    const held = this.held ?? [];
+    this.held = undefined;
+    return judgeOverlapping(this.world, held, (x) => this.observe(x));
+  }
+
   observe(x: Exchange): Finding[] {
+    if (this.held) return (this.held.push(x), []);
     return [...observeCors(this.world, x), ...this.observeOnce(x)];
   }
 
