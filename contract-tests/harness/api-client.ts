@@ -475,10 +475,19 @@ function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedR
   }
   if (recorded?.kind === 'multipart') {
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
-    if (file && 'bytes' in file) return { file: { name: file.filename, size: file.bytes.length } };
+    if (file && 'bytes' in file)
+      return { file: { name: wireFilename(file.filename), size: file.bytes.length } };
   }
   return undefined;
 }
+
+/**
+ * A FormData file's name as it goes on the wire: the multipart/form-data encoding algorithm of the
+ * HTML standard writes `"`, CR and LF of a filename as `%22`, `%0D` and `%0A`, and the target reads
+ * that name, not the File's.
+ */
+const wireFilename = (name: string): string =>
+  name.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
 function safeJson(bytes: Buffer): unknown {
   try {
