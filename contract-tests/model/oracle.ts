@@ -1,5 +1,6 @@
 import { observeCors } from './cors.js';
 import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
+import { refusesOptions } from './export-options.js';
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
@@ -70,6 +71,21 @@ const QUERY_KEY =
   "AUTH-09, assumed: a key is read from the Authorization header only (the interface names the header): a request without it, a valid key in its query (api_key, or RFC 6750 2.3's access_token), has no credentials";
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
+
+const MISSING = "404 | resource missing or outside the caller's organization";
+
+/**
+ * An id no answer the oracle saw handed out, asked for by an organization made here (one only this
+ * check reaches, whose every creation the oracle saw answered): nobody's, so not found. An export
+ * asked with options the document refuses may be refused for them first.
+ */
+function nobodys(org: Organization, x: Exchange): Finding[] {
+  if (!org.counters || org.opaque || org.pending > 0) return [];
+  const findings: Finding[] = [];
+  const options = EXPORT_OPS.has(x.operationId) && refusesOptions(x, new URL(x.url));
+  expectStatus(findings, MISSING, x, options ? [404, 422] : [404]);
+  return findings;
+}
 
 /** Whether a URL's query carries a key the oracle knows. */
 const keyInQuery = (world: World, url: string): boolean =>
@@ -192,7 +208,7 @@ export class Oracle {
     const op = x.operationId;
     const id = Object.values(x.params)[0];
     const known = (owner: { org: string } | undefined, gone: boolean, judge: () => Finding[]): Finding[] => {
-      if (!owner) return observeNotFound(world, x, 'missing', id);
+      if (!owner) return [...observeNotFound(world, x, 'missing', id), ...nobodys(org, x)];
       const findings = judge();
       if (owner.org !== org.ref && !gone) findings.push(...observeNotFound(world, x, 'foreign', id));
       return findings;
