@@ -149,16 +149,24 @@ async function organization(
   return { ctx, clients: [org.client, second], models, bounds, foreign };
 }
 
-/** What the runs sent, by operation and status, so a reader sees which states the seed reached. */
+/**
+ * What the runs sent, by operation and status, and the document's operations this seed never
+ * sent: a reader sees which answers (so which states) the seed reached.
+ */
 function sentSummary(ctx: CheckContext): string {
   const counts = new Map<string, number>();
   for (const { operationId, status } of ctx.api.seen)
     if (!operationId.startsWith('mock'))
       counts.set(`${operationId} ${status}`, (counts.get(`${operationId} ${status}`) ?? 0) + 1);
-  return [...counts]
+  const sent = new Set(ctx.api.seen.map((s) => s.operationId));
+  const unsent = [...ctx.contract.operations.values()]
+    .filter((op) => op.document === 'public' && !sent.has(op.operationId))
+    .map((op) => op.operationId);
+  const summary = [...counts]
     .sort()
     .map(([what, n]) => `${what} x${n}`)
     .join(', ');
+  return `${summary}; not sent: ${unsent.join(', ') || 'none'}`;
 }
 
 check(
