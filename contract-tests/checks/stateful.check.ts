@@ -11,7 +11,7 @@ import { pollPrediction } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { BlockedByStep, need } from '../harness/steps.js';
 import { commands } from './stateful/commands.js';
-import { pollUntilDone } from './stateful/result-actions.js';
+import { pollUntilDone, share } from './stateful/result-actions.js';
 import { documentBounds, type DocumentBounds } from './stateful/document-bounds.js';
 import { emptyHandles, type Handles, type Real } from './stateful/world.js';
 
@@ -41,9 +41,9 @@ type Progress = (typeof PROGRESS)[number];
 type Command = fc.AsyncCommand<Handles, Real>;
 
 /**
- * Where every run starts: an image uploaded in one request (ready) and segmented, so the commands
- * on predictions, segmentations, exports and shares have one to act on from the first step (it
- * spends one of the run's analyses and one of its images).
+ * Where every run starts: an image uploaded in one request (ready), segmented and shared, so the
+ * commands on predictions, segmentations, exports and shares have one to act on from the first
+ * step (it spends one of the run's analyses and one of its images).
  */
 async function startingPoint(real: Real): Promise<Handles> {
   const handles = emptyHandles();
@@ -65,6 +65,7 @@ async function startingPoint(real: Real): Promise<Handles> {
   if (ack.status !== 200 || typeof ack.body.prediction_id !== 'string') return handles;
   handles.predictions.push(ack.body.prediction_id);
   await pollUntilDone(real, handles, ack.body.prediction_id, 0, 8);
+  if (handles.segmentations.length) await share(0, 'own', 0).send(real, handles);
   return handles;
 }
 

@@ -48,6 +48,7 @@ class AtOnce implements Command {
 }
 
 const index = fc.nat({ max: 7 });
+const IMAGE_OPS = ['abortUpload', 'deleteImage', 'deleteUpload', 'getUpload', 'getImage'] as const;
 const key = fc.constantFrom<0 | 1>(0, 0, 0, 1);
 const modelClass = fc.record({
   kind: fc.constantFrom<ModelClass>(
@@ -64,13 +65,7 @@ const modelClass = fc.record({
 
 /** Actions of one request each (a predict polled none), for the commands sent at once. */
 function singleRequestActions(bounds: DocumentBounds): fc.Arbitrary<Action> {
-  const image = fc.constantFrom(
-    'abortUpload',
-    'deleteImage',
-    'deleteUpload',
-    'getUpload',
-    'getImage' as const,
-  );
+  const image = fc.constantFrom(...IMAGE_OPS);
   return fc.oneof(
     fc.tuple(image, index, idClass, key).map(([op, i, kind, k]) => onImage(op, i, kind, k)),
     fc.tuple(index, idClass, partsList, key).map(([i, kind, list, k]) => complete(i, kind, list, k)),
@@ -95,13 +90,6 @@ function singleRequestActions(bounds: DocumentBounds): fc.Arbitrary<Action> {
 
 export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
   const step = (arbitrary: fc.Arbitrary<Action>) => arbitrary.map((a) => new Step(a));
-  const imageOp = fc.constantFrom(
-    'abortUpload',
-    'deleteImage',
-    'deleteUpload',
-    'getUpload',
-    'getImage' as const,
-  );
   const opening = fc
     .tuple(fc.constantFrom<'upload' | 'record'>('upload', 'record'), nameClass, sizeClass(bounds), key)
     .map(([route, name, size, k]) => open(route, name, size, k));
@@ -133,19 +121,19 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
         .map(([i, w, d]) => putPart(i, w, d)),
     ),
     step(fc.tuple(index, idClass, partsList, key).map(([i, kind, list, k]) => complete(i, kind, list, k))),
-    step(fc.tuple(imageOp, index, idClass, key).map(([op, i, kind, k]) => onImage(op, i, kind, k))),
-    // a segmentation is three commands deep (upload, predict, poll): predictions weigh treble
-    step(predicting),
+    // each operation a command of its own, so a short default run still sends each of them
+    ...IMAGE_OPS.map((op) =>
+      step(fc.tuple(index, idClass, key).map(([i, kind, k]) => onImage(op, i, kind, k))),
+    ),
+    // a segmentation is three commands deep (upload, predict, poll): predictions weigh double
     step(predicting),
     step(predicting),
     step(fc.tuple(index, idClass, key).map(([i, kind, k]) => pollOnce(i, kind, k))),
     step(exporting),
     step(exporting),
     step(fc.tuple(index, idClass, key).map(([i, kind, k]) => share(i, kind, k))),
-    step(
-      fc
-        .tuple(fc.constantFrom('getShare', 'revokeShare' as const), index, idClass, key)
-        .map(([op, i, kind, k]) => onShare(op, i, kind, k)),
+    ...(['getShare', 'revokeShare'] as const).map((op) =>
+      step(fc.tuple(index, idClass, key).map(([i, kind, k]) => onShare(op, i, kind, k))),
     ),
     step(
       fc
