@@ -174,8 +174,8 @@ check(
   'random sequences of every operation, on every class of id and argument the document implies, answer as the oracle predicts',
   { clauses: ['STATE-01'], requires: ['control'], timeout: 300_000 },
   async (ctx) => {
-    const runs = positive('CONTRACT_STATEFUL_RUNS', 4);
-    const steps = positive('CONTRACT_STATEFUL_STEPS', 12);
+    const runs = positive('CONTRACT_STATEFUL_RUNS', 5);
+    const steps = positive('CONTRACT_STATEFUL_STEPS', 16);
     const chosenSeed = seed();
     console.log(
       `stateful exploration: seed ${chosenSeed} (CONTRACT_SEED=${chosenSeed} replays it), ${runs} runs of up to ${steps} commands`,
