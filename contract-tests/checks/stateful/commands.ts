@@ -9,7 +9,16 @@ import {
   sizeClass,
 } from './arguments.js';
 import type { DocumentBounds } from './document-bounds.js';
-import { complete, onImage, open, putPart, uploadSingle, type Action } from './image-actions.js';
+import {
+  complete,
+  onImage,
+  open,
+  putPart,
+  uploadSingle,
+  type Action,
+  type OpenRoute,
+  type SingleFile,
+} from './image-actions.js';
 import {
   exportOf,
   listModels,
@@ -49,6 +58,7 @@ class AtOnce implements Command {
 
 const index = fc.nat({ max: 7 });
 const IMAGE_OPS = ['abortUpload', 'deleteImage', 'deleteUpload', 'getUpload', 'getImage'] as const;
+const route = fc.constantFrom<OpenRoute>('upload', 'upload', 'record', 'record', 'record, not resumable');
 const key = fc.constantFrom<0 | 1>(0, 0, 0, 1);
 const modelClass = fc.record({
   kind: fc.constantFrom<ModelClass>(
@@ -72,9 +82,7 @@ function singleRequestActions(bounds: DocumentBounds): fc.Arbitrary<Action> {
     fc
       .tuple(index, fc.constantFrom<'first' | 'last'>('first', 'last'))
       .map(([i, which]) => putPart(i, which, 0)),
-    fc
-      .tuple(fc.constantFrom<'upload' | 'record'>('upload', 'record'), sizeClass(bounds), key)
-      .map(([route, size, k]) => open(route, 'plain', size, k)),
+    fc.tuple(route, sizeClass(bounds), key).map(([route, size, k]) => open(route, 'plain', size, k)),
     fc.tuple(index, idClass, modelClass, key).map(([i, kind, model, k]) => predict(i, kind, model, 0, k)),
     fc.tuple(index, key).map(([i, k]) => pollOnce(i, 'own', k)),
     fc.tuple(index, idClass, key).map(([i, kind, k]) => share(i, kind, k)),
@@ -91,11 +99,15 @@ function singleRequestActions(bounds: DocumentBounds): fc.Arbitrary<Action> {
 export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
   const step = (arbitrary: fc.Arbitrary<Action>) => arbitrary.map((a) => new Step(a));
   const opening = fc
-    .tuple(fc.constantFrom<'upload' | 'record'>('upload', 'record'), nameClass, sizeClass(bounds), key)
+    .tuple(route, nameClass, sizeClass(bounds), key)
     .map(([route, name, size, k]) => open(route, name, size, k));
   const single = fc
-    .tuple(nameClass, fc.constantFrom(true, true, true, false), key)
-    .map(([name, tiff, k]) => uploadSingle(name, tiff, k));
+    .tuple(
+      nameClass,
+      fc.constantFrom<SingleFile>('a TIFF', 'a TIFF', 'a TIFF', 'no image', 'an empty file'),
+      key,
+    )
+    .map(([name, file, k]) => uploadSingle(name, file, k));
   const predicting = fc
     .tuple(
       index,

@@ -34,25 +34,33 @@ function declared(size: SizeClass, handles: Handles): { size: number; tiff: bool
   return { size: 1000, tiff: false };
 }
 
-export function open(route: 'upload' | 'record', name: NameClass, size: SizeClass, key: 0 | 1): Action {
+/** How an upload is opened: POST /upload (mode B), or an image record, resumable or not (no plan). */
+export type OpenRoute = 'upload' | 'record' | 'record, not resumable';
+
+const ROUTE_NAMES: Record<OpenRoute, string> = {
+  upload: 'POST /upload',
+  record: 'an image record',
+  'record, not resumable': 'an image record not resumable',
+};
+
+const sizeLabel = (size: SizeClass) =>
+  size.kind === 'range'
+    ? `size ${size.at}`
+    : `${size.kind}${size.kind === 'part' ? ` ${size.offset}` : ''} size`;
+
+export function open(route: OpenRoute, name: NameClass, size: SizeClass, key: 0 | 1): Action {
   return {
-    label: `open a resumable upload by ${route === 'upload' ? 'POST /upload' : 'an image record'} (${name} name, ${size.kind === 'range' ? `size ${size.at}` : `${size.kind}${size.kind === 'part' ? ` ${size.offset}` : ''} size`})${byKey(key)}`,
+    label: `open an upload by ${ROUTE_NAMES[route]} (${name} name, ${sizeLabel(size)})${byKey(key)}`,
     can: () => true,
     async send(real, handles) {
-      const body = {
-        name: nameOf(name, real.ctx.target.namePrefix, real.bounds),
-        ...declared(size, handles),
-      };
-      const tiff = body.tiff;
-      const sent = { name: body.name, size: body.size };
+      const { size: bytes, tiff } = declared(size, handles);
+      const sent = { name: nameOf(name, real.ctx.target.namePrefix, real.bounds), size: bytes };
       const response =
         route === 'upload'
           ? await via(real, key).call<UploadResponse>('uploadImage', { body: sent })
           : await via(real, key).call<UploadResponse['image'] & Pick<UploadResponse, 'upload'>>(
               'createImage',
-              {
-                body: { ...sent, image_type: 'TIFF', resumable: true },
-              },
+              { body: { ...sent, image_type: 'TIFF', resumable: route === 'record' } },
             );
       if (response.status !== 200) return;
       const image = 'image' in response.body ? response.body.image : response.body;
@@ -62,18 +70,21 @@ export function open(route: 'upload' | 'record', name: NameClass, size: SizeClas
       if (!plan || typeof plan.part_size !== 'number') return;
       handles.partSize = plan.part_size;
       const urls = (plan.urls ?? []).map((u) => u.url);
-      handles.plans[image.id] = { size: body.size, partSize: plan.part_size, urls, tiff, etags: {} };
+      handles.plans[image.id] = { size: bytes, partSize: plan.part_size, urls, tiff, etags: {} };
     },
   };
 }
 
-export function uploadSingle(name: NameClass, tiff: boolean, key: 0 | 1): Action {
+/** What a single-request upload sends: the TIFF (ready), bytes of no image (failed), or no bytes. */
+export type SingleFile = 'a TIFF' | 'no image' | 'an empty file';
+
+export function uploadSingle(name: NameClass, file: SingleFile, key: 0 | 1): Action {
   return {
-    label: `upload in one request (${name} name, ${tiff ? 'a TIFF' : 'no image'})${byKey(key)}`,
+    label: `upload in one request (${name} name, ${file})${byKey(key)}`,
     can: () => true,
     async send(real, handles) {
       const form = new FormData();
-      const bytes = tiff ? presetTiff().bytes : junk(1000);
+      const bytes = file === 'a TIFF' ? presetTiff().bytes : junk(file === 'no image' ? 1000 : 0);
       const filename = nameOf(name, real.ctx.target.namePrefix, real.bounds);
       form.append('file', new Blob([bytes], { type: 'image/tiff' }), filename);
       // around a proxy that re-encodes binary multipart bodies, as flows.ts's uploadFile
