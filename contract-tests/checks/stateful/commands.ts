@@ -8,6 +8,7 @@ import {
   partsList,
   sizeClass,
 } from './arguments.js';
+import { readUsage, withCredential, type CredentialClass, type Tried } from './credential-actions.js';
 import type { DocumentBounds } from './document-bounds.js';
 import {
   complete,
@@ -57,6 +58,23 @@ class AtOnce implements Command {
 }
 
 const index = fc.nat({ max: 7 });
+const TRIED: Tried[] = [
+  'getUpload',
+  'deleteImage',
+  'getPrediction',
+  'createPrediction',
+  'exportRoisGeojson',
+  'revokeShare',
+  'listModels',
+];
+const CREDENTIALS: CredentialClass[] = [
+  'none',
+  'appended',
+  'cut',
+  'one changed',
+  'upper case',
+  'lower-case scheme',
+];
 const IMAGE_OPS = ['abortUpload', 'deleteImage', 'deleteUpload', 'getUpload', 'getImage'] as const;
 const route = fc.constantFrom<OpenRoute>('upload', 'upload', 'record', 'record', 'record, not resumable');
 const key = fc.constantFrom<0 | 1>(0, 0, 0, 1);
@@ -153,6 +171,12 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
         .map(([i, w]) => openLink(i, w)),
     ),
     step(key.map(listModels)),
+    step(
+      fc
+        .tuple(fc.constantFrom(...TRIED), fc.constantFrom(...CREDENTIALS), index, key)
+        .map(([tried, kind, i, k]) => withCredential(tried, kind, i, k)),
+    ),
+    step(fc.constant(readUsage)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
   ];
