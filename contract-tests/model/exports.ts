@@ -221,7 +221,7 @@ function csv(
   }
   // A byte order mark is allowed: the interface names the columns, not the encoding's signature, and
   // a server that writes one for spreadsheet programs follows it.
-  const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, '')).filter((r) => r.some((c) => c !== ''));
+  const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, '')).filter((r) => r.length > 0);
   if (!header) return;
   const wanted = url.searchParams.getAll('columns');
   compare(
