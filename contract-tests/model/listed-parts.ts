@@ -21,6 +21,16 @@ export type ListedParts =
   | { kind: 'refused'; why: string; clause?: string }
   | { kind: 'accepted' };
 
+/**
+ * The most parts a list may name (openapi.yaml, CompleteUploadRequest.parts maxItems, as many as a
+ * plan has at most). A longer list is the document's schema's to refuse (422, the validation
+ * array), which a target may do before it looks the image up: the model predicts nothing of it.
+ */
+const MOST_LISTED_PARTS = 512;
+
+export const listsPastMost = (sent: unknown): boolean =>
+  isObject(sent) && Array.isArray(sent.parts) && sent.parts.length > MOST_LISTED_PARTS;
+
 const unquoted = (etag: string) =>
   etag
     .trim()

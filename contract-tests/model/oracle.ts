@@ -6,6 +6,7 @@ import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeInjected } from './injected.js';
 import { observeNotFound } from './isolation.js';
+import { listsPastMost } from './listed-parts.js';
 import { learnClock } from './part-url-life.js';
 import { observeModels } from './models.js';
 import { judgeOverlapping } from './overlap.js';
@@ -213,6 +214,7 @@ export class Oracle {
       if (owner.org !== org.ref && !gone) findings.push(...observeNotFound(world, x, 'foreign', id));
       return findings;
     };
+    if (op === 'completeUpload' && listsPastMost(x.sent)) return [];
     if (op === 'uploadImage' || op === 'createImage') return observeCreation(world, org, x);
     if (op === 'listModels') return observeModels(world, org, x);
     if (op === 'createPrediction') return observePredict(world, org, x);

@@ -59,3 +59,24 @@ describe('a complete of parts that do not add up to the size opened', () => {
     expect(complete(putWith(8, [5, 3]), 422, [1, 2])).toEqual(['completeUpload status: 202 / 422']);
   });
 });
+
+describe('a parts list longer than the document allows', () => {
+  it('is left to the schema: a 422 with the validation array, or whatever comes first, is not judged', () => {
+    const oracle = putWith(8, [5, 3]);
+    const parts = Array.from({ length: 513 }, (_, i) => ({ part_number: i + 1, etag: '"e1"' }));
+    const asked = (status: number, body: unknown, image = IMAGE) =>
+      oracle.observe(
+        exchange('completeUpload', status, body, {
+          method: 'POST',
+          params: { image_id: image },
+          sent: { parts },
+        }),
+      );
+    expect(asked(422, { detail: [{ loc: ['body', 'parts'], msg: 'too long', type: 'too_long' }] })).toEqual(
+      [],
+    );
+    expect(asked(422, { detail: 'no' }, '99999999-9999-4999-8999-999999999999')).toEqual([]);
+    // the upload stays open: the whole plan is still taken
+    expect(complete(oracle, 202, [1, 2])).toEqual([]);
+  });
+});
