@@ -148,6 +148,20 @@ export class ApiClient {
   }
 
   /**
+   * Sends `requests` at once (a `Promise.all` of them): the oracle judges their answers together,
+   * as requests the target may have taken in any order (model/overlap.ts).
+   */
+  async together<T>(requests: () => Promise<T>): Promise<T> {
+    if (!this.oracle) return requests();
+    this.oracle.hold();
+    try {
+      return await requests();
+    } finally {
+      for (const f of this.oracle.release()) this.report(`oracle: ${describeFinding(f)}`, f.clause);
+    }
+  }
+
+  /**
    * A violation or finding fails the check; one filed under a clause fails that clause alone, and
    * only where the check names it (a rule of the document's that other checks meet by the way).
    */
@@ -461,10 +475,19 @@ function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedR
   }
   if (recorded?.kind === 'multipart') {
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
-    if (file && 'bytes' in file) return { file: { name: file.filename, size: file.bytes.length } };
+    if (file && 'bytes' in file)
+      return { file: { name: wireFilename(file.filename), size: file.bytes.length } };
   }
   return undefined;
 }
+
+/**
+ * A FormData file's name as it goes on the wire: the multipart/form-data encoding algorithm of the
+ * HTML standard writes `"`, CR and LF of a filename as `%22`, `%0D` and `%0A`, and the target reads
+ * that name, not the File's.
+ */
+const wireFilename = (name: string): string =>
+  name.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
 function safeJson(bytes: Buffer): unknown {
   try {

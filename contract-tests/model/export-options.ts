@@ -104,6 +104,20 @@ export function observeExportOptions(x: Exchange, url: URL, findings: Finding[])
 }
 
 /**
+ * Whether the query holds an option the document refuses (an overlay option out of its schema, a
+ * column not in the list): a target may refuse it 422 before it looks the segmentation up, so a
+ * 404 is not the only answer for a segmentation that is not the caller's.
+ */
+export function refusesOptions(x: Exchange, url: URL): boolean {
+  if (x.operationId === 'exportMeasurementsCsv')
+    return url.searchParams.getAll('columns').some((c) => !CSV_COLUMNS.includes(c));
+  return (
+    x.operationId === 'exportOverlayPng' &&
+    [...url.searchParams].some(([name, value]) => REFUSED[name]?.(value) === true)
+  );
+}
+
+/**
  * An overlay asked with an option the document refuses is answered 422 (a 429 or 503 aside, which
  * the document lets a target answer at any time): drawn with the value clamped into range, or another, the client gets
  * an overlay it did not ask for and is never told. Filed under VAL-05, whose check sends them.

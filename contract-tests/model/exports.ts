@@ -1,6 +1,6 @@
 import { observeAttachmentName } from './attachment-names.js';
 import { compare, expectStatus, isObject, type Exchange, type Finding } from './exchange.js';
-import { CSV_COLUMNS, observeExportOptions } from './export-options.js';
+import { CSV_COLUMNS, observeExportOptions, refusesOptions } from './export-options.js';
 import { learnExportTag, observeSharedTag } from './export-tags.js';
 import { observeOverlayOptions } from './overlay-options.js';
 import { csvRows, zipEntryNames } from './tables.js';
@@ -57,9 +57,10 @@ export function observeExport(
   s: SegmentationRecord,
 ): Finding[] {
   const findings: Finding[] = [];
-  if (segmentationGone(world, s)) return (expectStatus(findings, S.gone, x, [404]), findings);
-  if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, [404]), findings);
   const url = new URL(x.url);
+  const notFound = refusesOptions(x, url) ? [404, 422] : [404];
+  if (segmentationGone(world, s)) return (expectStatus(findings, S.gone, x, notFound), findings);
+  if (s.org !== org.ref) return (expectStatus(findings, S.foreign, x, notFound), findings);
   notModified(x, s.exportHeaders.get(url.toString())?.etag, findings);
   observeSharedTag(world, url.toString(), s.exportHeaders.get(url.toString())?.etag, x, findings);
   learnExportTag(world, url.toString(), x);
@@ -220,7 +221,7 @@ function csv(
   }
   // A byte order mark is allowed: the interface names the columns, not the encoding's signature, and
   // a server that writes one for spreadsheet programs follows it.
-  const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, '')).filter((r) => r.some((c) => c !== ''));
+  const [header, ...rows] = csvRows(text.replace(/^\uFEFF/, '')).filter((r) => r.length > 0);
   if (!header) return;
   const wanted = url.searchParams.getAll('columns');
   compare(

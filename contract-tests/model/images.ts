@@ -51,6 +51,18 @@ const S = {
     'Send parts only to assemble an explicit subset; a parts list is read in part-number order, each part PUT with its ETag and in the plan, adding up to the exact size, else 422 and the upload stays open (document, assumed)',
 };
 
+/**
+ * The name a multipart upload's file part gives the image. RFC 7578 4.2 tells a receiver not to use
+ * the directory path a filename may hold, so the part after its last `/` or `\` names it as well as
+ * the whole; a part with no filename names nothing the interface shows (the service picks one).
+ * Answers the name to hold the answer against: the answered one where it is one of those.
+ */
+function fileName(sent: string, answered: unknown): string | undefined {
+  if (sent === '') return undefined;
+  const base = sent.split(/[/\\]/).pop() ?? sent;
+  return answered === base ? base : sent;
+}
+
 const SEQUENCE: Record<string, number> = { uploading: 0, processing: 1, ready: 2, failed: 2 };
 
 /** POST /upload (both modes) and the image-record creation. */
@@ -79,7 +91,7 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
   if (knownIds(world).has(image.id))
     compare(findings, S.newId, `${op}: image.id`, 'an id not seen before', image.id);
   const resumable = x.operationId === 'createImage' ? sent.resumable === true : !multipart;
-  const name = multipart ? sent.file!.name : sent.name;
+  const name = multipart ? fileName(sent.file!.name, image.name) : sent.name;
   const size = multipart ? sent.file!.size : sent.size;
   if (typeof name === 'string') compare(findings, S.echo, `${op}: image.name`, name, image.name);
   if (typeof size === 'number') compare(findings, S.echo, `${op}: image.size`, size, image.size);

@@ -21,6 +21,16 @@ export type ListedParts =
   | { kind: 'refused'; why: string; clause?: string }
   | { kind: 'accepted' };
 
+/**
+ * The most parts a list may name (openapi.yaml, CompleteUploadRequest.parts maxItems, as many as a
+ * plan has at most). A longer list is the document's schema's to refuse (422, the validation
+ * array), which a target may do before it looks the image up: the model predicts nothing of it.
+ */
+const MOST_LISTED_PARTS = 512;
+
+export const listsPastMost = (sent: unknown): boolean =>
+  isObject(sent) && Array.isArray(sent.parts) && sent.parts.length > MOST_LISTED_PARTS;
+
 const unquoted = (etag: string) =>
   etag
     .trim()
@@ -49,9 +59,31 @@ function wholeInStorage(image: ImageRecord): boolean {
   return true;
 }
 
+/**
+ * The bytes the given parts hold in storage, when the PUT of each told its size; "the parts
+ * assembled must add up to the size the image was opened with" (document, completeUpload).
+ */
+function sizeMismatch(image: ImageRecord, parts: number[]): ListedParts | undefined {
+  const sizes = parts.map((part) => image.partSizes.get(part));
+  if (image.size === undefined || sizes.some((size) => size === undefined)) return undefined;
+  const total = sizes.reduce<number>((sum, size) => sum + size!, 0);
+  if (total === image.size) return undefined;
+  return {
+    kind: 'refused',
+    why: `the parts hold ${total} bytes, not the size ${image.size} it was opened with`,
+  };
+}
+
+const planParts = (image: ImageRecord): number[] =>
+  Array.from({ length: image.plan?.partCount ?? 0 }, (_, i) => i + 1);
+
 export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts {
   // Every PUT to the plan's URLs is seen: they were handed to this check alone.
-  if (asksDiscovery(sent)) return wholeInStorage(image) ? { kind: 'discovered' } : { kind: 'unknown' };
+  if (asksDiscovery(sent)) {
+    if (wholeInStorage(image)) return { kind: 'discovered' };
+    // every part of the plan in storage, at sizes that do not add up: storage holds no other parts
+    return (image.plan && sizeMismatch(image, planParts(image))) || { kind: 'unknown' };
+  }
   const parts = isObject(sent) && Array.isArray(sent.parts) ? sent.parts : [];
   const plan = image.plan;
   if (!plan || parts.length === 0) return { kind: 'unknown' };
@@ -76,5 +108,6 @@ export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts
       kind: 'refused',
       why: `${seen.size} of the plan's ${plan.partCount} parts listed: they do not add up to the size`,
     };
-  return { kind: 'accepted' };
+  // parts PUT with sizes the client did not tell are taken as the plan's
+  return sizeMismatch(image, [...seen]) ?? { kind: 'accepted' };
 }

@@ -1,12 +1,15 @@
 import { observeCors } from './cors.js';
 import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
+import { refusesOptions } from './export-options.js';
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeInjected } from './injected.js';
 import { observeNotFound } from './isolation.js';
+import { listsPastMost } from './listed-parts.js';
 import { learnClock } from './part-url-life.js';
 import { observeModels } from './models.js';
+import { judgeOverlapping } from './overlap.js';
 import {
   forgedFrom,
   isControlPlane,
@@ -70,6 +73,21 @@ const QUERY_KEY =
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
+const MISSING = "404 | resource missing or outside the caller's organization";
+
+/**
+ * An id no answer the oracle saw handed out, asked for by an organization made here (one only this
+ * check reaches, whose every creation the oracle saw answered): nobody's, so not found. An export
+ * asked with options the document refuses may be refused for them first.
+ */
+function nobodys(org: Organization, x: Exchange): Finding[] {
+  if (!org.counters || org.opaque || org.pending > 0) return [];
+  const findings: Finding[] = [];
+  const options = EXPORT_OPS.has(x.operationId) && refusesOptions(x, new URL(x.url));
+  expectStatus(findings, MISSING, x, options ? [404, 422] : [404]);
+  return findings;
+}
+
 /** Whether a URL's query carries a key the oracle knows. */
 const keyInQuery = (world: World, url: string): boolean =>
   [...new URL(url).searchParams.values()].some((value) => world.keys.has(value));
@@ -96,7 +114,23 @@ export class Oracle {
     };
   }
 
+  /** Answers of requests sent at once, held until the last of them is in (`hold`, `release`). */
+  private held?: Exchange[];
+
+  /** Requests are about to be sent at once: their answers are judged together, at `release`. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** The held answers, judged as requests the target may have taken in any order (overlap.ts). */
+  release(): Finding[] {
+    const held = this.held ?? [];
+    this.held = undefined;
+    return judgeOverlapping(this.world, held, (x) => this.observe(x));
+  }
+
   observe(x: Exchange): Finding[] {
+    if (this.held) return (this.held.push(x), []);
     return [...observeCors(this.world, x), ...this.observeOnce(x)];
   }
 
@@ -175,11 +209,12 @@ export class Oracle {
     const op = x.operationId;
     const id = Object.values(x.params)[0];
     const known = (owner: { org: string } | undefined, gone: boolean, judge: () => Finding[]): Finding[] => {
-      if (!owner) return observeNotFound(world, x, 'missing', id);
+      if (!owner) return [...observeNotFound(world, x, 'missing', id), ...nobodys(org, x)];
       const findings = judge();
       if (owner.org !== org.ref && !gone) findings.push(...observeNotFound(world, x, 'foreign', id));
       return findings;
     };
+    if (op === 'completeUpload' && listsPastMost(x.sent)) return [];
     if (op === 'uploadImage' || op === 'createImage') return observeCreation(world, org, x);
     if (op === 'listModels') return observeModels(world, org, x);
     if (op === 'createPrediction') return observePredict(world, org, x);

@@ -6,12 +6,15 @@ export function csvRows(text: string): string[][] {
   let row: string[] = [];
   let cell = '';
   let quoted = false;
+  /** Whether the current line holds anything: a quote (`""`) counts, so it is a row of one empty cell. */
+  let held = false;
   const endCell = () => {
     row.push(cell);
     cell = '';
   };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
+    if (c !== '\n' && c !== '\r') held = true;
     if (quoted && c === '"' && text[i + 1] === '"') {
       cell += '"';
       i++;
@@ -20,12 +23,14 @@ export function csvRows(text: string): string[][] {
     else if (c === ',') endCell();
     else {
       if (c === '\r' && text[i + 1] === '\n') i++;
-      endCell();
-      rows.push(row);
+      // a blank line is no record: readers (pandas, Python's DictReader) skip it
+      if (held) endCell();
+      rows.push(held ? row : []);
       row = [];
+      held = false;
     }
   }
-  if (cell !== '' || row.length) {
+  if (held) {
     endCell();
     rows.push(row);
   }

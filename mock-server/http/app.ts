@@ -16,6 +16,7 @@ import { storageRoutes, storageStage } from './storage/storage-router.js';
 import { cors, parseCorsOrigins } from './cors.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { DEFAULT_DISCARD_LIMITS } from './discard-rest.js';
+import { planParts } from '../domain/images/upload-plan.js';
 import { RouteTable, operationRoutes } from './route-table.js';
 import { referenceRoutes, referenceStage } from './reference-routes.js';
 import { controlHandlers } from './handlers/control-handlers.js';
@@ -73,9 +74,13 @@ export function createApp(
     cors(parseCorsOrigins(settings.corsOrigins), routes),
   ];
   if (embeddedStore) {
+    // A part refused for its size (400 EntityTooLarge, from its Content-Length) is a part's worth
+    // of bytes and more, and parts are 8 MiB at least: read past the limit by the largest part a
+    // plan hands out, a client one byte past its part reads the refusal, not a broken pipe.
+    const largestPart = planParts(settings.maxUploadBytes, settings.minPartSize).partSize;
     const storageOptions = {
       stallTimeoutMs: settings.idleTimeoutMs,
-      discardLimits,
+      discardLimits: { ...discardLimits, maxBytes: discardLimits.maxBytes + largestPart },
       // A part URL expires by the mock's clock, which another instance may have moved.
       refreshClock: () => useCases.timekeeper.refresh(),
     };

@@ -30,6 +30,7 @@ export type HttpSettings = Pick<
   | 'idleTimeoutMs'
   | 'maxUploadBytes'
   | 'maxDiscardedBodyBytes'
+  | 'minPartSize'
   | 'maxJsonBodyBytes'
   | 'maxJsonDepth'
   | 'maxJsonKeys'

@@ -70,7 +70,10 @@ export class ShareService {
   /** Opening a share's page: the token resolved, with the view counted (none when not live). */
   async openPage(token: string): Promise<{ live?: LiveShare; organizationId?: string }> {
     const opened = await this.resolveToken(token);
-    if (opened.live) await this.recordView(opened.live.share);
+    // a revoke (or delete) may have answered since the token was resolved: the page then opens
+    // nothing, as it would have after it
+    if (opened.live && !(await this.recordView(opened.live.share)))
+      return { organizationId: opened.organizationId };
     return opened;
   }
 
@@ -80,19 +83,24 @@ export class ShareService {
     return segmentation ? { share, segmentation } : undefined;
   }
 
-  /** Counts a view when it can: on a full disk the page still opens, uncounted. */
-  private async recordView(share: ShareRecord): Promise<void> {
+  /**
+   * Counts a view under the lock a revoke takes, answering false when the share is no longer live
+   * there (revoked or deleted since it was resolved). On a full disk the page still opens, uncounted.
+   */
+  private async recordView(share: ShareRecord): Promise<boolean> {
     try {
-      await underOrganizationLock(this.state, share.organizationId, async () => {
+      return await underOrganizationLock(this.state, share.organizationId, async () => {
         const current = await this.state.shares.get(share.id);
-        if (!current) return;
+        if (!current || current.revokedAt) return false;
         current.viewCount++;
         current.lastViewedAt = this.clock.nowIso(current.organizationId);
         await this.state.shares.put(current);
         Object.assign(share, current);
+        return true;
       });
     } catch (err) {
       if (!(err instanceof DomainError && err.kind === 'storage_full')) throw err;
+      return true;
     }
   }
 }

@@ -104,6 +104,13 @@ describe('measurementsCsv', () => {
     expect(rowsOf(csv)[1]).toEqual(['cell', '', 'cell']);
   });
 
+  it('writes a row of one empty cell as "", not as a blank line that readers skip as no row', () => {
+    const csv = measurementsCsv(contextFor(HAND_RESULT), ['tags']);
+    expect(csv).toBe(`tags\r\n${'""\r\n'.repeat(HAND_RESULT.objects.length)}`);
+    // pandas and Python's DictReader skip blank lines: the rows must survive a reader that does
+    expect(parseCsv(csv, { skip_empty_lines: true })).toHaveLength(HAND_RESULT.objects.length + 1);
+  });
+
   it('writes the header alone when there are no ROIs', () => {
     const empty = { width: 4, height: 3, objects: [] };
     expect(measurementsCsv(contextFor(empty), CSV_COLUMNS)).toBe(`${CSV_COLUMNS.join(',')}\r\n`);

@@ -4,7 +4,7 @@
  *
  * Format: UTF-8 without a byte-order mark, RFC 4180 (CRLF line ends, header row always present, even
  * with no ROIs; fields quoted by csv-stringify only when they contain a comma, a quote or a line
- * break). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
+ * break, and the empty field of a one-column row, which would otherwise be a blank line). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
  * columns (confluency, perimeter_px, centroid_x, centroid_y) always with 4 decimals, so the same
  * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type are as
  * `export-context.ts` says. Text cells that a spreadsheet would run as a formula start with an
@@ -109,7 +109,9 @@ export function* measurementsCsvChunks(ctx: ExportContext, columns: readonly str
     return REAL_COLUMNS.has(column) ? real(value, column) : integer(value, column);
   };
 
-  const options = { record_delimiter: 'windows', quoted_empty: false } as const;
+  // A record of one empty cell would be a blank line, which readers (pandas, Python's DictReader)
+  // skip as no record at all: quoted (`""`), as Python's csv writer writes it, it stays a row.
+  const options = { record_delimiter: 'windows', quoted_empty: chosen.length === 1 } as const;
   yield stringify([[...chosen]], options);
   const count = ctx.result.objects.length;
   for (let start = 0; start < count; start += CSV_CHUNK_ROWS) {

@@ -1,0 +1,52 @@
+/**
+ * A part PUT with more bytes than the plan's part size is refused (400 EntityTooLarge) from its
+ * Content-Length, before its bytes are read. A client that writes its whole body before it reads
+ * the answer (undici's fetch, most SDKs) gets that answer only when the server reads the rest of
+ * the body first: a body the server stops reading is a broken pipe for it, not a 400. Parts are
+ * 8 MiB at least, the most a refused body is read by default, so the part stage reads more.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACME_KEY } from '../../../test-support/api-client.js';
+import { startInstantMock } from '../../../test-support/instant-mock.js';
+import type { RunningMock } from '../../server.js';
+
+/** `body` written 1 MiB at a time, slower than the server answers (a loaded machine, a slow link). */
+function slowly(body: Buffer): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      if (sent >= body.length) return controller.close();
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      controller.enqueue(body.subarray(sent, sent + 1024 * 1024));
+      sent += 1024 * 1024;
+    },
+  });
+}
+
+describe('a part PUT one byte past the part size', () => {
+  let mock: RunningMock;
+  beforeAll(async () => {
+    mock = await startInstantMock();
+  });
+  afterAll(() => mock.close());
+
+  it('is answered 400 EntityTooLarge, which a client still writing its body reads', async () => {
+    const opened = await fetch(`${mock.url}/api/v1/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'past.tif', size: 4 * 1024 ** 3 }),
+    });
+    const { upload } = (await opened.json()) as {
+      upload: { part_size: number; urls: Array<{ url: string }> };
+    };
+    const body = Buffer.alloc(upload.part_size + 1, 7);
+    const answer = await fetch(upload.urls[0].url, {
+      method: 'PUT',
+      body: slowly(body),
+      duplex: 'half',
+      headers: { 'content-length': String(body.length) },
+    } as RequestInit);
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('<Code>EntityTooLarge</Code>');
+  });
+});
