@@ -58,6 +58,8 @@ const runTemp = mkdtempSync(path.join(os.tmpdir(), 'cellseg-test-run-'));
 chmodSync(runTemp, 0o1777);
 const TEMP_ENV = {
   TMPDIR: runTemp,
+  // the contract project's longer stateful exploration (vitest.config.ts says why)
+  CELLSEG_DEEP_EXPLORATION: '1',
   NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache'),
 };
 
