@@ -63,12 +63,20 @@ export const saying = (step: Step): string | undefined =>
     ?.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '…')
     .replace(/[0-9a-f]*\d[0-9a-f]*/gi, '#');
 
-/** The start of a body as text, whitespace folded; undefined when empty or binary. */
+/**
+ * A run of 20 or more letters, digits, `_` or `-` with a digit in it, not a UUID: a key or a token
+ * a target's error page may echo (its request's Authorization, a stack's secret), which a report
+ * that CI publishes must not carry.
+ */
+const SECRET_LIKE =
+  /(?<![\w-])(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\w-]))(?=[\w-]*\d)[\w-]{20,}/gi;
+
+/** The start of a body as text, whitespace folded, secret-like runs blanked; undefined when empty or binary. */
 function bodyStart(bytes: Buffer): string | undefined {
   const text = bytes.toString('utf8', 0, Math.min(bytes.length, 240));
   const binary = [...text].some((c) => c.charCodeAt(0) < 9 || (c.charCodeAt(0) > 13 && c.charCodeAt(0) < 32));
   if (!text || binary) return undefined;
-  return `${text.replace(/\s+/g, ' ')}${bytes.length > 240 ? '…' : ''}`;
+  return `${text.replace(/\s+/g, ' ').replace(SECRET_LIKE, '[redacted]')}${bytes.length > 240 ? '…' : ''}`;
 }
 
 /** The start of an answer's body, for a message: what the target said when it said no. */

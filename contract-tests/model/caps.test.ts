@@ -96,6 +96,9 @@ describe('the caps, exactly, in a throw-away organization', () => {
     IMAGES.slice(0, 2).forEach((id) => oracle.observe(uploaded(id)));
     expect(subjects(oracle, refused('the trial plan allows 2 images and 2 are stored'))).toEqual([]);
     expect(subjects(oracle, refused('Storage full: 2 images of 2'))).toEqual([]);
+    // what is left, and the one image refused, are honest counts too
+    expect(subjects(oracle, refused('0 images left on the plan'))).toEqual([]);
+    expect(subjects(oracle, refused('uploading 1 image would pass the cap of 2'))).toEqual([]);
     expect(subjects(oracle, refused('the starter plan allows 50 images and 2 are stored'))).toEqual([
       'uploadImage 402 detail: 50 images: the storage cap of 2, or the 2 used / "the starter plan allows 50 images and 2 are stored"',
     ]);
@@ -121,6 +124,7 @@ describe('the caps, exactly, in a throw-away organization', () => {
     const ack = { prediction_id: '22222222-2222-4222-8222-222222222220', status: 'submitted', reason: '' };
     expect(predict(200, ack, IMAGES[0])).toEqual([]);
     expect(predict(402, { detail: 'the plan allows 1 analysis a month; 1 used' }, IMAGES[1])).toEqual([]);
+    expect(predict(402, { detail: '0 analyses left this month' }, IMAGES[1])).toEqual([]);
     expect(predict(402, { detail: 'the plan allows 100 analyses a month' }, IMAGES[1])).toEqual([
       'createPrediction 402 detail: 100 analyses: the monthly analysis cap of 1, or the 1 used / "the plan allows 100 analyses a month"',
     ]);

@@ -108,8 +108,9 @@ export interface KnownLimit {
  * A 402's detail explains the limit the operation can reach (upload: the storage cap; predict: the
  * monthly analysis cap): one that names the other limit explains the wrong thing. When the model
  * knows the organization's cap and count, a number of the limit's units the detail states (`3
- * images`, `2 analyses`) is one of them (the count give or take its requests still in flight):
- * any other explains a limit the organization does not have (another plan's, a default one).
+ * images`, `2 analyses`) is one of them, or what is left, or the one refused (the counts give or
+ * take its requests still in flight): any other explains a limit the organization does not have
+ * (another plan's, a default one).
  */
 export function limitNamed(
   findings: Finding[],
@@ -129,7 +130,11 @@ export function limitNamed(
   const units = limit === 'storage' ? /\b(\d+)\s+images?\b/gi : /\b(\d+)\s+analys[ie]s\b/gi;
   for (const [stated, count] of detail.matchAll(units)) {
     const n = Number(count);
-    if (n === known.cap || Math.abs(n - known.used) <= known.pending) continue;
+    // honest counts besides the cap and the count: what is left ("0 analyses left") and the one
+    // refused ("uploading 1 image would pass the cap"); a larger other count is another plan's
+    const left = Math.max(0, known.cap - known.used);
+    if (n === known.cap || n === 1 || Math.abs(n - known.used) <= known.pending) continue;
+    if (Math.abs(n - left) <= known.pending) continue;
     findings.push({
       sentence: `${LIMIT_402} (the organization's own limit)`,
       subject: `${subject}: ${stated}`,

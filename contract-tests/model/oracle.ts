@@ -109,8 +109,10 @@ export class Oracle {
   sending(key: string | null | undefined): () => void {
     const org = organizationOf(this.world, key);
     if (org) org.pending++;
+    // looked up again: requests judged at once may have put the world back from a copy meanwhile
     return () => {
-      if (org) org.pending--;
+      const now = organizationOf(this.world, key);
+      if (now) now.pending--;
     };
   }
 

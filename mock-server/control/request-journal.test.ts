@@ -53,3 +53,29 @@ describe('the request journal', () => {
     expect(read.requestShape).toEqual({ image_id: 'string', model_id: 'string' });
   });
 });
+
+describe('the request journal, watched or not', () => {
+  it("answers a batching table's own promise while nobody watches: the request log watches one per batch", async () => {
+    const batch = Promise.resolve();
+    const journal = new RequestJournal({ ...memoryJournal(), record: () => batch });
+    const small = { request: 2, response: 2 };
+    expect(journal.record(entry({}, {}), small)).toBe(batch);
+    const seen: string[] = [];
+    const unwatch = journal.watch((read) => seen.push(read.requestId));
+    await journal.record(entry({}, {}), small);
+    unwatch();
+    expect(seen).toEqual(['r1']);
+    expect(journal.record(entry({}, {}), small)).toBe(batch);
+  });
+
+  it('is not failed by a watcher that throws: the entry was kept, and the other watchers see it', async () => {
+    const journal = new RequestJournal(memoryJournal());
+    const seen: string[] = [];
+    journal.watch(() => {
+      throw new Error('a watcher of its own');
+    });
+    journal.watch((read) => seen.push(read.requestId));
+    await journal.record(entry({}, {}), { request: 2, response: 2 });
+    expect(seen).toEqual(['r1']);
+  });
+});

@@ -29,7 +29,7 @@ export class RequestJournal {
 
   constructor(private readonly table: JournalTable) {}
 
-  async record(entry: JournalEntry, lengths: BodyLengths): Promise<void> {
+  record(entry: JournalEntry, lengths: BodyLengths): Promise<void> {
     const request = cut(entry.requestBody, lengths.request);
     const response = cut(entry.responseBody, lengths.response);
     const kept =
@@ -41,8 +41,18 @@ export class RequestJournal {
             responseBody: response,
             ...(request === entry.requestBody ? {} : { requestShape: jsonShape(entry.requestBody) }),
           };
-    await this.table.record(kept);
-    for (const watcher of this.watchers) watcher(asRead(kept));
+    const recorded = this.table.record(kept);
+    // Unwatched, the table's own promise: a batching table answers a batch's entries with one,
+    // which the request log then watches once per batch, not once per request.
+    if (this.watchers.size === 0) return recorded;
+    return recorded.then(() => {
+      for (const watcher of this.watchers)
+        try {
+          watcher(asRead(kept));
+        } catch {
+          // a watcher's own failure: the entry is kept, and the other watchers still see it
+        }
+    });
   }
 
   /**

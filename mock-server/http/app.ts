@@ -74,13 +74,10 @@ export function createApp(
     cors(parseCorsOrigins(settings.corsOrigins), routes),
   ];
   if (embeddedStore) {
-    // A part refused for its size (400 EntityTooLarge, from its Content-Length) is a part's worth
-    // of bytes and more, and parts are 8 MiB at least: read past the limit by the largest part a
-    // plan hands out, a client one byte past its part reads the refusal, not a broken pipe.
-    const largestPart = planParts(settings.maxUploadBytes, settings.minPartSize).partSize;
     const storageOptions = {
       stallTimeoutMs: settings.idleTimeoutMs,
-      discardLimits: { ...discardLimits, maxBytes: discardLimits.maxBytes + largestPart },
+      discardLimits,
+      largestPart: planParts(settings.maxUploadBytes, settings.minPartSize).partSize,
       // A part URL expires by the mock's clock, which another instance may have moved.
       refreshClock: () => useCases.timekeeper.refresh(),
     };

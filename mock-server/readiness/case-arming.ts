@@ -7,6 +7,7 @@
 import {
   MANY_POLLS,
   opensResumableUpload,
+  reopens,
   SLOW_ANSWER_MS,
   type CaseId,
   type SeenRequest,
@@ -109,7 +110,7 @@ export const CASE_ARMING: Record<CaseId, CaseArming> = {
       const opened = requests.findIndex(opensResumableUpload);
       const next = requests
         .slice(opened + 1)
-        .find((r) => opensResumableUpload(r) || UPLOAD_AFTERMATH.includes(r.operationId ?? ''));
+        .find((r) => reopens(requests[opened], r) || UPLOAD_AFTERMATH.includes(r.operationId ?? ''));
       return next?.operationId === 'completeUpload' && next.status < 300
         ? 'the client sent its parts before the clock moved past their URLs (the journal watcher was too late)'
         : null;

@@ -75,3 +75,32 @@ describe('part-url-expired', () => {
     expect(clientReaction('part-url-expired', journal)).toBe('opened a new upload for fresh part URLs');
   });
 });
+
+describe('part-url-expired, a client with several files', () => {
+  const missed = CASE_ARMING['part-url-expired'].missedAfterActing;
+  const upload = (endMs: number, name: string, size: number) =>
+    seen(endMs, 'uploadImage', 200, {
+      responseBody: { image: { id: `id-${name}`, name, size }, upload: { urls: [] } },
+    });
+
+  it('is not met by moving on to its next file: only the same file opened again asks fresh part URLs', () => {
+    const first = upload(0, 'a.tif', 10);
+    const next = [upload(60, 'b.tif', 20), seen(90, 'completeUpload', 202)];
+    expect(missed?.([first, ...next])).not.toBeNull();
+    expect(clientReaction('part-url-expired', [first, ...next])).toBeNull();
+    const again = [upload(60, 'a.tif', 10), seen(90, 'completeUpload', 202)];
+    expect(missed?.([first, ...again])).toBeNull();
+    expect(clientReaction('part-url-expired', [first, ...again])).toBe(
+      'opened a new upload for fresh part URLs',
+    );
+  });
+
+  it('reads the file of an answer the journal kept cut from its start', () => {
+    const cut = (endMs: number, name: string) =>
+      seen(endMs, 'uploadImage', 200, {
+        responseBody: `{"image":{"id":"x","name":"${name}","size":10,"upload_status":"uploading"},"upload":{"urls":[`,
+      });
+    expect(missed?.([cut(0, 'a.tif'), cut(60, 'b.tif'), seen(90, 'completeUpload', 202)])).not.toBeNull();
+    expect(missed?.([cut(0, 'a.tif'), cut(60, 'a.tif'), seen(90, 'completeUpload', 202)])).toBeNull();
+  });
+});

@@ -2,7 +2,12 @@
  * How a client reacted to a case, where its journal shows it: what it did after the armed answer.
  * Pure: the run's requests (oldest first) in, one sentence out (null when the journal shows none).
  */
-import { opensResumableUpload, type CaseId, type SeenRequest } from '../control/readiness/readiness-cases.js';
+import {
+  opensResumableUpload,
+  reopens,
+  type CaseId,
+  type SeenRequest,
+} from '../control/readiness/readiness-cases.js';
 
 /** The Retry-After the mock sends with an injected 429 (openapi/mock-control.yaml, mockAddFault). */
 const RETRY_AFTER_MS = 1000;
@@ -70,7 +75,7 @@ export function clientReaction(id: CaseId, requests: readonly SeenRequest[]): st
       const next = after(requests, opened);
       if (next.some((r) => r.operationId === 'completeUpload' && r.status === 422))
         return 'completed the upload although its parts were refused (422)';
-      if (next.some(opensResumableUpload)) return 'opened a new upload for fresh part URLs';
+      if (next.some((r) => reopens(opened, r))) return 'opened a new upload for fresh part URLs';
       if (next.some((r) => r.operationId === 'abortUpload')) return 'aborted the upload';
       if (next.some((r) => r.operationId === 'uploadImage' && !opensResumableUpload(r)))
         return 'sent the image again in one request';

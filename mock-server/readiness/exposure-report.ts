@@ -22,7 +22,7 @@ function evidenceText(c: ReadinessResource['cases'][number]): string {
 
 /** Said when the journal overflowed: the verdicts below miss what was pushed out, and why. */
 const overflowText = (r: ReadinessResource) =>
-  `Evidence incomplete: the journal keeps this organization's last ${r.requests} requests and is full, so the older ones, made before ${r.since}, were pushed out (by your client or any other with this organization's keys: a contract run sends some 600), and a case your client met then reads not met. Give the other client an organization of its own (POST /__mock/organizations), read readiness before it runs, or start the mock with a larger --journal-entries-per-org.`;
+  `Evidence incomplete: the journal keeps this organization's last ${r.requests} requests and is full, so any made before ${r.since} were pushed out (by your client or any other with this organization's keys: a contract run sends some 600), and a case your client met then reads not met. Give the other client an organization of its own (POST /__mock/organizations), read readiness before it runs, or start the mock with a larger --journal-entries-per-org.`;
 
 export function renderExposure(r: ReadinessResource, format: ExposureFormat): string {
   if (format === 'json') return `${JSON.stringify(r, null, 2)}\n`;

@@ -44,7 +44,7 @@ describe('cellseg-mock readiness', () => {
       const md = await cli(['readiness', '--org', small.apiKey, '--base-url', small.baseUrl]);
       expect(md.stdout).toMatch(/\| unavailable: 503 Service Unavailable \| not met \|/);
       expect(md.stdout).toMatch(
-        /\*\*Evidence incomplete: the journal keeps this organization's last 5 requests and is full, so the older ones, made before \S+Z, were pushed out .* start the mock with a larger --journal-entries-per-org\.\*\*/,
+        /\*\*Evidence incomplete: the journal keeps this organization's last 5 requests and is full, so any made before \S+Z were pushed out .* start the mock with a larger --journal-entries-per-org\.\*\*/,
       );
       const html = await cli([
         'readiness',

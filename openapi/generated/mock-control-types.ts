@@ -871,7 +871,7 @@ export interface components {
              * @description When the oldest entry read was journaled (null: none). Every entry the journal keeps of the organization is read: the last `--journal-entries-per-org` (1000 by default).
              */
             since: string | null;
-            /** @description The journal holds as many entries of the organization as it keeps: older requests were pushed out and are not read, so a case the client met before `since` reads not met. Any client with the organization's keys pushes them out (a contract run sends some 600): give it an organization of its own, read readiness before it runs, or start the mock with a larger `--journal-entries-per-org`. */
+            /** @description The journal holds as many entries of the organization as it keeps: any older requests (none when exactly that many were made) were pushed out and are not read, so a case the client met before `since` reads not met. Any client with the organization's keys pushes them out (a contract run sends some 600): give it an organization of its own, read readiness before it runs, or start the mock with a larger `--journal-entries-per-org`. */
             overflowed: boolean;
             operations: {
                 operation_id: string;

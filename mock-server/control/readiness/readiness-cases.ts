@@ -80,6 +80,22 @@ export function opensResumableUpload(r: SeenRequest): boolean {
   return Boolean(body && typeof body === 'object' && (body as { upload?: unknown }).upload);
 }
 
+/**
+ * `r` opens a resumable upload of the file `opened` opened (its answer's image has the same name and
+ * size): a client asking fresh part URLs for it, not one moving on to its next file.
+ */
+export function reopens(opened: SeenRequest, r: SeenRequest): boolean {
+  return opensResumableUpload(r) && fileOf(r) === fileOf(opened);
+}
+
+/** The name and size an upload's answer gives its image (read from the start of a body kept cut). */
+function fileOf(r: SeenRequest): string {
+  const body = r.responseBody;
+  const text =
+    typeof body === 'string' ? body : JSON.stringify((body as { image?: unknown } | null)?.image ?? {});
+  return `${/"name":("(?:[^"\\]|\\.)*")/.exec(text)?.[1]} ${/"size":(\d+)/.exec(text)?.[1]}`;
+}
+
 export const READINESS_CASES: readonly ReadinessCase[] = [
   {
     id: 'rate-limited',

@@ -30,17 +30,30 @@ export function storageStage(
   {
     stallTimeoutMs = 120_000,
     discardLimits = DEFAULT_DISCARD_LIMITS,
+    largestPart = 0,
     refreshClock = async () => undefined,
   }: {
     stallTimeoutMs?: number;
     discardLimits?: DiscardLimits;
+    /** The largest part a plan hands out: read past the discard limit for a part refused for its size. */
+    largestPart?: number;
     /** Reads the clock again before a part's expiry is checked (instances sharing a store share it). */
     refreshClock?: () => Promise<void>;
   } = {},
 ): RequestStage {
   const mount = mountPath.toLowerCase();
+  // A part refused for its size (400 EntityTooLarge, from its Content-Length, after its URL was
+  // verified) is a part's worth of bytes and more, past the discard limit: its body is read by the
+  // largest part more, so a client one byte past its part reads the refusal, not a broken pipe.
+  // Any other refusal (a made-up or expired URL) reads no more than the limit.
+  const oversizedPart = { ...discardLimits, maxBytes: discardLimits.maxBytes + largestPart };
   const sendError = (req: IncomingMessage, res: ServerResponse, error: unknown) =>
-    answerAfterDiscardingRest(req, res, discardLimits, () => writeError(req, res, error));
+    answerAfterDiscardingRest(
+      req,
+      res,
+      error instanceof ObjectStoreError && error.code === 'EntityTooLarge' ? oversizedPart : discardLimits,
+      () => writeError(req, res, error),
+    );
 
   return function storage(req, res) {
     const lower = req.path.toLowerCase();

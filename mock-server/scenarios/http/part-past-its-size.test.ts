@@ -5,6 +5,7 @@
  * the body first: a body the server stops reading is a broken pipe for it, not a 400. Parts are
  * 8 MiB at least, the most a refused body is read by default, so the part stage reads more.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACME_KEY } from '../../../test-support/api-client.js';
 import { startInstantMock } from '../../../test-support/instant-mock.js';
@@ -48,5 +49,36 @@ describe('a part PUT one byte past the part size', () => {
     } as RequestInit);
     expect(answer.status).toBe(400);
     expect(await answer.text()).toContain('<Code>EntityTooLarge</Code>');
+  });
+});
+
+describe('a part PUT refused for anything but its size', () => {
+  let mock: RunningMock;
+  beforeAll(async () => {
+    mock = await startInstantMock({ maxDiscardedBodyBytes: 1024 });
+  });
+  afterAll(() => mock.close());
+
+  it('reads no more of its body than --max-discarded-body-bytes: a made-up part URL is answered at once, its connection closed', async () => {
+    // 1 MiB declared, past the 1 KiB the mock reads of a refused body but within a part: a
+    // client with no valid part URL cannot have the server read a part's worth of bytes
+    const url = new URL(`${mock.url}/storage/uploads/nobody/parts/1?expires=1&signature=x`);
+    const started = Date.now();
+    const answer = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+      const req = request(
+        url,
+        { method: 'PUT', headers: { 'content-length': String(1024 * 1024) } },
+        (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+        },
+      );
+      req.on('error', reject);
+      req.write(Buffer.alloc(1024));
+    });
+    expect(answer.status).toBeGreaterThanOrEqual(400);
+    expect(answer.connection).toBe('close');
+    // not held for the discard's 10 s waiting for a body it refused
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -35,7 +35,7 @@ export function renderReadiness(organizations, readinessOf) {
         ? h(
             'p',
             { class: 'error' },
-            `Evidence incomplete: the journal is full (its last ${r.requests}), so what the client met before then was pushed out and reads not met. Another client with these keys? Give it an organization of its own, or start with a larger --journal-entries-per-org.`,
+            `Evidence incomplete: the journal is full (its last ${r.requests}), so anything the client met before then was pushed out and reads not met. Another client with these keys? Give it an organization of its own, or start with a larger --journal-entries-per-org.`,
           )
         : null,
       r.requests === 0 ? null : h('ul', { class: 'readiness-cases' }, r.cases.map(caseItem)),
