@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
-import { expectStatus, need } from '../harness/steps.js';
+import { expectStatus } from '../harness/steps.js';
 import { csvRecords } from '../harness/file-formats.js';
-import { completedSegmentation, pollPrediction, readyImage } from '../harness/flows.js';
+import { completedSegmentation, predicted, readyImage } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { borderSample, flatTiff, presetTiff } from '../harness/sample-images.js';
 import { COLUMNS } from './exports/csv-columns.js';
 import { binaryBody, fetchExports } from './exports/fetched-exports.js';
-import type { PredictionAck } from '../../openapi/generated/client/types.gen.js';
 import {
   verifyAttachmentNames,
   verifyAttachments,
@@ -162,14 +161,7 @@ check(
     // a picture with nothing on it: the one run whose exports have no cell to write, judged by the
     // document's schemas (features is an array) and by the oracle (one entry per cell of the count)
     const imageId = await readyImage(ctx, flatTiff());
-    const ack = need(
-      await ctx.api.call<PredictionAck>('createPrediction', {
-        body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
-      }),
-      200,
-      ['prediction_id'],
-    );
-    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    const done = await predicted(ctx, imageId, await fittingModelId(ctx.api), ctx.api);
     const segmentationId = done.status === 'COMPLETED' ? done.segmentation_id : undefined;
     if (!segmentationId)
       return ctx.skip(`the run of a flat picture ended ${done.status}, with no segmentation to export`);

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
-import { openResumable, pollPrediction, readyImage, type PredictionAsRead } from '../harness/flows.js';
+import {
+  openResumable,
+  pollPrediction,
+  predicted,
+  readyImage,
+  type PredictionAsRead,
+} from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { flatTiff, presetTiff } from '../harness/sample-images.js';
@@ -68,17 +74,10 @@ check(
   { clauses: ['PRED-02'] },
   async (ctx) => {
     const imageId = await readyImage(ctx, flatTiff());
-    const ack = need(
-      await ctx.api.call<PredictionAck>('createPrediction', {
-        body: { image_id: imageId, model_id: await fittingModelId(ctx.api) },
-      }),
-      200,
-      ['prediction_id'],
-    );
     // The oracle and the document: a COMPLETED prediction carries its cell_count, 0 as any other.
     // A model may also fail on such a picture, or find something in it: neither is the interface's
     // to forbid, so only the count's presence is judged.
-    const done = await pollPrediction(ctx, ack.body.prediction_id);
+    const done = await predicted(ctx, imageId, await fittingModelId(ctx.api), ctx.api);
     if (done.status === 'FAILED') return;
     expect(done.status, 'GET /predict/{id} of a flat picture: status').toBe('COMPLETED');
     expect(done.cell_count, 'GET /predict/{id} COMPLETED of a flat picture: cell_count').toEqual(

@@ -312,8 +312,8 @@ export async function predictedSegmentation(
   return segmentationOf(done, imageId, modelId);
 }
 
-/** Predict a ready image with a model and poll it until it ends. */
-async function predicted(
+/** Predict a ready image with a model and poll it until it ends, however it ends. */
+export async function predicted(
   ctx: CheckContext,
   imageId: string,
   modelId: string,
