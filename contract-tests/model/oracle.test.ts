@@ -3,53 +3,21 @@ import sharp from 'sharp';
 import type { Exchange } from './exchange.js';
 import { CSV_COLUMNS } from './export-options.js';
 import { Oracle } from './oracle.js';
-import { organizationMade, testExchange as exchange } from './exchange-fixture.js';
+import {
+  organizationMade,
+  SEGMENTED,
+  segmentedOracle,
+  testExchange as exchange,
+} from './exchange-fixture.js';
 
 const KEY = 'sk_main';
 const OTHER = 'sk_other';
-const IMAGE = '11111111-1111-4111-8111-111111111111';
-const PREDICTION = '22222222-2222-4222-8222-222222222222';
-const SEGMENTATION = '33333333-3333-4333-8333-333333333333';
-const MODEL = '44444444-4444-4444-8444-444444444444';
+const { image: IMAGE, prediction: PREDICTION, segmentation: SEGMENTATION, model: MODEL } = SEGMENTED;
 const SHARE = '55555555-5555-4555-8555-555555555555';
 const ORG = '66666666-6666-4666-8666-666666666666';
 
 /** An oracle that has seen a ready image predicted to completion with 3 cells. */
-function withSegmentation(): Oracle {
-  const oracle = new Oracle();
-  oracle.knowKeys({ main: KEY, other: OTHER });
-  const image = { id: IMAGE, name: 'cells.tif', size: 10, upload_status: 'ready', shape: [4, 4] };
-  const steps = [
-    exchange('listModels', 200, [{ id: MODEL, name: 'nuclei', kind: 'base' }]),
-    exchange(
-      'uploadImage',
-      200,
-      { image, success: true, upload: null },
-      { sent: { file: { name: 'cells.tif', size: 10 } } },
-    ),
-    exchange(
-      'createPrediction',
-      200,
-      { prediction_id: PREDICTION, status: 'submitted', reason: '' },
-      { sent: { image_id: IMAGE, model_id: MODEL } },
-    ),
-    exchange(
-      'getPrediction',
-      200,
-      {
-        prediction_id: PREDICTION,
-        status: 'COMPLETED',
-        image_id: IMAGE,
-        model_id: MODEL,
-        segmentation_id: SEGMENTATION,
-        cell_count: 3,
-      },
-      { params: { prediction_id: PREDICTION } },
-    ),
-  ];
-  for (const step of steps) expect(oracle.observe(step)).toEqual([]);
-  return oracle;
-}
+const withSegmentation = () => segmentedOracle(3);
 
 const subjects = (oracle: Oracle, x: Exchange) =>
   oracle.observe(x).map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
