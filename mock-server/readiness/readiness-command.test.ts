@@ -41,30 +41,16 @@ describe('cellseg-mock readiness', () => {
       // the client meets the 503, then a neighbour with its key sends 5 more: the 503 is pushed out
       for (let i = 0; i < 6; i++)
         await fetch(`${small.apiUrl}/models`, { headers: { authorization: `Bearer ${small.apiKey}` } });
-      const md = await cli(['readiness', '--org', small.apiKey, '--base-url', small.baseUrl]);
+      const read = (...format: string[]) =>
+        cli(['readiness', '--org', small.apiKey, '--base-url', small.baseUrl, ...format]);
+      const md = await read();
       expect(md.stdout).toMatch(/\| unavailable: 503 Service Unavailable \| not met \|/);
       expect(md.stdout).toMatch(
         /\*\*Evidence incomplete: the journal keeps this organization's last 5 requests and is full, so any made before \S+Z were pushed out .* start the mock with a larger --journal-entries-per-org\.\*\*/,
       );
-      const html = await cli([
-        'readiness',
-        '--org',
-        small.apiKey,
-        '--base-url',
-        small.baseUrl,
-        '--format',
-        'html',
-      ]);
+      const html = await read('--format', 'html');
       expect(html.stdout).toMatch(/<p class="failed">Evidence incomplete: /);
-      const json = await cli([
-        'readiness',
-        '--org',
-        small.apiKey,
-        '--base-url',
-        small.baseUrl,
-        '--format',
-        'json',
-      ]);
+      const json = await read('--format', 'json');
       expect(JSON.parse(json.stdout)).toMatchObject({ requests: 5, overflowed: true });
     } finally {
       await small.close();
