@@ -4,7 +4,8 @@
  *
  * Format: UTF-8 without a byte-order mark, RFC 4180 (CRLF line ends, header row always present, even
  * with no ROIs; fields quoted by csv-stringify only when they contain a comma, a quote or a line
- * break, and the empty field of a one-column row, which would otherwise be a blank line). Integers (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
+ * break, and the empty field of a one-column row, which would otherwise be a blank line). Integers
+ * (sizes, indexes, pixel counts, bounds) are written as integers; the real-valued
  * columns (confluency, perimeter_px, centroid_x, centroid_y) always with 4 decimals, so the same
  * input gives the same bytes. roi_index is 1-based; cell_type, tags and entity_type are as
  * `export-context.ts` says. Text cells that a spreadsheet would run as a formula start with an
