@@ -1,0 +1,137 @@
+/**
+ * The repository's own tools on the command line: `--help` prints the usage and exits 0 before
+ * anything starts; a mistyped option or one without its value is one line naming it, exit 2,
+ * never a stack trace.
+ */
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { CommandLineError, readCommandLine } from './command-line.js';
+import { REPO_ROOT } from './launched-mock.js';
+import { REGRESSION_SETS } from './regression-sets/sets.js';
+
+describe('readCommandLine', () => {
+  const config = { options: { set: { type: 'string' }, quick: { type: 'boolean' } } } as const;
+  const error = (argv: string[]) => {
+    try {
+      readCommandLine(config, argv);
+    } catch (err) {
+      expect(err).toBeInstanceOf(CommandLineError);
+      return (err as Error).message;
+    }
+    throw new Error(`${argv.join(' ')} was read as a good command line`);
+  };
+
+  it('reads the options it knows', () => {
+    expect(readCommandLine(config, ['--set', 'b', '--quick'])).toMatchObject({
+      values: { set: 'b', quick: true },
+    });
+  });
+
+  it('answers help for --help or -h anywhere before --, even beside a bad option', () => {
+    expect(readCommandLine(config, ['--help'])).toBe('help');
+    expect(readCommandLine(config, ['--bogus', '-h'])).toBe('help');
+  });
+
+  it('leaves a --help after -- to what the tool runs', () => {
+    expect(() => readCommandLine(config, ['--', '--help'])).toThrow("unexpected argument '--help'");
+  });
+
+  it('names an unknown option, a missing value, a value given to a flag, a stray argument', () => {
+    expect(error(['--bogus'])).toBe("unknown option '--bogus'");
+    expect(error(['--set'])).toBe('--set needs a value');
+    expect(error(['--set', '--quick'])).toBe('--set needs a value');
+    expect(error(['--quick=yes'])).toBe('--quick takes no value');
+    expect(error(['stray'])).toBe("unexpected argument 'stray'");
+  });
+
+  it('keeps the words of an unknown option when positional arguments are allowed', () => {
+    expect(() => readCommandLine({ ...config, allowPositionals: true }, ['case', '--bogus'])).toThrow(
+      new CommandLineError("unknown option '--bogus'"),
+    );
+  });
+});
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `entry` as npm's script does and collects what it says; killed if it outlives `ms`. */
+function run(entry: string[], args: string[], ms = 50_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    // A tool that ignores --help starts its real work: stop it rather than wait for it.
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const tsx = (file: string) => ['--import', 'tsx', file];
+
+/** Each tool, how npm runs it, the options its --help must name, and one that takes a value. */
+const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: string }> = [
+  {
+    name: 'regressions',
+    entry: tsx('test-support/regression-sets/run-regression-set.ts'),
+    names: ['--set', '--only', '--lanes', '--label', '--record'],
+    valued: '--set',
+  },
+];
+
+describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued }) => {
+  it('--help prints the usage, naming each option, and exits 0', async () => {
+    const { code, stdout, stderr } = await run(entry, ['--help']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    for (const option of names) expect(stdout).toContain(option);
+  });
+
+  it('an unknown option is one line naming it, exit 2', async () => {
+    const { code, stdout, stderr } = await run(entry, ['--no-such-option']);
+    expect(stderr).toBe(`${name}: unknown option '--no-such-option' (see --help)\n`);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+  });
+
+  it.runIf(valued)('an option without its value is one line naming it, exit 2', async () => {
+    const { code, stderr } = await run(entry, [valued!]);
+    expect(stderr).toBe(`${name}: ${valued} needs a value (see --help)\n`);
+    expect(code).toBe(2);
+  });
+});
+
+describe('npm run regressions', () => {
+  const entry = tsx('test-support/regression-sets/run-regression-set.ts');
+  // A subset: were --lanes read as no lane at all again, the run would measure nothing and end,
+  // leaving the set's committed results alone (a whole set would be rewritten with no result).
+  const subset = ['--only', REGRESSION_SETS.a.regressions[0].id];
+
+  it('refuses a number of lanes that is not a whole number of at least one', async () => {
+    for (const lanes of ['two', '0', '']) {
+      const { code, stderr } = await run(entry, [...subset, '--lanes', lanes]);
+      expect(stderr).toBe(
+        `regressions: --lanes needs a whole number of at least 1, not '${lanes}' (see --help)\n`,
+      );
+      expect(code).toBe(2);
+    }
+  });
+
+  it('names an unknown set and the known ones', async () => {
+    const { code, stderr } = await run(entry, ['--set', 'zz']);
+    expect(stderr).toMatch(/^regressions: unknown set 'zz': known sets are a, b, .*\(see --help\)\n$/);
+    expect(code).toBe(2);
+  });
+});
