@@ -89,6 +89,12 @@ const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: st
     names: ['--set', '--only', '--lanes', '--label', '--record'],
     valued: '--set',
   },
+  {
+    name: 'mutate',
+    entry: tsx('test-support/mutation/run-mutation.ts'),
+    names: ['--workers', '--sample', '--seed', '--only', '--ids', '--threshold', '--report-dir'],
+    valued: '--workers',
+  },
 ];
 
 describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued }) => {
@@ -132,6 +138,24 @@ describe('npm run regressions', () => {
   it('names an unknown set and the known ones', async () => {
     const { code, stderr } = await run(entry, ['--set', 'zz']);
     expect(stderr).toMatch(/^regressions: unknown set 'zz': known sets are a, b, .*\(see --help\)\n$/);
+    expect(code).toBe(2);
+  });
+});
+
+describe('npm run mutate', () => {
+  const entry = tsx('test-support/mutation/run-mutation.ts');
+  // No mutant matches the prefix: were the options read late again, the run would stop on that.
+  const none = ['--only', 'NO-SUCH-MUTANT'];
+
+  it('refuses a threshold that is no number before starting anything', async () => {
+    const { code, stderr } = await run(entry, [...none, '--threshold', 'high']);
+    expect(stderr).toBe("mutate: --threshold must be a number, not 'high' (see --help)\n");
+    expect(code).toBe(2);
+  });
+
+  it('says in one line that the --ids file cannot be read', async () => {
+    const { code, stderr } = await run(entry, ['--ids', 'no/such/ids.txt']);
+    expect(stderr).toBe("mutate: --ids: cannot read 'no/such/ids.txt' (ENOENT) (see --help)\n");
     expect(code).toBe(2);
   });
 });
