@@ -95,6 +95,12 @@ const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: st
     names: ['--workers', '--sample', '--seed', '--only', '--ids', '--threshold', '--report-dir'],
     valued: '--workers',
   },
+  {
+    name: 'crash-test',
+    entry: tsx('test-support/crash/run-crash-test.ts'),
+    names: ['--rounds', '--seed', '--root'],
+    valued: '--rounds',
+  },
 ];
 
 describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued }) => {
@@ -157,5 +163,20 @@ describe('npm run mutate', () => {
     const { code, stderr } = await run(entry, ['--ids', 'no/such/ids.txt']);
     expect(stderr).toBe("mutate: --ids: cannot read 'no/such/ids.txt' (ENOENT) (see --help)\n");
     expect(code).toBe(2);
+  });
+});
+
+describe('npm run crash-test', () => {
+  it('refuses a number of rounds or a seed that is no whole number', async () => {
+    const entry = tsx('test-support/crash/run-crash-test.ts');
+    const rounds = await run(entry, ['--rounds', 'many']);
+    // Read as no number, it ran no round and reported that nothing was lost.
+    expect(rounds.stderr).toBe(
+      "crash-test: --rounds needs a whole number of at least 1, not 'many' (see --help)\n",
+    );
+    expect(rounds.code).toBe(2);
+    const seed = await run(entry, ['--rounds', '1', '--seed', 'x']);
+    expect(seed.stderr).toBe("crash-test: --seed needs a whole number, not 'x' (see --help)\n");
+    expect(seed.code).toBe(2);
   });
 });
