@@ -101,6 +101,12 @@ const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: st
     names: ['--rounds', '--seed', '--root'],
     valued: '--rounds',
   },
+  {
+    name: 'sabotage',
+    entry: tsx('test-support/run-sabotage-proxy.ts'),
+    names: ['<case>', '--port', '--target', 'no-auth'],
+    valued: '--port',
+  },
 ];
 
 describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued }) => {
