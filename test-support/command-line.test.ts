@@ -81,51 +81,62 @@ function run(entry: string[], args: string[], ms = 50_000): Promise<Run> {
 
 const tsx = (file: string) => ['--import', 'tsx', file];
 
-/** Each tool, how npm runs it, the options its --help must name, and one that takes a value. */
-const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: string }> = [
+/**
+ * Each tool, how npm runs it, the options its --help must name, an option tried without its value
+ * (readCommandLine's tests above try the rest of parseArgs' words), and options put first on every
+ * command line tried: were the tool to run in spite of a bad one, they
+ * keep the run short and leave committed files alone (a subset of a set, a quick bench).
+ */
+const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: string; guard?: string[] }> = [
   {
     name: 'regressions',
     entry: tsx('test-support/regression-sets/run-regression-set.ts'),
     names: ['--set', '--only', '--lanes', '--label', '--record'],
     valued: '--set',
+    guard: ['--only', REGRESSION_SETS.a.regressions[0].id],
   },
   {
     name: 'mutate',
     entry: tsx('test-support/mutation/run-mutation.ts'),
     names: ['--workers', '--sample', '--seed', '--only', '--ids', '--threshold', '--report-dir'],
-    valued: '--workers',
+    guard: ['--only', 'NO-SUCH-MUTANT'],
   },
   {
     name: 'crash-test',
     entry: tsx('test-support/crash/run-crash-test.ts'),
     names: ['--rounds', '--seed', '--root'],
-    valued: '--rounds',
   },
   {
     name: 'sabotage',
     entry: tsx('test-support/run-sabotage-proxy.ts'),
     names: ['<case>', '--port', '--target', 'no-auth'],
-    valued: '--port',
+  },
+  {
+    name: 'bench',
+    entry: tsx('bench/run.ts'),
+    names: ['--only', '--quick', '--profile', '--render', 'sandbox-cost'],
+    valued: '--only',
+    guard: ['--quick'],
   },
 ];
 
-describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued }) => {
+describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued, guard = [] }) => {
   it('--help prints the usage, naming each option, and exits 0', async () => {
-    const { code, stdout, stderr } = await run(entry, ['--help']);
+    const { code, stdout, stderr } = await run(entry, [...guard, '--help']);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     for (const option of names) expect(stdout).toContain(option);
   });
 
   it('an unknown option is one line naming it, exit 2', async () => {
-    const { code, stdout, stderr } = await run(entry, ['--no-such-option']);
+    const { code, stdout, stderr } = await run(entry, [...guard, '--no-such-option']);
     expect(stderr).toBe(`${name}: unknown option '--no-such-option' (see --help)\n`);
     expect(code).toBe(2);
     expect(stdout).toBe('');
   });
 
   it.runIf(valued)('an option without its value is one line naming it, exit 2', async () => {
-    const { code, stderr } = await run(entry, [valued!]);
+    const { code, stderr } = await run(entry, [...guard, valued!]);
     expect(stderr).toBe(`${name}: ${valued} needs a value (see --help)\n`);
     expect(code).toBe(2);
   });
@@ -184,5 +195,18 @@ describe('npm run crash-test', () => {
     const seed = await run(entry, ['--rounds', '1', '--seed', 'x']);
     expect(seed.stderr).toBe("crash-test: --seed needs a whole number, not 'x' (see --help)\n");
     expect(seed.code).toBe(2);
+  });
+});
+
+describe('npm run bench', () => {
+  it('refuses an --only that names no section, and one that names an unknown section', async () => {
+    const entry = tsx('bench/run.ts');
+    const none = await run(entry, ['--quick', '--only=']);
+    // Read as no section, it measured nothing and (without --quick) rewrote the page all the same.
+    expect(none.stderr).toMatch(/^bench: --only needs at least one section: http, .*\(see --help\)\n$/);
+    expect(none.code).toBe(2);
+    const unknown = await run(entry, ['--quick', '--only', 'http,nope']);
+    expect(unknown.stderr).toMatch(/^bench: unknown section\(s\) nope; known: http, .*\(see --help\)\n$/);
+    expect(unknown.code).toBe(2);
   });
 });
