@@ -118,6 +118,13 @@ const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: st
     valued: '--only',
     guard: ['--quick'],
   },
+  {
+    name: 'fuzz',
+    entry: tsx('scripts/fuzz.ts'),
+    names: ['--seed', '--runs', 'FUZZ_SEED', 'FUZZ_RUNS'],
+    valued: '--seed',
+    guard: ['--runs', '1'],
+  },
 ];
 
 describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued, guard = [] }) => {
