@@ -125,6 +125,11 @@ const TOOLS: Array<{ name: string; entry: string[]; names: string[]; valued?: st
     valued: '--seed',
     guard: ['--runs', '1'],
   },
+  {
+    name: 'trace',
+    entry: tsx('test-support/mutation/write-trace.ts'),
+    names: ['usage: npm run trace', 'mutation-record.json'],
+  },
 ];
 
 describe.concurrent.each(TOOLS)('npm run $name', ({ name, entry, names, valued, guard = [] }) => {
