@@ -131,6 +131,16 @@ describe('part-url-expired, a client with several files', () => {
     );
   });
 
+  it('reads the file of a createImage answer, the image itself', () => {
+    const created = (endMs: number, name: string, size: number) =>
+      seen(endMs, 'createImage', 200, {
+        responseBody: { id: `id-${name}`, name, size, upload: { urls: [] } },
+      });
+    const first = created(0, 'a.tif', 10);
+    expect(missed?.([first, created(60, 'b.tif', 20), seen(90, 'completeUpload', 202)])).not.toBeNull();
+    expect(missed?.([first, created(60, 'a.tif', 10), seen(90, 'completeUpload', 202)])).toBeNull();
+  });
+
   it('reads the file of an answer the journal kept cut from its start', () => {
     const cut = (endMs: number, name: string) =>
       seen(endMs, 'uploadImage', 200, {

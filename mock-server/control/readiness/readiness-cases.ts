@@ -115,11 +115,14 @@ export function refusedForMissingParts(r: SeenRequest): boolean {
   );
 }
 
-/** The name and size an upload's answer gives its image (read from the start of a body kept cut). */
+/**
+ * The name and size an upload's answer gives its image (read from the start of a body kept cut):
+ * `uploadImage` answers the image under `image`, `createImage` answers the image itself.
+ */
 function fileOf(r: SeenRequest): string {
   const body = r.responseBody;
-  const text =
-    typeof body === 'string' ? body : JSON.stringify((body as { image?: unknown } | null)?.image ?? {});
+  const image = body && typeof body === 'object' ? ((body as { image?: unknown }).image ?? body) : {};
+  const text = typeof body === 'string' ? body : JSON.stringify(image);
   return `${/"name":("(?:[^"\\]|\\.)*")/.exec(text)?.[1]} ${/"size":(\d+)/.exec(text)?.[1]}`;
 }
 
