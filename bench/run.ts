@@ -24,6 +24,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { commandLine, usageError } from '../test-support/command-line.js';
 import { runDurabilityBench } from './sections/durability.js';
 import { runExportBench } from './sections/exports.js';
 import { runHostileBench } from './sections/hostile.js';
@@ -72,31 +73,44 @@ const OWN_PROCESS_SECTIONS: Record<string, (ctx: BenchContext) => Promise<Sectio
 };
 const ALL = [...Object.keys(MOCK_SECTIONS), 'segmentation', ...Object.keys(OWN_PROCESS_SECTIONS)];
 
-function parseArgs(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
-  let only = ALL;
-  let quick = false;
-  let profile = false;
-  let render = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') quick = true;
-    else if (a === '--profile') profile = true;
-    else if (a === '--render') render = true;
-    else if (a === '--only' || a.startsWith('--only=')) {
-      const value = a.includes('=') ? a.slice('--only='.length) : argv[++i];
-      only = (value ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-      const unknown = only.filter((s) => !ALL.includes(s));
-      if (unknown.length)
-        throw new Error(`unknown section(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}`);
-    } else if (a === '--help' || a === '-h') {
-      console.log('npm run bench -- [--only ' + ALL.join(',') + '] [--quick] [--profile] [--render]');
-      process.exit(0);
-    } else throw new Error(`unknown option ${a} (try --help)`);
-  }
-  return { only, quick, profile, render };
+const USAGE = `usage: npm run bench -- [--only SECTION,...] [--quick] [--profile] [--render]
+
+  --only a,b   the sections to run (default: all): ${ALL.join(', ')};
+               the table keeps the rows of the others
+  --quick      smaller sizes and shorter runs, a smoke run: reports/bench-quick.json, the page untouched
+  --profile    the mock under --cpu-prof (reports/profiles/<section>/), summarized; the page untouched
+  --render     runs nothing: rewrites docs/benchmarks.md's table and the README's figures from
+               reports/bench.json
+  --help, -h   this text`;
+
+const TOOL = 'bench';
+
+function readOptions(argv: string[]): { only: string[]; quick: boolean; profile: boolean; render: boolean } {
+  const { values } = commandLine(
+    TOOL,
+    USAGE,
+    {
+      options: {
+        only: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        profile: { type: 'boolean', default: false },
+        render: { type: 'boolean', default: false },
+      },
+    },
+    argv,
+  );
+  const only =
+    values.only === undefined
+      ? ALL
+      : values.only
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+  // No section at all would measure nothing and still rewrite the page.
+  if (!only.length) usageError(TOOL, `--only needs at least one section: ${ALL.join(', ')}`);
+  const unknown = only.filter((s) => !ALL.includes(s));
+  if (unknown.length) usageError(TOOL, `unknown section(s) ${unknown.join(', ')}; known: ${ALL.join(', ')}`);
+  return { only, quick: values.quick, profile: values.profile, render: values.render };
 }
 
 async function runSegmentationOwnerBench(log: (m: string) => void): Promise<SectionResult | string> {
@@ -119,7 +133,7 @@ async function runSegmentationOwnerBench(log: (m: string) => void): Promise<Sect
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = readOptions(process.argv.slice(2));
   if (args.render) {
     const json = path.join(repoRoot, 'reports', 'bench.json');
     if (!existsSync(json)) {

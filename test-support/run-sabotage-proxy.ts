@@ -6,30 +6,38 @@
  * it). Prints the proxy's URL and the keys to use, and runs until Ctrl-C. Without a case, or with
  * --help: the cases and the clauses each breaks.
  */
-import { parseArgs } from 'node:util';
 import { mockKeys } from '../contract-tests/harness/target.js';
+import { commandLine } from './command-line.js';
 import { launchSabotageTarget, type LaunchedMock } from './launched-mock.js';
 import { SABOTAGES, type Sabotage } from './sabotage-catalogue.js';
 import { startSabotageProxy } from './sabotage-proxy.js';
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    port: { type: 'string', default: '0' },
-    target: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
 
 function usage(): string {
   const cases = Object.entries(SABOTAGES).map(
     ([name, c]) => `  ${name.padEnd(24)} breaks ${c.breaks.join(', ')}`,
   );
-  return ['usage: npm run sabotage -- <case> [--port N] [--target URL]', '', 'cases:', ...cases].join('\n');
+  return [
+    'usage: npm run sabotage -- <case> [--port N] [--target URL]',
+    '',
+    '  --port N       where the proxy listens (default 0: a free port)',
+    '  --target URL   what the proxy stands in front of (default: a mock started here)',
+    '  --help, -h     this text',
+    '',
+    'cases:',
+    ...cases,
+  ].join('\n');
 }
 
+const { values, positionals } = commandLine('sabotage', usage(), {
+  allowPositionals: true,
+  options: {
+    port: { type: 'string', default: '0' },
+    target: { type: 'string' },
+  },
+});
+
 const name = positionals[0];
-if (values.help || name === undefined) {
+if (name === undefined) {
   console.log(usage());
   process.exit(0);
 }

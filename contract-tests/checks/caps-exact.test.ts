@@ -1,7 +1,8 @@
 /**
  * The burst of predictions past the analysis cap, against a scripted target: a 429 with
  * Retry-After is waited out and sent again, so a target that also rate-limits passes; the cap off
- * by one, a 402 of the wrong shape or a third analysis let through still fail CAP-06.
+ * by one, a 402 of the wrong shape or a third analysis let through still fail CAP-06; a burst
+ * still rate-limited after the last try, short of the cap, is blocked by that 429, not failed.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ApiClient, newCheckRecord } from '../harness/api-client.js';
 import type { CheckContext } from '../harness/check.js';
+import { BlockedByStep } from '../harness/steps.js';
 import { sharedContract } from '../harness/openapi-contract.js';
 import { targetFromEnv } from '../harness/target.js';
 
@@ -65,8 +67,13 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-/** Runs the burst check against the script; answers its clauses' failures and the answers that broke the rest. */
-async function burst(answers: Scripted[]): Promise<{ failed: string[]; violations: string[] }> {
+/**
+ * Runs the burst check against the script; answers its clauses' failures, the answers that broke
+ * the rest, and the step that blocked it, if one did.
+ */
+async function burst(
+  answers: Scripted[],
+): Promise<{ failed: string[]; violations: string[]; blocked?: string }> {
   await import('./caps-exact.check.js');
   script = answers;
   org.accepted = 0;
@@ -82,7 +89,12 @@ async function burst(answers: Scripted[]): Promise<{ failed: string[]; violation
     }
   };
   const body = [...bodies].find(([title]) => title.startsWith('predictions sent at once'))![1];
-  await body({ target, verify } as unknown as CheckContext);
+  try {
+    await body({ target, verify } as unknown as CheckContext);
+  } catch (err) {
+    if (!(err instanceof BlockedByStep)) throw err;
+    return { failed, violations: record.violations, blocked: err.message };
+  }
   return { failed, violations: record.violations };
 }
 
@@ -99,10 +111,28 @@ it('fails a third analysis let through, a 402 one request early, and a 402 of th
   expect(shapeless.failed.join('\n')).toMatch(/CAP-06: createPrediction 402: type of detail/);
 });
 
-it('judges a 429 that lasts past the last try as the answer, and one without Retry-After at once', async () => {
+it('is blocked, not failed, by a 429 that lasts past the last try short of the cap; one without Retry-After breaks the document', async () => {
   const lasting = await burst([accepted(), accepted(), rateLimited, rateLimited, rateLimited]);
-  expect(lasting.failed.join('\n')).toMatch(/CAP-06: .*\[ 200, 200, 429 \]/);
+  expect(lasting).toEqual({
+    failed: [],
+    violations: [],
+    blocked:
+      'blocked by step: POST /api/v1/predict (createPrediction) answered 429, still after 3 tries (1 of 3 predictions rate-limited): the burst never reached the analysis cap',
+  });
   const { headers: _, ...bare } = rateLimited;
   const unsaid = await burst([accepted(), accepted(), bare]);
+  expect(unsaid.blocked).toBeUndefined();
   expect(unsaid.violations.join('\n')).toMatch(/retry-after/i);
+});
+
+it('is blocked by a target that rate-limits every prediction of the burst', async () => {
+  const everyOne = await burst(Array.from({ length: 9 }, () => rateLimited));
+  expect(everyOne.failed).toEqual([]);
+  expect(everyOne.blocked).toMatch(/answered 429, still after 3 tries \(3 of 3 predictions rate-limited\)/);
+});
+
+it('still fails a 402 under the cap among the answers that a rate limit left', async () => {
+  const early = await burst([accepted(), refused, rateLimited, rateLimited, rateLimited]);
+  expect(early.failed.join('\n')).toMatch(/CAP-06: .*1 of them still rate-limited.*\[ 200, 402 \]/s);
+  expect(early.blocked).toMatch(/answered 429/);
 });

@@ -7,7 +7,9 @@
 import {
   MANY_POLLS,
   opensResumableUpload,
+  refusedForMissingParts,
   reopens,
+  resendsInOneRequest,
   SLOW_ANSWER_MS,
   type CaseId,
   type SeenRequest,
@@ -71,8 +73,34 @@ async function organization(ctx: ArmingContext) {
 const succeeded = (e: JournalEntry, operationId: string) =>
   e.operation_id === operationId && e.status >= 200 && e.status < 300;
 
-/** What a client may do with a resumable upload it opened, besides sending its parts. */
-const UPLOAD_AFTERMATH = ['completeUpload', 'getUpload', 'abortUpload', 'deleteUpload', 'deleteImage'];
+/** Requests that give a resumable upload up: neither brings fresh part URLs. */
+const GIVING_UP = ['abortUpload', 'deleteUpload'];
+
+/**
+ * Whether the client met the part URLs that expired once the clock moved past them, and why not.
+ * Part PUTs carry no key, so the journal never shows them, nor their 403: a client shows it met
+ * one by what a client must do then, which is to send the same file again (a new upload of the
+ * same name and size for fresh part URLs, or the file in one request), or by a complete refused
+ * for the part that never arrived. Giving the upload up (an abort, a delete) is no way past: it
+ * meets the case only followed by the file sent again, as the walkthrough does.
+ */
+function partUrlExpiredMissed(requests: readonly SeenRequest[]): string | null {
+  const at = requests.findIndex(opensResumableUpload);
+  const opened = requests[at];
+  if (!opened) return null;
+  let gaveUp: SeenRequest | undefined;
+  for (const r of requests.slice(at + 1)) {
+    if (reopens(opened, r) || resendsInOneRequest(opened, r) || refusedForMissingParts(r)) return null;
+    const ok = r.status >= 200 && r.status < 300;
+    if (ok && GIVING_UP.includes(r.operationId ?? '')) gaveUp ??= r;
+    // Completed with no fresh part URLs asked for: its parts went in before the clock moved.
+    if (ok && r.operationId === 'completeUpload' && !gaveUp)
+      return 'the client sent its parts before the clock moved past their URLs (the journal watcher was too late)';
+  }
+  return gaveUp
+    ? `the client gave the upload up (${gaveUp.operationId}) and never sent the file again, neither in a new upload of the same name and size (fresh part URLs) nor in one request`
+    : 'the journal shows no sign of the client meeting the part URLs that expired: no complete refused for a missing part, and the file never sent again';
+}
 
 export const CASE_ARMING: Record<CaseId, CaseArming> = {
   'rate-limited': {
@@ -103,18 +131,7 @@ export const CASE_ARMING: Record<CaseId, CaseArming> = {
       await ctx.control('POST', '/__mock/clock', { advance_ms: (ctx.presignExpirySeconds + 60) * 1000 });
       return true;
     },
-    // Part PUTs carry no key, so the journal never shows them: an upload completed at once, with no
-    // fresh part URLs asked for (none given up, none opened again), had its parts in before the
-    // clock moved.
-    missedAfterActing: (requests) => {
-      const opened = requests.findIndex(opensResumableUpload);
-      const next = requests
-        .slice(opened + 1)
-        .find((r) => reopens(requests[opened], r) || UPLOAD_AFTERMATH.includes(r.operationId ?? ''));
-      return next?.operationId === 'completeUpload' && next.status < 300
-        ? 'the client sent its parts before the clock moved past their URLs (the journal watcher was too late)'
-        : null;
-    },
+    missedAfterActing: partUrlExpiredMissed,
   },
   'prediction-failed': {
     arm: async (ctx) => {

@@ -55,13 +55,23 @@ describe('clientReaction', () => {
 
 describe('part-url-expired', () => {
   const missed = CASE_ARMING['part-url-expired'].missedAfterActing;
+  /** The mock's refusal of a complete whose part never arrived. */
+  const refused = (endMs: number) =>
+    seen(endMs, 'completeUpload', 422, {
+      responseBody: {
+        detail: 'No parts were uploaded: PUT each chunk to its presigned url before completing.',
+      },
+    });
   it('is not reached when the upload completed before the clock moved, and reached when its complete was refused', () => {
     const opened = seen(0, 'uploadImage', 200, { responseBody: { upload: { urls: [] } } });
     expect(missed?.([opened, seen(30, 'completeUpload', 200)])).toMatch(/before the clock moved/);
-    expect(missed?.([opened, seen(900, 'completeUpload', 422)])).toBeNull();
-    expect(clientReaction('part-url-expired', [opened, seen(900, 'completeUpload', 422)])).toBe(
+    expect(missed?.([opened, refused(900)])).toBeNull();
+    expect(clientReaction('part-url-expired', [opened, refused(900)])).toBe(
       'completed the upload although its parts were refused (422)',
     );
+    // A 422 for another reason (the upload no longer open) says nothing of the part URLs.
+    const closed = seen(900, 'completeUpload', 422, { responseBody: { detail: 'Image is not uploading' } });
+    expect(missed?.([opened, closed])).not.toBeNull();
     const again = seen(950, 'uploadImage', 200, { responseBody: { upload: null } });
     expect(clientReaction('part-url-expired', [opened, again])).toBe('sent the image again in one request');
   });
@@ -73,6 +83,32 @@ describe('part-url-expired', () => {
     expect(missed?.(journal)).toBeNull();
     expect(missed?.([opened, reopened, seen(90, 'completeUpload', 202)])).toBeNull();
     expect(clientReaction('part-url-expired', journal)).toBe('opened a new upload for fresh part URLs');
+  });
+
+  it('is not met by a client that gives the upload up and never sends the file again', () => {
+    const opened = seen(0, 'uploadImage', 200, { responseBody: { upload: { urls: [] } } });
+    for (const giveUp of ['deleteUpload', 'abortUpload']) {
+      const journal = [opened, seen(40, giveUp, 200)];
+      expect(missed?.(journal)).toBe(
+        `the client gave the upload up (${giveUp}) and never sent the file again, neither in a new upload of the same name and size (fresh part URLs) nor in one request`,
+      );
+      expect(clientReaction('part-url-expired', journal)).toBe(
+        `gave the upload up (${giveUp}) and never sent the file again`,
+      );
+      // given up, then another file's upload completed: still never this file again
+      const another = seen(60, 'uploadImage', 200, {
+        responseBody: { image: { name: 'other.tif', size: 5 }, upload: { urls: [] } },
+      });
+      expect(missed?.([...journal, another, seen(90, 'completeUpload', 202)])).toMatch(
+        /^the client gave the upload up/,
+      );
+    }
+  });
+
+  it('is not met by a client that does nothing more with the upload', () => {
+    const opened = seen(0, 'uploadImage', 200, { responseBody: { upload: { urls: [] } } });
+    expect(missed?.([opened, seen(40, 'getUpload', 200)])).toMatch(/^the journal shows no sign/);
+    expect(clientReaction('part-url-expired', [opened])).toBeNull();
   });
 });
 
@@ -93,6 +129,16 @@ describe('part-url-expired, a client with several files', () => {
     expect(clientReaction('part-url-expired', [first, ...again])).toBe(
       'opened a new upload for fresh part URLs',
     );
+  });
+
+  it('reads the file of a createImage answer, the image itself', () => {
+    const created = (endMs: number, name: string, size: number) =>
+      seen(endMs, 'createImage', 200, {
+        responseBody: { id: `id-${name}`, name, size, upload: { urls: [] } },
+      });
+    const first = created(0, 'a.tif', 10);
+    expect(missed?.([first, created(60, 'b.tif', 20), seen(90, 'completeUpload', 202)])).not.toBeNull();
+    expect(missed?.([first, created(60, 'a.tif', 10), seen(90, 'completeUpload', 202)])).toBeNull();
   });
 
   it('reads the file of an answer the journal kept cut from its start', () => {

@@ -4,7 +4,9 @@
  */
 import {
   opensResumableUpload,
+  refusedForMissingParts,
   reopens,
+  resendsInOneRequest,
   type CaseId,
   type SeenRequest,
 } from '../control/readiness/readiness-cases.js';
@@ -73,13 +75,14 @@ export function clientReaction(id: CaseId, requests: readonly SeenRequest[]): st
       const opened = requests.find(opensResumableUpload);
       if (!opened) return null;
       const next = after(requests, opened);
-      if (next.some((r) => r.operationId === 'completeUpload' && r.status === 422))
+      if (next.some(refusedForMissingParts))
         return 'completed the upload although its parts were refused (422)';
       if (next.some((r) => reopens(opened, r))) return 'opened a new upload for fresh part URLs';
-      if (next.some((r) => r.operationId === 'abortUpload')) return 'aborted the upload';
-      if (next.some((r) => r.operationId === 'uploadImage' && !opensResumableUpload(r)))
-        return 'sent the image again in one request';
-      return null;
+      if (next.some((r) => resendsInOneRequest(opened, r))) return 'sent the image again in one request';
+      const gaveUp = next.find(
+        (r) => ['abortUpload', 'deleteUpload'].includes(r.operationId ?? '') && r.status < 300,
+      );
+      return gaveUp ? `gave the upload up (${gaveUp.operationId}) and never sent the file again` : null;
     }
     case 'prediction-failed': {
       const failed = requests.find((r) => r.operationId === 'getPrediction' && statusOf(r) === 'FAILED');

@@ -274,6 +274,37 @@ describe('a readiness run of a client that opens a resumable upload with POST /u
   }, 120_000);
 });
 
+describe('a readiness run of a client that gives its upload up when a part URL expired', () => {
+  it('does not count a delete alone as meeting the case: the file is never sent again', async () => {
+    const client = `
+      const h = { authorization: 'Bearer ' + process.env.CELLSEG_API_KEY, 'content-type': 'application/json' };
+      const api = (method, path, body) => fetch(process.env.CELLSEG_BASE_URL + path, { method, headers: h, body });
+      (async () => {
+        const opened = await (await api('POST', '/upload', JSON.stringify({ name: 'c.tif', size: 1000 }))).json();
+        await new Promise((r) => setTimeout(r, 500));
+        const put = await fetch(opened.upload.urls[0].url, { method: 'PUT', body: new Uint8Array(1000) });
+        if (put.ok) process.exit((await api('POST', '/upload/' + opened.image.id + '/complete')).ok ? 0 : 1);
+        const gone = await api('DELETE', '/upload/' + opened.image.id);
+        console.log('part', put.status, 'delete', gone.status);
+      })();`;
+    const report = await readinessRun({
+      command: ['node', '-e', client],
+      cases: ['part-url-expired'],
+      parallel: 1,
+      caseTimeoutMs: 60_000,
+    });
+    const [expired] = report.cases;
+    expect(expired.run?.lastLines).toEqual(['part 403 delete 200']);
+    expect([expired.verdict, expired.reaction]).toEqual([
+      'never reached',
+      'gave the upload up (deleteUpload) and never sent the file again',
+    ]);
+    expect(expired.because).toMatch(
+      /^the client gave the upload up \(deleteUpload\) and never sent the file again/,
+    );
+  }, 120_000);
+});
+
 describe('a readiness run of a client whose key a busy neighbour shares', () => {
   it('keeps every request, the armed answer among them, however fast they come', async () => {
     // The 429 armed on listModels, then 4000 more at 64 at a time: more between two reads of the

@@ -14,18 +14,36 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { mockKeys } from '../../contract-tests/harness/target.js';
 import { gapLines, traceGaps } from '../../contract-tests/trace/gaps.js';
 import { readRecord, writeRecord } from '../../contract-tests/trace/mutation-record.js';
+import { commandLine, usageError } from '../command-line.js';
 import { launchSabotageTarget } from '../launched-mock.js';
 import { allMutants, sampleMutants } from './mutants.js';
 import { observe, runMutants } from './mutation-run.js';
 import { progressLine, renderScore, scoreOf } from './score.js';
 import { renderTraceTable, TRACE_TABLE } from './trace-table.js';
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run mutate -- [--workers N] [--sample N] [--seed S] [--only PREFIX] [--ids FILE] [--threshold R] [--report-dir DIR]
+
+The contract suite's power: its checks run once per mutant of the mock (test-support/mutation/mutants.ts)
+through the sabotage proxy; prints the kill rate per operation and per clause and every survivor.
+
+  --workers N        check files run at a time (default: the cores, at least 2)
+  --sample N         N mutants drawn at random (with --seed) instead of all of them
+  --seed S           the seed of --sample's draw (default 30)
+  --only PREFIX      only the mutants whose id starts with PREFIX
+  --ids FILE         only the mutants listed in FILE, one id a line (an earlier run's survivors, say)
+  --threshold R      exit 1 when the kill rate is under R, a fraction (default 0)
+  --report-dir DIR   where mutation.{md,json} and mutation-verdicts.jsonl go (default reports/)
+  --help, -h         this text
+
+A complete run (no --sample, --only, --ids) also rewrites contract-tests/trace/mutation-record.json
+and docs/interface-trace.md.`;
+
+const TOOL = 'mutate';
+const { values } = commandLine(TOOL, USAGE, {
   options: {
     workers: { type: 'string', default: String(Math.max(2, os.availableParallelism())) },
     sample: { type: 'string' },
@@ -34,42 +52,39 @@ const { values } = parseArgs({
     ids: { type: 'string' },
     threshold: { type: 'string', default: '0' },
     'report-dir': { type: 'string', default: process.env.CONTRACT_REPORT_DIR || 'reports' },
-    help: { type: 'boolean', short: 'h' },
   },
 });
-if (values.help) {
-  console.log(
-    'usage: npm run mutate -- [--workers N] [--sample N] [--seed S] [--only PREFIX] [--threshold 0.98] [--report-dir DIR]',
-  );
-  process.exit(0);
-}
 const number = (name: keyof typeof values, value: string | undefined): number => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) {
-    console.error(`mutate: --${name} must be a number, not '${value}'`);
-    process.exit(2);
-  }
+  if (value === undefined || value.trim() === '' || !Number.isFinite(n) || n < 0)
+    usageError(TOOL, `--${name} must be a number, not '${value}'`);
   return n;
 };
 const workers = Math.max(1, number('workers', values.workers));
-const listed =
-  values.ids === undefined
-    ? undefined
-    : new Set(
-        readFileSync(values.ids, 'utf8')
-          .split('\n')
-          .map((l) => l.trim())
-          .filter(Boolean),
-      );
+// Read before a mock starts: a run that would fail at its end on this fails now instead.
+const threshold = number('threshold', values.threshold);
+const listed = values.ids === undefined ? undefined : new Set(listedIds(values.ids));
+
+/** The mutant ids in `file`, one a line; a file that cannot be read is a usage error. */
+function listedIds(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    usageError(TOOL, `--ids: cannot read '${file}' (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
 let mutants = allMutants().filter(
   (m) => (!values.only || m.id.startsWith(values.only)) && (!listed || listed.has(m.id)),
 );
 if (values.sample !== undefined)
   mutants = sampleMutants(mutants, number('sample', values.sample), number('seed', values.seed));
-if (!mutants.length) {
-  console.error(`mutate: no mutant matches --only '${values.only ?? ''}' and --ids '${values.ids ?? ''}'`);
-  process.exit(2);
-}
+if (!mutants.length)
+  usageError(TOOL, `no mutant matches --only '${values.only ?? ''}' and --ids '${values.ids ?? ''}'`);
 
 const started = Date.now();
 // the code measured is the commit checked out when the run starts (one may be made while it runs)
@@ -135,7 +150,7 @@ try {
   writeFileSync(path.join(dir, 'mutation.json'), JSON.stringify({ score, verdicts }, null, 2));
   console.log(`\n${markdown}`);
   console.log(`mutate: report in ${path.relative(process.cwd(), dir) || '.'}/mutation.{md,json}`);
-  process.exitCode = score.rate < number('threshold', values.threshold) ? 1 : 0;
+  process.exitCode = score.rate < threshold ? 1 : 0;
 } finally {
   mock.child.kill('SIGTERM');
   await mock.exited;

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import prettier from 'prettier';
+import { commandLine, usageError, wholeNumber } from '../command-line.js';
 import { launchMock, REPO_ROOT, type LaunchedMock } from './launch-mock.js';
 import type { Regression } from './regression.js';
 import { startRegressionProxy } from './regression-proxy.js';
@@ -27,7 +27,23 @@ import { runSuite } from './suite-run.js';
 
 const LANES = 2;
 
-const { values } = parseArgs({
+const USAGE = `usage: npm run regressions -- [--set NAME] [--only ID[,ID...]] [--lanes N] [--label TEXT] [--record LABEL]
+
+Measures the contract suite on a set of regressions: the suite runs once through a no-op proxy (it
+must pass), then once per regression through a proxy that carries it (caught: the suite failed;
+missed: it passed).
+
+  --set NAME        the set to measure: ${Object.keys(REGRESSION_SETS).join(', ')} (default a)
+  --only ID[,ID]    only these regressions of the set (the option may be given again); the set's
+                    committed results are left as they are unless --record is given
+  --lanes N         regressions measured at a time, each lane with its own mock (1 or 2, default ${LANES})
+  --label TEXT      what a whole-set run measured, kept with its results on the set's page
+  --record LABEL    with --only: keeps the subset's outcomes in set-<name>-measures.json under
+                    LABEL and shows them on the set's page beside the whole set's run
+  --help, -h        this text`;
+
+const TOOL = 'regressions';
+const { values } = commandLine(TOOL, USAGE, {
   options: {
     set: { type: 'string', default: 'a' },
     only: { type: 'string', multiple: true },
@@ -36,21 +52,17 @@ const { values } = parseArgs({
     record: { type: 'string' },
   },
 });
-const setName = values.set!;
+const setName = values.set;
 const registered = REGRESSION_SETS[setName];
-if (!registered) {
-  console.error(`unknown set '${setName}': known sets are ${Object.keys(REGRESSION_SETS).join(', ')}`);
-  process.exit(2);
-}
+if (!registered)
+  usageError(TOOL, `unknown set '${setName}': known sets are ${Object.keys(REGRESSION_SETS).join(', ')}`);
 const set = registered.regressions;
 const only = (values.only ?? []).flatMap((ids) => ids.split(','));
 const unknown = only.filter((id) => !set.some((regression) => regression.id === id));
-if (unknown.length) {
-  console.error(`unknown regression id(s) in set ${setName}: ${unknown.join(', ')}`);
-  process.exit(2);
-}
+if (unknown.length) usageError(TOOL, `unknown regression id(s) in set ${setName}: ${unknown.join(', ')}`);
+const requestedLanes = wholeNumber(TOOL, 'lanes', values.lanes, 1);
 const chosen = only.length ? set.filter((regression) => only.includes(regression.id)) : set;
-const lanes = Math.max(1, Math.min(LANES, Number(values.lanes), chosen.length));
+const lanes = Math.max(1, Math.min(LANES, requestedLanes, chosen.length));
 const reportRoot = path.join(REPO_ROOT, 'reports', 'regressions', `set-${setName}`);
 rmSync(reportRoot, { recursive: true, force: true });
 

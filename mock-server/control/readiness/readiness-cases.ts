@@ -54,8 +54,8 @@ export const SLOW_ANSWER_MS = 10_000;
 
 const UPLOADS = ['uploadImage', 'createImage'];
 const PREDICTIONS = ['createPrediction', 'getPrediction'];
-/** A resumable upload's steps, and the one-request upload a client may fall back to. */
-const UPLOAD_STEPS = [...UPLOADS, 'completeUpload', 'getUpload', 'abortUpload'];
+/** A resumable upload's steps (giving it up among them), and the one-request upload a client may fall back to. */
+const UPLOAD_STEPS = [...UPLOADS, 'completeUpload', 'getUpload', 'abortUpload', 'deleteUpload'];
 const SHARE_VIEWS = ['viewSharePage', 'viewShareImage'];
 const isOperation = (r: SeenRequest, operations: readonly string[]) =>
   operations.includes(r.operationId ?? '');
@@ -88,11 +88,41 @@ export function reopens(opened: SeenRequest, r: SeenRequest): boolean {
   return opensResumableUpload(r) && fileOf(r) === fileOf(opened);
 }
 
-/** The name and size an upload's answer gives its image (read from the start of a body kept cut). */
+/**
+ * `r` sends the file `opened` opened once more, in one request (an upload that hands out no part
+ * URL): a client getting its file past the expired URLs another way.
+ */
+export function resendsInOneRequest(opened: SeenRequest, r: SeenRequest): boolean {
+  return (
+    r.operationId === 'uploadImage' &&
+    r.status >= 200 &&
+    r.status < 300 &&
+    !opensResumableUpload(r) &&
+    fileOf(r) === fileOf(opened)
+  );
+}
+
+/**
+ * A complete refused (422) for a part that never arrived: what a client sees of a part URL that
+ * expired, its PUT carrying no key and never journaled. Another 422 (a malformed parts list, an
+ * upload no longer open) says nothing of the part URLs.
+ */
+export function refusedForMissingParts(r: SeenRequest): boolean {
+  return (
+    r.operationId === 'completeUpload' &&
+    r.status === 422 &&
+    /uploaded|size mismatch/i.test(detailOf(r.responseBody))
+  );
+}
+
+/**
+ * The name and size an upload's answer gives its image (read from the start of a body kept cut):
+ * `uploadImage` answers the image under `image`, `createImage` answers the image itself.
+ */
 function fileOf(r: SeenRequest): string {
   const body = r.responseBody;
-  const text =
-    typeof body === 'string' ? body : JSON.stringify((body as { image?: unknown } | null)?.image ?? {});
+  const image = body && typeof body === 'object' ? ((body as { image?: unknown }).image ?? body) : {};
+  const text = typeof body === 'string' ? body : JSON.stringify(image);
   return `${/"name":("(?:[^"\\]|\\.)*")/.exec(text)?.[1]} ${/"size":(\d+)/.exec(text)?.[1]}`;
 }
 
@@ -132,13 +162,7 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
     sitsOn: opensResumableUpload,
     // Part PUTs carry no API key, so the journal of an organization never shows them: a complete
     // refused (422) for a part that never arrived is what the client sees of it.
-    metBy: (requests) =>
-      requests.find(
-        (r) =>
-          r.operationId === 'completeUpload' &&
-          r.status === 422 &&
-          /uploaded|size mismatch/i.test(detailOf(r.responseBody)),
-      ),
+    metBy: (requests) => requests.find(refusedForMissingParts),
     reads: (r) => isOperation(r, UPLOAD_STEPS),
   },
   {
