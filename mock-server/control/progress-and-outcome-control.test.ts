@@ -4,7 +4,7 @@ import { scratchState } from '../../test-support/scratch-state.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import type { Organization } from '../domain/organizations.js';
 import type { PredictionRecord } from '../domain/predictions/prediction-record.js';
-import { ProgressControls } from '../domain/predictions/progress-controls.js';
+import { MAX_QUEUED_OUTCOMES, ProgressControls } from '../domain/predictions/progress-controls.js';
 import { OutcomeControl } from './outcome-control.js';
 import { ProgressControl, type ScopeLookup } from './progress-control.js';
 
@@ -153,6 +153,21 @@ describe('OutcomeControl', () => {
       queued: false,
       finished: predictions.get('running'),
     });
+  });
+
+  it("holds at most MAX_QUEUED_OUTCOMES of an organization's next outcomes; one taken makes room for one more", async () => {
+    const progress = controls({ startDelayMs: 0, runDelayMs: 0 });
+    const control = new OutcomeControl(progress, lookup, failer());
+    for (let i = 0; i < MAX_QUEUED_OUTCOMES; i++)
+      await control.force({ organizationId: ORG, status: 'FAILED', error: `e${i}` });
+    const oneMore = () => control.force({ organizationId: ORG, status: 'FAILED', error: 'past' });
+    expect(await kindOf(oneMore)).toBe('invalid_state');
+    expect((await progress.planFor(prediction('next', 'SUBMITTED'))).forced).toEqual({
+      status: 'FAILED',
+      error: 'e0',
+    });
+    expect(await oneMore()).toEqual({ queued: true });
+    expect(await kindOf(oneMore)).toBe('invalid_state');
   });
 
   it('needs an organization or a prediction', async () => {

@@ -35,6 +35,28 @@ export class DomainError extends Error {
 export const isStoreUnavailable = (err: unknown): err is DomainError =>
   err instanceof DomainError && err.kind === 'store_unavailable';
 
+/**
+ * A write the disk had no room for: ENOSPC or EDQUOT by its code, or by its words where it crossed
+ * from a child process or came from libvips, which keep only the message.
+ */
+export function isDiskFull(err: unknown): boolean {
+  if (err instanceof DomainError) return err.kind === 'storage_full';
+  if (!(err instanceof Error)) return false;
+  const { code } = err as NodeJS.ErrnoException;
+  return (
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceeded/i.test(err.message)
+  );
+}
+
+/**
+ * Background work (a conversion, a segmentation) that met a full disk: the disk is the mock's, not
+ * the client's file's, so the work is put off as for a store that does not answer, and run again.
+ */
+export const diskFullForNow = () =>
+  new DomainError('store_unavailable', "The mock's disk is unavailable (full); try again shortly.", 1);
+
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);
 
 /** A row of the caller's organization; another organization's is not found, as a missing one is. */

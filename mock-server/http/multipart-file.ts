@@ -1,6 +1,6 @@
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -24,10 +24,23 @@ export function receiveFile(
   tempDir: string,
   maxBytes: number,
 ): Promise<ReceivedFile | ReceiveFailure> {
-  // The first outcome is the answer: a promise settles once, and ignores the outcomes after it.
-  return new Promise((finish) => {
+  return new Promise((resolve) => {
     let sawFile = false;
     let parser: BusboyInstance;
+    let receiving: { target: string; writer: WriteStream } | undefined;
+    let answer: ReceivedFile | ReceiveFailure | undefined;
+    // The first outcome is the answer. Once it is a refusal, the file is nobody's: its writer is
+    // closed and it is removed, now or when its part ends later (a body that breaks after its file
+    // part, a client gone mid-file, whose part never ends). Else each such file stayed in the
+    // data folder, and a client gone mid-file kept its descriptor open, for as long as the mock ran.
+    const finish = (outcome: ReceivedFile | ReceiveFailure) => {
+      answer ??= outcome;
+      if (answer === outcome) resolve(outcome);
+      if ('status' in answer && receiving) {
+        receiving.writer.destroy();
+        void rm(receiving.target, { force: true }).catch(() => undefined);
+      }
+    };
     try {
       parser = Busboy({
         headers: req.headers as { 'content-type': string },
@@ -46,11 +59,13 @@ export function receiveFile(
       }
       sawFile = true;
       const target = path.join(tempDir, `${randomUUID()}.upload`);
+      const writer = createWriteStream(target);
+      receiving = { target, writer };
       let size = 0;
       let truncated = false;
       stream.on('data', (chunk: Buffer) => (size += chunk.length));
       stream.on('limit', () => (truncated = true));
-      pipeline(stream, createWriteStream(target))
+      pipeline(stream, writer)
         .then(async () => {
           if (truncated) {
             await rm(target, { force: true });

@@ -350,7 +350,9 @@ export interface paths {
          *     prediction, as long as it has not finished: FAILED ends it at once with the error, before
          *     this answer (whatever its run computes is discarded); COMPLETED leaves it to end with its
          *     run's own result. A prediction that has already finished answers 409. A forced COMPLETED
-         *     never makes up a segmentation: a run that fails still ends FAILED.
+         *     never makes up a segmentation: a run that fails still ends FAILED. An organization's queue
+         *     of next outcomes holds at most 1000 (each `error` at most 2000 characters); one more answers
+         *     422 and queues nothing, until its predictions take some or its queue is reset.
          */
         post: operations["mockForceOutcome"];
         delete?: never;
@@ -523,7 +525,8 @@ export interface paths {
          * Test helper for the caller's own organization - force the outcome of its next prediction, or of one of its predictions.
          * @description What `POST /__mock/predictions/outcomes` does, scoped to the organization of the API key
          *     that calls it. Without `prediction_id`, the organization's next prediction ends with this
-         *     outcome. A prediction of another organization answers 404, as everywhere else.
+         *     outcome, within the same bound of 1000 queued outcomes. A prediction of another
+         *     organization answers 404, as everywhere else.
          */
         post: operations["mockOrgForceOutcome"];
         delete?: never;

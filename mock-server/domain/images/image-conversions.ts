@@ -5,7 +5,7 @@
 import type { ConvertedImage } from '../../engines/raster/convert-image.js';
 import { commitWhenSpace } from '../commit-when-space.js';
 import type { MockClock } from '../clock.js';
-import { DomainError, isStoreUnavailable } from '../errors.js';
+import { DomainError, diskFullForNow, isDiskFull, isStoreUnavailable } from '../errors.js';
 import type { ObjectStore } from '../object-store.js';
 import type { JobWorker } from '../jobs/job-worker.js';
 import { underOrganizationLock } from '../organizations.js';
@@ -91,6 +91,8 @@ export class ImageConversions {
     } catch (err) {
       // A store unavailable for a moment: the worker runs the job again later (its row unchanged).
       if (isStoreUnavailable(err)) throw err;
+      // A disk that filled up while the previews or the plane were written fails no image for good.
+      if (isDiskFull(err)) throw diskFullForNow();
       // Server paths in the message are taken out where it leaves the mock (http/server-paths.ts).
       outcome = { error: err instanceof Error ? err.message : String(err) };
     }

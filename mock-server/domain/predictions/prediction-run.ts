@@ -1,6 +1,6 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { MockClock } from '../clock.js';
-import { isStoreUnavailable } from '../errors.js';
+import { diskFullForNow, isDiskFull, isStoreUnavailable } from '../errors.js';
 import type { ImageService } from '../images/image-service.js';
 import { underOrganizationLock } from '../organizations.js';
 import type { SegmentationFiles } from '../segmentations/segmentation-files.js';
@@ -96,6 +96,8 @@ export class PredictionRun {
     } catch (err) {
       if (signal.aborted) return; // reset, delete, shutdown or a lost lease: the row is gone or another run publishes
       if (isStoreUnavailable(err)) throw err;
+      // A disk that filled up while the segmentation was written fails no prediction for good.
+      if (isDiskFull(err)) throw diskFullForNow();
       outcome = { status: 'FAILED', error: describe(err) };
     }
     try {

@@ -1,9 +1,13 @@
+import { DomainError } from '../errors.js';
 import { underOrganizationLock } from '../organizations.js';
 import type { StateStore } from '../state.js';
 import type { PredictionRecord } from './prediction-record.js';
 import type { Delays, DelayScope, ForcedOutcome, RunPlan } from './progress-record.js';
 
 export type { Delays, ForcedOutcome };
+
+/** Outcomes an organization may have queued for its next predictions (openapi/mock-control.yaml). */
+export const MAX_QUEUED_OUTCOMES = 1000;
 
 /**
  * How predictions progress: the configured delays, overridden per organization from the control
@@ -26,10 +30,20 @@ export class ProgressControls {
     else await this.state.progressDelays.set(scope, subjectId, delays);
   }
 
-  /** The next prediction submitted by the organization ends with this outcome. */
+  /**
+   * The next prediction submitted by the organization ends with this outcome. The queue is one
+   * value read and written whole at each change, and an organization's own key may add to it: with
+   * no bound, a loop of 1 MB errors grew the server by 12 MB a call (1.6 GB after 120) and made
+   * each call slower than the last.
+   */
   async forceNextOutcome(orgId: string, outcome: ForcedOutcome): Promise<void> {
     await underOrganizationLock(this.state, orgId, async () => {
       const queue = (await this.state.forcedOutcomes.get('organization', orgId)) ?? [];
+      if (queue.length >= MAX_QUEUED_OUTCOMES)
+        throw new DomainError(
+          'invalid_state',
+          `The organization already has ${MAX_QUEUED_OUTCOMES} outcomes queued for its next predictions, the most it may: submit predictions to take them, or reset the organization.`,
+        );
       await this.state.forcedOutcomes.set('organization', orgId, [...queue, outcome]);
     });
   }

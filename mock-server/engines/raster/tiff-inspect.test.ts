@@ -177,6 +177,51 @@ describe('inspectTiff', () => {
     expect(largest).toBeLessThan(1024);
   });
 
+  it('refuses directories that all point at one strip table, having read about the file once', async () => {
+    // Pages of 1 x 20,000 pixels, one row a strip, every page's StripOffsets and StripByteCounts
+    // the same two arrays: each page makes the walk read and check 160 KB again.
+    const pages = 200;
+    const rows = 20_000;
+    const offsets = 16;
+    const counts = offsets + 4 * rows;
+    const firstIfd = counts + 4 * rows;
+    const tags: Array<[number, number, number, number]> = [
+      [256, 4, 1, 1],
+      [257, 4, 1, rows],
+      [258, 3, 1, 8],
+      [259, 3, 1, 1],
+      [262, 3, 1, 1],
+      [273, 4, rows, offsets],
+      [278, 4, 1, 1],
+      [279, 4, rows, counts],
+    ];
+    const ifdSize = 2 + 12 * tags.length + 4;
+    const bytes = Buffer.alloc(firstIfd + pages * ifdSize);
+    bytes.write('II', 0, 'latin1');
+    bytes.writeUInt16LE(42, 2);
+    bytes.writeUInt32LE(firstIfd, 4);
+    for (let i = 0; i < rows; i++) {
+      bytes.writeUInt32LE(8, offsets + 4 * i); // every strip is the byte at offset 8
+      bytes.writeUInt32LE(1, counts + 4 * i);
+    }
+    for (let p = 0; p < pages; p++) {
+      let at = firstIfd + p * ifdSize;
+      at = bytes.writeUInt16LE(tags.length, at);
+      for (const [tag, type, count, value] of tags) {
+        at = bytes.writeUInt16LE(tag, at);
+        at = bytes.writeUInt16LE(type, at);
+        at = bytes.writeUInt32LE(count, at);
+        at = bytes.writeUInt32LE(value, at);
+      }
+      bytes.writeUInt32LE(p < pages - 1 ? at + 4 : 0, at);
+    }
+    let bytesRead = 0;
+    const e = await failure(inspectTiff(file(bytes), {}, { onRead: (_p, l) => (bytesRead += l) }));
+    expect(e.kind).toBe('corrupt');
+    expect(e.message).toContain('point at the same bytes over and over');
+    expect(bytesRead).toBeLessThanOrEqual(2 * bytes.length + 64 * 1024);
+  });
+
   it('detects a strip offset beyond a large file without reading it', async () => {
     const buf = encodeTiff([page(4, 4)], {
       tagOverrides: () => [{ tag: 273, type: 4, values: [4_000_000_000] }],

@@ -147,3 +147,16 @@ it('POST a remote model waiting longer than a timer can answers 422 naming timeo
   expect(String(refused.body.detail)).toMatch(/timeout_ms: .*2147483647/);
   expect(await send('GET', `/__mock/organizations/${ACME_ORG}/models`)).toEqual(before);
 });
+
+describe("an organization's forced outcomes are bounded", () => {
+  it('an error past 2000 characters answers 422 and queues nothing', async () => {
+    const tiny = 'sk_test_tiny_1a3c5e7b9d2f4a6c8e0b1d3f5a7c9e2b';
+    const long = { status: 'FAILED', error: 'x'.repeat(2001) };
+    const refused = await send('POST', '/__mock/org/predictions/outcomes', long, tiny);
+    expect(refused.status).toBe(422);
+    expect(String(refused.body.detail)).toMatch(/error/);
+    const atLimit = { status: 'FAILED', error: 'x'.repeat(2000) };
+    expect((await send('POST', '/__mock/org/predictions/outcomes', atLimit, tiny)).status).toBe(200);
+    expect((await send('POST', '/__mock/org/reset', undefined, tiny)).status).toBe(200);
+  });
+});

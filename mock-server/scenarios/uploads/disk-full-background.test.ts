@@ -72,3 +72,36 @@ it('a complete refused by a full disk after assembling its parts succeeds when s
   await w.images.idle();
   expect((await w.state.images.get(id))!.uploadStatus).toBe('ready');
 });
+
+/** Throws, the first `times` calls, a full disk as a write meets it (`code`) or as a child reports it (words alone). */
+function diskFullFor(times: number, how: 'code' | 'words'): () => void {
+  return () => {
+    if (times-- <= 0) return;
+    throw how === 'code'
+      ? Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+      : new Error('cannot decode: vips__write: write failed; system error: No space left on device');
+  };
+}
+
+it.each(['code', 'words'] as const)(
+  'a conversion whose own writes meet a full disk (told by its %s) is run again, not failed',
+  async (how) => {
+    w = await domainWorld();
+    const id = await uploadedParts(w);
+    w.onWorkDone = diskFullFor(1, how);
+    await w.images.complete(w.org, id);
+    await w.images.idle();
+    expect(await w.state.images.get(id)).toMatchObject({ uploadStatus: 'ready', uploadError: null });
+  },
+);
+
+it('a prediction whose segmentation meets a full disk is run again, not FAILED', async () => {
+  w = await domainWorld();
+  const id = await uploadedParts(w);
+  await w.images.complete(w.org, id);
+  await w.images.idle();
+  w.onWorkDone = diskFullFor(1, 'code');
+  const { prediction } = await w.predictions.submit(w.org, id, MODEL_ID);
+  await w.predictions.idle();
+  expect((await w.state.predictions.get(prediction.id))!.status).toBe('COMPLETED');
+});
