@@ -19,7 +19,7 @@ import { runSuite } from './suite-run.js';
  * (docs/regression-sets.md for set A, docs/regression-sets-b.md for set B, docs/regression-sets-c.md
  * for set C, docs/regression-sets-d.md for set D, docs/regression-sets-e.md for set E,
  * docs/regression-sets-f.md for set F, docs/regression-sets-g.md for set G, docs/regression-sets-h.md
- * for set H, docs/regression-sets-i.md for set I: see sets.ts) and
+ * for set H, docs/regression-sets-i.md for set I, docs/regression-sets-j.md for set J: see sets.ts) and
  * test-support/regression-sets/set-<name>-results.json (`--label` says what was measured); a subset
  * with `--record LABEL` is kept in set-<name>-measures.json and shown on the same page beside the
  * whole set's run.

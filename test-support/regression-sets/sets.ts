@@ -8,6 +8,7 @@ import { SET_F } from './set-f/index.js';
 import { SET_G } from './set-g/index.js';
 import { SET_H } from './set-h/index.js';
 import { SET_I } from './set-i/index.js';
+import { SET_J } from './set-j/index.js';
 
 /**
  * The regression sets the runner knows, each with where its measures are kept. Every set has a
@@ -88,5 +89,12 @@ export const REGRESSION_SETS: Record<string, RegressionSet> = {
     measuresFile: 'test-support/regression-sets/set-i-measures.json',
     page: 'docs/regression-sets-i.md',
     exampleIds: ['I-SH-VIEWS-DEDUPED-PER-VISITOR', 'I-CSV-MODEL-NAME-IS-ID'],
+  },
+  j: {
+    regressions: SET_J,
+    resultsFile: 'test-support/regression-sets/set-j-results.json',
+    measuresFile: 'test-support/regression-sets/set-j-measures.json',
+    page: 'docs/regression-sets-j.md',
+    exampleIds: ['J-SH-VIEW-COUNTED-ON-OLD-SHARE', 'J-CSV-EMPTY-CELL-BLANK-LINE'],
   },
 };
