@@ -464,7 +464,7 @@ function withoutCredential(headers: Headers): Record<string, string> {
 
 /**
  * The body as the oracle reads it: JSON parsed, a multipart upload (a FormData, or bytes under a
- * multipart Content-Type) as its file's name and size.
+ * multipart Content-Type) as its file's name and size (a FormData with no file part: its parts' names).
  */
 function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedRequest): unknown {
   if (json !== undefined) return json;
@@ -477,6 +477,8 @@ function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedR
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
     if (file && 'bytes' in file)
       return { file: { name: wireFilename(file.filename), size: file.bytes.length } };
+    // a form without a file part: the names of the parts it holds
+    return { parts: recorded.fields.map((f) => f.name) };
   }
   return undefined;
 }
