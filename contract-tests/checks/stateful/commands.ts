@@ -31,6 +31,7 @@ import {
   type ImageChoice,
   type ModelClass,
 } from './result-actions.js';
+import { createRecord, folderClass, formatClass, metadataClass } from './record-actions.js';
 import { judged, type Handles, type Real } from './world.js';
 
 /**
@@ -122,7 +123,20 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
   const single = fc
     .tuple(
       nameClass,
-      fc.constantFrom<SingleFile>('a TIFF', 'a TIFF', 'a TIFF', 'no image', 'an empty file'),
+      fc.constantFrom<SingleFile>(
+        'a TIFF',
+        'a TIFF',
+        'a flat TIFF',
+        'a flat TIFF',
+        'a 16-bit big-endian TIFF',
+        'an RGB TIFF',
+        'a three-page TIFF',
+        'a PNG',
+        'a TIFF cut short',
+        'no image',
+        'an empty file',
+        'no file part',
+      ),
       key,
     )
     .map(([name, file, k]) => uploadSingle(name, file, k));
@@ -145,6 +159,11 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
     step(opening),
     step(single),
     step(single),
+    step(
+      fc
+        .tuple(metadataClass, folderClass, formatClass, fc.boolean(), index, key)
+        .map(([m, f, t, resumable, i, k]) => createRecord(m, f, t, resumable, i, k)),
+    ),
     step(
       fc
         .tuple(index, fc.constantFrom<'first' | 'last'>('first', 'last'), partBytes)
