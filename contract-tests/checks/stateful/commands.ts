@@ -60,13 +60,24 @@ class AtOnce implements Command {
 
 const index = fc.nat({ max: 7 });
 const TRIED: Tried[] = [
+  'uploadImage',
+  'createImage',
   'getUpload',
+  'getImage',
+  'completeUpload',
+  'abortUpload',
+  'deleteUpload',
   'deleteImage',
+  'listModels',
   'getPrediction',
   'createPrediction',
+  'exportOverlayPng',
+  'exportMeasurementsCsv',
   'exportRoisGeojson',
+  'exportRoisZip',
+  'createShare',
+  'getShare',
   'revokeShare',
-  'listModels',
 ];
 const CREDENTIALS: CredentialClass[] = [
   'none',
@@ -75,6 +86,17 @@ const CREDENTIALS: CredentialClass[] = [
   'one changed',
   'upper case',
   'lower-case scheme',
+  'upper-case scheme',
+  'two spaces',
+  'trailing space',
+  'trailing newline',
+  'no space',
+  'Basic',
+  'Token',
+  'the key alone',
+  'in the query as api_key',
+  'in the query as access_token',
+  'X-API-Key alone',
 ];
 const IMAGE_OPS = ['abortUpload', 'deleteImage', 'deleteUpload', 'getUpload', 'getImage'] as const;
 const route = fc.constantFrom<OpenRoute>('upload', 'upload', 'record', 'record', 'record, not resumable');
