@@ -72,6 +72,7 @@ async function startingPoint(real: Real, picture: Start): Promise<Handles> {
   });
   if (ack.status !== 200 || typeof ack.body.prediction_id !== 'string') return handles;
   handles.predictions.push(ack.body.prediction_id);
+  handles.predicted[ack.body.prediction_id] = { image: upload.body.image.id };
   await pollUntilDone(real, handles, ack.body.prediction_id, 0, 8);
   if (handles.segmentations.length) await share(0, 'own', 0).send(real, handles);
   return handles;

@@ -31,6 +31,7 @@ import {
   type ImageChoice,
   type ModelClass,
 } from './result-actions.js';
+import { pollPair } from './poll-pairs.js';
 import { createRecord, folderClass, formatClass, metadataClass } from './record-actions.js';
 import { judged, type Handles, type Real } from './world.js';
 
@@ -220,5 +221,7 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
     step(fc.constant(readUsage)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
+    // a poll at once with another request on its prediction: a poll, a delete, a prediction, a share
+    pollPair().map((pair) => new AtOnce(pair)),
   ];
 }
