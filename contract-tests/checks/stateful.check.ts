@@ -25,7 +25,7 @@ import { emptyHandles, type Handles, type Real } from './stateful/world.js';
  * sent at once. A failing sequence is shrunk by fast-check to the shortest that still fails, and
  * that one is reported (and replayed once more, so the reproducer holds its requests). Seeded:
  * CONTRACT_SEED (printed), fixed in CI; CONTRACT_STATEFUL_RUNS sequences of at most
- * CONTRACT_STATEFUL_STEPS commands.
+ * CONTRACT_STATEFUL_STEPS commands, as many as CONTRACT_STATEFUL_SECONDS allow when it is set.
  */
 const STORAGE_CAP = 3;
 const ANALYSIS_CAP = 3;
@@ -185,9 +185,13 @@ check(
   async (ctx) => {
     const runs = positive('CONTRACT_STATEFUL_RUNS', 5);
     const steps = positive('CONTRACT_STATEFUL_STEPS', 16);
+    // a time budget: no run starts once it has passed (npm run contract sets one, exploration-length.ts)
+    const seconds = process.env.CONTRACT_STATEFUL_SECONDS
+      ? positive('CONTRACT_STATEFUL_SECONDS', 1)
+      : undefined;
     const chosenSeed = seed();
     console.log(
-      `stateful exploration: seed ${chosenSeed} (CONTRACT_SEED=${chosenSeed} replays it), ${runs} runs of up to ${steps} commands`,
+      `stateful exploration: seed ${chosenSeed} (CONTRACT_SEED=${chosenSeed} replays it), ${runs} runs of up to ${steps} commands${seconds ? `, as many as ${seconds} s allow` : ''}`,
     );
     const bounds = documentBounds(ctx.contract);
     const foreign = await neighbour(ctx);
@@ -209,9 +213,14 @@ check(
         fc.commands(commands(bounds), { maxCommands: steps, size: 'max' }),
         (progress, picture, sequence) => runOnce(progress, picture, sequence),
       ),
-      { seed: chosenSeed, numRuns: runs, endOnFailure: false },
+      {
+        seed: chosenSeed,
+        numRuns: runs,
+        endOnFailure: false,
+        ...(seconds ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}),
+      },
     );
-    console.log(`stateful exploration sent: ${sentSummary(ctx)}`);
+    console.log(`stateful exploration ran ${result.numRuns} runs; sent: ${sentSummary(ctx)}`);
     await ctx.verify('STATE-01', async () => {
       if (!result.failed) return;
       const [progress, picture, shortest] = result.counterexample!;
