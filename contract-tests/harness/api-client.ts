@@ -177,6 +177,8 @@ export class ApiClient {
    */
   private describeKey(header: string | undefined): Pick<RecordedRequest, 'keyVariable' | 'rawAuthorization'> {
     if (header === undefined) return { keyVariable: null };
+    // the header a reproducer sends is the one that went: fetch strips its trailing whitespace
+    header = onTheWire(header);
     const variables: Array<[string | undefined, string]> = [
       [this.target.keys.main, 'CONTRACT_API_KEY'],
       [this.target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
