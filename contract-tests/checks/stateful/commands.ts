@@ -221,7 +221,9 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
     step(fc.constant(readUsage)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
-    // a poll at once with another request on its prediction: a poll, a delete, a prediction, a share
+    // a poll at once with another request on its prediction: a poll, a delete, a prediction, a
+    // share; double weight, as it needs a prediction the sequence made (most draws early have none)
+    pollPair().map((pair) => new AtOnce(pair)),
     pollPair().map((pair) => new AtOnce(pair)),
   ];
 }
