@@ -10,7 +10,8 @@ import type { Handles, Real } from './world.js';
  * The image-record creation with the fields only it has, each class at, under and past what the
  * document allows (CreateImageRequest, x-json-body-limits, read at run time): `metadata` an object,
  * nested to the depth limit and one level past, holding the body's key limit and one key past, the
- * body at its byte limit and one byte past, and no object at all; `folder_id` left out, null, a
+ * body at its byte limit and one byte past, keys a careless server trips on (`__proto__`,
+ * `constructor`, empty, dotted, `$`-led, a NUL), and no object at all; `folder_id` left out, null, a
  * UUID of no folder of the organization (nobody's, or another organization's image), no UUID;
  * `image_type` left out, `TIFF`, in lower case, another format, a number. The record declares the
  * sample TIFF's size, resumable or not, so one created goes on like any other.
@@ -24,6 +25,7 @@ export type MetadataClass =
   | 'past the key limit'
   | 'at the byte limit'
   | 'past the byte limit'
+  | 'hostile keys'
   | 'a string'
   | 'an array'
   | 'null';
@@ -40,6 +42,7 @@ export const metadataClass = fc.constantFrom<MetadataClass>(
   'past the key limit',
   'at the byte limit',
   'past the byte limit',
+  'hostile keys',
   'a string',
   'an array',
   'null',
@@ -100,6 +103,11 @@ function metadataOf(
       const pad = body.bytes - empty + (kind === 'past the byte limit' ? 1 : 0);
       return { pad: 'x'.repeat(Math.max(0, pad)) };
     }
+    case 'hostile keys':
+      // parsed, so they are own keys as a server's JSON parser makes them, not a prototype set
+      return JSON.parse(
+        '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "": "empty", "a.b": 1, "$where": "1", "k\\u0000": null}',
+      );
     case 'a string':
       return 'plate 1, well B3';
     case 'an array':
