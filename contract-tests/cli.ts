@@ -28,6 +28,7 @@ import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { startMockProcess, startPrism, type Running } from './harness/child-processes.js';
 import { cleanupOnly } from './cleanup-only.js';
+import { withExplorationDefault } from './exploration-length.js';
 import { REPO_ROOT } from './harness/openapi-contract.js';
 import { KEY_VARIABLES, keyProblem, type KeyNames, type KeyRole } from './harness/preflight.js';
 import { mockKeys, targetFromEnv } from './harness/target.js';
@@ -296,6 +297,8 @@ async function main(): Promise<number> {
   if (!process.stdout.isTTY && !('FORCE_COLOR' in process.env)) process.env.NO_COLOR = '1';
   const options = parse(process.argv.slice(2));
   Object.assign(process.env, options.env);
+  // a partner's run explores longer than a check run on its own (exploration-length.ts says why)
+  process.env = withExplorationDefault(process.env);
   if (options.reportDir) process.env.CONTRACT_REPORT_DIR = options.reportDir;
   if (options.cleanupOnly) return cleanupOnly(options.baseUrl ?? process.env.CONTRACT_BASE_URL);
   const started: Running[] = [];

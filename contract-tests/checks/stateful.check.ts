@@ -8,7 +8,7 @@ import type {
 import { check, type CheckContext } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { pollPrediction } from '../harness/flows.js';
-import { presetTiff } from '../harness/sample-images.js';
+import { flatTiff, presetTiff } from '../harness/sample-images.js';
 import { BlockedByStep, need } from '../harness/steps.js';
 import { commands } from './stateful/commands.js';
 import { pollUntilDone, share } from './stateful/result-actions.js';
@@ -25,7 +25,7 @@ import { emptyHandles, type Handles, type Real } from './stateful/world.js';
  * sent at once. A failing sequence is shrunk by fast-check to the shortest that still fails, and
  * that one is reported (and replayed once more, so the reproducer holds its requests). Seeded:
  * CONTRACT_SEED (printed), fixed in CI; CONTRACT_STATEFUL_RUNS sequences of at most
- * CONTRACT_STATEFUL_STEPS commands.
+ * CONTRACT_STATEFUL_STEPS commands, as many as CONTRACT_STATEFUL_SECONDS allow when it is set.
  */
 const STORAGE_CAP = 3;
 const ANALYSIS_CAP = 3;
@@ -41,16 +41,24 @@ type Progress = (typeof PROGRESS)[number];
 type Command = fc.AsyncCommand<Handles, Real>;
 
 /**
+ * The picture a run starts from: the sample (a segmentation of cells) or a flat one (a segmentation
+ * of no cell, whose predictions, exports and shares are as much the interface's as any).
+ */
+const STARTS = ['the sample', 'a flat picture'] as const;
+type Start = (typeof STARTS)[number];
+
+/**
  * Where every run starts: an image uploaded in one request (ready), segmented and shared, so the
  * commands on predictions, segmentations, exports and shares have one to act on from the first
  * step (it spends one of the run's analyses and one of its images).
  */
-async function startingPoint(real: Real): Promise<Handles> {
+async function startingPoint(real: Real, picture: Start): Promise<Handles> {
   const handles = emptyHandles();
   const client = real.clients[0];
   const form = new FormData();
   const name = `${real.ctx.target.namePrefix}start.tif`;
-  form.append('file', new Blob([presetTiff().bytes], { type: 'image/tiff' }), name);
+  const bytes = picture === 'the sample' ? presetTiff().bytes : flatTiff();
+  form.append('file', new Blob([bytes], { type: 'image/tiff' }), name);
   const upload = await client.call<UploadResponse>('uploadImage', {
     rawBody: form,
     baseUrl: real.ctx.target.directBaseUrl,
@@ -64,6 +72,7 @@ async function startingPoint(real: Real): Promise<Handles> {
   });
   if (ack.status !== 200 || typeof ack.body.prediction_id !== 'string') return handles;
   handles.predictions.push(ack.body.prediction_id);
+  handles.predicted[ack.body.prediction_id] = { image: upload.body.image.id };
   await pollUntilDone(real, handles, ack.body.prediction_id, 0, 8);
   if (handles.segmentations.length) await share(0, 'own', 0).send(real, handles);
   return handles;
@@ -176,47 +185,58 @@ check(
   async (ctx) => {
     const runs = positive('CONTRACT_STATEFUL_RUNS', 5);
     const steps = positive('CONTRACT_STATEFUL_STEPS', 16);
+    // a time budget: no run starts once it has passed (npm run contract sets one, exploration-length.ts)
+    const seconds = process.env.CONTRACT_STATEFUL_SECONDS
+      ? positive('CONTRACT_STATEFUL_SECONDS', 1)
+      : undefined;
     const chosenSeed = seed();
     console.log(
-      `stateful exploration: seed ${chosenSeed} (CONTRACT_SEED=${chosenSeed} replays it), ${runs} runs of up to ${steps} commands`,
+      `stateful exploration: seed ${chosenSeed} (CONTRACT_SEED=${chosenSeed} replays it), ${runs} runs of up to ${steps} commands${seconds ? `, as many as ${seconds} s allow` : ''}`,
     );
     const bounds = documentBounds(ctx.contract);
     const foreign = await neighbour(ctx);
     const transcript = ctx.api.transcript;
     const runOnce = async (
       progress: (typeof PROGRESS)[number],
+      picture: Start,
       sequence: Iterable<fc.AsyncCommand<Handles, Real>>,
     ) => {
       transcript.length = 0; // the reproducer holds the last sequence only
       const real = await organization(ctx, progress, bounds, foreign);
-      const start = await startingPoint(real);
+      const start = await startingPoint(real, picture);
       await fc.asyncModelRun(() => ({ model: start, real }), sequence);
     };
-    const result = await fc.check<[Progress, Iterable<Command>]>(
+    const result = await fc.check<[Progress, Start, Iterable<Command>]>(
       fc.asyncProperty(
         fc.constantFrom(...PROGRESS),
+        fc.constantFrom(...STARTS),
         fc.commands(commands(bounds), { maxCommands: steps, size: 'max' }),
-        (progress, sequence) => runOnce(progress, sequence),
+        (progress, picture, sequence) => runOnce(progress, picture, sequence),
       ),
-      { seed: chosenSeed, numRuns: runs, endOnFailure: false },
+      {
+        seed: chosenSeed,
+        numRuns: runs,
+        endOnFailure: false,
+        ...(seconds ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}),
+      },
     );
-    console.log(`stateful exploration sent: ${sentSummary(ctx)}`);
+    console.log(`stateful exploration ran ${result.numRuns} runs; sent: ${sentSummary(ctx)}`);
     await ctx.verify('STATE-01', async () => {
       if (!result.failed) return;
-      const [progress, shortest] = result.counterexample!;
+      const [progress, picture, shortest] = result.counterexample!;
       // Replay the shortest failing sequence, so the transcript (and the reproducer) is that one.
       // A step every run needs (the throw-away organization) blocks the exploration, not fails it.
       if (result.errorInstance instanceof BlockedByStep) throw result.errorInstance;
       let error =
         result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
       try {
-        await runOnce(progress, shortest);
+        await runOnce(progress, picture, shortest);
       } catch (err) {
         if (err instanceof BlockedByStep) throw err;
         error = (err as Error).message;
       }
       throw new Error(
-        `seed ${chosenSeed}, predictions progressing ${JSON.stringify(progress)}, shrunk to ${[...shortest].length} commands: ${String(shortest)}\n${error.split('\n').slice(0, 8).join('\n')}`,
+        `seed ${chosenSeed}, predictions progressing ${JSON.stringify(progress)}, starting from ${picture}, shrunk to ${[...shortest].length} commands: ${String(shortest)}\n${error.split('\n').slice(0, 8).join('\n')}`,
       );
     });
   },

@@ -177,6 +177,8 @@ export class ApiClient {
    */
   private describeKey(header: string | undefined): Pick<RecordedRequest, 'keyVariable' | 'rawAuthorization'> {
     if (header === undefined) return { keyVariable: null };
+    // the header a reproducer sends is the one that went: fetch strips its trailing whitespace
+    header = onTheWire(header);
     const variables: Array<[string | undefined, string]> = [
       [this.target.keys.main, 'CONTRACT_API_KEY'],
       [this.target.keys.other, 'CONTRACT_OTHER_ORG_API_KEY'],
@@ -261,8 +263,7 @@ export class ApiClient {
         method: op.method,
         url: url.toString(),
         params: options.params ?? {},
-        key: sentKey(key),
-        ...sentScheme(key),
+        ...sentCredential(key),
         sent: sentForOracle(options.body, recorded),
         sentHeaders: withoutCredential(new Headers(headers)),
         sentAt,
@@ -331,6 +332,8 @@ export class ApiClient {
     await this.pace();
     const authorization = headers.get('authorization');
     const rawKey = authorization === null ? null : bearerKey(authorization)?.key;
+    // an Authorization header of another scheme (or none the oracle can read as Bearer)
+    const otherScheme = authorization !== null && rawKey === undefined;
     const sentAt = Date.now();
     const answered = this.oracle?.sending(rawKey) ?? (() => {});
     let response: Response;
@@ -362,6 +365,7 @@ export class ApiClient {
       url,
       params: {},
       key: rawKey,
+      ...(otherScheme ? { otherScheme } : {}),
       sent: sentForOracle(undefined, recorded),
       sentBytes: recorded.body?.kind === 'bytes' ? recorded.body.bytes.length : undefined,
       sentHeaders: withoutCredential(headers),
@@ -432,15 +436,27 @@ export function fillPath(template: string, params: Record<string, string>): stri
   });
 }
 
+/**
+ * A raw Authorization header as it goes on the wire: fetch strips the leading and trailing
+ * whitespace of a header value (Fetch, "normalize"; RFC 9110 5.5), a trailing newline included.
+ */
+const onTheWire = (header: string): string => header.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+
 /** The key as the oracle knows it: null for none, undefined for a raw header it cannot read. */
 const sentKey = (key: string | null): string | null | undefined =>
-  key === null ? null : key.startsWith('!') ? bearerKey(key.slice(1))?.key : key;
+  key === null ? null : key.startsWith('!') ? bearerKey(onTheWire(key.slice(1)))?.key : key;
 
-/** The scheme of a `bearer <key>` header where it is not written `Bearer`, for the oracle. */
-const sentScheme = (key: string | null): { scheme?: string } => {
-  const scheme = key?.startsWith('!') ? bearerKey(key.slice(1))?.scheme : undefined;
-  return scheme && scheme !== 'Bearer' ? { scheme } : {};
-};
+/**
+ * The credential sent, as the oracle reads it: the key, the scheme where it is not written
+ * `Bearer`, and whether the header carried no `Bearer <token>` at all (another scheme, no space
+ * after Bearer, the key alone, Bearer and nothing).
+ */
+export function sentCredential(key: string | null): Pick<Exchange, 'key' | 'scheme' | 'otherScheme'> {
+  if (key === null || !key.startsWith('!')) return { key };
+  const found = bearerKey(onTheWire(key.slice(1)));
+  if (!found) return { key: undefined, otherScheme: true };
+  return { key: found.key, ...(found.scheme === 'Bearer' ? {} : { scheme: found.scheme }) };
+}
 
 /**
  * The key of a `Bearer <key>` header and the scheme as written: an HTTP authentication scheme is
@@ -464,7 +480,7 @@ function withoutCredential(headers: Headers): Record<string, string> {
 
 /**
  * The body as the oracle reads it: JSON parsed, a multipart upload (a FormData, or bytes under a
- * multipart Content-Type) as its file's name and size.
+ * multipart Content-Type) as its file's name and size (a FormData with no file part: its parts' names).
  */
 function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedRequest): unknown {
   if (json !== undefined) return json;
@@ -477,6 +493,8 @@ function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedR
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
     if (file && 'bytes' in file)
       return { file: { name: wireFilename(file.filename), size: file.bytes.length } };
+    // a form without a file part: the names of the parts it holds
+    return { parts: recorded.fields.map((f) => f.name) };
   }
   return undefined;
 }

@@ -66,6 +66,27 @@ describe('the oracle on credentials, body ids and CORS', () => {
     expect(subjects(oracle, exchange('listModels', 401, { detail: 'x' }, { key: null }))).toEqual([]);
   });
 
+  it('predicts 401 for an Authorization header that carries no Bearer token, a key in the query or in another header alone', () => {
+    const oracle = withReadyImage();
+    // Basic, Token, `Bearer<key>`, the key alone: the harness says the header is of another scheme
+    const other = (status: number) =>
+      subjects(
+        oracle,
+        exchange('getImage', status, {}, { key: undefined, otherScheme: true, params: { image_id: IMAGE } }),
+      );
+    expect(other(200)).toEqual(['getImage status: 401 / 200']);
+    expect(other(404)).toEqual(['getImage status: 401 / 404']);
+    expect(other(401)).toEqual([]);
+    // X-API-Key alone, or the key in the query: no Authorization header went
+    const query = exchange('listModels', 200, [], {
+      key: null,
+      url: `http://target/api/v1/models?api_key=${KEY}`,
+    });
+    expect(oracle.observe(query).map((f) => f.sentence)).toEqual([expect.stringMatching(/^AUTH-09/)]);
+    const header = exchange('listModels', 200, [], { key: null, sentHeaders: { 'x-api-key': KEY } });
+    expect(subjects(oracle, header)).toEqual(['listModels status: 401 / 200']);
+  });
+
   it("judges predict's body ids in upper case as the ids they name, and never a 404 for its own ready image", () => {
     const oracle = withReadyImage();
     const predict = (status: number, body: unknown, imageId = IMAGE, modelId = MODEL) =>

@@ -13,6 +13,8 @@ export interface Exchange {
   key: string | null | undefined;
   /** The scheme as written where it is not `Bearer` (`bearer <key>`, or `Bearer` and a second space), which AUTH-07 reads as Bearer. */
   scheme?: string;
+  /** An Authorization header went that carries no `Bearer <token>`: another scheme, no space after Bearer, the key alone. */
+  otherScheme?: boolean;
   /** The JSON body sent, parsed; for a multipart upload, the file's name and size. */
   sent?: unknown;
   /** How many bytes the body held, when it was sent as bytes (a part PUT). */

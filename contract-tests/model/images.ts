@@ -11,6 +11,7 @@ import {
 } from './exchange.js';
 import { judgeListedParts } from './listed-parts.js';
 import { judgePartLife, targetSpan } from './part-url-life.js';
+import { observeRecordFields } from './record-fields.js';
 import { observeUploadMode } from './upload-modes.js';
 import { knownIds, type ImageRecord, type Organization, type World } from './world.js';
 
@@ -71,6 +72,7 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
   const multipart = isObject(x.sent) && isObject((x.sent as Partial<SentFile>).file);
   const sent = (isObject(x.sent) ? x.sent : {}) as Json & Partial<SentFile>;
   observeUploadMode(x, findings);
+  findings.push(...observeRecordFields(org, x));
   const counters = org.counters;
   if (counters && !org.opaque && (x.status === 200 || x.status === 402)) {
     const atCap = counters.images >= counters.storageCap;

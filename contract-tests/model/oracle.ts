@@ -70,6 +70,8 @@ const SCHEME_CASE =
   "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer) and parted from the key by one or more spaces (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1), so a valid key under 'bearer', 'BEARER' or 'Bearer' and two spaces is taken as under 'Bearer'";
 const QUERY_KEY =
   "AUTH-09, assumed: a key is read from the Authorization header only (the interface names the header): a request without it, a valid key in its query (api_key, or RFC 6750 2.3's access_token), has no credentials";
+const OTHER_SCHEME =
+  'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401: a header of another scheme (Basic, Token), the key with no space after Bearer, the key alone or Bearer with no key carries none';
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
@@ -91,6 +93,13 @@ function nobodys(org: Organization, x: Exchange): Finding[] {
 /** Whether a URL's query carries a key the oracle knows. */
 const keyInQuery = (world: World, url: string): boolean =>
   [...new URL(url).searchParams.values()].some((value) => world.keys.has(value));
+
+/** Why a request carries no valid key, as the interface (or the suite's reading, AUTH-09) says. */
+function withoutKey(world: World, x: Exchange): string {
+  if (x.otherScheme) return OTHER_SCHEME;
+  if (x.key === null && keyInQuery(world, x.url)) return QUERY_KEY;
+  return 'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)';
+}
 
 export class Oracle {
   readonly world: World = newWorld();
@@ -166,15 +175,8 @@ export class Oracle {
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
     const findings: Finding[] = [];
-    if (x.key === null || forgedFrom(world, x.key) !== undefined) {
-      expectStatus(
-        findings,
-        x.key === null && keyInQuery(world, x.url)
-          ? QUERY_KEY
-          : 'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)',
-        x,
-        [401],
-      );
+    if (x.key === null || x.otherScheme || forgedFrom(world, x.key) !== undefined) {
+      expectStatus(findings, withoutKey(world, x), x, [401]);
       return findings;
     }
     if (!org || org.opaque) return findings;

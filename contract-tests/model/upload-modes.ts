@@ -1,4 +1,5 @@
 import { isObject, type Exchange, type Finding } from './exchange.js';
+import { JSON_LIMITS, jsonDepth, jsonKeys } from './record-fields.js';
 
 /**
  * What POST /upload and the image-record creation never answer a well-formed request (api-interface.md,
@@ -9,7 +10,8 @@ import { isObject, type Exchange, type Finding } from './exchange.js';
  * with `{name, size}`: a media type is matched without case and with its parameters
  * (`charset=utf-8`, which many clients add) beside the point (RFC 9110 8.3.1), and a body within
  * the document's bounds (a name of 1-255 characters, a size of 1 byte to 4 GB) is refused none.
- * An image record of a name, a size, the only format (`TIFF`) and `resumable` is refused none either.
+ * An image record of a name, a size, the only format (`TIFF`), `resumable`, an object of metadata
+ * within the document's JSON body limits and no folder is refused none either.
  *
  * "4 GB" read as decimal (4,000,000,000) or binary: within the decimal reading a refusal breaks the
  * interface; past it and up to 4 GiB (4,294,967,296, the document's `maximum` of size) only the
@@ -42,11 +44,21 @@ const sizeTaken = (size: unknown): size is number =>
 const nameTaken = (name: unknown): boolean =>
   typeof name === 'string' && name.length >= 1 && name.length <= 255;
 
-/** The fields of an image record the interface names with a value it takes (no metadata or folder). */
+const RECORD_FIELDS = ['name', 'size', 'image_type', 'resumable', 'metadata', 'folder_id'];
+
+/**
+ * The fields of an image record the interface names with a value it takes: metadata an object
+ * within the document's JSON body limits, and no folder (null or left out).
+ */
 function recordTaken(sent: Record<string, unknown>): boolean {
-  const { image_type, resumable } = sent;
-  if (Object.keys(sent).some((k) => !['name', 'size', 'image_type', 'resumable'].includes(k))) return false;
+  const { image_type, resumable, metadata, folder_id } = sent;
+  if (Object.keys(sent).some((k) => !RECORD_FIELDS.includes(k))) return false;
   if (image_type !== undefined && image_type !== 'TIFF') return false;
+  if (metadata !== undefined && !isObject(metadata)) return false;
+  if (folder_id !== undefined && folder_id !== null) return false;
+  const { bytes, depth, keys } = JSON_LIMITS;
+  if (Buffer.byteLength(JSON.stringify(sent)) > bytes || jsonDepth(sent) > depth || jsonKeys(sent) > keys)
+    return false;
   return resumable === undefined || typeof resumable === 'boolean';
 }
 

@@ -31,6 +31,8 @@ import {
   type ImageChoice,
   type ModelClass,
 } from './result-actions.js';
+import { pollPair } from './poll-pairs.js';
+import { createRecord, folderClass, formatClass, metadataClass } from './record-actions.js';
 import { judged, type Handles, type Real } from './world.js';
 
 /**
@@ -59,13 +61,24 @@ class AtOnce implements Command {
 
 const index = fc.nat({ max: 7 });
 const TRIED: Tried[] = [
+  'uploadImage',
+  'createImage',
   'getUpload',
+  'getImage',
+  'completeUpload',
+  'abortUpload',
+  'deleteUpload',
   'deleteImage',
+  'listModels',
   'getPrediction',
   'createPrediction',
+  'exportOverlayPng',
+  'exportMeasurementsCsv',
   'exportRoisGeojson',
+  'exportRoisZip',
+  'createShare',
+  'getShare',
   'revokeShare',
-  'listModels',
 ];
 const CREDENTIALS: CredentialClass[] = [
   'none',
@@ -74,6 +87,17 @@ const CREDENTIALS: CredentialClass[] = [
   'one changed',
   'upper case',
   'lower-case scheme',
+  'upper-case scheme',
+  'two spaces',
+  'trailing space',
+  'trailing newline',
+  'no space',
+  'Basic',
+  'Token',
+  'the key alone',
+  'in the query as api_key',
+  'in the query as access_token',
+  'X-API-Key alone',
 ];
 const IMAGE_OPS = ['abortUpload', 'deleteImage', 'deleteUpload', 'getUpload', 'getImage'] as const;
 const route = fc.constantFrom<OpenRoute>('upload', 'upload', 'record', 'record', 'record, not resumable');
@@ -122,7 +146,20 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
   const single = fc
     .tuple(
       nameClass,
-      fc.constantFrom<SingleFile>('a TIFF', 'a TIFF', 'a TIFF', 'no image', 'an empty file'),
+      fc.constantFrom<SingleFile>(
+        'a TIFF',
+        'a TIFF',
+        'a flat TIFF',
+        'a flat TIFF',
+        'a 16-bit big-endian TIFF',
+        'an RGB TIFF',
+        'a three-page TIFF',
+        'a PNG',
+        'a TIFF cut short',
+        'no image',
+        'an empty file',
+        'no file part',
+      ),
       key,
     )
     .map(([name, file, k]) => uploadSingle(name, file, k));
@@ -145,6 +182,11 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
     step(opening),
     step(single),
     step(single),
+    step(
+      fc
+        .tuple(metadataClass, folderClass, formatClass, fc.boolean(), index, key)
+        .map(([m, f, t, resumable, i, k]) => createRecord(m, f, t, resumable, i, k)),
+    ),
     step(
       fc
         .tuple(index, fc.constantFrom<'first' | 'last'>('first', 'last'), partBytes)
@@ -179,5 +221,9 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
     step(fc.constant(readUsage)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
+    // a poll at once with another request on its prediction: a poll, a delete, a prediction, a
+    // share; double weight, as it needs a prediction the sequence made (most draws early have none)
+    pollPair().map((pair) => new AtOnce(pair)),
+    pollPair().map((pair) => new AtOnce(pair)),
   ];
 }

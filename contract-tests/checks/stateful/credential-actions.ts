@@ -4,59 +4,126 @@ import { pick, type Handles, type Real } from './world.js';
 
 /**
  * Requests on the sequence's own resources under each class of credential: none, the key with a
- * character appended, one cut, one changed, in upper case (each an invalid key: 401, and nothing
- * done), and the valid key under a lower-case scheme (a valid key: judged as any other request).
- * And a read of the organization's usage through the control plane, which the oracle predicts
- * exactly for an organization made here (images stored, analyses this month).
+ * character appended, one cut, one changed, in upper case, under another scheme (`Basic`, `Token`),
+ * with no space after `Bearer`, alone, in the query (`api_key`, `access_token`) or in an
+ * `X-API-Key` header with no Authorization (each no valid key: 401, and nothing done); and the
+ * valid key under `bearer` or `BEARER`, after two spaces, or followed by a space or a newline
+ * (which fetch strips as every HTTP client does: a valid key, judged as any other request). And a
+ * read of the organization's usage through the control plane, which the oracle predicts exactly
+ * for an organization made here (images stored, analyses this month).
  */
 export type CredentialClass =
-  'none' | 'appended' | 'cut' | 'one changed' | 'upper case' | 'lower-case scheme';
+  | 'none'
+  | 'appended'
+  | 'cut'
+  | 'one changed'
+  | 'upper case'
+  | 'lower-case scheme'
+  | 'upper-case scheme'
+  | 'two spaces'
+  | 'trailing space'
+  | 'trailing newline'
+  | 'no space'
+  | 'Basic'
+  | 'Token'
+  | 'the key alone'
+  | 'in the query as api_key'
+  | 'in the query as access_token'
+  | 'X-API-Key alone';
 
-function credential(kind: CredentialClass, key: string): string | null {
+/** The Authorization a class sends (null: none; "!": the raw header), and what else carries the key. */
+function credential(kind: CredentialClass, key: string): Pick<CallOptions, 'key' | 'query' | 'headers'> {
+  const raw = (header: string) => ({ key: `!${header}` });
   switch (kind) {
     case 'none':
-      return null;
+      return { key: null };
     case 'appended':
-      return `${key}x`;
+      return { key: `${key}x` };
     case 'cut':
-      return key.slice(0, -1);
+      return { key: key.slice(0, -1) };
     case 'one changed':
-      return `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
+      return { key: `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}` };
     case 'upper case':
-      return key.toUpperCase();
+      return { key: key.toUpperCase() };
+    case 'lower-case scheme':
+      return raw(`bearer ${key}`);
+    case 'upper-case scheme':
+      return raw(`BEARER ${key}`);
+    case 'two spaces':
+      return raw(`Bearer  ${key}`);
+    case 'trailing space':
+      return raw(`Bearer ${key} `);
+    case 'trailing newline':
+      return raw(`Bearer ${key}\n`);
+    case 'no space':
+      return raw(`Bearer${key}`);
+    case 'Basic':
+      return raw(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
+    case 'Token':
+      return raw(`Token ${key}`);
+    case 'the key alone':
+      return raw(key);
+    case 'in the query as api_key':
+      return { key: null, query: { api_key: key } };
+    case 'in the query as access_token':
+      return { key: null, query: { access_token: key } };
     default:
-      return `!bearer ${key}`;
+      return { key: null, headers: { 'x-api-key': key } };
   }
 }
 
-/** The request a credential class is tried on: a read, a delete or a creation of the caller's own. */
+/** The request a credential class is tried on: every operation of the document, on the caller's own resources. */
 export type Tried =
+  | 'uploadImage'
+  | 'createImage'
   | 'getUpload'
+  | 'getImage'
+  | 'completeUpload'
+  | 'abortUpload'
+  | 'deleteUpload'
   | 'deleteImage'
+  | 'listModels'
   | 'getPrediction'
   | 'createPrediction'
+  | 'exportOverlayPng'
+  | 'exportMeasurementsCsv'
   | 'exportRoisGeojson'
-  | 'revokeShare'
-  | 'listModels';
+  | 'exportRoisZip'
+  | 'createShare'
+  | 'getShare'
+  | 'revokeShare';
+
+const NOBODY = '00000000-0000-4000-8000-000000000000';
 
 function request(tried: Tried, handles: Readonly<Handles>, real: Real, index: number): CallOptions {
-  const image = pick(handles.images, index) ?? '00000000-0000-4000-8000-000000000000';
+  const image = pick(handles.images, index) ?? NOBODY;
+  const segmentation = pick(handles.segmentations, index) ?? image;
+  const name = `${real.ctx.target.namePrefix}credential.tif`;
   switch (tried) {
-    case 'getUpload':
-    case 'deleteImage':
-      return { params: { image_id: image } };
+    case 'uploadImage':
+      return { body: { name, size: 1000 } };
+    case 'createImage':
+      return { body: { name, size: 1000, image_type: 'TIFF' } };
+    case 'listModels':
+      return {};
     case 'getPrediction':
       return { params: { prediction_id: pick(handles.predictions, index) ?? image } };
     case 'createPrediction':
       return {
         body: { image_id: pick(handles.ready, index) ?? image, model_id: pick(real.models, index) ?? image },
       };
+    case 'exportOverlayPng':
+    case 'exportMeasurementsCsv':
     case 'exportRoisGeojson':
-      return { params: { segmentation_id: pick(handles.segmentations, index) ?? image } };
+    case 'exportRoisZip':
+      return { params: { segmentation_id: segmentation } };
+    case 'createShare':
+      return { body: { segmentation_id: segmentation } };
+    case 'getShare':
     case 'revokeShare':
       return { params: { share_id: pick(handles.shares, index) ?? image } };
     default:
-      return {};
+      return { params: { image_id: image } };
   }
 }
 
@@ -67,7 +134,7 @@ export function withCredential(tried: Tried, kind: CredentialClass, index: numbe
     send: (real, handles) =>
       real.clients[key].call(tried, {
         ...request(tried, handles, real, index),
-        key: credential(kind, real.clients[key].key),
+        ...credential(kind, real.clients[key].key),
       }),
   };
 }

@@ -17,6 +17,8 @@ export interface DocumentBounds {
     outlineColor: { pattern: RegExp; fallback: string };
   };
   columns: string[];
+  /** Every JSON body's limits (x-json-body-limits): bytes, levels of nesting, object keys. */
+  body: { bytes: number; depth: number; keys: number };
 }
 
 type Json = Record<string, unknown>;
@@ -49,6 +51,7 @@ export function documentBounds(contract: OpenApiContract): DocumentBounds {
   const columns = parameterSchema(contract, 'exportMeasurementsCsv', 'columns');
   const outline = parameterSchema(contract, 'exportOverlayPng', 'outline_color');
   const listed = at(contract.deref({ $ref: '#/components/schemas/CompleteUploadRequest' }), 'properties');
+  const limits = contract.doc['x-json-body-limits'];
   return {
     name: { min: numberOr(at(name, 'minLength'), 1), max: numberOr(at(name, 'maxLength'), 255) },
     size: range(at(created, 'properties', 'size'), 1, 4 * 1024 ** 3),
@@ -62,6 +65,11 @@ export function documentBounds(contract: OpenApiContract): DocumentBounds {
       },
     },
     columns: ((at(columns, 'items', 'enum') as string[] | undefined) ?? []).map(String),
+    body: {
+      bytes: numberOr(at(limits, 'max_bytes'), 1_048_576),
+      depth: numberOr(at(limits, 'max_depth'), 64),
+      keys: numberOr(at(limits, 'max_keys'), 10_000),
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { UploadResponse } from '../../../openapi/generated/client/types.gen.js';
 import type { ApiClient } from '../../harness/api-client.js';
-import { presetTiff } from '../../harness/sample-images.js';
+import { corpusFile, flatTiff, presetTiff } from '../../harness/sample-images.js';
 import { idOf, nameOf, type IdClass, type NameClass, type PartsList, type SizeClass } from './arguments.js';
 import { junk, md5Tag, pick, type Handles, type OpenedPlan, type Real } from './world.js';
 
@@ -75,8 +75,40 @@ export function open(route: OpenRoute, name: NameClass, size: SizeClass, key: 0 
   };
 }
 
-/** What a single-request upload sends: the TIFF (ready), bytes of no image (failed), or no bytes. */
-export type SingleFile = 'a TIFF' | 'no image' | 'an empty file';
+/**
+ * What a single-request upload sends, each a class of file the document's Mode A meets: the sample
+ * TIFF (ready, cells), a flat TIFF (ready, a segmentation of no cell), TIFFs of other layouts (16
+ * bits big-endian, RGB, three pages), files that are no TIFF or a broken one (a PNG, bytes of no
+ * image, a TIFF cut short, no bytes: each taken and failed), and a form with no `file` part, which
+ * the document's MultipartUploadRequest requires (422).
+ */
+export type SingleFile =
+  | 'a TIFF'
+  | 'a flat TIFF'
+  | 'a 16-bit big-endian TIFF'
+  | 'an RGB TIFF'
+  | 'a three-page TIFF'
+  | 'a PNG'
+  | 'a TIFF cut short'
+  | 'no image'
+  | 'an empty file'
+  | 'no file part';
+
+const CORPUS: Partial<Record<SingleFile, string>> = {
+  'a 16-bit big-endian TIFF': 'big-endian-16bit.tif',
+  'an RGB TIFF': 'rgb-8bit.tif',
+  'a three-page TIFF': 'multipage-3.tif',
+  'a PNG': 'png-renamed.tif',
+  'a TIFF cut short': 'truncated-strips.tif',
+};
+
+function fileBytes(file: SingleFile): Buffer {
+  if (file === 'a TIFF') return presetTiff().bytes;
+  if (file === 'a flat TIFF') return flatTiff();
+  const corpus = CORPUS[file];
+  if (corpus) return corpusFile(corpus);
+  return junk(file === 'no image' ? 1000 : 0);
+}
 
 export function uploadSingle(name: NameClass, file: SingleFile, key: 0 | 1): Action {
   return {
@@ -84,9 +116,9 @@ export function uploadSingle(name: NameClass, file: SingleFile, key: 0 | 1): Act
     can: () => true,
     async send(real, handles) {
       const form = new FormData();
-      const bytes = file === 'a TIFF' ? presetTiff().bytes : junk(file === 'no image' ? 1000 : 0);
       const filename = nameOf(name, real.ctx.target.namePrefix, real.bounds);
-      form.append('file', new Blob([bytes], { type: 'image/tiff' }), filename);
+      const blob = new Blob([fileBytes(file)], { type: 'image/tiff' });
+      form.append(file === 'no file part' ? 'image' : 'file', blob, filename);
       // around a proxy that re-encodes binary multipart bodies, as flows.ts's uploadFile
       const response = await via(real, key).call<UploadResponse>('uploadImage', {
         rawBody: form,

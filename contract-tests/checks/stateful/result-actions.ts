@@ -28,7 +28,12 @@ export async function pollUntilDone(
   for (let i = 0; i < polls; i++) {
     const read = await via(real, key).call<Prediction>('getPrediction', { params: { prediction_id: id } });
     if (read.status !== 200) return;
-    if (read.body.status === 'COMPLETED') remember(handles.segmentations, read.body.segmentation_id);
+    if (read.body.status === 'COMPLETED') {
+      remember(handles.segmentations, read.body.segmentation_id);
+      const known = handles.predicted[id];
+      if (known && typeof read.body.segmentation_id === 'string')
+        known.segmentation = read.body.segmentation_id;
+    }
     if (read.body.status === 'COMPLETED' || read.body.status === 'FAILED') return;
     if (i + 1 < polls) await new Promise((r) => setTimeout(r, 5));
   }
@@ -61,6 +66,7 @@ export function predict(
       });
       if (ack.status !== 200 || typeof ack.body.prediction_id !== 'string') return;
       remember(handles.predictions, ack.body.prediction_id);
+      if (kind === 'own') handles.predicted[ack.body.prediction_id] ??= { image };
       await pollUntilDone(real, handles, ack.body.prediction_id, key, polls);
     },
   };

@@ -42,6 +42,8 @@ export interface Handles {
   plans: Record<string, OpenedPlan>;
   /** The last ETag each export URL answered, for conditional requests. */
   etags: Record<string, string>;
+  /** The image each prediction was asked for, and the segmentation a poll of it showed. */
+  predicted: Record<string, { image: string; segmentation?: string }>;
   /** The part size the last plan gave (the target's own), for sizes at a part's bound. */
   partSize?: number;
 }
@@ -55,6 +57,7 @@ export const emptyHandles = (): Handles => ({
   links: {},
   plans: {},
   etags: {},
+  predicted: {},
 });
 
 export const pick = <T>(items: T[], index: number): T | undefined =>

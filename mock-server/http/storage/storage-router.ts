@@ -42,17 +42,16 @@ export function storageStage(
   } = {},
 ): RequestStage {
   const mount = mountPath.toLowerCase();
-  // A part refused for its size (400 EntityTooLarge, from its Content-Length, after its URL was
-  // verified) is a part's worth of bytes and more, past the discard limit: its body is read by the
-  // largest part more, so a client one byte past its part reads the refusal, not a broken pipe.
-  // Any other refusal (a made-up or expired URL) reads no more than the limit.
+  // A part refused after its URL was verified (signed here, not expired) comes from a client the
+  // plan was handed to: for its size (400 EntityTooLarge, from its Content-Length), or for an
+  // upload deleted, aborted or completed since. Its body is a part's worth of bytes and more, past
+  // the discard limit: it is read by the largest part more, so a client one byte past its part
+  // reads the refusal, not a broken pipe. Any other refusal (a made-up or expired URL) reads no
+  // more than the limit.
   const oversizedPart = { ...discardLimits, maxBytes: discardLimits.maxBytes + largestPart };
-  const sendError = (req: IncomingMessage, res: ServerResponse, error: unknown) =>
-    answerAfterDiscardingRest(
-      req,
-      res,
-      error instanceof ObjectStoreError && error.code === 'EntityTooLarge' ? oversizedPart : discardLimits,
-      () => writeError(req, res, error),
+  const sendError = (req: IncomingMessage, res: ServerResponse, error: unknown, verified = false) =>
+    answerAfterDiscardingRest(req, res, verified ? oversizedPart : discardLimits, () =>
+      writeError(req, res, error),
     );
 
   return function storage(req, res) {
@@ -98,12 +97,13 @@ async function putPart(
   req: ApiRequest,
   res: ApiResponse,
   { stallTimeoutMs, refreshClock }: { stallTimeoutMs: number; refreshClock: () => Promise<void> },
-  sendError: (req: IncomingMessage, res: ServerResponse, error: unknown) => Promise<void>,
+  sendError: (req: IncomingMessage, res: ServerResponse, error: unknown, verified: boolean) => Promise<void>,
 ): Promise<void> {
   // A client that goes away mid-body makes the request emit 'error'; it is handled through the
   // store's stream, and this listener keeps a late one from ever becoming an uncaught exception.
   req.on('error', () => undefined);
   const stopWatching = watchForStall(req, res, stallTimeoutMs);
+  let verified = false;
   try {
     const { uploadId, partNumber } = req.params;
     await refreshClock();
@@ -111,6 +111,7 @@ async function putPart(
       expires: req.query[EXPIRES_PARAM],
       signature: req.query[SIGNATURE_PARAM],
     });
+    verified = true;
     const lengthHeader = req.headers['content-length'];
     const contentLength =
       lengthHeader !== undefined && /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
@@ -126,7 +127,7 @@ async function putPart(
   } catch (error) {
     // The discard before the answer has its own bounds; a stall during it is not the error to tell.
     stopWatching();
-    await sendError(req, res, error);
+    await sendError(req, res, error, verified);
   } finally {
     stopWatching();
   }

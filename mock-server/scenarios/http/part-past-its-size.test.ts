@@ -52,6 +52,40 @@ describe('a part PUT one byte past the part size', () => {
   });
 });
 
+describe('a part PUT of a part size and one byte, through the URL of an upload deleted since', () => {
+  let mock: RunningMock;
+  beforeAll(async () => {
+    mock = await startInstantMock();
+  });
+  afterAll(() => mock.close());
+
+  it('is answered with the refusal, which a client still writing its body reads', async () => {
+    // the URL is one the mock handed out, so its client may send a part's worth of bytes (and one
+    // past, as the EntityTooLarge case): past the 8 MiB the mock reads of a refused body by default
+    const headers = { authorization: `Bearer ${ACME_KEY}`, 'content-type': 'application/json' };
+    const opened = await fetch(`${mock.url}/api/v1/upload`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'gone.tif', size: 4 * 1024 ** 3 }),
+    });
+    const { image, upload } = (await opened.json()) as {
+      image: { id: string };
+      upload: { part_size: number; urls: Array<{ url: string }> };
+    };
+    const gone = await fetch(`${mock.url}/api/v1/image/${image.id}`, { method: 'DELETE', headers });
+    expect(gone.status).toBe(200);
+    const body = Buffer.alloc(upload.part_size + 1, 7);
+    const answer = await fetch(upload.urls[0].url, {
+      method: 'PUT',
+      body: slowly(body),
+      duplex: 'half',
+      headers: { 'content-length': String(body.length) },
+    } as RequestInit);
+    expect(answer.status).toBe(404);
+    expect(await answer.text()).toContain('<Code>NoSuchUpload</Code>');
+  });
+});
+
 describe('a part PUT refused for anything but its size', () => {
   let mock: RunningMock;
   beforeAll(async () => {
