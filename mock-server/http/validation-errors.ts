@@ -20,7 +20,7 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
   const loc = [where === 'requestBody' ? 'body' : where, ...rest];
   const root =
     where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
-  const input = rest.reduce<unknown>((value, key) => (isJsonObject(value) ? value[key] : undefined), root);
+  const input = rest.reduce<unknown>(memberOf, root);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -113,6 +113,12 @@ const TYPE_NAMES: Record<string, [word: string, key: string]> = {
   object: ['dictionary', 'dict'],
   array: ['list', 'list'],
 };
+
+/** The member `key` names in a JSON value: an object's property or a list's item (`parts/0`). */
+function memberOf(value: unknown, key: string): unknown {
+  if (Array.isArray(value)) return /^(?:0|[1-9]\d*)$/.test(key) ? value[Number(key)] : undefined;
+  return isJsonObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+}
 
 function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
