@@ -14,13 +14,23 @@ export async function authenticate(
 ): Promise<AuthOutcome> {
   const header = req.headers.authorization;
   if (!header) return { ok: false, detail: 'Not authenticated: send Authorization: Bearer <API_KEY>' };
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) return { ok: false, detail: "Invalid Authorization header: expected 'Bearer <API_KEY>'" };
+  const key = bearerCredentials(header);
+  if (key === undefined)
+    return { ok: false, detail: "Invalid Authorization header: expected 'Bearer <API_KEY>'" };
   // Hashed once: the lookup and the key's id (what its requests are counted by) both start from it.
-  const hash = hashApiKey(match[1]);
-  const org = await keys.organizationForKey(match[1], hash);
+  const hash = hashApiKey(key);
+  const org = await keys.organizationForKey(key, hash);
   if (!org) return { ok: false, detail: 'Invalid API key' };
   return { ok: true, org, keyId: keyIdOf(hash) };
+}
+
+/**
+ * The credentials of an `Authorization: Bearer <credentials>` header, or undefined for another
+ * scheme or none. The one reading of the header for the API's keys and the control plane's token
+ * alike: the scheme name is case-insensitive (RFC 9110 11.1), as FastAPI's HTTPBearer compares it.
+ */
+export function bearerCredentials(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 }
 
 /**
@@ -30,5 +40,6 @@ export async function authenticate(
  */
 export function isAdminToken(header: string | undefined, adminToken: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(header ?? ''), digest(`Bearer ${adminToken}`));
+  const presented = bearerCredentials(header);
+  return timingSafeEqual(digest(presented ?? ''), digest(adminToken)) && presented !== undefined;
 }

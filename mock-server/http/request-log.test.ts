@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -78,8 +79,10 @@ describe('request logging', () => {
 
   it('journals a long JSON body cut, told by the lengths its reading and its answer already knew', async () => {
     const key = 'sk_test_acme_4f9a1c7e2b8d4a6f9c3e5b7d1a2c4e6f';
-    const body = JSON.stringify({ image_id: 'x'.repeat(100_000), model_id: 'y' });
-    const answer = await fetch(`${mock.url}/api/v1/predict`, {
+    // Each refused part is an item of the answer, which an item's bounded input does not shorten.
+    const parts = Array.from({ length: 400 }, () => ({ part_number: 0, etag: 'e'.repeat(200) }));
+    const body = JSON.stringify({ parts });
+    const answer = await fetch(`${mock.url}/api/v1/upload/${randomUUID()}/complete`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body,
@@ -92,7 +95,7 @@ describe('request logging', () => {
     const [kept] = (await mock.services.state.journal.query({ limit: 20 })).filter((e) => e.requestId === id);
     expect(kept.requestBody).toBe(`${body.slice(0, 4096)}… (${body.length} characters)`);
     expect((kept.responseBody as string).length).toBeLessThan(4200);
-    expect(kept.requestShape).toEqual({ image_id: 'string', model_id: 'string' });
+    expect(kept.requestShape).toMatchObject({ parts: [{ part_number: expect.any(String) }] });
   });
 
   it("logs a lost batch of the journal once, however many requests' entries it held", async () => {

@@ -2,12 +2,22 @@ import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { DocumentOperation } from './document-operation.js';
 import { requestMediaTypes } from '../../openapi/documents.js';
 import type { createRequestCompilers } from './request-compilers.js';
+import { readNumber, type NumberKind } from './lax-numbers.js';
 
 type Json = Record<string, unknown>;
 
 interface CompiledOperation {
   params: ValidateFunction | undefined;
   body: ValidateFunction | undefined;
+  /** Its integer and number parameters, read as pydantic reads them before the schema's bounds. */
+  numbers: NumberParameter[];
+}
+
+interface NumberParameter {
+  where: 'path' | 'query';
+  name: string;
+  kind: NumberKind;
+  schema: Json;
 }
 
 export interface RequestParts {
@@ -49,8 +59,10 @@ export class RequestValidator {
       const query: Record<string, unknown> = {};
       for (const [name, value] of Object.entries(request.query))
         query[name] = Array.isArray(value) ? [...value] : value;
-      if (!compiled.params({ path: { ...request.path }, query }))
-        errors.push(...(compiled.params.errors ?? []));
+      const copies = { path: { ...request.path } as Record<string, unknown>, query };
+      const unread = readNumbers(compiled.numbers, copies, errors);
+      if (!compiled.params(copies))
+        errors.push(...(compiled.params.errors ?? []).filter((e) => !unread.has(missingAt(e))));
     }
     if (request.checkBody && compiled.body) {
       const wrapped = request.body === undefined ? {} : { requestBody: request.body };
@@ -75,6 +87,7 @@ export class RequestValidator {
     compiled = {
       params: params && compilers?.params.compile(params),
       body: body && compilers?.body.compile(body),
+      numbers: numberParameters(operation),
     };
     this.compiled.set(operationId, compiled);
     return compiled;
@@ -112,4 +125,75 @@ function bodySchema(operation: DocumentOperation): Json | undefined {
     properties: { requestBody: schema },
     required: requestBody.required ? ['requestBody'] : [],
   };
+}
+
+function numberParameters(operation: DocumentOperation): NumberParameter[] {
+  const numbers: NumberParameter[] = [];
+  for (const p of operation.parameters) {
+    const schema = (p.schema ?? {}) as Json;
+    if ((p.in === 'path' || p.in === 'query') && (schema.type === 'integer' || schema.type === 'number'))
+      numbers.push({ where: p.in, name: p.name, kind: schema.type, schema });
+  }
+  return numbers;
+}
+
+/**
+ * Reads each integer and number parameter sent as one string as pydantic 2 does (lax-numbers.ts),
+ * in place of Ajv's coercion, which reads `0x1` as 1 and a blank as 0: a number read goes on to the
+ * schema's bounds; a string it cannot read is refused with pydantic's type and leaves the copies.
+ * Infinity and NaN, which pydantic reads as floats, meet the bounds here, in pydantic's order (le
+ * before ge, the first one failed), since a JSON Schema number is finite. Returns where the values
+ * taken out were, so that a required one is not reported missing as well.
+ */
+function readNumbers(
+  numbers: NumberParameter[],
+  copies: Record<'path' | 'query', Record<string, unknown>>,
+  errors: ErrorObject[],
+): Set<string> {
+  const unread = new Set<string>();
+  for (const { where, name, kind, schema } of numbers) {
+    const value = copies[where][name];
+    if (typeof value !== 'string') continue;
+    const instancePath = `/${where}/${name}`;
+    const read = readNumber(kind, value);
+    if (typeof read === 'number' && Number.isFinite(read)) {
+      copies[where][name] = read;
+      continue;
+    }
+    delete copies[where][name];
+    unread.add(instancePath);
+    const error = typeof read === 'number' ? boundRefusal(read, schema) : read;
+    if (error) errors.push(refusalAt(instancePath, error));
+  }
+  return unread;
+}
+
+/** The first bound a non-finite number fails, as pydantic-core's constrained float checks them. */
+function boundRefusal(value: number, schema: Json): { keyword: string; limit: number } | undefined {
+  const bounds: [string, (limit: number) => boolean][] = [
+    ['maximum', (le) => value <= le],
+    ['exclusiveMaximum', (lt) => value < lt],
+    ['minimum', (ge) => value >= ge],
+    ['exclusiveMinimum', (gt) => value > gt],
+  ];
+  for (const [keyword, holds] of bounds) {
+    const limit = schema[keyword];
+    if (typeof limit === 'number' && !holds(limit)) return { keyword, limit };
+  }
+  return undefined;
+}
+
+function refusalAt(
+  instancePath: string,
+  refusal: { keyword: string; limit: number } | { type: string; msg: string },
+): ErrorObject {
+  if ('keyword' in refusal)
+    return { keyword: refusal.keyword, instancePath, schemaPath: '', params: { limit: refusal.limit } };
+  return { keyword: refusal.type, instancePath, schemaPath: '', params: {}, message: refusal.msg };
+}
+
+/** Where a `required` error says a value is missing (`/query/name`), or '' for another error. */
+function missingAt(error: ErrorObject): string {
+  const missing = (error.params as { missingProperty?: unknown }).missingProperty;
+  return error.keyword === 'required' ? `${error.instancePath}/${String(missing)}` : '';
 }

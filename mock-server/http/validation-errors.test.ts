@@ -53,3 +53,52 @@ describe("a schema's refusals in pydantic 2's words", () => {
     expect(itemOf(keyword, params)).toEqual({ loc: ['body', 'name'], msg, type, input: 'x', ctx });
   });
 });
+
+describe("an item's input: the value refused, as FastAPI's item carries it", () => {
+  const refusal = (keyword: string, instancePath: string, body: unknown, params = {}) =>
+    toValidationItems(
+      [{ keyword, params, instancePath, schemaPath: '', message: 'ajv says' } as ErrorObject],
+      { path: {}, query: {}, body },
+    )[0];
+
+  it("is the item of a list too: a part's part_number, its etag", () => {
+    const body = {
+      parts: [
+        { part_number: 1, etag: '"a"' },
+        { part_number: 0, etag: '"b"' },
+      ],
+    };
+    const item = refusal('minimum', '/requestBody/parts/1/part_number', body, { limit: 1 });
+    expect(item).toMatchObject({ loc: ['body', 'parts', '1', 'part_number'], input: 0 });
+    expect(refusal('maxLength', '/requestBody/parts/0/etag', body, { limit: 1 }).input).toBe('"a"');
+    expect(refusal('required', '/requestBody/parts/1', body, { missingProperty: 'x' }).input).toEqual(
+      body.parts[1],
+    );
+  });
+
+  it('is cut past about 1024 characters: a string ends with …, a list or an object ends early', () => {
+    const etag = 'e'.repeat(100_000);
+    const body = { parts: [{ part_number: 1, etag }] };
+    const long = refusal('maxLength', '/requestBody/parts/0/etag', body, { limit: 64 }).input as string;
+    expect(long).toBe(`${'e'.repeat(1024)}…`);
+    const many = { tags: Array.from({ length: 10_000 }, (_, i) => `tag-${i}`) };
+    const list = refusal('maxItems', '/requestBody/tags', many, { limit: 10 }).input as string[];
+    expect(list.slice(0, 3)).toEqual(['tag-0', 'tag-1', 'tag-2']);
+    expect(JSON.stringify(list).length).toBeLessThan(1200);
+    const missing = refusal(
+      'required',
+      '/requestBody',
+      { name: etag, other: etag },
+      { missingProperty: 'size' },
+    );
+    expect(JSON.stringify(missing.input).length).toBeLessThan(1200);
+    expect(Object.keys(missing.input as object)).toEqual(['name']);
+  });
+
+  it('is whole when short, and null where nothing was sent', () => {
+    expect(refusal('maxLength', '/requestBody/name', { name: 'x'.repeat(1000) }).input).toBe(
+      'x'.repeat(1000),
+    );
+    expect(refusal('type', '/requestBody/parts/9/etag', { parts: [] }, { type: 'string' }).input).toBeNull();
+  });
+});

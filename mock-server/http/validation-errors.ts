@@ -20,7 +20,7 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
   const loc = [where === 'requestBody' ? 'body' : where, ...rest];
   const root =
     where === 'requestBody' ? request.body : (request as unknown as Record<string, unknown>)[where];
-  const input = rest.reduce<unknown>((value, key) => (isJsonObject(value) ? value[key] : undefined), root);
+  const input = rest.reduce<unknown>(memberOf, root);
   const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -54,6 +54,11 @@ function toItem(error: ErrorObject, request: Omit<RequestParts, 'checkBody'>): V
       const expected = allowed.map((v) => `'${String(v)}'`).join(' or ');
       return validationItem(loc, `Input should be ${expected}`, 'enum', input, { expected });
     }
+    case 'int_parsing':
+    case 'int_parsing_size':
+    case 'float_parsing':
+      // a path or query string pydantic cannot read as the number asked for (lax-numbers.ts)
+      return validationItem(loc, error.message ?? error.keyword, error.keyword, input);
     default: {
       const bound = BOUND_ITEMS[error.keyword]?.(p.limit, p);
       if (bound) return validationItem(loc, bound[0], bound[1], input, bound[2]);
@@ -67,6 +72,8 @@ type Bound = [msg: string, type: string, ctx: Record<string, unknown>];
 const BOUND_ITEMS: Record<string, (limit: unknown, p: Record<string, unknown>) => Bound> = {
   minimum: (ge) => [`Input should be greater than or equal to ${ge}`, 'greater_than_equal', { ge }],
   maximum: (le) => [`Input should be less than or equal to ${le}`, 'less_than_equal', { le }],
+  exclusiveMinimum: (gt) => [`Input should be greater than ${gt}`, 'greater_than', { gt }],
+  exclusiveMaximum: (lt) => [`Input should be less than ${lt}`, 'less_than', { lt }],
   minLength: (min) => [
     `String should have at least ${min} character${min === 1 ? '' : 's'}`,
     'string_too_short',
@@ -113,6 +120,12 @@ const TYPE_NAMES: Record<string, [word: string, key: string]> = {
   object: ['dictionary', 'dict'],
   array: ['list', 'list'],
 };
+
+/** The member `key` names in a JSON value: an object's property or a list's item (`parts/0`). */
+function memberOf(value: unknown, key: string): unknown {
+  if (Array.isArray(value)) return /^(?:0|[1-9]\d*)$/.test(key) ? value[Number(key)] : undefined;
+  return isJsonObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+}
 
 function decodePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -5,11 +5,10 @@
  * journal shows that step. Also how the run tells that the armed case was reached.
  */
 import {
+  GIVING_UP,
   MANY_POLLS,
   opensResumableUpload,
-  refusedForMissingParts,
-  reopens,
-  resendsInOneRequest,
+  partUrlExpiredMetBy,
   SLOW_ANSWER_MS,
   type CaseId,
   type SeenRequest,
@@ -73,24 +72,16 @@ async function organization(ctx: ArmingContext) {
 const succeeded = (e: JournalEntry, operationId: string) =>
   e.operation_id === operationId && e.status >= 200 && e.status < 300;
 
-/** Requests that give a resumable upload up: neither brings fresh part URLs. */
-const GIVING_UP = ['abortUpload', 'deleteUpload'];
-
 /**
- * Whether the client met the part URLs that expired once the clock moved past them, and why not.
- * Part PUTs carry no key, so the journal never shows them, nor their 403: a client shows it met
- * one by what a client must do then, which is to send the same file again (a new upload of the
- * same name and size for fresh part URLs, or the file in one request), or by a complete refused
- * for the part that never arrived. Giving the upload up (an abort, a delete) is no way past: it
- * meets the case only followed by the file sent again, as the walkthrough does.
+ * Why the client did not meet the part URLs that expired once the clock moved past them, or null
+ * when it did: met as the live read judges it (partUrlExpiredMetBy, the one rule); this says only
+ * why not, from the first upload opened, the one the clock moved past.
  */
 function partUrlExpiredMissed(requests: readonly SeenRequest[]): string | null {
   const at = requests.findIndex(opensResumableUpload);
-  const opened = requests[at];
-  if (!opened) return null;
+  if (at < 0 || partUrlExpiredMetBy(requests)) return null;
   let gaveUp: SeenRequest | undefined;
   for (const r of requests.slice(at + 1)) {
-    if (reopens(opened, r) || resendsInOneRequest(opened, r) || refusedForMissingParts(r)) return null;
     const ok = r.status >= 200 && r.status < 300;
     if (ok && GIVING_UP.includes(r.operationId ?? '')) gaveUp ??= r;
     // Completed with no fresh part URLs asked for: its parts went in before the clock moved.

@@ -405,7 +405,7 @@ export interface components {
             msg: string;
             /** @description A machine-readable error type, e.g. `uuid_parsing`, `missing`, `int_type`. */
             type: string;
-            /** @description The offending input, any JSON value. */
+            /** @description The value refused, any JSON value, as FastAPI's item carries it: the item of a list too (`parts[0].part_number`), the object a missing field was missing from. Past about 1024 characters of its JSON text, a string in it ends cut with `…` and a list or an object ends early, so that a 422 stays small whatever was sent. */
             input?: unknown;
             ctx?: Record<string, never>;
         };

@@ -37,3 +37,34 @@ describe('part-url-expired', () => {
     expect(partUrlExpired.metBy([malformed])).toBeUndefined();
   });
 });
+
+describe('part-url-expired, one rule for the live read and a readiness run', () => {
+  const opening = (id: string, name: string) =>
+    call('uploadImage', 200, { success: true, image: { id, name, size: 1000 }, upload: { urls: [] } });
+  const step = (operationId: string, id: string, status = 200) => ({
+    ...call(operationId, status),
+    path: `/api/v1/upload/${id}${operationId === 'completeUpload' ? '/complete' : ''}`,
+  });
+
+  it('is met by the same file opened again while its upload was still open, given up or not', () => {
+    const again = opening('b', 'a.tif');
+    expect(partUrlExpired.metBy([opening('a', 'a.tif'), again])).toBe(again);
+    expect(partUrlExpired.metBy([opening('a', 'a.tif'), step('deleteUpload', 'a'), again])).toBe(again);
+    const oneRequest = call('uploadImage', 200, {
+      success: true,
+      image: { id: 'c', name: 'a.tif', size: 1000 },
+      upload: null,
+    });
+    expect(partUrlExpired.metBy([opening('a', 'a.tif'), oneRequest])).toBe(oneRequest);
+  });
+
+  it('is not met by a delete alone, the next file, or the file sent again after its upload completed', () => {
+    expect(partUrlExpired.metBy([opening('a', 'a.tif'), step('deleteUpload', 'a')])).toBeUndefined();
+    expect(partUrlExpired.metBy([opening('a', 'a.tif'), opening('b', 'b.tif')])).toBeUndefined();
+    const completed = [opening('a', 'a.tif'), step('completeUpload', 'a', 202), opening('b', 'a.tif')];
+    expect(partUrlExpired.metBy(completed)).toBeUndefined();
+    // another upload's complete leaves this one open
+    const other = [opening('a', 'a.tif'), step('completeUpload', 'z', 202), opening('b', 'a.tif')];
+    expect(partUrlExpired.metBy(other)).toBe(other[2]);
+  });
+});

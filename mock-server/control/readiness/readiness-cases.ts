@@ -115,6 +115,52 @@ export function refusedForMissingParts(r: SeenRequest): boolean {
   );
 }
 
+/** Requests that give a resumable upload up: neither brings fresh part URLs. */
+export const GIVING_UP = ['abortUpload', 'deleteUpload'];
+
+/**
+ * The request that shows a client met a part URL that expired, or undefined: the one rule of the
+ * live read (GET /__mock/org/readiness) and of a readiness run. Part PUTs carry no key, so the
+ * journal never shows them nor their 403; what shows it is what a client must do then. That is a
+ * complete refused (422) for a part that never arrived, or the same file sent again while its
+ * upload's parts had not all gone in: a new upload of the same name and size (fresh part URLs), or
+ * the file in one request. An upload completed first sent its parts in time, so sending its file
+ * again later is a new upload, not a way past an expired URL; giving an upload up (an abort, a
+ * delete) meets nothing by itself, only with the file sent again after it, as the walkthrough does.
+ */
+export function partUrlExpiredMetBy(requests: readonly SeenRequest[]): SeenRequest | undefined {
+  // the file of each upload opened whose parts have not all gone in, and that upload's image
+  const open = new Map<string, string | undefined>();
+  const givenUp = new Set<string>();
+  for (const r of requests) {
+    if (refusedForMissingParts(r)) return r;
+    if (opensResumableUpload(r)) {
+      if (open.has(fileOf(r))) return r;
+      open.set(fileOf(r), imageIdOf(r));
+      continue;
+    }
+    if (r.status < 200 || r.status >= 300) continue;
+    if (r.operationId === 'uploadImage' && open.has(fileOf(r))) return r;
+    const id = uploadIdOf(r.path);
+    if (GIVING_UP.includes(r.operationId ?? '')) givenUp.add(id);
+    if (r.operationId === 'completeUpload' && !givenUp.has(id))
+      for (const [file, image] of open) if (image === id) open.delete(file);
+  }
+  return undefined;
+}
+
+/** The image id an upload's answer gives (read from the start of a body kept cut), lower case. */
+function imageIdOf(r: SeenRequest): string | undefined {
+  const body = r.responseBody;
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? {});
+  return /"id":"([^"]+)"/.exec(text)?.[1]?.toLowerCase();
+}
+
+/** The image id of an upload step's path (`/api/v1/upload/{image_id}/complete`), lower case. */
+function uploadIdOf(path: string): string {
+  return (path.split('?')[0].split('/')[4] ?? '').toLowerCase();
+}
+
 /**
  * The name and size an upload's answer gives its image (read from the start of a body kept cut):
  * `uploadImage` answers the image under `image`, `createImage` answers the image itself.
@@ -160,9 +206,7 @@ export const READINESS_CASES: readonly ReadinessCase[] = [
     title: 'a part URL that expired before its PUT',
     operations: UPLOADS,
     sitsOn: opensResumableUpload,
-    // Part PUTs carry no API key, so the journal of an organization never shows them: a complete
-    // refused (422) for a part that never arrived is what the client sees of it.
-    metBy: (requests) => requests.find(refusedForMissingParts),
+    metBy: partUrlExpiredMetBy,
     reads: (r) => isOperation(r, UPLOAD_STEPS),
   },
   {

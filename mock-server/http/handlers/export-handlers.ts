@@ -4,6 +4,7 @@ import { OverlayOptionError } from '../../engines/exporters/overlay-options.js';
 import { contentDisposition } from '../content-disposition.js';
 import { sendDetail } from '../error-responses.js';
 import { ifNoneMatchHolds } from '../if-none-match.js';
+import { parameterNumber } from '../lax-numbers.js';
 import { sendSizedBody } from '../send-sized-body.js';
 import type { OperationHandler } from '../operation-context.js';
 import { validationItem } from '../render/validation-item.js';
@@ -34,8 +35,9 @@ export function exportHandlers({ exports }: ExportUseCases): Record<string, Oper
       try {
         png = await exports.overlayPng(org, params.segmentation_id, {
           outlineColor: query.outline_color === undefined ? undefined : `#${String(query.outline_color)}`,
-          fillOpacity: query.fill_opacity === undefined ? undefined : Number(query.fill_opacity),
-          maxSize: query.max_size === undefined ? undefined : Number(query.max_size),
+          // read as the validation read them (pydantic's rules), not by Number: `1_000` is 1000
+          fillOpacity: parameterNumber('number', query.fill_opacity),
+          maxSize: parameterNumber('integer', query.max_size),
         });
       } catch (err) {
         if (!(err instanceof OverlayOptionError)) throw err;

@@ -4,6 +4,7 @@ import type { ProgressControl, ProgressScope } from '../../control/progress-cont
 import type { RequestJournal } from '../../control/request-journal.js';
 import type { OperationContext, OperationHandler } from '../operation-context.js';
 import { sendDetail } from '../error-responses.js';
+import { parameterNumber } from '../lax-numbers.js';
 import { outcomeQueued } from '../render/acknowledgements.js';
 import { toClockResource, toJournalEntryResource, toProgressResource } from '../render/control.js';
 
@@ -17,7 +18,8 @@ export interface ScopedControlUseCases {
 type Body = Record<string, unknown>;
 /** Whose clock, progress, outcome or journal a request is about, from its context. */
 type ScopeOf<T> = (ctx: OperationContext) => T;
-const optionalNumber = (value: unknown) => (value === undefined ? undefined : Number(value));
+/** An integer query parameter as the validation read it (pydantic's rules, lax-numbers.ts). */
+const optionalNumber = (value: unknown) => parameterNumber('integer', value);
 
 /**
  * The control operations the operator reaches for any organization (`/__mock/...`) and an

@@ -153,4 +153,35 @@ describe('an expired part URL in the live read', () => {
       evidence: { operation_id: 'completeUpload', status: 422 },
     });
   });
+
+  it('is met by the same file opened again, as a readiness run judges it; a delete alone, or the next file, is not', async () => {
+    const created = await fetch(`${mock.baseUrl}/__mock/organizations`, {
+      method: 'POST',
+      headers: { ...asOperator, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'reopens', plan: { storage_cap_images: 9, monthly_analysis_cap: 5 } }),
+    });
+    const key = ((await created.json()) as { api_keys: string[] }).api_keys[0];
+    const client = apiClient(mock.baseUrl, key);
+    const partUrlExpired = async () =>
+      (
+        (await (
+          await fetch(`${mock.baseUrl}/__mock/org/readiness`, { headers: { authorization: `Bearer ${key}` } })
+        ).json()) as { cases: { id: string }[] }
+      ).cases.find((c) => c.id === 'part-url-expired');
+    const open = async (name: string) =>
+      ((await client.call('POST', '/api/v1/upload', { name, size: 1000 })).body as { image: { id: string } })
+        .image.id;
+
+    const first = await open('first.tif');
+    expect((await client.call('DELETE', `/api/v1/upload/${first}`)).status).toBe(200);
+    expect(await partUrlExpired()).toMatchObject({ applies: true, met: false });
+    await open('second.tif');
+    expect(await partUrlExpired()).toMatchObject({ applies: true, met: false });
+    await open('first.tif');
+    expect(await partUrlExpired()).toMatchObject({
+      applies: true,
+      met: true,
+      evidence: { operation_id: 'uploadImage', status: 200 },
+    });
+  });
 });

@@ -25,7 +25,7 @@ export type ValidationErrorItem = {
      */
     type: string;
     /**
-     * The offending input, any JSON value.
+     * The value refused, any JSON value, as FastAPI's item carries it: the item of a list too (`parts[0].part_number`), the object a missing field was missing from. Past about 1024 characters of its JSON text, a string in it ends cut with `…` and a list or an object ends early, so that a 422 stays small whatever was sent.
      */
     input?: unknown;
     ctx?: {
