@@ -13,6 +13,7 @@ import { BlockedByStep, need } from '../harness/steps.js';
 import { commands } from './stateful/commands.js';
 import { pollUntilDone, share } from './stateful/result-actions.js';
 import { documentBounds, type DocumentBounds } from './stateful/document-bounds.js';
+import { timeBudget } from './stateful/time-budget.js';
 import { emptyHandles, type Handles, type Real } from './stateful/world.js';
 
 /**
@@ -206,21 +207,18 @@ check(
       const start = await startingPoint(real, picture);
       await fc.asyncModelRun(() => ({ model: start, real }), sequence);
     };
+    // a run started goes to its end; none starts once the budget has passed (time-budget.ts)
+    const budget = timeBudget(seconds, runOnce);
     const result = await fc.check<[Progress, Start, Iterable<Command>]>(
       fc.asyncProperty(
         fc.constantFrom(...PROGRESS),
         fc.constantFrom(...STARTS),
         fc.commands(commands(bounds), { maxCommands: steps, size: 'max' }),
-        (progress, picture, sequence) => runOnce(progress, picture, sequence),
+        budget.run,
       ),
-      {
-        seed: chosenSeed,
-        numRuns: runs,
-        endOnFailure: false,
-        ...(seconds ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}),
-      },
+      { seed: chosenSeed, numRuns: runs, endOnFailure: false },
     );
-    console.log(`stateful exploration ran ${result.numRuns} runs; sent: ${sentSummary(ctx)}`);
+    console.log(`stateful exploration ran ${budget.started()} runs; sent: ${sentSummary(ctx)}`);
     await ctx.verify('STATE-01', async () => {
       if (!result.failed) return;
       const [progress, picture, shortest] = result.counterexample!;
