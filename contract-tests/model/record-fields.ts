@@ -81,12 +81,20 @@ const canonical = (value: unknown): unknown =>
 const mediaType = (x: Exchange): string =>
   (x.sentHeaders?.['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
-/** What the document refuses of an image record's body, as the statuses it answers: none when it takes it. */
-function refusalOf(sent: Json, org: Organization): { statuses: number[]; sentence: string } | undefined {
+/**
+ * What the document refuses of an image record's body, as the statuses it answers: none when it
+ * takes it. The JSON body limits are the document's own choice (x-assumed: the interface shows
+ * none), so a target that keeps none may take such a body (200): only a refusal of another kind is
+ * wrong. The folder rule is judged by its own assumed clause's check (UP-20), never by another.
+ */
+function refusalOf(
+  sent: Json,
+  org: Organization,
+): { statuses: number[]; sentence: string; clause?: string } | undefined {
   if (Buffer.byteLength(JSON.stringify(sent)) > JSON_LIMITS.bytes)
-    return { statuses: [413], sentence: S.bytes };
+    return { statuses: [413, 200], sentence: S.bytes };
   if (jsonDepth(sent) > JSON_LIMITS.depth || jsonKeys(sent) > JSON_LIMITS.keys)
-    return { statuses: [422, 402], sentence: S.shape };
+    return { statuses: [422, 402, 200], sentence: S.shape };
   const { metadata, image_type, folder_id } = sent;
   const badFolder = folder_id !== undefined && folder_id !== null && !isUuid(folder_id);
   if (
@@ -97,7 +105,7 @@ function refusalOf(sent: Json, org: Organization): { statuses: number[]; sentenc
     return { statuses: [422, 402], sentence: S.field };
   if (isUuid(folder_id) && org.counters && !org.opaque)
     // another field the record's schema refuses may be answered first
-    return { statuses: [404, 422, 402], sentence: S.folder };
+    return { statuses: [404, 422, 402], sentence: S.folder, clause: 'UP-20' };
   return undefined;
 }
 
@@ -112,7 +120,8 @@ export function observeRecordFields(org: Organization, x: Exchange): Finding[] {
   if (x.operationId !== 'createImage' || mediaType(x) !== 'application/json' || !isObject(x.sent))
     return findings;
   const refused = refusalOf(x.sent, org);
-  if (refused) expectStatus(findings, refused.sentence, x, refused.statuses);
+  if (refused && !expectStatus(findings, refused.sentence, x, refused.statuses) && refused.clause)
+    findings[findings.length - 1].clause = refused.clause;
   if (refused || x.status !== 200 || !isObject(x.body)) return findings;
   const { metadata, folder_id } = x.sent;
   if (isObject(metadata) && 'metadata' in x.body)
