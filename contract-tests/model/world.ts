@@ -149,6 +149,8 @@ export interface World {
   clockMoves: number;
   /** Origins an answer allowed (CORS): their preflights are judged even when one answers without CORS headers. */
   corsOrigins?: Set<string>;
+  /** Each host (URL origin) and page origin pair an answer allowed: every later answer of that host allows that origin. */
+  corsHosts?: Set<string>;
   /** The path the target is mounted under (`/cellseg` of `https://gw/cellseg`), taken off a URL's path before its route is read. */
   basePath?: string;
 }
