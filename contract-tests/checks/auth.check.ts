@@ -118,11 +118,30 @@ check(
 check(
   'a valid key on an endpoint outside the public surface answers 403',
   { clauses: ['AUTH-04', 'AUTH-05', 'ERR-01'] },
-  async ({ api }) => {
+  async (ctx) => {
+    const { api } = ctx;
     const keyCreation = await api.call('createApiKey', { body: { name: 'contract' } });
     expectStatus(keyCreation, 403);
     expect(typeof (keyCreation.body as { detail: unknown }).detail).toBe('string');
     expectStatus(await api.call('listOrganizations'), 403);
+    // other spellings a router may take for the same paths (a trailing slash, a doubled slash,
+    // another case, a percent-encoded letter): a guard that compares the path as written lets them
+    // through. The oracle holds each to no 2xx (a 403, a 404 of a route the target does not know,
+    // a redirect to the path: contract-tests/model/internal-paths.ts)
+    for (const path of ['/api/v1/organizations/', '/api/v1//organizations', '/api/v1/Organizations'])
+      await api.raw('GET', path);
+    // a key such a guard lets a request create is a real one nothing here can revoke: the
+    // creations go with a throw-away organization's key, where the control plane makes one
+    if (!ctx.target.capabilities.has('control')) return;
+    const org = await throwawayOrganization(ctx, 'internal-spellings', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    for (const path of ['/api/v1/api-keys/', '/api/v1/API-keys', '/api/v1/%61pi-keys'])
+      await org.client.raw('POST', path, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'contract' }),
+      });
   },
 );
 

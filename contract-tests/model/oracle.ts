@@ -5,6 +5,7 @@ import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeInjected } from './injected.js';
+import { isInternal, observeInternal } from './internal-paths.js';
 import { observeNotFound } from './isolation.js';
 import { listsPastMost } from './listed-parts.js';
 import { learnClock } from './part-url-life.js';
@@ -156,6 +157,8 @@ export class Oracle {
       if (org) org.opaque = true;
       return observeInjected(x);
     }
+    // a key the oracle knows, forged from none: a valid one (its organization's own)
+    if (org && isInternal(world, x.url)) return observeInternal(x);
     if (!API_OPS.has(x.operationId) && !x.url.includes('/share/')) {
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
