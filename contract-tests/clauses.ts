@@ -112,7 +112,7 @@ export const CLAUSES: Clause[] = [
     'ISO-03',
     'Organization scoping',
     'stated',
-    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, each key lists its custom models, and a prediction one key has in flight is the identical prediction another key's repeat is skipped for.",
+    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, an upload opened with one completes and aborts with another, each key lists its custom models, and a prediction one key has in flight is the identical prediction another key's repeat is skipped for.",
   ),
   c(
     'UP-01',
