@@ -260,17 +260,25 @@ describe('the oracle on credentials, body ids and CORS', () => {
     const unauthorized = (url = 'http://target/api/v1/models') =>
       subjects(
         oracle,
-        exchange('listModels', 401, { detail: 'Not authenticated' }, {
-          key: null,
-          url,
-          sentHeaders: { origin: ORIGIN },
-          headers: { 'www-authenticate': 'Bearer' },
-        }),
+        exchange(
+          'listModels',
+          401,
+          { detail: 'Not authenticated' },
+          {
+            key: null,
+            url,
+            sentHeaders: { origin: ORIGIN },
+            headers: { 'www-authenticate': 'Bearer' },
+          },
+        ),
       );
     // an origin the host never allowed: its configuration, left alone
     expect(unauthorized()).toEqual([]);
     expect(
-      subjects(oracle, exchange('listModels', 200, [], { sentHeaders: { origin: ORIGIN }, headers: allowed })),
+      subjects(
+        oracle,
+        exchange('listModels', 200, [], { sentHeaders: { origin: ORIGIN }, headers: allowed }),
+      ),
     ).toEqual([]);
     expect(unauthorized()).toEqual([
       'GET /api/v1/models (Origin https://page.example): Access-Control-Allow-Origin of a 401 (the host allowed the origin before): * or https://page.example / null',

@@ -23,7 +23,10 @@ export function leniently(path: string): string {
   } catch {
     // a malformed escape routes nowhere: read as written
   }
-  return decoded.replace(/\/{2,}/g, '/').replace(/\/+$/, '').toLowerCase();
+  return decoded
+    .replace(/\/{2,}/g, '/')
+    .replace(/\/+$/, '')
+    .toLowerCase();
 }
 
 /** Whether the request went to an endpoint outside the public surface, however its path was spelled. */
