@@ -56,6 +56,12 @@ export const CLAUSES: Clause[] = [
     'assumed',
     "A key is read from the Authorization header only: a request with none, its key in the query (api_key, or RFC 6750 2.3's access_token), answers 401.",
   ),
+  c(
+    'AUTH-10',
+    'Authentication',
+    'assumed',
+    "Revoking a key (the control plane, the dashboard's stand-in) makes that key answer 401 from the next request on, and that key alone: the organization's other keys keep its resources (a rotation: add a key, move the clients, revoke the old one).",
+  ),
   c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
   c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
   c(

@@ -1,9 +1,13 @@
 import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import { uploadFile } from '../harness/flows.js';
+import { trackImage, uploadFile } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
-import { expectStatus } from '../harness/steps.js';
+import { expectStatus, need } from '../harness/steps.js';
+import type { Image } from '../../openapi/generated/client/types.gen.js';
+import type { components } from '../../openapi/generated/mock-control-types.js';
+
+type MockOrganization = components['schemas']['MockOrganization'];
 
 const NOT_A_UUID = 'not-a-uuid';
 
@@ -142,6 +146,49 @@ check(
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'contract' }),
       });
+  },
+);
+
+check(
+  "revoking one key of an organization revokes that key alone: a rotation's new key keeps its images and models",
+  // the organization, its keys and the revocation are the control plane's (the dashboard's stand-in)
+  { clauses: ['AUTH-10', 'AUTH-02'], requires: ['control'] },
+  async (ctx) => {
+    // a rotation: add a key, move the clients, revoke the old one. The oracle takes the revoked
+    // key as invalid from the next request on (401) and every other key of the organization as
+    // still its own, never 401 (contract-tests/model/organizations.ts)
+    const org = await throwawayOrganization(ctx, 'rotation', {
+      storage_cap_images: 1,
+      monthly_analysis_cap: 1,
+    });
+    // an image record of the old key's, deleted at the end with the key that outlives it
+    const moved = await org.addKey();
+    const image = need(
+      await org.client.call<Image>('createImage', {
+        body: { name: `${ctx.target.namePrefix}rotation.tif`, size: 1000, image_type: 'TIFF' },
+      }),
+      200,
+      ['id'],
+    ).body.id;
+    trackImage(ctx, moved, image);
+    const admin = { key: ctx.target.adminToken ?? null, baseUrl: ctx.target.directBaseUrl };
+    const listed = need(await ctx.api.call<MockOrganization[]>('mockListOrganizations', admin), 200).body;
+    const old = listed.find((o) => o.id === org.id)?.keys.find((k) => org.key.startsWith(k.prefix));
+    if (!old) throw new Error(`the organization ${org.id} lists no key with the first key's prefix`);
+    need(
+      await ctx.api.call('mockRevokeApiKey', {
+        ...admin,
+        params: { organization_id: org.id, key_id: old.id },
+      }),
+      200,
+    );
+    expectStatus(await org.client.call('listModels'), 401, 'GET /models with the revoked key');
+    expectStatus(await moved.call('listModels'), 200, 'GET /models with the key added before the revoke');
+    expectStatus(
+      await moved.call('getImage', { params: { image_id: image } }),
+      200,
+      'GET /image/{id} of an image the revoked key made, with the key added before the revoke',
+    );
   },
 );
 

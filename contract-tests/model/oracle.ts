@@ -73,6 +73,10 @@ const QUERY_KEY =
   "AUTH-09, assumed: a key is read from the Authorization header only (the interface names the header): a request without it, a valid key in its query (api_key, or RFC 6750 2.3's access_token), has no credentials";
 const OTHER_SCHEME =
   'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401: a header of another scheme (Basic, Token), the key with no space after Bearer, the key alone or Bearer with no key carries none';
+const ROTATED =
+  "A missing or invalid key yields 401 (a valid key is never answered 401): revoking one of an organization's keys revokes that key alone, its other keys stay valid (mock-control.yaml, mockRevokeApiKey; rotation is add a key, move the clients, revoke the old one)";
+const REVOKED =
+  'A missing or invalid key yields 401: a key revoked is invalid from the next request that presents it on (mock-control.yaml, mockRevokeApiKey; rotation is add a key, move the clients, revoke the old one)';
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
@@ -98,6 +102,7 @@ const keyInQuery = (world: World, url: string): boolean =>
 /** Why a request carries no valid key, as the interface (or the suite's reading, AUTH-09) says. */
 function withoutKey(world: World, x: Exchange): string {
   if (x.otherScheme) return OTHER_SCHEME;
+  if (typeof x.key === 'string' && world.revokedKeys?.has(x.key)) return REVOKED;
   if (x.key === null && keyInQuery(world, x.url)) return QUERY_KEY;
   return 'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)';
 }
@@ -178,7 +183,8 @@ export class Oracle {
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
     const findings: Finding[] = [];
-    if (x.key === null || x.otherScheme || forgedFrom(world, x.key) !== undefined) {
+    const revoked = typeof x.key === 'string' && (world.revokedKeys?.has(x.key) ?? false);
+    if (x.key === null || x.otherScheme || revoked || forgedFrom(world, x.key) !== undefined) {
       expectStatus(findings, withoutKey(world, x), x, [401]);
       return findings;
     }
@@ -188,7 +194,7 @@ export class Oracle {
     if (x.status === 401)
       return [
         {
-          sentence: x.scheme ? SCHEME_CASE : KNOWN_KEY,
+          sentence: x.scheme ? SCHEME_CASE : org.keyRevoked ? ROTATED : KNOWN_KEY,
           subject: `${x.operationId} status`,
           predicted: 'not 401',
           received: '401',

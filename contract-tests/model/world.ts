@@ -28,6 +28,8 @@ export interface Organization {
   models?: Array<{ id: string; name: string; kind: string }>;
   /** Its custom models, when every one is known: an organization made here, and those added to it since. */
   customModels?: Array<{ id: string; name: string }>;
+  /** A key of it was revoked: its other keys are still its own (rotation). */
+  keyRevoked?: boolean;
   /** The polls the control plane holds its next predictions' outcomes for (`complete_after_polls`), when known. */
   heldPolls?: number;
 }
@@ -129,6 +131,10 @@ export interface NotFoundAnswer {
 export interface World {
   /** The organization of each key the oracle knows; a key it does not know is not judged. */
   keys: Map<string, string>;
+  /** Each key by the id the control plane names it by (`key_…`), where an answer gave both. */
+  keyIds?: Map<string, string>;
+  /** Keys revoked through the control plane: each answers 401 from then on. */
+  revokedKeys?: Set<string>;
   organizations: Map<string, Organization>;
   images: Map<string, ImageRecord>;
   predictions: Map<string, PredictionRecord>;
