@@ -144,7 +144,12 @@ export const CLAUSES: Clause[] = [
     'stated',
     'Complete answers 202 {status: "processing"}; the image then becomes ready with shape.',
   ),
-  c('UP-05', 'Uploads', 'stated', 'Complete with no body discovers the uploaded parts.'),
+  c(
+    'UP-05',
+    'Uploads',
+    'stated',
+    'Complete with no body discovers the uploaded parts; the parts found must add up to the size opened (the document: a part not yet PUT answers 422 and the image stays uploading).',
+  ),
   c('UP-06', 'Uploads', 'stated', 'Complete with parts assembles exactly that subset.'),
   c('UP-07', 'Uploads', 'stated', 'A file that fails conversion ends failed with upload_error.'),
   c(

@@ -48,6 +48,8 @@ const S = {
   partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
   discovered:
     'With no body or empty parts, the service discovers the uploaded parts and ETags from storage (every part of the plan was PUT with its bytes)',
+  foundShort:
+    'With no body or empty parts, the service discovers the uploaded parts and ETags from storage; the parts assembled must add up to the size the image was opened with (it is exact): every refusal is a 422 with a string detail and the image stays uploading with its parts (document, assumed)',
   listedParts:
     'Send parts only to assemble an explicit subset; a parts list is read in part-number order, each part PUT with its ETag and in the plan, adding up to the exact size, else 422 and the upload stays open (document, assumed)',
 };
@@ -233,7 +235,7 @@ function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange
   const judged = judgeListedParts(image, x.sent);
   if (judged.kind === 'discovered') expectStatus(findings, S.discovered, x, [202]);
   if (judged.kind === 'refused') {
-    const sentence = `${S.listedParts} (${judged.why})`;
+    const sentence = `${judged.found ? S.foundShort : S.listedParts} (${judged.why})`;
     const refusal: Finding[] = judged.clause ? [] : findings;
     if (expectStatus(refusal, sentence, x, [422]) && isObject(x.body) && typeof x.body.detail !== 'string')
       compare(refusal, sentence, `${x.operationId}: type of detail`, 'a string', x.body.detail);
@@ -284,6 +286,7 @@ export function observePartPut(world: World, x: Exchange): Finding[] {
     if (part === 0) continue;
     if (!image.closedBy && !image.deleted) findings.push(...judgePartLife(world, image, x));
     if (x.status === 200 && !image.closedBy && !image.deleted) {
+      (image.partsStored ??= new Set()).add(part);
       if (typeof x.headers.etag === 'string') image.partEtags.set(part, x.headers.etag);
       if (x.sentBytes === undefined) image.partSizes.delete(part);
       else image.partSizes.set(part, x.sentBytes);

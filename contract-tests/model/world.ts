@@ -51,6 +51,8 @@ export interface ImageRecord {
   uploadError?: string;
   /** The plan's part size and number of parts, when the plan handed out was well formed. */
   plan?: { partSize: number; partCount: number };
+  /** The parts a PUT was answered 200 for (in storage), whatever its answer's headers. */
+  partsStored?: Set<number>;
   /** The ETag each part's last accepted PUT answered, by part number. */
   partEtags: Map<number, string>;
   /** The bytes each part's last accepted PUT sent, by part number (when the client told them). */
