@@ -109,6 +109,7 @@ const modelClass = fc.record({
     'listed',
     'listed',
     'nobody',
+    'near',
     'not a UUID',
     'upper case',
   ),
