@@ -231,6 +231,12 @@ export const CLAUSES: Clause[] = [
     'A file of up to 4 GiB (4,294,967,296 bytes, the document\'s maximum of size: its reading of the interface\'s "4 GB") is taken when its upload or image record is opened with its size.',
   ),
   c(
+    'UP-25',
+    'Uploads',
+    'assumed',
+    "A converted image's shape is [height, width], with a leading page count when the TIFF has more than one page and a trailing channel count when it has more than one sample per pixel (the document; the interface: the meaning of each element not shown).",
+  ),
+  c(
     'STB-01',
     'Uploads',
     'assumed',

@@ -74,6 +74,26 @@ check(
 );
 
 check(
+  "a single-request upload's shape is its TIFF's layout: [pages, height, width] for three pages, [height, width, samples] for RGB",
+  { clauses: ['UP-25'] },
+  async (ctx) => {
+    // the oracle reads each file's directories (model/tiff-layout.ts) and holds the upload's
+    // answer and each read to the shape the document gives that layout; the files are the
+    // fixtures' corpus, whose expected shapes the mock's own tests hold too
+    for (const [file, shape] of [
+      ['multipage-3.tif', [3, 64, 96]],
+      ['rgb-8bit.tif', [64, 96, 3]],
+    ] as const) {
+      const uploaded = need(await uploadFile(ctx, corpusFile(file), file), 200, ['image.id']).body.image;
+      expect(uploaded.upload_status, `POST /upload of ${file}: upload_status`).toBe('ready');
+      expect(uploaded.shape, `POST /upload of ${file}: shape`).toEqual(shape);
+      const read = need(await ctx.api.call<Image>('getUpload', { params: { image_id: uploaded.id } }), 200);
+      expect(read.body.shape, `GET /upload/{id} of ${file}: shape`).toEqual(shape);
+    }
+  },
+);
+
+check(
   'a resumable upload opens with a plan that covers the size, and no storage key',
   { clauses: ['UP-02', 'UP-03'] },
   async (ctx) => {

@@ -1,6 +1,7 @@
 import { ConsistencyLedger } from './consistency.js';
 import { describeFinding, type Exchange } from '../model/exchange.js';
 import { Oracle } from '../model/oracle.js';
+import { tiffLayout } from '../model/tiff-layout.js';
 import type { OpenApiContract, OperationSpec } from './openapi-contract.js';
 import type { Target } from './target.js';
 import {
@@ -480,7 +481,8 @@ function withoutCredential(headers: Headers): Record<string, string> {
 
 /**
  * The body as the oracle reads it: JSON parsed, a multipart upload (a FormData, or bytes under a
- * multipart Content-Type) as its file's name and size (a FormData with no file part: its parts' names).
+ * multipart Content-Type) as its file's name and size, and a FormData's file's TIFF layout where
+ * its directories declare a plain one (a FormData with no file part: its parts' names).
  */
 function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedRequest): unknown {
   if (json !== undefined) return json;
@@ -491,8 +493,12 @@ function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedR
   }
   if (recorded?.kind === 'multipart') {
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
-    if (file && 'bytes' in file)
-      return { file: { name: wireFilename(file.filename), size: file.bytes.length } };
+    if (file && 'bytes' in file) {
+      const layout = tiffLayout(file.bytes);
+      return {
+        file: { name: wireFilename(file.filename), size: file.bytes.length, ...(layout && { layout }) },
+      };
+    }
     // a form without a file part: the names of the parts it holds
     return { parts: recorded.fields.map((f) => f.name) };
   }

@@ -1,3 +1,5 @@
+import type { TiffLayout } from './tiff-layout.js';
+
 /**
  * What the oracle reads: one request and its answer, as plain data. The harness's HTTP client
  * builds one for every answer a check receives; nothing here knows of HTTP clients or of a target.
@@ -35,7 +37,8 @@ export interface Exchange {
 
 /** A multipart upload's file, as the oracle needs it. */
 export interface SentFile {
-  file: { name: string; size: number };
+  /** `layout`: the pages, size and samples its TIFF directories declare, where they are plain (tiff-layout.ts). */
+  file: { name: string; size: number; layout?: TiffLayout };
 }
 
 /** One answer that disagrees with what the interface determines. */

@@ -12,6 +12,7 @@ import {
 import { judgeListedParts } from './listed-parts.js';
 import { judgePartLife, targetSpan } from './part-url-life.js';
 import { observeRecordFields } from './record-fields.js';
+import { shapeOf } from './tiff-layout.js';
 import { observeUploadMode } from './upload-modes.js';
 import { knownIds, type ImageRecord, type Organization, type World } from './world.js';
 
@@ -44,6 +45,8 @@ const S = {
   sameReason:
     'processing → conversion fails → failed, reason in upload_error; no transition leaves failed, so every read gives the same reason',
   shape: 'shape: filled once the image is converted',
+  shapeLayout:
+    'shape: filled once the image is converted; [height, width], with a leading page count when the TIFF has more than one page and a trailing channel count when it has more than one sample per pixel (document, Image.shape, assumed)',
   deleted: 'DELETE … Response: {success: boolean}',
   partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
   discovered:
@@ -126,7 +129,10 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     planIssued: targetSpan(world, x),
     planAsked: { at: x.sentAt, clockMoves: world.clockMoves },
     uploadError: image.upload_status === 'failed' ? textOr(image.upload_error) : undefined,
+    shape: multipart && sent.file!.layout ? shapeOf(sent.file!.layout) : undefined,
   };
+  if (image.upload_status === 'ready')
+    findings.push(...judgeShape(record, image.shape, `${op}: image.shape`));
   if (resumable) {
     if (!isObject(upload)) compare(findings, S.uploading, `${op}: upload`, 'a plan', upload ?? null);
     else {
@@ -263,11 +269,23 @@ function readImage(findings: Finding[], image: ImageRecord, body: Json, op: stri
   if (status === 'failed') sameReason(findings, image, body.upload_error, op);
   if (status === 'ready' && !(Array.isArray(body.shape) && body.shape.length > 0))
     compare(findings, S.shape, `${op}: shape of a ready image`, 'filled', body.shape);
+  else if (status === 'ready') findings.push(...judgeShape(image, body.shape, `${op}: shape`));
   if (status in SEQUENCE && (image.status === null || image.status === 'uploading')) {
     // processing moves on by itself: follow it
     if (image.closedBy === 'complete')
       image.status = status === 'processing' ? null : (status as 'ready' | 'failed');
   }
+}
+
+/**
+ * A ready image's shape against the layout of the TIFF it was uploaded from: the meaning of each
+ * element is the document's choice (the interface: not shown), so the finding is UP-25's alone.
+ */
+function judgeShape(image: ImageRecord, shape: unknown, subject: string): Finding[] {
+  if (!image.shape) return [];
+  const findings: Finding[] = [];
+  compare(findings, S.shapeLayout, subject, image.shape, shape);
+  return findings.map((f) => ({ ...f, clause: 'UP-25' }));
 }
 
 const textOr = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);

@@ -39,6 +39,8 @@ export interface ImageRecord {
   org: string;
   name?: string;
   size?: number;
+  /** The shape its conversion gives, where the model read the file's layout (a single-request upload's TIFF). */
+  shape?: number[];
   /** null: moved on its own since the model last knew (conversion running). */
   status: UploadStatus | null;
   deleted: boolean;
