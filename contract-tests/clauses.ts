@@ -42,7 +42,7 @@ export const CLAUSES: Clause[] = [
     'AUTH-07',
     'Authentication',
     'assumed',
-    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer) and parted from the key by one or more spaces (RFC 9110 11.4, RFC 6750 2.1: 1*SP): "bearer <key>", "BEARER <key>" and "Bearer  <key>" are taken as "Bearer <key>".',
+    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer): "bearer <key>" and "BEARER <key>" are taken as "Bearer <key>"; the key parted from Bearer by two spaces or a tab (RFC 9110 11.4 allows 1*SP; FastAPI\'s HTTPBearer splits at the first space) is taken or answered 401, never anything else.',
   ),
   c(
     'AUTH-08',

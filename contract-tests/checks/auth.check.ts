@@ -63,26 +63,30 @@ check(
 );
 
 check(
-  'the real key under the scheme written bearer or BEARER, or parted by two spaces, is taken: upload, list, read, delete',
+  'the real key under the scheme written bearer or BEARER is taken (upload, list, read, delete); parted from it by two spaces or a tab, taken or 401',
   { clauses: ['AUTH-07'], prismAnswersItself: true },
   async (ctx) => {
     // an HTTP authentication scheme is matched without case (RFC 9110 11.1; the document's
-    // bearerAuth is `type: http`) and parted from its token by one or more spaces (RFC 9110 11.4,
-    // RFC 6750 2.1): the oracle judges each answer as the key's under `Bearer `, never a 401, on a
-    // write, the list, a read and a delete
+    // bearerAuth is `type: http`): the oracle judges each answer as the key's under `Bearer `,
+    // never a 401, on a write, the list, a read and a delete. More spaces, or a tab, between
+    // `Bearer` and the key: RFC 9110 11.4 allows the spaces (1*SP), but a target that splits the
+    // header at its first space (FastAPI's HTTPBearer) refuses both, and the document says
+    // neither, so each is the key's own answer or a 401 (which changes nothing)
     const key = ctx.target.keys.main;
     const lower = ctx.clientFor(`!bearer ${key}`);
     const upper = ctx.clientFor(`!BEARER ${key}`);
     const spaced = ctx.clientFor(`!Bearer  ${key}`);
+    const tabbed = ctx.clientFor(`!Bearer\t${key}`);
     expectStatus(await lower.call('listModels'), 200, 'GET /models under the scheme bearer');
-    expectStatus(await spaced.call('listModels'), 200, 'GET /models with two spaces after Bearer');
+    expectStatus(await spaced.call('listModels'), [200, 401], 'GET /models with two spaces after Bearer');
+    expectStatus(await tabbed.call('listModels'), [200, 401], 'GET /models with a tab after Bearer');
     const uploaded = await uploadFile(ctx, presetTiff().bytes, 'scheme-case.tif', lower);
     expectStatus(uploaded, 200, 'POST /upload under the scheme bearer');
     const params = { image_id: uploaded.body.image.id };
     expectStatus(await upper.call('getImage', { params }), 200, 'GET /image/{id} under the scheme BEARER');
     expectStatus(
       await spaced.call('getUpload', { params }),
-      200,
+      [200, 401],
       'GET /upload/{id} with two spaces after Bearer',
     );
     expectStatus(await upper.call('deleteImage', { params }), [200, 204], 'DELETE under the scheme BEARER');

@@ -13,7 +13,7 @@ export interface Exchange {
   params: Record<string, string>;
   /** The bearer key sent; null when no Authorization header went; undefined for a raw header. */
   key: string | null | undefined;
-  /** The scheme as written where it is not `Bearer` (`bearer <key>`, or `Bearer` and a second space), which AUTH-07 reads as Bearer. */
+  /** What went before the key where it is not `Bearer ` (`bearer `, or `Bearer` and two spaces or a tab), judged by AUTH-07 (oracle.ts). */
   scheme?: string;
   /** An Authorization header went that carries no `Bearer <token>`: another scheme, no space after Bearer, the key alone. */
   otherScheme?: boolean;

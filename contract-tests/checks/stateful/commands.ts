@@ -89,6 +89,7 @@ const CREDENTIALS: CredentialClass[] = [
   'lower-case scheme',
   'upper-case scheme',
   'two spaces',
+  'a tab',
   'trailing space',
   'trailing newline',
   'no space',
