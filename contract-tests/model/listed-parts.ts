@@ -66,7 +66,10 @@ function wholeInStorage(image: ImageRecord): boolean {
  * The bytes the given parts hold in storage, when the PUT of each told its size; "the parts
  * assembled must add up to the size the image was opened with" (document, completeUpload).
  */
-function sizeMismatch(image: ImageRecord, parts: number[]): ListedParts | undefined {
+function sizeMismatch(
+  image: ImageRecord,
+  parts: number[],
+): Extract<ListedParts, { kind: 'refused' }> | undefined {
   const sizes = parts.map((part) => image.partSizes.get(part));
   if (image.size === undefined || sizes.some((size) => size === undefined)) return undefined;
   const total = sizes.reduce<number>((sum, size) => sum + size!, 0);
