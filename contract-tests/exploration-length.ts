@@ -21,3 +21,37 @@ export function withExplorationDefault(env: NodeJS.ProcessEnv): NodeJS.ProcessEn
   const named = Object.keys(EXPLORATION_DEFAULT).some((name) => env[name] !== undefined);
   return named ? env : { ...env, ...EXPLORATION_DEFAULT };
 }
+
+/**
+ * fast-check's parameters for a time budget of `seconds`: no run starts once it has passed, and the
+ * run under way then is interrupted (not a failure). fast-check stops awaiting that run, whose
+ * requests go on: `lastRunAwaited` is how the check waits for them.
+ */
+export function timeBudget(seconds: number | undefined): {
+  interruptAfterTimeLimit?: number;
+  markInterruptAsFailure?: false;
+} {
+  return seconds === undefined
+    ? {}
+    : { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false };
+}
+
+/**
+ * `run`, with the last call's end kept: `settled()` resolves once it has ended, however it ended. A
+ * run the time budget interrupted still sends its requests, and the check's cleanup resets its
+ * organization: its answers (a share gone, a segmentation not found) would be judged against a
+ * world that never saw the reset, so the check waits for it before it judges and cleans up.
+ */
+export function lastRunAwaited<A extends unknown[]>(
+  run: (...args: A) => Promise<void>,
+): { run: (...args: A) => Promise<void>; settled: () => Promise<void> } {
+  let underWay: Promise<void> = Promise.resolve();
+  return {
+    run: (...args) => {
+      const running = run(...args);
+      underWay = running.catch(() => undefined);
+      return running;
+    },
+    settled: () => underWay,
+  };
+}

@@ -10,6 +10,7 @@ import { throwawayOrganization } from '../harness/control-plane.js';
 import { pollPrediction } from '../harness/flows.js';
 import { flatTiff, presetTiff } from '../harness/sample-images.js';
 import { BlockedByStep, need } from '../harness/steps.js';
+import { lastRunAwaited, timeBudget } from '../exploration-length.js';
 import { commands } from './stateful/commands.js';
 import { pollUntilDone, share } from './stateful/result-actions.js';
 import { documentBounds, type DocumentBounds } from './stateful/document-bounds.js';
@@ -196,16 +197,19 @@ check(
     const bounds = documentBounds(ctx.contract);
     const foreign = await neighbour(ctx);
     const transcript = ctx.api.transcript;
-    const runOnce = async (
-      progress: (typeof PROGRESS)[number],
-      picture: Start,
-      sequence: Iterable<fc.AsyncCommand<Handles, Real>>,
-    ) => {
-      transcript.length = 0; // the reproducer holds the last sequence only
-      const real = await organization(ctx, progress, bounds, foreign);
-      const start = await startingPoint(real, picture);
-      await fc.asyncModelRun(() => ({ model: start, real }), sequence);
-    };
+    const sequences = lastRunAwaited(
+      async (
+        progress: (typeof PROGRESS)[number],
+        picture: Start,
+        sequence: Iterable<fc.AsyncCommand<Handles, Real>>,
+      ) => {
+        transcript.length = 0; // the reproducer holds the last sequence only
+        const real = await organization(ctx, progress, bounds, foreign);
+        const start = await startingPoint(real, picture);
+        await fc.asyncModelRun(() => ({ model: start, real }), sequence);
+      },
+    );
+    const runOnce = sequences.run;
     const result = await fc.check<[Progress, Start, Iterable<Command>]>(
       fc.asyncProperty(
         fc.constantFrom(...PROGRESS),
@@ -217,9 +221,12 @@ check(
         seed: chosenSeed,
         numRuns: runs,
         endOnFailure: false,
-        ...(seconds ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}),
+        ...timeBudget(seconds),
       },
     );
+    // a run the time budget interrupted goes on unawaited: it ends before the check judges and
+    // cleans up (exploration-length.ts)
+    await sequences.settled();
     console.log(`stateful exploration ran ${result.numRuns} runs; sent: ${sentSummary(ctx)}`);
     await ctx.verify('STATE-01', async () => {
       if (!result.failed) return;
