@@ -42,7 +42,7 @@ export const CLAUSES: Clause[] = [
     'AUTH-07',
     'Authentication',
     'assumed',
-    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer) and parted from the key by one or more spaces (RFC 9110 11.4, RFC 6750 2.1: 1*SP): "bearer <key>", "BEARER <key>" and "Bearer  <key>" are taken as "Bearer <key>".',
+    'The scheme is matched without case (RFC 9110 11.1; the document\'s bearerAuth, scheme: bearer): "bearer <key>" and "BEARER <key>" are taken as "Bearer <key>"; the key parted from Bearer by two spaces or a tab (RFC 9110 11.4 allows 1*SP; FastAPI\'s HTTPBearer splits at the first space) is taken or answered 401, never anything else.',
   ),
   c(
     'AUTH-08',
@@ -55,6 +55,12 @@ export const CLAUSES: Clause[] = [
     'Authentication',
     'assumed',
     "A key is read from the Authorization header only: a request with none, its key in the query (api_key, or RFC 6750 2.3's access_token), answers 401.",
+  ),
+  c(
+    'AUTH-10',
+    'Authentication',
+    'assumed',
+    "Revoking a key (the control plane, the dashboard's stand-in) makes that key answer 401 from the next request on, and that key alone: the organization's other keys keep its resources (a rotation: add a key, move the clients, revoke the old one).",
   ),
   c('ERR-01', 'Errors', 'stated', 'Handled errors have body {detail: string} (401, 402, 403, 404).'),
   c('ERR-02', 'Errors', 'assumed', 'An unknown route answers 404 with {detail}.'),
@@ -112,7 +118,7 @@ export const CLAUSES: Clause[] = [
     'ISO-03',
     'Organization scoping',
     'stated',
-    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, each key lists its custom models, and a prediction one key has in flight is the identical prediction another key's repeat is skipped for.",
+    "Every key of an organization reaches the organization's resources and models alike: an image made with one key reads and deletes with another, an upload opened with one completes and aborts with another, each key lists its custom models, and a prediction one key has in flight is the identical prediction another key's repeat is skipped for.",
   ),
   c(
     'UP-01',
@@ -138,7 +144,12 @@ export const CLAUSES: Clause[] = [
     'stated',
     'Complete answers 202 {status: "processing"}; the image then becomes ready with shape.',
   ),
-  c('UP-05', 'Uploads', 'stated', 'Complete with no body discovers the uploaded parts.'),
+  c(
+    'UP-05',
+    'Uploads',
+    'stated',
+    'Complete with no body discovers the uploaded parts; the parts found must add up to the size opened (the document: a part not yet PUT answers 422 and the image stays uploading).',
+  ),
   c('UP-06', 'Uploads', 'stated', 'Complete with parts assembles exactly that subset.'),
   c('UP-07', 'Uploads', 'stated', 'A file that fails conversion ends failed with upload_error.'),
   c(
@@ -218,6 +229,12 @@ export const CLAUSES: Clause[] = [
     'Uploads',
     'assumed',
     'A file of up to 4 GiB (4,294,967,296 bytes, the document\'s maximum of size: its reading of the interface\'s "4 GB") is taken when its upload or image record is opened with its size.',
+  ),
+  c(
+    'UP-25',
+    'Uploads',
+    'assumed',
+    "A converted image's shape is [height, width], with a leading page count when the TIFF has more than one page and a trailing channel count when it has more than one sample per pixel (the document; the interface: the meaning of each element not shown).",
   ),
   c(
     'STB-01',

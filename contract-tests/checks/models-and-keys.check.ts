@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { ApiClient } from '../harness/api-client.js';
 import { check, type CheckContext } from '../harness/check.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
-import { openResumable, pollPrediction, readyImage } from '../harness/flows.js';
+import { openResumable, pollImage, pollPrediction, putParts, readyImage } from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
@@ -29,7 +29,7 @@ async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: A
     return { first: ctx.api, second: ctx.clientFor(second!), held: false };
   }
   const org = await throwawayOrganization(ctx, 'two-keys', {
-    storage_cap_images: 3,
+    storage_cap_images: 4,
     monthly_analysis_cap: 1,
   });
   await org.progress({ start_delay_ms: 0, run_delay_ms: 0, complete_after_polls: 1 });
@@ -47,14 +47,15 @@ async function twoKeys(ctx: CheckContext): Promise<{ first: ApiClient; second: A
 }
 
 check(
-  "a second key of an organization lists the first key's models, repeats its prediction in flight as skipped, exports its segmentation, and reads and deletes the image the first key made",
+  "a second key of an organization lists the first key's models, repeats its prediction in flight as skipped, exports its segmentation, completes and aborts uploads the first key opened, and reads and deletes the image the first key made",
   { clauses: ['ISO-03'] },
   async (ctx) => {
     // "a key is scoped to the organization that owns it": the oracle takes both keys as the
     // organization's, and predicts the second key's list (the same models, the custom ones
     // included), its reads of the first key's image, and its repeat of the first key's
     // prediction held in flight (`skipped` with that id: the identical run is the organization's)
-    // and its exports of the segmentation that run made
+    // and its exports of the segmentation that run made; and its complete and abort of uploads
+    // the first key opened
     const { first, second, held } = await twoKeys(ctx);
     const custom = (models: Model[]) => models.filter((m) => m.kind === 'custom').map((m) => m.id);
     const listed = need(await first.call<Model[]>('listModels'), 200).body;
@@ -64,6 +65,7 @@ check(
     ).toEqual(custom(listed));
     const image = await readyImage(ctx, presetTiff().bytes, first);
     if (held && listed.length) await repeatWithSecondKey(ctx, { first, second }, image, listed[0].id);
+    await closeWithSecondKey(ctx, first, second);
     const params = { image_id: image };
     expectStatus(
       await second.call('getUpload', { params }),
@@ -74,6 +76,34 @@ check(
     expectStatus(await second.call('deleteImage', { params }), [200, 204], "DELETE of the first key's image");
   },
 );
+
+/**
+ * Resumable uploads the first key opened, closed with the second: the upload is the
+ * organization's, not the key's, so a client that rotates keys mid-upload (or completes from
+ * another service) completes it (202, then ready) and aborts another (failed). The oracle predicts
+ * both from the parts it saw PUT, as it would with the first key.
+ */
+async function closeWithSecondKey(ctx: CheckContext, first: ApiClient, second: ApiClient): Promise<void> {
+  const { bytes } = presetTiff();
+  const opened = need(await openResumable(ctx, bytes.length, 'second-key-completes.tif', first), 200, [
+    'image.id',
+    'upload.urls',
+  ]).body;
+  await putParts(first, opened.upload!, bytes);
+  const params = { image_id: opened.image.id };
+  expectStatus(
+    await second.call('completeUpload', { params }),
+    202,
+    "complete, with the second key, of the first key's upload",
+  );
+  expect((await pollImage(ctx, opened.image.id, first)).upload_status, 'the upload completed').toBe('ready');
+  const given = need(await openResumable(ctx, 1000, 'second-key-aborts.tif', first), 200, ['image.id']).body;
+  expectStatus(
+    await second.call('abortUpload', { params: { image_id: given.image.id } }),
+    200,
+    "abort, with the second key, of the first key's upload",
+  );
+}
 
 /**
  * The first key's prediction, held in flight, repeated with the second key: skipped, with its id.

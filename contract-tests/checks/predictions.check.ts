@@ -12,6 +12,7 @@ import {
 import { throwawayOrganization } from '../harness/control-plane.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { flatTiff, presetTiff } from '../harness/sample-images.js';
+import { nearOf } from './stateful/arguments.js';
 import type { Model, PredictionAck } from '../../openapi/generated/client/types.gen.js';
 
 check('GET /models lists models with id, name and kind', { clauses: ['MOD-01'] }, async ({ api }) => {
@@ -192,7 +193,7 @@ check(
 );
 
 check(
-  'predict answers 404 for an unknown image or model',
+  'predict answers 404 for an unknown image or model, one near a real one included',
   { clauses: ['PRED-05', 'ERR-01'] },
   async (ctx) => {
     const imageId = await readyImage(ctx, presetTiff().bytes);
@@ -206,6 +207,24 @@ check(
       body: { image_id: imageId, model_id: randomUUID() },
     });
     expectStatus(noModel, 404, 'predict with an unknown model');
+    // ids nobody has that share a real one's first block (the dashboard's short id) or all of it
+    // but the last digit: a lookup by a prefix or a fixed width runs (and counts) the real model,
+    // or finds the real image; the id is compared whole. The oracle predicts the 404 of a model
+    // the organization's list does not hold too.
+    for (const seed of [0, 1]) {
+      const near = nearOf(modelId, seed);
+      expectStatus(
+        await ctx.api.call('createPrediction', { body: { image_id: imageId, model_id: near } }),
+        404,
+        `predict with model ${near}, nobody's, near the listed ${modelId}`,
+      );
+      const nearImage = nearOf(imageId, seed);
+      expectStatus(
+        await ctx.api.call('createPrediction', { body: { image_id: nearImage, model_id: modelId } }),
+        404,
+        `predict image ${nearImage}, nobody's, near the ready ${imageId}`,
+      );
+    }
     expectStatus(
       await ctx.api.call('getPrediction', { params: { prediction_id: randomUUID() } }),
       404,

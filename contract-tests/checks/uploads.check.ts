@@ -74,6 +74,26 @@ check(
 );
 
 check(
+  "a single-request upload's shape is its TIFF's layout: [pages, height, width] for three pages, [height, width, samples] for RGB",
+  { clauses: ['UP-25'] },
+  async (ctx) => {
+    // the oracle reads each file's directories (model/tiff-layout.ts) and holds the upload's
+    // answer and each read to the shape the document gives that layout; the files are the
+    // fixtures' corpus, whose expected shapes the mock's own tests hold too
+    for (const [file, shape] of [
+      ['multipage-3.tif', [3, 64, 96]],
+      ['rgb-8bit.tif', [64, 96, 3]],
+    ] as const) {
+      const uploaded = need(await uploadFile(ctx, corpusFile(file), file), 200, ['image.id']).body.image;
+      expect(uploaded.upload_status, `POST /upload of ${file}: upload_status`).toBe('ready');
+      expect(uploaded.shape, `POST /upload of ${file}: shape`).toEqual(shape);
+      const read = need(await ctx.api.call<Image>('getUpload', { params: { image_id: uploaded.id } }), 200);
+      expect(read.body.shape, `GET /upload/{id} of ${file}: shape`).toEqual(shape);
+    }
+  },
+);
+
+check(
   'a resumable upload opens with a plan that covers the size, and no storage key',
   { clauses: ['UP-02', 'UP-03'] },
   async (ctx) => {
@@ -122,13 +142,30 @@ check(
 );
 
 check(
-  'a resumable upload completes without a body: 202 processing, then ready with shape',
+  'a resumable upload completes without a body once every part is PUT (422 before, the upload kept open): 202 processing, then ready with shape',
   { clauses: ['UP-04', 'UP-05', 'UP-15', 'UP-17'] },
   async (ctx) => {
     const bytes = largeTiff(9 * 1024 * 1024);
     const opened = need(await openResumable(ctx, bytes.length), 200, ['image.id', 'upload.urls']);
     const plan = opened.body.upload!;
-    const etags = await putParts(ctx.api, plan, bytes);
+    const params = { image_id: opened.body.image.id };
+    // the parts found in storage must add up to the size opened (document, completeUpload): with
+    // none PUT, then the first alone, the complete is refused and the upload stays open for the
+    // rest, never assembled short (a conversion that could only fail)
+    const tooSoon = async (when: string) => {
+      const refused = await ctx.api.call<{ detail: unknown }>('completeUpload', { params });
+      expectStatus(refused, 422, `complete with no body, ${when}`);
+      expect(typeof refused.body.detail, `complete with no body, ${when}: type of detail`).toBe('string');
+      const read = need(await ctx.api.call<Image>('getUpload', { params }), 200);
+      expect(read.body.upload_status, `GET /upload/{id} after the complete ${when}`).toBe('uploading');
+    };
+    await tooSoon('no part PUT yet');
+    const etags = await putParts(ctx.api, plan, bytes, [1]);
+    if (plan.urls.length > 1) {
+      await tooSoon(`part 1 of ${plan.urls.length} PUT`);
+      const rest = plan.urls.slice(1).map((u) => u.part_number);
+      for (const [part, etag] of await putParts(ctx.api, plan, bytes, rest)) etags.set(part, etag);
+    }
     await ctx.verify('UP-15', () => {
       for (const [part, etag] of etags) expect(etag, `ETag of part ${part}`).toMatch(/^"[^"]+"$/);
     });
@@ -140,9 +177,7 @@ check(
         );
       }
     });
-    const complete = await ctx.api.call<CompleteUploadResponse>('completeUpload', {
-      params: { image_id: opened.body.image.id },
-    });
+    const complete = await ctx.api.call<CompleteUploadResponse>('completeUpload', { params });
     expectStatus(complete, 202);
     expect(complete.body, 'POST /upload/{id}/complete: body').toEqual({ status: 'processing' });
     const done = await pollImage(ctx, opened.body.image.id);

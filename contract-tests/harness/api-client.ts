@@ -1,6 +1,7 @@
 import { ConsistencyLedger } from './consistency.js';
 import { describeFinding, type Exchange } from '../model/exchange.js';
 import { Oracle } from '../model/oracle.js';
+import { tiffLayout } from '../model/tiff-layout.js';
 import type { OpenApiContract, OperationSpec } from './openapi-contract.js';
 import type { Target } from './target.js';
 import {
@@ -189,7 +190,7 @@ export class ApiClient {
     const sent = bearerKey(header);
     for (const [key, variable] of variables)
       if (key && sent?.key === key)
-        return { keyVariable: variable, ...(sent.scheme === 'Bearer' ? {} : { scheme: sent.scheme }) };
+        return { keyVariable: variable, ...(sent.scheme === 'Bearer ' ? {} : { scheme: sent.scheme }) };
     return { keyVariable: null, rawAuthorization: header };
   }
 
@@ -455,19 +456,20 @@ export function sentCredential(key: string | null): Pick<Exchange, 'key' | 'sche
   if (key === null || !key.startsWith('!')) return { key };
   const found = bearerKey(onTheWire(key.slice(1)));
   if (!found) return { key: undefined, otherScheme: true };
-  return { key: found.key, ...(found.scheme === 'Bearer' ? {} : { scheme: found.scheme }) };
+  return { key: found.key, ...(found.scheme === 'Bearer ' ? {} : { scheme: found.scheme }) };
 }
 
 /**
- * The key of a `Bearer <key>` header and the scheme as written: an HTTP authentication scheme is
- * matched without case (RFC 9110 11.1; the document's bearerAuth is `type: http`), so `bearer` and
- * `BEARER` carry the key as `Bearer` does, and one or more spaces may part it from the key
- * (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1): the scheme is then
- * `Bearer` and the spaces past the first, as written before the last space. Undefined for any
- * other header.
+ * The key of a `Bearer <key>` header and the scheme as written, with what parts it from the key:
+ * an HTTP authentication scheme is matched without case (RFC 9110 11.1; the document's bearerAuth
+ * is `type: http`), so `bearer` and `BEARER` carry the key as `Bearer` does. One space parts it
+ * (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1); more spaces or a tab
+ * still leave the key readable, and the oracle judges those apart (a target may split at the first
+ * space alone, as FastAPI's HTTPBearer does). `scheme` is everything before the key: `Bearer `
+ * for the plain form. Undefined for any other header.
  */
 function bearerKey(header: string): { scheme: string; key: string } | undefined {
-  const found = /^(bearer *) (\S+)$/i.exec(header);
+  const found = /^(bearer[ \t]+)(\S+)$/i.exec(header);
   return found ? { scheme: found[1], key: found[2] } : undefined;
 }
 
@@ -480,7 +482,8 @@ function withoutCredential(headers: Headers): Record<string, string> {
 
 /**
  * The body as the oracle reads it: JSON parsed, a multipart upload (a FormData, or bytes under a
- * multipart Content-Type) as its file's name and size (a FormData with no file part: its parts' names).
+ * multipart Content-Type) as its file's name and size, and a FormData's file's TIFF layout where
+ * its directories declare a plain one (a FormData with no file part: its parts' names).
  */
 function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedRequest): unknown {
   if (json !== undefined) return json;
@@ -491,8 +494,12 @@ function sentForOracle(json: unknown, { body: recorded, contentType }: RecordedR
   }
   if (recorded?.kind === 'multipart') {
     const file = recorded.fields.find((f) => f.name === 'file' && 'bytes' in f);
-    if (file && 'bytes' in file)
-      return { file: { name: wireFilename(file.filename), size: file.bytes.length } };
+    if (file && 'bytes' in file) {
+      const layout = tiffLayout(file.bytes);
+      return {
+        file: { name: wireFilename(file.filename), size: file.bytes.length, ...(layout && { layout }) },
+      };
+    }
     // a form without a file part: the names of the parts it holds
     return { parts: recorded.fields.map((f) => f.name) };
   }

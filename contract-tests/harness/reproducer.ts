@@ -147,7 +147,7 @@ function curlArguments(
   const args: string[] = [`-X ${request.method}`, `"${values.substitute(request.url, index, urlSafe)}"`];
   if (request.keyVariable) {
     parts.variables.add(request.keyVariable);
-    args.push(`-H "Authorization: ${request.scheme ?? 'Bearer'} \${${request.keyVariable}}"`);
+    args.push(`-H "Authorization: ${request.scheme ?? 'Bearer '}\${${request.keyVariable}}"`);
   } else if (request.rawAuthorization !== undefined)
     // A throw-away organization's key is read back from the answer that created it.
     args.push(`-H "${values.substitute(`Authorization: ${request.rawAuthorization}`, index, urlSafe)}"`);

@@ -6,12 +6,13 @@ import { sharedContract } from './openapi-contract.js';
 import type { Target } from './target.js';
 
 describe('the credential the oracle is told of', () => {
-  it('reads the key of a Bearer header in any case, with more spaces, and as fetch sends it (trailing whitespace stripped)', () => {
+  it('reads the key of a Bearer header in any case, after more spaces or a tab, and as fetch sends it (trailing whitespace stripped)', () => {
     expect(sentCredential('sk_a')).toEqual({ key: 'sk_a' });
     expect(sentCredential(null)).toEqual({ key: null });
     expect(sentCredential('!Bearer sk_a')).toEqual({ key: 'sk_a' });
-    expect(sentCredential('!bearer sk_a')).toEqual({ key: 'sk_a', scheme: 'bearer' });
-    expect(sentCredential('!Bearer  sk_a')).toEqual({ key: 'sk_a', scheme: 'Bearer ' });
+    expect(sentCredential('!bearer sk_a')).toEqual({ key: 'sk_a', scheme: 'bearer ' });
+    expect(sentCredential('!Bearer  sk_a')).toEqual({ key: 'sk_a', scheme: 'Bearer  ' });
+    expect(sentCredential('!Bearer\tsk_a')).toEqual({ key: 'sk_a', scheme: 'Bearer\t' });
     expect(sentCredential('!Bearer sk_a ')).toEqual({ key: 'sk_a' });
     expect(sentCredential('!Bearer sk_a\n')).toEqual({ key: 'sk_a' });
   });

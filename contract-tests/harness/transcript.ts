@@ -4,7 +4,7 @@ export interface RecordedRequest {
   url: string;
   /** The environment variable holding the key sent, or null when no key was sent. */
   keyVariable: string | null;
-  /** The scheme the key went under when it was not written `Bearer` (its case changed, or spaces added after it, on purpose). */
+  /** What went before the key when it was not `Bearer ` (the scheme's case changed, or spaces or a tab after it, on purpose). */
   scheme?: string;
   /** A raw Authorization header the check sent on purpose (a malformed one), never a real key. */
   rawAuthorization?: string;

@@ -44,12 +44,16 @@ const listed = (header: string | undefined): string[] =>
 const where = (x: Exchange, origin: string) =>
   `${x.method} ${new URL(x.url).pathname.replace(/\/[^/]{20,}$/, '/…')} (Origin ${origin})`;
 
+/** The origin of the host a request went to and the page's, as one key: an allowed pair is allowed on every route of that host. */
+const hostAndOrigin = (x: Exchange, origin: string): string => `${new URL(x.url).origin} ${origin}`;
+
 export function observeCors(world: World, x: Exchange): Finding[] {
   const origin = x.sentHeaders?.origin;
   if (origin === undefined) return [];
   if (x.method === 'OPTIONS') return observePreflight(world, x, origin);
-  if (!allows(x, origin)) return [];
+  if (!allows(x, origin)) return refusedAfterAllowed(world, x, origin);
   (world.corsOrigins ??= new Set()).add(origin);
+  (world.corsHosts ??= new Set()).add(hostAndOrigin(x, origin));
   const exposed = listed(x.headers['access-control-expose-headers']);
   // `*` exposes every header to a request without credentials (Fetch), which these are
   if (exposed.includes('*') && x.headers['access-control-allow-credentials'] !== 'true') return [];
@@ -61,6 +65,25 @@ export function observeCors(world: World, x: Exchange): Finding[] {
       subject: `${where(x, origin)}: Access-Control-Expose-Headers`,
       predicted: `lists ${missing.join(', ')}`,
       received: JSON.stringify(x.headers['access-control-expose-headers'] ?? null),
+    },
+  ];
+}
+
+/**
+ * An answer without the origin allowed, from a host that allowed it before: which origins a host
+ * allows is its configuration, the same on every route and whatever the status ("every route
+ * answers CORS"), so a 401 or 404 that leaves the headers out (a guard that answers before the CORS
+ * layer) is an opaque network error to the page, which never reads its status or WWW-Authenticate.
+ * A 5xx is left to the rules on server errors.
+ */
+function refusedAfterAllowed(world: World, x: Exchange, origin: string): Finding[] {
+  if (x.status >= 500 || !world.corsHosts?.has(hostAndOrigin(x, origin))) return [];
+  return [
+    {
+      sentence: SENTENCE,
+      subject: `${where(x, origin)}: Access-Control-Allow-Origin of a ${x.status} (the host allowed the origin before)`,
+      predicted: `* or ${origin}`,
+      received: JSON.stringify(x.headers['access-control-allow-origin'] ?? null),
     },
   ];
 }

@@ -171,7 +171,7 @@ describe('the oracle on credentials, body ids and CORS', () => {
   });
 
   it("holds an answer to a request with an Origin it allows to the document's exposed headers", () => {
-    const oracle = new Oracle();
+    let oracle = new Oracle();
     const all = 'ETag, Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate, Allow';
     const put = (headers: Record<string, string>, sentHeaders: Record<string, string> = { origin: ORIGIN }) =>
       subjects(
@@ -195,7 +195,8 @@ describe('the oracle on credentials, body ids and CORS', () => {
       'PUT /storage/bucket/key (Origin https://page.example): Access-Control-Expose-Headers: lists ETag / "Content-Disposition, X-Request-Id, Retry-After, WWW-Authenticate, Allow"',
     ]);
     expect(put({ 'access-control-allow-origin': ORIGIN, 'access-control-expose-headers': '*' })).toEqual([]);
-    // an origin the target does not allow, or a request no browser sent: nothing to judge
+    // an origin the target does not allow (it never allowed it), or a request no browser sent: nothing to judge
+    oracle = new Oracle();
     expect(put({ 'access-control-allow-origin': 'https://elsewhere.example' })).toEqual([]);
     expect(put({}, {})).toEqual([]);
   });
@@ -250,6 +251,44 @@ describe('the oracle on credentials, body ids and CORS', () => {
     expect(preflight(401, { ...ok, 'access-control-allow-origin': '' })[0]).toBe(
       'OPTIONS /api/v1/models (Origin https://page.example): status: an ok status (2xx) / 401',
     );
+  });
+
+  it('holds every answer of a host to an origin it allowed before: a 401 without CORS headers is judged', () => {
+    const oracle = new Oracle();
+    oracle.knowKeys({ main: KEY });
+    const allowed = { 'access-control-allow-origin': '*', 'access-control-expose-headers': '*' };
+    const unauthorized = (url = 'http://target/api/v1/models') =>
+      subjects(
+        oracle,
+        exchange(
+          'listModels',
+          401,
+          { detail: 'Not authenticated' },
+          {
+            key: null,
+            url,
+            sentHeaders: { origin: ORIGIN },
+            headers: { 'www-authenticate': 'Bearer' },
+          },
+        ),
+      );
+    // an origin the host never allowed: its configuration, left alone
+    expect(unauthorized()).toEqual([]);
+    expect(
+      subjects(
+        oracle,
+        exchange('listModels', 200, [], { sentHeaders: { origin: ORIGIN }, headers: allowed }),
+      ),
+    ).toEqual([]);
+    expect(unauthorized()).toEqual([
+      'GET /api/v1/models (Origin https://page.example): Access-Control-Allow-Origin of a 401 (the host allowed the origin before): * or https://page.example / null',
+    ]);
+    // another host (a storage host of the part URLs, say) has a configuration of its own
+    expect(unauthorized('http://storage.example/api/v1/models')).toEqual([]);
+    // a 5xx is the server errors' rule
+    expect(
+      subjects(oracle, exchange('listModels', 503, { detail: 'down' }, { sentHeaders: { origin: ORIGIN } })),
+    ).toEqual([]);
   });
 
   it('needs no CORS-safelisted method listed, and every other one (Fetch)', () => {

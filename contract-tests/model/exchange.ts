@@ -1,3 +1,5 @@
+import type { TiffLayout } from './tiff-layout.js';
+
 /**
  * What the oracle reads: one request and its answer, as plain data. The harness's HTTP client
  * builds one for every answer a check receives; nothing here knows of HTTP clients or of a target.
@@ -11,7 +13,7 @@ export interface Exchange {
   params: Record<string, string>;
   /** The bearer key sent; null when no Authorization header went; undefined for a raw header. */
   key: string | null | undefined;
-  /** The scheme as written where it is not `Bearer` (`bearer <key>`, or `Bearer` and a second space), which AUTH-07 reads as Bearer. */
+  /** What went before the key where it is not `Bearer ` (`bearer `, or `Bearer` and two spaces or a tab), judged by AUTH-07 (oracle.ts). */
   scheme?: string;
   /** An Authorization header went that carries no `Bearer <token>`: another scheme, no space after Bearer, the key alone. */
   otherScheme?: boolean;
@@ -35,7 +37,8 @@ export interface Exchange {
 
 /** A multipart upload's file, as the oracle needs it. */
 export interface SentFile {
-  file: { name: string; size: number };
+  /** `layout`: the pages, size and samples its TIFF directories declare, where they are plain (tiff-layout.ts). */
+  file: { name: string; size: number; layout?: TiffLayout };
 }
 
 /** One answer that disagrees with what the interface determines. */

@@ -12,6 +12,7 @@ import {
 import { judgeListedParts } from './listed-parts.js';
 import { judgePartLife, targetSpan } from './part-url-life.js';
 import { observeRecordFields } from './record-fields.js';
+import { shapeOf } from './tiff-layout.js';
 import { observeUploadMode } from './upload-modes.js';
 import { knownIds, type ImageRecord, type Organization, type World } from './world.js';
 
@@ -44,10 +45,14 @@ const S = {
   sameReason:
     'processing → conversion fails → failed, reason in upload_error; no transition leaves failed, so every read gives the same reason',
   shape: 'shape: filled once the image is converted',
+  shapeLayout:
+    'shape: filled once the image is converted; [height, width], with a leading page count when the TIFF has more than one page and a trailing channel count when it has more than one sample per pixel (document, Image.shape, assumed)',
   deleted: 'DELETE … Response: {success: boolean}',
   partClosed: 'uploaded chunks discarded (abort); parts assembled (complete): the plan no longer takes parts',
   discovered:
     'With no body or empty parts, the service discovers the uploaded parts and ETags from storage (every part of the plan was PUT with its bytes)',
+  foundShort:
+    'With no body or empty parts, the service discovers the uploaded parts and ETags from storage; the parts assembled must add up to the size the image was opened with (it is exact): every refusal is a 422 with a string detail and the image stays uploading with its parts (document, assumed)',
   listedParts:
     'Send parts only to assemble an explicit subset; a parts list is read in part-number order, each part PUT with its ETag and in the plan, adding up to the exact size, else 422 and the upload stays open (document, assumed)',
 };
@@ -124,7 +129,10 @@ export function observeCreation(world: World, org: Organization, x: Exchange): F
     planIssued: targetSpan(world, x),
     planAsked: { at: x.sentAt, clockMoves: world.clockMoves },
     uploadError: image.upload_status === 'failed' ? textOr(image.upload_error) : undefined,
+    shape: multipart && sent.file!.layout ? shapeOf(sent.file!.layout) : undefined,
   };
+  if (image.upload_status === 'ready')
+    findings.push(...judgeShape(record, image.shape, `${op}: image.shape`));
   if (resumable) {
     if (!isObject(upload)) compare(findings, S.uploading, `${op}: upload`, 'a plan', upload ?? null);
     else {
@@ -233,7 +241,7 @@ function predictListedParts(findings: Finding[], image: ImageRecord, x: Exchange
   const judged = judgeListedParts(image, x.sent);
   if (judged.kind === 'discovered') expectStatus(findings, S.discovered, x, [202]);
   if (judged.kind === 'refused') {
-    const sentence = `${S.listedParts} (${judged.why})`;
+    const sentence = `${judged.found ? S.foundShort : S.listedParts} (${judged.why})`;
     const refusal: Finding[] = judged.clause ? [] : findings;
     if (expectStatus(refusal, sentence, x, [422]) && isObject(x.body) && typeof x.body.detail !== 'string')
       compare(refusal, sentence, `${x.operationId}: type of detail`, 'a string', x.body.detail);
@@ -261,11 +269,23 @@ function readImage(findings: Finding[], image: ImageRecord, body: Json, op: stri
   if (status === 'failed') sameReason(findings, image, body.upload_error, op);
   if (status === 'ready' && !(Array.isArray(body.shape) && body.shape.length > 0))
     compare(findings, S.shape, `${op}: shape of a ready image`, 'filled', body.shape);
+  else if (status === 'ready') findings.push(...judgeShape(image, body.shape, `${op}: shape`));
   if (status in SEQUENCE && (image.status === null || image.status === 'uploading')) {
     // processing moves on by itself: follow it
     if (image.closedBy === 'complete')
       image.status = status === 'processing' ? null : (status as 'ready' | 'failed');
   }
+}
+
+/**
+ * A ready image's shape against the layout of the TIFF it was uploaded from: the meaning of each
+ * element is the document's choice (the interface: not shown), so the finding is UP-25's alone.
+ */
+function judgeShape(image: ImageRecord, shape: unknown, subject: string): Finding[] {
+  if (!image.shape) return [];
+  const findings: Finding[] = [];
+  compare(findings, S.shapeLayout, subject, image.shape, shape);
+  return findings.map((f) => ({ ...f, clause: 'UP-25' }));
 }
 
 const textOr = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
@@ -284,6 +304,7 @@ export function observePartPut(world: World, x: Exchange): Finding[] {
     if (part === 0) continue;
     if (!image.closedBy && !image.deleted) findings.push(...judgePartLife(world, image, x));
     if (x.status === 200 && !image.closedBy && !image.deleted) {
+      (image.partsStored ??= new Set()).add(part);
       if (typeof x.headers.etag === 'string') image.partEtags.set(part, x.headers.etag);
       if (x.sentBytes === undefined) image.partSizes.delete(part);
       else image.partSizes.set(part, x.sentBytes);

@@ -64,6 +64,64 @@ describe('the oracle on the keys of one organization and the models it lists', (
     expect(read(200, image)).toEqual([]);
   });
 
+  it('takes a revoked key as invalid from then on, and the other keys of its organization as still valid', () => {
+    const oracle = new Oracle();
+    const made = organizationMade(ORG, FIRST, { name: 'rotation' });
+    // the control plane lists the first key by its id and prefix beside the key in clear
+    made.body = { ...(made.body as object), keys: [{ id: 'key_00000000000000aa', prefix: 'sk_first' }] };
+    expect(oracle.observe(made)).toEqual([]);
+    expect(oracle.observe(keyAdded)).toEqual([]);
+    const revoke = (keyId: string) =>
+      oracle.observe(
+        exchange(
+          'mockRevokeApiKey',
+          200,
+          { id: ORG },
+          {
+            key: 'admin',
+            method: 'DELETE',
+            url: `http://target/__mock/organizations/${ORG}/keys/${keyId}`,
+          },
+        ),
+      );
+    const list = (key: string, status: number) =>
+      subjects(oracle, exchange('listModels', status, [], { key }));
+    expect(revoke('key_00000000000000aa')).toEqual([]);
+    expect(list(FIRST, 200)).toEqual(['listModels status: 401 / 200']);
+    expect(list(FIRST, 401)).toEqual([]);
+    expect(list(SECOND, 200)).toEqual([]);
+    const refused = oracle.observe(
+      exchange('listModels', 401, { detail: 'Invalid API key' }, { key: SECOND }),
+    );
+    expect(refused.map((f) => `${f.subject}: ${f.predicted} / ${f.received}`)).toEqual([
+      'listModels status: not 401 / 401',
+    ]);
+    expect(refused[0].sentence).toMatch(/revokes that key alone/);
+    // the second key revoked too, by the id its creation answered
+    expect(revoke('key_0123456789abcdef')).toEqual([]);
+    expect(list(SECOND, 200)).toEqual(['listModels status: 401 / 200']);
+  });
+
+  it('puts an organization out of reach when a key it cannot name is revoked', () => {
+    const oracle = organizationWithCustomModel();
+    oracle.observe(
+      exchange(
+        'mockRevokeApiKey',
+        200,
+        { id: ORG },
+        {
+          key: 'admin',
+          method: 'DELETE',
+          url: `http://target/__mock/organizations/${ORG}/keys/key_ffffffffffffffff`,
+        },
+      ),
+    );
+    expect(subjects(oracle, exchange('listModels', 200, [BASE], { key: FIRST }))).toEqual([]);
+    expect(
+      subjects(oracle, exchange('listModels', 401, { detail: 'Invalid API key' }, { key: FIRST })),
+    ).toEqual([]);
+  });
+
   it("holds a custom model named as a base model beside that base model, as another organization's list has it", () => {
     const shadowing = { ...CUSTOM, name: BASE.name };
     const oracle = organizationWithCustomModel(shadowing);

@@ -17,8 +17,11 @@ export type ListedParts =
   | { kind: 'discovered' }
   /** The plan or its parts are not known to the model (or an entry is malformed): nothing is predicted. */
   | { kind: 'unknown' }
-  /** `clause`: the refusal is that clause's alone (a part listed twice: UP-23). */
-  | { kind: 'refused'; why: string; clause?: string }
+  /**
+   * `clause`: the refusal is that clause's alone (a part listed twice: UP-23). `found`: no list
+   * was sent, and the parts storage holds fall short of the size.
+   */
+  | { kind: 'refused'; why: string; clause?: string; found?: true }
   | { kind: 'accepted' };
 
 /**
@@ -63,7 +66,10 @@ function wholeInStorage(image: ImageRecord): boolean {
  * The bytes the given parts hold in storage, when the PUT of each told its size; "the parts
  * assembled must add up to the size the image was opened with" (document, completeUpload).
  */
-function sizeMismatch(image: ImageRecord, parts: number[]): ListedParts | undefined {
+function sizeMismatch(
+  image: ImageRecord,
+  parts: number[],
+): Extract<ListedParts, { kind: 'refused' }> | undefined {
   const sizes = parts.map((part) => image.partSizes.get(part));
   if (image.size === undefined || sizes.some((size) => size === undefined)) return undefined;
   const total = sizes.reduce<number>((sum, size) => sum + size!, 0);
@@ -81,8 +87,17 @@ export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts
   // Every PUT to the plan's URLs is seen: they were handed to this check alone.
   if (asksDiscovery(sent)) {
     if (wholeInStorage(image)) return { kind: 'discovered' };
+    // a part of the plan never PUT is not in storage: the parts found hold less than the size
+    const missing = planParts(image).filter((part) => !image.partsStored?.has(part));
+    if (missing.length)
+      return {
+        kind: 'refused',
+        why: `part${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of the plan's ${image.plan!.partCount} never PUT: the parts in storage hold less than the size ${image.size ?? ''}`.trimEnd(),
+        found: true,
+      };
     // every part of the plan in storage, at sizes that do not add up: storage holds no other parts
-    return (image.plan && sizeMismatch(image, planParts(image))) || { kind: 'unknown' };
+    const mismatch = image.plan && sizeMismatch(image, planParts(image));
+    return mismatch ? { ...mismatch, found: true } : { kind: 'unknown' };
   }
   const parts = isObject(sent) && Array.isArray(sent.parts) ? sent.parts : [];
   const plan = image.plan;

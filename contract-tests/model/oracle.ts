@@ -5,6 +5,7 @@ import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
 import { observeOnImage, observeCreation, observePartPut } from './images.js';
 import { observeInjected } from './injected.js';
+import { isInternal, observeInternal } from './internal-paths.js';
 import { observeNotFound } from './isolation.js';
 import { listsPastMost } from './listed-parts.js';
 import { learnClock } from './part-url-life.js';
@@ -67,11 +68,25 @@ const PATH_IDS = ['image_id', 'prediction_id', 'share_id', 'segmentation_id'];
 const KNOWN_KEY =
   'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a valid key is never answered 401)';
 const SCHEME_CASE =
-  "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer) and parted from the key by one or more spaces (credentials = auth-scheme 1*SP token68, RFC 9110 11.4; RFC 6750 2.1), so a valid key under 'bearer', 'BEARER' or 'Bearer' and two spaces is taken as under 'Bearer'";
+  "AUTH-07, assumed: the scheme is matched without case (RFC 9110 11.1; the document's bearerAuth, scheme: bearer), so a valid key under 'bearer ' or 'BEARER ' is taken as under 'Bearer '";
+
+/**
+ * The key parted from `Bearer` by more than one space, or by a tab: RFC 9110's 1*SP allows more
+ * spaces, but a target that splits the header at its first space (FastAPI's HTTPBearer,
+ * `get_authorization_scheme_param`) reads a key with a space before it, or no scheme, and answers
+ * 401. The document says neither: the key's own answer and a 401 are both taken (a 401 changes
+ * nothing).
+ */
+const looselyParted = (scheme: string): boolean => !/^bearer $/i.test(scheme);
+
 const QUERY_KEY =
   "AUTH-09, assumed: a key is read from the Authorization header only (the interface names the header): a request without it, a valid key in its query (api_key, or RFC 6750 2.3's access_token), has no credentials";
 const OTHER_SCHEME =
   'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401: a header of another scheme (Basic, Token), the key with no space after Bearer, the key alone or Bearer with no key carries none';
+const ROTATED =
+  "A missing or invalid key yields 401 (a valid key is never answered 401): revoking one of an organization's keys revokes that key alone, its other keys stay valid (mock-control.yaml, mockRevokeApiKey; rotation is add a key, move the clients, revoke the old one)";
+const REVOKED =
+  'A missing or invalid key yields 401: a key revoked is invalid from the next request that presents it on (mock-control.yaml, mockRevokeApiKey; rotation is add a key, move the clients, revoke the old one)';
 const UPPER_CASE =
   'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
 
@@ -97,6 +112,7 @@ const keyInQuery = (world: World, url: string): boolean =>
 /** Why a request carries no valid key, as the interface (or the suite's reading, AUTH-09) says. */
 function withoutKey(world: World, x: Exchange): string {
   if (x.otherScheme) return OTHER_SCHEME;
+  if (typeof x.key === 'string' && world.revokedKeys?.has(x.key)) return REVOKED;
   if (x.key === null && keyInQuery(world, x.url)) return QUERY_KEY;
   return 'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401 (a key with its case or one character changed, or characters added or cut, is invalid)';
 }
@@ -156,6 +172,8 @@ export class Oracle {
       if (org) org.opaque = true;
       return observeInjected(x);
     }
+    // a key the oracle knows, forged from none: a valid one (its organization's own)
+    if (org && isInternal(world, x.url)) return observeInternal(x);
     if (!API_OPS.has(x.operationId) && !x.url.includes('/share/')) {
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
@@ -175,17 +193,19 @@ export class Oracle {
       return x.method === 'PUT' ? observePartPut(world, x) : [];
     }
     const findings: Finding[] = [];
-    if (x.key === null || x.otherScheme || forgedFrom(world, x.key) !== undefined) {
+    const revoked = typeof x.key === 'string' && (world.revokedKeys?.has(x.key) ?? false);
+    if (x.key === null || x.otherScheme || revoked || forgedFrom(world, x.key) !== undefined) {
       expectStatus(findings, withoutKey(world, x), x, [401]);
       return findings;
     }
     if (!org || org.opaque) return findings;
     // a key the target gave the suite (or made in the check) is valid: never 401, whatever case
     // the scheme was written in (an HTTP authentication scheme is matched without case)
+    if (x.status === 401 && x.scheme !== undefined && looselyParted(x.scheme)) return findings;
     if (x.status === 401)
       return [
         {
-          sentence: x.scheme ? SCHEME_CASE : KNOWN_KEY,
+          sentence: x.scheme ? SCHEME_CASE : org.keyRevoked ? ROTATED : KNOWN_KEY,
           subject: `${x.operationId} status`,
           predicted: 'not 401',
           received: '401',

@@ -81,6 +81,9 @@ export function observeControlPlane(world: World, x: Exchange): Finding[] {
   if (x.operationId === 'mockListOrganizations' && x.status === 200) return predictUsage(world, x.body);
   const keyed = /^\/__mock\/organizations\/([^/]+)\/keys$/.exec(path)?.[1];
   if (keyed && x.method === 'POST' && x.status === 200 && addKey(world, keyed, x.body)) return [];
+  const revoked = /^\/__mock\/organizations\/([^/]+)\/keys\/([^/]+)$/.exec(path);
+  if (revoked && x.method === 'DELETE' && x.status === 200 && revokeKey(world, revoked[1], revoked[2]))
+    return [];
   if (x.operationId === 'mockSetProgress' || x.operationId === 'mockOrgSetProgress')
     return (learnProgress(world, x), []);
   if (x.operationId === 'mockForceOutcome' || x.operationId === 'mockOrgForceOutcome') forgetHolds(world);
@@ -109,7 +112,39 @@ function addKey(world: World, id: string, answer: unknown): boolean {
   const org = world.organizations.get(`org ${id}`);
   if (!org || !isObject(answer) || typeof answer.api_key !== 'string') return false;
   world.keys.set(answer.api_key, org.ref);
+  if (typeof answer.id === 'string') (world.keyIds ??= new Map()).set(answer.id, answer.api_key);
   return true;
+}
+
+/**
+ * A key revoked by the operator (mock-control.yaml, mockRevokeApiKey: "the next request that
+ * presents it answers 401"; rotation is add a key, move the clients, revoke the old one): that key
+ * is invalid from now on, and the organization's other keys stay what they were, its own.
+ * Answers false for a key the model cannot name (its id never seen beside it), which leaves the
+ * organization out of the model's reach.
+ */
+function revokeKey(world: World, orgId: string, keyId: string): boolean {
+  const key = world.keyIds?.get(keyId);
+  const org = world.organizations.get(`org ${orgId}`);
+  if (!org || key === undefined || world.keys.get(key) !== org.ref) return false;
+  world.keys.delete(key);
+  (world.revokedKeys ??= new Set()).add(key);
+  org.keyRevoked = true;
+  return true;
+}
+
+/**
+ * The id of each key an organization was made with: its answer lists the keys by id and prefix
+ * beside the keys in clear, so a key is the one whose prefix it starts with (when exactly one is).
+ */
+function learnKeyIds(world: World, listed: unknown, keys: string[]): void {
+  const ids = (Array.isArray(listed) ? listed.filter(isObject) : []).filter(
+    (k): k is { id: string; prefix: string } => typeof k.id === 'string' && typeof k.prefix === 'string',
+  );
+  for (const key of keys) {
+    const named = ids.filter((k) => k.prefix.length > 0 && key.startsWith(k.prefix));
+    if (named.length === 1) (world.keyIds ??= new Map()).set(named[0].id, key);
+  }
 }
 
 /** A custom model added to an organization: its list holds it from now on, as a custom model. */
@@ -141,8 +176,11 @@ function registerOrganization(world: World, sent: Json | undefined, answer: unkn
   if (!isObject(answer) || typeof answer.id !== 'string') return;
   const org = organization(world, `org ${answer.id}`);
   org.customModels = []; // a new organization has trained nothing yet
-  for (const key of Array.isArray(answer.api_keys) ? answer.api_keys : [])
-    if (typeof key === 'string') world.keys.set(key, org.ref);
+  const keys = (Array.isArray(answer.api_keys) ? answer.api_keys : []).filter(
+    (key): key is string => typeof key === 'string',
+  );
+  for (const key of keys) world.keys.set(key, org.ref);
+  learnKeyIds(world, answer.keys, keys);
   const plan = isObject(sent?.plan) ? sent.plan : undefined;
   if (typeof plan?.storage_cap_images === 'number' && typeof plan.monthly_analysis_cap === 'number')
     org.counters = {

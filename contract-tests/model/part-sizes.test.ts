@@ -5,7 +5,7 @@ import { Oracle } from './oracle.js';
 const IMAGE = '11111111-1111-4111-8111-111111111111';
 
 /** An oracle that saw a resumable upload of `size` bytes opened (parts of 5) and its parts PUT with `sizes` bytes. */
-function putWith(size: number, sizes: number[]): Oracle {
+function putWith(size: number, sizes: number[], only?: number[]): Oracle {
   const oracle = new Oracle();
   oracle.knowKeys({ main: 'sk_main' });
   const urls = sizes.map((_, i) => ({ part_number: i + 1, url: `http://store/p${i + 1}` }));
@@ -17,16 +17,18 @@ function putWith(size: number, sizes: number[]): Oracle {
     { method: 'POST', sent: { name: 'r.tif', size } },
   );
   expect(oracle.observe(opened)).toEqual([]);
-  sizes.forEach((bytes, i) =>
-    oracle.observe(
-      exchange('presigned part PUT', 200, undefined, {
-        method: 'PUT',
-        url: `http://store/p${i + 1}`,
-        key: null,
-        sentBytes: bytes,
-        headers: { etag: `"e${i + 1}"` },
-      }),
-    ),
+  sizes.forEach(
+    (bytes, i) =>
+      (only ?? [i + 1]).includes(i + 1) &&
+      oracle.observe(
+        exchange('presigned part PUT', 200, undefined, {
+          method: 'PUT',
+          url: `http://store/p${i + 1}`,
+          key: null,
+          sentBytes: bytes,
+          headers: { etag: `"e${i + 1}"` },
+        }),
+      ),
   );
   return oracle;
 }
@@ -52,6 +54,26 @@ describe('a complete of parts that do not add up to the size opened', () => {
   it('is refused when the service finds such parts itself (no body)', () => {
     expect(complete(putWith(8, [6, 3]), 202)).toEqual(['completeUpload status: 422 / 202']);
     expect(complete(putWith(8, [5, 3]), 202)).toEqual([]);
+  });
+
+  it('is refused when a part of the plan was never PUT (no body, or an empty list): storage holds less than the size', () => {
+    const refused = ['completeUpload status: 422 / 202'];
+    expect(complete(putWith(8, [5, 3], [1]), 202)).toEqual(refused);
+    expect(complete(putWith(8, [5, 3], [2]), 202)).toEqual(refused);
+    expect(complete(putWith(8, [5, 3], []), 202)).toEqual(refused);
+    expect(complete(putWith(8, [5, 3], [1]), 422)).toEqual([]);
+    // refused, the upload stays open: once the rest is PUT the service finds the whole file
+    const oracle = putWith(8, [5, 3], [1]);
+    expect(complete(oracle, 422)).toEqual([]);
+    oracle.observe(
+      exchange('presigned part PUT', 200, undefined, {
+        method: 'PUT',
+        url: 'http://store/p2',
+        key: null,
+        sentBytes: 3,
+      }),
+    );
+    expect(complete(oracle, 422)).toEqual(['completeUpload status: 202 / 422']);
   });
 
   it('is taken when the parts add up', () => {

@@ -28,6 +28,8 @@ export interface Organization {
   models?: Array<{ id: string; name: string; kind: string }>;
   /** Its custom models, when every one is known: an organization made here, and those added to it since. */
   customModels?: Array<{ id: string; name: string }>;
+  /** A key of it was revoked: its other keys are still its own (rotation). */
+  keyRevoked?: boolean;
   /** The polls the control plane holds its next predictions' outcomes for (`complete_after_polls`), when known. */
   heldPolls?: number;
 }
@@ -37,6 +39,8 @@ export interface ImageRecord {
   org: string;
   name?: string;
   size?: number;
+  /** The shape its conversion gives, where the model read the file's layout (a single-request upload's TIFF). */
+  shape?: number[];
   /** null: moved on its own since the model last knew (conversion running). */
   status: UploadStatus | null;
   deleted: boolean;
@@ -49,6 +53,8 @@ export interface ImageRecord {
   uploadError?: string;
   /** The plan's part size and number of parts, when the plan handed out was well formed. */
   plan?: { partSize: number; partCount: number };
+  /** The parts a PUT was answered 200 for (in storage), whatever its answer's headers. */
+  partsStored?: Set<number>;
   /** The ETag each part's last accepted PUT answered, by part number. */
   partEtags: Map<number, string>;
   /** The bytes each part's last accepted PUT sent, by part number (when the client told them). */
@@ -129,6 +135,10 @@ export interface NotFoundAnswer {
 export interface World {
   /** The organization of each key the oracle knows; a key it does not know is not judged. */
   keys: Map<string, string>;
+  /** Each key by the id the control plane names it by (`key_…`), where an answer gave both. */
+  keyIds?: Map<string, string>;
+  /** Keys revoked through the control plane: each answers 401 from then on. */
+  revokedKeys?: Set<string>;
   organizations: Map<string, Organization>;
   images: Map<string, ImageRecord>;
   predictions: Map<string, PredictionRecord>;
@@ -149,6 +159,8 @@ export interface World {
   clockMoves: number;
   /** Origins an answer allowed (CORS): their preflights are judged even when one answers without CORS headers. */
   corsOrigins?: Set<string>;
+  /** Each host (URL origin) and page origin pair an answer allowed: every later answer of that host allows that origin. */
+  corsHosts?: Set<string>;
   /** The path the target is mounted under (`/cellseg` of `https://gw/cellseg`), taken off a URL's path before its route is read. */
   basePath?: string;
 }

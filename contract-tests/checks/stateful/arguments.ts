@@ -5,13 +5,14 @@ import { edges, type DocumentBounds } from './document-bounds.js';
  * The classes of input the exploration draws its arguments from, each built from the document's
  * bounds: a value at a bound, one inside, one past; strings empty, at their longest, past it,
  * non-ASCII and full of reserved characters; ids of the caller, in upper case, of another
- * organization, of nothing, and no UUID at all; conditional headers naming the current file, a
+ * organization, of nothing (one sharing a real id's first block or all but its last digit among
+ * them), and no UUID at all; conditional headers naming the current file, a
  * stale one, any, a list, a weak tag. A command holds a class, and makes its value when it runs
  * (some depend on what the target answered: a part size, an ETag).
  */
 
 /** How a command names the resource it acts on. */
-export type IdClass = 'own' | 'upper case' | 'foreign' | 'nobody' | 'not a UUID';
+export type IdClass = 'own' | 'upper case' | 'foreign' | 'nobody' | 'near' | 'not a UUID';
 // the caller's own ids weigh most: most states are reached through them
 export const idClass = fc.constantFrom<IdClass>(
   'own',
@@ -23,6 +24,7 @@ export const idClass = fc.constantFrom<IdClass>(
   'upper case',
   'foreign',
   'nobody',
+  'near',
   'not a UUID',
 );
 
@@ -39,8 +41,22 @@ export function idOf(
   if (kind === 'foreign' && foreign) return foreign;
   if (kind === 'nobody')
     return `${(seed % 0xffffffff).toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+  if (kind === 'near') return nearOf(own, seed);
   if (kind === 'not a UUID') return own && seed % 2 ? own.slice(0, -1) : NOT_UUIDS[seed % NOT_UUIDS.length];
   return own ?? NOT_UUIDS[0];
+}
+
+/**
+ * Nobody's id that shares a real one's first block (the dashboard's short id, eight hex digits),
+ * or all of it but its last digit: a lookup by a prefix, or by a fixed width, finds the real one.
+ */
+export function nearOf(own: string | undefined, seed: number): string {
+  const real = (own ?? '00000000-0000-4000-8000-000000000000').toLowerCase();
+  const flip = (digit: string) => (digit === '0' ? '1' : '0');
+  if (seed % 2) return real.slice(0, -1) + flip(real.slice(-1));
+  const tail = `-0000-4000-8000-${(seed % 0xffffffff).toString(16).padStart(12, '0')}`;
+  const near = real.slice(0, 8) + tail;
+  return near === real ? real.slice(0, -1) + flip(real.slice(-1)) : near;
 }
 
 export type NameClass = 'plain' | 'empty' | 'longest' | 'one under' | 'one past' | 'non-ASCII' | 'reserved';

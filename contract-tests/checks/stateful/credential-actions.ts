@@ -6,9 +6,11 @@ import { pick, type Handles, type Real } from './world.js';
  * Requests on the sequence's own resources under each class of credential: none, the key with a
  * character appended, one cut, one changed, in upper case, under another scheme (`Basic`, `Token`),
  * with no space after `Bearer`, alone, in the query (`api_key`, `access_token`) or in an
- * `X-API-Key` header with no Authorization (each no valid key: 401, and nothing done); and the
- * valid key under `bearer` or `BEARER`, after two spaces, or followed by a space or a newline
- * (which fetch strips as every HTTP client does: a valid key, judged as any other request). And a
+ * `X-API-Key` header with no Authorization (each no valid key: 401, and nothing done); the valid
+ * key under `bearer` or `BEARER`, or followed by a space or a newline (which fetch strips as every
+ * HTTP client does: a valid key, judged as any other request); and the valid key after two spaces
+ * or a tab, which a target that splits the header at its first space refuses (the key's own
+ * answer, or a 401 that does nothing: the document says neither). And a
  * read of the organization's usage through the control plane, which the oracle predicts exactly
  * for an organization made here (images stored, analyses this month).
  */
@@ -21,6 +23,7 @@ export type CredentialClass =
   | 'lower-case scheme'
   | 'upper-case scheme'
   | 'two spaces'
+  | 'a tab'
   | 'trailing space'
   | 'trailing newline'
   | 'no space'
@@ -51,6 +54,8 @@ function credential(kind: CredentialClass, key: string): Pick<CallOptions, 'key'
       return raw(`BEARER ${key}`);
     case 'two spaces':
       return raw(`Bearer  ${key}`);
+    case 'a tab':
+      return raw(`Bearer\t${key}`);
     case 'trailing space':
       return raw(`Bearer ${key} `);
     case 'trailing newline':

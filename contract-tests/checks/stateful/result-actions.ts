@@ -39,7 +39,7 @@ export async function pollUntilDone(
   }
 }
 
-export type ModelClass = 'listed' | 'nobody' | 'not a UUID' | 'upper case';
+export type ModelClass = 'listed' | 'nobody' | 'near' | 'not a UUID' | 'upper case';
 
 /** Which of the sequence's images a prediction names: any, or one an answer showed ready. */
 export type ImageChoice = 'any' | 'ready';
