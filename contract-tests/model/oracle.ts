@@ -1,5 +1,12 @@
 import { observeCors } from './cors.js';
-import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
+import {
+  canonicalId,
+  expectStatus,
+  isUuid,
+  prefixInOtherCase,
+  type Exchange,
+  type Finding,
+} from './exchange.js';
 import { refusesOptions } from './export-options.js';
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
@@ -73,7 +80,7 @@ const QUERY_KEY =
 const OTHER_SCHEME =
   'Every request carries Authorization: Bearer <API_KEY> … A missing or invalid key yields 401: a header of another scheme (Basic, Token), the key with no space after Bearer, the key alone or Bearer with no key carries none';
 const UPPER_CASE =
-  'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
+  'the path id was sent in upper case or in its urn:uuid: form: ids are UUIDs compared case-insensitively, an urn:uuid: prefix accepted (document, x-http-conventions.ids)';
 
 const MISSING = "404 | resource missing or outside the caller's organization";
 
@@ -192,6 +199,7 @@ export class Oracle {
         },
       ];
     const ids = PATH_IDS.filter((p) => x.params[p] !== undefined);
+    if (ids.some((p) => prefixInOtherCase(x.params[p]))) return findings;
     if (ids.some((p) => !isUuid(x.params[p]))) {
       expectStatus(
         findings,
@@ -201,9 +209,12 @@ export class Oracle {
       );
       return findings;
     }
-    // ids are compared case-insensitively (document, x-http-conventions.ids): an id in upper case
-    // names the resource its lower-case form names, and is judged as that one
-    const lowered = Object.fromEntries(Object.entries(x.params).map(([k, v]) => [k, v.toLowerCase()]));
+    // ids are compared case-insensitively, an urn:uuid: prefix accepted (document,
+    // x-http-conventions.ids): an id in upper case or in its urn form names the resource its
+    // canonical form names, and is judged as that one
+    const lowered = Object.fromEntries(
+      Object.entries(x.params).map(([k, v]) => [k, PATH_IDS.includes(k) ? canonicalId(v) : v.toLowerCase()]),
+    );
     const judged = this.dispatch(world, org, { ...x, params: lowered });
     if (ids.every((p) => x.params[p] === lowered[p])) return judged;
     return judged.map((f) => ({ ...f, sentence: `${f.sentence}; ${UPPER_CASE}` }));

@@ -1,4 +1,5 @@
 import {
+  canonicalId,
   CLOCK_SKEW_MS,
   compare,
   expectStatus,
@@ -54,9 +55,10 @@ const S = {
 export function observeCreateShare(world: World, org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
   const asked = isObject(x.sent) ? x.sent.segmentation_id : undefined;
-  // ids are compared case-insensitively (document, x-http-conventions.ids): one in upper case
-  // names the segmentation its lower-case form names
-  const segmentation = typeof asked === 'string' ? world.segmentations.get(asked.toLowerCase()) : undefined;
+  // ids are compared case-insensitively, an urn:uuid: prefix accepted (document,
+  // x-http-conventions.ids): one in upper case or in urn form names the segmentation its
+  // canonical form names
+  const segmentation = typeof asked === 'string' ? world.segmentations.get(canonicalId(asked)) : undefined;
   if (!segmentation) return findings;
   if (segmentationGone(world, segmentation) || segmentation.org !== org.ref)
     return (expectStatus(findings, segmentation.org !== org.ref ? S.foreign : S.gone, x, [404]), findings);
