@@ -35,7 +35,7 @@ import {
   previewShareOfUrl,
   shareOfUrl,
 } from './shares.js';
-import { newWorld, type Organization, type World } from './world.js';
+import { knownIds, newWorld, type Organization, type World } from './world.js';
 
 /**
  * The oracle: an executable model of api-interface.md (and of the document's choices where it is
@@ -94,6 +94,22 @@ function nobodys(org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
   const options = EXPORT_OPS.has(x.operationId) && refusesOptions(x, new URL(x.url));
   expectStatus(findings, MISSING, x, options ? [404, 422] : [404]);
+  return findings;
+}
+
+const OTHER_KIND =
+  "404 | resource missing or outside the caller's organization: an id handed out for a resource of another kind (an image's, a segmentation's, a share's id asked as a prediction's, and so on) names no resource of the route's kind";
+
+/**
+ * An id the oracle saw handed out for a resource of another kind: every id is a UUID of its own
+ * (a new id is none seen before, which the creations are held to), so none of this kind has it,
+ * whoever the caller and whatever the model does not know of the organization. An export asked
+ * with options the document refuses may be refused for them first.
+ */
+function ofOtherKind(x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  const options = EXPORT_OPS.has(x.operationId) && refusesOptions(x, new URL(x.url));
+  expectStatus(findings, OTHER_KIND, x, options ? [404, 422] : [404]);
   return findings;
 }
 
@@ -224,6 +240,8 @@ export class Oracle {
     const op = x.operationId;
     const id = Object.values(x.params)[0];
     const known = (owner: { org: string } | undefined, gone: boolean, judge: () => Finding[]): Finding[] => {
+      if (!owner && knownIds(world).has(id))
+        return [...observeNotFound(world, x, 'missing', id), ...ofOtherKind(x)];
       if (!owner) return [...observeNotFound(world, x, 'missing', id), ...nobodys(org, x)];
       const findings = judge();
       if (owner.org !== org.ref && !gone) findings.push(...observeNotFound(world, x, 'foreign', id));
