@@ -115,3 +115,21 @@ function segmentedOracleAsked(
     )
     .map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
 }
+
+describe('a body id handed out for a resource of another kind', () => {
+  const { image, prediction, model } = SEGMENTED;
+  it('names no image to predict and no segmentation to share: not found', () => {
+    const sent = (operationId: string, body: unknown, status: number) =>
+      segmentedOracle()
+        .observe(
+          exchange(operationId, status, { detail: 'x' }, { key: 'sk_main', method: 'POST', sent: body }),
+        )
+        .map((f) => `${f.subject}: ${f.predicted} / ${f.received}`);
+    expect(sent('createPrediction', { image_id: prediction, model_id: model }, 422)).toEqual([
+      'createPrediction status: 404 or 402 / 422',
+    ]);
+    expect(sent('createPrediction', { image_id: prediction, model_id: model }, 404)).toEqual([]);
+    expect(sent('createShare', { segmentation_id: image }, 200)).toEqual(['createShare status: 404 / 200']);
+    expect(sent('createShare', { segmentation_id: image }, 404)).toEqual([]);
+  });
+});

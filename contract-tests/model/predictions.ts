@@ -103,6 +103,9 @@ function judgePredict(
     expectStatus(findings, S.ready, x, capMayAnswer ? [422, 402] : [422]);
     return findings;
   }
+  // an id handed out for another kind of resource names no image: every id is one of its own
+  if (!image && knownIds(world).has(imageId))
+    expectStatus(findings, S.scoped, x, capMayAnswer ? [404, 402] : [404]);
   if (!image) return findings;
   const held = identical.filter((p) => surelyInFlight(org, p));
   if (held.length) return [...findings, ...skippedAsHeld(x, held)];
