@@ -3,6 +3,7 @@ import { check, type CheckContext } from '../harness/check.js';
 import {
   predictedSegmentation,
   secondSegmentation,
+  sentAtOnce,
   trackShare,
   uploadFile,
   type CompletedSegmentation,
@@ -109,9 +110,7 @@ check(
         'image.id',
       ]).body.image.id;
       const params = { image_id: image };
-      const answers = await ctx.api.together(() =>
-        Promise.all([ctx.api.call(operationId, { params }), ctx.api.call(operationId, { params })]),
-      );
+      const answers = await sentAtOnce(ctx.api, 2, () => ctx.api.call(operationId, { params }));
       expect(
         answers.map((answer) => (answer.status === 204 ? 200 : answer.status)).sort(),
         `${operationId} of one image twice at once: statuses`,

@@ -7,6 +7,7 @@ import {
   pollPrediction,
   predicted,
   readyImage,
+  sentAtOnce,
   type PredictionAsRead,
 } from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
@@ -181,9 +182,7 @@ check(
     }
     const imageId = await readyImage(ctx, presetTiff().bytes, client);
     const body = { image_id: imageId, model_id: await fittingModelId(client) };
-    const acks = await client.together(() =>
-      Promise.all([1, 2, 3].map(() => client.call<PredictionAck>('createPrediction', { body }))),
-    );
+    const acks = await sentAtOnce(client, 3, () => client.call<PredictionAck>('createPrediction', { body }));
     for (const ack of acks) need(ack, 200, ['prediction_id']);
     const ids = [...new Set(acks.map((ack) => ack.body.prediction_id))];
     const states = await Promise.all(

@@ -3,7 +3,13 @@ import { expect } from 'vitest';
 import { check } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
 import type { CheckContext } from '../harness/check.js';
-import { completedSegmentation, newShare, secondSegmentation, trackShare } from '../harness/flows.js';
+import {
+  completedSegmentation,
+  newShare,
+  secondSegmentation,
+  sentAtOnce,
+  trackShare,
+} from '../harness/flows.js';
 import { presetTiff } from '../harness/sample-images.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
 import type { Share } from '../../openapi/generated/client/types.gen.js';
@@ -83,9 +89,7 @@ check(
     // model/overlap.ts, judges them so), and the link is the segmentation's, not the key's
     const { segmentation, first, second } = await segmentationOfTwoKeys(ctx);
     const body = { segmentation_id: segmentation.segmentationId };
-    const shares = await first.together(() =>
-      Promise.all([1, 2, 3].map(() => first.call<Share>('createShare', { body }))),
-    );
+    const shares = await sentAtOnce(first, 3, () => first.call<Share>('createShare', { body }));
     const made = shares.find((answer) => answer.status === 200)?.body;
     if (made?.id && first === ctx.api) trackShare(ctx, made.id, segmentation.segmentationId);
     expect(
