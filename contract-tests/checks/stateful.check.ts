@@ -13,6 +13,7 @@ import { BlockedByStep, need } from '../harness/steps.js';
 import { commands } from './stateful/commands.js';
 import { pollUntilDone, share } from './stateful/result-actions.js';
 import { documentBounds, type DocumentBounds } from './stateful/document-bounds.js';
+import { runsTracked } from './stateful/settled.js';
 import { emptyHandles, type Handles, type Real } from './stateful/world.js';
 
 /**
@@ -196,16 +197,19 @@ check(
     const bounds = documentBounds(ctx.contract);
     const foreign = await neighbour(ctx);
     const transcript = ctx.api.transcript;
-    const runOnce = async (
-      progress: (typeof PROGRESS)[number],
-      picture: Start,
-      sequence: Iterable<fc.AsyncCommand<Handles, Real>>,
-    ) => {
-      transcript.length = 0; // the reproducer holds the last sequence only
-      const real = await organization(ctx, progress, bounds, foreign);
-      const start = await startingPoint(real, picture);
-      await fc.asyncModelRun(() => ({ model: start, real }), sequence);
-    };
+    const tracked = runsTracked(
+      async (
+        progress: (typeof PROGRESS)[number],
+        picture: Start,
+        sequence: Iterable<fc.AsyncCommand<Handles, Real>>,
+      ) => {
+        transcript.length = 0; // the reproducer holds the last sequence only
+        const real = await organization(ctx, progress, bounds, foreign);
+        const start = await startingPoint(real, picture);
+        await fc.asyncModelRun(() => ({ model: start, real }), sequence);
+      },
+    );
+    const runOnce = tracked.run;
     const result = await fc.check<[Progress, Start, Iterable<Command>]>(
       fc.asyncProperty(
         fc.constantFrom(...PROGRESS),
@@ -220,6 +224,8 @@ check(
         ...(seconds ? { interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false } : {}),
       },
     );
+    // a run the time budget interrupted is still sending: judged before the cleanup resets its organization
+    await tracked.settled();
     console.log(`stateful exploration ran ${result.numRuns} runs; sent: ${sentSummary(ctx)}`);
     await ctx.verify('STATE-01', async () => {
       if (!result.failed) return;
