@@ -77,6 +77,12 @@ export const CLAUSES: Clause[] = [
     "Every error status the document lists for an operation and a run cannot cause itself (403, 413, 415, 429, 503, 507) answers the document's media type, body and required headers (429 with Retry-After); injected through the control plane.",
   ),
   c(
+    'ERR-05',
+    'Errors',
+    'stated',
+    "An id the caller was given for a resource of another kind (a segmentation's or an image's id as a prediction's, a prediction's as a segmentation's, and so on) names no resource of the route's kind: 404.",
+  ),
+  c(
     'VAL-01',
     'Errors',
     'stated',
@@ -100,7 +106,7 @@ export const CLAUSES: Clause[] = [
     'VAL-06',
     'Errors',
     'assumed',
-    'A path or body id in upper case names the same resource as its lower-case form (ids are UUIDs compared case-insensitively).',
+    'A path or body id in upper case, or in the urn:uuid: form format uuid takes, names the same resource as its lower-case form (ids are UUIDs compared case-insensitively, the prefix accepted).',
   ),
   c(
     'ISO-01',
@@ -504,6 +510,7 @@ export const CLAUSE_SENTENCES: Record<string, readonly string[]> = {
   'AUTH-05': ['authentication.7a6b6c'],
   'AUTH-06': ['authentication.6c757e', 'share.11c348'],
   'ERR-01': ['errors.4dac9d', 'errors.8e99a7'],
+  'ERR-05': ['errors.ca0aa9', 'get-predict-prediction-id.531e1f'],
   'VAL-01': [
     'endpoints.350569',
     'errors.e03ec2',

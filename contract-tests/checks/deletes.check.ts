@@ -1,7 +1,9 @@
+import { expect } from 'vitest';
 import { check, type CheckContext } from '../harness/check.js';
 import {
   predictedSegmentation,
   secondSegmentation,
+  sentAtOnce,
   trackShare,
   uploadFile,
   type CompletedSegmentation,
@@ -92,5 +94,27 @@ check(
     const end = runningSince + Math.min(2 * runMs, ctx.target.pollTimeoutMs);
     await new Promise((r) => setTimeout(r, Math.max(0, end - Date.now())));
     await ctx.api.call('getPrediction', { params: { prediction_id: running } });
+  },
+);
+
+check(
+  'two deletes of one image sent at once: one removes it, the other answers 404',
+  { clauses: ['UP-09', 'UP-10'] },
+  async (ctx) => {
+    // "404 | resource missing": whichever delete the target takes first removes the image, and
+    // the other finds it gone (the oracle, model/overlap.ts, judges the pair in either order);
+    // each delete route, on an image of its own
+    const bytes = presetTiff().bytes;
+    for (const operationId of ['deleteUpload', 'deleteImage'] as const) {
+      const image = need(await uploadFile(ctx, bytes, `deleted-at-once-${operationId}.tif`), 200, [
+        'image.id',
+      ]).body.image.id;
+      const params = { image_id: image };
+      const answers = await sentAtOnce(ctx.api, 2, () => ctx.api.call(operationId, { params }));
+      expect(
+        answers.map((answer) => (answer.status === 204 ? 200 : answer.status)).sort(),
+        `${operationId} of one image twice at once: statuses`,
+      ).toEqual([200, 404]);
+    }
   },
 );

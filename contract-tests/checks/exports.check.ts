@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { check } from '../harness/check.js';
-import { expectStatus } from '../harness/steps.js';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { check, type CheckContext } from '../harness/check.js';
+import { expectStatus, need } from '../harness/steps.js';
 import { csvRecords } from '../harness/file-formats.js';
 import { completedSegmentation, predicted, readyImage } from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
@@ -103,7 +104,34 @@ check('the columns parameter selects and orders CSV columns', { clauses: ['EXP-0
     csvRecords(alike.bytes).rows,
     `measurements.csv?columns=image_name,segmentation_id: rows, one per cell of cell_count ${cellCount}`,
   ).toHaveLength(cellCount);
+  await emptyColumnsAlone(ctx, segmentationId, cellCount);
 });
+
+/**
+ * Each column that is empty on every row, selected alone: still one row per cell. A row of one
+ * empty cell must be written so (`""`), since a blank line is no record to a CSV reader (pandas,
+ * Python's csv, csv-parse's skip_empty_lines); the oracle counts the rows as those readers do.
+ */
+async function emptyColumnsAlone(ctx: CheckContext, segmentationId: string, cellCount: number) {
+  const all = need(
+    await ctx.api.call<Buffer>('exportMeasurementsCsv', { params: { segmentation_id: segmentationId } }),
+    200,
+  );
+  const { header, rows } = csvRecords(all.bytes);
+  const empty = header.filter((column) => rows.length > 0 && rows.every((row) => row[column] === ''));
+  for (const column of empty) {
+    const alone = await ctx.api.call<Buffer>('exportMeasurementsCsv', {
+      params: { segmentation_id: segmentationId },
+      query: { columns: [column] },
+    });
+    expectStatus(alone, 200, `measurements.csv?columns=${column}`);
+    const records = parseCsv(alone.bytes, { bom: true, skip_empty_lines: true }) as string[][];
+    expect(
+      records.slice(1),
+      `measurements.csv?columns=${column} (empty on every row): rows, one per cell of cell_count ${cellCount}`,
+    ).toHaveLength(cellCount);
+  }
+}
 
 check(
   'an unknown CSV column is named in the error with the valid ones',

@@ -282,3 +282,66 @@ check(
       await ctx.api.call('createPrediction', { body: { image_id: opened.image.id, model_id: model.id } });
   },
 );
+
+check(
+  'deleting an image a custom model segmented leaves the model listed and taken by POST /predict',
+  { clauses: ['MOD-02'] },
+  async (ctx) => {
+    // A delete removes "the image and derived storage" (its predictions, their results): the model
+    // that ran on it is the organization's, not the image's. The oracle holds the list after the
+    // delete to the one before, and predicts the model's next predict (on an image still
+    // uploading, so nothing is counted) refused for the image's state, 422, never 404.
+    const { client, model } = await customModel(ctx);
+    const before = need(await client.call<Model[]>('listModels'), 200).body;
+    const image = await readyImage(ctx, presetTiff().bytes, client);
+    const ack = need(
+      await client.call<PredictionAck>('createPrediction', { body: { image_id: image, model_id: model } }),
+      200,
+      ['prediction_id'],
+    );
+    await pollPrediction(ctx, ack.body.prediction_id, client);
+    expectStatus(
+      await client.call('deleteImage', { params: { image_id: image } }),
+      [200, 204],
+      'DELETE the image',
+    );
+    const after = need(await client.call<Model[]>('listModels'), 200).body;
+    expect(
+      after.map((m) => m.id).sort(),
+      'GET /models after deleting an image the custom model ran on',
+    ).toEqual(before.map((m) => m.id).sort());
+    const opened = need(await openResumable(ctx, 1000, 'after-delete.tif', client), 200, ['image.id']).body;
+    const again = await client.call('createPrediction', {
+      body: { image_id: opened.image.id, model_id: model },
+    });
+    expectStatus(again, 422, 'POST /predict with the custom model, on an image still uploading');
+  },
+);
+
+/**
+ * A custom model and the client of its organization: on a target with the control plane, one made
+ * for a throw-away organization; elsewhere the main organization's first custom model (none: skip).
+ */
+async function customModel(ctx: CheckContext): Promise<{ client: ApiClient; model: string }> {
+  if (!ctx.target.capabilities.has('control')) {
+    const listed = need(await ctx.api.call<Model[]>('listModels'), 200).body;
+    const custom = listed.find((m) => m.kind === 'custom');
+    if (!custom) ctx.skip('the main organization lists no custom model, and the target has no control plane');
+    return { client: ctx.api, model: custom!.id };
+  }
+  const org = await throwawayOrganization(ctx, 'custom-after-delete', {
+    storage_cap_images: 2,
+    monthly_analysis_cap: 1,
+  });
+  const made = need(
+    await ctx.api.call<Model>('mockCreateModel', {
+      key: ctx.target.adminToken ?? null,
+      baseUrl: ctx.target.directBaseUrl,
+      params: { organization_id: org.id },
+      body: { name: `${ctx.target.namePrefix}custom-after-delete`, engine: 'threshold' },
+    }),
+    200,
+    ['id'],
+  );
+  return { client: org.client, model: made.body.id };
+}

@@ -45,44 +45,88 @@ for (const op of withPathIds) {
 }
 
 check(
-  'a path or body id in upper case names the same image, model, prediction, segmentation and share',
-  { clauses: ['VAL-06'] },
+  'a path or body id in upper case or in its urn:uuid: form names the same image, model, prediction, segmentation and share; an id of another kind names none',
+  { clauses: ['VAL-06', 'ERR-05'] },
   async (ctx) => {
-    // the oracle judges each answer as the lower-case id's: the same resource, the same state
+    // the oracle judges each answer as the canonical id's: the same resource, the same state
     const up = (id: string) => id.toUpperCase();
+    const urn = (id: string) => `urn:uuid:${id}`;
     const imageId = await readyImage(ctx, presetTiff().bytes);
-    // body ids too: the check's one prediction names its image and model in upper case (a real
-    // target counts each analysis), judged by the oracle; when that run does not complete, a
-    // lower-case one stands in (a second analysis only on a broken target) so the path reads
-    // below are still judged
+    // body ids too: the check's one prediction names its image in upper case under the urn:uuid:
+    // prefix and its model in upper case (a real target counts each analysis), judged by the
+    // oracle; when that run does not complete, a lower-case one stands in (a second analysis only
+    // on a broken target) so the path reads below are still judged
     const modelId = await fittingModelId(ctx.api);
     const { segmentationId, predictionId } =
-      (await upperCasePrediction(ctx, up(imageId), up(modelId))) ??
+      (await upperCasePrediction(ctx, urn(up(imageId)), up(modelId))) ??
       (await predictedSegmentation(ctx, imageId, modelId, ctx.api));
     const share = need(
       await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
       200,
     ).body;
     await ctx.api.call('createShare', { body: { segmentation_id: up(segmentationId) } });
+    await ctx.api.call('createShare', { body: { segmentation_id: urn(segmentationId) } });
     for (const [operationId, params] of [
       ['getUpload', { image_id: up(imageId) }],
-      ['getImage', { image_id: up(imageId) }],
+      ['getImage', { image_id: urn(imageId) }],
       ['getPrediction', { prediction_id: up(predictionId) }],
+      ['getPrediction', { prediction_id: urn(predictionId) }],
       ['exportRoisGeojson', { segmentation_id: up(segmentationId) }],
-      ['getShare', { share_id: up(share.id) }],
-      ['revokeShare', { share_id: up(share.id) }],
+      ['exportRoisGeojson', { segmentation_id: urn(segmentationId) }],
+      ['getShare', { share_id: urn(share.id) }],
     ] as const)
       await ctx.api.call(operationId, { params });
+    await ctx.verify('ERR-05', () =>
+      otherKindsRead(ctx, {
+        image: imageId,
+        prediction: predictionId,
+        segmentation: segmentationId,
+        share: share.id,
+      }),
+    );
+    await ctx.api.call('revokeShare', { params: { share_id: up(share.id) } });
     // an upload still open: abort and delete reach it by its id in upper case too
     const opened = need(await openResumable(ctx, 1000, 'upper-case-id.tif'), 200, ['image.id']);
     const openId = opened.body.image.id;
     await ctx.api.call('abortUpload', { params: { image_id: up(openId) } });
-    await ctx.api.call('deleteUpload', { params: { image_id: up(openId) } });
+    await ctx.api.call('deleteUpload', { params: { image_id: urn(openId) } });
     await ctx.api.call('getUpload', { params: { image_id: openId } });
     await ctx.api.call('deleteImage', { params: { image_id: up(imageId) } });
     await ctx.api.call('getImage', { params: { image_id: imageId } });
   },
 );
+
+/**
+ * Each of the caller's own ids asked on a route of another kind (a segmentation's or an image's id
+ * as a prediction's, a prediction's as a segmentation's, and so on): "404 | resource missing". Reads
+ * and a share's creation only, so a target whose lookup crosses kinds changes nothing of the
+ * organization's; the oracle judges each answer too.
+ */
+async function otherKindsRead(
+  ctx: CheckContext,
+  ids: { image: string; prediction: string; segmentation: string; share: string },
+): Promise<void> {
+  const asked = [
+    ['getPrediction', { prediction_id: ids.segmentation }],
+    ['getPrediction', { prediction_id: ids.image }],
+    ['getUpload', { image_id: ids.prediction }],
+    ['getImage', { image_id: ids.segmentation }],
+    ['exportMeasurementsCsv', { segmentation_id: ids.prediction }],
+    ['exportRoisGeojson', { segmentation_id: ids.image }],
+    ['getShare', { share_id: ids.segmentation }],
+  ] as const;
+  const statuses: string[] = [];
+  for (const [operationId, params] of asked)
+    statuses.push(
+      `${operationId} ${Object.values(params)[0]}: ${(await ctx.api.call(operationId, { params })).status}`,
+    );
+  const shared = await ctx.api.call('createShare', { body: { segmentation_id: ids.prediction } });
+  statuses.push(`createShare of ${ids.prediction}: ${shared.status}`);
+  expect(statuses, "the caller's own ids asked as ids of another kind").toEqual([
+    ...asked.map(([operationId, params]) => `${operationId} ${Object.values(params)[0]}: 404`),
+    `createShare of ${ids.prediction}: 404`,
+  ]);
+}
 
 /** The upper-case ids' prediction, its segmentation when it completed; undefined otherwise. */
 async function upperCasePrediction(ctx: CheckContext, imageId: string, modelId: string) {

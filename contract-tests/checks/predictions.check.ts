@@ -7,6 +7,7 @@ import {
   pollPrediction,
   predicted,
   readyImage,
+  sentAtOnce,
   type PredictionAsRead,
 } from '../harness/flows.js';
 import { throwawayOrganization } from '../harness/control-plane.js';
@@ -158,6 +159,50 @@ check(
       );
     }
     await pollPrediction(ctx, first.body.prediction_id, client);
+  },
+);
+
+check(
+  'identical predictions sent at once start one run: one answers submitted, the others skipped with its id',
+  { clauses: ['PRED-04'] },
+  async (ctx) => {
+    // "`skipped` when an identical prediction is already in flight": of requests sent at once the
+    // target takes one first, and the others find its run in flight unless it already ended. With
+    // the control plane a throw-away organization holds the run in flight for two polls, so the
+    // oracle (model/overlap.ts) predicts every answer but one skipped; elsewhere, runs with ids of
+    // their own that a poll after every answer still reads in flight were in flight together (a
+    // run that had ended by then leaves the rule unobserved).
+    let client = ctx.api;
+    if (ctx.target.capabilities.has('control')) {
+      const org = await throwawayOrganization(ctx, 'at-once', {
+        storage_cap_images: 1,
+        monthly_analysis_cap: 3,
+      });
+      await org.progress({ start_delay_ms: QUEUED_MS, run_delay_ms: 0, complete_after_polls: 2 });
+      client = org.client;
+    }
+    const imageId = await readyImage(ctx, presetTiff().bytes, client);
+    const body = { image_id: imageId, model_id: await fittingModelId(client) };
+    const acks = await sentAtOnce(client, 3, () => client.call<PredictionAck>('createPrediction', { body }));
+    for (const ack of acks) need(ack, 200, ['prediction_id']);
+    const ids = [...new Set(acks.map((ack) => ack.body.prediction_id))];
+    const states = await Promise.all(
+      ids.map(
+        async (id) =>
+          need(await client.call<PredictionAsRead>('getPrediction', { params: { prediction_id: id } }), 200)
+            .body.status,
+      ),
+    );
+    for (const id of ids) await pollPrediction(ctx, id, client);
+    if (ids.length > 1 && !states.every((status) => status === 'SUBMITTED' || status === 'STARTED'))
+      ctx.skip(
+        'a run had ended before an identical one was started: the target is too fast to observe the rule',
+      );
+    expect(ids, 'identical predictions sent at once: the runs they started').toHaveLength(1);
+    expect(
+      acks.map((ack) => ack.body.status).sort(),
+      'identical predictions sent at once: their statuses',
+    ).toEqual(['skipped', 'skipped', 'submitted']);
   },
 );
 

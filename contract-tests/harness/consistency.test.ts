@@ -93,6 +93,27 @@ describe('the consistency ledger of one check', () => {
     );
   });
 
+  it('takes an id asked or sent in its urn:uuid: form, or in upper case, as the canonical id it names', () => {
+    const ledger = new ConsistencyLedger();
+    const urn = { image_id: 'urn:uuid:3F1C2A6E-8B7D-4C55-9A0E-6D2B1F4E9A11' };
+    expect(ledger.observe('getImage', undefined, image(), T0, T0 + 5, urn)).toEqual([]);
+    const segmentation = '919f3487-34af-4a8b-8144-94cf6a3cf6e4';
+    const share = {
+      id: 'd9f136f2-4cc5-4b22-96f0-2746b88b56f0',
+      segmentation_id: segmentation,
+      access: 'anyone_with_link',
+      role: 'viewer',
+      url: 'http://t/share/x',
+      view_count: 0,
+      last_viewed_at: null,
+      created_at: '2026-11-25T12:00:00.000Z',
+      revoked_at: null,
+    };
+    expect(
+      ledger.observe('createShare', { segmentation_id: `urn:uuid:${segmentation}` }, share, T0, T0 + 5),
+    ).toEqual([]);
+  });
+
   it('names a settled field that appears or goes while the state stays', () => {
     const ledger = new ConsistencyLedger();
     const ready = image({ upload_status: 'ready', processed_at: '2026-11-25T12:00:01.000Z' });

@@ -1,4 +1,4 @@
-import { CLOCK_SKEW_MS } from '../model/exchange.js';
+import { canonicalId, CLOCK_SKEW_MS } from '../model/exchange.js';
 
 /**
  * Checks that compare, not only validate: every answer about a resource is held against
@@ -84,11 +84,11 @@ function resourcesIn(operationId: string, body: unknown): Array<{ kind: Kind; id
 /** What the client sent that an answer must echo, by operation: the fields of the created resource. */
 function echoed(operationId: string, sent: unknown): Json | undefined {
   if (!isObject(sent)) return undefined;
-  // an id is echoed in its canonical lower-case form, whatever case it was sent in (document,
-  // x-http-conventions.ids)
+  // an id is echoed in its canonical lower-case form, whatever case it was sent in and with no
+  // urn:uuid: prefix (document, x-http-conventions.ids)
   const canonical = (n: string) => {
     const value = sent[n];
-    return n.endsWith('_id') && typeof value === 'string' ? value.toLowerCase() : value;
+    return n.endsWith('_id') && typeof value === 'string' ? canonicalId(value) : value;
   };
   const pick = (...names: string[]) =>
     Object.fromEntries(names.filter((n) => sent[n] !== undefined).map((n) => [n, canonical(n)]));
@@ -141,7 +141,7 @@ export class ConsistencyLedger {
     const byPath = PATH_ID[operationId];
     if (byPath && params[byPath.param] !== undefined && isObject(body)) {
       const named = body[byPath.field];
-      if (typeof named === 'string' && named.toLowerCase() !== params[byPath.param].toLowerCase())
+      if (typeof named === 'string' && named.toLowerCase() !== canonicalId(params[byPath.param]))
         problems.push(
           `${operationId}: asked for ${byPath.param} ${params[byPath.param]}, the answer's ${byPath.field} is ${named}`,
         );

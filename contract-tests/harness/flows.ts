@@ -336,3 +336,20 @@ const segmentationOf = (done: PredictionAsRead, imageId: string, modelId: string
   predictionId: done.prediction_id,
   modelId,
 });
+
+/**
+ * `count` requests sent at once (`send(i)` each), judged together by the oracle (model/overlap.ts).
+ * As many model lists go at once first, so each request leaves on a connection already open: a
+ * request that waits for its connection to be set up may find a fast one before it already
+ * answered, and never meet it at the target. A race a fixed check means to provoke is provoked
+ * each run, not only when the connections happen to be open.
+ */
+export async function sentAtOnce<T>(
+  client: ApiClient,
+  count: number,
+  send: (index: number) => Promise<T>,
+): Promise<T[]> {
+  const each = Array.from({ length: count }, (_, i) => i);
+  await Promise.all(each.map(() => client.call('listModels')));
+  return client.together(() => Promise.all(each.map(send)));
+}

@@ -135,6 +135,50 @@ describe('the oracle on credentials, body ids and CORS', () => {
     ]);
   });
 
+  it('judges ids in the urn:uuid: form, in a body or a path, as the ids they name', () => {
+    const oracle = withSegmentation();
+    const urn = (id: string) => `urn:uuid:${id}`;
+    const predict = (status: number, body: unknown) =>
+      oracle.observe(
+        exchange('createPrediction', status, body, {
+          method: 'POST',
+          sent: { image_id: urn(IMAGE.toUpperCase()), model_id: urn(MODEL) },
+        }),
+      );
+    // refused as no UUID: format uuid takes the prefix, so the image and model are found
+    const refused = predict(422, { detail: "image_id: 'urn:uuid:…' is not a valid UUID" });
+    expect(refused.map((f) => `${f.subject}: ${f.predicted} / ${f.received}`)).toEqual([
+      'createPrediction status: 200 or 402 or 429 / 422',
+    ]);
+    expect(refused[0].sentence).toMatch(/urn:uuid:/);
+    const read = (status: number, body: unknown) =>
+      subjects(
+        oracle,
+        exchange('getPrediction', status, body, { params: { prediction_id: urn(PREDICTION) } }),
+      );
+    expect(read(422, { detail: 'not a UUID' })).toEqual(['getPrediction status: 200 / 422']);
+    expect(
+      read(200, {
+        prediction_id: PREDICTION,
+        status: 'COMPLETED',
+        image_id: IMAGE,
+        model_id: MODEL,
+        segmentation_id: SEGMENTATION,
+        cell_count: 3,
+      }),
+    ).toEqual([]);
+    // the prefix in another case is one pydantic refuses and the document's format takes: left open
+    expect(
+      oracle.observe(
+        exchange(
+          'getPrediction',
+          422,
+          { detail: 'x' },
+          { params: { prediction_id: `URN:UUID:${PREDICTION}` } },
+        ),
+      ),
+    ).toEqual([]);
+  });
   it('opens a live share page whatever credential comes with it', () => {
     const oracle = withSegmentation();
     const url = 'http://target/share/abcdefghijklmnopqrstuvwxyz';

@@ -67,8 +67,20 @@ export type Json = Record<string, unknown>;
 
 export const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * A UUID, its hex digits in either case, with or without the `urn:uuid:` prefix `format: uuid`
+ * accepts (document, x-http-conventions.ids). The prefix in lower case only: pydantic, which a
+ * FastAPI production validates with, takes no other spelling of it, so neither is judged a UUID.
+ */
+const UUID = /^(?:urn:uuid:)?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const isUuid = (x: unknown): x is string => typeof x === 'string' && UUID.test(x);
+
+/** An id as every response carries it, and as the model keys what it names: lower case, no `urn:uuid:`. */
+export const canonicalId = (id: string): string => id.replace(/^urn:uuid:/, '').toLowerCase();
+
+/** An id with the prefix in another case (`URN:UUID:`): one the document and pydantic disagree on, so left unjudged. */
+export const prefixInOtherCase = (x: unknown): boolean =>
+  typeof x === 'string' && /^urn:uuid:/i.test(x) && !x.startsWith('urn:uuid:');
 
 export const show = (x: unknown): string => (x === undefined ? 'nothing' : JSON.stringify(x));
 

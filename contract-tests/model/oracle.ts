@@ -1,5 +1,12 @@
 import { observeCors } from './cors.js';
-import { expectStatus, isUuid, type Exchange, type Finding } from './exchange.js';
+import {
+  canonicalId,
+  expectStatus,
+  isUuid,
+  prefixInOtherCase,
+  type Exchange,
+  type Finding,
+} from './exchange.js';
 import { refusesOptions } from './export-options.js';
 import { observeExport } from './exports.js';
 import { observeRepeat } from './headers.js';
@@ -29,7 +36,7 @@ import {
   previewShareOfUrl,
   shareOfUrl,
 } from './shares.js';
-import { newWorld, type Organization, type World } from './world.js';
+import { knownIds, newWorld, type Organization, type World } from './world.js';
 
 /**
  * The oracle: an executable model of api-interface.md (and of the document's choices where it is
@@ -88,7 +95,7 @@ const ROTATED =
 const REVOKED =
   'A missing or invalid key yields 401: a key revoked is invalid from the next request that presents it on (mock-control.yaml, mockRevokeApiKey; rotation is add a key, move the clients, revoke the old one)';
 const UPPER_CASE =
-  'the path id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)';
+  'the path id was sent in upper case or in its urn:uuid: form: ids are UUIDs compared case-insensitively, an urn:uuid: prefix accepted (document, x-http-conventions.ids)';
 
 const MISSING = "404 | resource missing or outside the caller's organization";
 
@@ -102,6 +109,22 @@ function nobodys(org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
   const options = EXPORT_OPS.has(x.operationId) && refusesOptions(x, new URL(x.url));
   expectStatus(findings, MISSING, x, options ? [404, 422] : [404]);
+  return findings;
+}
+
+const OTHER_KIND =
+  "404 | resource missing or outside the caller's organization: an id handed out for a resource of another kind (an image's, a segmentation's, a share's id asked as a prediction's, and so on) names no resource of the route's kind";
+
+/**
+ * An id the oracle saw handed out for a resource of another kind: every id is a UUID of its own
+ * (a new id is none seen before, which the creations are held to), so none of this kind has it,
+ * whoever the caller and whatever the model does not know of the organization. An export asked
+ * with options the document refuses may be refused for them first.
+ */
+function ofOtherKind(x: Exchange): Finding[] {
+  const findings: Finding[] = [];
+  const options = EXPORT_OPS.has(x.operationId) && refusesOptions(x, new URL(x.url));
+  expectStatus(findings, OTHER_KIND, x, options ? [404, 422] : [404]);
   return findings;
 }
 
@@ -212,6 +235,7 @@ export class Oracle {
         },
       ];
     const ids = PATH_IDS.filter((p) => x.params[p] !== undefined);
+    if (ids.some((p) => prefixInOtherCase(x.params[p]))) return findings;
     if (ids.some((p) => !isUuid(x.params[p]))) {
       expectStatus(
         findings,
@@ -221,9 +245,12 @@ export class Oracle {
       );
       return findings;
     }
-    // ids are compared case-insensitively (document, x-http-conventions.ids): an id in upper case
-    // names the resource its lower-case form names, and is judged as that one
-    const lowered = Object.fromEntries(Object.entries(x.params).map(([k, v]) => [k, v.toLowerCase()]));
+    // ids are compared case-insensitively, an urn:uuid: prefix accepted (document,
+    // x-http-conventions.ids): an id in upper case or in its urn form names the resource its
+    // canonical form names, and is judged as that one
+    const lowered = Object.fromEntries(
+      Object.entries(x.params).map(([k, v]) => [k, PATH_IDS.includes(k) ? canonicalId(v) : v.toLowerCase()]),
+    );
     const judged = this.dispatch(world, org, { ...x, params: lowered });
     if (ids.every((p) => x.params[p] === lowered[p])) return judged;
     return judged.map((f) => ({ ...f, sentence: `${f.sentence}; ${UPPER_CASE}` }));
@@ -233,6 +260,8 @@ export class Oracle {
     const op = x.operationId;
     const id = Object.values(x.params)[0];
     const known = (owner: { org: string } | undefined, gone: boolean, judge: () => Finding[]): Finding[] => {
+      if (!owner && knownIds(world).has(id))
+        return [...observeNotFound(world, x, 'missing', id), ...ofOtherKind(x)];
       if (!owner) return [...observeNotFound(world, x, 'missing', id), ...nobodys(org, x)];
       const findings = judge();
       if (owner.org !== org.ref && !gone) findings.push(...observeNotFound(world, x, 'foreign', id));

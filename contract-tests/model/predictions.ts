@@ -1,9 +1,11 @@
 import {
+  canonicalId,
   compare,
   expectStatus,
   isObject,
   isUuid,
   limitNamed,
+  prefixInOtherCase,
   show,
   type Exchange,
   type Finding,
@@ -37,7 +39,7 @@ const S = {
   gone: 'DELETE /upload/{image_id} … Derived means its predictions …: afterwards GET /predict/{id} answers 404',
   foreign: 'A resource of another organization is answered as not found (404)',
   upperCase:
-    'a body id was sent in upper case: ids are UUIDs compared case-insensitively (document, x-http-conventions.ids)',
+    'a body id was sent in upper case or in its urn:uuid: form: ids are UUIDs compared case-insensitively, an urn:uuid: prefix accepted (document, x-http-conventions.ids)',
 };
 
 const inFlight = (world: World, org: string, imageId: string, modelId: string): PredictionRecord[] =>
@@ -56,14 +58,15 @@ export function observePredict(world: World, org: Organization, x: Exchange): Fi
   );
   const sent = isObject(x.sent) ? x.sent : {};
   const { image_id: asImage, model_id: asModel } = sent;
+  if (prefixInOtherCase(asImage) || prefixInOtherCase(asModel)) return findings;
   if (typeof asImage === 'string' && typeof asModel === 'string' && (!isUuid(asImage) || !isUuid(asModel))) {
     expectStatus(findings, S.uuid, x, [422]);
     return findings;
   }
   if (!isUuid(asImage) || !isUuid(asModel)) return findings;
-  // ids are compared case-insensitively (document, x-http-conventions.ids): body ids in upper case
-  // name the image and model their lower-case forms name
-  const [imageId, modelId] = [asImage.toLowerCase(), asModel.toLowerCase()];
+  // ids are compared case-insensitively, an urn:uuid: prefix accepted (document,
+  // x-http-conventions.ids): body ids in upper case or in urn form name what their canonical forms name
+  const [imageId, modelId] = [canonicalId(asImage), canonicalId(asModel)];
   const judged = judgePredict(world, org, x, imageId, modelId);
   if (asImage === imageId && asModel === modelId) return [...findings, ...judged];
   return [...findings, ...judged.map((f) => ({ ...f, sentence: `${f.sentence}; ${S.upperCase}` }))];
@@ -100,6 +103,9 @@ function judgePredict(
     expectStatus(findings, S.ready, x, capMayAnswer ? [422, 402] : [422]);
     return findings;
   }
+  // an id handed out for another kind of resource names no image: every id is one of its own
+  if (!image && knownIds(world).has(imageId))
+    expectStatus(findings, S.scoped, x, capMayAnswer ? [404, 402] : [404]);
   if (!image) return findings;
   const held = identical.filter((p) => surelyInFlight(org, p));
   if (held.length) return [...findings, ...skippedAsHeld(x, held)];

@@ -1,4 +1,5 @@
 import {
+  canonicalId,
   CLOCK_SKEW_MS,
   compare,
   expectStatus,
@@ -41,6 +42,8 @@ const S = {
   pageWithKey:
     "AUTH-08, assumed: a share page opened with a credential it does not need (a key nobody has, the owner's) answers as without one",
   foreign: 'A resource of another organization is answered as not found (404)',
+  otherKind:
+    "POST /shares 404 | resource missing: an id handed out for another kind of resource (an image's, a prediction's, a share's) names no segmentation",
   preview:
     'GET /share/{share_token}/image.png: the preview image shown on the share page (live tokens only) (document, assumed)',
   previewClosed:
@@ -54,9 +57,13 @@ const S = {
 export function observeCreateShare(world: World, org: Organization, x: Exchange): Finding[] {
   const findings: Finding[] = [];
   const asked = isObject(x.sent) ? x.sent.segmentation_id : undefined;
-  // ids are compared case-insensitively (document, x-http-conventions.ids): one in upper case
-  // names the segmentation its lower-case form names
-  const segmentation = typeof asked === 'string' ? world.segmentations.get(asked.toLowerCase()) : undefined;
+  // ids are compared case-insensitively, an urn:uuid: prefix accepted (document,
+  // x-http-conventions.ids): one in upper case or in urn form names the segmentation its
+  // canonical form names
+  const segmentation = typeof asked === 'string' ? world.segmentations.get(canonicalId(asked)) : undefined;
+  // an id handed out for another kind of resource names no segmentation: every id is one of its own
+  if (!segmentation && typeof asked === 'string' && knownIds(world).has(canonicalId(asked)))
+    expectStatus(findings, S.otherKind, x, [404]);
   if (!segmentation) return findings;
   if (segmentationGone(world, segmentation) || segmentation.org !== org.ref)
     return (expectStatus(findings, segmentation.org !== org.ref ? S.foreign : S.gone, x, [404]), findings);

@@ -11,8 +11,15 @@ import { edges, type DocumentBounds } from './document-bounds.js';
  * (some depend on what the target answered: a part size, an ETag).
  */
 
-/** How a command names the resource it acts on. */
-export type IdClass = 'own' | 'upper case' | 'foreign' | 'nobody' | 'near' | 'not a UUID';
+/**
+ * How a command names the resource it acts on: the caller's own id as handed out, in upper case or
+ * in its `urn:uuid:` form (the document's format uuid takes both), another organization's, the
+ * caller's own id of another kind of resource (an image's or a segmentation's id asked as a
+ * prediction's: no lookup may find it across kinds), nobody's, nobody's sharing a real id's first
+ * block or all of it but its last digit (near), and no UUID at all.
+ */
+export type IdClass =
+  'own' | 'upper case' | 'urn form' | 'foreign' | 'another kind' | 'nobody' | 'near' | 'not a UUID';
 // the caller's own ids weigh most: most states are reached through them
 export const idClass = fc.constantFrom<IdClass>(
   'own',
@@ -22,7 +29,9 @@ export const idClass = fc.constantFrom<IdClass>(
   'own',
   'own',
   'upper case',
+  'urn form',
   'foreign',
+  'another kind',
   'nobody',
   'near',
   'not a UUID',
@@ -30,15 +39,22 @@ export const idClass = fc.constantFrom<IdClass>(
 
 const NOT_UUIDS = ['not-a-uuid', 'x', '1234', '00000000-0000-0000-0000-00000000000g'];
 
-/** The id a class names, given the caller's own id of that kind and another organization's. */
+/**
+ * The id a class names, given the caller's own id of that kind, another organization's, and the
+ * caller's own ids of the other kinds (none made yet: nobody's id stands in).
+ */
 export function idOf(
   kind: IdClass,
   own: string | undefined,
   foreign: string | undefined,
   seed: number,
+  otherKinds: readonly string[] = [],
 ): string {
   if (kind === 'upper case' && own) return own.toUpperCase();
+  if (kind === 'urn form' && own) return `urn:uuid:${own}`;
   if (kind === 'foreign' && foreign) return foreign;
+  if (kind === 'another kind' && otherKinds.length) return otherKinds[seed % otherKinds.length];
+  if (kind === 'another kind') return idOf('nobody', undefined, undefined, seed);
   if (kind === 'nobody')
     return `${(seed % 0xffffffff).toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
   if (kind === 'near') return nearOf(own, seed);

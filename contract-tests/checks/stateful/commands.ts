@@ -223,6 +223,10 @@ export function commands(bounds: DocumentBounds): Array<fc.Arbitrary<Command>> {
     step(fc.constant(readUsage)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
     fc.tuple(singleRequestActions(bounds), singleRequestActions(bounds)).map((pair) => new AtOnce(pair)),
+    // the same request twice at once (two predicts of one image, two shares of one segmentation,
+    // two deletes of one image): a client's retry or a double click; drawn apart, the two halves
+    // of a pair are seldom the same, and the overlap judge takes either as the first
+    singleRequestActions(bounds).map((action) => new AtOnce([action, action])),
     // a poll at once with another request on its prediction: a poll, a delete, a prediction, a
     // share; double weight, as it needs a prediction the sequence made (most draws early have none)
     pollPair().map((pair) => new AtOnce(pair)),

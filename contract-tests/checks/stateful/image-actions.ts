@@ -2,7 +2,7 @@ import type { UploadResponse } from '../../../openapi/generated/client/types.gen
 import type { ApiClient } from '../../harness/api-client.js';
 import { corpusFile, flatTiff, presetTiff } from '../../harness/sample-images.js';
 import { idOf, nameOf, type IdClass, type NameClass, type PartsList, type SizeClass } from './arguments.js';
-import { junk, md5Tag, pick, type Handles, type OpenedPlan, type Real } from './world.js';
+import { junk, md5Tag, otherKinds, pick, type Handles, type OpenedPlan, type Real } from './world.js';
 
 /**
  * What the exploration does to images: open a resumable upload (POST /upload or the image-record
@@ -23,7 +23,7 @@ const byKey = (key: 0 | 1) => (key ? ' by the second key' : '');
 
 /** Commands on an own id need one made; the other classes name an id of their own. */
 export const needs = (kind: IdClass, made: readonly string[]): boolean =>
-  !(kind === 'own' || kind === 'upper case') || made.length > 0;
+  !(kind === 'own' || kind === 'upper case' || kind === 'urn form') || made.length > 0;
 
 /** Bytes for a size class, and whether they are the TIFF (which converts). */
 function declared(size: SizeClass, handles: Handles): { size: number; tiff: boolean } {
@@ -182,7 +182,7 @@ export function complete(index: number, kind: IdClass, list: PartsList, key: 0 |
     can: (handles) => needs(kind, handles.images),
     send(real, handles) {
       const own = pick(handles.images, index);
-      const id = idOf(kind, own, real.foreign.image, index);
+      const id = idOf(kind, own, real.foreign.image, index, otherKinds(handles, 'images'));
       const body = listOf(list, own ? handles.plans[own] : undefined);
       return via(real, key).call('completeUpload', {
         params: { image_id: id },
@@ -201,7 +201,7 @@ export function onImage(op: ImageOp, index: number, kind: IdClass, key: 0 | 1): 
     async send(real, handles) {
       const own = pick(handles.images, index);
       const answer = await via(real, key).call<{ upload_status?: string }>(op, {
-        params: { image_id: idOf(kind, own, real.foreign.image, index) },
+        params: { image_id: idOf(kind, own, real.foreign.image, index, otherKinds(handles, 'images')) },
       });
       const ready = answer.status === 200 && answer.body?.upload_status === 'ready';
       if (ready && own && kind === 'own' && !handles.ready.includes(own)) handles.ready.push(own);

@@ -5,7 +5,7 @@ import type {
 } from '../../../openapi/generated/client/types.gen.js';
 import { idOf, ifNoneMatch, type Conditional, type ExportAsked, type IdClass } from './arguments.js';
 import { needs, via, type Action } from './image-actions.js';
-import { pick, type Handles, type Real } from './world.js';
+import { otherKinds, pick, type Handles, type Real } from './world.js';
 
 /**
  * What the exploration does with predictions, segmentations and shares: predict with every model
@@ -58,7 +58,13 @@ export function predict(
     label: `predict ${choice === 'ready' ? 'ready ' : ''}image ${index} (${kind} id) with ${model.kind} model ${model.index}, polled ${polls} times${byKey(key)}`,
     can: (handles) => needs(kind, handles.images),
     async send(real, handles) {
-      const image = idOf(kind, pick(images(handles), index), real.foreign.image, index);
+      const image = idOf(
+        kind,
+        pick(images(handles), index),
+        real.foreign.image,
+        index,
+        otherKinds(handles, 'images'),
+      );
       const listed = pick(real.models, model.index);
       const modelId = model.kind === 'listed' ? listed : idOf(model.kind, listed, undefined, model.index);
       const ack = await via(real, key).call<PredictionAck>('createPrediction', {
@@ -80,7 +86,13 @@ export function pollOnce(index: number, kind: IdClass, key: 0 | 1): Action {
       pollUntilDone(
         real,
         handles,
-        idOf(kind, pick(handles.predictions, index), real.foreign.prediction, index),
+        idOf(
+          kind,
+          pick(handles.predictions, index),
+          real.foreign.prediction,
+          index,
+          otherKinds(handles, 'predictions'),
+        ),
         key,
         1,
       ),
@@ -104,7 +116,7 @@ export function exportOf(
     can: (handles) => needs(kind, handles.segmentations),
     async send(real, handles) {
       const own = pick(handles.segmentations, index);
-      const id = idOf(kind, own, real.foreign.segmentation, index);
+      const id = idOf(kind, own, real.foreign.segmentation, index, otherKinds(handles, 'segmentations'));
       const remembered = `${asked.operationId} ${own} ${query}`;
       const header = ifNoneMatch(condition, handles.etags[remembered]);
       const answer = await via(real, key).call(asked.operationId, {
@@ -123,7 +135,13 @@ export function share(index: number, kind: IdClass, key: 0 | 1): Action {
     label: `share segmentation ${index} (${kind} id)${byKey(key)}`,
     can: (handles) => needs(kind, handles.segmentations),
     async send(real, handles) {
-      const id = idOf(kind, pick(handles.segmentations, index), real.foreign.segmentation, index);
+      const id = idOf(
+        kind,
+        pick(handles.segmentations, index),
+        real.foreign.segmentation,
+        index,
+        otherKinds(handles, 'segmentations'),
+      );
       const answer = await via(real, key).call<ShareRecord>('createShare', { body: { segmentation_id: id } });
       if (answer.status !== 200 || typeof answer.body.id !== 'string') return;
       remember(handles.shares, answer.body.id);
@@ -138,7 +156,15 @@ export function onShare(op: 'getShare' | 'revokeShare', index: number, kind: IdC
     can: (handles) => needs(kind, handles.shares),
     send: (real, handles) =>
       via(real, key).call(op, {
-        params: { share_id: idOf(kind, pick(handles.shares, index), real.foreign.share, index) },
+        params: {
+          share_id: idOf(
+            kind,
+            pick(handles.shares, index),
+            real.foreign.share,
+            index,
+            otherKinds(handles, 'shares'),
+          ),
+        },
       }),
   };
 }

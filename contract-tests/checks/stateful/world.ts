@@ -60,6 +60,15 @@ export const emptyHandles = (): Handles => ({
   predicted: {},
 });
 
+/** The kinds of resource an id names, as the handles hold them. */
+export type IdKind = 'images' | 'predictions' | 'segmentations' | 'shares';
+
+/** The sequence's own ids of every kind but `kind`: what a command asks for as another kind's id. */
+export const otherKinds = (handles: Readonly<Handles>, kind: IdKind): string[] =>
+  (['images', 'predictions', 'segmentations', 'shares'] as const)
+    .filter((other) => other !== kind)
+    .flatMap((other) => handles[other]);
+
 export const pick = <T>(items: T[], index: number): T | undefined =>
   items.length ? items[index % items.length] : undefined;
 
