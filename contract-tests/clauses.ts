@@ -150,12 +150,7 @@ export const CLAUSES: Clause[] = [
     'stated',
     'Complete answers 202 {status: "processing"}; the image then becomes ready with shape.',
   ),
-  c(
-    'UP-05',
-    'Uploads',
-    'stated',
-    'Complete with no body discovers the uploaded parts; the parts found must add up to the size opened (the document: a part not yet PUT answers 422 and the image stays uploading).',
-  ),
+  c('UP-05', 'Uploads', 'stated', 'Complete with no body discovers the uploaded parts.'),
   c('UP-06', 'Uploads', 'stated', 'Complete with parts assembles exactly that subset.'),
   c('UP-07', 'Uploads', 'stated', 'A file that fails conversion ends failed with upload_error.'),
   c(
@@ -241,6 +236,12 @@ export const CLAUSES: Clause[] = [
     'Uploads',
     'assumed',
     "A converted image's shape is [height, width], with a leading page count when the TIFF has more than one page and a trailing channel count when it has more than one sample per pixel (the document; the interface: the meaning of each element not shown).",
+  ),
+  c(
+    'UP-26',
+    'Uploads',
+    'assumed',
+    'A complete with no body whose parts found in storage do not add up to the size opened (a part of the plan not yet PUT, or parts of other sizes) answers 422 with a string detail and leaves the image uploading (the document; the interface: what a discovery short of the size answers not shown).',
   ),
   c(
     'STB-01',

@@ -3,7 +3,13 @@ import { check, type CheckContext } from '../harness/check.js';
 import { expectStatus, need } from '../harness/steps.js';
 import { sharedContract } from '../harness/openapi-contract.js';
 import { pathIdDetailClause } from '../harness/validation-items.js';
-import { openResumable, pollPrediction, predictedSegmentation, readyImage } from '../harness/flows.js';
+import {
+  openResumable,
+  pollPrediction,
+  predictedSegmentation,
+  readyImage,
+  trackSharesMade,
+} from '../harness/flows.js';
 import { fittingModelId } from '../harness/model-choice.js';
 import { presetTiff } from '../harness/sample-images.js';
 import type { PredictionAck, Share } from '../../openapi/generated/client/types.gen.js';
@@ -64,8 +70,13 @@ check(
       await ctx.api.call<Share>('createShare', { body: { segmentation_id: segmentationId } }),
       200,
     ).body;
-    await ctx.api.call('createShare', { body: { segmentation_id: up(segmentationId) } });
-    await ctx.api.call('createShare', { body: { segmentation_id: urn(segmentationId) } });
+    // the same share on a target that reads the ids as the canonical one; any other is revoked too
+    for (const spelled of [up(segmentationId), urn(segmentationId)])
+      trackSharesMade(
+        ctx,
+        [await ctx.api.call<Share>('createShare', { body: { segmentation_id: spelled } })],
+        segmentationId,
+      );
     for (const [operationId, params] of [
       ['getUpload', { image_id: up(imageId) }],
       ['getImage', { image_id: urn(imageId) }],
@@ -120,7 +131,9 @@ async function otherKindsRead(
     statuses.push(
       `${operationId} ${Object.values(params)[0]}: ${(await ctx.api.call(operationId, { params })).status}`,
     );
-  const shared = await ctx.api.call('createShare', { body: { segmentation_id: ids.prediction } });
+  const shared = await ctx.api.call<Share>('createShare', { body: { segmentation_id: ids.prediction } });
+  // a share a crossed lookup made is a live public link: revoked at the end (the guard reads it first)
+  trackSharesMade(ctx, [shared], ids.prediction);
   statuses.push(`createShare of ${ids.prediction}: ${shared.status}`);
   expect(statuses, "the caller's own ids asked as ids of another kind").toEqual([
     ...asked.map(([operationId, params]) => `${operationId} ${Object.values(params)[0]}: 404`),

@@ -94,6 +94,35 @@ check(
 );
 
 check(
+  'a resumable upload completed without a body before every part is PUT answers 422 and stays open',
+  { clauses: ['UP-26'] },
+  async (ctx) => {
+    // the parts found in storage must add up to the size opened (document, completeUpload): with
+    // none PUT, then the first alone, the complete is refused and the upload stays open for the
+    // rest, never assembled short (a conversion that could only fail). The interface shows no
+    // answer for a discovery short of the size, so this is a check of its own, of the assumed
+    // UP-26, whose failure leaves the stated complete of UP-04 and UP-05 unjudged by it
+    const bytes = largeTiff(9 * 1024 * 1024);
+    const opened = need(await openResumable(ctx, bytes.length, 'found-short.tif'), 200, [
+      'image.id',
+      'upload.urls',
+    ]);
+    const plan = opened.body.upload!;
+    const params = { image_id: opened.body.image.id };
+    const tooSoon = async (when: string) => {
+      const refused = await ctx.api.call<{ detail: unknown }>('completeUpload', { params });
+      expectStatus(refused, 422, `complete with no body, ${when}`);
+      expect(typeof refused.body.detail, `complete with no body, ${when}: type of detail`).toBe('string');
+      const read = need(await ctx.api.call<Image>('getUpload', { params }), 200);
+      expect(read.body.upload_status, `GET /upload/{id} after the complete ${when}`).toBe('uploading');
+    };
+    await tooSoon('no part PUT yet');
+    await putParts(ctx.api, plan, bytes, [1]);
+    if (plan.urls.length > 1) await tooSoon(`part 1 of ${plan.urls.length} PUT`);
+  },
+);
+
+check(
   'a resumable upload opens with a plan that covers the size, and no storage key',
   { clauses: ['UP-02', 'UP-03'] },
   async (ctx) => {
@@ -142,30 +171,14 @@ check(
 );
 
 check(
-  'a resumable upload completes without a body once every part is PUT (422 before, the upload kept open): 202 processing, then ready with shape',
+  'a resumable upload completes without a body: 202 processing, then ready with shape',
   { clauses: ['UP-04', 'UP-05', 'UP-15', 'UP-17'] },
   async (ctx) => {
     const bytes = largeTiff(9 * 1024 * 1024);
     const opened = need(await openResumable(ctx, bytes.length), 200, ['image.id', 'upload.urls']);
     const plan = opened.body.upload!;
     const params = { image_id: opened.body.image.id };
-    // the parts found in storage must add up to the size opened (document, completeUpload): with
-    // none PUT, then the first alone, the complete is refused and the upload stays open for the
-    // rest, never assembled short (a conversion that could only fail)
-    const tooSoon = async (when: string) => {
-      const refused = await ctx.api.call<{ detail: unknown }>('completeUpload', { params });
-      expectStatus(refused, 422, `complete with no body, ${when}`);
-      expect(typeof refused.body.detail, `complete with no body, ${when}: type of detail`).toBe('string');
-      const read = need(await ctx.api.call<Image>('getUpload', { params }), 200);
-      expect(read.body.upload_status, `GET /upload/{id} after the complete ${when}`).toBe('uploading');
-    };
-    await tooSoon('no part PUT yet');
-    const etags = await putParts(ctx.api, plan, bytes, [1]);
-    if (plan.urls.length > 1) {
-      await tooSoon(`part 1 of ${plan.urls.length} PUT`);
-      const rest = plan.urls.slice(1).map((u) => u.part_number);
-      for (const [part, etag] of await putParts(ctx.api, plan, bytes, rest)) etags.set(part, etag);
-    }
+    const etags = await putParts(ctx.api, plan, bytes);
     await ctx.verify('UP-15', () => {
       for (const [part, etag] of etags) expect(etag, `ETag of part ${part}`).toMatch(/^"[^"]+"$/);
     });

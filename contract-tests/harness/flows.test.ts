@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { ApiClient } from './api-client.js';
 import type { CheckContext } from './check.js';
 import { Cleanup, ledgerFile } from './cleanup.js';
-import { secondSegmentation, trackImage, trackShare } from './flows.js';
+import { secondSegmentation, trackImage, trackShare, trackSharesMade } from './flows.js';
 import { secondModelId } from './model-choice.js';
 import { targetFromEnv } from './target.js';
 import type { Model } from '../../openapi/generated/client/types.gen.js';
@@ -103,4 +103,34 @@ it("runs the second segmentation with CONTRACT_MODEL's model, else one of the fi
   expect(secondModelId(models, 'm1')).toBe('m2');
   expect(secondModelId(models, 'c1')).toBe('m1');
   expect(secondModelId(models.slice(0, 1), 'm1')).toBe('m1');
+});
+
+it('revokes at the end each share a POST /shares answer made, a second live link a repeat made included', () => {
+  const target = targetFromEnv({
+    CONTRACT_BASE_URL: 'http://127.0.0.1:4010',
+    CONTRACT_API_KEY: 'sk_test_main',
+  });
+  const cleanup = new Cleanup();
+  const ctx = { target, cleanup } as unknown as CheckContext;
+  const made = trackSharesMade(
+    ctx,
+    [
+      { status: 200, body: { id: 'share-at-once-1' } },
+      { status: 200, body: { id: 'share-at-once-2' } },
+      { status: 200, body: { id: 'share-at-once-1' } },
+      { status: 404, body: { id: 'share-at-once-3' } },
+      { status: 200, body: {} },
+    ],
+    'segmentation-at-once',
+  );
+  expect(made).toBe('share-at-once-1');
+  const tracked = readFileSync(ledgerFile(), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { kind: string; id: string; segmentationId?: string })
+    .filter((entry) => entry.segmentationId === 'segmentation-at-once');
+  expect(tracked.map((entry) => `${entry.kind} ${entry.id}`)).toEqual([
+    'share share-at-once-1',
+    'share share-at-once-2',
+  ]);
 });

@@ -61,6 +61,22 @@ export function trackShare(ctx: CheckContext, id: string, segmentationId: string
   });
 }
 
+/**
+ * Every share the answers to POST /shares made (each distinct id of a 200), revoked at the check's
+ * end: a target that makes a second live link where it should have repeated the first (requests at
+ * once, another key) would otherwise leave a public link of the organization behind. Answers the
+ * first one made.
+ */
+export function trackSharesMade(
+  ctx: CheckContext,
+  answers: readonly { status: number; body?: { id?: unknown } }[],
+  segmentationId: string,
+): string | undefined {
+  const ids = answers.flatMap((a) => (a.status === 200 && typeof a.body?.id === 'string' ? [a.body.id] : []));
+  for (const id of new Set(ids)) trackShare(ctx, id, segmentationId);
+  return ids[0];
+}
+
 /** POST /shares for a segmentation, needing its id and url; the share is revoked at the check's end. */
 export async function newShare(ctx: CheckContext, segmentationId: string): Promise<Share> {
   const share = need(

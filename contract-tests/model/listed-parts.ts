@@ -83,6 +83,13 @@ function sizeMismatch(
 const planParts = (image: ImageRecord): number[] =>
   Array.from({ length: image.plan?.partCount ?? 0 }, (_, i) => i + 1);
 
+/**
+ * A discovery short of the size: the interface says only that complete with no body discovers the
+ * parts, and shows no answer for parts that fall short; the 422 and the upload kept open are the
+ * document's choice (assumed), so that refusal is judged under its own assumed clause.
+ */
+const FOUND_SHORT = 'UP-26';
+
 export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts {
   // Every PUT to the plan's URLs is seen: they were handed to this check alone.
   if (asksDiscovery(sent)) {
@@ -94,10 +101,11 @@ export function judgeListedParts(image: ImageRecord, sent: unknown): ListedParts
         kind: 'refused',
         why: `part${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of the plan's ${image.plan!.partCount} never PUT: the parts in storage hold less than the size ${image.size ?? ''}`.trimEnd(),
         found: true,
+        clause: FOUND_SHORT,
       };
     // every part of the plan in storage, at sizes that do not add up: storage holds no other parts
     const mismatch = image.plan && sizeMismatch(image, planParts(image));
-    return mismatch ? { ...mismatch, found: true } : { kind: 'unknown' };
+    return mismatch ? { ...mismatch, found: true, clause: FOUND_SHORT } : { kind: 'unknown' };
   }
   const parts = isObject(sent) && Array.isArray(sent.parts) ? sent.parts : [];
   const plan = image.plan;

@@ -76,6 +76,28 @@ describe('a complete of parts that do not add up to the size opened', () => {
     expect(complete(oracle, 422)).toEqual(['completeUpload status: 202 / 422']);
   });
 
+  it("files a discovery's refusal under the assumed UP-26, a listed subset's under no one clause", () => {
+    // the interface shows no answer for parts found short of the size: the 422 is the document's
+    const clauses = (oracle: Oracle, parts?: number[]) =>
+      oracle
+        .observe(
+          exchange(
+            'completeUpload',
+            202,
+            { status: 'processing' },
+            {
+              method: 'POST',
+              params: { image_id: IMAGE },
+              sent: parts && { parts: parts.map((n) => ({ part_number: n, etag: `"e${n}"` })) },
+            },
+          ),
+        )
+        .map((f) => `${f.subject}: ${f.clause}`);
+    expect(clauses(putWith(8, [5, 3], [1]))).toEqual(['completeUpload status: UP-26']);
+    expect(clauses(putWith(8, [6, 3]))).toEqual(['completeUpload status: UP-26']);
+    expect(clauses(putWith(8, [5, 4]), [1, 2])).toEqual(['completeUpload status: undefined']);
+  });
+
   it('is taken when the parts add up', () => {
     expect(complete(putWith(8, [5, 3]), 202, [2, 1])).toEqual([]);
     expect(complete(putWith(8, [5, 3]), 422, [1, 2])).toEqual(['completeUpload status: 202 / 422']);
