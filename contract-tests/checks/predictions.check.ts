@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { check } from '../harness/check.js';
+import { check, type CheckContext } from '../harness/check.js';
+import type { ApiClient } from '../harness/api-client.js';
 import { expectStatus, need } from '../harness/steps.js';
 import {
   openResumable,
@@ -94,6 +95,23 @@ check(
  */
 const QUEUED_MS = 300;
 
+/**
+ * Who sends a check's predictions: with the control plane, a throw-away organization whose runs
+ * wait QUEUED_MS before they begin and end only after `polls` polls, so a rule about runs in flight
+ * is observed however fast the target is; elsewhere the check's own key, and timing decides.
+ */
+async function heldInFlight(
+  ctx: CheckContext,
+  label: string,
+  plan: { storage_cap_images: number; monthly_analysis_cap: number },
+  polls: number,
+): Promise<ApiClient> {
+  if (!ctx.target.capabilities.has('control')) return ctx.api;
+  const org = await throwawayOrganization(ctx, label, plan);
+  await org.progress({ start_delay_ms: QUEUED_MS, run_delay_ms: 0, complete_after_polls: polls });
+  return org.client;
+}
+
 check(
   'an identical prediction in flight answers skipped with the same id, its ids written in upper case too',
   { clauses: ['PRED-04', 'VAL-06'] },
@@ -102,15 +120,12 @@ check(
     // polled, so the rule is observed however fast the target is; elsewhere, timing decides. Its
     // run also waits a moment before it begins, so the repeats find it still SUBMITTED (queued):
     // "in flight" is the queue as much as the run (other checks repeat runs already STARTED).
-    let client = ctx.api;
-    if (ctx.target.capabilities.has('control')) {
-      const org = await throwawayOrganization(ctx, 'in-flight', {
-        storage_cap_images: 2,
-        monthly_analysis_cap: 2,
-      });
-      await org.progress({ start_delay_ms: QUEUED_MS, run_delay_ms: 0, complete_after_polls: 1 });
-      client = org.client;
-    }
+    const client = await heldInFlight(
+      ctx,
+      'in-flight',
+      { storage_cap_images: 2, monthly_analysis_cap: 2 },
+      1,
+    );
     const imageId = await readyImage(ctx, presetTiff('easy-16bit-512').bytes, client);
     const modelId = await fittingModelId(client);
     const first = await client.call<PredictionAck>('createPrediction', {
@@ -172,15 +187,7 @@ check(
     // oracle (model/overlap.ts) predicts every answer but one skipped; elsewhere, runs with ids of
     // their own that a poll after every answer still reads in flight were in flight together (a
     // run that had ended by then leaves the rule unobserved).
-    let client = ctx.api;
-    if (ctx.target.capabilities.has('control')) {
-      const org = await throwawayOrganization(ctx, 'at-once', {
-        storage_cap_images: 1,
-        monthly_analysis_cap: 3,
-      });
-      await org.progress({ start_delay_ms: QUEUED_MS, run_delay_ms: 0, complete_after_polls: 2 });
-      client = org.client;
-    }
+    const client = await heldInFlight(ctx, 'at-once', { storage_cap_images: 1, monthly_analysis_cap: 3 }, 2);
     const imageId = await readyImage(ctx, presetTiff().bytes, client);
     const body = { image_id: imageId, model_id: await fittingModelId(client) };
     const acks = await sentAtOnce(client, 3, () => client.call<PredictionAck>('createPrediction', { body }));
