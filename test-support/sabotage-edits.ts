@@ -8,11 +8,17 @@ import sharp from 'sharp';
 /** Rewrites some columns of every row of a CSV with a header, keeping its quoting and CRLF. */
 export function editCsv(bytes: Buffer, edit: (row: Record<string, string>) => void): Buffer {
   const [header, ...rows] = parse(bytes, { bom: true }) as string[][];
+  let changed = false;
   const edited = rows.map((cells) => {
     const row = Object.fromEntries(header.map((h, i) => [h, cells[i]]));
     edit(row);
-    return header.map((h) => row[h]);
+    const after = header.map((h) => row[h]);
+    changed ||= after.some((cell, i) => cell !== cells[i]);
+    return after;
   });
+  // An answer the edit left alone goes out as it came: written again, a one-column file of empty
+  // cells would become blank lines, a second defect the sabotage did not mean to plant.
+  if (!changed) return bytes;
   return Buffer.from(stringify([header, ...edited], { record_delimiter: '\r\n' }));
 }
 
